@@ -1,0 +1,69 @@
+// The compile service: kernel sources are embedded at build time and compiled by NVRTC on demand.
+// Needs no GPU. Thread-safe. Caches cubins in memory and on disk.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tilelab {
+
+// What ptxas reported (-Xptxas=-v) for the kernel.
+struct PtxasInfo {
+    int registers = 0;
+    int spill_stores = 0;   // bytes
+    int spill_loads = 0;    // bytes
+    int stack_bytes = 0;    // stack frame
+    int smem_bytes = 0;     // static shared memory
+    int cmem_bytes = 0;     // constant bank 0 (params)
+    bool parsed = false;
+};
+
+// Parses ptxas's verbose report. Only the lines for `mangled_name` are used when it is not empty.
+PtxasInfo parse_ptxas_report(const std::string& log, const std::string& mangled_name = "");
+
+struct CompileRequest {
+    std::string source_file;              // embedded path, e.g. "matmul/02_smem_tiled.cuh"
+    std::string name_expression;          // e.g. "smem_tiled_matmul<32, 1>"
+    int arch = 0;                         // 90 for sm_90
+    int max_registers = 0;                // -maxrregcount (0 = none)
+    std::vector<std::string> defines;     // "TILELAB_COUNT=1"
+};
+
+struct CompileResult {
+    bool ok = false;
+    std::string error;           // one line, when !ok
+    std::string log;             // NVRTC + ptxas log
+    std::string lowered_name;    // mangled kernel name for cudaLibraryGetKernel
+    std::vector<char> cubin;
+    PtxasInfo ptxas;
+    std::string options;         // the options passed to NVRTC, space separated
+    double compile_ms = 0;       // wall time of this call
+    bool cache_hit = false;      // from memory or disk
+    std::string cache_level;     // "", "memory", "disk"
+};
+
+// Kernel sources compiled into the binary (path relative to kernels/ -> text).
+const std::string* embedded_source(const std::string& path);
+std::vector<std::string> embedded_source_paths();
+
+class CompileService {
+public:
+    // cache_dir: where cubins are kept between runs ("" = memory only).
+    explicit CompileService(std::string cache_dir);
+    ~CompileService();
+    CompileService(const CompileService&) = delete;
+    CompileService& operator=(const CompileService&) = delete;
+
+    std::shared_ptr<const CompileResult> compile(const CompileRequest& req);
+    void clear_memory_cache();
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+// Default on-disk cache: $XDG_CACHE_HOME/tilelab or ~/.cache/tilelab.
+std::string default_cache_dir();
+
+}  // namespace tilelab

@@ -1,0 +1,55 @@
+// Parameters of a variant: declared once, read by the GUI's sliders, the CLI's flags,
+// the tests' sweeps and the docs' tables.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace tilelab {
+
+// Parameter values by name. Booleans are 0/1.
+using ParamValues = std::map<std::string, int>;
+
+enum class ParamKind {
+    Int,   // min..max in steps of `step`
+    Pow2,  // powers of two from min to max
+    Bool,  // 0 or 1
+};
+
+struct ParamSpec {
+    std::string name;   // as used on the command line: TILE, BM, FLOAT4 ...
+    std::string label;  // as shown in the GUI: "Tile size"
+    ParamKind kind = ParamKind::Int;
+    int min = 0;
+    int max = 0;
+    int step = 1;
+    int def = 0;
+    std::string help;  // one line: what this parameter trades
+
+    // Every value the parameter may take, in increasing order.
+    std::vector<int> values() const;
+    // Empty if `v` is one of values(); otherwise a sentence saying why not.
+    std::string range_reason(int v) const;
+};
+
+// The problem a variant runs on. Its meaning belongs to the family:
+// matmul: dim = {M, N, K}; stencil: dim = {Nx, Ny, Nz}.
+struct Problem {
+    std::array<int64_t, 3> dim{0, 0, 0};
+    bool operator==(const Problem&) const = default;
+};
+
+// "4096" -> {4096,4096,4096}; "1000x2000x300" -> {1000,2000,300}.
+// Returns false and sets `error` on bad input.
+bool parse_problem(const std::string& text, Problem& out, std::string& error);
+std::string format_problem(const Problem& p);  // "1000x2000x300" or "4096"
+
+// "TILE=32" -> ("TILE", 32). Returns false and sets `error` on bad input.
+bool parse_assignment(const std::string& text, std::string& name, int& value, std::string& error);
+
+// Defaults of every parameter, overridden by `overrides`.
+ParamValues with_defaults(const std::vector<ParamSpec>& specs, const ParamValues& overrides);
+
+}  // namespace tilelab

@@ -1,0 +1,74 @@
+// Everything a panel shows about one configuration. The GUI and the CLI only ever read this.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+#include "tilelab/compile.h"
+#include "tilelab/occupancy.h"
+#include "tilelab/variant.h"
+
+namespace tilelab {
+
+struct RunRequest {
+    std::string variant;   // id
+    ParamValues params;    // missing names take defaults
+    Problem problem;
+};
+
+struct RunOptions {
+    int warmup = 2;
+    int repetitions = 10;
+    bool flush_l2 = true;       // flush L2 between repetitions
+    bool count_accesses = true; // run the instrumented build once
+    bool time_reference = true; // time cuBLAS (matmul) at the same size for "% of cuBLAS"
+    uint64_t seed = 1234;
+};
+
+struct Timing {
+    double median_ms = 0, min_ms = 0, max_ms = 0;
+    std::vector<double> samples_ms;
+};
+
+struct Validation {
+    bool checked = false;
+    bool passed = false;
+    double max_abs_error = 0;
+    double max_rel_error = 0;
+    double tolerance = 0;
+    std::string reference;   // "cuBLAS FP32", "CPU double", "CPU double (interior)"
+    std::string message;     // first mismatch, when failed
+};
+
+struct RunResult {
+    RunRequest request;        // with defaults filled in
+    std::string target;        // target name
+    std::string arch;          // "sm_90"
+
+    // Any stage can fail; the stage says where: "input", "compile", "launch", "run", "validate".
+    bool ok = false;
+    std::string stage;
+    std::string error;
+
+    // Static analysis (no GPU needed)
+    LaunchShape launch;
+    std::shared_ptr<const CompileResult> compiled;
+    Occupancy occupancy;
+    CostModel model;
+    std::string kernel_source;    // the .cuh as compiled
+    std::string name_expression;  // its instantiation
+
+    // Measured (GPU mode only)
+    bool measured = false;
+    std::string no_gpu_reason;    // why nothing was measured
+    Timing timing;
+    Validation validation;
+    std::optional<AccessCounts> counted;
+    double gflops = 0;            // model flops / median time
+    double gbps_model = 0;        // model global bytes / median time
+    double gbps_effective = 0;    // compulsory bytes / median time
+    double reference_ms = 0;      // cuBLAS at this size (matmul) or device copy of the same bytes (stencil)
+    std::string reference_name;   // "cuBLAS SGEMM" / "device copy"
+    double pct_of_reference = 0;  // reference_ms / median_ms · 100
+};
+
+}  // namespace tilelab

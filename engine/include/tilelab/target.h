@@ -1,0 +1,40 @@
+// A GPU as the engine sees it: either read from the device (GPU mode) or a datasheet preset
+// (model mode). No magic hardware numbers elsewhere: everything comes from here.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace tilelab {
+
+struct Target {
+    std::string name;         // "NVIDIA H200" or the preset's name
+    std::string preset;       // preset key ("h100", "t4", ...) or "device"
+    int sm_major = 0, sm_minor = 0;
+    int sm_count = 0;
+    int warp_size = 32;
+    int max_threads_per_block = 1024;
+    int max_threads_per_sm = 2048;
+    int max_blocks_per_sm = 32;
+    int regs_per_sm = 65536;
+    int regs_per_block = 65536;
+    int max_regs_per_thread = 255;
+    int smem_per_sm = 0;               // bytes usable by blocks on one SM
+    int smem_per_block = 48 * 1024;    // default static limit per block
+    int smem_per_block_optin = 0;      // with cudaFuncAttributeMaxDynamicSharedMemorySize
+    int reserved_smem_per_block = 0;   // the driver's per-block reservation (1 KB on sm_80+)
+    double clock_ghz = 0;
+    double peak_fp32_gflops = 0;       // datasheet FP32 peak (non-tensor)
+    double dram_gbps = 0;              // datasheet DRAM bandwidth
+    std::string source;                // "datasheet" or "device"
+
+    int arch() const { return sm_major * 10 + sm_minor; }  // 90
+    std::string arch_name() const;                          // "sm_90"
+};
+
+// Presets for model mode: T4, A100, RTX 4090, H100, H200 (datasheet figures).
+const std::vector<Target>& target_presets();
+// Finds a preset by key ("h100"), display name, or arch ("sm_90" -> first preset with it).
+// Returns nullptr if nothing matches.
+const Target* find_target(const std::string& key);
+
+}  // namespace tilelab

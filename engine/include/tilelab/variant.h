@@ -1,0 +1,82 @@
+// A variant is one kernel of one lesson, declared as data next to its kernel: parameters,
+// constraints with reasons, launch shape, cost model and the kernel to compile.
+// The registry lists them; nothing anywhere switches on a kernel id.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+#include "tilelab/params.h"
+#include "tilelab/target.h"
+
+namespace tilelab {
+
+// Which kernel to compile for a set of parameter values.
+struct KernelInstance {
+    std::string source_file;       // relative to kernels/: "matmul/02_smem_tiled.cuh"
+    std::string name_expression;   // "smem_tiled_matmul<32, 1>"
+    int max_registers = 0;         // -maxrregcount, 0 = none (register-pressure lesson)
+};
+
+struct LaunchShape {
+    std::array<unsigned, 3> grid{1, 1, 1};
+    std::array<unsigned, 3> block{1, 1, 1};
+    unsigned dynamic_smem = 0;     // bytes
+    int64_t threads_per_block() const { return int64_t(block[0]) * block[1] * block[2]; }
+    int64_t blocks() const { return int64_t(grid[0]) * grid[1] * grid[2]; }
+};
+
+// Memory accesses, counted in 4-byte elements (a float4 load counts 4).
+struct AccessCounts {
+    double global_loads = 0, global_stores = 0, shared_loads = 0, shared_stores = 0;
+    bool operator==(const AccessCounts&) const = default;
+};
+
+// One figure of the model with the formula that gives it, as shown in the UI.
+struct Formula {
+    std::string quantity;     // "global loads / thread"
+    std::string expression;   // "2·K"
+    double value = 0;
+};
+
+struct CostModel {
+    double flops = 0;                 // total floating-point operations
+    AccessCounts per_thread;          // for a full interior thread
+    AccessCounts per_block;           // for a full interior block
+    AccessCounts total;               // whole launch, exact (boundaries included)
+    double global_bytes = 0;          // (total global loads + stores) · 4
+    double intensity = 0;             // flops / global_bytes  (FLOP/B, "OP/B")
+    double compulsory_bytes = 0;      // each input read once, each output written once
+    std::vector<Formula> formulas;    // how the numbers above are derived
+    std::vector<Formula> extras;      // variant-specific: halo fraction, register-array accesses ...
+};
+
+struct Variant {
+    std::string id;        // "matmul.smem_tiled"
+    std::string family;    // "matmul" or "stencil": buffers, reference, validation, kernel arguments
+    std::string title;     // "Shared-memory tiled"
+    std::string summary;   // one line
+    std::vector<ParamSpec> params;
+
+    // Empty when the combination can run; otherwise one sentence saying why not.
+    // Generic limits (threads per block, shared memory vs the target) are checked by the engine too.
+    std::function<std::string(const ParamValues&, const Problem&, const Target&)> invalid_reason;
+    std::function<KernelInstance(const ParamValues&)> kernel;
+    std::function<LaunchShape(const ParamValues&, const Problem&)> launch;
+    std::function<CostModel(const ParamValues&, const Problem&)> cost_model;
+    // Static shared memory the kernel declares, in bytes (known before compiling; checked against ptxas).
+    std::function<int(const ParamValues&)> smem_bytes;
+};
+
+const std::vector<Variant>& all_variants();
+const Variant* find_variant(const std::string& id);
+
+// Kernel-argument conventions (the family owns them):
+//   matmul : (const float* A, const float* B, float* C, int M, int N, int K, unsigned long long* counters)
+//            A is M×K, B is K×N, C is M×N, all row-major.
+//   stencil: (const float* in, float* out, int nx, int ny, int nz, unsigned long long* counters)
+//            x fastest; coefficients c0..c6 in __constant__ float stencil_coef[7].
+// counters is nullptr unless compiled with TILELAB_COUNT=1 (kernels/common.cuh).
+
+}  // namespace tilelab

@@ -1,0 +1,40 @@
+// Internal to the engine (may use CUDA). A problem family owns what is common to all its
+// variants: the buffers, random inputs, kernel arguments, the reference and validation, and
+// the reference timing ("% of cuBLAS" / "% of copy bandwidth"). Looked up by name.
+#pragma once
+#include <cuda_runtime.h>
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+#include "tilelab/result.h"
+
+namespace tilelab {
+
+class Family {
+public:
+    virtual ~Family() = default;
+    virtual std::array<std::string, 3> dim_names() const = 0;   // {"M","N","K"}
+    // Empty if the sizes are acceptable (positive, within int range, ...), else a sentence.
+    virtual std::string problem_invalid_reason(const Problem& p) const = 0;
+    // Device memory all buffers need, in bytes (checked against free memory up front).
+    virtual size_t device_bytes(const Problem& p) const = 0;
+    // Allocate buffers and fill inputs with seeded random values (never zeros). Throws on CUDA errors.
+    virtual void setup(const Problem& p, uint64_t seed) = 0;
+    // Called after the cubin is loaded, e.g. to set __constant__ coefficients.
+    virtual void on_library_loaded(cudaLibrary_t lib) { (void)lib; }
+    // Fill the output with a poison value (NaN pattern) before each run.
+    virtual void poison_output(cudaStream_t s) = 0;
+    // Pointers to the kernel's arguments, in order (see variant.h for the conventions).
+    virtual std::vector<void*> kernel_args(unsigned long long* counters) = 0;
+    // Compare the output with the reference (computed once per setup).
+    virtual Validation validate() = 0;
+    // Time the reference at this size: cuBLAS SGEMM or a device copy. Returns ms, name set.
+    virtual double reference_ms(std::string& name) = 0;
+    // Bytes moved by an ideal kernel (each input read once, each output written once).
+    virtual double compulsory_bytes(const Problem& p) const = 0;
+};
+
+std::unique_ptr<Family> make_family(const std::string& name);
+
+}  // namespace tilelab
