@@ -1,0 +1,11 @@
+// PLACEHOLDER until the variant is written: lets the registry link. Replace whole.
+#include "tilelab/variant.h"
+namespace tilelab {
+Variant make_smem_tiled_stencil() {
+    Variant v;
+    v.id = "stencil.smem_tiled";
+    v.family = "stencil";
+    v.title = "stencil.smem_tiled (not written yet)";
+    return v;
+}
+}  // namespace tilelab
