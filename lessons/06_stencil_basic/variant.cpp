@@ -1,11 +1,98 @@
-// PLACEHOLDER until the variant is written: lets the registry link. Replace whole.
-#include "tilelab/variant.h"
+// The basic 7-point stencil as data: parameters, constraints, launch shape and cost model of
+// kernels/stencil/01_basic.cuh. One thread per cell in BX×BY×BZ blocks; an interior cell loads
+// its seven inputs from global memory, a boundary cell loads and copies itself.
+#include <fmt/format.h>
+#include "../stencil_common.h"
+
 namespace tilelab {
+namespace {
+
+using stencil::ceil_div;
+using stencil::Grid;
+
+struct BasicShape {
+    int bx, by, bz;
+    explicit BasicShape(const ParamValues& p) : bx(p.at("BX")), by(p.at("BY")), bz(p.at("BZ")) {}
+    int threads() const { return bx * by * bz; }
+    std::array<int64_t, 3> blocks(const Problem& p) const {
+        return {ceil_div(p.dim[0], bx), ceil_div(p.dim[1], by), ceil_div(p.dim[2], bz)};
+    }
+};
+
+std::string basic_invalid_reason(const ParamValues& p, const Problem& problem, const Target& target) {
+    const BasicShape s(p);
+    if (auto r = stencil::grid_too_small_reason(problem); !r.empty()) return r;
+    const std::string what = fmt::format("A {}×{}×{} block (one thread per cell)", s.bx, s.by, s.bz);
+    if (auto r = stencil::block_limit_reason({s.bx, s.by, s.bz}, what, target); !r.empty()) return r;
+    return stencil::grid_limit_reason(s.blocks(problem), target);
+}
+
+KernelInstance basic_kernel(const ParamValues& p) {
+    const BasicShape s(p);
+    return {"stencil/01_basic.cuh", fmt::format("basic_stencil<{}, {}, {}>", s.bx, s.by, s.bz)};
+}
+
+LaunchShape basic_launch(const ParamValues& p, const Problem& problem) {
+    const BasicShape s(p);
+    const auto blocks = s.blocks(problem);
+    LaunchShape shape;
+    shape.block = {unsigned(s.bx), unsigned(s.by), unsigned(s.bz)};
+    shape.grid = {unsigned(blocks[0]), unsigned(blocks[1]), unsigned(blocks[2])};
+    return shape;
+}
+
+CostModel basic_cost_model(const ParamValues& p, const Problem& problem) {
+    const BasicShape s(p);
+    const Grid g(problem);
+    const double threads = s.threads();
+
+    CostModel m;
+    m.flops = stencil::kFlopsPerOutput * g.interior();
+    m.per_thread = {7, 1, 0, 0};                    // an interior cell
+    m.per_block = {7 * threads, threads, 0, 0};     // a block of interior cells
+    // Exact: interior cells load 7, boundary cells load 1; every cell is stored once.
+    m.total = {7 * g.interior() + g.boundary(), g.points(), 0, 0};
+    stencil::finish_cost_model(m, g);
+
+    m.formulas = {
+        {"interior cells", "(Nx−2)·(Ny−2)·(Nz−2)", g.interior()},
+        {"boundary cells", "Nx·Ny·Nz − interior", g.boundary()},
+        {"FLOPs", "13·interior (7 multiplies + 6 adds each)", m.flops},
+        {"global loads / thread", "7 (interior cell)", m.per_thread.global_loads},
+        {"global loads / block", "7·BX·BY·BZ (all interior)", m.per_block.global_loads},
+        {"global loads (total)", "7·interior + boundary", m.total.global_loads},
+        {"global stores (total)", "Nx·Ny·Nz (each cell once)", m.total.global_stores},
+    };
+    stencil::add_common_formulas(m);
+    m.extras.insert(m.extras.begin(),
+                    {"OP/B, PMPP per-thread ratio", "13 / (7·4): 13 FLOPs over seven 4-byte loads",
+                     stencil::kFlopsPerOutput / (7 * stencil::kBytesPerInput)});
+    m.extras.push_back({"loads of each input cell", "up to 7 (itself and six neighbours)", 7});
+    return m;
+}
+
+}  // namespace
+
 Variant make_basic_stencil() {
     Variant v;
     v.id = "stencil.basic";
     v.family = "stencil";
-    v.title = "stencil.basic (not written yet)";
+    v.title = "Basic stencil";
+    v.summary = "One thread per cell, seven global loads per output: 0.46 FLOP per byte loaded.";
+    v.params = {
+        {"BX", "Block width (x)", ParamKind::Pow2, 1, 1024, 1, 32,
+         "Threads along x, the contiguous axis: 32 or more lets a warp read whole 128-byte lines."},
+        {"BY", "Block height (y)", ParamKind::Pow2, 1, 1024, 1, 8,
+         "Threads along y: taller blocks share more y-neighbours in L1 but need more threads."},
+        {"BZ", "Block depth (z)", ParamKind::Pow2, 1, 64, 1, 1,
+         "Threads along z: deeper blocks share z-neighbours in L1; BX·BY·BZ must stay within the block limit."},
+    };
+    v.invalid_reason = basic_invalid_reason;
+    v.kernel = basic_kernel;
+    v.launch = basic_launch;
+    v.cost_model = basic_cost_model;
+    v.smem_bytes = [](const ParamValues&) { return 0; };
     return v;
 }
+
 }  // namespace tilelab

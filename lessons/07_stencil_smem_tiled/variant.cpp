@@ -1,11 +1,118 @@
-// PLACEHOLDER until the variant is written: lets the registry link. Replace whole.
-#include "tilelab/variant.h"
+// The shared-memory tiled stencil as data: parameters, constraints, launch shape and cost model
+// of kernels/stencil/02_smem_tiled.cuh. A T×T×T block loads a T³ input tile once and computes
+// the (T−2)³ outputs inside its one-cell halo from shared memory.
+#include <fmt/format.h>
+#include <cmath>
+#include "../stencil_common.h"
+
 namespace tilelab {
+namespace {
+
+using stencil::Grid;
+
+struct TiledShape {
+    int t;
+    explicit TiledShape(const ParamValues& p) : t(p.at("T")) {}
+    int threads() const { return t * t * t; }
+    int smem_bytes() const { return 4 * t * t * t; }
+    std::array<int64_t, 3> blocks(const Problem& p) const {
+        return {stencil::tiles_along(p.dim[0], t), stencil::tiles_along(p.dim[1], t),
+                stencil::tiles_along(p.dim[2], t)};
+    }
+};
+
+std::string tiled_invalid_reason(const ParamValues& p, const Problem& problem, const Target& target) {
+    const TiledShape s(p);
+    if (auto r = stencil::grid_too_small_reason(problem); !r.empty()) return r;
+    if (s.threads() > target.max_threads_per_block) {
+        // The largest cube of threads a block can hold: 10 for 1024 threads.
+        int largest = 1;
+        while ((largest + 1) * (largest + 1) * (largest + 1) <= target.max_threads_per_block) ++largest;
+        return fmt::format("A T×T×T tile with T = {} needs T³ = {} threads (one per input cell), but a block "
+                           "may have at most {}, so T can be at most {}.",
+                           s.t, s.threads(), target.max_threads_per_block, largest);
+    }
+    const std::string what = fmt::format("A {0}×{0}×{0} block", s.t);
+    if (auto r = stencil::block_limit_reason({s.t, s.t, s.t}, what, target); !r.empty()) return r;
+    if (auto r = stencil::smem_limit_reason(s.smem_bytes(), fmt::format("A {0}×{0}×{0} tile of floats", s.t), target);
+        !r.empty())
+        return r;
+    return stencil::grid_limit_reason(s.blocks(problem), target);
+}
+
+KernelInstance tiled_kernel(const ParamValues& p) {
+    return {"stencil/02_smem_tiled.cuh", fmt::format("smem_tiled_stencil<{}>", TiledShape(p).t)};
+}
+
+LaunchShape tiled_launch(const ParamValues& p, const Problem& problem) {
+    const TiledShape s(p);
+    const auto blocks = s.blocks(problem);
+    LaunchShape shape;
+    shape.block = {unsigned(s.t), unsigned(s.t), unsigned(s.t)};
+    shape.grid = {unsigned(blocks[0]), unsigned(blocks[1]), unsigned(blocks[2])};
+    return shape;
+}
+
+CostModel tiled_cost_model(const ParamValues& p, const Problem& problem) {
+    const TiledShape s(p);
+    const Grid g(problem);
+    const double T = s.t, inner = std::pow(T - 2, 3), tile = std::pow(T, 3);
+    // Tile cells inside the grid, summed over the tiles of each axis: n + 2·(G−1).
+    const double lx = stencil::tile_cells_in_grid(g.nx, s.t), ly = stencil::tile_cells_in_grid(g.ny, s.t),
+                 lz = stencil::tile_cells_in_grid(g.nz, s.t);
+    const double loaded = lx * ly * lz;
+
+    CostModel m;
+    m.flops = stencil::kFlopsPerOutput * g.interior();
+    m.per_thread = {1, 1, 7, 1};                            // an output thread of a full tile
+    m.per_block = {tile, inner, 7 * inner, tile};           // a full tile inside the grid
+    // Exact: each thread whose cell is in the grid loads it and stores it to shared memory once;
+    // each interior output reads 7 shared values; every cell is written once (boundary cells from
+    // the register the thread loaded).
+    m.total = {loaded, g.points(), 7 * g.interior(), loaded};
+    stencil::finish_cost_model(m, g);
+
+    m.formulas = {
+        {"tile edge T", "T", T},
+        {"tiles along x", "Gx = ⌈(Nx−2)/(T−2)⌉", double(s.blocks(problem)[0])},
+        {"tiles along y", "Gy = ⌈(Ny−2)/(T−2)⌉", double(s.blocks(problem)[1])},
+        {"tiles along z", "Gz = ⌈(Nz−2)/(T−2)⌉", double(s.blocks(problem)[2])},
+        {"FLOPs", "13·(Nx−2)·(Ny−2)·(Nz−2)", m.flops},
+        {"global loads / block", "T³", m.per_block.global_loads},
+        {"outputs / block", "(T−2)³", m.per_block.global_stores},
+        {"shared loads / block", "7·(T−2)³", m.per_block.shared_loads},
+        {"global loads (total)", "(Nx + 2(Gx−1))·(Ny + 2(Gy−1))·(Nz + 2(Gz−1))", m.total.global_loads},
+        {"global stores (total)", "Nx·Ny·Nz (each cell once)", m.total.global_stores},
+        {"shared loads (total)", "7·(Nx−2)·(Ny−2)·(Nz−2)", m.total.shared_loads},
+        {"shared stores (total)", "= global loads", m.total.shared_stores},
+    };
+    stencil::add_common_formulas(m);
+    m.extras.insert(m.extras.begin(),
+                    {{"OP/B, PMPP per-block ratio", "13·(T−2)³ / (4·T³)", 13 * inner / (4 * tile)},
+                     {"halo fraction of the input tile", "(T³ − (T−2)³) / T³", (tile - inner) / tile},
+                     {"shared memory / block (bytes)", "4·T³", double(s.smem_bytes())},
+                     {"threads / block", "T³ (≤ the block limit, hence T ≤ 10 for 1024)", tile}});
+    return m;
+}
+
+}  // namespace
+
 Variant make_smem_tiled_stencil() {
     Variant v;
     v.id = "stencil.smem_tiled";
     v.family = "stencil";
-    v.title = "stencil.smem_tiled (not written yet)";
+    v.title = "Shared-memory tiled stencil";
+    v.summary = "A T³ block loads a T³ tile once and computes its (T−2)³ inner cells: 1.37 OP/B at T = 8, and T³ ≤ 1024 stops it at 10.";
+    v.params = {
+        {"T", "Tile edge (T×T×T threads)", ParamKind::Int, 3, 12, 1, 8,
+         "Input tile edge: larger tiles waste less on the halo, but need T³ threads per block (T ≤ 10 for 1024) and 4·T³ bytes of shared memory."},
+    };
+    v.invalid_reason = tiled_invalid_reason;
+    v.kernel = tiled_kernel;
+    v.launch = tiled_launch;
+    v.cost_model = tiled_cost_model;
+    v.smem_bytes = [](const ParamValues& p) { return TiledShape(p).smem_bytes(); };
     return v;
 }
+
 }  // namespace tilelab

@@ -1,11 +1,86 @@
-// PLACEHOLDER until the variant is written: lets the registry link. Replace whole.
-#include "tilelab/variant.h"
+// The thread-coarsened stencil as data: parameters, constraints, launch shape and cost model of
+// kernels/stencil/03_coarsened.cuh. A TX×TY block walks Z output planes along z with three input
+// planes in shared memory, so the tile grows to 32×32 without a 32³-thread block.
+#include <fmt/format.h>
+#include "../stencil_common.h"
+
 namespace tilelab {
+namespace {
+
+using stencil::Grid;
+using stencil::PlaneWalkShape;
+
+int coarsened_smem_bytes(const PlaneWalkShape& s) { return 3 * s.tx * s.ty * 4; }
+
+std::string coarsened_invalid_reason(const ParamValues& p, const Problem& problem, const Target& target) {
+    const PlaneWalkShape s(p);
+    return stencil::plane_walk_invalid_reason(
+        s, coarsened_smem_bytes(s), fmt::format("Three {}×{} planes of floats", s.tx, s.ty), problem, target);
+}
+
+KernelInstance coarsened_kernel(const ParamValues& p) {
+    const PlaneWalkShape s(p);
+    return {"stencil/03_coarsened.cuh", fmt::format("coarsened_stencil<{}, {}, {}>", s.tx, s.ty, s.z)};
+}
+
+CostModel coarsened_cost_model(const ParamValues& p, const Problem& problem) {
+    const PlaneWalkShape s(p);
+    const Grid g(problem);
+    const double TX = s.tx, TY = s.ty, Z = s.z;
+    const double outputs = (TX - 2) * (TY - 2) * Z;   // a full block
+    const double loaded = stencil::tile_cells_in_grid(g.nx, s.tx) * stencil::tile_cells_in_grid(g.ny, s.ty) *
+                          s.planes_loaded(g.nz);
+    const auto blocks = s.blocks(problem);
+
+    CostModel m;
+    m.flops = stencil::kFlopsPerOutput * g.interior();
+    m.per_thread = {Z + 2, Z, 7 * Z, Z + 2};                             // an output column of a full block
+    m.per_block = {TX * TY * (Z + 2), outputs, 7 * outputs, TX * TY * (Z + 2)};
+    // Exact: each in-grid column of each tile loads Z+2 planes (fewer in the last block along z)
+    // and stores each to shared memory; interior outputs read 7 shared values, the x-y boundary
+    // cells of planes 1..Nz−2 read their own one; every cell is written once.
+    m.total = {loaded, g.points(), 7 * g.interior() + g.plane_ring() * double(g.nz - 2), loaded};
+    stencil::finish_cost_model(m, g);
+
+    m.formulas = {
+        {"tiles along x", "Gx = ⌈(Nx−2)/(TX−2)⌉", double(blocks[0])},
+        {"tiles along y", "Gy = ⌈(Ny−2)/(TY−2)⌉", double(blocks[1])},
+        {"blocks along z", "Gz = ⌈(Nz−2)/Z⌉", double(blocks[2])},
+        {"FLOPs", "13·(Nx−2)·(Ny−2)·(Nz−2)", m.flops},
+        {"global loads / thread", "Z + 2 (its column of Z+2 input planes)", m.per_thread.global_loads},
+        {"global loads / block", "TX·TY·(Z+2)", m.per_block.global_loads},
+        {"outputs / block", "(TX−2)·(TY−2)·Z", outputs},
+        {"shared loads / block", "7·(TX−2)·(TY−2)·Z", m.per_block.shared_loads},
+        {"global loads (total)", "(Nx + 2(Gx−1))·(Ny + 2(Gy−1))·(Nz − 2 + 2·Gz)", m.total.global_loads},
+        {"global stores (total)", "Nx·Ny·Nz (each cell once)", m.total.global_stores},
+        {"shared loads (total)", "7·(Nx−2)(Ny−2)(Nz−2) + (Nx·Ny − (Nx−2)(Ny−2))·(Nz−2)", m.total.shared_loads},
+        {"shared stores (total)", "= global loads", m.total.shared_stores},
+    };
+    stencil::add_common_formulas(m);
+    m.extras.insert(m.extras.begin(),
+                    {{"OP/B, PMPP per-block ratio", "13·(TX−2)(TY−2)·Z / (4·TX·TY·(Z+2))  (T = 32, Z = 30: 2.68)",
+                      s.pmpp_op_per_byte()},
+                     {"halo fraction of the input tile", "1 − (TX−2)(TY−2)·Z / (TX·TY·(Z+2))", s.halo_fraction()},
+                     {"shared memory / block (bytes)", "3·TX·TY·4  (three planes)", double(coarsened_smem_bytes(s))},
+                     {"threads / block", "TX·TY", TX * TY}});
+    return m;
+}
+
+}  // namespace
+
 Variant make_coarsened_stencil() {
     Variant v;
     v.id = "stencil.coarsened";
     v.family = "stencil";
-    v.title = "stencil.coarsened (not written yet)";
+    v.title = "Thread-coarsened stencil";
+    v.summary = "A T×T block walks along z with three planes in shared memory: T reaches 32, 2.68 OP/B, 12 KB per block.";
+    v.params = stencil::plane_walk_params();
+    v.invalid_reason = coarsened_invalid_reason;
+    v.kernel = coarsened_kernel;
+    v.launch = [](const ParamValues& p, const Problem& problem) { return PlaneWalkShape(p).launch(problem); };
+    v.cost_model = coarsened_cost_model;
+    v.smem_bytes = [](const ParamValues& p) { return coarsened_smem_bytes(PlaneWalkShape(p)); };
     return v;
 }
+
 }  // namespace tilelab

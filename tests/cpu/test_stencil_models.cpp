@@ -1,0 +1,657 @@
+// The stencil cost models (lessons 06–09), checked the way the lessons tell them:
+//  - PMPP's figures (0.46, 1.37 at T = 8, 2.68 at T = 32, the 3.25 bound, 12 KB vs 4 KB, the 58%
+//    halo) from the per-block formulas the extras show;
+//  - exact totals at any size against a CPU walk of each kernel: every block, every thread, and
+//    the phases between its barriers, issuing the loads, shared-memory traffic and stores the
+//    kernel's source issues. The walk also does the arithmetic, so it proves the kernels' loop
+//    structure right: every cell written exactly once, boundary cells unchanged, interior cells
+//    equal to the reference. The GPU then confirms model == counted (tests/gpu/test_engine_gpu.cpp).
+#include <gtest/gtest.h>
+#include <algorithm>
+#include <array>
+#include <functional>
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+#include "tilelab/engine.h"
+#include "tilelab/variant.h"
+
+using namespace tilelab;
+
+namespace {
+
+const Variant& variant(const std::string& id) {
+    const Variant* v = find_variant(id);
+    EXPECT_NE(v, nullptr) << id;
+    return *v;
+}
+
+Problem grid(int64_t nx, int64_t ny, int64_t nz) { return Problem{{nx, ny, nz}}; }
+
+// An H100-like target, spelled out so these tests do not depend on the preset table.
+Target test_target() {
+    Target t;
+    t.name = "test GPU";
+    t.sm_major = 9;
+    t.max_threads_per_block = 1024;
+    t.smem_per_block = 48 * 1024;
+    return t;
+}
+
+double extra(const CostModel& m, const std::string& quantity) {
+    for (const auto& f : m.extras)
+        if (f.quantity == quantity) return f.value;
+    ADD_FAILURE() << "no extra named '" << quantity << "'";
+    return NAN;
+}
+
+// c0 centre, c1 x−1, c2 x+1, c3 y−1, c4 y+1, c5 z−1, c6 z+1, all different.
+constexpr float kCoef[7] = {0.40f, 0.11f, 0.09f, 0.12f, 0.08f, 0.13f, 0.07f};
+
+float apply_stencil(float c, float xm, float xp, float ym, float yp, float zm, float zp) {
+    return kCoef[0] * c + kCoef[1] * xm + kCoef[2] * xp + kCoef[3] * ym + kCoef[4] * yp + kCoef[5] * zm +
+           kCoef[6] * zp;
+}
+
+// kernels/stencil/stencil_common.cuh's ownership rule along one axis.
+bool tile_owns(int t, int tile, int c, int n) { return (t >= 1 && t <= tile - 2 && c < n - 1) || c == 0 || c == n - 1; }
+bool tile_computes(int t, int tile, int c, int n) { return t >= 1 && t <= tile - 2 && c < n - 1; }
+
+// One launch, walked on the CPU: the grid's values, what was loaded and stored, how often each
+// cell was written, and the accesses of one chosen block and one chosen thread in it.
+struct Walk {
+    int nx, ny, nz;
+    std::vector<float> in, out;
+    std::vector<int> writes;
+    AccessCounts counts;
+    // The probe: accesses of block (1, 1, 1) and of its thread (1, 1, 1) (z index 0 for the
+    // plane-walking kernels, whose blocks are flat), for the per-block and per-thread models.
+    AccessCounts probe_block, probe_thread;
+    bool in_probe_block = false, in_probe_thread = false;
+
+    Walk(const Problem& p, uint32_t seed) : nx(int(p.dim[0])), ny(int(p.dim[1])), nz(int(p.dim[2])) {
+        std::mt19937 rng(seed);
+        std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+        in.resize(size_t(nx) * ny * nz);
+        for (float& v : in) v = uniform(rng);
+        out.assign(in.size(), NAN);
+        writes.assign(in.size(), 0);
+    }
+    size_t at(int x, int y, int z) const { return (size_t(z) * ny + y) * nx + x; }
+    bool interior(int x, int y, int z) const {
+        return x > 0 && x < nx - 1 && y > 0 && y < ny - 1 && z > 0 && z < nz - 1;
+    }
+    void tally(double AccessCounts::*field, double n) {
+        counts.*field += n;
+        if (in_probe_block) probe_block.*field += n;
+        if (in_probe_thread) probe_thread.*field += n;
+    }
+    float load(int x, int y, int z) {
+        tally(&AccessCounts::global_loads, 1);
+        return in[at(x, y, z)];
+    }
+    void store(int x, int y, int z, float v) {
+        tally(&AccessCounts::global_stores, 1);
+        out[at(x, y, z)] = v;
+        ++writes[at(x, y, z)];
+    }
+    void shared_loads(int n) { tally(&AccessCounts::shared_loads, n); }
+    void shared_stores(int n) { tally(&AccessCounts::shared_stores, n); }
+    void enter(unsigned bx, unsigned by, unsigned bz, int tx, int ty, int tz) {
+        in_probe_block = bx == 1 && by == 1 && bz == 1;
+        in_probe_thread = in_probe_block && tx == 1 && ty == 1 && tz == (probe_flat_blocks ? 0 : 1);
+    }
+    bool probe_flat_blocks = false;
+};
+
+// ---- the walks: one per kernel, following its source statement by statement -----------------
+
+// kernels/stencil/01_basic.cuh
+Walk walk_basic(const Variant& v, const ParamValues& p, const Problem& pr, uint32_t seed) {
+    const LaunchShape ls = v.launch(p, pr);
+    Walk w(pr, seed);
+    for (unsigned bz = 0; bz < ls.grid[2]; ++bz)
+        for (unsigned by = 0; by < ls.grid[1]; ++by)
+            for (unsigned bx = 0; bx < ls.grid[0]; ++bx)
+                for (int tz = 0; tz < int(ls.block[2]); ++tz)
+                    for (int ty = 0; ty < int(ls.block[1]); ++ty)
+                        for (int tx = 0; tx < int(ls.block[0]); ++tx) {
+                            w.enter(bx, by, bz, tx, ty, tz);
+                            const int x = int(bx * ls.block[0]) + tx, y = int(by * ls.block[1]) + ty,
+                                      z = int(bz * ls.block[2]) + tz;
+                            if (x >= w.nx || y >= w.ny || z >= w.nz) continue;
+                            if (w.interior(x, y, z))
+                                w.store(x, y, z,
+                                        apply_stencil(w.load(x, y, z), w.load(x - 1, y, z), w.load(x + 1, y, z),
+                                                      w.load(x, y - 1, z), w.load(x, y + 1, z), w.load(x, y, z - 1),
+                                                      w.load(x, y, z + 1)));
+                            else
+                                w.store(x, y, z, w.load(x, y, z));
+                        }
+    return w;
+}
+
+// kernels/stencil/02_smem_tiled.cuh: phase 1 loads the tile, the barrier, phase 2 computes.
+Walk walk_smem_tiled(const Variant& v, const ParamValues& p, const Problem& pr, uint32_t seed) {
+    const int T = p.at("T");
+    const LaunchShape ls = v.launch(p, pr);
+    EXPECT_EQ(ls.block[0], unsigned(T));
+    EXPECT_EQ(ls.block[2], unsigned(T));
+    Walk w(pr, seed);
+    std::vector<float> tile(size_t(T) * T * T), value(tile.size());
+    auto idx = [T](int tx, int ty, int tz) { return (size_t(tz) * T + ty) * T + tx; };
+    for (unsigned bz = 0; bz < ls.grid[2]; ++bz)
+        for (unsigned by = 0; by < ls.grid[1]; ++by)
+            for (unsigned bx = 0; bx < ls.grid[0]; ++bx) {
+                auto coords = [&](int tx, int ty, int tz) {
+                    return std::array<int, 3>{int(bx) * (T - 2) + tx, int(by) * (T - 2) + ty, int(bz) * (T - 2) + tz};
+                };
+                auto in_grid = [&](const std::array<int, 3>& c) { return c[0] < w.nx && c[1] < w.ny && c[2] < w.nz; };
+                for (int tz = 0; tz < T; ++tz)
+                    for (int ty = 0; ty < T; ++ty)
+                        for (int tx = 0; tx < T; ++tx) {
+                            w.enter(bx, by, bz, tx, ty, tz);
+                            const auto c = coords(tx, ty, tz);
+                            if (!in_grid(c)) continue;
+                            value[idx(tx, ty, tz)] = w.load(c[0], c[1], c[2]);
+                            tile[idx(tx, ty, tz)] = value[idx(tx, ty, tz)];
+                            w.shared_stores(1);
+                        }
+                // __syncthreads()
+                for (int tz = 0; tz < T; ++tz)
+                    for (int ty = 0; ty < T; ++ty)
+                        for (int tx = 0; tx < T; ++tx) {
+                            w.enter(bx, by, bz, tx, ty, tz);
+                            const auto c = coords(tx, ty, tz);
+                            if (!in_grid(c)) continue;
+                            if (tile_computes(tx, T, c[0], w.nx) && tile_computes(ty, T, c[1], w.ny) &&
+                                tile_computes(tz, T, c[2], w.nz)) {
+                                w.store(c[0], c[1], c[2],
+                                        apply_stencil(tile[idx(tx, ty, tz)], tile[idx(tx - 1, ty, tz)],
+                                                      tile[idx(tx + 1, ty, tz)], tile[idx(tx, ty - 1, tz)],
+                                                      tile[idx(tx, ty + 1, tz)], tile[idx(tx, ty, tz - 1)],
+                                                      tile[idx(tx, ty, tz + 1)]));
+                                w.shared_loads(7);
+                            } else if (tile_owns(tx, T, c[0], w.nx) && tile_owns(ty, T, c[1], w.ny) &&
+                                       tile_owns(tz, T, c[2], w.nz)) {
+                                w.store(c[0], c[1], c[2], value[idx(tx, ty, tz)]);
+                            }
+                        }
+            }
+    return w;
+}
+
+// What the two plane-walking kernels share: the block's columns and its range of planes.
+struct PlaneWalkBlock {
+    int TX, TY, z_first, z_end;
+    unsigned bx, by, bz;
+    Walk& w;
+    int x(int tx) const { return int(bx) * (TX - 2) + tx; }
+    int y(int ty) const { return int(by) * (TY - 2) + ty; }
+    bool in_grid(int tx, int ty) const { return x(tx) < w.nx && y(ty) < w.ny; }
+    bool owns(int tx, int ty) const {
+        return in_grid(tx, ty) && tile_owns(tx, TX, x(tx), w.nx) && tile_owns(ty, TY, y(ty), w.ny);
+    }
+    bool computes(int tx, int ty) const {
+        return tile_computes(tx, TX, x(tx), w.nx) && tile_computes(ty, TY, y(ty), w.ny);
+    }
+    // The kernels' load_plane: load, and copy the plane if it is a boundary plane this column owns.
+    float load_plane(int tx, int ty, int z) {
+        const float v = w.load(x(tx), y(ty), z);
+        if ((z == 0 || z == w.nz - 1) && owns(tx, ty)) w.store(x(tx), y(ty), z, v);
+        return v;
+    }
+    // Runs body(tx, ty, slot) for every thread of the block: one phase between two barriers.
+    template <class Body>
+    void each_thread(const Body& body) {
+        for (int ty = 0; ty < TY; ++ty)
+            for (int tx = 0; tx < TX; ++tx) {
+                w.enter(bx, by, bz, tx, ty, 0);
+                body(tx, ty, size_t(ty) * TX + tx);
+            }
+    }
+};
+
+template <class BlockBody>
+Walk walk_planes(const Variant& v, const ParamValues& p, const Problem& pr, uint32_t seed, const BlockBody& body) {
+    const int TX = p.at("TX"), TY = p.at("TY"), Z = p.at("Z");
+    const LaunchShape ls = v.launch(p, pr);
+    EXPECT_EQ(ls.block[0], unsigned(TX));
+    EXPECT_EQ(ls.block[1], unsigned(TY));
+    EXPECT_EQ(ls.block[2], 1u);
+    Walk w(pr, seed);
+    w.probe_flat_blocks = true;
+    for (unsigned bz = 0; bz < ls.grid[2]; ++bz)
+        for (unsigned by = 0; by < ls.grid[1]; ++by)
+            for (unsigned bx = 0; bx < ls.grid[0]; ++bx) {
+                const int z_first = 1 + int(bz) * Z;
+                PlaneWalkBlock b{TX, TY, z_first, std::min(z_first + Z, w.nz - 1), bx, by, bz, w};
+                body(b, Z);
+            }
+    return w;
+}
+
+// kernels/stencil/03_coarsened.cuh
+Walk walk_coarsened(const Variant& v, const ParamValues& p, const Problem& pr, uint32_t seed) {
+    return walk_planes(v, p, pr, seed, [](PlaneWalkBlock& b, int Z) {
+        const size_t threads = size_t(b.TX) * b.TY;
+        std::vector<float> planes[3] = {std::vector<float>(threads), std::vector<float>(threads),
+                                        std::vector<float>(threads)};
+        std::vector<float> staged(threads, 0.0f), ahead(threads, 0.0f);
+        b.each_thread([&](int tx, int ty, size_t s) {
+            if (!b.in_grid(tx, ty)) return;
+            planes[0][s] = b.load_plane(tx, ty, b.z_first - 1);
+            planes[1][s] = b.load_plane(tx, ty, b.z_first);
+            planes[2][s] = b.load_plane(tx, ty, b.z_first + 1);
+            b.w.shared_stores(3);
+            if (b.z_first + 2 <= b.z_end) staged[s] = b.load_plane(tx, ty, b.z_first + 2);
+        });
+        for (int i = 0; i < Z; ++i) {
+            const int z = b.z_first + i;
+            if (z >= b.z_end) break;
+            const std::vector<float>& prev = planes[i % 3];
+            const std::vector<float>& curr = planes[(i + 1) % 3];
+            const std::vector<float>& next = planes[(i + 2) % 3];
+            b.each_thread([&](int tx, int ty, size_t s) {
+                ahead[s] = 0.0f;
+                if (b.in_grid(tx, ty) && z + 3 <= b.z_end) ahead[s] = b.load_plane(tx, ty, z + 3);
+            });
+            // __syncthreads()
+            b.each_thread([&](int tx, int ty, size_t s) {
+                if (!b.owns(tx, ty)) return;
+                float result;
+                if (b.computes(tx, ty)) {
+                    result = apply_stencil(curr[s], curr[s - 1], curr[s + 1], curr[s - b.TX], curr[s + b.TX], prev[s],
+                                           next[s]);
+                    b.w.shared_loads(7);
+                } else {
+                    result = curr[s];
+                    b.w.shared_loads(1);
+                }
+                b.w.store(b.x(tx), b.y(ty), z, result);
+            });
+            // __syncthreads()
+            b.each_thread([&](int tx, int ty, size_t s) {
+                if (b.in_grid(tx, ty) && z + 2 <= b.z_end) {
+                    planes[i % 3][s] = staged[s];
+                    b.w.shared_stores(1);
+                }
+                staged[s] = ahead[s];
+            });
+        }
+    });
+}
+
+// kernels/stencil/04_register_tiled.cuh
+Walk walk_register_tiled(const Variant& v, const ParamValues& p, const Problem& pr, uint32_t seed) {
+    return walk_planes(v, p, pr, seed, [](PlaneWalkBlock& b, int Z) {
+        const size_t threads = size_t(b.TX) * b.TY;
+        std::vector<float> curr_s(threads);
+        std::vector<float> prev(threads, 0.0f), curr(threads, 0.0f), next(threads, 0.0f), ahead(threads, 0.0f),
+            after(threads, 0.0f);
+        b.each_thread([&](int tx, int ty, size_t s) {
+            if (!b.in_grid(tx, ty)) return;
+            prev[s] = b.load_plane(tx, ty, b.z_first - 1);
+            curr[s] = b.load_plane(tx, ty, b.z_first);
+            next[s] = b.load_plane(tx, ty, b.z_first + 1);
+            if (b.z_first + 2 <= b.z_end) ahead[s] = b.load_plane(tx, ty, b.z_first + 2);
+            curr_s[s] = curr[s];
+            b.w.shared_stores(1);
+        });
+        for (int i = 0; i < Z; ++i) {
+            const int z = b.z_first + i;
+            if (z >= b.z_end) break;
+            b.each_thread([&](int tx, int ty, size_t s) {
+                after[s] = 0.0f;
+                if (b.in_grid(tx, ty) && z + 3 <= b.z_end) after[s] = b.load_plane(tx, ty, z + 3);
+            });
+            // __syncthreads()
+            b.each_thread([&](int tx, int ty, size_t s) {
+                if (!b.owns(tx, ty)) return;
+                float result = curr[s];
+                if (b.computes(tx, ty)) {
+                    result = apply_stencil(curr[s], curr_s[s - 1], curr_s[s + 1], curr_s[s - b.TX], curr_s[s + b.TX],
+                                           prev[s], next[s]);
+                    b.w.shared_loads(4);
+                }
+                b.w.store(b.x(tx), b.y(ty), z, result);
+            });
+            // __syncthreads()
+            b.each_thread([&](int tx, int ty, size_t s) {
+                prev[s] = curr[s];
+                curr[s] = next[s];
+                next[s] = ahead[s];
+                ahead[s] = after[s];
+                if (b.in_grid(tx, ty) && z + 1 < b.z_end) {
+                    curr_s[s] = curr[s];
+                    b.w.shared_stores(1);
+                }
+            });
+        }
+    });
+}
+
+// Every cell written once; boundary cells equal to the input bit for bit; interior cells equal
+// to a double-precision sweep within FP32 rounding of a 7-term sum.
+void expect_correct_sweep(const Walk& w, const std::string& what) {
+    int reported = 0;
+    for (int z = 0; z < w.nz; ++z)
+        for (int y = 0; y < w.ny; ++y)
+            for (int x = 0; x < w.nx; ++x) {
+                const size_t a = w.at(x, y, z);
+                if (w.writes[a] != 1 && reported++ < 3)
+                    ADD_FAILURE() << what << ": cell (" << x << "," << y << "," << z << ") written " << w.writes[a]
+                                  << " times";
+                if (!w.interior(x, y, z)) {
+                    if (!(w.out[a] == w.in[a]) && reported++ < 3)
+                        ADD_FAILURE() << what << ": boundary cell (" << x << "," << y << "," << z << ") changed";
+                    continue;
+                }
+                const size_t px = 1, py = size_t(w.nx), pz = size_t(w.nx) * w.ny;
+                const double expected = double(kCoef[0]) * w.in[a] + double(kCoef[1]) * w.in[a - px] +
+                                        double(kCoef[2]) * w.in[a + px] + double(kCoef[3]) * w.in[a - py] +
+                                        double(kCoef[4]) * w.in[a + py] + double(kCoef[5]) * w.in[a - pz] +
+                                        double(kCoef[6]) * w.in[a + pz];
+                if (!(std::fabs(w.out[a] - expected) <= 32 * 0x1p-24) && reported++ < 3)
+                    ADD_FAILURE() << what << ": interior cell (" << x << "," << y << "," << z << ") = " << w.out[a]
+                                  << ", expected " << expected;
+            }
+}
+
+void expect_counts(const AccessCounts& model, const AccessCounts& walked, const std::string& what) {
+    EXPECT_EQ(model.global_loads, walked.global_loads) << what << ": global loads";
+    EXPECT_EQ(model.global_stores, walked.global_stores) << what << ": global stores";
+    EXPECT_EQ(model.shared_loads, walked.shared_loads) << what << ": shared loads";
+    EXPECT_EQ(model.shared_stores, walked.shared_stores) << what << ": shared stores";
+}
+
+std::string describe(const std::string& id, const ParamValues& p, const Problem& pr) {
+    std::string s = id + " [";
+    for (const auto& [name, value] : p) s += name + "=" + std::to_string(value) + " ";
+    return s + "] at " + format_problem(pr);
+}
+
+using WalkFn = Walk (*)(const Variant&, const ParamValues&, const Problem&, uint32_t);
+
+// Random valid parameters and sizes 3..40 per axis (multiples of nothing in particular), walked
+// and compared with the model's exact totals.
+void check_random_configurations(const std::string& id, WalkFn walk, int cases) {
+    const Variant& v = variant(id);
+    std::mt19937 rng(std::hash<std::string>{}(id) & 0xffffffffu);
+    int done = 0;
+    for (int attempt = 0; done < cases && attempt < 100 * cases; ++attempt) {
+        ParamValues p;
+        for (const auto& spec : v.params) {
+            auto values = spec.values();
+            // Keep the tiles small enough that a 40³ grid holds several of them.
+            if (spec.name == "TX" || spec.name == "TY" || spec.name == "Z")
+                values.erase(std::remove_if(values.begin(), values.end(), [](int x) { return x > 24; }), values.end());
+            p[spec.name] = values[std::uniform_int_distribution<size_t>(0, values.size() - 1)(rng)];
+        }
+        std::uniform_int_distribution<int64_t> side(3, 40);
+        const Problem pr = grid(side(rng), side(rng), side(rng));
+        if (!v.invalid_reason(p, pr, test_target()).empty()) continue;
+        const std::string what = describe(id, p, pr);
+        const Walk w = walk(v, p, pr, uint32_t(done + 1));
+        expect_counts(v.cost_model(p, pr).total, w.counts, what);
+        expect_correct_sweep(w, what);
+        ++done;
+    }
+    EXPECT_EQ(done, cases) << id << ": too few valid configurations drawn";
+}
+
+// Sizes at the edges: the smallest grid, one output plane, tiles that divide exactly, tiles that
+// leave one cell over, and axes of very different lengths.
+const std::vector<Problem> kEdgeSizes = {grid(3, 3, 3),  grid(3, 17, 5),  grid(34, 34, 34),
+                                         grid(35, 33, 4), grid(64, 9, 31), grid(5, 70, 12)};
+
+}  // namespace
+
+// [SECTION] PMPP's figures ---------------------------------------------------------------------
+
+TEST(StencilPmppFigures, BasicKernelDoes13FlopsPer28BytesLoaded) {
+    const Variant& v = variant("stencil.basic");
+    const auto m = v.cost_model(with_defaults(v.params, {}), grid(64, 64, 64));
+    EXPECT_DOUBLE_EQ(extra(m, "OP/B, PMPP per-thread ratio"), 13.0 / 28.0);
+    EXPECT_NEAR(extra(m, "OP/B, PMPP per-thread ratio"), 0.46, 0.005);
+}
+
+TEST(StencilPmppFigures, TiledAtT8Reaches137AndHasA58PercentHalo) {
+    const Variant& v = variant("stencil.smem_tiled");
+    const auto m = v.cost_model({{"T", 8}}, grid(64, 64, 64));
+    EXPECT_NEAR(extra(m, "OP/B, PMPP per-block ratio"), 1.37, 0.005);
+    EXPECT_DOUBLE_EQ(extra(m, "OP/B, PMPP per-block ratio"), 13.0 * 216 / (4 * 512));
+    // 512 cells in an 8³ tile, 216 of them outputs: 296 halo cells, 58%.
+    EXPECT_DOUBLE_EQ(extra(m, "halo fraction of the input tile"), 296.0 / 512.0);
+    EXPECT_NEAR(extra(m, "halo fraction of the input tile"), 0.58, 0.005);
+    EXPECT_EQ(v.smem_bytes({{"T", 8}}), 4 * 512);
+}
+
+TEST(StencilPmppFigures, CoarsenedT32Reaches268ForTheBooksCube) {
+    // PMPP's 2.68 is a 32³ input tile: a 32×32 block walking the 30 output planes inside it.
+    for (const char* id : {"stencil.coarsened", "stencil.register_tiled"}) {
+        const Variant& v = variant(id);
+        const auto m = v.cost_model({{"TX", 32}, {"TY", 32}, {"Z", 30}}, grid(256, 256, 256));
+        EXPECT_NEAR(extra(m, "OP/B, PMPP per-block ratio"), 2.68, 0.005) << id;
+        EXPECT_DOUBLE_EQ(extra(m, "OP/B, PMPP per-block ratio"), 13.0 * 30 * 30 * 30 / (4.0 * 32 * 32 * 32)) << id;
+    }
+}
+
+TEST(StencilPmppFigures, EveryRatioStaysBelowThe325Bound) {
+    const Problem pr = grid(128, 128, 128);
+    for (const Variant& v : all_variants()) {
+        if (v.family != "stencil") continue;
+        const auto m = v.cost_model(with_defaults(v.params, {}), pr);
+        EXPECT_DOUBLE_EQ(extra(m, "OP/B upper bound"), 3.25) << v.id;
+        const std::string ratio = v.id == "stencil.basic" ? "OP/B, PMPP per-thread ratio" : "OP/B, PMPP per-block ratio";
+        EXPECT_LT(extra(m, ratio), 3.25) << v.id;
+    }
+    // The formula alone (no block may have 128×128 threads): a growing tile approaches the bound.
+    const Variant& c = variant("stencil.coarsened");
+    const double big = extra(c.cost_model({{"TX", 128}, {"TY", 128}, {"Z", 128}}, pr), "OP/B, PMPP per-block ratio");
+    EXPECT_GT(big, 3.0);
+    EXPECT_LT(big, 3.25);
+}
+
+TEST(StencilPmppFigures, RegisterTilingCutsSharedMemoryFrom12KBTo4KB) {
+    const ParamValues t32 = {{"TX", 32}, {"TY", 32}, {"Z", 32}};
+    const Variant& coarsened = variant("stencil.coarsened");
+    const Variant& registers = variant("stencil.register_tiled");
+    EXPECT_EQ(coarsened.smem_bytes(t32), 3 * 32 * 32 * 4);   // 12 KB
+    EXPECT_EQ(registers.smem_bytes(t32), 32 * 32 * 4);       // 4 KB
+    const Problem pr = grid(256, 256, 256);
+    EXPECT_EQ(extra(coarsened.cost_model(t32, pr), "shared memory / block (bytes)"), 12288);
+    EXPECT_EQ(extra(registers.cost_model(t32, pr), "shared memory / block (bytes)"), 4096);
+}
+
+// [SECTION] Exact whole-launch figures vs the per-block ideal -------------------------------
+
+TEST(StencilExactTotals, IntensityIsFlopsOverEveryByteTheLaunchMoves) {
+    const Problem pr = grid(512, 512, 512);
+    for (const Variant& v : all_variants()) {
+        if (v.family != "stencil") continue;
+        const auto m = v.cost_model(with_defaults(v.params, {}), pr);
+        const double interior = 510.0 * 510 * 510, cells = 512.0 * 512 * 512;
+        EXPECT_EQ(m.flops, 13 * interior) << v.id;
+        EXPECT_EQ(m.total.global_stores, cells) << v.id << ": every cell is written once";
+        EXPECT_DOUBLE_EQ(m.global_bytes, 4 * (m.total.global_loads + m.total.global_stores)) << v.id;
+        EXPECT_DOUBLE_EQ(m.intensity, m.flops / m.global_bytes) << v.id;
+        EXPECT_EQ(m.compulsory_bytes, 8 * cells) << v.id;
+        // The book's ratio leaves out the stores (and the boundary), so the exact one is lower.
+        const std::string ratio = v.id == "stencil.basic" ? "OP/B, PMPP per-thread ratio" : "OP/B, PMPP per-block ratio";
+        EXPECT_LT(m.intensity, extra(m, ratio)) << v.id;
+    }
+}
+
+TEST(StencilExactTotals, BasicLoadsSevenPerInteriorCellAndOnePerBoundaryCell) {
+    const Variant& v = variant("stencil.basic");
+    const auto m = v.cost_model(with_defaults(v.params, {}), grid(512, 512, 512));
+    const double interior = 510.0 * 510 * 510, cells = 512.0 * 512 * 512;
+    EXPECT_EQ(m.total.global_loads, 7 * interior + (cells - interior));
+    // 13·I / (4·(7·I + B + N)) ≈ 0.41, below the book's 0.46 which leaves out the store.
+    EXPECT_NEAR(m.intensity, 0.41, 0.01);
+}
+
+TEST(StencilExactTotals, TiledAt512LoadsEachCellOncePlusTheSeams) {
+    // 510 interior cells per axis in 6-cell steps: 85 tiles, 84 seams of 2 cells each.
+    const Variant& v = variant("stencil.smem_tiled");
+    const auto m = v.cost_model({{"T", 8}}, grid(512, 512, 512));
+    const double per_axis = 512 + 2 * 84;
+    EXPECT_EQ(m.total.global_loads, per_axis * per_axis * per_axis);
+}
+
+TEST(StencilExactTotals, CoarsenedAndRegisterTiledMoveTheSameGlobalBytes) {
+    const Problem pr = grid(300, 200, 100);
+    for (const ParamValues& p : {ParamValues{{"TX", 32}, {"TY", 32}, {"Z", 32}},
+                                 ParamValues{{"TX", 64}, {"TY", 8}, {"Z", 7}}, ParamValues{{"TX", 3}, {"TY", 3}, {"Z", 1}}}) {
+        const auto coarsened = variant("stencil.coarsened").cost_model(p, pr);
+        const auto registers = variant("stencil.register_tiled").cost_model(p, pr);
+        EXPECT_EQ(coarsened.total.global_loads, registers.total.global_loads);
+        EXPECT_EQ(coarsened.total.global_stores, registers.total.global_stores);
+        EXPECT_EQ(coarsened.intensity, registers.intensity);
+        // ... but register tiling reads fewer values from shared memory: 4 per output, not 7.
+        EXPECT_LT(registers.total.shared_loads, coarsened.total.shared_loads);
+    }
+}
+
+TEST(StencilExactTotals, LargerTilesLoadLess) {
+    const Problem pr = grid(256, 256, 256);
+    const double basic = variant("stencil.basic").cost_model({{"BX", 32}, {"BY", 8}, {"BZ", 1}}, pr).total.global_loads;
+    const double tiled = variant("stencil.smem_tiled").cost_model({{"T", 8}}, pr).total.global_loads;
+    const double coarsened =
+        variant("stencil.coarsened").cost_model({{"TX", 32}, {"TY", 32}, {"Z", 32}}, pr).total.global_loads;
+    EXPECT_LT(tiled, basic);
+    EXPECT_LT(coarsened, tiled);
+    EXPECT_GT(coarsened, 256.0 * 256 * 256) << "the halo still costs something";
+}
+
+// [SECTION] The model equals a walk of each kernel at any size --------------------------------
+
+TEST(StencilWalk, BasicTotalsEqualTheWalkAtRandomSizes) { check_random_configurations("stencil.basic", walk_basic, 25); }
+TEST(StencilWalk, TiledTotalsEqualTheWalkAtRandomSizes) {
+    check_random_configurations("stencil.smem_tiled", walk_smem_tiled, 25);
+}
+TEST(StencilWalk, CoarsenedTotalsEqualTheWalkAtRandomSizes) {
+    check_random_configurations("stencil.coarsened", walk_coarsened, 40);
+}
+TEST(StencilWalk, RegisterTiledTotalsEqualTheWalkAtRandomSizes) {
+    check_random_configurations("stencil.register_tiled", walk_register_tiled, 40);
+}
+
+TEST(StencilWalk, EdgeSizesAndEdgeTilesEqualTheWalk) {
+    struct Case {
+        const char* id;
+        WalkFn walk;
+        std::vector<ParamValues> params;
+    };
+    const std::vector<Case> cases = {
+        {"stencil.basic", walk_basic, {{{"BX", 32}, {"BY", 8}, {"BZ", 1}}, {{"BX", 1}, {"BY", 1}, {"BZ", 64}}, {{"BX", 4}, {"BY", 4}, {"BZ", 4}}}},
+        {"stencil.smem_tiled", walk_smem_tiled, {{{"T", 3}}, {{"T", 8}}, {{"T", 10}}}},
+        {"stencil.coarsened", walk_coarsened, {{{"TX", 3}, {"TY", 3}, {"Z", 1}}, {{"TX", 32}, {"TY", 32}, {"Z", 32}}, {{"TX", 34}, {"TY", 5}, {"Z", 2}}}},
+        {"stencil.register_tiled", walk_register_tiled, {{{"TX", 3}, {"TY", 3}, {"Z", 1}}, {{"TX", 32}, {"TY", 32}, {"Z", 32}}, {{"TX", 34}, {"TY", 5}, {"Z", 2}}}},
+    };
+    for (const auto& c : cases) {
+        const Variant& v = variant(c.id);
+        for (const auto& p : c.params)
+            for (const auto& pr : kEdgeSizes) {
+                ASSERT_EQ(v.invalid_reason(p, pr, test_target()), "") << describe(c.id, p, pr);
+                const Walk w = c.walk(v, p, pr, 7);
+                expect_counts(v.cost_model(p, pr).total, w.counts, describe(c.id, p, pr));
+                expect_correct_sweep(w, describe(c.id, p, pr));
+            }
+    }
+}
+
+TEST(StencilWalk, PerThreadAndPerBlockModelsDescribeAnInteriorBlock) {
+    // Block (1,1,1) of a grid large enough that it is whole and touches no boundary.
+    struct Case {
+        const char* id;
+        WalkFn walk;
+        ParamValues params;
+        Problem size;
+    };
+    const std::vector<Case> cases = {
+        {"stencil.basic", walk_basic, {{"BX", 8}, {"BY", 4}, {"BZ", 2}}, grid(30, 14, 9)},
+        {"stencil.smem_tiled", walk_smem_tiled, {{"T", 6}}, grid(20, 20, 20)},
+        {"stencil.coarsened", walk_coarsened, {{"TX", 8}, {"TY", 6}, {"Z", 4}}, grid(25, 20, 14)},
+        {"stencil.register_tiled", walk_register_tiled, {{"TX", 8}, {"TY", 6}, {"Z", 4}}, grid(25, 20, 14)},
+    };
+    for (const auto& c : cases) {
+        const Variant& v = variant(c.id);
+        const Walk w = c.walk(v, c.params, c.size, 3);
+        const auto m = v.cost_model(c.params, c.size);
+        expect_counts(m.per_block, w.probe_block, describe(c.id, c.params, c.size) + " per block");
+        expect_counts(m.per_thread, w.probe_thread, describe(c.id, c.params, c.size) + " per thread");
+    }
+}
+
+// [SECTION] Constraints say why, in a sentence --------------------------------------------
+
+TEST(StencilConstraints, TiledStopsAtT10BecauseOfTheThreadLimit) {
+    const Variant& v = variant("stencil.smem_tiled");
+    const Problem pr = grid(256, 256, 256);
+    EXPECT_EQ(v.invalid_reason({{"T", 10}}, pr, test_target()), "");
+    const std::string why = v.invalid_reason({{"T", 11}}, pr, test_target());
+    EXPECT_NE(why.find("1331"), std::string::npos) << why;
+    EXPECT_NE(why.find("1024"), std::string::npos) << why;
+    EXPECT_NE(why.find("at most 10"), std::string::npos) << why;
+    EXPECT_EQ(why.back(), '.') << why;
+}
+
+TEST(StencilConstraints, PlaneWalksNeedTXTimesTYWithinTheBlockLimit) {
+    for (const char* id : {"stencil.coarsened", "stencil.register_tiled"}) {
+        const Variant& v = variant(id);
+        const Problem pr = grid(256, 256, 256);
+        EXPECT_EQ(v.invalid_reason({{"TX", 32}, {"TY", 32}, {"Z", 32}}, pr, test_target()), "") << id;
+        const std::string why = v.invalid_reason({{"TX", 64}, {"TY", 32}, {"Z", 32}}, pr, test_target());
+        EXPECT_NE(why.find("2048"), std::string::npos) << id << ": " << why;
+        EXPECT_EQ(why.back(), '.') << why;
+    }
+}
+
+TEST(StencilConstraints, RegisterTilingFitsWhereThreePlanesDoNot) {
+    Target small = test_target();
+    small.smem_per_block = 8 * 1024;
+    const ParamValues t32 = {{"TX", 32}, {"TY", 32}, {"Z", 16}};
+    const Problem pr = grid(256, 256, 256);
+    const std::string why = variant("stencil.coarsened").invalid_reason(t32, pr, small);
+    EXPECT_NE(why.find("12288"), std::string::npos) << why;
+    EXPECT_EQ(variant("stencil.register_tiled").invalid_reason(t32, pr, small), "");
+}
+
+TEST(StencilConstraints, GridsTooSmallOrTooTallAreRefusedWithASentence) {
+    for (const Variant& v : all_variants()) {
+        if (v.family != "stencil") continue;
+        const std::string why = v.invalid_reason(with_defaults(v.params, {}), grid(2, 64, 64), test_target());
+        EXPECT_NE(why.find("Nx is 2"), std::string::npos) << v.id << ": " << why;
+    }
+    const std::string tall =
+        variant("stencil.basic").invalid_reason({{"BX", 32}, {"BY", 1}, {"BZ", 1}}, grid(8, 70000, 3), test_target());
+    EXPECT_NE(tall.find("70000 blocks along y"), std::string::npos) << tall;
+    EXPECT_NE(tall.find("65535"), std::string::npos) << tall;
+}
+
+TEST(StencilConstraints, DefaultsRunAt256And512) {
+    for (const Variant& v : all_variants()) {
+        if (v.family != "stencil") continue;
+        for (int64_t n : {256, 512})
+            EXPECT_EQ(v.invalid_reason(with_defaults(v.params, {}), grid(n, n, n), test_target()), "") << v.id;
+    }
+}
+
+TEST(StencilConstraints, TheFamilyRefusesGridsItCannotHoldWithASentence) {
+    // Through the engine in model mode, which asks the stencil family before the variant.
+    Engine engine(EngineConfig{"", /*force_model_mode=*/true});
+    auto why = [&](int64_t nx, int64_t ny, int64_t nz) {
+        return engine.invalid_reason(RunRequest{"stencil.register_tiled", {}, grid(nx, ny, nz)});
+    };
+    EXPECT_EQ(why(3, 3, 3), "");
+    EXPECT_EQ(why(1024, 1024, 1024), "");
+    EXPECT_NE(why(64, 2, 64).find("Ny is 2"), std::string::npos) << why(64, 2, 64);
+    const std::string too_big = why(2048, 1024, 1024);
+    EXPECT_NE(too_big.find("2^30"), std::string::npos) << too_big;
+    EXPECT_EQ(too_big.back(), '.') << too_big;
+    const std::string not_int = why(int64_t(1) << 32, 3, 3);
+    EXPECT_NE(not_int.find("int"), std::string::npos) << not_int;
+}
