@@ -1,0 +1,70 @@
+// `compile` and `run`: one configuration, analysed (no GPU needed) or also run and measured.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "commands.h"
+#include "format_table.h"
+#include "report.h"
+#include "request.h"
+#include "to_json.h"
+
+namespace tilelab::cli {
+
+bool stdout_wants_color() {
+    const char* no_color = std::getenv("NO_COLOR");
+    return isatty(STDOUT_FILENO) && (no_color == nullptr || *no_color == '\0');
+}
+
+static int analyse_or_run(const CliOptions& o, bool run) {
+    auto engine = make_engine(o);
+    const RunRequest req = build_request(o, *engine);
+    const Variant& v = resolve_variant(req.variant);
+    const RunOptions run_options = o.run_options();
+    const RunResult r = run ? engine->run(req, run_options) : engine->analyze(req);
+    const Outcome outcome = classify(r, run);
+
+    switch (o.format) {
+    case OutputFormat::Json: {
+        ResultJsonOptions jo;
+        jo.measurement = run;
+        jo.compile_log = o.with_log;
+        nlohmann::ordered_json j = result_to_json(r, jo);
+        j["status"] = outcome.status;
+        j["reason"] = outcome.message;
+        std::fputs((j.dump(2) + "\n").c_str(), stdout);
+        break;
+    }
+    case OutputFormat::Csv: {
+        ResultJsonOptions jo;
+        jo.measurement = run;
+        nlohmann::ordered_json j = result_to_json(r, jo);
+        j["status"] = outcome.status;
+        j["reason"] = outcome.message;
+        const auto columns = csv_columns(v, run);
+        std::fputs(csv_line(csv_headers(columns)).c_str(), stdout);
+        std::fputs(csv_line(csv_row(j, columns)).c_str(), stdout);
+        break;
+    }
+    case OutputFormat::Table: {
+        ReportOptions ro;
+        ro.measurement = run;
+        // A failed compile is only understood with its log: show it even without --log.
+        ro.compile_log = o.with_log || outcome.exit_code == kExitCompile;
+        ro.color = stdout_wants_color();
+        ro.run = run_options;
+        std::fputs(render_result(r, v, ro).c_str(), stdout);
+        break;
+    }
+    }
+    std::fflush(stdout);
+    if (outcome.exit_code != kExitOk) throw CliError(outcome.exit_code, outcome.message);
+    return kExitOk;
+}
+
+int cmd_compile(const CliOptions& o) { return analyse_or_run(o, false); }
+int cmd_run(const CliOptions& o) { return analyse_or_run(o, true); }
+
+}  // namespace tilelab::cli

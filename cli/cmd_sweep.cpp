@@ -1,0 +1,245 @@
+// `sweep`: one or two parameters across their values. Each valid point is run (GPU mode) or
+// analysed (model mode, --compile-only); each invalid point is skipped with its reason, never
+// launched. Output: a table, a JSON array or CSV; with two parameters also a compact grid.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <optional>
+
+#include "commands.h"
+#include "format_table.h"
+#include "report.h"
+#include "request.h"
+#include "to_json.h"
+
+namespace tilelab::cli {
+
+using json = nlohmann::ordered_json;
+
+namespace {
+
+struct SweepPoint {
+    int x = 0, y = 0;                 // the swept values (y unused with one parameter)
+    RunRequest request;
+    std::string skipped_reason;       // non-empty: invalid, not analysed
+    std::optional<RunResult> result;
+    Outcome outcome;
+};
+
+std::vector<int> swept_values(const ParamSpec& spec, const std::vector<int>& requested) {
+    if (requested.empty()) return spec.values();
+    for (int v : requested) check_param_value(spec, v);
+    return requested;
+}
+
+// The worst outcome decides: a compile error outranks a failed validation outranks a runtime
+// error. A sweep in which every point was invalid is a usage error.
+int sweep_exit_code(const std::vector<SweepPoint>& points) {
+    auto rank = [](int code) {
+        return code == kExitCompile ? 3 : code == kExitValidation ? 2 : code == kExitRuntime ? 1 : 0;
+    };
+    bool any_valid = false;
+    int code = kExitOk;
+    for (const auto& p : points) {
+        if (!p.skipped_reason.empty()) continue;
+        any_valid = true;
+        if (rank(p.outcome.exit_code) > rank(code)) code = p.outcome.exit_code;
+    }
+    return any_valid ? code : kExitUsage;
+}
+
+json point_json(const SweepPoint& p, const Target& target, bool run) {
+    json j;
+    if (p.result) {
+        ResultJsonOptions jo;
+        jo.measurement = run;
+        j = result_to_json(*p.result, jo);
+    } else {
+        j = json{{"variant", p.request.variant},
+                 {"params", p.request.params},
+                 {"problem", problem_to_json(p.request.problem)},
+                 {"target", target.name},
+                 {"arch", target.arch_name()}};
+    }
+    j["status"] = p.skipped_reason.empty() ? p.outcome.status : "skipped";
+    j["reason"] = p.skipped_reason.empty() ? p.outcome.message : p.skipped_reason;
+    return j;
+}
+
+std::string table_text(const std::vector<SweepPoint>& points, const ParamSpec& px, const ParamSpec* py,
+                       bool run) {
+    std::vector<Column> cols = {{px.name, Align::Right}};
+    if (py) cols.push_back({py->name, Align::Right});
+    for (const char* h : {"status", "regs", "spill st/ld", "smem", "threads", "blocks/SM", "occupancy",
+                          "limiter", "FLOP/B"})
+        cols.push_back({h, std::string(h) == "status" || std::string(h) == "limiter" ? Align::Left : Align::Right});
+    if (run)
+        for (const char* h : {"median ms", "GFLOP/s", "GB/s", "% ref", "valid"})
+            cols.push_back({h, std::string(h) == "valid" ? Align::Left : Align::Right});
+    cols.push_back({"note", Align::Left});
+    Table t(cols);
+    for (const auto& p : points) {
+        std::vector<std::string> row = {std::to_string(p.x)};
+        if (py) row.push_back(std::to_string(p.y));
+        if (!p.skipped_reason.empty()) {
+            row.push_back("skipped");
+            row.resize(cols.size() - 1);
+            row.push_back(p.skipped_reason);
+            t.add_row(row);
+            continue;
+        }
+        const RunResult& r = *p.result;
+        const CompileResult* c = r.compiled.get();
+        const bool compiled = c != nullptr && c->ok;
+        row.push_back(p.outcome.status);
+        if (compiled) {
+            row.push_back(std::to_string(c->ptxas.registers));
+            row.push_back(fmt::format("{}/{}", c->ptxas.spill_stores, c->ptxas.spill_loads));
+            row.push_back(fmt_bytes(double(c->ptxas.smem_bytes) + r.launch.dynamic_smem));
+            row.push_back(std::to_string(r.launch.threads_per_block()));
+            row.push_back(std::to_string(r.occupancy.blocks_per_sm));
+            row.push_back(fmt_pct(r.occupancy.occupancy));
+            row.push_back(r.occupancy.limiter);
+        } else {
+            row.resize(row.size() + 7, "-");
+        }
+        row.push_back(fmt_fixed(r.model.intensity, 2));
+        if (run) {
+            if (r.measured) {
+                row.push_back(fmt_ms(r.timing.median_ms));
+                row.push_back(fmt_fixed(r.gflops, 0));
+                row.push_back(fmt_fixed(r.gbps_model, 0));
+                row.push_back(r.reference_ms > 0 ? fmt_fixed(r.pct_of_reference, 1) : "-");
+                row.push_back(r.validation.checked ? (r.validation.passed ? "PASS" : "FAIL") : "-");
+            } else {
+                row.resize(row.size() + 5, "-");
+            }
+        }
+        row.push_back(p.outcome.message);
+        t.add_row(row);
+    }
+    return t.render();
+}
+
+// Rows: the first parameter; columns: the second. Time in GPU mode, occupancy otherwise.
+std::string grid_text(const std::vector<SweepPoint>& points, const std::vector<int>& xs,
+                      const std::vector<int>& ys, const ParamSpec& px, const ParamSpec& py, bool run) {
+    std::vector<Column> cols = {{px.name + " \\ " + py.name, Align::Right}};
+    for (int y : ys) cols.push_back({std::to_string(y), Align::Right});
+    Table t(cols);
+    size_t i = 0;
+    for (int x : xs) {
+        std::vector<std::string> row = {std::to_string(x)};
+        for (size_t k = 0; k < ys.size(); ++k, ++i) {
+            const SweepPoint& p = points[i];
+            std::string cell;
+            if (!p.skipped_reason.empty()) cell = "-";
+            else if (p.outcome.exit_code == kExitCompile) cell = "ERR";
+            else if (p.outcome.exit_code == kExitValidation) cell = "FAIL";
+            else if (p.outcome.exit_code == kExitRuntime) cell = "ERR";
+            else if (run && p.result->measured) cell = fmt_ms(p.result->timing.median_ms);
+            else cell = fmt_pct(p.result->occupancy.occupancy);
+            row.push_back(cell);
+        }
+        t.add_row(row);
+    }
+    const char* what = run ? "median time (ms)" : "occupancy";
+    return fmt::format("\n{}: rows {}, columns {}; - = invalid, ERR = error, FAIL = wrong result\n\n{}", what,
+                       px.name, py.name, t.render());
+}
+
+}  // namespace
+
+int cmd_sweep(const CliOptions& o) {
+    auto engine = make_engine(o);
+    const Variant& v = resolve_variant(o.variant);
+    const ParamSpec& px = require_param(v, o.param);
+    const ParamSpec* py = o.param2.empty() ? nullptr : &require_param(v, o.param2);
+    if (py != nullptr && py->name == px.name)
+        throw usage_error(fmt::format("--param and --param2 are both {}; sweep two different parameters", px.name));
+    if (py == nullptr && !o.values2.empty()) throw usage_error("--values2 needs --param2");
+    const ParamValues fixed = parse_sets(v, o.sets);
+    for (const ParamSpec* swept : {&px, py})
+        if (swept != nullptr && fixed.count(swept->name))
+            throw usage_error(fmt::format("{} is swept, so it cannot also be --set", swept->name));
+    const std::vector<int> xs = swept_values(px, o.values);
+    const std::vector<int> ys = py ? swept_values(*py, o.values2) : std::vector<int>{0};
+    const Problem problem = resolve_problem(v, o.size);
+    apply_target(*engine, o.target);
+
+    const bool run = engine->device().gpu && !o.compile_only;
+    const RunOptions run_options = o.run_options();
+    const Target target = engine->target();
+    const bool progress = isatty(STDERR_FILENO);
+
+    std::vector<SweepPoint> points;
+    for (int x : xs) {
+        for (int y : ys) {
+            SweepPoint p;
+            p.x = x;
+            p.y = y;
+            ParamValues values = fixed;
+            values[px.name] = x;
+            if (py) values[py->name] = y;
+            p.request.variant = v.id;
+            p.request.params = with_defaults(v.params, values);
+            p.request.problem = problem;
+            p.skipped_reason = engine->invalid_reason(p.request);
+            if (p.skipped_reason.empty()) {
+                if (progress)
+                    std::fprintf(stderr, "\rsweep: point %zu of %zu (%s) ", points.size() + 1, xs.size() * ys.size(),
+                                 params_text(v, values).c_str());
+                p.result = run ? engine->run(p.request, run_options) : engine->analyze(p.request);
+                p.outcome = classify(*p.result, run);
+                p.request = p.result->request;
+            }
+            points.push_back(std::move(p));
+        }
+    }
+    if (progress) std::fputs("\r\x1b[K", stderr);
+
+    switch (o.format) {
+    case OutputFormat::Json: {
+        json arr = json::array();
+        for (const auto& p : points) arr.push_back(point_json(p, target, run));
+        std::fputs((arr.dump(2) + "\n").c_str(), stdout);
+        break;
+    }
+    case OutputFormat::Csv: {
+        const auto columns = csv_columns(v, run);
+        std::fputs(csv_line(csv_headers(columns)).c_str(), stdout);
+        for (const auto& p : points) std::fputs(csv_line(csv_row(point_json(p, target, run), columns)).c_str(), stdout);
+        break;
+    }
+    case OutputFormat::Table: {
+        std::string out = fmt::format("{}  {}: sweep of {}{}, problem {}, target {} ({})\n", v.id, v.title, px.name,
+                                      py ? " and " + py->name : "", format_problem(problem), target.name,
+                                      target.arch_name());
+        if (!fixed.empty()) out += "fixed: " + params_text(v, fixed) + "\n";
+        if (!run)
+            out += engine->device().gpu ? "compile only: each point is analysed, none is run\n"
+                                        : fmt::format("Model mode: {}; each point is analysed, none is run\n",
+                                                      engine->device().reason);
+        out += "\n" + table_text(points, px, py, run);
+        if (py) out += grid_text(points, xs, ys, px, *py, run);
+        std::fputs(out.c_str(), stdout);
+        break;
+    }
+    }
+    std::fflush(stdout);
+
+    const int code = sweep_exit_code(points);
+    if (code == kExitUsage) throw usage_error("every point of the sweep is invalid; see the reasons above");
+    if (code != kExitOk) {
+        const auto bad = std::find_if(points.begin(), points.end(), [&](const SweepPoint& p) {
+            return p.skipped_reason.empty() && p.outcome.exit_code == code;
+        });
+        throw CliError(code, fmt::format("{} ({}; and maybe others)", bad->outcome.message,
+                                         params_text(v, bad->request.params)));
+    }
+    return kExitOk;
+}
+
+}  // namespace tilelab::cli

@@ -1,0 +1,48 @@
+// Plain-text output: an aligned table, CSV, and the number formats every report shares.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace tilelab::cli {
+
+enum class Align { Left, Right };
+
+struct Column {
+    std::string header;
+    Align align = Align::Left;
+};
+
+// Columns separated by two spaces, a dashed rule under the header. Widths count characters,
+// not bytes, so "×" and "·" in formulas do not shift the columns.
+class Table {
+public:
+    explicit Table(std::vector<Column> columns, bool show_header = true);
+    void add_row(std::vector<std::string> cells);   // missing cells are blank
+    std::string render(int indent = 0) const;
+    bool empty() const { return rows_.empty(); }
+
+private:
+    std::vector<Column> columns_;
+    std::vector<std::vector<std::string>> rows_;
+    bool show_header_;
+};
+
+// Number of characters (UTF-8 code points) in `s`.
+size_t display_width(const std::string& s);
+
+// CSV (RFC 4180): fields with a comma, quote or newline are quoted, quotes doubled.
+std::string csv_field(const std::string& s);
+std::string csv_line(const std::vector<std::string>& fields);
+
+// Number formats.
+std::string fmt_count(double v);        // 2147483648 -> "2,147,483,648"; 0.5 -> "0.5"
+std::string fmt_fixed(double v, int decimals);
+std::string fmt_ms(double ms);          // 4 significant digits: "15.23", "0.5612"
+std::string fmt_pct(double fraction);   // 0.6667 -> "66.7%"
+std::string fmt_bytes(double bytes);    // "8192 B", "48 KiB", "1.5 MiB", "80 GiB"
+std::string fmt_sci(double v);          // "1.2e-06"
+
+// "TILE=32 PAD=1" in the order given.
+std::string join(const std::vector<std::string>& parts, const std::string& sep);
+
+}  // namespace tilelab::cli

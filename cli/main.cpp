@@ -1,0 +1,138 @@
+// tilelab-cli: the headless face of TileLab. This file only wires the command line (CLI11) to
+// the subcommands in cmd_*.cpp; every error leaves as one line on stderr and an exit code.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+
+#include "commands.h"
+#include "options.h"
+
+using namespace tilelab::cli;
+
+namespace {
+
+constexpr const char* kProgram = "tilelab-cli";
+
+constexpr const char* kFooter =
+    "Exit codes: 0 ok, 1 a launch or CUDA call failed, 2 invalid input, 3 no GPU (model mode),\n"
+    "4 validation failed, 5 compile failed. Model mode: no GPU, --model-mode, or TILELAB_MODEL_MODE=1.";
+
+// One line, whatever the message: stderr of this tool is meant to be read by scripts too.
+void print_error(const std::string& message) {
+    std::string line = message;
+    for (char& c : line)
+        if (c == '\n' || c == '\r') c = ' ';
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    std::fprintf(stderr, "%s: %s\n", kProgram, line.c_str());
+}
+
+struct FormatFlags {
+    bool json = false, csv = false;
+};
+
+void add_common_flags(CLI::App* app, CliOptions& o, FormatFlags& f) {
+    auto* json = app->add_flag("--json", f.json, "Print JSON instead of a table");
+    app->add_flag("--csv", f.csv, "Print CSV instead of a table")->excludes(json);
+    app->add_flag("--model-mode", o.model_mode, "Never use a GPU: compile and analyse only (also TILELAB_MODEL_MODE=1)");
+}
+
+void add_request_flags(CLI::App* app, CliOptions& o) {
+    app->add_option("variant", o.variant, "Variant id (see `list`) or lesson number, e.g. matmul.smem_tiled or 02")
+        ->required();
+    app->add_option("--set", o.sets, "Parameter value NAME=VALUE, repeatable: --set TILE=16 --set PAD=1")
+        ->allow_extra_args(false);   // one NAME=VALUE per --set, so a following variant id stays positional
+    app->add_option("--size", o.size, "Problem size: 4096 or 1000x2000x300 (default: the lesson's, else 1024)");
+    app->add_option("--target", o.target,
+                    "Model mode: a preset key, name or arch (t4, a100, rtx4090, h100, h200, sm_90); see `targets`");
+    app->add_flag("--log", o.with_log, "Include the NVRTC/ptxas log");
+}
+
+void add_run_flags(CLI::App* app, CliOptions& o) {
+    app->add_option("--reps", o.repetitions, "Timed repetitions")->check(CLI::Range(1, 100000));
+    app->add_option("--warmup", o.warmup, "Untimed warm-up runs")->check(CLI::Range(0, 100000));
+    app->add_flag("--no-flush", o.no_flush, "Do not flush L2 between repetitions (warm-cache timing)");
+    app->add_flag("--no-count", o.no_count, "Skip the instrumented run that counts memory accesses");
+    app->add_flag("--no-reference", o.no_reference, "Skip timing the reference (cuBLAS or device copy)");
+    app->add_option("--seed", o.seed, "Seed of the random inputs");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CliOptions o;
+    FormatFlags f;
+    CLI::App app("Compile, analyse, run and sweep TileLab's tiled GPU kernels.", kProgram);
+    app.require_subcommand(1);
+    app.footer(kFooter);
+    add_common_flags(&app, o, f);
+
+    auto* list = app.add_subcommand("list", "Variants with their parameters (ranges, defaults, help), and lessons");
+    add_common_flags(list, o, f);
+
+    auto* targets = app.add_subcommand("targets", "Target presets for model mode and, in GPU mode, the device");
+    add_common_flags(targets, o, f);
+    targets->add_option("--target", o.target, "Mark this preset as the one in use (model mode)");
+
+    auto* ceilings = app.add_subcommand("ceilings", "Measured copy bandwidth and cuBLAS SGEMM peak (needs a GPU)");
+    add_common_flags(ceilings, o, f);
+
+    auto* compile = app.add_subcommand(
+        "compile", "Compile one configuration: ptxas report, occupancy with its limiter, cost model (no GPU needed)");
+    add_common_flags(compile, o, f);
+    add_request_flags(compile, o);
+
+    auto* run = app.add_subcommand(
+        "run", "Run one configuration: time, GFLOP/s, GB/s, % of the reference, validation, counted accesses");
+    add_common_flags(run, o, f);
+    add_request_flags(run, o);
+    add_run_flags(run, o);
+
+    auto* sweep = app.add_subcommand(
+        "sweep", "Sweep one or two parameters across their valid values (run on a GPU, else analysed)");
+    add_common_flags(sweep, o, f);
+    add_request_flags(sweep, o);
+    add_run_flags(sweep, o);
+    sweep->add_option("--param", o.param, "The parameter to sweep, e.g. TILE")->required();
+    sweep->add_option("--param2", o.param2, "A second parameter: sweep the grid of both");
+    sweep->add_option("--values", o.values, "Only these values of --param, e.g. 8,16,32")->delimiter(',')->allow_extra_args(false);
+    sweep->add_option("--values2", o.values2, "Only these values of --param2")->delimiter(',')->allow_extra_args(false);
+    sweep->add_flag("--compile-only", o.compile_only, "Analyse every point; run none");
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);  // --help
+        const auto subcommands = app.get_subcommands([](CLI::App*) { return true; });
+        const bool known = argc > 1 && std::any_of(subcommands.begin(), subcommands.end(),
+                                                   [&](CLI::App* s) { return s->get_name() == argv[1]; });
+        if (argc > 1 && argv[1][0] != '-' && !known) {
+            std::vector<std::string> names;
+            for (CLI::App* s : subcommands) names.push_back(s->get_name());
+            print_error(fmt::format("unknown subcommand '{}'; the subcommands are {}", argv[1], fmt::join(names, ", ")));
+            return kExitUsage;
+        }
+        print_error(std::string(e.what()) + " (run with --help for usage)");
+        return kExitUsage;
+    }
+    o.format = f.json ? OutputFormat::Json : f.csv ? OutputFormat::Csv : OutputFormat::Table;
+
+    try {
+        if (*list) return cmd_list(o);
+        if (*targets) return cmd_targets(o);
+        if (*ceilings) return cmd_ceilings(o);
+        if (*compile) return cmd_compile(o);
+        if (*run) return cmd_run(o);
+        if (*sweep) return cmd_sweep(o);
+    } catch (const CliError& e) {
+        print_error(e.what());
+        return e.code();
+    } catch (const std::exception& e) {
+        print_error(fmt::format("unexpected error: {}", e.what()));
+        return kExitRuntime;
+    }
+    return kExitUsage;
+}

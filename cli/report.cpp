@@ -1,0 +1,262 @@
+// The readable report of one configuration, its CSV row, and its exit code.
+#include "report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <climits>
+
+#include "format_table.h"
+#include "options.h"
+
+namespace tilelab::cli {
+
+using json = nlohmann::ordered_json;
+
+// [SECTION] Outcome ---------------------------------------------------------------------------
+
+Outcome classify(const RunResult& r, bool run_requested) {
+    if (!r.ok && r.stage == "input") return {kExitUsage, "invalid", r.error};
+    if (!r.ok && r.stage == "compile") return {kExitCompile, "compile error", "compile failed: " + r.error};
+    if (run_requested && !r.measured && !r.no_gpu_reason.empty())
+        return {kExitNoGpu, "no GPU", "no GPU: " + r.no_gpu_reason};
+    const bool failed_validation =
+        (!r.ok && r.stage == "validate") || (r.measured && r.validation.checked && !r.validation.passed);
+    if (failed_validation) {
+        std::string why = fmt::format("validation failed against {}: max abs error {}, max rel error {}",
+                                      r.validation.reference, fmt_sci(r.validation.max_abs_error),
+                                      fmt_sci(r.validation.max_rel_error));
+        if (!r.validation.message.empty()) why += " (" + r.validation.message + ")";
+        if (!r.ok && !r.error.empty()) why += ": " + r.error;
+        return {kExitValidation, "FAIL", why};
+    }
+    if (!r.ok) return {kExitRuntime, "error", fmt::format("{} failed: {}", r.stage, r.error)};
+    return {kExitOk, "ok", ""};
+}
+
+// [SECTION] Helpers ----------------------------------------------------------------------------
+
+std::string params_text(const Variant& v, const ParamValues& values) {
+    std::vector<std::string> parts;
+    for (const auto& spec : v.params) {
+        auto it = values.find(spec.name);
+        if (it != values.end()) parts.push_back(fmt::format("{}={}", spec.name, it->second));
+    }
+    // Values the declaration does not know (should not happen) still show.
+    for (const auto& [name, value] : values)
+        if (std::none_of(v.params.begin(), v.params.end(), [&](const ParamSpec& s) { return s.name == name; }))
+            parts.push_back(fmt::format("{}={}", name, value));
+    return parts.empty() ? "(no parameters)" : join(parts, " ");
+}
+
+static std::string dims(const std::array<unsigned, 3>& d) { return fmt::format("{}x{}x{}", d[0], d[1], d[2]); }
+
+static std::string badge(bool passed, bool color) {
+    if (!color) return passed ? "[PASS]" : "[FAIL]";
+    return passed ? "\x1b[1;32m[PASS]\x1b[0m" : "\x1b[1;31m[FAIL]\x1b[0m";
+}
+
+// cuda_occupancy.h reports "this resource sets no limit" as INT_MAX.
+static std::string limit_text(int blocks) { return blocks == INT_MAX ? "no limit" : std::to_string(blocks); }
+
+static void section(std::string& out, const std::string& title) { out += "\n" + title + "\n"; }
+
+// [SECTION] Report -----------------------------------------------------------------------------
+
+static void render_compile(std::string& out, const RunResult& r, const ReportOptions& opt) {
+    Table kv({{"", Align::Left}, {"", Align::Left}}, false);
+    kv.add_row({"Kernel", r.name_expression.empty() ? "-" : r.name_expression});
+    const CompileResult* c = r.compiled.get();
+    if (c == nullptr) {
+        kv.add_row({"Compile", "not compiled"});
+    } else if (!c->ok) {
+        kv.add_row({"Compile", "FAILED: " + c->error});
+    } else {
+        const std::string cache = c->cache_hit ? fmt::format(" (cache: {})", c->cache_level) : "";
+        kv.add_row({"Compile", fmt::format("NVRTC {} ms{}", fmt_fixed(c->compile_ms, 1), cache)});
+        kv.add_row({"Options", c->options});
+        const PtxasInfo& p = c->ptxas;
+        kv.add_row({"ptxas", fmt::format("{} registers/thread, spill stores {}, spill loads {}, stack {}, "
+                                         "static shared {}, constant {}",
+                                         p.registers, fmt_bytes(p.spill_stores), fmt_bytes(p.spill_loads),
+                                         fmt_bytes(p.stack_bytes), fmt_bytes(p.smem_bytes),
+                                         fmt_bytes(p.cmem_bytes))});
+    }
+    const LaunchShape& l = r.launch;
+    kv.add_row({"Launch", fmt::format("grid {} = {} blocks, block {} = {} threads, dynamic shared {}",
+                                      dims(l.grid), fmt_count(double(l.blocks())), dims(l.block),
+                                      l.threads_per_block(), fmt_bytes(l.dynamic_smem))});
+    if (c != nullptr && c->ok) {
+        const Occupancy& o = r.occupancy;
+        if (!o.error.empty()) {
+            kv.add_row({"Occupancy", o.error});
+        } else {
+            kv.add_row({"Occupancy", fmt::format("{} ({} of {} warps per SM, {} blocks/SM), limited by {}",
+                                                 fmt_pct(o.occupancy), o.active_warps, o.max_warps,
+                                                 o.blocks_per_sm, o.limiter)});
+            kv.add_row({"Limits", fmt::format("blocks/SM allowed by warps {}, by registers {}, by shared memory {}, "
+                                              "by the block limit {}",
+                                              limit_text(o.limit_warps), limit_text(o.limit_registers),
+                                              limit_text(o.limit_smem), limit_text(o.limit_blocks))});
+        }
+    }
+    out += kv.render();
+    if (c != nullptr && c->ok && !r.occupancy.steps.empty()) {
+        section(out, "Occupancy, step by step");
+        for (const auto& step : r.occupancy.steps) out += "  " + step + "\n";
+    }
+    if (opt.compile_log && c != nullptr) {
+        section(out, "Compile log");
+        // NUL bytes (a C terminator kept by an older cache entry) would cut the output short.
+        std::string log = c->log;
+        std::erase(log, '\0');
+        out += log.empty() ? "  (empty)\n" : log;
+        if (!log.empty() && log.back() != '\n') out += '\n';
+    }
+}
+
+static void render_accesses(std::string& out, const RunResult& r, const ReportOptions& opt) {
+    const CostModel& m = r.model;
+    section(out, "Memory accesses (4-byte elements): model and counted");
+    std::vector<Column> cols = {{"", Align::Left},
+                                {"per thread", Align::Right},
+                                {"per block", Align::Right},
+                                {"total (model)", Align::Right}};
+    if (opt.measurement) {
+        cols.push_back({"total (counted)", Align::Right});
+        cols.push_back({"match", Align::Left});
+    }
+    Table t(cols);
+    auto row = [&](const char* name, double AccessCounts::*field) {
+        std::vector<std::string> cells = {name, fmt_count(m.per_thread.*field), fmt_count(m.per_block.*field),
+                                          fmt_count(m.total.*field)};
+        if (opt.measurement) {
+            if (r.counted) {
+                const double counted = (*r.counted).*field;
+                cells.push_back(fmt_count(counted));
+                cells.push_back(counted == m.total.*field ? "yes" : "NO");
+            } else {
+                cells.push_back(r.measured ? "not counted" : "no GPU");
+                cells.push_back("");
+            }
+        }
+        t.add_row(cells);
+    };
+    row("global loads", &AccessCounts::global_loads);
+    row("global stores", &AccessCounts::global_stores);
+    row("shared loads", &AccessCounts::shared_loads);
+    row("shared stores", &AccessCounts::shared_stores);
+    out += t.render(2);
+    out += fmt::format("  FLOPs {}, global traffic {} ({}), intensity {} FLOP/B, compulsory traffic {}\n",
+                       fmt_count(m.flops), fmt_bytes(m.global_bytes), fmt_count(m.global_bytes) + " B",
+                       fmt_fixed(m.intensity, 3), fmt_bytes(m.compulsory_bytes));
+
+    auto formula_table = [&](const char* title, const std::vector<Formula>& fs) {
+        if (fs.empty()) return;
+        section(out, title);
+        Table ft({{"quantity", Align::Left}, {"formula", Align::Left}, {"value", Align::Right}});
+        for (const auto& f : fs) ft.add_row({f.quantity, f.expression, fmt_count(f.value)});
+        out += ft.render(2);
+    };
+    formula_table("Formulas", m.formulas);
+    formula_table("Extras", m.extras);
+}
+
+static void render_measurement(std::string& out, const RunResult& r, const ReportOptions& opt) {
+    section(out, "Measured");
+    Table kv({{"", Align::Left}, {"", Align::Left}}, false);
+    if (!r.measured) {
+        kv.add_row({"Time", "no GPU: " + r.no_gpu_reason});
+        out += kv.render(2);
+        return;
+    }
+    kv.add_row({"Time", fmt::format("median {} ms, min {} ms, max {} ms ({} runs after {} warm-up, L2 {})",
+                                    fmt_ms(r.timing.median_ms), fmt_ms(r.timing.min_ms), fmt_ms(r.timing.max_ms),
+                                    r.timing.samples_ms.size(), opt.run.warmup,
+                                    opt.run.flush_l2 ? "flushed between runs" : "not flushed")});
+    kv.add_row({"Throughput", fmt::format("{} GFLOP/s, {} GB/s modelled global traffic, {} GB/s effective "
+                                          "(compulsory bytes)",
+                                          fmt_fixed(r.gflops, 1), fmt_fixed(r.gbps_model, 1),
+                                          fmt_fixed(r.gbps_effective, 1))});
+    if (r.reference_ms > 0)
+        kv.add_row({"Reference", fmt::format("{} {} ms: this kernel runs at {} of {}", r.reference_name,
+                                             fmt_ms(r.reference_ms), fmt_pct(r.pct_of_reference / 100.0),
+                                             r.reference_name)});
+    else
+        kv.add_row({"Reference", "not timed"});
+    const Validation& v = r.validation;
+    if (v.checked)
+        kv.add_row({"Validation", fmt::format("{} max abs error {}, max rel error {}, tolerance {}, against {}{}",
+                                              badge(v.passed, opt.color), fmt_sci(v.max_abs_error),
+                                              fmt_sci(v.max_rel_error), fmt_sci(v.tolerance), v.reference,
+                                              v.message.empty() ? "" : " — " + v.message)});
+    else
+        kv.add_row({"Validation", "not checked"});
+    out += kv.render(2);
+}
+
+std::string render_result(const RunResult& r, const Variant& v, const ReportOptions& opt) {
+    std::string out = fmt::format("{}  {}\n", v.id, v.title);
+    out += fmt::format("{}, problem {}, target {} ({})\n\n", params_text(v, r.request.params),
+                       format_problem(r.request.problem), r.target, r.arch);
+    render_compile(out, r, opt);
+    render_accesses(out, r, opt);
+    if (opt.measurement) render_measurement(out, r, opt);
+    return out;
+}
+
+// [SECTION] CSV --------------------------------------------------------------------------------
+
+std::vector<CsvColumn> csv_columns(const Variant& v, bool measurement) {
+    std::vector<CsvColumn> cols = {{"variant", "/variant"}};
+    for (const auto& p : v.params) cols.push_back({p.name, "/params/" + p.name});
+    for (const char* key : {"problem/text", "target", "arch", "status", "reason", "registers", "spill_stores",
+                            "spill_loads", "smem_bytes", "threads_per_block", "blocks_per_sm", "occupancy",
+                            "limiter", "flops", "global_loads", "global_stores", "shared_loads",
+                            "shared_stores", "global_bytes", "intensity"}) {
+        std::string k = key;
+        cols.push_back({k == "problem/text" ? "problem" : k, "/" + k});
+    }
+    if (measurement) {
+        for (const char* key : {"measured", "median_ms", "min_ms", "max_ms", "gflops", "gbps_model",
+                                "gbps_effective", "reference_name", "reference_ms", "pct_of_reference"})
+            cols.push_back({key, std::string("/") + key});
+        cols.push_back({"valid", "/validation/passed"});
+        cols.push_back({"max_abs_error", "/validation/max_abs_error"});
+        cols.push_back({"max_rel_error", "/validation/max_rel_error"});
+        for (const char* key : {"global_loads", "global_stores", "shared_loads", "shared_stores"})
+            cols.push_back({std::string("counted_") + key, std::string("/counted/") + key});
+    }
+    return cols;
+}
+
+std::vector<std::string> csv_headers(const std::vector<CsvColumn>& columns) {
+    std::vector<std::string> h;
+    for (const auto& c : columns) h.push_back(c.header);
+    return h;
+}
+
+static std::string csv_value(const json& point, const std::string& pointer) {
+    // Walk by hand: a null parent ("validation": null) makes the field empty, not an error.
+    const json* node = &point;
+    size_t pos = 1;
+    while (pos <= pointer.size()) {
+        const size_t next = pointer.find('/', pos);
+        const std::string key = pointer.substr(pos, next == std::string::npos ? std::string::npos : next - pos);
+        if (!node->is_object() || !node->contains(key)) return "";
+        node = &(*node)[key];
+        if (next == std::string::npos) break;
+        pos = next + 1;
+    }
+    if (node->is_null()) return "";
+    if (node->is_string()) return node->get<std::string>();
+    return node->dump();
+}
+
+std::vector<std::string> csv_row(const json& point, const std::vector<CsvColumn>& columns) {
+    std::vector<std::string> row;
+    for (const auto& c : columns) row.push_back(csv_value(point, c.pointer));
+    return row;
+}
+
+}  // namespace tilelab::cli

@@ -1,0 +1,44 @@
+// How one result reads on a terminal and in a CSV row, and what it means for the exit code.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+#include "tilelab/result.h"
+#include "tilelab/variant.h"
+
+namespace tilelab::cli {
+
+// What happened to one configuration: the exit code it implies, a short status for tables
+// ("ok", "no GPU", "FAIL", "compile error", "error", "invalid", "skipped") and one line why.
+struct Outcome {
+    int exit_code = 0;
+    std::string status;
+    std::string message;
+};
+Outcome classify(const RunResult& r, bool run_requested);
+
+struct ReportOptions {
+    bool measurement = false;   // the run's sections (timing, validation, counted)
+    bool compile_log = false;
+    bool color = false;         // ANSI colour on the PASS/FAIL badge
+    RunOptions run;             // to say how the time was taken
+};
+
+// The readable report of `compile` and `run`: header, compile, launch, occupancy with its
+// arithmetic, model (and counted) accesses side by side, formulas; for run: time, throughput,
+// reference and validation.
+std::string render_result(const RunResult& r, const Variant& v, const ReportOptions& opt);
+
+// CSV: the result JSON's flat fields, one column each; the variant's parameters by name.
+struct CsvColumn {
+    std::string header;
+    std::string pointer;   // JSON pointer into result_to_json's object, e.g. "/validation/passed"
+};
+std::vector<CsvColumn> csv_columns(const Variant& v, bool measurement);
+std::vector<std::string> csv_headers(const std::vector<CsvColumn>& columns);
+std::vector<std::string> csv_row(const nlohmann::ordered_json& point, const std::vector<CsvColumn>& columns);
+
+// "TILE=32 PAD=0" in declaration order.
+std::string params_text(const Variant& v, const ParamValues& values);
+
+}  // namespace tilelab::cli

@@ -1,0 +1,40 @@
+// From command-line text to a RunRequest the engine accepts. Every function here either
+// succeeds or throws a usage error (exit 2) whose message is one sentence naming the bad input.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+#include "options.h"
+#include "tilelab/engine.h"
+#include "tilelab/variant.h"
+
+namespace tilelab::cli {
+
+// --model-mode, or TILELAB_MODEL_MODE set to anything but "" or "0".
+bool model_mode_requested(const CliOptions& o);
+
+std::unique_ptr<Engine> make_engine(const CliOptions& o);
+
+// A variant id ("matmul.smem_tiled"), or a lesson id or number ("02") naming one.
+const Variant& resolve_variant(const std::string& name);
+
+const ParamSpec* find_param(const Variant& v, const std::string& name);
+// Like find_param, but an unknown name is a usage error that lists the variant's parameters.
+const ParamSpec& require_param(const Variant& v, const std::string& name);
+
+// --set NAME=VALUE ... checked against the variant's declared parameters and ranges.
+ParamValues parse_sets(const Variant& v, const std::vector<std::string>& sets);
+
+// `value` checked against the parameter's range; a usage error otherwise.
+void check_param_value(const ParamSpec& spec, int value);
+
+// --size, or when empty the size the variant's lesson presets (else 1024).
+Problem resolve_problem(const Variant& v, const std::string& size_text);
+
+// --target: a preset (model mode), or the device itself (GPU mode: anything else is an error).
+void apply_target(Engine& engine, const std::string& key);
+
+// All of the above plus the engine's own check of the combination on the current target.
+RunRequest build_request(const CliOptions& o, Engine& engine);
+
+}  // namespace tilelab::cli
