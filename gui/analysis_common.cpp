@@ -1,0 +1,86 @@
+#include "analysis_common.h"
+#include <algorithm>
+#include <cfloat>
+#include "fonts.h"
+#include "ui_common.h"
+#include "worker.h"
+
+namespace tilelab::gui {
+
+Target TargetOf(const AppState& state, const RunResult& r) {
+    Target current = state.worker ? state.worker->target() : Target{};
+    if (current.name == r.target || r.target.empty()) return current;
+    if (const Target* preset = find_target(r.target)) return *preset;
+    return current;
+}
+
+OccupancyInput OccupancyInputOf(const RunResult& r) {
+    OccupancyInput in;
+    in.threads_per_block = int(r.launch.threads_per_block());
+    if (r.compiled) {
+        in.registers_per_thread = r.compiled->ptxas.registers;
+        in.smem_per_block = r.compiled->ptxas.smem_bytes;
+    }
+    in.smem_per_block += int(r.launch.dynamic_smem);
+    return in;
+}
+
+void Headline(const char* caption, const std::string& value, ImU32 color, const char* help, bool same_row) {
+    if (same_row) {
+        ImFont* big = AppFonts().big ? AppFonts().big : ImGui::GetFont();
+        float width = std::max(ImGui::CalcTextSize(caption).x,
+                               big->CalcTextSizeA(big->FontSize, FLT_MAX, 0, value.c_str()).x);
+        float gap = ImGui::GetFontSize() * 2.0f;
+        float right = ImGui::GetItemRectMax().x + gap + width;
+        if (right <= ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x) ImGui::SameLine(0, gap);
+    }
+    ImGui::BeginGroup();
+    ImGui::TextDisabled("%s", caption);
+    PushFontOrDefault(AppFonts().big);
+    ImGui::PushStyleColor(ImGuiCol_Text, color);
+    ImGui::TextUnformatted(value.c_str());
+    ImGui::PopStyleColor();
+    ImGui::PopFont();
+    ImGui::EndGroup();
+    if (help && ImGui::IsItemHovered()) {
+        ImGui::BeginTooltip();
+        ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30.0f);
+        ImGui::TextUnformatted(help);
+        ImGui::PopTextWrapPos();
+        ImGui::EndTooltip();
+    }
+}
+
+void MatchMark(bool match) {
+    float h = ImGui::GetTextLineHeight();
+    ImVec2 p = ImGui::GetCursorScreenPos();
+    ImGui::Dummy(ImVec2(h, h));
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    ImU32 color = StatusColor(match);
+    float t = std::max(2.0f, h * 0.12f);
+    if (match) {
+        ImVec2 pts[3] = {{p.x + h * 0.15f, p.y + h * 0.55f}, {p.x + h * 0.4f, p.y + h * 0.8f}, {p.x + h * 0.85f, p.y + h * 0.2f}};
+        dl->AddPolyline(pts, 3, color, 0, t);
+    } else {
+        dl->AddLine(ImVec2(p.x + h * 0.2f, p.y + h * 0.2f), ImVec2(p.x + h * 0.8f, p.y + h * 0.8f), color, t);
+        dl->AddLine(ImVec2(p.x + h * 0.8f, p.y + h * 0.2f), ImVec2(p.x + h * 0.2f, p.y + h * 0.8f), color, t);
+    }
+}
+
+std::string ParamSummary(const ParamValues& params) {
+    std::string s;
+    for (const auto& [name, value] : params) {
+        if (!s.empty()) s += ' ';
+        s += name + "=" + std::to_string(value);
+    }
+    return s;
+}
+
+std::string ConfigLabel(const RunResult& r) {
+    const Variant* v = find_variant(r.request.variant);
+    std::string title = v ? v->title : r.request.variant;
+    std::string params = ParamSummary(r.request.params);
+    return title + (params.empty() ? "" : " " + params) + " @ " + format_problem(r.request.problem);
+}
+
+}  // namespace tilelab::gui

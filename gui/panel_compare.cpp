@@ -1,0 +1,521 @@
+// [SECTION] Compare panel: pin configurations and compare them as bars (time, GFLOP/s, occupancy);
+// sweep one parameter (a line plot: time with occupancy overlaid) or two (a heatmap) through the
+// worker's sweep queue; export the results as CSV or JSON and the plot as a PNG.
+// In model mode the sweep still compiles and analyses every point: occupancy, registers and the
+// model are there, times say "no GPU".
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <imgui.h>
+#include <imgui_stdlib.h>
+#include "actions.h"
+#include "analysis_common.h"
+#include "compare_export.h"
+#include "panels.h"
+#include "plot.h"
+#include "ui_common.h"
+#include "worker.h"
+
+namespace tilelab::gui {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+bool Passed(const RunResult& r) { return r.ok && (!r.validation.checked || r.validation.passed); }
+double TimeOf(const RunResult& r) { return r.measured && r.ok ? r.timing.median_ms : kNaN; }
+double GflopsOf(const RunResult& r) { return r.measured && r.ok ? r.gflops : kNaN; }
+double OccupancyOf(const RunResult& r) { return r.ok || r.stage != "input" ? r.occupancy.occupancy * 100 : kNaN; }
+
+// ---- pinning --------------------------------------------------------------------------------
+
+void DrawPinning(AppState& state) {
+    ImGui::TextUnformatted("Pinned configurations");
+    HelpMarker("Pin the current result to keep it next to later ones: the bars below compare every pinned "
+               "configuration, and they appear on the Memory panel's roofline.");
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 18);
+    ImGui::InputTextWithHint("##pin_label", "label (default: the parameters)", &state.pin_label);
+    ImGui::SameLine();
+    ImGui::BeginDisabled(!state.result);
+    if (ImGui::Button("Pin current")) {
+        PinnedConfig pin;
+        pin.result = state.result;
+        pin.label = !state.pin_label.empty() ? state.pin_label : ParamSummary(state.result->request.params);
+        if (pin.label.empty()) pin.label = state.result->request.variant;
+        state.pinned.push_back(pin);
+        state.pin_label.clear();
+    }
+    ImGui::EndDisabled();
+    if (!state.pinned.empty()) {
+        ImGui::SameLine();
+        if (ImGui::Button("Clear pins")) state.pinned.clear();
+    }
+    if (state.pinned.empty()) return;
+
+    const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp;
+    if (ImGui::BeginTable("pinned", 7, flags)) {
+        ImGui::TableSetupColumn("label", ImGuiTableColumnFlags_WidthStretch, 2.5f);
+        ImGui::TableSetupColumn("variant", ImGuiTableColumnFlags_WidthStretch, 1.5f);
+        ImGui::TableSetupColumn("time");
+        ImGui::TableSetupColumn("GFLOP/s");
+        ImGui::TableSetupColumn("occupancy");
+        ImGui::TableSetupColumn("registers");
+        ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 2);
+        ImGui::TableHeadersRow();
+        int remove = -1;
+        for (size_t i = 0; i < state.pinned.size(); ++i) {
+            const PinnedConfig& pin = state.pinned[i];
+            if (!pin.result) continue;
+            const RunResult& r = *pin.result;
+            ImGui::PushID(int(i));
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(pin.label.c_str());
+            ImGui::TableNextColumn();
+            const Variant* v = find_variant(r.request.variant);
+            ImGui::TextUnformatted(v ? v->title.c_str() : r.request.variant.c_str());
+            ImGui::TableNextColumn();
+            if (!r.measured) ImGui::TextDisabled("%s", kNoGpu);
+            else ImGui::TextColored(StatusColorVec(Passed(r)), "%s", FormatTime(r.timing.median_ms).c_str());
+            ImGui::TableNextColumn();
+            if (!r.measured) ImGui::TextDisabled("%s", kNoGpu);
+            else ImGui::TextUnformatted(plot::FormatValue(r.gflops).c_str());
+            ImGui::TableNextColumn();
+            ImGui::Text("%.0f%%", r.occupancy.occupancy * 100);
+            ImGui::TableNextColumn();
+            ImGui::Text("%d", r.compiled ? r.compiled->ptxas.registers : 0);
+            ImGui::TableNextColumn();
+            if (ImGui::SmallButton("x")) remove = int(i);
+            if (ImGui::IsItemHovered()) ImGui::SetTooltip("Unpin");
+            ImGui::PopID();
+        }
+        ImGui::EndTable();
+        if (remove >= 0) state.pinned.erase(state.pinned.begin() + remove);
+    }
+
+    // Three bar charts: the same pins, three measures.
+    plot::BarChart time, gflops, occupancy;
+    time.title = "time (lower is better)";
+    time.value_axis.label = "ms";
+    gflops.title = "GFLOP/s (higher is better)";
+    gflops.value_axis.label = "GFLOP/s";
+    occupancy.title = "occupancy";
+    occupancy.value_axis.label = "%";
+    occupancy.value_axis.range = plot::Range{0, 100};
+    plot::BarSeries t, g, o;
+    t.color = plot::Palette(0);
+    g.color = plot::Palette(2);
+    o.color = plot::Palette(1);
+    bool any_measured = false;
+    for (const PinnedConfig& pin : state.pinned) {
+        if (!pin.result) continue;
+        const RunResult& r = *pin.result;
+        for (plot::BarChart* c : {&time, &gflops, &occupancy}) c->categories.push_back(pin.label);
+        any_measured |= r.measured;
+        t.values.push_back(TimeOf(r));
+        g.values.push_back(GflopsOf(r));
+        o.values.push_back(OccupancyOf(r));
+        ImU32 status = Passed(r) ? 0 : StatusColor(false);   // failed runs stand out red
+        t.bar_colors.push_back(status);
+        g.bar_colors.push_back(status);
+        t.value_labels.push_back(r.measured ? FormatTime(r.timing.median_ms) : kNoGpu);
+        g.value_labels.push_back(r.measured ? plot::FormatValue(r.gflops) : kNoGpu);
+    }
+    time.series.push_back(t);
+    gflops.series.push_back(g);
+    occupancy.series.push_back(o);
+    time.horizontal = gflops.horizontal = occupancy.horizontal = true;
+    time.legend = gflops.legend = occupancy.legend = false;
+    time.empty_text = gflops.empty_text = kNoGpu;
+
+    float font = ImGui::GetFontSize();
+    float height = font * (5.5f + 2.2f * float(state.pinned.size()));
+    float avail = ImGui::GetContentRegionAvail().x;
+    if (!any_measured) {
+        ImGui::TextDisabled("Times and GFLOP/s: %s (model mode). Occupancy is static analysis:", kNoGpu);
+        plot::DrawBars("pinned_occupancy", ImVec2(-1, height), occupancy);
+    } else if (avail > font * 60) {
+        float w = (avail - ImGui::GetStyle().ItemSpacing.x * 2) / 3;
+        plot::DrawBars("pinned_time", ImVec2(w, height), time);
+        ImGui::SameLine();
+        plot::DrawBars("pinned_gflops", ImVec2(w, height), gflops);
+        ImGui::SameLine();
+        plot::DrawBars("pinned_occupancy", ImVec2(w, height), occupancy);
+    } else {
+        plot::DrawBars("pinned_time", ImVec2(-1, height), time);
+        plot::DrawBars("pinned_gflops", ImVec2(-1, height), gflops);
+        plot::DrawBars("pinned_occupancy", ImVec2(-1, height), occupancy);
+    }
+}
+
+// ---- sweep setup ------------------------------------------------------------------------------
+
+const ParamSpec* FindSpec(const Variant& v, const std::string& name) {
+    for (const ParamSpec& p : v.params)
+        if (p.name == name) return &p;
+    return nullptr;
+}
+
+// A parameter combo plus from/to value combos. Returns the chosen values.
+std::vector<int> ParamRangeChooser(const char* id, const Variant& v, std::string& name, int& from, int& to,
+                                   bool allow_none) {
+    ImGui::PushID(id);
+    const ParamSpec* spec = FindSpec(v, name);
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 12);
+    if (ImGui::BeginCombo("##param", spec ? spec->label.c_str() : "none")) {
+        if (allow_none && ImGui::Selectable("none", !spec)) name.clear();
+        for (const ParamSpec& p : v.params)
+            if (ImGui::Selectable(p.label.c_str(), spec == &p)) {
+                name = p.name;
+                from = 0;
+                to = -1;
+            }
+        ImGui::EndCombo();
+    }
+    spec = FindSpec(v, name);
+    std::vector<int> chosen;
+    if (spec) {
+        const std::vector<int> values = spec->values();
+        if (!values.empty()) {
+            int last = int(values.size()) - 1;
+            if (to < 0 || to > last) to = last;
+            from = std::clamp(from, 0, to);
+            auto value_combo = [&](const char* label, int& index, int lo, int hi) {
+                ImGui::SameLine();
+                ImGui::TextUnformatted(label);
+                ImGui::SameLine();
+                ImGui::SetNextItemWidth(ImGui::GetFontSize() * 5);
+                ImGui::PushID(label);
+                if (ImGui::BeginCombo("##v", std::to_string(values[size_t(index)]).c_str())) {
+                    for (int i = lo; i <= hi; ++i)
+                        if (ImGui::Selectable(std::to_string(values[size_t(i)]).c_str(), i == index)) index = i;
+                    ImGui::EndCombo();
+                }
+                ImGui::PopID();
+            };
+            value_combo("from", from, 0, to);
+            value_combo("to", to, from, last);
+            chosen.assign(values.begin() + from, values.begin() + to + 1);
+        }
+        if (!spec->help.empty()) HelpMarker(spec->help.c_str());
+    }
+    ImGui::PopID();
+    return chosen;
+}
+
+void StartSweep(AppState& state, const std::vector<int>& xs, const std::vector<int>& ys) {
+    // The base is the last result's request (defaults filled, size parsed) when it is of this variant.
+    RunRequest base = state.request;
+    if (state.result && state.result->request.variant == state.request.variant) {
+        base.params = with_defaults(CurrentVariant(state)->params, state.request.params);
+        base.problem = state.result->request.problem;
+    }
+    std::vector<RunRequest> reqs;
+    const size_t ny = ys.empty() ? 1 : ys.size();
+    for (size_t iy = 0; iy < ny; ++iy)          // row-major: index = iy * nx + ix (the heatmap's order)
+        for (int x : xs) {
+            RunRequest r = base;
+            r.params[state.sweep.param_x] = x;
+            if (!ys.empty()) r.params[state.sweep.param_y] = ys[iy];
+            reqs.push_back(r);
+        }
+    state.worker->submit_sweep(std::move(reqs), state.run_options);
+    state.swept_x = state.sweep.param_x;
+    state.swept_y = ys.empty() ? "" : state.sweep.param_y;
+    state.sweep_x_values = xs;
+    state.sweep_y_values = ys;
+    state.sweep_generation = state.worker->sweep_progress().generation;
+    state.sweep.results.clear();
+    state.sweep.running = true;
+}
+
+// Applies a swept configuration to the sliders and runs it.
+void ApplySweepPoint(AppState& state, size_t index) {
+    const size_t nx = state.sweep_x_values.size();
+    if (nx == 0) return;
+    state.request.params[state.swept_x] = state.sweep_x_values[index % nx];
+    if (!state.swept_y.empty() && index / nx < state.sweep_y_values.size())
+        state.request.params[state.swept_y] = state.sweep_y_values[index / nx];
+    SubmitRequest(state, state.swept_x);
+}
+
+// ---- sweep results -----------------------------------------------------------------------------
+
+std::string Why(const RunResult& r) {
+    if (!r.ok) return r.error.empty() ? "failed at " + r.stage : r.error;
+    if (r.validation.checked && !r.validation.passed) return "failed validation: " + r.validation.message;
+    return "";
+}
+
+plot::PlotResult DrawSweep1D(AppState& state, const Variant& v) {
+    const ResultList& results = state.sweep.results;
+    const ParamSpec* spec = FindSpec(v, state.swept_x);
+    plot::Figure fig;
+    fig.title = "Sweep of " + (spec ? spec->label : state.swept_x);
+    fig.x.label = state.swept_x;
+    if (spec && spec->kind == ParamKind::Pow2) fig.x.scale = plot::Scale::Log10;
+    for (int x : state.sweep_x_values) fig.x.tick_values.push_back(x);
+    fig.y.label = "time (ms)";
+    fig.y.include_zero = true;
+    fig.y.format = [](double ms) { return FormatTime(ms); };
+    fig.y2 = plot::Axis();
+    fig.y2->label = "occupancy %";
+    fig.y2->range = plot::Range{0, 100};
+    fig.legend_left = false;
+
+    plot::Series time, failed, occupancy;
+    time.name = "median time";
+    time.color = plot::Palette(0);
+    time.marker = plot::MarkerShape::Circle;
+    failed.name = "failed validation";
+    failed.color = StatusColor(false);
+    failed.line = false;
+    failed.marker = plot::MarkerShape::Square;
+    occupancy.name = "occupancy";
+    occupancy.color = plot::Palette(1);
+    occupancy.dashed = true;
+    occupancy.marker = plot::MarkerShape::Diamond;
+    occupancy.right_axis = true;
+    bool any_measured = false;
+    for (size_t i = 0; i < results.size() && i < state.sweep_x_values.size(); ++i) {
+        if (!results[i]) continue;
+        const RunResult& r = *results[i];
+        double x = state.sweep_x_values[i];
+        any_measured |= r.measured;
+        std::string note = ParamSummary(r.request.params) + (Why(r).empty() ? "" : "\n" + Why(r));
+        if (r.measured && r.ok) {
+            plot::Series& s = Passed(r) ? time : failed;
+            s.x.push_back(x);
+            s.y.push_back(r.timing.median_ms);
+            s.point_notes.push_back(note);
+        }
+        if (r.ok || r.stage != "input") {
+            occupancy.x.push_back(x);
+            occupancy.y.push_back(r.occupancy.occupancy * 100);
+            occupancy.point_notes.push_back(note);
+        }
+    }
+    if (!any_measured) {
+        fig.y.label = std::string("time: ") + kNoGpu;
+        fig.y.range = plot::Range{0, 1};
+        fig.y.format = [](double) { return std::string(); };
+    }
+    if (!time.x.empty()) fig.series.push_back(time);
+    if (!failed.x.empty()) fig.series.push_back(failed);
+    fig.series.push_back(occupancy);
+    fig.empty_text = "waiting for results";
+    plot::PlotResult pr = plot::DrawFigure("sweep1d", ImVec2(-1, ImGui::GetFontSize() * 20), fig);
+    if (pr.clicked && pr.hovered_series >= 0) {
+        // Map the clicked point back to its x value, then to the sweep index.
+        const plot::Series& s = fig.series[size_t(pr.hovered_series)];
+        double x = s.x[size_t(pr.hovered_point)];
+        auto it = std::find(state.sweep_x_values.begin(), state.sweep_x_values.end(), int(x));
+        if (it != state.sweep_x_values.end()) ApplySweepPoint(state, size_t(it - state.sweep_x_values.begin()));
+    }
+    return pr;
+}
+
+plot::PlotResult DrawSweep2D(AppState& state) {
+    const ResultList& results = state.sweep.results;
+    // Without measurements only occupancy has values: time and GFLOP/s are greyed.
+    const bool any_measured =
+        std::any_of(results.begin(), results.end(), [](const auto& r) { return r && r->measured; });
+    if (!any_measured) state.sweep_metric = 2;
+    const char* metrics[] = {"time", "GFLOP/s", "occupancy"};
+    ImGui::AlignTextToFramePadding();
+    ImGui::TextUnformatted("colour:");
+    for (int i = 0; i < 3; ++i) {
+        ImGui::SameLine();
+        ImGui::BeginDisabled(!any_measured && i < 2);
+        ImGui::RadioButton(metrics[i], &state.sweep_metric, i);
+        ImGui::EndDisabled();
+    }
+    if (!any_measured) {
+        ImGui::SameLine();
+        ImGui::TextDisabled("(time, GFLOP/s: %s)", kNoGpu);
+    }
+    plot::Heatmap map;
+    map.title = "Sweep of " + state.swept_x + " × " + state.swept_y;
+    map.x_label = state.swept_x;
+    map.y_label = state.swept_y;
+    for (int x : state.sweep_x_values) map.x_categories.push_back(std::to_string(x));
+    for (int y : state.sweep_y_values) map.y_categories.push_back(std::to_string(y));
+    switch (state.sweep_metric) {
+    case 0:
+        map.value_label = "time";
+        map.low_is_good = true;
+        map.format = [](double ms) { return FormatTime(ms); };
+        break;
+    case 1: map.value_label = "GFLOP/s"; break;
+    default: map.value_label = "occupancy %"; break;
+    }
+    const size_t n = map.x_categories.size() * map.y_categories.size();
+    for (size_t i = 0; i < n; ++i) {
+        const RunResult* r = i < results.size() ? results[i].get() : nullptr;
+        double v = kNaN;
+        std::string note = r ? Why(*r) : "not run yet";
+        if (r && Passed(*r)) {
+            v = state.sweep_metric == 0 ? TimeOf(*r) : state.sweep_metric == 1 ? GflopsOf(*r) : OccupancyOf(*r);
+            if (!r->measured && state.sweep_metric < 2) note = kNoGpu;
+        }
+        map.values.push_back(v);
+        map.cell_notes.push_back(note);
+    }
+    // Outline the cell of the current parameters.
+    auto find_index = [](const std::vector<int>& values, const ParamValues& p, const std::string& name) {
+        auto it = p.find(name);
+        if (it == p.end()) return -1;
+        auto at = std::find(values.begin(), values.end(), it->second);
+        return at == values.end() ? -1 : int(at - values.begin());
+    };
+    map.highlight_x = find_index(state.sweep_x_values, state.request.params, state.swept_x);
+    map.highlight_y = find_index(state.sweep_y_values, state.request.params, state.swept_y);
+    float font = ImGui::GetFontSize();
+    float height = std::clamp(font * 2.2f * float(map.y_categories.size()) + font * 6, font * 14, font * 30);
+    plot::PlotResult pr = plot::DrawHeatmap("sweep2d", ImVec2(-1, height), map);
+    if (pr.clicked && pr.hovered_point >= 0) ApplySweepPoint(state, size_t(pr.hovered_point));
+    return pr;
+}
+
+void DrawSweepTable(const AppState& state) {
+    const ResultList& results = state.sweep.results;
+    if (!ImGui::CollapsingHeader("Sweep results as a table")) return;
+    const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp |
+                                  ImGuiTableFlags_ScrollY;
+    float height = ImGui::GetFontSize() * 1.6f * float(std::min<size_t>(results.size() + 1, 14));
+    if (!ImGui::BeginTable("sweep_table", 6, flags, ImVec2(0, height))) return;
+    ImGui::TableSetupScrollFreeze(0, 1);
+    ImGui::TableSetupColumn("configuration", ImGuiTableColumnFlags_WidthStretch, 2.0f);
+    ImGui::TableSetupColumn("time");
+    ImGui::TableSetupColumn("GFLOP/s");
+    ImGui::TableSetupColumn("occupancy");
+    ImGui::TableSetupColumn("registers");
+    ImGui::TableSetupColumn("status", ImGuiTableColumnFlags_WidthStretch, 2.0f);
+    ImGui::TableHeadersRow();
+    for (const auto& rp : results) {
+        if (!rp) continue;
+        const RunResult& r = *rp;
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(ParamSummary(r.request.params).c_str());
+        ImGui::TableNextColumn();
+        if (r.measured && r.ok) ImGui::TextUnformatted(FormatTime(r.timing.median_ms).c_str());
+        else ImGui::TextDisabled("%s", r.measured ? "-" : kNoGpu);
+        ImGui::TableNextColumn();
+        if (r.measured && r.ok) ImGui::TextUnformatted(plot::FormatValue(r.gflops).c_str());
+        else ImGui::TextDisabled("%s", r.measured ? "-" : kNoGpu);
+        ImGui::TableNextColumn();
+        if (r.ok || r.stage != "input") ImGui::Text("%.0f%%", r.occupancy.occupancy * 100);
+        ImGui::TableNextColumn();
+        if (r.compiled) ImGui::Text("%d", r.compiled->ptxas.registers);
+        ImGui::TableNextColumn();
+        std::string why = Why(r);
+        if (why.empty()) ImGui::TextColored(StatusColorVec(true), "%s", r.measured ? "valid" : "analysed");
+        else ImGui::TextColored(StatusColorVec(false), "%s", why.c_str());
+        if (!why.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", why.c_str());
+    }
+    ImGui::EndTable();
+}
+
+std::string WithExtension(const std::string& path, const std::string& ext) {
+    size_t slash = path.find_last_of('/');
+    size_t dot = path.find_last_of('.');
+    std::string stem = dot != std::string::npos && (slash == std::string::npos || dot > slash) ? path.substr(0, dot) : path;
+    return stem + ext;
+}
+
+void DrawExport(AppState& state, const plot::PlotResult* plot_rect) {
+    ImGui::TextUnformatted("Export");
+    HelpMarker("Writes the sweep's results (or the pinned configurations when there is no sweep) to the file. "
+               "The extension decides the format of the data; the plot is saved next to it as .png.");
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 20);
+    ImGui::InputText("##export_path", &state.export_path);
+    ResultList rows = state.sweep.results;
+    if (rows.empty())
+        for (const PinnedConfig& p : state.pinned) rows.push_back(p.result);
+    ImGui::SameLine();
+    ImGui::BeginDisabled(rows.empty());
+    if (ImGui::Button("CSV")) {
+        std::string path = WithExtension(state.export_path, ".csv");
+        std::string error = WriteTextFile(path, ResultsToCsv(rows));
+        state.export_message = error.empty() ? "Wrote " + std::to_string(rows.size()) + " rows to " + path + "." : error;
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("JSON")) {
+        std::string path = WithExtension(state.export_path, ".json");
+        std::string error = WriteTextFile(path, ResultsToJson(rows));
+        state.export_message = error.empty() ? "Wrote " + std::to_string(rows.size()) + " results to " + path + "." : error;
+    }
+    ImGui::EndDisabled();
+    ImGui::SameLine();
+    ImGui::BeginDisabled(!plot_rect);
+    if (ImGui::Button("Plot as PNG") && plot_rect)
+        RequestCapture(state, WithExtension(state.export_path, ".png"), plot_rect->min.x, plot_rect->min.y,
+                       plot_rect->max.x, plot_rect->max.y);
+    ImGui::EndDisabled();
+    if (!state.export_message.empty()) ImGui::TextDisabled("%s", state.export_message.c_str());
+}
+
+void DrawSweep(AppState& state) {
+    const Variant* v = CurrentVariant(state);
+    ImGui::TextUnformatted("Sweep");
+    HelpMarker("Runs every value of one parameter (or every pair of two) at the current size, with the other "
+               "parameters as they are now. Combinations that cannot run are kept with the reason. Click a point "
+               "or a cell to load that configuration.");
+    if (!v || v->params.empty()) {
+        ImGui::TextDisabled("This variant has no parameters to sweep.");
+        return;
+    }
+    if (state.sweep.param_x.empty() || !FindSpec(*v, state.sweep.param_x)) state.sweep.param_x = v->params.front().name;
+    if (!state.sweep.param_y.empty() && !FindSpec(*v, state.sweep.param_y)) state.sweep.param_y.clear();
+
+    ImGui::AlignTextToFramePadding();
+    ImGui::TextUnformatted("x:");
+    ImGui::SameLine();
+    std::vector<int> xs = ParamRangeChooser("x", *v, state.sweep.param_x, state.sweep_x_from, state.sweep_x_to, false);
+    ImGui::AlignTextToFramePadding();
+    ImGui::TextUnformatted("y:");
+    ImGui::SameLine();
+    std::vector<int> ys = ParamRangeChooser("y", *v, state.sweep.param_y, state.sweep_y_from, state.sweep_y_to, true);
+    if (state.sweep.param_y == state.sweep.param_x) ys.clear();
+
+    const size_t count = xs.size() * (ys.empty() ? 1 : ys.size());
+    SweepProgress progress = state.worker ? state.worker->sweep_progress() : SweepProgress{};
+    bool ours = state.worker && progress.generation == state.sweep_generation && state.sweep_generation != 0;
+    ImGui::BeginDisabled(!state.worker || !state.worker->ready() || count == 0);
+    std::string run_label = "Run sweep (" + std::to_string(count) + " configurations)";
+    if (ImGui::Button(run_label.c_str())) StartSweep(state, xs, ys);
+    ImGui::EndDisabled();
+    if (ours && progress.running) {
+        ImGui::SameLine();
+        if (ImGui::Button("Cancel")) state.worker->cancel_sweep();
+        ImGui::SameLine();
+        std::string text = std::to_string(progress.done) + " / " + std::to_string(progress.total);
+        ImGui::ProgressBar(progress.total ? float(progress.done) / float(progress.total) : 0.0f, ImVec2(-1, 0), text.c_str());
+    }
+    if (ours) {
+        state.sweep.results = state.worker->sweep_results();
+        state.sweep.running = progress.running;
+    }
+
+    const plot::PlotResult* rect = nullptr;
+    plot::PlotResult drawn;
+    if (!state.sweep_x_values.empty() && !state.sweep.results.empty()) {
+        drawn = state.swept_y.empty() ? DrawSweep1D(state, *v) : DrawSweep2D(state);
+        rect = &drawn;
+        DrawSweepTable(state);
+    }
+    ImGui::Spacing();
+    DrawExport(state, rect);
+}
+
+}  // namespace
+
+void DrawComparePanel(AppState& state) {
+    DrawPinning(state);
+    ImGui::Separator();
+    DrawSweep(state);
+}
+
+}  // namespace tilelab::gui

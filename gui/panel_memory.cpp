@@ -1,0 +1,229 @@
+// [SECTION] Memory panel: the kernel's memory traffic three ways of looking — modelled per thread,
+// per block and in total next to what the instrumented build counted; the formulas the model
+// uses; the arithmetic intensity; and where that puts the kernel on the card's roofline.
+// The model needs no GPU; counted values and measured points say "no GPU" in model mode.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include "analysis_common.h"
+#include "fonts.h"
+#include "panels.h"
+#include "plot.h"
+#include "ui_common.h"
+#include "worker.h"
+
+namespace tilelab::gui {
+
+namespace {
+
+std::string Rate(double gflops, const char* giga, const char* tera) {
+    return gflops >= 1000 ? plot::FormatValue(gflops / 1000) + " " + tera : plot::FormatValue(gflops) + " " + giga;
+}
+
+std::string Exact(double v) {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+    return buf;
+}
+
+void DrawHeadlines(const CostModel& m) {
+    Headline("arithmetic intensity", plot::FormatValue(m.intensity) + " FLOP/B", plot::kHighlight,
+             "FLOPs divided by the bytes of every global load and store the kernel issues (model). Reuse "
+             "from shared memory or registers raises it; caches do not (they are not in the model).",
+             false);
+    Headline("FLOPs", FormatCount(m.flops), plot::kTextColor, "Floating-point operations of the whole launch.");
+    Headline("global traffic (model)", FormatBytes(m.global_bytes), plot::kTextColor,
+             "(global loads + stores) × 4 bytes, counting every access the kernel issues.");
+    Headline("compulsory traffic", FormatBytes(m.compulsory_bytes), plot::kTextColor,
+             "Each input read once and each output written once: the least any kernel must move. "
+             "The gap to the modelled traffic is what better tiling can still save.");
+}
+
+// Rows: the four kinds of access. Columns: model per thread, per block, total; counted total.
+void DrawAccessTable(const RunResult& r) {
+    const CostModel& m = r.model;
+    struct Row {
+        const char* name;
+        double AccessCounts::*field;
+    };
+    const Row rows[] = {
+        {"global loads", &AccessCounts::global_loads},
+        {"global stores", &AccessCounts::global_stores},
+        {"shared loads", &AccessCounts::shared_loads},
+        {"shared stores", &AccessCounts::shared_stores},
+    };
+    ImGui::TextUnformatted("Accesses, in 4-byte elements");
+    HelpMarker("Model: closed-form counts from the formulas below (per thread and per block for a full interior "
+               "thread/block; the total includes partial blocks at the edges). Counted: an instrumented build of "
+               "the same kernel adds up the accesses it really issues, once, on the GPU. The mark says whether the "
+               "two totals agree exactly.");
+    const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp;
+    if (!ImGui::BeginTable("accesses", 6, flags)) return;
+    ImGui::TableSetupColumn("access", ImGuiTableColumnFlags_WidthStretch, 1.4f);
+    ImGui::TableSetupColumn("per thread");
+    ImGui::TableSetupColumn("per block");
+    ImGui::TableSetupColumn("total (model)");
+    ImGui::TableSetupColumn("total (counted)");
+    ImGui::TableSetupColumn("match", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 3.5f);
+    ImGui::TableHeadersRow();
+    for (const Row& row : rows) {
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(row.name);
+        PushFontOrDefault(AppFonts().mono);
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(FormatCount(m.per_thread.*row.field).c_str());
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(FormatCount(m.per_block.*row.field).c_str());
+        ImGui::TableNextColumn();
+        double model_total = m.total.*row.field;
+        ImGui::TextUnformatted(FormatCount(model_total).c_str());
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s elements exactly", Exact(model_total).c_str());
+        ImGui::TableNextColumn();
+        bool have_count = r.measured && r.counted.has_value();
+        if (!r.measured) {
+            ImGui::TextDisabled("%s", kNoGpu);
+        } else if (!have_count) {
+            ImGui::TextDisabled("—");
+            if (ImGui::IsItemHovered()) ImGui::SetTooltip("Not counted: turn on \"count accesses\" in the run options.");
+        } else {
+            double counted = (*r.counted).*row.field;
+            ImGui::TextUnformatted(FormatCount(counted).c_str());
+            if (ImGui::IsItemHovered())
+                ImGui::SetTooltip("%s elements counted, %s modelled", Exact(counted).c_str(), Exact(model_total).c_str());
+        }
+        ImGui::PopFont();
+        ImGui::TableNextColumn();
+        if (have_count) {
+            double counted = (*r.counted).*row.field;
+            MatchMark(counted == model_total);
+            if (ImGui::IsItemHovered())
+                ImGui::SetTooltip(counted == model_total ? "model == counted"
+                                                         : "model and count differ by %s elements",
+                                  Exact(counted - model_total).c_str());
+        }
+    }
+    ImGui::EndTable();
+}
+
+void DrawFormulaTable(const char* id, const char* title, const std::vector<Formula>& formulas) {
+    if (formulas.empty()) return;
+    ImGui::TextUnformatted(title);
+    const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp;
+    if (!ImGui::BeginTable(id, 3, flags)) return;
+    ImGui::TableSetupColumn("quantity", ImGuiTableColumnFlags_WidthStretch, 1.3f);
+    ImGui::TableSetupColumn("formula", ImGuiTableColumnFlags_WidthStretch, 2.0f);
+    ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch, 0.8f);
+    ImGui::TableHeadersRow();
+    for (const Formula& f : formulas) {
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::TextWrapped("%s", f.quantity.c_str());
+        ImGui::TableNextColumn();
+        PushFontOrDefault(AppFonts().mono);
+        ImGui::TextWrapped("%s", f.expression.c_str());
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(plot::FormatValue(f.value).c_str());
+        ImGui::PopFont();
+    }
+    ImGui::EndTable();
+}
+
+// The roofline: measured ceilings on a GPU (once the worker has measured them), the target's
+// datasheet otherwise; the current point, pinned configurations and earlier runs.
+void DrawRoofline(const AppState& state, const RunResult& r) {
+    const Target t = TargetOf(state, r);
+    const Ceilings ceilings = state.worker ? state.worker->ceilings() : Ceilings{};
+    plot::Roofline roof;
+    std::string source;
+    if (ceilings.measured && ceilings.sgemm_gflops > 0 && ceilings.copy_gbps > 0) {
+        roof.peak_gflops = ceilings.sgemm_gflops;
+        roof.bandwidth_gbps = ceilings.copy_gbps;
+        roof.peak_label = "SGEMM " + Rate(roof.peak_gflops, "GFLOP/s", "TFLOP/s");
+        roof.bandwidth_label = "copy " + Rate(roof.bandwidth_gbps, "GB/s", "TB/s");
+        source = "Ceilings measured on this GPU: cuBLAS SGEMM for compute, a device-to-device copy for bandwidth.";
+    } else {
+        roof.peak_gflops = t.peak_fp32_gflops;
+        roof.bandwidth_gbps = t.dram_gbps;
+        roof.peak_label = "FP32 " + Rate(roof.peak_gflops, "GFLOP/s", "TFLOP/s");
+        roof.bandwidth_label = "DRAM " + Rate(roof.bandwidth_gbps, "GB/s", "TB/s");
+        source = r.measured ? "Datasheet ceilings of " + t.name + " until the worker has measured this GPU's own."
+                            : "Datasheet ceilings of " + t.name + " (model mode: nothing is measured).";
+    }
+
+    // Earlier runs first, so the current point is drawn on top.
+    for (const HistoryPoint& h : state.history) {
+        if (!(h.gflops > 0) || !(h.intensity > 0)) continue;
+        plot::RooflinePoint p;
+        p.intensity = h.intensity;
+        p.gflops = h.gflops;
+        p.color = h.valid ? plot::WithAlpha(plot::Palette(0), 0.7f) : StatusColor(false);
+        p.note = ParamSummary(h.params) + ", " + FormatTime(h.median_ms) + (h.valid ? "" : " — failed validation");
+        roof.points.push_back(p);
+    }
+    for (size_t i = 0; i < state.pinned.size(); ++i) {
+        const auto& pin = state.pinned[i];
+        if (!pin.result || !pin.result->measured || !(pin.result->gflops > 0)) continue;
+        plot::RooflinePoint p;
+        p.intensity = pin.result->model.intensity;
+        p.gflops = pin.result->gflops;
+        p.label = pin.label;
+        p.color = pin.result->validation.passed ? plot::Palette(int(i) + 2) : StatusColor(false);
+        p.note = "pinned";
+        roof.points.push_back(p);
+    }
+    plot::RooflinePoint now;
+    now.current = true;
+    now.intensity = r.model.intensity;
+    if (r.measured && r.gflops > 0) {
+        bool passed = !r.validation.checked || r.validation.passed;
+        now.gflops = r.gflops;
+        now.color = passed ? plot::kHighlight : StatusColor(false);
+        now.label = "now: " + Rate(r.gflops, "GFLOP/s", "TFLOP/s") + (passed ? "" : " (failed validation)");
+        now.note = "measured: model FLOPs / median time";
+    } else {
+        now.gflops = plot::RooflineAttainable(roof.peak_gflops, roof.bandwidth_gbps, r.model.intensity);
+        now.hollow = true;
+        now.color = plot::kHighlight;
+        now.label = "now: at most " + Rate(now.gflops, "GFLOP/s", "TFLOP/s") + " (" + kNoGpu + ")";
+        now.note = "Not measured: the hollow ring is the roof's bound at this intensity.";
+    }
+    if (r.model.intensity > 0) roof.points.push_back(now);
+
+    ImGui::TextUnformatted("Roofline");
+    HelpMarker("Attainable GFLOP/s = min(compute roof, bandwidth × intensity). Left of the ridge a kernel is "
+               "memory-bound, right of it compute-bound. The intensity here counts every global access the kernel "
+               "issues; caches serve many of them, so a measured point can sit above the memory roof.");
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+    ImGui::TextWrapped("%s", source.c_str());
+    ImGui::PopStyleColor();
+    plot::DrawFigure("roofline", ImVec2(-1, ImGui::GetFontSize() * 22), plot::RooflineFigure(roof));
+}
+
+}  // namespace
+
+void DrawMemoryPanel(AppState& state) {
+    if (!state.result) {
+        ImGui::TextDisabled("No result yet: pick a lesson or change a parameter to analyse a kernel.");
+        return;
+    }
+    const RunResult& r = *state.result;
+    if (!r.ok && r.stage == "input") {
+        ImGui::PushStyleColor(ImGuiCol_Text, StatusColorVec(false));
+        ImGui::TextWrapped("No model: %s", r.error.c_str());
+        ImGui::PopStyleColor();
+        return;
+    }
+    DrawHeadlines(r.model);
+    ImGui::Spacing();
+    DrawAccessTable(r);
+    ImGui::Spacing();
+    DrawFormulaTable("formulas", "How the model counts", r.model.formulas);
+    ImGui::Spacing();
+    DrawFormulaTable("extras", "More of this variant", r.model.extras);
+    ImGui::Spacing();
+    DrawRoofline(state, r);
+}
+
+}  // namespace tilelab::gui

@@ -1,0 +1,192 @@
+// [SECTION] Occupancy panel: how many warps one SM keeps resident for this kernel, which resource
+// stops it from keeping more, the arithmetic behind that, and the three classic curves (vs block
+// size, registers per thread, shared memory per block) with the current configuration marked.
+// Everything here is static analysis (cuda_occupancy.h via the engine), so it works without a GPU.
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <string>
+#include "analysis_common.h"
+#include "panels.h"
+#include "plot.h"
+#include "ui_common.h"
+
+namespace tilelab::gui {
+
+namespace {
+
+// A per-resource limit at or above this means the resource does not limit at all (the
+// calculator reports "unlimited" as a huge count when, say, no shared memory is used).
+constexpr int kUnlimited = INT_MAX / 2;
+
+void DrawHeadlines(const Occupancy& occ) {
+    Headline("occupancy", std::to_string(int(std::lround(occ.occupancy * 100))) + "%", plot::kTextColor,
+             "Resident warps divided by the most warps one SM can hold. Higher occupancy hides more "
+             "memory latency, up to the point where something else (bandwidth, instruction issue) limits.",
+             false);
+    Headline("active warps / SM", std::to_string(occ.active_warps) + " / " + std::to_string(occ.max_warps),
+             plot::kTextColor, "Warps of this kernel resident on one SM at a time: blocks per SM × warps per block.");
+    Headline("blocks / SM", std::to_string(occ.blocks_per_sm), plot::kTextColor,
+             "Blocks of this kernel one SM runs at once: the smallest of the per-resource limits below.");
+    Headline("limited by", occ.limiter.empty() ? "-" : occ.limiter, plot::kHighlight,
+             "The resource that runs out first. Use less of it per block (or per thread) to fit more blocks.");
+}
+
+// The four limits as horizontal bars; the limiting ones in the highlight colour.
+void DrawLimitBars(const Occupancy& occ, const OccupancyInput& in, const Target& t) {
+    struct Limit { std::string name; int blocks; };
+    const Limit limits[] = {
+        {"warps (" + std::to_string((in.threads_per_block + t.warp_size - 1) / std::max(1, t.warp_size)) + " per block)",
+         occ.limit_warps},
+        {"registers (" + std::to_string(in.registers_per_thread) + " per thread)", occ.limit_registers},
+        {"shared memory (" + FormatBytes(in.smem_per_block) + " per block)", occ.limit_smem},
+        {"blocks (hardware limit)", occ.limit_blocks},
+    };
+    plot::BarChart chart;
+    chart.title = "Blocks per SM each resource allows on its own";
+    chart.horizontal = true;
+    chart.legend = false;
+    chart.value_axis.label = "blocks per SM";
+    plot::BarSeries bars;
+    bars.color = plot::Palette(0);
+    int finite_max = 1;
+    for (const Limit& l : limits)
+        if (l.blocks < kUnlimited) finite_max = std::max(finite_max, l.blocks);
+    for (const Limit& l : limits) {
+        chart.categories.push_back(l.name);
+        bool unlimited = l.blocks >= kUnlimited;
+        bars.values.push_back(unlimited ? finite_max * 1.1 : l.blocks);
+        bars.value_labels.push_back(unlimited ? "no limit" : std::to_string(l.blocks));
+        bool limiting = !unlimited && l.blocks == occ.blocks_per_sm;
+        bars.bar_colors.push_back(limiting ? plot::kHighlight : 0);
+    }
+    chart.series.push_back(bars);
+    chart.value_axis.range = plot::Range{0, plot::FitRange({double(finite_max) * 1.1}, plot::Scale::Linear, true).max};
+    float row = ImGui::GetFontSize() * 2.3f;
+    plot::DrawBars("occupancy_limits", ImVec2(-1, row * 4 + ImGui::GetFontSize() * 5), chart);
+}
+
+void DrawSteps(const Occupancy& occ) {
+    if (occ.steps.empty()) return;
+    if (!ImGui::CollapsingHeader("The arithmetic, step by step", ImGuiTreeNodeFlags_DefaultOpen)) return;
+    ImGui::Indent();
+    for (size_t i = 0; i < occ.steps.size(); ++i) {
+        ImGui::TextDisabled("%zu.", i + 1);
+        ImGui::SameLine();
+        ImGui::TextWrapped("%s", occ.steps[i].c_str());
+    }
+    ImGui::Unindent();
+}
+
+plot::Figure CurveFigure(const char* title, const char* x_label, const std::vector<CurvePoint>& curve, int current_x,
+                         double current_occupancy) {
+    plot::Figure fig;
+    fig.title = title;
+    fig.legend = false;
+    fig.x.label = x_label;
+    fig.y.label = "occupancy %";
+    fig.y.range = plot::Range{0, 105};
+    fig.y.tick_values = {0, 25, 50, 75, 100};
+    fig.empty_text = "no curve (the kernel did not compile)";
+    plot::Series s;
+    s.name = "occupancy";
+    s.color = plot::Palette(0);
+    s.thickness = 3.0f;
+    s.marker = plot::MarkerShape::Circle;   // the calculator's samples, so gaps between them show
+    s.marker_radius = 2.5f;
+    for (const CurvePoint& p : curve) {
+        s.x.push_back(p.x);
+        s.y.push_back(p.occupancy * 100);
+    }
+    if (!s.x.empty()) fig.x.range = plot::Range{0, std::max(s.x.back(), double(current_x))};
+    fig.series.push_back(s);
+    plot::Marker now;
+    now.x = current_x;
+    now.y = current_occupancy * 100;
+    now.label = "now: " + std::to_string(int(std::lround(now.y))) + "%";
+    fig.markers.push_back(now);
+    return fig;
+}
+
+void DrawCurves(AppState& state, const RunResult& r, const OccupancyInput& in, const Target& t) {
+    if (state.occupancy_curves_of != state.result) {
+        state.occupancy_curves = t.sm_count > 0 || t.max_threads_per_sm > 0 ? occupancy_curves(t, in) : OccupancyCurves{};
+        state.occupancy_curves_of = state.result;
+    }
+    const OccupancyCurves& c = state.occupancy_curves;
+    double occ = r.occupancy.occupancy;
+    plot::Figure block = CurveFigure("vs threads per block", "threads per block", c.vs_block_size, in.threads_per_block, occ);
+    block.x.range = plot::Range{0, double(t.max_threads_per_block)};
+    plot::Figure regs = CurveFigure("vs registers per thread", "registers per thread", c.vs_registers,
+                                    in.registers_per_thread, occ);
+    regs.x.range = plot::Range{0, double(t.max_regs_per_thread + 1)};
+    plot::Figure smem = CurveFigure("vs shared memory per block", "shared memory per block", c.vs_smem, in.smem_per_block, occ);
+    smem.x.format = [](double v) { return FormatBytes(v); };
+    // Ticks at powers-of-two multiples of a KiB, so they read 32 KiB, 64 KiB ... not 48.8 KiB.
+    if (!c.vs_smem.empty()) {
+        double max_bytes = std::max(double(c.vs_smem.back().x), double(in.smem_per_block));
+        double step = plot::PowerOfTwoStep(max_bytes, 4, 1024);
+        for (double v = 0; v <= max_bytes; v += step) smem.x.tick_values.push_back(v);
+    }
+
+    // Side by side when there is room for three readable plots, stacked otherwise.
+    float avail = ImGui::GetContentRegionAvail().x;
+    float font = ImGui::GetFontSize();
+    bool side_by_side = avail > font * 60;
+    float height = font * 16;
+    if (side_by_side) {
+        float w = (avail - ImGui::GetStyle().ItemSpacing.x * 2) / 3;
+        plot::DrawFigure("occ_vs_block", ImVec2(w, height), block);
+        ImGui::SameLine();
+        plot::DrawFigure("occ_vs_regs", ImVec2(w, height), regs);
+        ImGui::SameLine();
+        plot::DrawFigure("occ_vs_smem", ImVec2(w, height), smem);
+    } else {
+        plot::DrawFigure("occ_vs_block", ImVec2(-1, height), block);
+        plot::DrawFigure("occ_vs_regs", ImVec2(-1, height), regs);
+        plot::DrawFigure("occ_vs_smem", ImVec2(-1, height), smem);
+    }
+}
+
+}  // namespace
+
+void DrawOccupancyPanel(AppState& state) {
+    if (!state.result) {
+        ImGui::TextDisabled("No result yet: pick a lesson or change a parameter to analyse a kernel.");
+        return;
+    }
+    const RunResult& r = *state.result;
+    const Occupancy& occ = r.occupancy;
+    const Target t = TargetOf(state, r);
+    const OccupancyInput in = OccupancyInputOf(r);
+
+    if (!r.ok && (r.stage == "input" || r.stage == "compile")) {
+        ImGui::PushStyleColor(ImGuiCol_Text, StatusColorVec(false));
+        ImGui::TextWrapped("No occupancy: the %s stage failed. %s", r.stage.c_str(), r.error.c_str());
+        ImGui::PopStyleColor();
+        return;
+    }
+    if (!occ.error.empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, StatusColorVec(false));
+        ImGui::TextWrapped("%s", occ.error.c_str());
+        ImGui::PopStyleColor();
+    }
+
+    DrawHeadlines(occ);
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+    ImGui::TextWrapped("%d threads per block, %d registers per thread, %s shared memory per block on %s (%s, %s)",
+                       in.threads_per_block, in.registers_per_thread, FormatBytes(in.smem_per_block).c_str(),
+                       t.name.c_str(), r.arch.c_str(), t.source.empty() ? "?" : t.source.c_str());
+    ImGui::PopStyleColor();
+    ImGui::Spacing();
+    DrawLimitBars(occ, in, t);
+    DrawSteps(occ);
+    ImGui::Spacing();
+    ImGui::TextUnformatted("Occupancy as one input changes, the other two held at their current values");
+    HelpMarker("Each curve is computed by the same calculator for every value of one input. Steps show where one "
+               "more register, warp or kilobyte of shared memory costs a whole block per SM. The ring marks the "
+               "current configuration.");
+    DrawCurves(state, r, in, t);
+}
+
+}  // namespace tilelab::gui

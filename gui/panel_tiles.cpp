@@ -1,0 +1,462 @@
+// [SECTION] Tiles panel: a picture of how the launch cuts the problem into tiles.
+// Matmul: the C grid with the selected block's tile, the A and B tiles it loads at each k-step
+// (a step slider and a play button), and one thread's outputs. Stencil: a block's input tile with
+// its halo against the output tile, and along z the planes a coarsened block streams through,
+// with what sits in shared memory and what in registers.
+//
+// Nothing here knows a kernel: the geometry is derived from the family, the problem, the
+// LaunchShape and the compiled kernel's shared memory (see TileGeometry below), so a new variant
+// is drawn without touching this file.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include "analysis_common.h"
+#include "panels.h"
+#include "plot.h"
+#include "ui_common.h"
+
+namespace tilelab::gui {
+
+namespace {
+
+// ---- geometry derived from the launch ----------------------------------------------------------
+
+// The tile edge t for which ceil(n / t) == blocks. When sizes do not divide, several edges give
+// the same block count; kernels use round tile sizes, so pick the one divisible by the largest
+// power of two.
+int64_t TileEdge(int64_t n, int64_t blocks) {
+    if (blocks <= 1 || n <= 1) return std::max<int64_t>(n, 1);
+    int64_t lo = (n + blocks - 1) / blocks;
+    int64_t hi = std::max(lo, (n + blocks - 2) / (blocks - 1) - 1);
+    int64_t best = lo;
+    for (int64_t t = lo; t <= hi && t - lo < 4096; ++t)
+        if ((t & -t) > (best & -best)) best = t;
+    return best;
+}
+
+int64_t CeilDiv(int64_t a, int64_t b) { return b > 0 ? (a + b - 1) / b : 0; }
+
+struct MatmulGeometry {
+    int64_t M = 0, N = 0, K = 0;
+    int64_t grid_x = 1, grid_y = 1;   // x over the columns of C (N), y over its rows (M)
+    int64_t BM = 1, BN = 1, BK = 1;   // C tile rows × columns; the k-step depth
+    int64_t threads = 1, bx = 1, by = 1;
+    int64_t TM = 1, TN = 1;           // one thread's outputs (rows × columns)
+    double outputs_per_thread = 1;
+    int smem_bytes = 0;
+    bool bk_from_smem = false;        // BK estimated from the shared memory the tiles need
+    int64_t k_steps = 1;
+};
+
+MatmulGeometry DeriveMatmul(const RunResult& r) {
+    MatmulGeometry g;
+    g.M = r.request.problem.dim[0];
+    g.N = r.request.problem.dim[1];
+    g.K = r.request.problem.dim[2];
+    g.grid_x = r.launch.grid[0];
+    g.grid_y = int64_t(r.launch.grid[1]) * r.launch.grid[2];
+    g.BN = TileEdge(g.N, g.grid_x);
+    g.BM = TileEdge(g.M, g.grid_y);
+    g.bx = r.launch.block[0];
+    g.by = int64_t(r.launch.block[1]) * r.launch.block[2];
+    g.threads = std::max<int64_t>(1, r.launch.threads_per_block());
+    g.outputs_per_thread = double(g.BM * g.BN) / double(g.threads);
+    if (g.BN % g.bx == 0 && g.BM % g.by == 0) {
+        g.TN = g.BN / g.bx;
+        g.TM = g.BM / g.by;
+    } else {
+        g.TM = std::max<int64_t>(1, int64_t(std::lround(g.outputs_per_thread)));
+        g.TN = 1;
+    }
+    // Shared memory holds an A tile (BM × BK) and a B tile (BK × BN) of floats, plus any padding:
+    // BK ≈ bytes / (4 · (BM + BN)). Without shared memory every k is its own step.
+    g.smem_bytes = r.compiled ? r.compiled->ptxas.smem_bytes + int(r.launch.dynamic_smem) : int(r.launch.dynamic_smem);
+    if (g.smem_bytes > 0) {
+        g.BK = std::clamp<int64_t>(g.smem_bytes / (4 * (g.BM + g.BN)), 1, std::max<int64_t>(g.K, 1));
+        g.bk_from_smem = true;
+    }
+    g.k_steps = std::max<int64_t>(1, CeilDiv(g.K, g.BK));
+    return g;
+}
+
+// The stencil family's 7-point stencil reaches one cell along each axis (kernels/stencil/, the
+// family's reference): the halo is at least this wide.
+constexpr int64_t kStencilRadius = 1;
+
+struct StencilGeometry {
+    int64_t n[3] = {0, 0, 0};
+    int64_t out[3] = {1, 1, 1};       // output tile of one block, per axis
+    int64_t block[3] = {1, 1, 1};     // threads per axis
+    int64_t halo = 1;                 // how far the stencil reaches
+    int64_t in_x = 1, in_y = 1;       // input tile in x and y (output + halo on both sides)
+    int64_t threads = 1;
+    double outputs_per_thread = 1;
+    int smem_bytes = 0;
+    int planes_in_smem = 0;           // x–y planes of the input tile shared memory holds
+    bool streams_z = false;           // a block walks along z (thread coarsening)
+};
+
+StencilGeometry DeriveStencil(const RunResult& r) {
+    StencilGeometry g;
+    // Outputs are the interior (the family's boundary cells are copied, not computed), so the
+    // blocks tile n − 2·radius cells along each axis.
+    for (int a = 0; a < 3; ++a) {
+        g.n[a] = r.request.problem.dim[size_t(a)];
+        g.out[a] = TileEdge(std::max<int64_t>(1, g.n[a] - 2 * kStencilRadius), r.launch.grid[size_t(a)]);
+        g.block[a] = r.launch.block[size_t(a)];
+    }
+    g.threads = std::max<int64_t>(1, r.launch.threads_per_block());
+    g.outputs_per_thread = double(g.out[0] * g.out[1] * g.out[2]) / double(g.threads);
+    // Blocks with more threads than outputs along x load the halo with those extra threads.
+    g.halo = std::max<int64_t>(kStencilRadius, (g.block[0] - g.out[0]) / 2);
+    g.in_x = g.out[0] + 2 * g.halo;
+    g.in_y = g.out[1] + 2 * g.halo;
+    g.streams_z = g.block[2] == 1 && g.out[2] > 1;
+    g.smem_bytes = r.compiled ? r.compiled->ptxas.smem_bytes + int(r.launch.dynamic_smem) : int(r.launch.dynamic_smem);
+    int64_t plane_bytes = 4 * std::max<int64_t>(1, g.block[0] * g.block[1]);
+    g.planes_in_smem = int(g.smem_bytes / plane_bytes);
+    return g;
+}
+
+// ---- drawing helpers -------------------------------------------------------------------------
+
+const ImU32 kMatrixFill = IM_COL32(40, 44, 54, 255);
+const ImU32 kMatrixEdge = IM_COL32(120, 125, 140, 255);
+const ImU32 kStripFill = IM_COL32(86, 180, 233, 50);        // the block's whole row/column strip
+const ImU32 kTileFill = IM_COL32(86, 180, 233, 200);        // the tile loaded at this k-step
+const ImU32 kSmemFill = IM_COL32(86, 180, 233, 170);        // shared memory
+const ImU32 kRegisterFill = IM_COL32(230, 159, 0, 210);     // registers
+const ImU32 kHaloFill = IM_COL32(204, 121, 167, 150);       // halo
+const ImU32 kOutputFill = IM_COL32(0, 190, 140, 170);       // outputs
+
+void Rect(ImDrawList* dl, ImVec2 a, ImVec2 b, ImU32 fill, ImU32 edge, float thickness = 1.0f) {
+    // Keep tiny tiles visible: at least 3 px on each side.
+    float min_side = 3.0f;
+    if (b.x - a.x < min_side) b.x = a.x + min_side;
+    if (b.y - a.y < min_side) b.y = a.y + min_side;
+    if (fill) dl->AddRectFilled(a, b, fill);
+    if (edge) dl->AddRect(a, b, edge, 0, 0, thickness);
+}
+
+void GridLines(ImDrawList* dl, ImVec2 a, ImVec2 b, int64_t cols, int64_t rows, ImU32 color) {
+    float cw = (b.x - a.x) / float(cols), ch = (b.y - a.y) / float(rows);
+    if (cw >= 4)
+        for (int64_t i = 1; i < cols; ++i) dl->AddLine(ImVec2(a.x + cw * float(i), a.y), ImVec2(a.x + cw * float(i), b.y), color);
+    if (ch >= 4)
+        for (int64_t i = 1; i < rows; ++i) dl->AddLine(ImVec2(a.x, a.y + ch * float(i)), ImVec2(b.x, a.y + ch * float(i)), color);
+}
+
+void Caption(ImDrawList* dl, ImVec2 at, const std::string& text, ImU32 color = plot::kTextColor) {
+    dl->AddText(at, color, text.c_str());
+}
+
+void Swatch(ImU32 color, const char* text) {
+    float h = ImGui::GetTextLineHeight();
+    ImVec2 p = ImGui::GetCursorScreenPos();
+    ImGui::Dummy(ImVec2(h, h));
+    ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p.x + 2, p.y + 2), ImVec2(p.x + h - 2, p.y + h - 2), color);
+    ImGui::SameLine();
+    ImGui::TextUnformatted(text);
+}
+
+// The k-step slider with a play button that advances it twice a second.
+void StepControls(AppState& state, const char* what, int64_t steps) {
+    int last = int(std::max<int64_t>(1, steps) - 1);
+    state.tile_k_step = std::clamp(state.tile_k_step, 0, last);
+    if (ImGui::Button(state.tile_playing ? "Pause" : "Play")) state.tile_playing = !state.tile_playing;
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 16);
+    std::string format = std::string(what) + " %d of " + std::to_string(last + 1);
+    int shown = state.tile_k_step + 1;
+    if (ImGui::SliderInt("##kstep", &shown, 1, last + 1, format.c_str())) {
+        state.tile_k_step = shown - 1;
+        state.tile_playing = false;
+    }
+    if (state.tile_playing) {
+        const double period_s = 0.5;
+        state.tile_play_accum += ImGui::GetIO().DeltaTime;
+        while (state.tile_play_accum >= period_s) {
+            state.tile_play_accum -= period_s;
+            state.tile_k_step = state.tile_k_step >= last ? 0 : state.tile_k_step + 1;
+        }
+    }
+}
+
+// ---- matmul ----------------------------------------------------------------------------------
+
+// The whole problem to scale: A left of C, B above it; the block's strips of A and B, the tiles
+// of this k-step, and the block's C tile filling up as the k-steps go by. Click C to pick a block.
+void DrawMatmulOverview(AppState& state, const MatmulGeometry& g, float width, float max_height) {
+    const float font = ImGui::GetFontSize();
+    const float label_room = font * 1.5f, gap = font * 0.6f;
+    const double total_w = double(g.K + g.N), total_h = double(g.K + g.M);
+    const float scale = float(std::min((width - label_room - gap) / total_w, (max_height - label_room * 2 - gap) / total_h));
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    const ImVec2 c0(origin.x + float(g.K) * scale + gap, origin.y + label_room + float(g.K) * scale + gap);
+    const ImVec2 c1(c0.x + float(g.N) * scale, c0.y + float(g.M) * scale);
+    const ImVec2 a0(c0.x - gap - float(g.K) * scale, c0.y), a1(c0.x - gap, c1.y);
+    const ImVec2 b0(c0.x, c0.y - gap - float(g.K) * scale), b1(c1.x, c0.y - gap);
+    ImGui::InvisibleButton("##overview", ImVec2(width, c1.y - origin.y + label_room));
+    if (ImGui::IsItemClicked()) {
+        ImVec2 m = ImGui::GetIO().MousePos;
+        if (m.x >= c0.x && m.x < c1.x && m.y >= c0.y && m.y < c1.y) {
+            state.tile_block_x = std::clamp(int((m.x - c0.x) / (float(g.BN) * scale)), 0, int(g.grid_x - 1));
+            state.tile_block_y = std::clamp(int((m.y - c0.y) / (float(g.BM) * scale)), 0, int(g.grid_y - 1));
+        }
+    }
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const int64_t row0 = state.tile_block_y * g.BM, col0 = state.tile_block_x * g.BN;
+    const int64_t rows = std::min(g.BM, g.M - row0), cols = std::min(g.BN, g.N - col0);
+    const int64_t k0 = int64_t(state.tile_k_step) * g.BK, kw = std::min(g.BK, g.K - k0);
+    auto at = [&](ImVec2 base, int64_t x, int64_t y) { return ImVec2(base.x + float(x) * scale, base.y + float(y) * scale); };
+
+    for (auto [p, q] : {std::pair{a0, a1}, {b0, b1}, {c0, c1}}) Rect(dl, p, q, kMatrixFill, kMatrixEdge);
+    GridLines(dl, c0, c1, g.grid_x, g.grid_y, plot::kGridColor);
+    // A: the block's row strip and this k-step's tile; B: its column strip and tile.
+    Rect(dl, at(a0, 0, row0), at(a0, g.K, row0 + rows), kStripFill, plot::WithAlpha(kTileFill, 0.6f));
+    Rect(dl, at(a0, k0, row0), at(a0, k0 + kw, row0 + rows), kTileFill, plot::kTextColor, 2.0f);
+    Rect(dl, at(b0, col0, 0), at(b0, col0 + cols, g.K), kStripFill, plot::WithAlpha(kTileFill, 0.6f));
+    Rect(dl, at(b0, col0, k0), at(b0, col0 + cols, k0 + kw), kTileFill, plot::kTextColor, 2.0f);
+    // C: the block's tile, more opaque with every k-step done.
+    const float done = float(state.tile_k_step + 1) / float(g.k_steps);
+    const ImVec2 t0 = at(c0, col0, row0), t1 = at(c0, col0 + cols, row0 + rows);
+    Rect(dl, t0, t1, plot::WithAlpha(kOutputFill, 0.3f + 0.7f * done), plot::kHighlight, 2.5f);
+    // A tile of a few pixels is easy to miss on a projector: ring it.
+    if (t1.x - t0.x < font)
+        dl->AddCircle(ImVec2((t0.x + t1.x) * 0.5f, (t0.y + t1.y) * 0.5f), font * 0.9f, plot::kHighlight, 24, 2.5f);
+    Caption(dl, ImVec2(a0.x, b1.y - font * 1.2f), "A  " + std::to_string(g.M) + "×" + std::to_string(g.K));
+    Caption(dl, ImVec2(b0.x, b0.y - font * 1.3f), "B  " + std::to_string(g.K) + "×" + std::to_string(g.N));
+    Caption(dl, ImVec2(c0.x, c1.y + font * 0.2f),
+            "C  " + std::to_string(g.M) + "×" + std::to_string(g.N) + ", " + std::to_string(g.grid_x * g.grid_y) + " tiles");
+}
+
+// One block close up: this k-step's A and B tiles, its C tile with a cell per thread, and thread
+// (0, 0)'s outputs with the rows of A and the columns of B it reads for them.
+void DrawBlockZoom(const AppState& state, const MatmulGeometry& g, float width, float max_height) {
+    const float font = ImGui::GetFontSize();
+    const float gap = font * 0.5f, title = font * 1.5f, label = font * 1.3f;
+    const float zs = float(std::min((width - gap - font) / double(g.BK + g.BN),
+                                    (max_height - title - label * 2 - gap) / double(g.BK + g.BM)));
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    const ImVec2 zc0(origin.x + float(g.BK) * zs + gap, origin.y + title + label + float(g.BK) * zs + gap);
+    const ImVec2 zc1(zc0.x + float(g.BN) * zs, zc0.y + float(g.BM) * zs);
+    const ImVec2 za0(zc0.x - gap - float(g.BK) * zs, zc0.y), za1(zc0.x - gap, zc1.y);
+    const ImVec2 zb0(zc0.x, zc0.y - gap - float(g.BK) * zs), zb1(zc1.x, zc0.y - gap);
+    ImGui::InvisibleButton("##zoom", ImVec2(width, zc1.y - origin.y + label));
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    Caption(dl, origin,
+            "block (" + std::to_string(state.tile_block_x) + ", " + std::to_string(state.tile_block_y) + "), k-step " +
+                std::to_string(state.tile_k_step + 1) + " of " + std::to_string(g.k_steps),
+            plot::kHighlight);
+    const ImU32 staged = g.bk_from_smem ? kSmemFill : kTileFill;
+    Rect(dl, za0, za1, staged, plot::kTextColor);
+    Rect(dl, zb0, zb1, staged, plot::kTextColor);
+    Rect(dl, zc0, zc1, plot::WithAlpha(kOutputFill, 0.35f), plot::kHighlight, 2.0f);
+    GridLines(dl, zc0, zc1, std::max<int64_t>(1, g.BN / g.TN), std::max<int64_t>(1, g.BM / g.TM), IM_COL32(255, 255, 255, 40));
+    auto zat = [&](ImVec2 base, int64_t x, int64_t y) { return ImVec2(base.x + float(x) * zs, base.y + float(y) * zs); };
+    Rect(dl, zat(za0, 0, 0), zat(za0, g.BK, g.TM), kRegisterFill, 0);
+    Rect(dl, zat(zb0, 0, 0), zat(zb0, g.TN, g.BK), kRegisterFill, 0);
+    Rect(dl, zc0, zat(zc0, g.TN, g.TM), kRegisterFill, plot::kTextColor, 2.0f);
+    Caption(dl, ImVec2(origin.x, zb0.y - label),
+            std::string(g.bk_from_smem ? "in shared memory: " : "from global: ") + "A " + std::to_string(g.BM) + "×" +
+                std::to_string(g.BK) + ", B " + std::to_string(g.BK) + "×" + std::to_string(g.BN));
+    Caption(dl, ImVec2(zc0.x, zc1.y + font * 0.2f), "C tile " + std::to_string(g.BM) + "×" + std::to_string(g.BN));
+    Swatch(kRegisterFill, ("thread (0, 0): " + std::to_string(g.TM) + "×" + std::to_string(g.TN) +
+                           (g.TM * g.TN > 1 ? " outputs, held in registers" : " output"))
+                              .c_str());
+    Swatch(staged, g.bk_from_smem ? "staged once per k-step, then read by every thread of the block"
+                                  : "read from global memory by each thread");
+}
+
+void DrawMatmul(AppState& state, const RunResult& r) {
+    const MatmulGeometry g = DeriveMatmul(r);
+    if (g.M <= 0 || g.N <= 0 || g.K <= 0) return;
+    state.tile_block_x = std::clamp(state.tile_block_x, 0, int(g.grid_x - 1));
+    state.tile_block_y = std::clamp(state.tile_block_y, 0, int(g.grid_y - 1));
+
+    const std::string per_thread = plot::FormatValue(g.outputs_per_thread);
+    ImGui::TextWrapped("Each block computes a %lld×%lld tile of C with %lld threads (%lld×%lld); each thread computes "
+                       "%s output%s (%lld×%lld). The grid is %lld×%lld blocks.",
+                       (long long)g.BM, (long long)g.BN, (long long)g.threads, (long long)g.bx, (long long)g.by,
+                       per_thread.c_str(), g.outputs_per_thread == 1 ? "" : "s", (long long)g.TM, (long long)g.TN,
+                       (long long)g.grid_x, (long long)g.grid_y);
+    if (g.bk_from_smem)
+        ImGui::TextWrapped("Per k-step the block stages a %lld×%lld tile of A and a %lld×%lld tile of B in shared memory "
+                           "(%s), then every thread reads them from there: %lld k-steps cover K = %lld.",
+                           (long long)g.BM, (long long)g.BK, (long long)g.BK, (long long)g.BN,
+                           FormatBytes(g.smem_bytes).c_str(), (long long)g.k_steps, (long long)g.K);
+    else
+        ImGui::TextWrapped("No shared memory: at every k each thread reads its A and B elements straight from global "
+                           "memory, so neighbouring threads load the same elements again.");
+
+    ImGui::AlignTextToFramePadding();
+    ImGui::TextUnformatted("block");
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
+    ImGui::SliderInt("##bx", &state.tile_block_x, 0, int(g.grid_x - 1), "x = %d");
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
+    ImGui::SliderInt("##by", &state.tile_block_y, 0, int(g.grid_y - 1), "y = %d");
+    HelpMarker("Click a tile of C to pick its block. Play walks the k-steps: at each one the block loads the bright "
+               "A and B tiles and adds their product into its C tile.");
+    StepControls(state, "k-step", g.k_steps);
+
+    const float font = ImGui::GetFontSize();
+    const float avail_w = ImGui::GetContentRegionAvail().x;
+    if (avail_w > font * 50) {
+        const float height = font * 26;
+        ImGui::BeginGroup();
+        DrawMatmulOverview(state, g, avail_w * 0.55f, height);
+        ImGui::EndGroup();
+        ImGui::SameLine(0, font);
+        ImGui::BeginGroup();
+        DrawBlockZoom(state, g, ImGui::GetContentRegionAvail().x, height);
+        ImGui::EndGroup();
+    } else {
+        DrawMatmulOverview(state, g, avail_w, std::min(avail_w, font * 26));
+        ImGui::Spacing();
+        DrawBlockZoom(state, g, avail_w, std::min(avail_w, font * 22));
+    }
+}
+
+// ---- stencil ---------------------------------------------------------------------------------
+
+// One x–y plane of a block's input tile: the halo ring around the output tile, a cell per
+// element, and the 7-point footprint of the first output.
+void DrawStencilSlice(const StencilGeometry& g, float width, float max_height) {
+    const float font = ImGui::GetFontSize();
+    const int64_t in_x = g.in_x, in_y = g.in_y;
+    const float cell = std::min((width - font) / float(in_x), (max_height - font * 1.5f) / float(in_y));
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    const ImVec2 s0(origin.x, origin.y + font * 1.5f), s1(s0.x + cell * float(in_x), s0.y + cell * float(in_y));
+    ImGui::InvisibleButton("##slice", ImVec2(width, s1.y - origin.y + font * 0.4f));
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    Caption(dl, origin, "one x–y plane of a block's tile");
+    Rect(dl, s0, s1, kHaloFill, plot::kTextColor);
+    const ImVec2 o0(s0.x + cell * float(g.halo), s0.y + cell * float(g.halo));
+    const ImVec2 o1(o0.x + cell * float(g.out[0]), o0.y + cell * float(g.out[1]));
+    Rect(dl, o0, o1, kOutputFill, plot::kHighlight, 2.0f);
+    GridLines(dl, s0, s1, in_x, in_y, IM_COL32(255, 255, 255, 30));
+    // The first output and its four x–y neighbours (the other two are in the planes above and below).
+    const ImVec2 center(o0.x + cell * 0.5f, o0.y + cell * 0.5f);
+    for (auto [dx, dy] : {std::pair{0, 0}, {1, 0}, {-1, 0}, {0, 1}, {0, -1}})
+        dl->AddCircleFilled(ImVec2(center.x + cell * float(dx), center.y + cell * float(dy)), std::max(2.5f, cell * 0.25f),
+                            dx == 0 && dy == 0 ? plot::kHighlight : plot::kTextColor);
+    Swatch(kOutputFill, ("output tile " + std::to_string(g.out[0]) + "×" + std::to_string(g.out[1])).c_str());
+    Swatch(kHaloFill, ("halo: inputs only, " + std::to_string(g.halo) + " wide" +
+                       (g.smem_bytes > 0 && g.block[0] > g.out[0] ? ", loaded by the extra threads" : ""))
+                          .c_str());
+}
+
+// Along z: the block's input planes as a stack; at the current step the prev/curr/next window,
+// coloured by where it lives. How many planes shared memory holds comes from its size.
+void DrawStencilPlanes(const AppState& state, const StencilGeometry& g, float width, float max_height) {
+    const float font = ImGui::GetFontSize();
+    const int64_t planes = g.out[2] + 2 * g.halo;
+    const float plane_h = std::clamp((max_height - font * 2) / float(planes), 3.0f, font * 1.4f);
+    const float skew = font * 1.5f, plane_w = std::max(font * 4, width - font * 9 - skew);
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    const float base_y = origin.y + font * 1.8f + plane_h * float(planes);
+    ImGui::InvisibleButton("##planes", ImVec2(width, base_y - origin.y + font * 0.4f));
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    Caption(dl, origin, "input planes along z: " + std::to_string(planes) + " for " + std::to_string(g.out[2]) + " outputs");
+    const int64_t curr = g.halo + state.tile_k_step;
+    for (int64_t p = 0; p < planes; ++p) {
+        const float y = base_y - plane_h * float(p + 1);
+        const ImVec2 quad[4] = {{origin.x, y + plane_h}, {origin.x + plane_w, y + plane_h},
+                                {origin.x + plane_w + skew, y}, {origin.x + skew, y}};
+        const int64_t offset = p - curr;
+        const bool in_window = offset >= -g.halo && offset <= g.halo;
+        // With three planes in shared memory the whole window is there; with one, only curr.
+        const bool in_smem = in_window && (g.planes_in_smem >= 3 || (g.planes_in_smem >= 1 && offset == 0));
+        dl->AddConvexPolyFilled(quad, 4, !in_window ? kMatrixFill : in_smem ? kSmemFill : kRegisterFill);
+        const bool halo_plane = p < g.halo || p >= planes - g.halo;
+        dl->AddPolyline(quad, 4, halo_plane ? plot::WithAlpha(kHaloFill, 1.0f) : kMatrixEdge, ImDrawFlags_Closed, 1.0f);
+        if (in_window) {
+            // Thin planes would stack their labels: spread them a line apart, with a leader line.
+            const float plane_mid = y + plane_h * 0.5f;
+            const float curr_mid = base_y - plane_h * (float(curr) + 0.5f);
+            const float label_mid = curr_mid - float(offset) * std::max(plane_h, font * 1.15f);
+            const ImVec2 edge(quad[1].x + skew * 0.5f, plane_mid);
+            const ImVec2 tag(quad[2].x + font * 1.2f, label_mid);
+            const ImU32 color = offset == 0 ? plot::kHighlight : plot::kTextColor;
+            dl->AddLine(edge, ImVec2(tag.x - font * 0.2f, tag.y), plot::WithAlpha(color, 0.7f), 1.5f);
+            Caption(dl, ImVec2(tag.x, tag.y - font * 0.5f), offset < 0 ? "prev" : offset == 0 ? "curr: outputs" : "next",
+                    color);
+        }
+    }
+    Swatch(kSmemFill, ("shared memory: " + std::to_string(g.planes_in_smem) + " plane" + (g.planes_in_smem == 1 ? "" : "s") +
+                       " of " + std::to_string(g.block[0]) + "×" + std::to_string(g.block[1]) + " (" +
+                       FormatBytes(g.smem_bytes) + ")")
+                          .c_str());
+    if (g.planes_in_smem < 3)
+        Swatch(kRegisterFill, "registers: each thread keeps prev and next of its own column");
+}
+
+void DrawStencil(AppState& state, const RunResult& r) {
+    const StencilGeometry g = DeriveStencil(r);
+    if (g.n[0] <= 0) return;
+    const std::string per_thread = plot::FormatValue(g.outputs_per_thread);
+    ImGui::TextWrapped("Each block computes %lld×%lld×%lld outputs with %lld threads (%lld×%lld×%lld): %s output%s per "
+                       "thread on average.",
+                       (long long)g.out[0], (long long)g.out[1], (long long)g.out[2], (long long)g.threads,
+                       (long long)g.block[0], (long long)g.block[1], (long long)g.block[2], per_thread.c_str(),
+                       g.outputs_per_thread == 1 ? "" : "s");
+    if (g.smem_bytes > 0)
+        ImGui::TextWrapped("Its input tile is %lld×%lld per x–y plane: the outputs plus a halo of %lld on each side, "
+                           "loaded once into shared memory (%s) and read by neighbouring threads from there.",
+                           (long long)g.in_x, (long long)g.in_y, (long long)g.halo,
+                           FormatBytes(g.smem_bytes).c_str());
+    else
+        ImGui::TextWrapped("No shared memory: every thread reads its seven inputs from global memory, so each input "
+                           "is loaded by up to seven threads.");
+    if (g.streams_z) {
+        StepControls(state, "z plane", g.out[2]);
+        HelpMarker("A coarsened block walks along z: at each step it needs the plane below (prev), the current one "
+                   "and the one above (next). Play walks the planes.");
+    }
+
+    const float font = ImGui::GetFontSize();
+    const float avail_w = ImGui::GetContentRegionAvail().x;
+    if (!g.streams_z) {
+        DrawStencilSlice(g, std::min(avail_w, font * 26), font * 26);
+    } else if (avail_w > font * 45) {
+        ImGui::BeginGroup();
+        DrawStencilSlice(g, avail_w * 0.5f, font * 24);
+        ImGui::EndGroup();
+        ImGui::SameLine(0, font);
+        ImGui::BeginGroup();
+        DrawStencilPlanes(state, g, ImGui::GetContentRegionAvail().x, font * 24);
+        ImGui::EndGroup();
+    } else {
+        DrawStencilSlice(g, std::min(avail_w, font * 18), font * 18);
+        ImGui::Spacing();
+        DrawStencilPlanes(state, g, avail_w, font * 20);
+    }
+}
+
+}  // namespace
+
+void DrawTilesPanel(AppState& state) {
+    if (!state.result) {
+        ImGui::TextDisabled("No result yet: pick a lesson or change a parameter to see its tiles.");
+        return;
+    }
+    const RunResult& r = *state.result;
+    const Variant* v = find_variant(r.request.variant);
+    if (!v) {
+        ImGui::TextDisabled("Unknown variant %s.", r.request.variant.c_str());
+        return;
+    }
+    if (!r.ok && r.stage == "input") {
+        ImGui::PushStyleColor(ImGuiCol_Text, StatusColorVec(false));
+        ImGui::TextWrapped("This configuration cannot run: %s", r.error.c_str());
+        ImGui::PopStyleColor();
+        return;
+    }
+    if (v->family == "matmul") DrawMatmul(state, r);
+    else if (v->family == "stencil") DrawStencil(state, r);
+    else ImGui::TextDisabled("No tile picture for the %s family yet.", v->family.c_str());
+}
+
+}  // namespace tilelab::gui
