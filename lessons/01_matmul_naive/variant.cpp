@@ -1,11 +1,109 @@
-// PLACEHOLDER until the variant is written: lets the registry link. Replace whole.
+// The naive matmul variant as data: parameters, constraints, launch shape and cost model of
+// kernels/matmul/01_naive.cuh. One thread per element of C; every operand comes from global memory.
+#include <fmt/format.h>
+#include <cstdint>
 #include "tilelab/variant.h"
+
 namespace tilelab {
+namespace {
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+struct NaiveShape {
+    int bx, by;
+    bool swap;   // threadIdx.x walks rows of C instead of columns
+    explicit NaiveShape(const ParamValues& p) : bx(p.at("BX")), by(p.at("BY")), swap(p.at("SWAP") != 0) {}
+};
+
+std::string naive_invalid_reason(const ParamValues& p, const Problem& problem, const Target& target) {
+    const NaiveShape s(p);
+    const int64_t threads = int64_t(s.bx) * s.by;
+    if (threads > target.max_threads_per_block)
+        return fmt::format("A {}×{} block has {} threads; the limit is {} per block.", s.bx, s.by,
+                           threads, target.max_threads_per_block);
+    // threadIdx.y's axis gets blockIdx.y, whose range is far smaller than blockIdx.x's.
+    const int64_t along_y = s.swap ? problem.dim[1] : problem.dim[0];
+    const int64_t blocks_y = ceil_div(along_y, s.by);
+    if (blocks_y > target.max_grid_dim[1])
+        return fmt::format("Covering {} {} with blocks {} high needs {} blocks along y; the grid allows at most {}.",
+                           along_y, s.swap ? "columns" : "rows", s.by, blocks_y, target.max_grid_dim[1]);
+    return "";
+}
+
+KernelInstance naive_kernel(const ParamValues& p) {
+    const NaiveShape s(p);
+    return {"matmul/01_naive.cuh", fmt::format("naive_matmul<{}, {}, {}>", s.bx, s.by, s.swap ? 1 : 0)};
+}
+
+LaunchShape naive_launch(const ParamValues& p, const Problem& problem) {
+    const NaiveShape s(p);
+    const int64_t M = problem.dim[0], N = problem.dim[1];
+    // threadIdx.x covers columns (SWAP=0) or rows (SWAP=1); the grid follows the same axes.
+    const int64_t along_x = s.swap ? M : N, along_y = s.swap ? N : M;
+    LaunchShape shape;
+    shape.block = {unsigned(s.bx), unsigned(s.by), 1};
+    shape.grid = {unsigned(ceil_div(along_x, s.bx)), unsigned(ceil_div(along_y, s.by)), 1};
+    return shape;
+}
+
+CostModel naive_cost_model(const ParamValues& p, const Problem& problem) {
+    const NaiveShape s(p);
+    const double M = double(problem.dim[0]), N = double(problem.dim[1]), K = double(problem.dim[2]);
+    const double threads_per_block = double(s.bx) * s.by;
+
+    CostModel m;
+    m.flops = 2 * M * N * K;
+    // Each thread that owns an element of C reads a row of A and a column of B (2·K loads) and
+    // writes its element once. Threads outside C return first, so the total has no boundary terms.
+    m.per_thread = {2 * K, 1, 0, 0};
+    m.per_block = {threads_per_block * 2 * K, threads_per_block, 0, 0};
+    m.total = {2 * M * N * K, M * N, 0, 0};
+    m.global_bytes = 4 * (m.total.global_loads + m.total.global_stores);
+    m.intensity = m.flops / m.global_bytes;
+    m.compulsory_bytes = 4 * (M * K + K * N + M * N);
+
+    m.formulas = {
+        {"FLOPs", "2·M·N·K", m.flops},
+        {"global loads / thread", "2·K", m.per_thread.global_loads},
+        {"global accesses / thread", "2·K + 1", m.per_thread.global_loads + m.per_thread.global_stores},
+        {"global loads / block", "BX·BY·2·K", m.per_block.global_loads},
+        {"global loads (total)", "2·M·N·K", m.total.global_loads},
+        {"global stores (total)", "M·N", m.total.global_stores},
+        {"global bytes", "4·(2·M·N·K + M·N)", m.global_bytes},
+        {"arithmetic intensity (FLOP/B)", "2·M·N·K / (4·(2·M·N·K + M·N)) ≈ 1/4", m.intensity},
+        {"compulsory bytes", "4·(M·K + K·N + M·N)", m.compulsory_bytes},
+    };
+    m.extras = {
+        {"loads of each A element", "N", N},
+        {"loads of each B element", "M", M},
+        {"global bytes / compulsory bytes", "4·(2·M·N·K + M·N) / (4·(M·K + K·N + M·N))",
+         m.global_bytes / m.compulsory_bytes},
+    };
+    return m;
+}
+
+}  // namespace
+
 Variant make_naive_matmul() {
     Variant v;
     v.id = "matmul.naive";
     v.family = "matmul";
-    v.title = "matmul.naive (not written yet)";
+    v.title = "Naive: one thread per output";
+    v.summary = "Each thread reads a row of A and a column of B from global memory: 2·K+1 accesses for 2·K FLOPs.";
+    v.params = {
+        {"BX", "Block width (threadIdx.x)", ParamKind::Pow2, 1, 1024, 1, 16,
+         "Threads along threadIdx.x: a warp spans min(BX, 32) neighbouring columns (rows with SWAP), so BX sets how many floats one warp access covers."},
+        {"BY", "Block height (threadIdx.y)", ParamKind::Pow2, 1, 1024, 1, 16,
+         "Threads along threadIdx.y: with BX it sets the block size, which trades scheduling granularity against blocks per SM."},
+        {"SWAP", "Swap mapping (threadIdx.x walks rows)", ParamKind::Bool, 0, 1, 1, 0,
+         "Off: lanes read neighbouring B and C elements (coalesced). On: lanes are K or N floats apart, so each warp access needs many transactions."},
+    };
+    v.invalid_reason = naive_invalid_reason;
+    v.kernel = naive_kernel;
+    v.launch = naive_launch;
+    v.cost_model = naive_cost_model;
+    v.smem_bytes = [](const ParamValues&) { return 0; };
     return v;
 }
+
 }  // namespace tilelab

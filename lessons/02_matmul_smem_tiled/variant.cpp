@@ -1,11 +1,129 @@
-// PLACEHOLDER until the variant is written: lets the registry link. Replace whole.
+// The shared-memory tiled matmul variant as data: parameters, constraints, launch shape and cost
+// model of kernels/matmul/02_smem_tiled.cuh. A TILE×TILE block stages tiles of A and B in shared
+// memory so that each element loaded from global memory is used TILE times.
+#include <fmt/format.h>
+#include <cstdint>
 #include "tilelab/variant.h"
+
 namespace tilelab {
+namespace {
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+struct TiledShape {
+    int tile;
+    int pad;   // extra columns per shared row
+    explicit TiledShape(const ParamValues& p) : tile(p.at("TILE")), pad(p.at("PAD") != 0 ? 1 : 0) {}
+    int threads() const { return tile * tile; }
+    int smem_bytes() const { return 2 * tile * (tile + pad) * int(sizeof(float)); }
+};
+
+std::string tiled_invalid_reason(const ParamValues& p, const Problem& problem, const Target& target) {
+    const TiledShape s(p);
+    if (s.threads() > target.max_threads_per_block)
+        return fmt::format(
+            "A {0}×{0} tile needs {1} threads, one per element of C; the limit is {2} per block.",
+            s.tile, s.threads(), target.max_threads_per_block);
+    if (s.smem_bytes() > target.smem_per_block)
+        return fmt::format(
+            "Two {}×{} tiles of floats take {} bytes of shared memory; {} allows {} per block.",
+            s.tile, s.tile + s.pad, s.smem_bytes(), target.name, target.smem_per_block);
+    const int64_t blocks_y = ceil_div(problem.dim[0], s.tile);
+    if (blocks_y > target.max_grid_dim[1])
+        return fmt::format("Covering {} rows with {}-row tiles needs {} blocks along y; the grid allows at most {}.",
+                           problem.dim[0], s.tile, blocks_y, target.max_grid_dim[1]);
+    return "";
+}
+
+KernelInstance tiled_kernel(const ParamValues& p) {
+    const TiledShape s(p);
+    return {"matmul/02_smem_tiled.cuh", fmt::format("smem_tiled_matmul<{}, {}>", s.tile, s.pad)};
+}
+
+LaunchShape tiled_launch(const ParamValues& p, const Problem& problem) {
+    const TiledShape s(p);
+    const int64_t M = problem.dim[0], N = problem.dim[1];
+    LaunchShape shape;
+    shape.block = {unsigned(s.tile), unsigned(s.tile), 1};
+    shape.grid = {unsigned(ceil_div(N, s.tile)), unsigned(ceil_div(M, s.tile)), 1};
+    return shape;
+}
+
+CostModel tiled_cost_model(const ParamValues& p, const Problem& problem) {
+    const TiledShape s(p);
+    const int64_t Mi = problem.dim[0], Ni = problem.dim[1], Ki = problem.dim[2];
+    const double M = double(Mi), N = double(Ni), K = double(Ki), T = s.tile;
+    const double blocks_x = double(ceil_div(Ni, s.tile));   // ⌈N/T⌉ blocks along a row of C
+    const double blocks_y = double(ceil_div(Mi, s.tile));   // ⌈M/T⌉ blocks along a column of C
+    const double k_tiles = double(ceil_div(Ki, s.tile));    // ⌈K/T⌉ steps along K
+    const double blocks = blocks_x * blocks_y;
+
+    CostModel m;
+    m.flops = 2 * M * N * K;
+    // One thread, at (0,0) of a full block: per k-tile one element of A and one of B, each
+    // stored to shared memory; then 2·T shared reads for T multiply-adds.
+    m.per_thread = {2 * k_tiles, 1, 2 * T * k_tiles, 2 * k_tiles};
+    // A full block: T rows of A and T columns of B, each read once, whole (K elements).
+    m.per_block = {2 * T * K, T * T, 2 * T * T * T * k_tiles, 2 * T * T * k_tiles};
+    // Exact for any M, N, K: out-of-range elements are never loaded, so every element of A is
+    // loaded once by each of the ⌈N/T⌉ block columns and every element of B once by each of the
+    // ⌈M/T⌉ block rows. Shared accesses are issued by every thread of every block, including the
+    // threads past the edge of C (they still fill tiles and pass the barriers).
+    const double a_loads = M * K * blocks_x;
+    const double b_loads = K * N * blocks_y;
+    m.total = {a_loads + b_loads, M * N, blocks * T * T * k_tiles * 2 * T, blocks * T * T * k_tiles * 2};
+    m.global_bytes = 4 * (m.total.global_loads + m.total.global_stores);
+    m.intensity = m.flops / m.global_bytes;
+    m.compulsory_bytes = 4 * (M * K + K * N + M * N);
+
+    m.formulas = {
+        {"tile edge T", "TILE", T},
+        {"FLOPs", "2·M·N·K", m.flops},
+        {"global loads / thread", "2·⌈K/T⌉", m.per_thread.global_loads},
+        {"shared loads / thread", "2·T·⌈K/T⌉", m.per_thread.shared_loads},
+        {"shared stores / thread", "2·⌈K/T⌉", m.per_thread.shared_stores},
+        {"global loads / block", "2·T·K", m.per_block.global_loads},
+        {"global loads of A (total)", "M·K·⌈N/T⌉", a_loads},
+        {"global loads of B (total)", "K·N·⌈M/T⌉", b_loads},
+        {"global loads (total)", "M·K·⌈N/T⌉ + K·N·⌈M/T⌉  (= 2·M·N·K/T when T divides M and N)",
+         m.total.global_loads},
+        {"global stores (total)", "M·N", m.total.global_stores},
+        {"shared loads (total)", "⌈N/T⌉·⌈M/T⌉·T²·⌈K/T⌉·2·T", m.total.shared_loads},
+        {"shared stores (total)", "⌈N/T⌉·⌈M/T⌉·T²·⌈K/T⌉·2", m.total.shared_stores},
+        {"global bytes", "4·(global loads + global stores)", m.global_bytes},
+        {"arithmetic intensity (FLOP/B)", "2·M·N·K / global bytes ≈ T/4", m.intensity},
+        {"compulsory bytes", "4·(M·K + K·N + M·N)", m.compulsory_bytes},
+    };
+    m.extras = {
+        {"loads of each A element", "⌈N/T⌉", blocks_x},
+        {"loads of each B element", "⌈M/T⌉", blocks_y},
+        {"shared memory / block (bytes)", "2·T·(T + PAD)·4", double(s.smem_bytes())},
+        {"global bytes / compulsory bytes", "global bytes / (4·(M·K + K·N + M·N))",
+         m.global_bytes / m.compulsory_bytes},
+    };
+    return m;
+}
+
+}  // namespace
+
 Variant make_smem_tiled_matmul() {
     Variant v;
     v.id = "matmul.smem_tiled";
     v.family = "matmul";
-    v.title = "matmul.smem_tiled (not written yet)";
+    v.title = "Shared-memory tiled";
+    v.summary = "A TILE×TILE block stages tiles of A and B in shared memory: global loads fall by a factor of TILE.";
+    v.params = {
+        {"TILE", "Tile size (T×T threads)", ParamKind::Int, 4, 32, 4, 16,
+         "Edge of the square tile and of the block: each loaded element is reused T times, for T² threads and 2·T·(T+PAD)·4 bytes of shared memory per block."},
+        {"PAD", "Pad shared rows (+1 column)", ParamKind::Bool, 0, 1, 1, 0,
+         "Adds one unused float per shared row so a column walk hits different banks; costs 2·T·4 bytes per block."},
+    };
+    v.invalid_reason = tiled_invalid_reason;
+    v.kernel = tiled_kernel;
+    v.launch = tiled_launch;
+    v.cost_model = tiled_cost_model;
+    v.smem_bytes = [](const ParamValues& p) { return TiledShape(p).smem_bytes(); };
     return v;
 }
+
 }  // namespace tilelab
