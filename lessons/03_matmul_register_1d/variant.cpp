@@ -1,11 +1,133 @@
-// PLACEHOLDER until the variant is written: lets the registry link. Replace whole.
-#include "tilelab/variant.h"
+// 1D register tiling: each of T threads computes U consecutive outputs of one row, with a slice
+// of S values of A in registers and the S×U slice of B transposed in shared memory
+// (kernels/matmul/03_register_tiled_1d.cuh).
+#include "../matmul_common.h"
+
 namespace tilelab {
+namespace {
+
+struct Register1dConfig {
+    int threads = 128, outputs = 128, slice = 1;   // T, U, S
+    int b_loads_per_thread() const { return slice * outputs / threads; }   // S·U/T
+    int smem_bytes() const { return outputs * slice * 4; }
+};
+
+Register1dConfig config_of(const ParamValues& v) {
+    Register1dConfig c;
+    if (auto it = v.find("T"); it != v.end()) c.threads = it->second;
+    if (auto it = v.find("U"); it != v.end()) c.outputs = it->second;
+    if (auto it = v.find("S"); it != v.end()) c.slice = it->second;
+    return c;
+}
+
+std::string invalid_reason(const Register1dConfig& c, const Problem& p, const Target& t) {
+    using matmul::ceil_div;
+    const int T = c.threads, U = c.outputs, S = c.slice;
+    if (T > t.max_threads_per_block)
+        return fmt::format("T={} threads per block is more than the {} a block may have.", T, t.max_threads_per_block);
+    if ((S * U) % T != 0)
+        return fmt::format("The S×U slice of B has S·U = {} elements, which T = {} threads cannot load in equal shares: "
+                           "S·U must be a multiple of T (S = T/U gives one element each).",
+                           S * U, T);
+    if (c.smem_bytes() > t.smem_per_block)
+        return fmt::format("The B slice needs {} bytes of shared memory, more than the {} a block may declare.", c.smem_bytes(),
+                           t.smem_per_block);
+    if (ceil_div(p.dim[0], T) > t.max_grid_dim[1])
+        return fmt::format("M={} needs {} block rows, more than the {} gridDim.y allows: raise T.", p.dim[0], ceil_div(p.dim[0], T),
+                           t.max_grid_dim[1]);
+    return {};
+}
+
+// Counts in 4-byte elements; totals exact for any M, N, K (out-of-range elements are not
+// loaded; the B slice is always stored whole, zero-padded; every thread always does S·U reads).
+CostModel cost_model(const Register1dConfig& c, const Problem& p) {
+    using matmul::add_extra;
+    using matmul::add_formula;
+    using matmul::ceil_div;
+    const double M = double(p.dim[0]), N = double(p.dim[1]), K = double(p.dim[2]);
+    const double T = c.threads, U = c.outputs, S = c.slice, L = c.b_loads_per_thread();
+    const double gx = double(ceil_div(p.dim[1], c.outputs)), gy = double(ceil_div(p.dim[0], c.threads));
+    const double steps = double(ceil_div(p.dim[2], c.slice));
+    const double blocks = gx * gy;
+
+    CostModel m;
+    // An interior thread: all K of its row of A, S·U/T elements of B per slice, U outputs.
+    // With T = S·U and S dividing K this is seed 002's N + N/S + U (there K = N).
+    m.per_thread.global_loads = K + L * K / S;
+    m.per_thread.global_stores = U;
+    m.per_thread.shared_stores = L * steps;
+    m.per_thread.shared_loads = S * U * steps;
+    m.per_block.global_loads = T * K + K * U;
+    m.per_block.global_stores = T * U;
+    m.per_block.shared_stores = S * U * steps;
+    m.per_block.shared_loads = T * S * U * steps;
+    m.total.global_loads = M * K * gx + K * N * gy;
+    m.total.global_stores = M * N;
+    m.total.shared_stores = blocks * m.per_block.shared_stores;
+    m.total.shared_loads = blocks * m.per_block.shared_loads;
+    matmul::finish_cost_model(m, p);
+
+    add_formula(m, "threads / block", "T", T);
+    add_formula(m, "blocks", "⌈N/U⌉·⌈M/T⌉", blocks);
+    add_formula(m, "global loads / thread", "K + (S·U/T)·K/S  (= N + N/S when T = S·U, K = N)", m.per_thread.global_loads);
+    add_formula(m, "global stores / thread", "U", U);
+    add_formula(m, "global accesses / thread", "K + (S·U/T)·K/S + U", m.per_thread.global_loads + U);
+    add_formula(m, "shared accesses / thread", "⌈K/S⌉·(S·U/T + S·U)", m.per_thread.shared_stores + m.per_thread.shared_loads);
+    add_formula(m, "global loads, total", "M·K·⌈N/U⌉ + K·N·⌈M/T⌉", m.total.global_loads);
+    add_formula(m, "global stores, total", "M·N", m.total.global_stores);
+    add_formula(m, "shared stores, total", "blocks·⌈K/S⌉·S·U", m.total.shared_stores);
+    add_formula(m, "shared loads, total", "blocks·T·⌈K/S⌉·S·U", m.total.shared_loads);
+    add_formula(m, "FLOPs", "2·M·N·K", m.flops);
+    add_formula(m, "arithmetic intensity (FLOP/B)", "2·M·N·K / (4·(global loads + stores))", m.intensity);
+
+    // Register arrays, seed 002's way: per slice S writes of a_reg, S·U reads of a_reg and S·U
+    // reads and writes of c_reg; plus U zeroing writes and U reads to write C out.
+    const double reg_per_thread = 2 * U + steps * (S + 3 * S * U);
+    add_extra(m, "register-array accesses / thread", "2·U + ⌈K/S⌉·(S + 3·S·U)", reg_per_thread);
+    add_extra(m, "register-array accesses / block", "T · per thread", reg_per_thread * T);
+    add_extra(m, "register-array accesses, total", "blocks · T · per thread", reg_per_thread * T * blocks);
+    add_extra(m, "registers held in arrays / thread", "S + U", S + U);
+    add_extra(m, "B elements each thread stages per slice", "S·U/T", L);
+    add_extra(m, "static shared memory (bytes)", "U·S·4", c.smem_bytes());
+    return m;
+}
+
+}  // namespace
+
 Variant make_register_1d_matmul() {
     Variant v;
     v.id = "matmul.register_1d";
     v.family = "matmul";
-    v.title = "matmul.register_1d (not written yet)";
+    v.title = "1D register tiling";
+    v.summary = "Each thread computes U outputs of one row from S values of A in registers and B transposed in shared memory.";
+    v.params = {
+        {"T", "Threads per block (T)", ParamKind::Pow2, 32, 1024, 1, 128,
+         "Rows of C per block: more threads share each staged slice of B, but each block needs T·(U+S) registers."},
+        {"U", "Outputs per thread (U)", ParamKind::Pow2, 1, 256, 1, 128,
+         "Consecutive outputs of a row per thread: each A value in a register feeds U FMAs, at U accumulator registers."},
+        {"S", "K slice (S)", ParamKind::Pow2, 1, 64, 1, 1,
+         "Values of A per thread per step: fewer barriers per FMA, more registers; S·U must be a multiple of T."},
+    };
+    v.invalid_reason = [](const ParamValues& pv, const Problem& p, const Target& t) {
+        return invalid_reason(config_of(pv), p, t);
+    };
+    v.kernel = [](const ParamValues& pv) {
+        const Register1dConfig c = config_of(pv);
+        KernelInstance k;
+        k.source_file = "matmul/03_register_tiled_1d.cuh";
+        k.name_expression = fmt::format("register_1d_matmul<{}, {}, {}>", c.threads, c.outputs, c.slice);
+        return k;
+    };
+    v.launch = [](const ParamValues& pv, const Problem& p) {
+        const Register1dConfig c = config_of(pv);
+        LaunchShape s;
+        s.grid = {unsigned(matmul::ceil_div(p.dim[1], c.outputs)), unsigned(matmul::ceil_div(p.dim[0], c.threads)), 1};
+        s.block = {unsigned(c.threads), 1, 1};
+        return s;
+    };
+    v.cost_model = [](const ParamValues& pv, const Problem& p) { return cost_model(config_of(pv), p); };
+    v.smem_bytes = [](const ParamValues& pv) { return config_of(pv).smem_bytes(); };
     return v;
 }
+
 }  // namespace tilelab

@@ -1,11 +1,31 @@
-// PLACEHOLDER until the variant is written: lets the registry link. Replace whole.
-#include "tilelab/variant.h"
+// 2D register tiling: each thread computes a TM×TN micro-tile of C as a sum of outer products
+// of a column of A and a row of B held in registers (kernels/matmul/04_register_tiled_2d.cuh).
+// Parameters, constraints and cost model live in lessons/matmul_common.h, shared with the
+// register-pressure lesson, which compiles the same kernel.
+#include "../matmul_common.h"
+
 namespace tilelab {
+
 Variant make_register_2d_matmul() {
+    using namespace matmul;
     Variant v;
     v.id = "matmul.register_2d";
     v.family = "matmul";
-    v.title = "matmul.register_2d (not written yet)";
+    v.title = "2D register tiling";
+    v.summary = "Each thread computes a TM×TN tile of C from a column of A and a row of B in registers.";
+    v.params = register_2d_param_specs();
+    v.invalid_reason = [](const ParamValues& pv, const Problem& p, const Target& t) {
+        return register_2d_invalid_reason(register_2d_config(pv), p, t);
+    };
+    v.kernel = [](const ParamValues& pv) { return register_2d_kernel(register_2d_config(pv)); };
+    v.launch = [](const ParamValues& pv, const Problem& p) {
+        return register_2d_launch(register_2d_config(pv), p);
+    };
+    v.cost_model = [](const ParamValues& pv, const Problem& p) {
+        return register_2d_cost_model(register_2d_config(pv), p);
+    };
+    v.smem_bytes = [](const ParamValues& pv) { return register_2d_config(pv).smem_bytes(); };
     return v;
 }
+
 }  // namespace tilelab

@@ -1,11 +1,31 @@
-// PLACEHOLDER until the variant is written: lets the registry link. Replace whole.
-#include "tilelab/variant.h"
+// Registers, spills and occupancy: the 2D register-tiled kernel again, with the knobs that move
+// its register count — a cap (-maxrregcount), __launch_bounds__ minimum blocks per SM, loop
+// unrolling and the thread-tile size — so that ptxas's registers and spill bytes, occupancy and
+// its limiter, and the time can be watched moving together.
+#include "../matmul_common.h"
+
 namespace tilelab {
+
 Variant make_register_pressure_matmul() {
+    using namespace matmul;
     Variant v;
     v.id = "matmul.register_pressure";
     v.family = "matmul";
-    v.title = "matmul.register_pressure (not written yet)";
+    v.title = "Registers, spills and occupancy";
+    v.summary = "Cap the 2D kernel's registers, bound its launch or stop unrolling, and watch spills, occupancy and time.";
+    v.params = register_pressure_param_specs();
+    v.invalid_reason = [](const ParamValues& pv, const Problem& p, const Target& t) {
+        return register_2d_invalid_reason(register_2d_config(pv), p, t);
+    };
+    v.kernel = [](const ParamValues& pv) { return register_2d_kernel(register_2d_config(pv)); };
+    v.launch = [](const ParamValues& pv, const Problem& p) {
+        return register_2d_launch(register_2d_config(pv), p);
+    };
+    v.cost_model = [](const ParamValues& pv, const Problem& p) {
+        return register_2d_cost_model(register_2d_config(pv), p);
+    };
+    v.smem_bytes = [](const ParamValues& pv) { return register_2d_config(pv).smem_bytes(); };
     return v;
 }
+
 }  // namespace tilelab
