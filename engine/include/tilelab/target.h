@@ -26,6 +26,10 @@ struct Target {
     double peak_fp32_gflops = 0;       // datasheet FP32 peak (non-tensor)
     double dram_gbps = 0;              // datasheet DRAM bandwidth
     std::string source;                // "datasheet" or "device"
+    std::string peaks_note;            // how peak_fp32_gflops and dram_gbps were obtained
+    // CUDA's launch limits (the same on every architecture TileLab targets; read from the device in GPU mode).
+    int max_block_dim[3] = {1024, 1024, 64};
+    long long max_grid_dim[3] = {2147483647LL, 65535, 65535};
 
     int arch() const { return sm_major * 10 + sm_minor; }  // 90
     std::string arch_name() const;                          // "sm_90"

@@ -1,0 +1,214 @@
+// The engine: checks a request, compiles and analyses it (no GPU needed), and in GPU mode hands
+// it to the GpuRunner to be measured. Model mode when there is no driver or device, or when asked.
+#include "tilelab/engine.h"
+#include <fmt/format.h>
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <optional>
+#include "engine_testing.h"
+#include "family.h"
+#include "runner_device.h"
+#include "runner_gpu.h"
+
+namespace tilelab {
+namespace {
+
+const Variant* lookup_variant(const std::string& id) {
+    if (const Variant* v = find_variant(id)) return v;
+    return engine_testing::find_test_variant(id);
+}
+
+// Empty if every function the engine calls is present (placeholders have none).
+std::string not_implemented_reason(const Variant& v) {
+    if (!v.kernel || !v.launch || !v.cost_model) return fmt::format("variant {} is not implemented yet", v.id);
+    return "";
+}
+
+std::string format_dims(const std::array<unsigned, 3>& d) { return fmt::format("{}×{}×{}", d[0], d[1], d[2]); }
+
+// The limits every kernel shares, whatever the variant says: block size and shape, shared
+// memory per block, grid size.
+std::string generic_invalid_reason(const Variant& v, const ParamValues& params, const LaunchShape& launch,
+                                   const Target& t) {
+    const int64_t threads = launch.threads_per_block();
+    if (threads > t.max_threads_per_block)
+        return fmt::format("A block of {} threads exceeds the {} threads a block may have on {}.", threads,
+                           t.max_threads_per_block, t.arch_name());
+    const char* axis = "xyz";
+    for (int i = 0; i < 3; ++i) {
+        if (launch.block[i] < 1 || launch.grid[i] < 1)
+            return fmt::format("The launch shape (grid {}, block {}) has an empty dimension.", format_dims(launch.grid),
+                               format_dims(launch.block));
+        if (launch.block[i] > unsigned(t.max_block_dim[i]))
+            return fmt::format("A block {} of {} exceeds the limit of {} on {}.", axis[i], launch.block[i],
+                               t.max_block_dim[i], t.arch_name());
+        if (launch.grid[i] > t.max_grid_dim[i])
+            return fmt::format("A grid {} of {} blocks exceeds the limit of {}; use a smaller problem or larger tiles.",
+                               axis[i], launch.grid[i], t.max_grid_dim[i]);
+    }
+    // Static shared memory is capped at the default per-block limit; dynamic shared memory may use
+    // the opt-in limit, because the runner sets cudaFuncAttributeMaxDynamicSharedMemorySize.
+    const int static_smem = v.smem_bytes ? v.smem_bytes(params) : 0;
+    if (static_smem > t.smem_per_block)
+        return fmt::format("The kernel declares {} bytes of static shared memory; a block may have {} on {}.",
+                           static_smem, t.smem_per_block, t.arch_name());
+    const int64_t smem = int64_t(static_smem) + launch.dynamic_smem;
+    const int limit = launch.dynamic_smem > 0 && t.smem_per_block_optin > 0 ? t.smem_per_block_optin : t.smem_per_block;
+    if (smem > limit)
+        return fmt::format("A block needs {} bytes of shared memory; {} allows {} per block.", smem, t.arch_name(), limit);
+    return "";
+}
+
+}  // namespace
+
+struct Engine::Impl {
+    explicit Impl(const EngineConfig& cfg)
+        : compiler(cfg.cache_dir.empty() ? default_cache_dir() : cfg.cache_dir) {
+        DeviceProbe probe = probe_device(cfg.force_model_mode);
+        status = probe.status;
+        if (status.gpu) {
+            target = probe.target;
+            runner = std::make_unique<GpuRunner>(compiler, probe.l2_bytes);
+        } else {
+            const Target* preset = find_target("h100");
+            if (!preset && !target_presets().empty()) preset = &target_presets().front();
+            if (preset) target = *preset;
+        }
+    }
+
+    Target current_target() const {
+        std::lock_guard lock(target_mutex);
+        return target;
+    }
+
+    // A family instance for checking sizes (no device memory); one per name, kept.
+    const Family* checker(const std::string& name) {
+        std::lock_guard lock(checker_mutex);
+        auto it = checkers.find(name);
+        if (it == checkers.end()) it = checkers.emplace(name, make_family(name)).first;
+        return it->second.get();
+    }
+
+    std::string invalid_reason(const RunRequest& req);
+
+    DeviceStatus status;
+    CompileService compiler;
+    mutable std::mutex target_mutex;
+    Target target;
+    std::mutex checker_mutex;
+    std::map<std::string, std::unique_ptr<Family>> checkers;
+    std::mutex gpu_mutex;                 // one piece of GPU work at a time (GUI and worker thread)
+    std::unique_ptr<GpuRunner> runner;    // GPU mode only
+    std::optional<Ceilings> ceilings;     // measured once
+};
+
+Engine::Engine(const EngineConfig& cfg) : impl_(std::make_unique<Impl>(cfg)) {}
+Engine::~Engine() = default;
+
+const DeviceStatus& Engine::device() const { return impl_->status; }
+Target Engine::target() const { return impl_->current_target(); }
+CompileService& Engine::compiler() { return impl_->compiler; }
+
+bool Engine::set_target(const Target& t) {
+    if (impl_->status.gpu) return false;
+    std::lock_guard lock(impl_->target_mutex);
+    impl_->target = t;
+    return true;
+}
+
+std::string Engine::invalid_reason(const RunRequest& req) const {
+    try {
+        return impl_->invalid_reason(req);
+    } catch (const std::exception& e) {
+        return fmt::format("The request could not be checked: {}.", e.what());
+    }
+}
+
+std::string Engine::Impl::invalid_reason(const RunRequest& req) {
+    const Variant* v = lookup_variant(req.variant);
+    if (!v) return fmt::format("There is no variant called \"{}\".", req.variant);
+    if (std::string why = not_implemented_reason(*v); !why.empty()) return "The " + why + ".";
+    for (const auto& [name, value] : req.params) {
+        const auto spec = std::find_if(v->params.begin(), v->params.end(), [&](const ParamSpec& s) { return s.name == name; });
+        if (spec == v->params.end()) return fmt::format("{} has no parameter called {}.", v->id, name);
+        if (std::string why = spec->range_reason(value); !why.empty()) return why;
+    }
+    const ParamValues params = with_defaults(v->params, req.params);
+    const Family* family = checker(v->family);
+    if (!family) return fmt::format("The {} family is not implemented yet.", v->family);
+    if (std::string why = family->problem_invalid_reason(req.problem); !why.empty()) return why;
+    const Target t = current_target();
+    if (v->invalid_reason)
+        if (std::string why = v->invalid_reason(params, req.problem, t); !why.empty()) return why;
+    return generic_invalid_reason(*v, params, v->launch(params, req.problem), t);
+}
+
+RunResult Engine::analyze(const RunRequest& req) {
+    RunResult r;
+    r.request = req;
+    const Target t = target();
+    r.target = t.name;
+    r.arch = t.arch_name();
+    r.stage = "input";
+    try {
+        const Variant* v = lookup_variant(req.variant);
+        if (v) r.request.params = with_defaults(v->params, req.params);
+        if (std::string why = invalid_reason(req); !why.empty()) {
+            r.error = why;
+            return r;
+        }
+        const ParamValues& params = r.request.params;
+        r.launch = v->launch(params, req.problem);
+        r.model = v->cost_model(params, req.problem);
+        const KernelInstance k = v->kernel(params);
+        r.name_expression = k.name_expression;
+        if (const std::string* source = embedded_source(k.source_file)) r.kernel_source = *source;
+
+        r.stage = "compile";
+        r.compiled = compiler().compile({k.source_file, k.name_expression, t.arch(), k.max_registers, {}});
+        if (!r.compiled->ok) {
+            r.error = r.compiled->error;
+            return r;
+        }
+        const PtxasInfo& ptxas = r.compiled->ptxas;
+        r.occupancy = compute_occupancy(
+            t, {int(r.launch.threads_per_block()), ptxas.registers, ptxas.smem_bytes + int(r.launch.dynamic_smem)});
+        r.ok = true;
+        r.stage.clear();
+    } catch (const std::exception& e) {
+        r.ok = false;
+        r.error = e.what();
+    }
+    return r;
+}
+
+RunResult Engine::run(const RunRequest& req, const RunOptions& opt, const CancelFlag* cancel) {
+    RunResult r = analyze(req);
+    if (!r.ok) return r;
+    if (!impl_->status.gpu) {
+        r.no_gpu_reason = impl_->status.reason;
+        return r;
+    }
+    const Variant* v = lookup_variant(req.variant);
+    std::lock_guard lock(impl_->gpu_mutex);
+    impl_->runner->measure(r, *v, target().arch(), opt, cancel);
+    return r;
+}
+
+Ceilings Engine::ceilings() {
+    if (!impl_->status.gpu) {
+        Ceilings c;
+        c.note = "not measured in model mode: " + impl_->status.reason;
+        return c;
+    }
+    std::lock_guard lock(impl_->gpu_mutex);
+    if (!impl_->ceilings) {
+        Ceilings c = impl_->runner->measure_ceilings();
+        if (!c.measured) return c;   // try again next time
+        impl_->ceilings = c;
+    }
+    return *impl_->ceilings;
+}
+
+}  // namespace tilelab

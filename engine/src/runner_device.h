@@ -1,0 +1,25 @@
+// Finding the GPU: whether there is one (and if not, why), and the Target read from it.
+#pragma once
+#include <cstddef>
+#include "tilelab/engine.h"
+#include "tilelab/target.h"
+
+namespace tilelab {
+
+struct DeviceProbe {
+    DeviceStatus status;
+    Target target;          // filled only when status.gpu
+    size_t l2_bytes = 0;    // the device's L2 size, for flushing it between repetitions
+};
+
+// Looks for device 0. Model mode when forced (argument or TILELAB_MODEL_MODE=1), when there is no
+// driver, no device, or a driver too old for this runtime; status.reason then says which.
+DeviceProbe probe_device(bool force_model_mode);
+
+// FP32 lanes per SM of an architecture (the datasheet's "CUDA cores per SM"); 0 if unknown.
+int fp32_lanes_per_sm(int sm_major, int sm_minor);
+
+// Free and total device memory now (GPU mode only).
+void device_memory(size_t& free_bytes, size_t& total_bytes);
+
+}  // namespace tilelab

@@ -1,0 +1,203 @@
+// Measuring one configuration on the GPU, in the order the design asks for: refuse what cannot
+// fit, set up inputs, poison the output, launch once and validate, and only then warm up and
+// time; then count accesses with the instrumented build and time the reference.
+#include "runner_gpu.h"
+#include <fmt/format.h>
+#include <algorithm>
+#include <functional>
+#include <stdexcept>
+#include <string_view>
+#include "runner_device.h"
+
+namespace tilelab {
+namespace {
+
+// Loaded libraries kept before the cache starts over (a sweep loads one per configuration).
+constexpr size_t kMaxLoadedLibraries = 256;
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+// A refusal or failure that is not a CUDA error, with the stage it belongs to.
+struct StageError : std::runtime_error {
+    StageError(std::string stage_, const std::string& message) : std::runtime_error(message), stage(std::move(stage_)) {}
+    std::string stage;
+};
+
+// Errors after which the context is unusable until the device is reset.
+bool is_sticky(cudaError_t e) {
+    switch (e) {
+        case cudaErrorIllegalAddress: case cudaErrorLaunchFailure: case cudaErrorHardwareStackError:
+        case cudaErrorIllegalInstruction: case cudaErrorMisalignedAddress: case cudaErrorInvalidAddressSpace:
+        case cudaErrorInvalidPc: case cudaErrorAssert: case cudaErrorLaunchTimeout: case cudaErrorECCUncorrectable:
+        case cudaErrorContextIsDestroyed: return true;
+        default: return false;
+    }
+}
+
+// Identifies a loaded library by what was loaded: the cubin's bytes and the kernel's name.
+std::string library_key(const CompileResult& c) {
+    const size_t cubin_hash = std::hash<std::string_view>{}(std::string_view(c.cubin.data(), c.cubin.size()));
+    return fmt::format("{:016x}|{}|{}", cubin_hash, c.cubin.size(), c.lowered_name);
+}
+
+dim3 to_dim3(const std::array<unsigned, 3>& a) { return dim3(a[0], a[1], a[2]); }
+
+}  // namespace
+
+GpuRunner::GpuRunner(CompileService& compiler, size_t l2_bytes) : compiler_(compiler), l2_bytes_(l2_bytes) {}
+GpuRunner::~GpuRunner() = default;
+
+void GpuRunner::check_memory(const std::string& family_name, const Problem& p) {
+    const std::unique_ptr<Family> sizer = make_family(family_name);
+    const size_t needed = sizer->device_bytes(p);
+    size_t free_bytes = 0, total_bytes = 0;
+    device_memory(free_bytes, total_bytes);
+    if (needed <= free_bytes) return;
+    // Other families' buffers are only a cache: give their memory back and look again.
+    families_.clear();
+    device_memory(free_bytes, total_bytes);
+    if (needed <= free_bytes) return;
+    const auto names = sizer->dim_names();
+    throw StageError("input", fmt::format("{}={}, {}={}, {}={} needs {:.1f} GiB of device memory, {:.1f} GiB free.",
+                                          names[0], p.dim[0], names[1], p.dim[1], names[2], p.dim[2],
+                                          needed / kGiB, free_bytes / kGiB));
+}
+
+Family& GpuRunner::family_for(const std::string& name, const Problem& p, uint64_t seed) {
+    FamilySlot& slot = families_[name];
+    if (slot.family && slot.problem == p && slot.seed == seed) return *slot.family;
+    slot.family.reset();   // free the old problem's buffers before sizing the new one
+    check_memory(name, p);
+    std::unique_ptr<Family> family = make_family(name);
+    if (!family) throw StageError("input", fmt::format("The {} family is not implemented yet.", name));
+    family->setup(p, seed);
+    FamilySlot& fresh = families_[name];   // check_memory may have cleared the map
+    fresh = {std::move(family), p, seed};
+    return *fresh.family;
+}
+
+const LoadedLibrary& GpuRunner::library_for(const CompileResult& c) {
+    const std::string key = library_key(c);
+    if (auto it = libraries_.find(key); it != libraries_.end()) return *it->second;
+    if (libraries_.size() >= kMaxLoadedLibraries) libraries_.clear();
+    auto lib = std::make_unique<LoadedLibrary>(c.cubin.data(), c.lowered_name.c_str());
+    return *libraries_.emplace(key, std::move(lib)).first->second;
+}
+
+L2Flusher& GpuRunner::flusher() {
+    if (!flusher_) flusher_ = std::make_unique<L2Flusher>(l2_bytes_);
+    return *flusher_;
+}
+
+bool GpuRunner::recover_if_broken(cudaError_t code) {
+    (void)cudaGetLastError();   // clears an ordinary (non-sticky) error
+    const bool broken = is_sticky(code) || cudaDeviceSynchronize() != cudaSuccess;
+    if (!broken) return false;
+    // Everything below lived in the lost context. Destructors ignore the errors they now get.
+    families_.clear();
+    libraries_.clear();
+    flusher_.reset();
+    (void)cudaDeviceReset();
+    (void)cudaGetLastError();
+    (void)cudaSetDevice(0);
+    return true;
+}
+
+void GpuRunner::measure(RunResult& r, const Variant& v, int arch, const RunOptions& opt, const CancelFlag* cancel) {
+    std::string stage = "run";
+    try {
+        const Problem& problem = r.request.problem;
+        Family& family = family_for(v.family, problem, opt.seed);
+        if (opt.flush_l2) flusher();
+
+        const LoadedLibrary& lib = library_for(*r.compiled);
+        family.on_library_loaded(lib.library());
+        const unsigned dyn_smem = r.launch.dynamic_smem;
+        if (dyn_smem > 0)
+            TL_CUDA_CHECK(cudaFuncSetAttribute(lib.entry(), cudaFuncAttributeMaxDynamicSharedMemorySize, int(dyn_smem)));
+
+        std::vector<void*> args = family.kernel_args(nullptr);
+        const dim3 grid = to_dim3(r.launch.grid), block = to_dim3(r.launch.block);
+        const void* entry = lib.entry();
+        auto launch = [&] {
+            TL_CUDA_CHECK(cudaLaunchKernel(entry, grid, block, args.data(), dyn_smem, nullptr));
+        };
+
+        // 1. One launch on a poisoned output, then validate: an unchecked result is never timed.
+        stage = "launch";
+        family.poison_output(nullptr);
+        launch();
+        stage = "run";
+        TL_CUDA_CHECK(cudaDeviceSynchronize());
+        stage = "validate";
+        r.validation = family.validate();
+        if (!r.validation.passed)
+            throw StageError("validate", fmt::format("Output differs from the {} reference: max error {:.3g} ({:.3g} relative to max(1, |expected|), tolerance {:.3g}); first: {}",
+                                                     r.validation.reference, r.validation.max_abs_error,
+                                                     r.validation.max_rel_error, r.validation.tolerance,
+                                                     r.validation.message));
+
+        // 2. Time it.
+        stage = "run";
+        TimingPlan plan{opt.warmup, std::max(1, opt.repetitions), opt.flush_l2 ? &flusher() : nullptr, cancel};
+        if (!time_launches(launch, plan, r.timing)) throw StageError("run", "cancelled");
+
+        // 3. Count what the kernel really accesses: the same instance built with TILELAB_COUNT=1.
+        if (opt.count_accesses) {
+            stage = "compile";
+            const KernelInstance k = v.kernel(r.request.params);
+            const auto counted = compiler_.compile({k.source_file, k.name_expression, arch, k.max_registers, {"TILELAB_COUNT=1"}});
+            if (!counted->ok) throw StageError("compile", "instrumented build (TILELAB_COUNT=1): " + counted->error);
+            stage = "run";
+            const LoadedLibrary& counting = library_for(*counted);
+            family.on_library_loaded(counting.library());
+            if (dyn_smem > 0)
+                TL_CUDA_CHECK(cudaFuncSetAttribute(counting.entry(), cudaFuncAttributeMaxDynamicSharedMemorySize, int(dyn_smem)));
+            DeviceBuffer counters(4 * sizeof(unsigned long long));
+            TL_CUDA_CHECK(cudaMemset(counters.get(), 0, counters.bytes()));
+            std::vector<void*> counting_args = family.kernel_args(counters.get<unsigned long long>());
+            TL_CUDA_CHECK(cudaLaunchKernel(counting.entry(), grid, block, counting_args.data(), dyn_smem, nullptr));
+            TL_CUDA_CHECK(cudaDeviceSynchronize());
+            unsigned long long host[4] = {};
+            TL_CUDA_CHECK(cudaMemcpy(host, counters.get(), sizeof host, cudaMemcpyDeviceToHost));
+            r.counted = AccessCounts{double(host[0]), double(host[1]), double(host[2]), double(host[3])};
+        }
+
+        // 4. The reference at the same size ("% of cuBLAS"), timed the same way, once per problem.
+        if (opt.time_reference) {
+            const std::string key = fmt::format("{}|{}|{}", v.family, format_problem(problem), opt.flush_l2);
+            auto it = reference_ms_.find(key);
+            if (it == reference_ms_.end()) {
+                ScopedReferencePlan scoped(plan);
+                std::string name;
+                const double ms = family.reference_ms(name);
+                it = reference_ms_.emplace(key, std::make_pair(name, ms)).first;
+            }
+            r.reference_name = it->second.first;
+            r.reference_ms = it->second.second;
+        }
+
+        const double ms = r.timing.median_ms;
+        const double per_second = 1e3 / ms;   // 1/ms -> 1/s
+        r.gflops = r.model.flops * per_second / 1e9;
+        r.gbps_model = r.model.global_bytes * per_second / 1e9;
+        r.gbps_effective = family.compulsory_bytes(problem) * per_second / 1e9;
+        if (r.reference_ms > 0) r.pct_of_reference = r.reference_ms / ms * 100;
+        r.measured = true;
+    } catch (const StageError& e) {
+        r.ok = false;
+        r.stage = e.stage;
+        r.error = e.what();
+    } catch (const CudaError& e) {
+        r.ok = false;
+        r.stage = stage;
+        r.error = e.what();
+        if (recover_if_broken(e.code()))
+            r.error += "; the device was reset and the next run starts afresh";
+    } catch (const std::exception& e) {
+        r.ok = false;
+        r.stage = stage;
+        r.error = e.what();
+    }
+}
+
+}  // namespace tilelab

@@ -1,0 +1,172 @@
+// The engine in model mode (no GPU, or asked for): it says why, compiles and analyses like in
+// GPU mode, measures nothing, and refuses invalid requests with one sentence. Runs everywhere.
+#include <gtest/gtest.h>
+#include <cstdlib>
+#include "engine_testing.h"
+#include "tilelab/engine.h"
+
+using namespace tilelab;
+
+namespace {
+
+Engine& model_engine() {
+    static Engine engine(EngineConfig{"", /*force_model_mode=*/true});
+    return engine;
+}
+
+// One sentence: not empty, one line, ends with a full stop.
+void expect_one_sentence(const std::string& s) {
+    EXPECT_FALSE(s.empty());
+    EXPECT_EQ(s.find('\n'), std::string::npos) << s;
+    if (!s.empty()) {
+        EXPECT_EQ(s.back(), '.') << s;
+    }
+}
+
+// A variant of our own (registered only with the engine) so these tests do not depend on how
+// far the lessons' variants have got: the test kernel with the matmul signature, one warp.
+Variant test_variant(const std::string& id, LaunchShape shape) {
+    Variant v;
+    v.id = id;
+    v.family = "matmul";
+    v.title = "test kernel";
+    v.kernel = [](const ParamValues&) { return KernelInstance{"test/fault.cuh", "faulting_matmul<0>"}; };
+    v.launch = [shape](const ParamValues&, const Problem&) { return shape; };
+    v.cost_model = [](const ParamValues&, const Problem&) { return CostModel{}; };
+    return v;
+}
+
+const Problem kSmall{{64, 64, 64}};
+
+void register_one_warp() {
+    engine_testing::add_test_variant(test_variant("test.one_warp", {{1, 1, 1}, {32, 1, 1}, 0}));
+}
+
+}  // namespace
+
+TEST(EngineModelMode, SaysItHasNoGpuAndWhy) {
+    EXPECT_FALSE(model_engine().device().gpu);
+    EXPECT_FALSE(model_engine().device().reason.empty());
+}
+
+TEST(EngineModelMode, EnvironmentVariableForcesModelMode) {
+    ::setenv("TILELAB_MODEL_MODE", "1", 1);
+    Engine engine;
+    ::unsetenv("TILELAB_MODEL_MODE");
+    EXPECT_FALSE(engine.device().gpu);
+    EXPECT_NE(engine.device().reason.find("TILELAB_MODEL_MODE"), std::string::npos) << engine.device().reason;
+}
+
+TEST(EngineModelMode, TargetIsAPresetAndCanBeChanged) {
+    register_one_warp();
+    Engine engine(EngineConfig{"", true});
+    EXPECT_EQ(engine.target().source, "datasheet");
+    ASSERT_NE(find_target("t4"), nullptr);
+    EXPECT_TRUE(engine.set_target(*find_target("t4")));
+    EXPECT_EQ(engine.target().arch(), 75);
+    EXPECT_EQ(engine.analyze({"test.one_warp", {}, kSmall}).arch, "sm_75");
+}
+
+TEST(EngineModelMode, AnalyzesTheTestKernel) {
+    register_one_warp();
+    const RunResult r = model_engine().analyze({"test.one_warp", {}, kSmall});
+    ASSERT_TRUE(r.ok) << r.stage << ": " << r.error;
+    ASSERT_TRUE(r.compiled);
+    EXPECT_TRUE(r.compiled->ok);
+    EXPECT_GT(r.compiled->ptxas.registers, 0);
+    EXPECT_GT(r.occupancy.blocks_per_sm, 0);
+    EXPECT_FALSE(r.kernel_source.empty());
+    EXPECT_EQ(r.name_expression, "faulting_matmul<0>");
+    EXPECT_EQ(r.arch, model_engine().target().arch_name());
+}
+
+TEST(EngineModelMode, AnalyzesEveryWrittenVariantAtItsDefaults) {
+    int analysed = 0;
+    for (const Variant& v : all_variants()) {
+        if (!v.kernel) continue;   // placeholder, written later
+        const Problem p = v.family == "stencil" ? Problem{{64, 64, 64}} : Problem{{256, 256, 256}};
+        const RunResult r = model_engine().analyze({v.id, {}, p});
+        EXPECT_TRUE(r.ok) << v.id << ": " << r.stage << ": " << r.error;
+        EXPECT_GT(r.model.flops, 0) << v.id;
+        ++analysed;
+    }
+    if (analysed == 0) GTEST_SKIP() << "no variant has a kernel yet";
+}
+
+TEST(EngineModelMode, RunMeasuresNothingAndSaysWhy) {
+    register_one_warp();
+    const RunResult r = model_engine().run({"test.one_warp", {}, kSmall});
+    EXPECT_TRUE(r.ok) << r.error;
+    EXPECT_FALSE(r.measured);
+    EXPECT_EQ(r.no_gpu_reason, model_engine().device().reason);
+    EXPECT_FALSE(r.counted.has_value());
+    EXPECT_EQ(r.timing.median_ms, 0);
+}
+
+TEST(EngineModelMode, CeilingsAreNotMeasured) {
+    const Ceilings c = model_engine().ceilings();
+    EXPECT_FALSE(c.measured);
+    EXPECT_FALSE(c.note.empty());
+}
+
+TEST(EngineModelMode, UnknownVariantIsOneSentence) {
+    const std::string why = model_engine().invalid_reason({"matmul.nonexistent", {}, kSmall});
+    expect_one_sentence(why);
+    EXPECT_NE(why.find("matmul.nonexistent"), std::string::npos);
+    const RunResult r = model_engine().analyze({"matmul.nonexistent", {}, kSmall});
+    EXPECT_FALSE(r.ok);
+    EXPECT_EQ(r.stage, "input");
+    EXPECT_EQ(r.error, why);
+}
+
+TEST(EngineModelMode, UnwrittenVariantSaysSoInsteadOfCrashing) {
+    Variant empty;
+    empty.id = "test.unwritten";
+    empty.family = "matmul";
+    engine_testing::add_test_variant(empty);
+    const RunResult r = model_engine().run({"test.unwritten", {}, kSmall});
+    EXPECT_FALSE(r.ok);
+    EXPECT_EQ(r.stage, "input");
+    EXPECT_NE(r.error.find("variant test.unwritten is not implemented yet"), std::string::npos) << r.error;
+}
+
+TEST(EngineModelMode, ValueOutOfRangeIsOneSentence) {
+    Variant v = test_variant("test.with_param", {{1, 1, 1}, {32, 1, 1}, 0});
+    v.params = {{"TILE", "Tile", ParamKind::Pow2, 4, 32, 1, 16, "test"}};
+    engine_testing::add_test_variant(v);
+    EXPECT_EQ(model_engine().invalid_reason({"test.with_param", {{"TILE", 8}}, kSmall}), "");
+    expect_one_sentence(model_engine().invalid_reason({"test.with_param", {{"TILE", 12}}, kSmall}));
+    expect_one_sentence(model_engine().invalid_reason({"test.with_param", {{"TILE", 64}}, kSmall}));
+    expect_one_sentence(model_engine().invalid_reason({"test.with_param", {{"NOPE", 1}}, kSmall}));
+}
+
+TEST(EngineModelMode, EngineRefusesMoreThan1024ThreadsEvenIfTheVariantDoesNot) {
+    // The variant declares no constraint at all; the engine's generic check still applies.
+    engine_testing::add_test_variant(test_variant("test.too_many_threads", {{1, 1, 1}, {64, 32, 1}, 0}));
+    const std::string why = model_engine().invalid_reason({"test.too_many_threads", {}, kSmall});
+    expect_one_sentence(why);
+    EXPECT_NE(why.find("2048"), std::string::npos) << why;
+    EXPECT_NE(why.find("1024"), std::string::npos) << why;
+}
+
+TEST(EngineModelMode, EngineRefusesSharedMemoryOverTheOptInLimit) {
+    const int optin = model_engine().target().smem_per_block_optin;
+    engine_testing::add_test_variant(
+        test_variant("test.too_much_smem", {{1, 1, 1}, {32, 1, 1}, unsigned(optin + 4)}));
+    expect_one_sentence(model_engine().invalid_reason({"test.too_much_smem", {}, kSmall}));
+    engine_testing::add_test_variant(test_variant("test.optin_smem", {{1, 1, 1}, {32, 1, 1}, unsigned(optin)}));
+    EXPECT_EQ(model_engine().invalid_reason({"test.optin_smem", {}, kSmall}), "");
+}
+
+TEST(EngineModelMode, EngineRefusesAGridOverTheLimit) {
+    engine_testing::add_test_variant(test_variant("test.tall_grid", {{1, 70000, 1}, {32, 1, 1}, 0}));
+    expect_one_sentence(model_engine().invalid_reason({"test.tall_grid", {}, kSmall}));
+}
+
+TEST(EngineModelMode, MatmulSizesOutOfRangeAreOneSentence) {
+    register_one_warp();
+    const std::string zero = model_engine().invalid_reason({"test.one_warp", {}, Problem{{0, 64, 64}}});
+    expect_one_sentence(zero);
+    EXPECT_NE(zero.find("M"), std::string::npos) << zero;
+    expect_one_sentence(model_engine().invalid_reason({"test.one_warp", {}, Problem{{64, 64, 1 << 20}}}));
+}
