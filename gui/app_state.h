@@ -1,6 +1,7 @@
 // The app's whole persistent view state: one plain struct. Panels read and write it; only the
 // worker (gui/worker.*) talks to the engine. No function-static state in panels.
 #pragma once
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -38,6 +39,8 @@ struct AppState {
     // Lesson flow
     int lesson_index = 0;
     int step_index = 0;
+    int drawn_lesson = -1, drawn_step = -1;   // what the lesson panel last drew (to scroll to top)
+    float params_height = 0;        // the parameters panel's content height last frame (layout)
 
     // Current request (what the sliders show)
     RunRequest request;
@@ -46,7 +49,13 @@ struct AppState {
     // Latest result and whether a newer one is on its way
     std::shared_ptr<const RunResult> result;
     bool updating = false;
+    bool result_final = false;      // false: analysis shown, the measured run still going
     std::string last_changed_param;
+    std::string size_error;         // why size_text could not be parsed ("" = fine)
+
+    // Parameters and size remembered per variant (persisted), so switching lessons keeps them.
+    std::map<std::string, ParamValues> params_by_variant;
+    std::map<std::string, std::string> size_by_variant;
 
     std::vector<HistoryPoint> history;
     std::vector<PinnedConfig> pinned;
@@ -64,11 +73,36 @@ struct AppState {
     bool show_lesson = true, show_params = true, show_results = true, show_occupancy = true;
     bool show_memory = true, show_code = true, show_tiles = true, show_compare = true;
     int model_target_index = 0;     // preset chosen in model mode
+    std::string active_tab = "Occupancy";   // right-hand tab shown (Occupancy/Memory/Code/Tiles/Compare)
+    std::string select_tab;                 // set to switch tabs programmatically on the next frame
 
     // Run options the user can change
     RunOptions run_options;
 
-    Engine* engine = nullptr;   // owned by main
+    // panels: fields the analysis panels (occupancy, memory, tiles, compare) add go below here.
+    // Occupancy: the three curves, recomputed only when the result changes.
+    std::shared_ptr<const RunResult> occupancy_curves_of;   // the result they were computed for
+    OccupancyCurves occupancy_curves;
+    // Compare: pinning, sweeps, export.
+    std::string pin_label;                  // label for the next pin ("" = automatic)
+    int sweep_x_from = 0, sweep_x_to = -1;  // indices into the swept parameter's values (-1 = last)
+    int sweep_y_from = 0, sweep_y_to = -1;
+    std::string swept_x, swept_y;           // the parameters of the sweep submitted (y "" = 1-D)
+    std::vector<int> sweep_x_values, sweep_y_values;   // and their values
+    uint64_t sweep_generation = 0;          // the worker's sweep generation they belong to
+    int sweep_metric = 0;                   // heatmap colour: 0 time, 1 GFLOP/s, 2 occupancy
+    std::string export_path = "./tilelab_sweep.csv";
+    std::string export_message;             // the last export's outcome
+    // A PNG of a screen rectangle, taken after the frame is rendered (App::Render): see
+    // gui/plot_export.h. Coordinates are ImGui screen coordinates.
+    bool capture_pending = false;
+    std::string capture_path;
+    float capture_min_x = 0, capture_min_y = 0, capture_max_x = 0, capture_max_y = 0;
+
+    // engine: null until the worker has constructed it. From the UI thread use only its const
+    // queries (device(), target()); prefer worker->target(), worker->invalid_reason(): the worker
+    // owns every call that changes or runs something.
+    Engine* engine = nullptr;   // owned by the worker
     Worker* worker = nullptr;   // owned by main
 };
 

@@ -1,0 +1,99 @@
+#include "actions.h"
+#include <algorithm>
+#include <chrono>
+#include "worker.h"
+
+namespace tilelab::gui {
+
+namespace {
+
+// A slider being dragged sends a value every frame; wait this long for it to settle so the worker
+// compiles the value the user stops at, not every value passed on the way.
+constexpr std::chrono::milliseconds kDragDebounce(100);
+
+void apply_step_presets(AppState& state) {
+    const Lesson* lesson = CurrentLesson(state);
+    if (!lesson || state.step_index >= int(lesson->steps.size())) return;
+    const LessonStep& step = lesson->steps[size_t(state.step_index)];
+    for (const auto& [name, value] : step.set) state.request.params[name] = value;
+    if (!step.size.empty()) state.size_text = step.size;
+}
+
+}  // namespace
+
+const Lesson* CurrentLesson(const AppState& state) {
+    const auto& lessons = all_lessons();
+    if (state.lesson_index < 0 || state.lesson_index >= int(lessons.size())) return nullptr;
+    return &lessons[size_t(state.lesson_index)];
+}
+
+const Variant* CurrentVariant(const AppState& state) { return find_variant(state.request.variant); }
+
+void EnterLesson(AppState& state, int lesson_index, int step) {
+    const auto& lessons = all_lessons();
+    if (lessons.empty()) return;
+    state.lesson_index = std::clamp(lesson_index, 0, int(lessons.size()) - 1);
+    const Lesson& lesson = lessons[size_t(state.lesson_index)];
+    state.request.variant = lesson.variant;
+    const Variant* variant = find_variant(lesson.variant);
+    const auto remembered = state.params_by_variant.find(lesson.variant);
+    const ParamValues overrides = remembered != state.params_by_variant.end() ? remembered->second : ParamValues{};
+    state.request.params = variant ? with_defaults(variant->params, overrides) : overrides;
+    const auto size = state.size_by_variant.find(lesson.variant);
+    if (size != state.size_by_variant.end()) state.size_text = size->second;
+    state.history.clear();
+    EnterStep(state, step);
+}
+
+void EnterStep(AppState& state, int step) {
+    const Lesson* lesson = CurrentLesson(state);
+    if (!lesson) return;
+    const int last = std::max(0, int(lesson->steps.size()) - 1);
+    state.step_index = std::clamp(step, 0, last);
+    apply_step_presets(state);
+    SubmitRequest(state);
+}
+
+void StepForward(AppState& state) {
+    const Lesson* lesson = CurrentLesson(state);
+    if (!lesson) return;
+    if (state.step_index + 1 < int(lesson->steps.size())) EnterStep(state, state.step_index + 1);
+    else if (state.lesson_index + 1 < int(all_lessons().size())) EnterLesson(state, state.lesson_index + 1, 0);
+}
+
+void StepBack(AppState& state) {
+    if (state.step_index > 0) {
+        EnterStep(state, state.step_index - 1);
+    } else if (state.lesson_index > 0) {
+        const auto& prev = all_lessons()[size_t(state.lesson_index - 1)];
+        EnterLesson(state, state.lesson_index - 1, std::max(0, int(prev.steps.size()) - 1));
+    }
+}
+
+void ResetParams(AppState& state) {
+    const Variant* variant = CurrentVariant(state);
+    if (!variant) return;
+    state.request.params = with_defaults(variant->params, {});
+    SubmitRequest(state);
+}
+
+bool SubmitRequest(AppState& state, const std::string& changed, bool dragging) {
+    Problem problem;
+    std::string error;
+    if (!parse_problem(state.size_text, problem, error)) {
+        state.size_error = error;
+        return false;
+    }
+    state.size_error.clear();
+    state.request.problem = problem;
+    state.params_by_variant[state.request.variant] = state.request.params;
+    state.size_by_variant[state.request.variant] = state.size_text;
+    state.last_changed_param = changed;
+    state.updating = true;
+    if (state.worker)
+        state.worker->submit(state.request, state.run_options,
+                             dragging ? kDragDebounce : std::chrono::milliseconds(0));
+    return true;
+}
+
+}  // namespace tilelab::gui

@@ -1,0 +1,31 @@
+// What the user can do, as functions on AppState, shared by the panels, the keyboard shortcuts
+// and the headless walk: move through lessons and steps, change parameters, ask for a run.
+#pragma once
+#include <string>
+#include "app_state.h"
+#include "tilelab/lesson.h"
+#include "tilelab/variant.h"
+
+namespace tilelab::gui {
+
+const Lesson* CurrentLesson(const AppState& state);
+const Variant* CurrentVariant(const AppState& state);
+
+// Opens lesson `lesson_index` at `step` (clamped): switches the variant, restores the parameters
+// remembered for it, applies the step's presets and submits a run.
+void EnterLesson(AppState& state, int lesson_index, int step = 0);
+// Moves to `step` of the current lesson (clamped) and applies its presets.
+void EnterStep(AppState& state, int step);
+// Next/previous step, crossing into the next/previous lesson at either end.
+void StepForward(AppState& state);
+void StepBack(AppState& state);
+
+// Parameters back to the variant's defaults (then the current step's presets are not reapplied).
+void ResetParams(AppState& state);
+
+// Sends the current request to the worker. `changed`: the parameter the user just changed ("" =
+// none); `dragging`: a slider is being dragged, so wait for it to settle (debounce).
+// Returns false (and sets state.size_error) when the problem size does not parse.
+bool SubmitRequest(AppState& state, const std::string& changed = "", bool dragging = false);
+
+}  // namespace tilelab::gui

@@ -1,0 +1,467 @@
+#include "app.h"
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>   // key codes only: ImGui 1.86's GLFW backend indexes io.KeysDown by them
+#include <backends/imgui_impl_opengl3.h>
+#include <imgui.h>
+#include <algorithm>
+#include <cctype>
+#include "actions.h"
+#include "fonts.h"
+#include "gl_util.h"
+#include "panels.h"
+#include "settings.h"
+#include "ui_common.h"
+
+namespace tilelab::gui {
+
+const char* const kTabNames[5] = {"Occupancy", "Memory", "Code", "Tiles", "Compare"};
+
+namespace {
+
+// Presenter mode enlarges everything by this much on top of the user's own font scale.
+constexpr float kPresenterScale = 1.4f;
+constexpr size_t kHistoryLimit = 500;
+const ImVec4 kBannerColour(0.55f, 0.38f, 0.05f, 1.0f);
+const ImVec4 kBackground(0.09f, 0.10f, 0.12f, 1.0f);
+
+double ms_between(Clock::time_point a, Clock::time_point b) {
+    return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+bool same_name(const std::string& a, const std::string& b) {
+    return a.size() == b.size() &&
+           std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) { return std::tolower(x) == std::tolower(y); });
+}
+
+}  // namespace
+
+App::App(const AppOptions& options, Worker& worker) : options_(options), worker_(worker) {
+    state_.worker = &worker_;
+}
+
+App::~App() {
+    SaveSettingsNow();
+    // ImGui would write its ini when its context is destroyed, after ini_path_ is gone: write now.
+    ImGuiIO& io = ImGui::GetIO();
+    if (io.IniFilename) {
+        ImGui::SaveIniSettingsToDisk(io.IniFilename);
+        io.IniFilename = nullptr;
+    }
+}
+
+float App::effective_font_scale() const {
+    return state_.font_scale * (state_.presenter_mode ? kPresenterScale : 1.0f);
+}
+
+std::string App::Init() {
+    SavedPlace place;
+    if (options_.persist) {
+        settings_path_ = SettingsPath();
+        place = LoadSettings(settings_path_, state_);
+        saved_model_target_ = place.model_target;
+        const std::string dir = ConfigDir();
+        ini_path_ = dir.empty() ? "" : dir + "/imgui.ini";   // ImGui keeps the pointer
+        ImGui::GetIO().IniFilename = ini_path_.empty() ? nullptr : ini_path_.c_str();
+    } else {
+        ImGui::GetIO().IniFilename = nullptr;
+    }
+    if (options_.presenter) state_.presenter_mode = true;
+
+    const auto& lessons = all_lessons();
+    if (lessons.empty()) return "No lessons are compiled into this build.";
+    int lesson_index = 0, step = options_.step >= 0 ? options_.step : 0;
+    const std::string wanted = !options_.lesson.empty() ? options_.lesson : place.lesson_id;
+    if (!wanted.empty()) {
+        const Lesson* found = find_lesson(wanted);
+        if (!found) {
+            if (!options_.lesson.empty()) return "There is no lesson \"" + wanted + "\".";
+        } else {
+            lesson_index = int(found - lessons.data());
+            if (options_.step < 0 && options_.lesson.empty()) step = place.step;
+        }
+    }
+    if (options_.step >= 0 && options_.step >= int(lessons[size_t(lesson_index)].steps.size()) &&
+        !lessons[size_t(lesson_index)].steps.empty())
+        return "Lesson " + lessons[size_t(lesson_index)].id + " has " +
+               std::to_string(lessons[size_t(lesson_index)].steps.size()) + " steps; there is no step " +
+               std::to_string(options_.step) + ".";
+    EnterLesson(state_, lesson_index, step);
+
+    const Variant* variant = CurrentVariant(state_);
+    for (const std::string& assignment : options_.sets) {
+        std::string name, error;
+        int value = 0;
+        if (!parse_assignment(assignment, name, value, error)) return error;
+        const bool known = variant && std::any_of(variant->params.begin(), variant->params.end(),
+                                                  [&](const ParamSpec& p) { return p.name == name; });
+        if (!known) return "Variant " + state_.request.variant + " has no parameter " + name + ".";
+        state_.request.params[name] = value;
+    }
+    if (!options_.size.empty()) state_.size_text = options_.size;
+    if (!options_.sets.empty() || !options_.size.empty())
+        if (!SubmitRequest(state_)) return "Bad problem size: " + state_.size_error;
+
+    if (!options_.panel.empty()) {
+        const auto* tab = std::find_if(std::begin(kTabNames), std::end(kTabNames),
+                                       [&](const char* t) { return same_name(t, options_.panel); });
+        if (tab == std::end(kTabNames)) return "There is no panel \"" + options_.panel + "\" (occupancy, memory, code, tiles, compare).";
+        state_.select_tab = *tab;
+    }
+    return "";
+}
+
+void App::apply_style() {
+    ImGuiStyle style;
+    ImGui::StyleColorsDark(&style);
+    style.WindowRounding = 0;
+    style.ChildRounding = 4;
+    style.FrameRounding = 4;
+    style.GrabRounding = 4;
+    style.TabRounding = 4;
+    style.PopupRounding = 4;
+    style.FramePadding = ImVec2(8, 5);
+    style.ItemSpacing = ImVec2(10, 7);
+    style.CellPadding = ImVec2(6, 4);
+    style.WindowPadding = ImVec2(12, 10);
+    style.ScrollbarSize = 16;
+    style.Colors[ImGuiCol_WindowBg] = kBackground;
+    style.Colors[ImGuiCol_ChildBg] = ImVec4(0, 0, 0, 0);
+    style.Colors[ImGuiCol_MenuBarBg] = ImVec4(0.13f, 0.14f, 0.17f, 1.0f);
+    style.ScaleAllSizes(effective_font_scale());
+    ImGui::GetStyle() = style;
+}
+
+void App::BeforeNewFrame() {
+    const float scale = effective_font_scale();
+    if (scale == built_font_scale_) return;
+    const auto start = Clock::now();
+    BuildFonts(scale);
+    RebuildFontTexture();
+    if (options_.log_latency)
+        std::fprintf(stderr, "latency: fonts built and uploaded in %.1f ms (%s)\n", ms_between(start, Clock::now()),
+                     AppFonts().system_fonts ? "system fonts" : "ImGui's default font");
+    apply_style();
+    built_font_scale_ = scale;
+    fonts_rebuilt_ = true;
+}
+
+void App::on_engine_ready() {
+    state_.engine = worker_.engine_if_ready();
+    const DeviceStatus device = worker_.device();
+    if (device.gpu) return;
+    const auto& presets = target_presets();
+    const Target* saved = saved_model_target_.empty() ? nullptr : find_target(saved_model_target_);
+    const std::string current = saved ? saved->preset : worker_.target().preset;
+    for (size_t i = 0; i < presets.size(); ++i)
+        if (presets[i].preset == current) state_.model_target_index = int(i);
+    if (saved && saved->preset != worker_.target().preset) {
+        worker_.set_model_target(*saved);
+        SubmitRequest(state_);
+    }
+}
+
+void App::poll_worker() {
+    if (!engine_seen_ && worker_.ready()) {
+        engine_seen_ = true;
+        on_engine_ready();
+    }
+    WorkerUpdate update;
+    if (worker_.poll(update)) {
+        state_.result = update.result;
+        state_.result_final = update.final;
+        shown_request_id_ = update.request_id;
+        to_log_.push_back({update.request_id, update.final, update.submitted, update.published});
+        const RunResult* r = update.result.get();
+        if (update.final && r && r->measured) {
+            HistoryPoint p;
+            p.variant = r->request.variant;
+            p.params = r->request.params;
+            p.problem = r->request.problem;
+            p.dragged = state_.last_changed_param;
+            const auto it = p.params.find(p.dragged);
+            p.x = it != p.params.end() ? it->second : 0;
+            p.median_ms = r->timing.median_ms;
+            p.gflops = r->gflops;
+            p.intensity = r->model.intensity;
+            p.valid = r->ok && (!r->validation.checked || r->validation.passed);
+            state_.history.push_back(p);
+            if (state_.history.size() > kHistoryLimit) state_.history.erase(state_.history.begin());
+        }
+    }
+    state_.updating = worker_.busy() || (state_.result && !state_.result_final);
+}
+
+bool App::settled() const {
+    // The worker may be idle with the newest result not yet polled: compare ids, not just busy().
+    return state_.result && state_.result_final && !worker_.busy() &&
+           shown_request_id_ == worker_.last_submitted_id();
+}
+
+void App::handle_keys() {
+    ImGuiIO& io = ImGui::GetIO();
+    if (io.WantTextInput || ImGui::IsAnyItemActive()) return;
+    const bool ctrl = io.KeyCtrl;
+    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_RightArrow))) StepForward(state_);
+    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_LeftArrow))) StepBack(state_);
+    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_PageDown))) EnterLesson(state_, state_.lesson_index + 1);
+    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_PageUp))) EnterLesson(state_, state_.lesson_index - 1);
+    if (ctrl && (ImGui::IsKeyPressed(GLFW_KEY_EQUAL) || ImGui::IsKeyPressed(GLFW_KEY_KP_ADD)))
+        state_.font_scale = std::min(3.0f, state_.font_scale + 0.1f);
+    if (ctrl && (ImGui::IsKeyPressed(GLFW_KEY_MINUS) || ImGui::IsKeyPressed(GLFW_KEY_KP_SUBTRACT)))
+        state_.font_scale = std::max(0.5f, state_.font_scale - 0.1f);
+    if (ctrl && ImGui::IsKeyPressed(GLFW_KEY_0)) state_.font_scale = 1.0f;
+    if (ctrl && ImGui::IsKeyPressed(GLFW_KEY_P)) state_.presenter_mode = !state_.presenter_mode;
+    if (ctrl && ImGui::IsKeyPressed(GLFW_KEY_Q)) quit_ = true;
+    if (ImGui::IsKeyPressed(GLFW_KEY_F11)) state_.fullscreen = !state_.fullscreen;
+    if (ImGui::IsKeyPressed(GLFW_KEY_F5)) SubmitRequest(state_);
+    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape)) && state_.fullscreen) state_.fullscreen = false;
+}
+
+void App::draw_menu_bar() {
+    if (!ImGui::BeginMenuBar()) return;
+    if (ImGui::BeginMenu("File")) {
+        if (ImGui::MenuItem("Save settings", nullptr, false, options_.persist)) SaveSettingsNow();
+        if (ImGui::MenuItem("Quit", "Ctrl+Q")) quit_ = true;
+        ImGui::EndMenu();
+    }
+    if (ImGui::BeginMenu("Lessons")) {
+        const auto& lessons = all_lessons();
+        for (size_t i = 0; i < lessons.size(); ++i)
+            if (ImGui::MenuItem(lessons[i].title.c_str(), lessons[i].id.substr(0, 2).c_str(),
+                                int(i) == state_.lesson_index))
+                EnterLesson(state_, int(i));
+        ImGui::EndMenu();
+    }
+    if (ImGui::BeginMenu("View")) {
+        ImGui::MenuItem("Presenter mode", "Ctrl+P", &state_.presenter_mode);
+        ImGui::MenuItem("Full screen", "F11", &state_.fullscreen);
+        ImGui::MenuItem("Lesson text", nullptr, &state_.show_lesson, !state_.presenter_mode);
+        ImGui::Separator();
+        if (ImGui::MenuItem("Larger text", "Ctrl +")) state_.font_scale = std::min(3.0f, state_.font_scale + 0.1f);
+        if (ImGui::MenuItem("Smaller text", "Ctrl -")) state_.font_scale = std::max(0.5f, state_.font_scale - 0.1f);
+        if (ImGui::MenuItem("Normal text", "Ctrl 0")) state_.font_scale = 1.0f;
+        ImGui::Separator();
+        ImGui::MenuItem("Occupancy tab", nullptr, &state_.show_occupancy);
+        ImGui::MenuItem("Memory tab", nullptr, &state_.show_memory);
+        ImGui::MenuItem("Code tab", nullptr, &state_.show_code);
+        ImGui::MenuItem("Tiles tab", nullptr, &state_.show_tiles);
+        ImGui::MenuItem("Compare tab", nullptr, &state_.show_compare);
+        ImGui::EndMenu();
+    }
+    if (ImGui::BeginMenu("Run")) {
+        if (ImGui::MenuItem("Run again", "F5")) SubmitRequest(state_);
+        RunOptions& o = state_.run_options;
+        bool changed = false;
+        changed |= ImGui::MenuItem("Flush L2 between repetitions", nullptr, &o.flush_l2);
+        changed |= ImGui::MenuItem("Count accesses (instrumented build)", nullptr, &o.count_accesses);
+        changed |= ImGui::MenuItem("Time the reference (cuBLAS / copy)", nullptr, &o.time_reference);
+        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
+        if (ImGui::SliderInt("Repetitions", &o.repetitions, 1, 100)) changed = true;
+        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
+        if (ImGui::SliderInt("Warm-up runs", &o.warmup, 0, 20)) changed = true;
+        if (changed && !ImGui::IsAnyItemActive()) SubmitRequest(state_);
+        ImGui::EndMenu();
+    }
+    if (ImGui::BeginMenu("Help")) {
+        ImGui::TextUnformatted("Left / Right     previous / next step");
+        ImGui::TextUnformatted("PgUp / PgDn      previous / next lesson");
+        ImGui::TextUnformatted("Ctrl + / Ctrl -  larger / smaller text");
+        ImGui::TextUnformatted("Ctrl P           presenter mode");
+        ImGui::TextUnformatted("F11              full screen");
+        ImGui::TextUnformatted("F5               run again");
+        ImGui::EndMenu();
+    }
+    // Lesson and step on the right of the menu bar: where we are, always visible.
+    if (const Lesson* lesson = CurrentLesson(state_)) {
+        const std::string where = lesson->title + "  \xc2\xb7  step " + std::to_string(state_.step_index + 1) + "/" +
+                                  std::to_string(std::max<size_t>(1, lesson->steps.size()));
+        const float w = ImGui::CalcTextSize(where.c_str()).x;
+        ImGui::SameLine(std::max(ImGui::GetCursorPosX() + 20, ImGui::GetWindowWidth() - w - ImGui::GetStyle().WindowPadding.x * 2));
+        ImGui::TextDisabled("%s", where.c_str());
+    }
+    ImGui::EndMenuBar();
+}
+
+void App::draw_model_banner() {
+    if (!worker_.ready()) {
+        ImGui::TextDisabled("Starting the engine (looking for a GPU)...");
+        return;
+    }
+    const DeviceStatus device = worker_.device();
+    if (device.gpu) return;
+    ImGui::PushStyleColor(ImGuiCol_ChildBg, kBannerColour);
+    const float h = ImGui::GetFrameHeight() + ImGui::GetStyle().WindowPadding.y;
+    ImGui::BeginChild("##model_banner", ImVec2(0, h), false, ImGuiWindowFlags_NoScrollbar);
+    ImGui::SetCursorPos(ImVec2(ImGui::GetStyle().WindowPadding.x, ImGui::GetStyle().WindowPadding.y * 0.5f));
+    ImGui::AlignTextToFramePadding();
+    PushFontOrDefault(AppFonts().bold);
+    ImGui::TextUnformatted("MODEL MODE");
+    ImGui::PopFont();
+    // The picker first: whatever the width, it stays reachable; the reason may run off the end.
+    ImGui::SameLine();
+    ImGui::TextUnformatted("for");
+    ImGui::SameLine();
+    DrawTargetPicker(state_);
+    ImGui::SameLine();
+    const std::string reason = device.reason.empty() ? "no GPU" : device.reason;
+    ImGui::Text("Compiled and analysed; nothing is measured: %s.", reason.c_str());
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", reason.c_str());
+    ImGui::EndChild();
+    ImGui::PopStyleColor();
+}
+
+void App::draw_tabs() {
+    if (!ImGui::BeginTabBar("##analysis_tabs")) return;
+    const bool shown[5] = {state_.show_occupancy, state_.show_memory, state_.show_code, state_.show_tiles,
+                           state_.show_compare};
+    void (*const draw[5])(AppState&) = {DrawOccupancyPanel, DrawMemoryPanel, DrawCodePanel, DrawTilesPanel,
+                                        DrawComparePanel};
+    const std::string select = state_.select_tab;
+    for (int i = 0; i < 5; ++i) {
+        if (!shown[i]) continue;
+        const ImGuiTabItemFlags flags = select == kTabNames[i] ? ImGuiTabItemFlags_SetSelected : 0;
+        if (ImGui::BeginTabItem(kTabNames[i], nullptr, flags)) {
+            state_.active_tab = kTabNames[i];
+            ImGui::BeginChild(kTabNames[i], ImVec2(0, 0), false);
+            draw[i](state_);
+            ImGui::EndChild();
+            ImGui::EndTabItem();
+        }
+    }
+    if (!select.empty() && state_.active_tab == select) state_.select_tab.clear();
+    ImGui::EndTabBar();
+}
+
+void App::draw_columns(float height) {
+    const bool lesson_column = state_.show_lesson && !state_.presenter_mode;
+    const ImGuiTableFlags flags = ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV |
+                                  ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_NoSavedSettings;
+    if (!ImGui::BeginTable(lesson_column ? "##layout3" : "##layout2", lesson_column ? 3 : 2, flags, ImVec2(0, height)))
+        return;
+    if (lesson_column) ImGui::TableSetupColumn("lesson", ImGuiTableColumnFlags_WidthStretch, 0.31f);
+    ImGui::TableSetupColumn("centre", ImGuiTableColumnFlags_WidthStretch, lesson_column ? 0.29f : 0.42f);
+    ImGui::TableSetupColumn("tabs", ImGuiTableColumnFlags_WidthStretch, lesson_column ? 0.40f : 0.58f);
+    ImGui::TableNextRow(ImGuiTableRowFlags_None, height);
+    if (lesson_column) {
+        ImGui::TableNextColumn();
+        ImGui::BeginChild("##lesson", ImVec2(0, height), false);
+        DrawLessonPanel(state_);
+        ImGui::EndChild();
+    }
+    ImGui::TableNextColumn();
+    const float column_top = ImGui::GetCursorPosY();
+    // Parameters above, results below, each scrolling on its own: however many parameters a
+    // variant has, the results stay in view. The parameters get what they need, up to 55%.
+    const float params_h = std::clamp(state_.params_height, height * 0.2f, height * 0.55f);
+    ImGui::BeginChild("##params", ImVec2(0, params_h), false);
+    DrawParamsPanel(state_);
+    state_.params_height = ImGui::GetCursorPosY() + ImGui::GetStyle().WindowPadding.y;
+    ImGui::EndChild();
+    ImGui::Separator();
+    ImGui::BeginChild("##results", ImVec2(0, std::max(50.0f, column_top + height - ImGui::GetCursorPosY())), false);
+    DrawResultsPanel(state_);
+    ImGui::EndChild();
+    ImGui::TableNextColumn();
+    ImGui::BeginChild("##tabs", ImVec2(0, height), false);
+    draw_tabs();
+    ImGui::EndChild();
+    ImGui::EndTable();
+}
+
+void App::draw_status_bar() {
+    ImGui::Separator();
+    if (!worker_.ready()) {
+        ImGui::TextDisabled("engine starting");
+    } else {
+        const DeviceStatus device = worker_.device();
+        const Target target = worker_.target();
+        if (device.gpu) ImGui::TextColored(StatusColorVec(true), "GPU: %s (%s)", device.name.c_str(), target.arch_name().c_str());
+        else ImGui::TextDisabled("Model mode: %s (%s)", target.name.c_str(), target.arch_name().c_str());
+    }
+    ImGui::SameLine();
+    ImGui::TextDisabled("  |  %s", to_string(worker_.phase()));
+    char frame[64];
+    std::snprintf(frame, sizeof frame, "frame %.1f ms", last_frame_ms_);
+    ImGui::SameLine(ImGui::GetWindowWidth() - ImGui::CalcTextSize(frame).x - ImGui::GetStyle().WindowPadding.x * 2);
+    ImGui::TextDisabled("%s", frame);
+}
+
+void App::Frame() {
+    poll_worker();
+    handle_keys();
+    const ImGuiViewport* viewport = ImGui::GetMainViewport();
+    ImGui::SetNextWindowPos(viewport->WorkPos);
+    ImGui::SetNextWindowSize(viewport->WorkSize);
+    ImGui::Begin("TileLab##root", nullptr,
+                 ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
+                     ImGuiWindowFlags_MenuBar | ImGuiWindowFlags_NoBringToFrontOnFocus);
+    draw_menu_bar();
+    draw_model_banner();
+    const float status_height = ImGui::GetFrameHeightWithSpacing() + ImGui::GetStyle().ItemSpacing.y;
+    draw_columns(std::max(100.0f, ImGui::GetContentRegionAvail().y - status_height));
+    draw_status_bar();
+    ImGui::End();
+}
+
+void App::Render(int framebuffer_width, int framebuffer_height) {
+    ClearFramebuffer(framebuffer_width, framebuffer_height, kBackground.x, kBackground.y, kBackground.z);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+}
+
+void App::AfterFrame(double frame_ms) {
+    last_frame_ms_ = frame_ms;
+    const auto now = Clock::now();
+    ++stats_.frames;
+    // A frame that rebuilt the font atlas (startup, Ctrl +/-) is counted apart: it is not what a
+    // slider drag costs.
+    if (fonts_rebuilt_) ++stats_.font_frames;
+    else stats_.max_ms = std::max(stats_.max_ms, frame_ms);
+    if (state_.updating && !fonts_rebuilt_) {
+        ++stats_.busy_frames;
+        stats_.max_busy_ms = std::max(stats_.max_busy_ms, frame_ms);
+        stats_.sum_busy_ms += frame_ms;
+    }
+    if (options_.log_latency) {
+        if (!first_frame_logged_)
+            std::fprintf(stderr, "latency: first frame drawn %.1f ms after launch\n", ms_between(options_.launched, now));
+        for (const Drawn& d : to_log_)
+            std::fprintf(stderr, "latency: request %llu %s: published %.1f ms, drawn %.1f ms after the change\n",
+                         static_cast<unsigned long long>(d.id), d.final ? "final" : "analysis",
+                         ms_between(d.submitted, d.published), ms_between(d.submitted, now));
+    }
+    first_frame_logged_ = true;
+    fonts_rebuilt_ = false;
+    to_log_.clear();
+}
+
+void App::PrintFrameStats(std::FILE* out) const {
+    std::fprintf(out, "frames: %d drawn (%d rebuilt the fonts, not counted), slowest %.1f ms; %d while a request was "
+                      "in flight, slowest %.1f ms, mean %.1f ms\n",
+                 stats_.frames, stats_.font_frames, stats_.max_ms, stats_.busy_frames, stats_.max_busy_ms,
+                 stats_.busy_frames ? stats_.sum_busy_ms / stats_.busy_frames : 0.0);
+}
+
+std::string App::CheckInvariants() const {
+    const Lesson* lesson = CurrentLesson(state_);
+    if (!lesson) return "lesson index " + std::to_string(state_.lesson_index) + " is out of range";
+    if (state_.step_index < 0 || (state_.step_index > 0 && state_.step_index >= int(lesson->steps.size())))
+        return "step index " + std::to_string(state_.step_index) + " is out of range for " + lesson->id;
+    if (state_.request.variant != lesson->variant)
+        return "the request's variant " + state_.request.variant + " is not lesson " + lesson->id + "'s " + lesson->variant;
+    if (const Variant* v = CurrentVariant(state_))
+        for (const auto& [name, value] : state_.request.params)
+            if (std::none_of(v->params.begin(), v->params.end(), [&](const ParamSpec& p) { return p.name == name; }))
+                return "the request has parameter " + name + " which " + v->id + " does not declare";
+    if (std::none_of(std::begin(kTabNames), std::end(kTabNames), [&](const char* t) { return state_.active_tab == t; }))
+        return "the active tab \"" + state_.active_tab + "\" is not a tab";
+    if (state_.font_scale < 0.5f || state_.font_scale > 3.0f) return "font scale out of range";
+    return "";
+}
+
+void App::SaveSettingsNow() {
+    if (!options_.persist) return;
+    std::string error;
+    if (!SaveSettings(settings_path_, state_, error)) std::fprintf(stderr, "tilelab: %s\n", error.c_str());
+}
+
+}  // namespace tilelab::gui

@@ -1,0 +1,92 @@
+// The app's frame: menu bar, model-mode banner, a fixed three-column layout (lesson | parameters
+// and results | tabs for Occupancy, Memory, Code, Tiles, Compare) and a status bar; keyboard
+// shortcuts; settings; the hand-over of worker results to AppState. Knows nothing of windows or
+// EGL: main/windowed and headless drive it frame by frame.
+#pragma once
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+#include "app_state.h"
+#include "worker.h"
+
+namespace tilelab::gui {
+
+struct AppOptions {
+    bool persist = true;            // read and write ~/.config/tilelab (off for headless runs)
+    bool log_latency = false;       // timings to stderr: first frame, submit -> drawn, frame times
+    std::string lesson;             // id or number prefix; "" = resume where the user left off
+    int step = -1;                  // -1 = resume / first step
+    std::vector<std::string> sets;  // "NAME=VALUE" overrides after the step's presets
+    std::string size;               // problem size override
+    std::string panel;              // tab to open: occupancy, memory, code, tiles, compare
+    bool presenter = false;
+    Clock::time_point launched = Clock::now();
+};
+
+extern const char* const kTabNames[5];   // "Occupancy", "Memory", "Code", "Tiles", "Compare"
+
+struct FrameStats {
+    int frames = 0, busy_frames = 0, font_frames = 0;
+    double max_ms = 0, max_busy_ms = 0, sum_busy_ms = 0;
+};
+
+class App {
+public:
+    App(const AppOptions& options, Worker& worker);
+    ~App();
+    App(const App&) = delete;
+    App& operator=(const App&) = delete;
+
+    // After the ImGui context and the OpenGL3 renderer exist. Returns "" or why the options
+    // cannot be honoured (unknown lesson or parameter).
+    std::string Init();
+    // Before ImGui::NewFrame(): rebuilds the fonts when the scale changed.
+    void BeforeNewFrame();
+    // Builds one frame (between NewFrame and Render).
+    void Frame();
+    // Clears the framebuffer and draws ImGui's draw data.
+    void Render(int framebuffer_width, int framebuffer_height);
+    // After the frame was presented: latency and frame-time bookkeeping.
+    void AfterFrame(double frame_ms);
+
+    AppState& state() { return state_; }
+    const FrameStats& frame_stats() const { return stats_; }
+    bool quit_requested() const { return quit_; }
+    // The worker has delivered the final result for the newest request.
+    bool settled() const;
+    // Our own invariants (indices in range, request matches the lesson); "" when they hold.
+    std::string CheckInvariants() const;
+    void SaveSettingsNow();
+    void PrintFrameStats(std::FILE* out) const;
+
+private:
+    void poll_worker();
+    void on_engine_ready();
+    void handle_keys();
+    void draw_menu_bar();
+    void draw_model_banner();
+    void draw_columns(float height);
+    void draw_tabs();
+    void draw_status_bar();
+    void apply_style();
+    float effective_font_scale() const;
+
+    AppOptions options_;
+    Worker& worker_;
+    AppState state_;
+    std::string settings_path_, ini_path_;
+    std::string saved_model_target_;
+    float built_font_scale_ = 0;
+    bool quit_ = false;
+    bool engine_seen_ = false;
+    uint64_t shown_request_id_ = 0;   // the request whose update state_.result holds
+    bool first_frame_logged_ = false;
+    bool fonts_rebuilt_ = false;      // this frame rebuilt the font atlas
+    double last_frame_ms_ = 0;
+    FrameStats stats_;
+    struct Drawn { uint64_t id; bool final; Clock::time_point submitted, published; };
+    std::vector<Drawn> to_log_;   // updates applied this frame, logged once drawn
+};
+
+}  // namespace tilelab::gui

@@ -1,0 +1,325 @@
+#include "headless.h"
+#include <EGL/egl.h>
+#include <EGL/eglext.h>
+#include <backends/imgui_impl_opengl3.h>
+#include <imgui.h>
+#include <stb_image_write.h>
+#include <algorithm>
+#include <cfloat>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+#include "actions.h"
+#include "gl_util.h"
+
+namespace tilelab::gui {
+
+namespace {
+
+// While waiting for the worker, draw at most this often: the CPU is better spent compiling.
+constexpr double kWaitFrameMs = 33.0;
+
+// ---- EGL -------------------------------------------------------------------------------------
+
+// An EGL display, pbuffer surface and GL 3.3 core context, current on this thread while alive.
+class EglContext {
+public:
+    EglContext(int width, int height) {
+        const char* wanted = std::getenv("TILELAB_EGL_PLATFORM");   // device | surfaceless | default
+        const std::string only = wanted ? wanted : "";
+        // NVIDIA drivers offer the device platform; Mesa offers surfaceless; try both.
+        if ((only.empty() || only == "device") && try_device(width, height)) return;
+        if ((only.empty() || only == "surfaceless") &&
+            try_display(platform_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY), "surfaceless", width, height))
+            return;
+        if ((only.empty() || only == "default") && try_display(eglGetDisplay(EGL_DEFAULT_DISPLAY), "default", width, height))
+            return;
+        if (error_.empty()) error_ = "no EGL display could be opened";
+    }
+    ~EglContext() {
+        if (display_ == EGL_NO_DISPLAY) return;
+        eglMakeCurrent(display_, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+        if (context_ != EGL_NO_CONTEXT) eglDestroyContext(display_, context_);
+        if (surface_ != EGL_NO_SURFACE) eglDestroySurface(display_, surface_);
+        eglTerminate(display_);
+    }
+    EglContext(const EglContext&) = delete;
+    EglContext& operator=(const EglContext&) = delete;
+
+    bool ok() const { return context_ != EGL_NO_CONTEXT; }
+    const std::string& error() const { return error_; }
+    const std::string& platform() const { return platform_; }
+
+private:
+    static EGLDisplay platform_display(EGLenum platform, void* native) {
+        auto get = reinterpret_cast<PFNEGLGETPLATFORMDISPLAYEXTPROC>(eglGetProcAddress("eglGetPlatformDisplayEXT"));
+        return get ? get(platform, native, nullptr) : EGL_NO_DISPLAY;
+    }
+
+    bool try_device(int width, int height) {
+        auto query = reinterpret_cast<PFNEGLQUERYDEVICESEXTPROC>(eglGetProcAddress("eglQueryDevicesEXT"));
+        if (!query) return false;
+        EGLDeviceEXT devices[16];
+        EGLint count = 0;
+        if (!query(16, devices, &count)) return false;
+        for (EGLint i = 0; i < count; ++i)
+            if (try_display(platform_display(EGL_PLATFORM_DEVICE_EXT, devices[i]), "device " + std::to_string(i), width, height))
+                return true;
+        return false;
+    }
+
+    bool try_display(EGLDisplay display, const std::string& name, int width, int height) {
+        if (display == EGL_NO_DISPLAY) return false;
+        EGLint major = 0, minor = 0;
+        if (!eglInitialize(display, &major, &minor)) {
+            error_ = name + ": eglInitialize failed (0x" + hex(eglGetError()) + ")";
+            return false;
+        }
+        const EGLint config_attribs[] = {EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT,
+                                         EGL_RED_SIZE, 8, EGL_GREEN_SIZE, 8, EGL_BLUE_SIZE, 8, EGL_ALPHA_SIZE, 8,
+                                         EGL_NONE};
+        EGLConfig config;
+        EGLint configs = 0;
+        const EGLint pbuffer_attribs[] = {EGL_WIDTH, width, EGL_HEIGHT, height, EGL_NONE};
+        const EGLint context_attribs[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_CONTEXT_MINOR_VERSION, 3,
+                                          EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE};
+        EGLSurface surface = EGL_NO_SURFACE;
+        EGLContext context = EGL_NO_CONTEXT;
+        if (!eglChooseConfig(display, config_attribs, &config, 1, &configs) || configs == 0) {
+            error_ = name + ": no RGBA8 pbuffer config for desktop OpenGL";
+        } else if ((surface = eglCreatePbufferSurface(display, config, pbuffer_attribs)) == EGL_NO_SURFACE) {
+            error_ = name + ": eglCreatePbufferSurface failed (0x" + hex(eglGetError()) + ")";
+        } else if (!eglBindAPI(EGL_OPENGL_API)) {
+            error_ = name + ": eglBindAPI(EGL_OPENGL_API) failed";
+        } else if ((context = eglCreateContext(display, config, EGL_NO_CONTEXT, context_attribs)) == EGL_NO_CONTEXT) {
+            error_ = name + ": no OpenGL 3.3 core context (0x" + hex(eglGetError()) + ")";
+        } else if (!eglMakeCurrent(display, surface, surface, context)) {
+            error_ = name + ": eglMakeCurrent failed (0x" + hex(eglGetError()) + ")";
+        } else {
+            display_ = display;
+            surface_ = surface;
+            context_ = context;
+            platform_ = name;
+            return true;
+        }
+        if (context != EGL_NO_CONTEXT) eglDestroyContext(display, context);
+        if (surface != EGL_NO_SURFACE) eglDestroySurface(display, surface);
+        eglTerminate(display);
+        return false;
+    }
+
+    static std::string hex(EGLint v) {
+        char buf[16];
+        std::snprintf(buf, sizeof buf, "%04x", unsigned(v));
+        return buf;
+    }
+
+    EGLDisplay display_ = EGL_NO_DISPLAY;
+    EGLSurface surface_ = EGL_NO_SURFACE;
+    EGLContext context_ = EGL_NO_CONTEXT;
+    std::string error_, platform_;
+};
+
+// ---- one ImGui context with the OpenGL3 renderer (RAII) ------------------------------------
+
+struct ImGuiRenderer {
+    bool ok = false;
+    ImGuiRenderer() {
+        IMGUI_CHECKVERSION();
+        ImGui::CreateContext();
+        ok = ImGui_ImplOpenGL3_Init("#version 330 core");
+    }
+    ~ImGuiRenderer() {
+        if (ok) ImGui_ImplOpenGL3_Shutdown();
+        ImGui::DestroyContext();
+    }
+};
+
+double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+// Draws frames for one App; checks GL errors and the app's invariants after each.
+class FrameDriver {
+public:
+    FrameDriver(App& app, int width, int height) : app_(app), width_(width), height_(height) {}
+
+    // Returns false (with error() set) on a GL error or a broken invariant.
+    bool frame() {
+        const auto start = Clock::now();
+        ImGuiIO& io = ImGui::GetIO();
+        io.DisplaySize = ImVec2(float(width_), float(height_));
+        io.DisplayFramebufferScale = ImVec2(1, 1);
+        io.DeltaTime = float(std::max(1e-4, std::chrono::duration<double>(start - last_).count()));
+        io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);   // no mouse: nothing hovered
+        last_ = start;
+        app_.BeforeNewFrame();
+        ImGui_ImplOpenGL3_NewFrame();
+        ImGui::NewFrame();
+        app_.Frame();
+        ImGui::Render();
+        const auto built = Clock::now();
+        app_.Render(width_, height_);
+        FinishGl();
+        const double ms = ms_since(start);
+        build_ms_ += std::chrono::duration<double, std::milli>(built - start).count();
+        render_ms_ += ms_since(built);
+        app_.AfterFrame(ms);
+        ++frames_;
+        if (std::string gl = TakeGlErrors(); !gl.empty()) {
+            error_ = "OpenGL reported " + gl + " in frame " + std::to_string(frames_);
+            return false;
+        }
+        if (std::string broken = app_.CheckInvariants(); !broken.empty()) {
+            error_ = "invariant broken in frame " + std::to_string(frames_) + ": " + broken;
+            return false;
+        }
+        return true;
+    }
+
+    // Frames until the worker has delivered the final result (or the timeout). 0 fine, 2 error, 3 timeout.
+    int until_settled(double timeout_s) {
+        const auto start = Clock::now();
+        for (;;) {
+            const auto frame_start = Clock::now();
+            if (!frame()) return 2;
+            if (app_.settled()) return 0;
+            if (ms_since(start) > timeout_s * 1000) return 3;
+            const double left = kWaitFrameMs - ms_since(frame_start);
+            if (left > 0) std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(left));
+        }
+    }
+
+    int frames() const { return frames_; }
+    // Where frame time goes: building the UI (CPU) against drawing it (GL; llvmpipe is the CPU too).
+    void print_split(std::FILE* out) const {
+        if (frames_ > 0)
+            std::fprintf(out, "frames: mean %.1f ms building the UI, %.1f ms rendering it with GL\n", build_ms_ / frames_,
+                         render_ms_ / frames_);
+    }
+    const std::string& error() const { return error_; }
+
+private:
+    App& app_;
+    int width_, height_;
+    int frames_ = 0;
+    double build_ms_ = 0, render_ms_ = 0;
+    Clock::time_point last_ = Clock::now();
+    std::string error_;
+};
+
+bool write_png(const std::string& path, int width, int height) {
+    const std::vector<uint8_t> rgba = ReadPixelsRgba(width, height);
+    return stbi_write_png(path.c_str(), width, height, 4, rgba.data(), width * 4) != 0;
+}
+
+int walk(App& app, FrameDriver& driver, double timeout_s) {
+    AppState& state = app.state();
+    const auto& lessons = all_lessons();
+    int steps = 0;
+    for (size_t li = 0; li < lessons.size(); ++li) {
+        EnterLesson(state, int(li), 0);
+        const int waited = driver.until_settled(timeout_s);
+        if (waited == 2) return 2;
+        const RunResult* r = state.result.get();
+        std::fprintf(stderr, "walk: %s: %s\n", lessons[li].id.c_str(),
+                     waited == 3 ? "timed out waiting for the analysis"
+                     : !r        ? "no result"
+                     : r->ok     ? "analysed"
+                                 : ("cannot run: " + r->error).c_str());
+        const int step_count = std::max<int>(1, int(lessons[li].steps.size()));
+        for (int s = 0; s < step_count; ++s, ++steps) {
+            if (s > 0) EnterStep(state, s);
+            for (const char* tab : kTabNames) {
+                state.select_tab = tab;
+                // A tab selected by flag shows from the next frame on: draw until it is the active one.
+                for (int k = 0; k < 4 && (k < 2 || state.active_tab != tab); ++k)
+                    if (!driver.frame()) return 2;
+                if (state.active_tab != tab) {
+                    std::fprintf(stderr, "walk: tab %s never became active\n", tab);
+                    return 2;
+                }
+            }
+        }
+    }
+    std::fprintf(stderr, "walk: %zu lessons, %d steps, 5 tabs each, %d frames: no GL error, invariants held\n",
+                 lessons.size(), steps, driver.frames());
+    return 0;
+}
+
+int measure_drag(App& app, FrameDriver& driver, const std::string& name, double timeout_s) {
+    AppState& state = app.state();
+    const Variant* v = CurrentVariant(state);
+    const auto spec = v ? std::find_if(v->params.begin(), v->params.end(), [&](const ParamSpec& p) { return p.name == name; })
+                        : std::vector<ParamSpec>::const_iterator();
+    if (!v || spec == v->params.end()) {
+        std::fprintf(stderr, "tilelab: variant %s has no parameter %s\n", state.request.variant.c_str(), name.c_str());
+        return 1;
+    }
+    for (int value : spec->values()) {
+        if (state.request.params[name] == value) continue;
+        RunRequest candidate = state.request;
+        candidate.params[name] = value;
+        if (!state.worker->invalid_reason(candidate).empty()) continue;
+        state.request.params[name] = value;
+        const auto changed = Clock::now();
+        SubmitRequest(state, name, /*dragging=*/true);   // as a slider drag does: with the debounce
+        const int rc = driver.until_settled(timeout_s);
+        std::fprintf(stderr, "drag: %s=%d redrawn %.1f ms after the change\n", name.c_str(), value, ms_since(changed));
+        if (rc != 0) return rc;
+    }
+    return 0;
+}
+
+}  // namespace
+
+int RunHeadless(const HeadlessOptions& options) {
+    EglContext egl(options.width, options.height);
+    if (!egl.ok()) {
+        std::fprintf(stderr, "tilelab: no headless OpenGL context: %s\n", egl.error().c_str());
+        return 1;
+    }
+    if (!LoadGl(&eglGetProcAddress)) {
+        std::fprintf(stderr, "tilelab: the EGL context does not provide OpenGL 3.3\n");
+        return 1;
+    }
+    if (options.app.log_latency)
+        std::fprintf(stderr, "headless: EGL %s, GL %s\n", egl.platform().c_str(), GlVersionString().c_str());
+    ImGuiRenderer renderer;
+    if (!renderer.ok) {
+        std::fprintf(stderr, "tilelab: ImGui's OpenGL3 renderer did not start\n");
+        return 1;
+    }
+    Worker worker(options.engine);
+    App app(options.app, worker);
+    if (std::string error = app.Init(); !error.empty()) {
+        std::fprintf(stderr, "tilelab: %s\n", error.c_str());
+        return 1;
+    }
+    FrameDriver driver(app, options.width, options.height);
+
+    int rc = 0;
+    if (options.walk) {
+        rc = walk(app, driver, options.timeout_s);
+    } else {
+        rc = driver.until_settled(options.timeout_s);
+        if (rc == 3) std::fprintf(stderr, "tilelab: no result within %.0f s\n", options.timeout_s);
+        if (rc == 0 && !options.drag.empty()) rc = measure_drag(app, driver, options.drag, options.timeout_s);
+    }
+    // A few more frames: tabs switched by flag and auto-sized items settle on the second frame.
+    for (int i = 0; i < 3 && rc != 2; ++i)
+        if (!driver.frame()) rc = 2;
+    if (rc == 2) std::fprintf(stderr, "tilelab: %s\n", driver.error().c_str());
+    if (!options.screenshot.empty()) {
+        if (!write_png(options.screenshot, options.width, options.height)) {
+            std::fprintf(stderr, "tilelab: could not write %s\n", options.screenshot.c_str());
+            if (rc == 0) rc = 1;
+        }
+    }
+    if (options.app.log_latency) {
+        app.PrintFrameStats(stderr);
+        driver.print_split(stderr);
+    }
+    return rc;
+}
+
+}  // namespace tilelab::gui

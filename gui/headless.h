@@ -1,0 +1,25 @@
+// Headless rendering: an EGL pbuffer context (no X server; Mesa's llvmpipe on CPU machines, the
+// NVIDIA driver on the GPU machine), ImGui's OpenGL3 renderer only (no platform backend: we feed
+// the display size and time ourselves), frames rendered until the result is in, then a PNG.
+// Also the scripted walk through every lesson, step and tab, and the latency measurement.
+#pragma once
+#include <string>
+#include "app.h"
+
+namespace tilelab::gui {
+
+struct HeadlessOptions {
+    AppOptions app;
+    EngineConfig engine;
+    int width = 1600, height = 900;
+    std::string screenshot;      // PNG to write once the result is drawn ("" = none)
+    bool walk = false;           // every lesson x step x tab, one frame each; fail on any error
+    std::string drag;            // measure latency: step this parameter through its legal values
+    double timeout_s = 300;      // longest wait for a result
+};
+
+// Returns the process exit code: 0 fine, 1 setup failed, 2 a GL error or broken invariant,
+// 3 timed out waiting for a result.
+int RunHeadless(const HeadlessOptions& options);
+
+}  // namespace tilelab::gui

@@ -1,0 +1,160 @@
+// tilelab: the desktop app. Windowed with GLFW by default; --headless renders offscreen through
+// EGL (no X server) for screenshots, the scripted walk and latency measurements.
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+#include <backends/imgui_impl_glfw.h>
+#include <backends/imgui_impl_opengl3.h>
+#include <imgui.h>
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+#include "app.h"
+#include "gl_util.h"
+#include "headless.h"
+
+namespace {
+
+using tilelab::gui::App;
+using tilelab::gui::Clock;
+
+// While nothing moves, wait for input instead of redrawing: a tutor left open should not heat
+// the laptop. While a request is in flight, redraw often so "updating" stays live.
+constexpr double kIdleWaitSeconds = 0.25;
+constexpr double kBusyWaitSeconds = 1.0 / 60.0;
+
+// Ctrl+C or a window manager's TERM ends the loop normally, so settings are saved.
+volatile std::sig_atomic_t g_stop_signal = 0;
+void on_stop_signal(int) { g_stop_signal = 1; }
+
+void on_glfw_error(int code, const char* text) { std::fprintf(stderr, "GLFW error %d: %s\n", code, text); }
+
+// Switches between a window and full screen on the window's current monitor.
+class FullscreenToggle {
+public:
+    explicit FullscreenToggle(GLFWwindow* w) : window_(w) {}
+    void apply(bool fullscreen) {
+        if (fullscreen == (glfwGetWindowMonitor(window_) != nullptr)) return;
+        if (fullscreen) {
+            glfwGetWindowPos(window_, &x_, &y_);
+            glfwGetWindowSize(window_, &w_, &h_);
+            GLFWmonitor* monitor = glfwGetPrimaryMonitor();
+            if (!monitor) return;
+            const GLFWvidmode* mode = glfwGetVideoMode(monitor);
+            glfwSetWindowMonitor(window_, monitor, 0, 0, mode->width, mode->height, mode->refreshRate);
+        } else {
+            glfwSetWindowMonitor(window_, nullptr, x_, y_, w_, h_, 0);
+        }
+    }
+
+private:
+    GLFWwindow* window_;
+    int x_ = 0, y_ = 0, w_ = 1600, h_ = 900;
+};
+
+int run_windowed(const tilelab::gui::AppOptions& app_options, const tilelab::EngineConfig& engine_config, int width,
+                 int height) {
+    glfwSetErrorCallback(on_glfw_error);
+    if (!glfwInit()) {
+        std::fprintf(stderr, "tilelab: no display (GLFW could not start). Use --headless to render offscreen.\n");
+        return 1;
+    }
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+    glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+    glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+    GLFWwindow* window = glfwCreateWindow(width, height, "TileLab", nullptr, nullptr);
+    if (!window) {
+        std::fprintf(stderr, "tilelab: could not open an OpenGL 3.3 window.\n");
+        glfwTerminate();
+        return 1;
+    }
+    glfwMakeContextCurrent(window);
+    glfwSwapInterval(1);
+    if (!tilelab::gui::LoadGl(&glfwGetProcAddress)) {
+        std::fprintf(stderr, "tilelab: the window's context does not provide OpenGL 3.3.\n");
+        return 1;
+    }
+    IMGUI_CHECKVERSION();
+    ImGui::CreateContext();
+    ImGui_ImplGlfw_InitForOpenGL(window, true);
+    ImGui_ImplOpenGL3_Init("#version 330 core");
+
+    int rc = 0;
+    {
+        // The worker constructs the Engine on its own thread, so the window shows at once.
+        tilelab::gui::Worker worker(engine_config);
+        App app(app_options, worker);
+        if (std::string error = app.Init(); !error.empty()) {
+            std::fprintf(stderr, "tilelab: %s\n", error.c_str());
+            rc = 1;
+        }
+        FullscreenToggle fullscreen(window);
+        std::signal(SIGINT, on_stop_signal);
+        std::signal(SIGTERM, on_stop_signal);
+        while (rc == 0 && !glfwWindowShouldClose(window) && !app.quit_requested() && !g_stop_signal) {
+            if (app.state().updating) glfwWaitEventsTimeout(kBusyWaitSeconds);
+            else glfwWaitEventsTimeout(kIdleWaitSeconds);
+            const auto start = Clock::now();
+            app.BeforeNewFrame();
+            ImGui_ImplOpenGL3_NewFrame();
+            ImGui_ImplGlfw_NewFrame();
+            ImGui::NewFrame();
+            app.Frame();
+            ImGui::Render();
+            int fb_w = 0, fb_h = 0;
+            glfwGetFramebufferSize(window, &fb_w, &fb_h);
+            app.Render(fb_w, fb_h);
+            glfwSwapBuffers(window);
+            app.AfterFrame(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+            fullscreen.apply(app.state().fullscreen);
+        }
+        if (app_options.log_latency) app.PrintFrameStats(stderr);
+    }
+    ImGui_ImplOpenGL3_Shutdown();
+    ImGui_ImplGlfw_Shutdown();
+    ImGui::DestroyContext();
+    glfwDestroyWindow(window);
+    glfwTerminate();
+    return rc;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const auto launched = Clock::now();
+    CLI::App cli{"TileLab: learn GPU tiling by dragging the parameters of real kernels."};
+    tilelab::gui::HeadlessOptions o;
+    o.app.launched = launched;
+    bool headless = false, model = false;
+    cli.add_flag("--headless", headless, "Render offscreen through EGL (no window, no X server)");
+    cli.add_option("--lesson", o.app.lesson, "Lesson to open: its id or number (02)");
+    cli.add_option("--step", o.app.step, "Step of the lesson, from 0");
+    cli.add_option("--set", o.app.sets, "Parameter value after the step's presets: NAME=VALUE (repeatable)");
+    cli.add_option("--size", o.app.size, "Problem size: 4096 or MxNxK");
+    cli.add_option("--panel", o.app.panel, "Tab to show: occupancy, memory, code, tiles, compare");
+    cli.add_option("--width", o.width, "Window or image width")->check(CLI::Range(320, 8192));
+    cli.add_option("--height", o.height, "Window or image height")->check(CLI::Range(240, 8192));
+    cli.add_option("--screenshot", o.screenshot, "Headless: write this PNG once the result is drawn");
+    cli.add_flag("--walk", o.walk, "Headless: every lesson x step x tab, one frame each; non-zero exit on any error");
+    cli.add_option("--drag", o.drag, "Headless: measure change-to-redraw latency over this parameter's values");
+    cli.add_option("--timeout", o.timeout_s, "Headless: longest wait for a result, seconds");
+    cli.add_flag("--log-latency", o.app.log_latency, "Log first-frame time, change-to-redraw latency and frame times");
+    cli.add_flag("--presenter", o.app.presenter, "Start in presenter mode (large text, lesson text hidden)");
+    cli.add_flag("--model", model, "Model mode even when a GPU is present");
+    CLI11_PARSE(cli, argc, argv);
+
+    o.engine.force_model_mode = model;
+    if (headless) {
+        // Headless runs are scripted: they neither read nor change the user's settings.
+        o.app.persist = false;
+        return tilelab::gui::RunHeadless(o);
+    }
+    if (!o.screenshot.empty() || o.walk || !o.drag.empty()) {
+        std::fprintf(stderr, "tilelab: --screenshot, --walk and --drag need --headless\n");
+        return 1;
+    }
+    return run_windowed(o.app, o.engine, o.width, o.height);
+}

@@ -1,0 +1,221 @@
+// [SECTION] Code panel: the kernel source exactly as NVRTC compiled it, with the instantiation
+// that picked the template arguments, simple syntax colouring, and ptxas's report (registers,
+// spills, shared memory, stack) with the compile time and whether the cache answered.
+#include <imgui.h>
+#include <cctype>
+#include <string>
+#include <string_view>
+#include <vector>
+#include "actions.h"
+#include "fonts.h"
+#include "panels.h"
+#include "ui_common.h"
+
+namespace tilelab::gui {
+
+namespace {
+
+const ImVec4 kKeyword(0.48f, 0.70f, 1.00f, 1.0f);
+const ImVec4 kCudaWord(0.85f, 0.55f, 0.95f, 1.0f);
+const ImVec4 kComment(0.50f, 0.62f, 0.50f, 1.0f);
+const ImVec4 kNumber(0.95f, 0.75f, 0.45f, 1.0f);
+const ImVec4 kString(0.90f, 0.60f, 0.50f, 1.0f);
+const ImVec4 kPreprocessor(0.75f, 0.60f, 0.85f, 1.0f);
+const ImVec4 kPlain(0.88f, 0.89f, 0.91f, 1.0f);
+const ImVec4 kLineNumber(0.42f, 0.44f, 0.50f, 1.0f);
+
+bool is_one_of(std::string_view word, std::initializer_list<std::string_view> words) {
+    for (std::string_view w : words)
+        if (w == word) return true;
+    return false;
+}
+
+const ImVec4& word_colour(std::string_view w) {
+    if (is_one_of(w, {"template", "typename", "const", "constexpr", "static", "inline", "int", "unsigned", "float",
+                      "double", "void", "bool", "char", "long", "short", "auto", "struct", "class", "for", "while",
+                      "do", "if", "else", "return", "break", "continue", "switch", "case", "default", "namespace",
+                      "using", "sizeof", "true", "false", "nullptr", "static_assert", "float2", "float4", "int4",
+                      "size_t", "uint32_t", "int64_t"}))
+        return kKeyword;
+    if (w.rfind("__", 0) == 0 || is_one_of(w, {"threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize"}))
+        return kCudaWord;
+    return kPlain;
+}
+
+// Draws one line token by token. `in_block_comment` carries /* ... */ across lines.
+void draw_line(std::string_view line, bool& in_block_comment) {
+    bool first = true;
+    auto put = [&](std::string_view text, const ImVec4& colour) {
+        if (text.empty()) return;
+        if (!first) ImGui::SameLine(0, 0);
+        first = false;
+        ImGui::TextColored(colour, "%.*s", int(text.size()), text.data());
+    };
+    size_t i = 0;
+    const size_t n = line.size();
+    if (!in_block_comment) {
+        size_t k = line.find_first_not_of(" \t");
+        if (k != std::string_view::npos && line[k] == '#') {
+            put(line, kPreprocessor);
+            return;
+        }
+    }
+    while (i < n) {
+        if (in_block_comment) {
+            const size_t end = line.find("*/", i);
+            const size_t stop = end == std::string_view::npos ? n : end + 2;
+            put(line.substr(i, stop - i), kComment);
+            if (end != std::string_view::npos) in_block_comment = false;
+            i = stop;
+            continue;
+        }
+        const char c = line[i];
+        if (c == '/' && i + 1 < n && line[i + 1] == '/') {
+            put(line.substr(i), kComment);
+            break;
+        }
+        if (c == '/' && i + 1 < n && line[i + 1] == '*') {
+            in_block_comment = true;
+            put(line.substr(i, 2), kComment);
+            i += 2;
+            continue;
+        }
+        size_t j = i + 1;
+        if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+            while (j < n && (std::isalnum(static_cast<unsigned char>(line[j])) || line[j] == '_')) ++j;
+            put(line.substr(i, j - i), word_colour(line.substr(i, j - i)));
+        } else if (std::isdigit(static_cast<unsigned char>(c))) {
+            while (j < n && (std::isalnum(static_cast<unsigned char>(line[j])) || line[j] == '.')) ++j;
+            put(line.substr(i, j - i), kNumber);
+        } else if (c == '"' || c == '\'') {
+            while (j < n && line[j] != c) j += line[j] == '\\' ? 2 : 1;
+            j = std::min(n, j + 1);
+            put(line.substr(i, j - i), kString);
+        } else {
+            while (j < n && !std::isalnum(static_cast<unsigned char>(line[j])) && line[j] != '_' && line[j] != '/' &&
+                   line[j] != '"' && line[j] != '\'')
+                ++j;
+            put(line.substr(i, j - i), kPlain);
+        }
+        i = j;
+    }
+    if (first) ImGui::NewLine();   // an empty line still takes its height
+}
+
+std::vector<std::string_view> split_lines(const std::string& text) {
+    std::vector<std::string_view> lines;
+    size_t start = 0;
+    while (start <= text.size()) {
+        size_t end = text.find('\n', start);
+        if (end == std::string::npos) end = text.size();
+        lines.emplace_back(text.data() + start, end - start);
+        start = end + 1;
+    }
+    return lines;
+}
+
+void draw_source(const std::string& source) {
+    const std::vector<std::string_view> lines = split_lines(source);
+    // Whether each line starts inside a block comment, so the clipper can start anywhere.
+    std::vector<char> starts_in_comment(lines.size(), 0);
+    bool in_comment = false;
+    for (size_t i = 0; i < lines.size(); ++i) {
+        starts_in_comment[i] = in_comment;
+        for (size_t k = 0; k + 1 < lines[i].size(); ++k) {
+            if (!in_comment && lines[i][k] == '/' && lines[i][k + 1] == '/') break;
+            if (!in_comment && lines[i][k] == '/' && lines[i][k + 1] == '*') { in_comment = true; ++k; }
+            else if (in_comment && lines[i][k] == '*' && lines[i][k + 1] == '/') { in_comment = false; ++k; }
+        }
+    }
+    PushFontOrDefault(AppFonts().mono);
+    const int digits = int(std::to_string(lines.size()).size());
+    ImGuiListClipper clipper;
+    clipper.Begin(int(lines.size()));
+    while (clipper.Step())
+        for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
+            ImGui::TextColored(kLineNumber, "%*d ", digits, i + 1);
+            ImGui::SameLine(0, 0);
+            bool comment = starts_in_comment[size_t(i)];
+            draw_line(lines[size_t(i)], comment);
+        }
+    clipper.End();
+    ImGui::PopFont();
+}
+
+void draw_ptxas(const RunResult& r, const CompileResult& c) {
+    const PtxasInfo& p = c.ptxas;
+    if (!ImGui::BeginTable("##ptxas", 4, ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_RowBg)) return;
+    auto cell = [](const char* name, const std::string& value, const ImVec4* colour = nullptr) {
+        ImGui::TableNextColumn();
+        ImGui::TextDisabled("%s", name);
+        ImGui::TableNextColumn();
+        if (colour) ImGui::TextColored(*colour, "%s", value.c_str());
+        else ImGui::TextUnformatted(value.c_str());
+    };
+    const ImVec4 red = StatusColorVec(false);
+    const bool spills = p.spill_stores > 0 || p.spill_loads > 0;
+    cell("Registers / thread", p.parsed ? std::to_string(p.registers) : "?");
+    cell("Spill stores / loads", std::to_string(p.spill_stores) + " B / " + std::to_string(p.spill_loads) + " B",
+         spills ? &red : nullptr);
+    cell("Static shared memory", FormatBytes(p.smem_bytes));
+    cell("Stack frame", FormatBytes(p.stack_bytes));
+    cell("Constant bank 0", FormatBytes(p.cmem_bytes));
+    cell("Target", r.arch.empty() ? "?" : r.arch);
+    cell("Compile time", FormatTime(c.compile_ms));
+    cell("Cache", c.cache_hit ? "hit (" + c.cache_level + ")" : "miss: compiled now");
+    ImGui::EndTable();
+}
+
+}  // namespace
+
+void DrawCodePanel(AppState& state) {
+    const std::shared_ptr<const RunResult> r = state.result;
+    if (!r) {
+        ImGui::TextDisabled("Nothing compiled yet.");
+        return;
+    }
+    const Variant* variant = find_variant(r->request.variant);
+    std::string file;
+    if (variant && variant->kernel) file = variant->kernel(r->request.params).source_file;
+
+    ImGui::TextDisabled("Instantiation");
+    HelpMarker("NVRTC compiles the kernel's template for exactly these parameter values, so every tile size "
+               "you choose is real code with its own register count.");
+    PushFontOrDefault(AppFonts().mono);
+    ImGui::TextColored(kNumber, "%s", r->name_expression.empty() ? "(none)" : r->name_expression.c_str());
+    ImGui::PopFont();
+    if (!file.empty()) {
+        ImGui::SameLine();
+        ImGui::TextDisabled("from kernels/%s", file.c_str());
+    }
+    const CompileResult* c = r->compiled.get();
+    if (!c) {
+        ImGui::TextDisabled("Not compiled%s", r->error.empty() ? "." : (": " + r->error).c_str());
+    } else if (!c->ok) {
+        ImGui::TextColored(StatusColorVec(false), "Compilation failed: %s", c->error.c_str());
+    } else {
+        draw_ptxas(*r, *c);
+    }
+    if (c && !c->options.empty()) {
+        ImGui::PushTextWrapPos(0);
+        ImGui::TextDisabled("nvrtc %s", c->options.c_str());
+        ImGui::PopTextWrapPos();
+    }
+    if (c && !c->log.empty() && ImGui::CollapsingHeader("Compiler log (NVRTC and ptxas)")) {
+        PushFontOrDefault(AppFonts().mono);
+        ImGui::PushTextWrapPos(0);
+        ImGui::TextUnformatted(c->log.c_str());
+        ImGui::PopTextWrapPos();
+        ImGui::PopFont();
+    }
+    ImGui::Separator();
+    if (r->kernel_source.empty()) {
+        ImGui::TextDisabled("No source was attached to this result.");
+        return;
+    }
+    ImGui::BeginChild("##source", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
+    draw_source(r->kernel_source);
+    ImGui::EndChild();
+}
+
+}  // namespace tilelab::gui

@@ -1,0 +1,240 @@
+// [SECTION] Parameters panel: one control per ParamSpec of the current variant (sliders for long
+// ranges, a row of buttons for short ones, a checkbox for switches), each with a (?) saying what
+// it trades. A value the engine would refuse is shown disabled with its reason as the tooltip.
+// Below: the problem size, reset, and in model mode the target the numbers are modelled for.
+#include <imgui.h>
+#include <imgui_stdlib.h>
+#include <algorithm>
+#include <string>
+#include "actions.h"
+#include "fonts.h"
+#include "panels.h"
+#include "ui_common.h"
+#include "worker.h"
+
+namespace tilelab::gui {
+
+namespace {
+
+// Ranges with at most this many values get a row of buttons: every choice visible at once, and
+// each invalid one greyed with its reason.
+constexpr size_t kMaxButtons = 8;
+
+std::string reason_for(const AppState& state, const std::string& name, int value) {
+    if (!state.worker) return "";
+    RunRequest candidate = state.request;
+    candidate.params[name] = value;
+    return state.worker->invalid_reason(candidate);
+}
+
+void tooltip_when_hovered(const std::string& text) {
+    if (text.empty() || !ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) return;
+    ImGui::BeginTooltip();
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 28.0f);
+    ImGui::TextUnformatted(text.c_str());
+    ImGui::PopTextWrapPos();
+    ImGui::EndTooltip();
+}
+
+// The (?) first, then the label wrapped to the column: long labels take two lines, not the
+// controls' width.
+void label_with_help(const char* label, const char* help) {
+    ImGui::AlignTextToFramePadding();
+    ImGui::TextDisabled("(?)");
+    tooltip_when_hovered(help);
+    ImGui::SameLine(0, ImGui::GetStyle().ItemSpacing.x * 0.5f);
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextUnformatted(label);
+    ImGui::PopTextWrapPos();
+}
+
+void draw_buttons(AppState& state, const ParamSpec& spec, int& value, const std::vector<int>& values) {
+    const float gap = ImGui::GetStyle().ItemSpacing.x * 0.4f;
+    const float right_edge = ImGui::GetCursorScreenPos().x + ImGui::GetContentRegionAvail().x;
+    for (size_t i = 0; i < values.size(); ++i) {
+        const int v = values[i];
+        const float width = std::max(ImGui::GetFrameHeight() * 1.25f,
+                                     ImGui::CalcTextSize(std::to_string(v).c_str()).x + 2 * ImGui::GetStyle().FramePadding.x);
+        // Wrap onto the next line rather than run past the column.
+        if (i > 0) {
+            ImGui::SameLine(0, gap);
+            if (ImGui::GetCursorScreenPos().x + width > right_edge) ImGui::NewLine();
+        }
+        const std::string reason = v == value ? "" : reason_for(state, spec.name, v);
+        const bool current = v == value;
+        if (current) ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
+        ImGui::BeginDisabled(!reason.empty());
+        ImGui::PushID(v);
+        if (ImGui::Button(std::to_string(v).c_str(), ImVec2(width, 0)) && !current) {
+            value = v;
+            SubmitRequest(state, spec.name);
+        }
+        ImGui::PopID();
+        ImGui::EndDisabled();
+        if (current) ImGui::PopStyleColor();
+        tooltip_when_hovered(reason);
+    }
+}
+
+void draw_slider(AppState& state, const ParamSpec& spec, int& value, const std::vector<int>& values) {
+    // The slider moves over positions in values() so Pow2 and stepped ranges land only on legal values.
+    const auto it = std::lower_bound(values.begin(), values.end(), value);
+    int index = int(std::min<size_t>(values.size() - 1, size_t(it - values.begin())));
+    const std::string shown = std::to_string(value);
+    ImGui::SetNextItemWidth(-1);
+    if (ImGui::SliderInt("##slider", &index, 0, int(values.size()) - 1, shown.c_str(), ImGuiSliderFlags_AlwaysClamp)) {
+        value = values[size_t(index)];
+        SubmitRequest(state, spec.name, /*dragging=*/true);
+    }
+    if (ImGui::IsItemDeactivatedAfterEdit()) SubmitRequest(state, spec.name);
+    // The neighbours' reasons tell the user where the wall is before they drag into it.
+    if (ImGui::IsItemHovered()) {
+        std::string lines;
+        for (int step : {-1, +1}) {
+            const int j = index + step;
+            if (j < 0 || j >= int(values.size())) continue;
+            const std::string reason = reason_for(state, spec.name, values[size_t(j)]);
+            if (!reason.empty()) lines += std::to_string(values[size_t(j)]) + ": " + reason + "\n";
+        }
+        if (!lines.empty()) {
+            lines.pop_back();
+            tooltip_when_hovered(lines);
+        }
+    }
+}
+
+void draw_param(AppState& state, const ParamSpec& spec) {
+    auto [slot, inserted] = state.request.params.try_emplace(spec.name, spec.def);
+    int& value = slot->second;
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    const std::string help = spec.help + (spec.help.empty() ? "" : "\n\n") + "On the command line: --set " +
+                             spec.name + "=" + std::to_string(value) + "   (default " + std::to_string(spec.def) + ")";
+    label_with_help(spec.label.c_str(), help.c_str());
+    ImGui::TableNextColumn();
+    ImGui::PushID(spec.name.c_str());
+    const std::vector<int> values = spec.values();
+    if (spec.kind == ParamKind::Bool) {
+        const int other = value ? 0 : 1;
+        const std::string reason = reason_for(state, spec.name, other);
+        bool on = value != 0;
+        ImGui::BeginDisabled(!reason.empty());
+        if (ImGui::Checkbox(on ? "on##bool" : "off##bool", &on)) {
+            value = on ? 1 : 0;
+            SubmitRequest(state, spec.name);
+        }
+        ImGui::EndDisabled();
+        tooltip_when_hovered(reason);
+    } else if (values.empty()) {
+        ImGui::TextDisabled("%d (no legal values declared)", value);
+    } else if (values.size() <= kMaxButtons) {
+        draw_buttons(state, spec, value, values);
+    } else {
+        draw_slider(state, spec, value, values);
+    }
+    // The current value itself may be invalid (a preset, --set, or another parameter moved).
+    const std::string current = reason_for(state, spec.name, value);
+    if (!current.empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, StatusColorVec(false));
+        ImGui::PushTextWrapPos(0);
+        ImGui::TextUnformatted(current.c_str());
+        ImGui::PopTextWrapPos();
+        ImGui::PopStyleColor();
+    }
+    ImGui::PopID();
+}
+
+void draw_problem_size(AppState& state) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    label_with_help("Problem size", "One number for a cube (4096 means 4096 in every dimension), or three as AxBxC. "
+                                    "Matrix multiply: M x N x K. Stencil: Nx x Ny x Nz. Press Enter to apply.");
+    ImGui::TableNextColumn();
+    const float button_w = ImGui::GetFrameHeight() * 1.6f;
+    const float spacing = ImGui::GetStyle().ItemSpacing.x;
+    const float min_input_w = ImGui::CalcTextSize("4096x4096x4096").x;
+    const bool buttons_beside = ImGui::GetContentRegionAvail().x - 2 * (button_w + spacing) >= min_input_w;
+    ImGui::SetNextItemWidth(buttons_beside ? ImGui::GetContentRegionAvail().x - 2 * (button_w + spacing) : -1);
+    if (ImGui::InputText("##size", &state.size_text, ImGuiInputTextFlags_EnterReturnsTrue | ImGuiInputTextFlags_CharsNoBlank))
+        SubmitRequest(state, "size");
+    if (ImGui::IsItemDeactivatedAfterEdit()) SubmitRequest(state, "size");
+    auto scale = [&](double factor) {
+        Problem p;
+        std::string error;
+        if (!parse_problem(state.size_text, p, error)) return;
+        for (auto& d : p.dim) d = std::max<int64_t>(1, int64_t(double(d) * factor));
+        state.size_text = format_problem(p);
+        SubmitRequest(state, "size");
+    };
+    if (buttons_beside) ImGui::SameLine();
+    if (ImGui::Button("\xc3\xb7" "2", ImVec2(button_w, 0))) scale(0.5);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Halve every dimension");
+    ImGui::SameLine();
+    if (ImGui::Button("\xc3\x97" "2", ImVec2(button_w, 0))) scale(2.0);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Double every dimension");
+    if (!state.size_error.empty()) ImGui::TextColored(StatusColorVec(false), "%s", state.size_error.c_str());
+}
+
+}  // namespace
+
+void DrawTargetPicker(AppState& state) {
+    const auto& presets = target_presets();
+    if (presets.empty()) return;
+    const int index = std::clamp(state.model_target_index, 0, int(presets.size()) - 1);
+    const Target& current = presets[size_t(index)];
+    const std::string preview = current.name + " (" + current.arch_name() + ")";
+    ImGui::SetNextItemWidth(std::min(ImGui::GetContentRegionAvail().x,
+                                     ImGui::CalcTextSize(preview.c_str()).x + ImGui::GetFrameHeight() * 2));
+    if (ImGui::BeginCombo("##model_target", preview.c_str())) {
+        for (size_t i = 0; i < presets.size(); ++i) {
+            const Target& t = presets[i];
+            const std::string label = t.name + " (" + t.arch_name() + ")";
+            if (ImGui::Selectable(label.c_str(), int(i) == index) && int(i) != index) {
+                state.model_target_index = int(i);
+                if (state.worker) state.worker->set_model_target(t);
+                SubmitRequest(state, "target");
+            }
+            if (ImGui::IsItemHovered())
+                ImGui::SetTooltip("%d SMs, %s shared memory per SM, %d registers per SM\nFP32 peak %.1f TFLOP/s, DRAM %.0f GB/s (%s)",
+                                  t.sm_count, FormatBytes(t.smem_per_sm).c_str(), t.regs_per_sm,
+                                  t.peak_fp32_gflops / 1000.0, t.dram_gbps, t.source.c_str());
+        }
+        ImGui::EndCombo();
+    }
+}
+
+void DrawParamsPanel(AppState& state) {
+    const Variant* variant = CurrentVariant(state);
+    PushFontOrDefault(AppFonts().h2);
+    ImGui::TextUnformatted(variant ? variant->title.c_str() : state.request.variant.c_str());
+    ImGui::PopFont();
+    if (!variant) {
+        ImGui::TextColored(StatusColorVec(false), "The variant \"%s\" is not in this build.", state.request.variant.c_str());
+        return;
+    }
+    if (!variant->summary.empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+        ImGui::TextWrapped("%s", variant->summary.c_str());
+        ImGui::PopStyleColor();
+    }
+
+    if (ImGui::BeginTable("##params", 2, ImGuiTableFlags_SizingStretchProp)) {
+        ImGui::TableSetupColumn("name", ImGuiTableColumnFlags_WidthStretch, 0.42f);
+        ImGui::TableSetupColumn("control", ImGuiTableColumnFlags_WidthStretch, 0.58f);
+        for (const ParamSpec& spec : variant->params) draw_param(state, spec);
+        draw_problem_size(state);
+        if (state.worker && state.worker->ready() && !state.worker->device().gpu) {
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            label_with_help("Target GPU", "Model mode: there is no GPU here, so kernels are compiled, and occupancy "
+                                          "and the model computed, for this card's datasheet figures.");
+            ImGui::TableNextColumn();
+            DrawTargetPicker(state);
+        }
+        ImGui::EndTable();
+    }
+    if (ImGui::Button("Reset to defaults")) ResetParams(state);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Every parameter back to the variant's default");
+}
+
+}  // namespace tilelab::gui

@@ -1,0 +1,305 @@
+// [SECTION] Results panel: the headline numbers (median time with its spread, GFLOP/s, GB/s, each
+// against the best the card does), the validation badge, the static analysis every mode has
+// (launch, registers, occupancy, modelled traffic) and the history of time against the parameter
+// being dragged. In model mode the measured figures say "no GPU".
+#include <imgui.h>
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+#include "actions.h"
+#include "fonts.h"
+#include "panels.h"
+#include "plot.h"
+#include "ui_common.h"
+#include "worker.h"
+
+namespace tilelab::gui {
+
+namespace {
+
+const ImVec4 kUpdating(1.0f, 0.75f, 0.2f, 1.0f);
+const ImU32 kBadgeGrey = IM_COL32(90, 94, 104, 255);
+
+// The status colours, dimmed so white text on them reads well.
+ImU32 badge_colour(bool ok) {
+    const ImVec4 c = StatusColorVec(ok);
+    return ImGui::ColorConvertFloat4ToU32(ImVec4(c.x * 0.62f, c.y * 0.62f, c.z * 0.62f, 1.0f));
+}
+
+std::string fixed(double v, int decimals) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+    return buf;
+}
+
+// "2.70 TFLOP/s" style: three significant digits with an SI prefix on the unit.
+std::string rate(double per_second_in_giga, const char* unit) {
+    std::string s = FormatCount(per_second_in_giga * 1e9);
+    // FormatCount gives "2.70 T"; glue the unit to the prefix.
+    if (!s.empty() && std::isalpha(static_cast<unsigned char>(s.back()))) return s + unit;
+    return s + " " + unit;
+}
+
+// One headline: caption (dim), the number (big) with its unit (normal size) beside it, and a
+// detail line (dim, wrapped). `value` is "12.3 ms": the part before the first space is the number.
+void headline(const char* caption, const std::string& value, const std::string& detail, bool live, const char* help) {
+    ImGui::BeginGroup();
+    // Captions are narrow; the explanation is a tooltip on the caption rather than a (?).
+    ImGui::TextDisabled("%s", caption);
+    if (help && ImGui::IsItemHovered()) {
+        ImGui::BeginTooltip();
+        ImGui::PushTextWrapPos(ImGui::GetFontSize() * 28.0f);
+        ImGui::TextUnformatted(help);
+        ImGui::PopTextWrapPos();
+        ImGui::EndTooltip();
+    }
+    const size_t space = value.find(' ');
+    const std::string number = value.substr(0, space);
+    const std::string unit = space == std::string::npos ? "" : value.substr(space + 1);
+    PushFontOrDefault(AppFonts().big);
+    if (live) ImGui::TextUnformatted(number.c_str());
+    else ImGui::TextDisabled("%s", number.c_str());
+    const float big_ascent = ImGui::GetFont()->Ascent;
+    ImGui::PopFont();
+    if (!unit.empty()) {
+        // The unit in the normal font, on the number's baseline when it fits beside it.
+        const float gap = ImGui::GetFontSize() * 0.3f;
+        ImGui::SameLine(0, gap);
+        if (ImGui::CalcTextSize(unit.c_str()).x <= ImGui::GetContentRegionAvail().x) {
+            ImGui::SetCursorPosY(ImGui::GetCursorPosY() + big_ascent - ImGui::GetFont()->Ascent);
+        } else {
+            ImGui::NewLine();
+        }
+        ImGui::TextDisabled("%s", unit.c_str());
+    }
+    if (!detail.empty()) {
+        ImGui::PushTextWrapPos(0);
+        ImGui::TextDisabled("%s", detail.c_str());
+        ImGui::PopTextWrapPos();
+    }
+    ImGui::EndGroup();
+}
+
+// A full-width coloured badge: the first thing the eye finds when a result is wrong.
+void badge(const std::string& title, const std::string& detail, ImU32 colour) {
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    const float width = ImGui::GetContentRegionAvail().x;
+    const float pad = ImGui::GetStyle().FramePadding.x;
+    PushFontOrDefault(AppFonts().bold);
+    const ImVec2 title_size = ImGui::CalcTextSize(title.c_str());
+    ImGui::PopFont();
+    const float wrap = width - 2 * pad - title_size.x - pad * 2;
+    const ImVec2 detail_size = detail.empty() ? ImVec2(0, 0) : ImGui::CalcTextSize(detail.c_str(), nullptr, false, wrap);
+    const float height = std::max(title_size.y, detail_size.y) + 2 * ImGui::GetStyle().FramePadding.y;
+    ImGui::GetWindowDrawList()->AddRectFilled(p, ImVec2(p.x + width, p.y + height), colour, 5.0f);
+    ImGui::SetCursorScreenPos(ImVec2(p.x + pad, p.y + ImGui::GetStyle().FramePadding.y));
+    PushFontOrDefault(AppFonts().bold);
+    ImGui::TextColored(ImVec4(1, 1, 1, 1), "%s", title.c_str());
+    ImGui::PopFont();
+    if (!detail.empty()) {
+        ImGui::SameLine(0, pad * 2);
+        ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + wrap);
+        ImGui::TextColored(ImVec4(1, 1, 1, 0.92f), "%s", detail.c_str());
+        ImGui::PopTextWrapPos();
+    }
+    ImGui::SetCursorScreenPos(ImVec2(p.x, p.y + height));
+    ImGui::Dummy(ImVec2(width, ImGui::GetStyle().ItemSpacing.y * 0.5f));
+}
+
+void draw_measured(const AppState& state, const RunResult& r) {
+    const Timing& t = r.timing;
+    const double spread = t.median_ms > 0 ? 100.0 * (t.max_ms - t.min_ms) / t.median_ms : 0;
+    const std::string time_detail = FormatTime(t.min_ms) + " to " + FormatTime(t.max_ms) + " (spread " +
+                                    fixed(spread, 1) + "%), " + std::to_string(t.samples_ms.size()) + " runs";
+    std::string flops_detail, bytes_detail;
+    if (r.reference_ms > 0)
+        flops_detail = fixed(r.pct_of_reference, 0) + "% of " + r.reference_name + " (" + FormatTime(r.reference_ms) + ")";
+    const Ceilings c = state.worker ? state.worker->ceilings() : Ceilings{};
+    if (c.measured && c.copy_gbps > 0)
+        bytes_detail = fixed(100.0 * r.gbps_effective / c.copy_gbps, 0) + "% of device copy (" + rate(c.copy_gbps, "B/s") + ")";
+    else
+        bytes_detail = "model traffic at this time: " + rate(r.gbps_model, "B/s");
+    if (ImGui::BeginTable("##headlines", 3, ImGuiTableFlags_SizingStretchSame)) {
+        ImGui::TableNextColumn();
+        headline("Time (median)", FormatTime(t.median_ms), time_detail, true,
+                 "Median of the timed repetitions (CUDA events around each launch, after warm-up; L2 flushed "
+                 "between repetitions unless turned off in the Run menu).");
+        ImGui::TableNextColumn();
+        headline("Compute", rate(r.gflops, "FLOP/s"), flops_detail, true, "The model's FLOP count divided by the median time.");
+        ImGui::TableNextColumn();
+        headline("Memory", rate(r.gbps_effective, "B/s"), bytes_detail, true,
+                 "Compulsory bytes (each input read once, the output written once) divided by the median time: "
+                 "the bandwidth the kernel delivers as seen from outside.");
+        ImGui::EndTable();
+    }
+    if (!r.validation.checked) {
+        badge("NOT CHECKED", "This run was not validated.", kBadgeGrey);
+        return;
+    }
+    const Validation& v = r.validation;
+    char errors[200];
+    std::snprintf(errors, sizeof errors, "max error %.2g (relative %.2g), tolerance %.2g, against %s", v.max_abs_error,
+                  v.max_rel_error, v.tolerance, v.reference.c_str());
+    badge(v.passed ? "CORRECT" : "WRONG RESULT", v.passed ? errors : v.message + "  \xe2\x80\x94  " + errors,
+          badge_colour(v.passed));
+}
+
+// Model mode: nothing measured, so the headline numbers are the model's, marked as such.
+void draw_modelled(const RunResult& r) {
+    const Occupancy& o = r.occupancy;
+    if (ImGui::BeginTable("##headlines", 3, ImGuiTableFlags_SizingStretchSame)) {
+        ImGui::TableNextColumn();
+        headline("FLOPs (model)", FormatCount(r.model.flops), "", true, "Floating-point operations of the whole launch.");
+        ImGui::TableNextColumn();
+        headline("Intensity (model)", FormatCount(r.model.intensity) + " FLOP/B", "", true,
+                 "Model FLOPs over model global bytes: where the kernel sits on the roofline.");
+        ImGui::TableNextColumn();
+        headline("Occupancy", o.max_warps > 0 ? fixed(100.0 * o.occupancy, 0) + "%" : "-",
+                 o.limiter.empty() ? "" : "limited by " + o.limiter, true,
+                 "Active warps per SM over the most an SM holds (cuda_occupancy.h).");
+        ImGui::EndTable();
+    }
+    const std::string why = r.no_gpu_reason.empty() ? "" : " (" + r.no_gpu_reason + ")";
+    badge("NO GPU", "Time, FLOP/s, GB/s and validation need a GPU" + why + ".", kBadgeGrey);
+}
+
+void row(const char* name, const std::string& value, const char* help = nullptr, const ImVec4* colour = nullptr) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::TextDisabled("%s", name);
+    if (help) HelpMarker(help);
+    ImGui::TableNextColumn();
+    ImGui::PushTextWrapPos(0);
+    if (colour) ImGui::TextColored(*colour, "%s", value.c_str());
+    else ImGui::TextUnformatted(value.c_str());
+    ImGui::PopTextWrapPos();
+}
+
+void draw_analysis(const RunResult& r) {
+    if (!ImGui::BeginTable("##analysis", 2, ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_RowBg)) return;
+    ImGui::TableSetupColumn("what", ImGuiTableColumnFlags_WidthStretch, 0.45f);
+    ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch, 0.55f);
+    const LaunchShape& l = r.launch;
+    char grid[96], block[96];
+    std::snprintf(grid, sizeof grid, "%u \xc3\x97 %u \xc3\x97 %u  (%s blocks)", l.grid[0], l.grid[1], l.grid[2],
+                  FormatCount(double(l.blocks())).c_str());
+    std::snprintf(block, sizeof block, "%u \xc3\x97 %u \xc3\x97 %u  (%lld threads)", l.block[0], l.block[1], l.block[2],
+                  static_cast<long long>(l.threads_per_block()));
+    row("Grid", grid);
+    row("Block", block);
+    if (r.compiled && r.compiled->ok) {
+        const PtxasInfo& p = r.compiled->ptxas;
+        const bool spills = p.spill_stores > 0 || p.spill_loads > 0;
+        const ImVec4 red = StatusColorVec(false);
+        row("Registers / thread", std::to_string(p.registers) + (spills ? ", spills " + std::to_string(p.spill_stores) +
+                                  " B stored, " + std::to_string(p.spill_loads) + " B loaded" : ", no spills"),
+            "From ptxas's report on the compiled kernel. Spilled values live in local memory (cached DRAM).",
+            spills ? &red : nullptr);
+        row("Shared memory / block", FormatBytes(p.smem_bytes + double(l.dynamic_smem)));
+    }
+    const Occupancy& o = r.occupancy;
+    if (o.error.empty() && o.max_warps > 0)
+        row("Occupancy", fixed(100.0 * o.occupancy, 0) + "%, " + std::to_string(o.active_warps) + "/" +
+                             std::to_string(o.max_warps) + " warps, limited by " + o.limiter,
+            "Active warps per SM over the most an SM can hold, from cuda_occupancy.h. The Occupancy tab shows the arithmetic.");
+    else if (!o.error.empty())
+        row("Occupancy", o.error);
+    const CostModel& m = r.model;
+    row("FLOPs (model)", FormatCount(m.flops));
+    row("Global traffic (model)", FormatBytes(m.global_bytes),
+        "Every global load and store the kernel issues, times 4 bytes, with no cache: the Memory tab breaks it down.");
+    row("Compulsory traffic", FormatBytes(m.compulsory_bytes), "Each input read once and the output written once.");
+    row("Arithmetic intensity", fixed(m.intensity, 2) + " FLOP/B", "Model FLOPs over model global bytes.");
+    ImGui::EndTable();
+}
+
+void draw_history(const AppState& state) {
+    // The parameter being explored: the newest history point that was made by changing one.
+    std::string name;
+    for (auto it = state.history.rbegin(); it != state.history.rend(); ++it)
+        if (!it->dragged.empty() && it->params.count(it->dragged)) { name = it->dragged; break; }
+    if (name.empty()) {
+        ImGui::TextDisabled(state.history.empty() ? "Measured runs appear here as a plot of time against the parameter you change."
+                                                  : "Change a parameter to plot time against it.");
+        return;
+    }
+    // Points that differ from the current configuration only in that parameter; newest per value.
+    std::map<int, const HistoryPoint*> newest;
+    for (const HistoryPoint& p : state.history) {
+        if (p.variant != state.request.variant || !(p.problem == state.request.problem) || p.dragged.empty()) continue;
+        bool same_elsewhere = true;
+        for (const auto& [k, v] : p.params)
+            if (k != name && state.request.params.count(k) && state.request.params.at(k) != v) same_elsewhere = false;
+        if (same_elsewhere && p.params.count(name)) newest[p.params.at(name)] = &p;
+    }
+    plot::Figure fig;
+    fig.title = "Time against " + name;
+    fig.x.label = name;
+    fig.y.label = "median time (ms)";
+    fig.y.include_zero = true;
+    fig.empty_text = "No runs at the current settings yet.";
+    plot::Series ok, bad;
+    ok.name = "correct";
+    ok.marker = plot::MarkerShape::Circle;
+    bad.name = "wrong result";
+    bad.line = false;
+    bad.marker = plot::MarkerShape::Square;
+    bad.color = StatusColor(false);
+    for (const auto& [x, p] : newest) {
+        fig.x.tick_values.push_back(x);
+        (p->valid ? ok : bad).x.push_back(x);
+        (p->valid ? ok : bad).y.push_back(p->median_ms);
+    }
+    if (!ok.x.empty()) fig.series.push_back(ok);
+    if (!bad.x.empty()) fig.series.push_back(bad);
+    const auto cur = state.request.params.find(name);
+    if (cur != state.request.params.end() && newest.count(cur->second)) {
+        plot::Marker now;
+        now.x = cur->second;
+        now.y = newest.at(cur->second)->median_ms;
+        now.label = "now: " + FormatTime(now.y);
+        fig.markers.push_back(now);
+    }
+    const float h = std::max(ImGui::GetFontSize() * 12, ImGui::GetContentRegionAvail().y);
+    plot::DrawFigure("##history", ImVec2(-1, h), fig);
+}
+
+}  // namespace
+
+void DrawResultsPanel(AppState& state) {
+    PushFontOrDefault(AppFonts().h2);
+    ImGui::TextUnformatted("Results");
+    ImGui::PopFont();
+    ImGui::SameLine();
+    ImGui::AlignTextToFramePadding();
+    const std::shared_ptr<const RunResult> r = state.result;
+    if (state.updating) {
+        const WorkerPhase phase = state.worker ? state.worker->phase() : WorkerPhase::Idle;
+        ImGui::TextColored(kUpdating, "updating: %s...", to_string(phase));
+    } else if (r) {
+        ImGui::TextDisabled("up to date");
+    }
+    if (!r) {
+        ImGui::TextDisabled("Waiting for the first result...");
+        return;
+    }
+    if (r->request.variant != state.request.variant)
+        ImGui::TextDisabled("Showing the previous lesson's result until this one is ready.");
+
+    if (!r->ok) {
+        const std::string stage = r->stage.empty() ? "" : " (" + r->stage + ")";
+        badge("CANNOT RUN" + stage, r->error.empty() ? "The engine gave no reason." : r->error,
+              badge_colour(false));
+        if (r->compiled && r->compiled->ok) draw_analysis(*r);
+        return;
+    }
+    if (r->measured) draw_measured(state, *r);
+    else draw_modelled(*r);
+    ImGui::Spacing();
+    draw_analysis(*r);
+    ImGui::Spacing();
+    draw_history(state);
+}
+
+}  // namespace tilelab::gui

@@ -1,0 +1,24 @@
+// One function per panel, each in its own file (gui/panel_<name>.cpp). A panel draws into the
+// current ImGui window/child the app opened for it; it reads and writes AppState only and talks to
+// the engine only through the Worker (gui/worker.h).
+#pragma once
+#include "app_state.h"
+
+namespace tilelab::gui {
+
+// Shell panels (gui/panel_lesson.cpp, panel_params.cpp, panel_results.cpp, panel_code.cpp).
+void DrawLessonPanel(AppState& state);
+void DrawParamsPanel(AppState& state);
+void DrawResultsPanel(AppState& state);
+void DrawCodePanel(AppState& state);
+// Model mode: a combo of the target presets (gui/panel_params.cpp); used by the banner too.
+void DrawTargetPicker(AppState& state);
+
+// Analysis panels (gui/panel_occupancy.cpp, panel_memory.cpp, panel_tiles.cpp,
+// panel_compare.cpp).
+void DrawOccupancyPanel(AppState& state);
+void DrawMemoryPanel(AppState& state);
+void DrawTilesPanel(AppState& state);
+void DrawComparePanel(AppState& state);
+
+}  // namespace tilelab::gui

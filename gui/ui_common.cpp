@@ -1,0 +1,72 @@
+#include "ui_common.h"
+#include <cmath>
+#include <cstdio>
+
+namespace tilelab::gui {
+
+void HelpMarker(const char* text) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("(?)");
+    if (ImGui::IsItemHovered()) {
+        ImGui::BeginTooltip();
+        ImGui::PushTextWrapPos(ImGui::GetFontSize() * 32.0f);
+        ImGui::TextUnformatted(text);
+        ImGui::PopTextWrapPos();
+        ImGui::EndTooltip();
+    }
+}
+
+ImVec4 StatusColorVec(bool ok) {
+    return ok ? ImVec4(0.30f, 0.80f, 0.40f, 1.0f) : ImVec4(0.95f, 0.33f, 0.30f, 1.0f);
+}
+
+ImU32 StatusColor(bool ok) { return ImGui::ColorConvertFloat4ToU32(StatusColorVec(ok)); }
+
+namespace {
+
+// Three significant digits: 1.23, 12.3, 123.
+std::string ThreeDigits(double v, const char* unit) {
+    char buf[64];
+    double a = std::fabs(v);
+    int decimals = a >= 100 ? 0 : a >= 10 ? 1 : 2;
+    std::snprintf(buf, sizeof buf, "%.*f%s%s", decimals, v, unit[0] ? " " : "", unit);
+    return buf;
+}
+
+}  // namespace
+
+std::string FormatCount(double n) {
+    if (!std::isfinite(n)) return "-";
+    const char* prefixes[] = {"", "k", "M", "G", "T", "P"};
+    int i = 0;
+    while (std::fabs(n) >= 1000.0 && i < 5) { n /= 1000.0; ++i; }
+    if (i == 0 && n == std::floor(n)) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.0f", n);
+        return buf;
+    }
+    return ThreeDigits(n, prefixes[i]);
+}
+
+std::string FormatBytes(double bytes) {
+    if (!std::isfinite(bytes)) return "-";
+    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int i = 0;
+    while (std::fabs(bytes) >= 1024.0 && i < 4) { bytes /= 1024.0; ++i; }
+    if (i == 0) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.0f B", bytes);
+        return buf;
+    }
+    return ThreeDigits(bytes, units[i]);
+}
+
+std::string FormatTime(double ms) {
+    if (!std::isfinite(ms)) return "-";
+    if (std::fabs(ms) >= 1000.0) return ThreeDigits(ms / 1000.0, "s");
+    if (std::fabs(ms) >= 1.0) return ThreeDigits(ms, "ms");
+    if (std::fabs(ms) >= 1e-3) return ThreeDigits(ms * 1000.0, "us");
+    return ThreeDigits(ms * 1e6, "ns");
+}
+
+}  // namespace tilelab::gui

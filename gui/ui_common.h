@@ -1,0 +1,23 @@
+// Small helpers every panel shares: the (?) marker, pass/fail colours, and number formatting
+// with units, so the same quantity reads the same everywhere.
+#pragma once
+#include <string>
+#include <imgui.h>
+
+namespace tilelab::gui {
+
+// A greyed "(?)" on the current line; hovering shows `text` wrapped at a readable width.
+void HelpMarker(const char* text);
+
+// Green for a pass / valid value, red for a failure.
+ImU32 StatusColor(bool ok);
+ImVec4 StatusColorVec(bool ok);
+
+// 1234567 -> "1.23 M"; 950 -> "950". Plain SI prefixes (k, M, G, T), three significant digits.
+std::string FormatCount(double n);
+// 1536 -> "1.5 KiB", 268435456 -> "256 MiB". Binary prefixes.
+std::string FormatBytes(double bytes);
+// 0.0123 -> "12.3 us", 15.2 -> "15.2 ms", 2500 -> "2.50 s".
+std::string FormatTime(double ms);
+
+}  // namespace tilelab::gui

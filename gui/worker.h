@@ -1,0 +1,124 @@
+// The worker: the one thread that talks to the engine, so the UI never waits on CUDA or NVRTC.
+//
+// Interactive requests: the newest wins. A request waits out a short debounce (while a slider is
+// dragged), then the worker publishes engine.analyze() at once (registers, occupancy and the
+// model update while the kernel runs) and, on a GPU, engine.run() when it finishes. A newer
+// request cancels the run in flight between repetitions.
+// Sweeps (Compare panel): a queue of requests run one by one whenever no interactive request is
+// waiting; results are kept in submission order.
+// The Engine itself is constructed on this thread (finding the GPU and loading the driver can
+// take a while) and its ceilings are measured here once the first request has been served.
+#pragma once
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <thread>
+#include <vector>
+#include "tilelab/engine.h"
+
+namespace tilelab::gui {
+
+using Clock = std::chrono::steady_clock;
+
+// One result handed to the UI.
+struct WorkerUpdate {
+    std::shared_ptr<const RunResult> result;
+    bool final = false;          // false: analyze() only; the measured run is still going
+    uint64_t request_id = 0;     // as returned by submit()
+    Clock::time_point submitted; // when the UI asked (for latency logs)
+    Clock::time_point published; // when the worker handed it over
+};
+
+enum class WorkerPhase { Starting, Idle, Debouncing, Analyzing, Running, Sweeping, MeasuringCeilings };
+const char* to_string(WorkerPhase p);
+
+struct SweepProgress {
+    uint64_t generation = 0;     // increments with every submit_sweep()
+    size_t done = 0, total = 0;
+    bool running = false;
+};
+
+class Worker {
+public:
+    explicit Worker(EngineConfig cfg);
+    ~Worker();
+    Worker(const Worker&) = delete;
+    Worker& operator=(const Worker&) = delete;
+
+    // ---- engine state (copies; safe from the UI thread) -------------------------------------
+    bool ready() const;                 // the Engine has been constructed
+    // The engine once ready (null before), for const queries from the UI thread only.
+    Engine* engine_if_ready();
+    DeviceStatus device() const;        // empty until ready()
+    Target target() const;              // the device, or the chosen model-mode preset
+    Ceilings ceilings() const;          // measured = false until measured (GPU mode only)
+    WorkerPhase phase() const;
+    // Engine::invalid_reason(); "" while the engine is starting.
+    std::string invalid_reason(const RunRequest& req) const;
+    // Model mode: analyse for this preset from the next request on (applied on the worker).
+    void set_model_target(const Target& t);
+
+    // ---- interactive requests ---------------------------------------------------------------
+    // Replaces any request still waiting and cancels a run in flight. Returns the request's id.
+    uint64_t submit(const RunRequest& req, const RunOptions& opt,
+                    std::chrono::milliseconds debounce = std::chrono::milliseconds(0));
+    // The newest update not yet taken, if any (older ones are dropped).
+    bool poll(WorkerUpdate& out);
+    // A submitted request has not yet produced its final update.
+    bool busy() const;
+    uint64_t last_submitted_id() const;
+
+    // ---- sweeps (Compare panel) -------------------------------------------------------------
+    // Replaces the current sweep. Requests are run in order, after any interactive request.
+    void submit_sweep(std::vector<RunRequest> reqs, const RunOptions& opt);
+    void cancel_sweep();
+    SweepProgress sweep_progress() const;
+    // One entry per request of the current sweep, null while not yet run.
+    std::vector<std::shared_ptr<const RunResult>> sweep_results() const;
+
+private:
+    void loop(EngineConfig cfg);
+    void serve_interactive(std::unique_lock<std::mutex>& lock);
+    void serve_sweep_item(std::unique_lock<std::mutex>& lock);
+    void publish(std::shared_ptr<const RunResult> r, bool final, uint64_t id, Clock::time_point submitted);
+
+    mutable std::mutex mutex_;
+    std::condition_variable wake_;
+    // Held shared while the engine works, exclusively while its target changes.
+    mutable std::shared_mutex engine_mutex_;
+    std::unique_ptr<Engine> engine_;
+    bool ready_ = false, stop_ = false;
+    DeviceStatus device_;
+    Target target_;
+    Ceilings ceilings_;
+    bool ceilings_tried_ = false;
+    bool target_pending_ = false;
+    Target pending_target_;
+    WorkerPhase phase_ = WorkerPhase::Starting;
+
+    // interactive
+    bool has_pending_ = false;
+    RunRequest pending_req_;
+    RunOptions pending_opt_;
+    uint64_t pending_id_ = 0, next_id_ = 1, in_flight_id_ = 0;
+    Clock::time_point pending_submitted_, pending_due_;
+    CancelFlag cancel_run_{false};
+    bool has_update_ = false;
+    WorkerUpdate update_;
+
+    // sweep
+    std::vector<RunRequest> sweep_reqs_;
+    RunOptions sweep_opt_;
+    std::vector<std::shared_ptr<const RunResult>> sweep_results_;
+    size_t sweep_next_ = 0, sweep_done_ = 0;
+    uint64_t sweep_generation_ = 0;
+    CancelFlag cancel_sweep_{false};
+
+    std::thread thread_;   // last: started after everything above is initialised
+};
+
+}  // namespace tilelab::gui
