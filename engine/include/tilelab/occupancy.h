@@ -19,7 +19,8 @@ struct Occupancy {
     int max_warps = 0;          // per SM
     double occupancy = 0;       // active_warps / max_warps, 0..1
     std::string limiter;        // "warps", "registers", "shared memory", "blocks", or several joined by " and "
-    // Blocks per SM allowed by each resource alone.
+    // Blocks per SM allowed by each resource alone (INT_MAX, as in cuda_occupancy.h, when the
+    // block uses none of it: no registers, or no shared memory and no reservation).
     int limit_warps = 0, limit_registers = 0, limit_smem = 0, limit_blocks = 0;
     std::vector<std::string> steps;  // the arithmetic, one line each
     std::string error;               // e.g. "block of 2048 threads exceeds 1024"

@@ -1,0 +1,248 @@
+// Occupancy: cuda_occupancy.h (the toolkit's header-only calculator) gives the answer; the
+// teaching steps redo its arithmetic in words with the header's own granularities, and
+// tests/cpu/test_occupancy.cpp checks over thousands of inputs that both agree.
+#include "tilelab/occupancy.h"
+
+#include <cuda_occupancy.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <climits>
+
+namespace tilelab {
+namespace {
+
+cudaOccDeviceProp device_prop(const Target& t) {
+    cudaOccDeviceProp p;
+    p.computeMajor = t.sm_major;
+    p.computeMinor = t.sm_minor;
+    p.maxThreadsPerBlock = t.max_threads_per_block;
+    p.maxThreadsPerMultiprocessor = t.max_threads_per_sm;
+    p.regsPerBlock = t.regs_per_block;
+    p.regsPerMultiprocessor = t.regs_per_sm;
+    p.warpSize = t.warp_size;
+    p.sharedMemPerBlock = size_t(t.smem_per_block);
+    p.sharedMemPerMultiprocessor = size_t(t.smem_per_sm);
+    p.numSms = t.sm_count;
+    p.sharedMemPerBlockOptin = size_t(t.smem_per_block_optin);
+    p.reservedSharedMemPerBlock = size_t(t.reserved_smem_per_block);
+    return p;
+}
+
+// The kernel as the driver would see it after the engine opts in to the full per-block shared
+// memory (cudaFuncAttributeMaxDynamicSharedMemorySize). All shared memory is passed as dynamic,
+// which the calculator treats exactly like static memory once opted in.
+cudaOccFuncAttributes func_attributes(const Target& t, const OccupancyInput& in) {
+    cudaOccFuncAttributes f;
+    f.maxThreadsPerBlock = t.max_threads_per_block;
+    f.numRegs = in.registers_per_thread;
+    f.sharedSizeBytes = 0;
+    f.shmemLimitConfig = FUNC_SHMEM_LIMIT_OPTIN;
+    f.maxDynamicSharedSizeBytes = size_t(t.smem_per_block_optin);
+    f.numBlockBarriers = 1;  // what cudaFuncGetAttributes reports for a kernel with __syncthreads
+    return f;
+}
+
+std::string format_pct(double x) { return fmt::format("{:.4g}%", x * 100); }
+
+// INT_MAX is the calculator's "this resource sets no limit".
+std::string count_or_infinity(int n) { return n == INT_MAX ? std::string("∞") : std::to_string(n); }
+
+// Why the input cannot run at all, or "".
+std::string input_error(const Target& t, const OccupancyInput& in) {
+    if (in.threads_per_block <= 0)
+        return fmt::format("A block needs at least one thread, not {}.", in.threads_per_block);
+    if (in.threads_per_block > t.max_threads_per_block)
+        return fmt::format("A block of {} threads exceeds the {} threads a block may have on {}.",
+                           in.threads_per_block, t.max_threads_per_block, t.arch_name());
+    if (in.registers_per_thread < 0)
+        return fmt::format("{} registers per thread is not a register count.", in.registers_per_thread);
+    if (in.registers_per_thread > t.max_regs_per_thread)
+        return fmt::format("{} registers per thread exceeds the {} a thread may use.",
+                           in.registers_per_thread, t.max_regs_per_thread);
+    if (in.smem_per_block < 0)
+        return fmt::format("{} bytes of shared memory is not a size.", in.smem_per_block);
+    if (in.smem_per_block > t.smem_per_block_optin)
+        return fmt::format("{} B of shared memory per block exceeds the {} B a block may use on {}.",
+                           in.smem_per_block, t.smem_per_block_optin, t.arch_name());
+    return {};
+}
+
+int round_up(int x, int unit) { return (x + unit - 1) / unit * unit; }
+
+// The steps, computed with the granularities the header itself uses.
+struct Steps {
+    std::vector<std::string> lines;
+    std::string error;   // the block cannot fit at all (registers per block)
+};
+
+Steps explain(const Target& t, const OccupancyInput& in, const cudaOccDeviceProp& prop,
+              const cudaOccDeviceState& state) {
+    Steps s;
+    const int warp = t.warp_size;
+    const int warps_per_block = (in.threads_per_block + warp - 1) / warp;
+    const int warps_per_sm = t.max_threads_per_sm / warp;
+
+    if (in.threads_per_block % warp == 0)
+        s.lines.push_back(fmt::format("block: {} threads = {} warps", in.threads_per_block, warps_per_block));
+    else
+        s.lines.push_back(fmt::format("block: {} threads = {} warps (a partial warp still takes a whole one)",
+                                      in.threads_per_block, warps_per_block));
+
+    // Warps.
+    s.lines.push_back(fmt::format("warps: {} warps per SM / {} per block = {} blocks", warps_per_sm,
+                                  warps_per_block, warps_per_sm / warps_per_block));
+
+    // Registers: allocated per warp in units of the allocation granularity, from each of the
+    // SM's sub-partitions (warp schedulers) separately.
+    int reg_unit = 0, partitions = 0;
+    cudaOccRegAllocationGranularity(&reg_unit, &prop);
+    cudaOccSubPartitionsPerMultiprocessor(&partitions, &prop);
+    if (in.registers_per_thread == 0) {
+        s.lines.push_back("registers: none used → no limit");
+    } else {
+        int per_warp = in.registers_per_thread * warp;
+        int alloc_per_warp = round_up(per_warp, reg_unit);
+        int per_block = alloc_per_warp * warps_per_block;
+        int per_partition = t.regs_per_sm / partitions;
+        int warps_per_partition = per_partition / alloc_per_warp;
+        int warps = warps_per_partition * partitions;
+        std::string alloc = alloc_per_warp == per_warp
+                                ? fmt::format("{} per warp (a multiple of the {}-register allocation unit)",
+                                              per_warp, reg_unit)
+                                : fmt::format("{} per warp, rounded up to the {}-register allocation unit: {}",
+                                              per_warp, reg_unit, alloc_per_warp);
+        // The hardware checks a block's registers as if its warps were spread over all partitions.
+        int assumed_per_block = alloc_per_warp * round_up(warps_per_block, partitions);
+        if (per_block > t.regs_per_block || assumed_per_block > t.regs_per_block) {
+            std::string need = assumed_per_block == per_block
+                                   ? fmt::format("{}", per_block)
+                                   : fmt::format("{} (counted as {} warps, a multiple of the {} partitions: {})",
+                                                 per_block, round_up(warps_per_block, partitions), partitions,
+                                                 assumed_per_block);
+            s.lines.push_back(fmt::format(
+                "registers: {} regs × {} threads = {}; the block needs {} registers, more than the {} a block "
+                "may use = 0 blocks",
+                in.registers_per_thread, warp, alloc, need, t.regs_per_block));
+            s.error = fmt::format(
+                "A block of {} threads at {} registers each needs {} registers, more than the {} a block may use.",
+                in.threads_per_block, in.registers_per_thread, assumed_per_block, t.regs_per_block);
+        } else {
+            s.lines.push_back(fmt::format(
+                "registers: {} regs × {} threads = {}; {} per SM in {} partitions of {} = {} warps each, "
+                "{} warps per SM / {} per block = {} blocks",
+                in.registers_per_thread, warp, alloc, t.regs_per_sm, partitions, per_partition,
+                warps_per_partition, warps, warps_per_block, warps / warps_per_block));
+        }
+    }
+
+    // Shared memory: the block's bytes plus the driver's reservation, in allocation units,
+    // out of the SM's shared-memory carveout.
+    int smem_unit = 0;
+    size_t carveout = 0;
+    cudaOccSMemAllocationGranularity(&smem_unit, &prop);
+    cudaOccSMemPerMultiprocessor(&carveout, &prop, &state);
+    int used = in.smem_per_block + t.reserved_smem_per_block;
+    int alloc = round_up(used, smem_unit);
+    if (alloc == 0) {
+        s.lines.push_back("shared memory: none used → no limit");
+    } else {
+        std::string what = t.reserved_smem_per_block > 0
+                               ? fmt::format("{} + {} reserved = {} B per block", in.smem_per_block,
+                                             t.reserved_smem_per_block, used)
+                               : fmt::format("{} B per block", used);
+        if (alloc != used) what += fmt::format(", rounded up to the {} B allocation unit: {} B", smem_unit, alloc);
+        if (carveout < size_t(alloc)) {
+            // The SM picks a larger carveout when the preferred one cannot hold a single block.
+            cudaOccAlignUpShmemSizeVoltaPlus(&carveout, &prop);
+        }
+        s.lines.push_back(fmt::format("shared memory: {}; {} B per SM / {} B = {} blocks", what, carveout,
+                                      alloc, int(carveout / size_t(alloc))));
+    }
+
+    int hw_blocks = 0;
+    cudaOccMaxBlocksPerMultiprocessor(&hw_blocks, &prop);
+    s.lines.push_back(fmt::format("blocks: at most {} resident per SM on {} = {} blocks", hw_blocks, t.arch_name(), hw_blocks));
+    return s;
+}
+
+}  // namespace
+
+Occupancy compute_occupancy(const Target& t, const OccupancyInput& in) {
+    Occupancy occ;
+    occ.max_warps = t.warp_size > 0 ? t.max_threads_per_sm / t.warp_size : 0;
+    occ.error = input_error(t, in);
+    if (!occ.error.empty()) {
+        occ.steps.push_back(occ.error);
+        return occ;
+    }
+
+    const cudaOccDeviceProp prop = device_prop(t);
+    const cudaOccFuncAttributes attr = func_attributes(t, in);
+    const cudaOccDeviceState state;
+    cudaOccResult result{};
+    cudaOccError status = cudaOccMaxActiveBlocksPerMultiprocessor(&result, &prop, &attr, &state,
+                                                                  in.threads_per_block, size_t(in.smem_per_block));
+    if (status != CUDA_OCC_SUCCESS) {
+        occ.error = status == CUDA_OCC_ERROR_UNKNOWN_DEVICE
+                        ? fmt::format("cuda_occupancy.h does not know {}.", t.arch_name())
+                        : fmt::format("cuda_occupancy.h rejected the input for {} (check the target's limits).",
+                                      t.arch_name());
+        occ.steps.push_back(occ.error);
+        return occ;
+    }
+
+    occ.limit_warps = result.blockLimitWarps;
+    occ.limit_registers = result.blockLimitRegs;
+    occ.limit_smem = result.blockLimitSharedMem;
+    occ.limit_blocks = result.blockLimitBlocks;
+    occ.blocks_per_sm = result.activeBlocksPerMultiprocessor;
+    const int warps_per_block = (in.threads_per_block + t.warp_size - 1) / t.warp_size;
+    occ.active_warps = occ.blocks_per_sm * warps_per_block;
+    occ.occupancy = occ.max_warps > 0 ? double(occ.active_warps) / occ.max_warps : 0;
+
+    std::vector<std::string> limiters;
+    if (result.limitingFactors & OCC_LIMIT_WARPS) limiters.push_back("warps");
+    if (result.limitingFactors & OCC_LIMIT_REGISTERS) limiters.push_back("registers");
+    if (result.limitingFactors & OCC_LIMIT_SHARED_MEMORY) limiters.push_back("shared memory");
+    if (result.limitingFactors & OCC_LIMIT_BLOCKS) limiters.push_back("blocks");
+    for (size_t i = 0; i < limiters.size(); ++i) occ.limiter += (i ? " and " : "") + limiters[i];
+
+    Steps steps = explain(t, in, prop, state);
+    occ.steps = std::move(steps.lines);
+    occ.error = steps.error;
+    occ.steps.push_back(fmt::format("→ min({}, {}, {}, {}) = {} blocks per SM = {} warps of {} = {}{}",
+                                    occ.limit_warps, count_or_infinity(occ.limit_registers),
+                                    count_or_infinity(occ.limit_smem), occ.limit_blocks,
+                                    occ.blocks_per_sm, occ.active_warps, occ.max_warps,
+                                    format_pct(occ.occupancy),
+                                    occ.limiter.empty() ? "" : " (limited by " + occ.limiter + ")"));
+    return occ;
+}
+
+OccupancyCurves occupancy_curves(const Target& t, const OccupancyInput& at) {
+    OccupancyCurves c;
+    const int warp = t.warp_size > 0 ? t.warp_size : 32;
+    for (int threads = warp; threads <= t.max_threads_per_block; threads += warp) {
+        OccupancyInput in = at;
+        in.threads_per_block = threads;
+        c.vs_block_size.push_back({threads, compute_occupancy(t, in).occupancy});
+    }
+    for (int regs = 1; regs <= t.max_regs_per_thread; ++regs) {
+        OccupancyInput in = at;
+        in.registers_per_thread = regs;
+        c.vs_registers.push_back({regs, compute_occupancy(t, in).occupancy});
+    }
+    // 1 KB steps, ending exactly at the per-block limit.
+    constexpr int smem_step = 1024;
+    for (int bytes = 0;; bytes += smem_step) {
+        int x = std::min(bytes, t.smem_per_block_optin);
+        OccupancyInput in = at;
+        in.smem_per_block = x;
+        c.vs_smem.push_back({x, compute_occupancy(t, in).occupancy});
+        if (x >= t.smem_per_block_optin) break;
+    }
+    return c;
+}
+
+}  // namespace tilelab

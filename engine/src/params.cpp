@@ -1,0 +1,155 @@
+// Parameter ranges, problem sizes and NAME=VALUE assignments: parsing with one-sentence errors.
+#include "tilelab/params.h"
+
+#include <cctype>
+#include <charconv>
+#include <fmt/format.h>
+
+namespace tilelab {
+namespace {
+
+bool is_power_of_two(int v) { return v > 0 && (v & (v - 1)) == 0; }
+
+std::string trim(const std::string& s) {
+    size_t b = 0, e = s.size();
+    while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+    while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+    return s.substr(b, e - b);
+}
+
+// Whole-string integer parse: "12" yes, "12x", "", "+" no.
+template <typename Int>
+bool parse_int(const std::string& s, Int& out) {
+    if (s.empty()) return false;
+    const char* first = s.data();
+    if (*first == '+') ++first;  // from_chars rejects a leading '+', people type it
+    auto [end, ec] = std::from_chars(first, s.data() + s.size(), out);
+    return ec == std::errc() && end == s.data() + s.size();
+}
+
+bool is_identifier(const std::string& s) {
+    if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+    for (char c : s)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+    return true;
+}
+
+}  // namespace
+
+std::vector<int> ParamSpec::values() const {
+    std::vector<int> out;
+    switch (kind) {
+    case ParamKind::Bool:
+        out = {0, 1};
+        break;
+    case ParamKind::Pow2:
+        for (long long v = 1; v <= max; v *= 2)
+            if (v >= min) out.push_back(int(v));
+        break;
+    case ParamKind::Int:
+        for (long long v = min; v <= max; v += (step > 0 ? step : 1)) out.push_back(int(v));
+        break;
+    }
+    return out;
+}
+
+std::string ParamSpec::range_reason(int v) const {
+    switch (kind) {
+    case ParamKind::Bool:
+        if (v == 0 || v == 1) return {};
+        return fmt::format("{}={} must be 0 or 1.", name, v);
+    case ParamKind::Pow2:
+        if (is_power_of_two(v) && v >= min && v <= max) return {};
+        return fmt::format("{}={} is not a power of two between {} and {}.", name, v, min, max);
+    case ParamKind::Int: {
+        int s = step > 0 ? step : 1;
+        if (v < min || v > max)
+            return fmt::format("{}={} is not between {} and {}.", name, v, min, max);
+        if ((v - min) % s != 0)
+            return fmt::format("{}={} is not one of {}, {}, ... {} (steps of {}).", name, v, min,
+                               min + s, max, s);
+        return {};
+    }
+    }
+    return {};
+}
+
+bool parse_problem(const std::string& raw, Problem& out, std::string& error) {
+    std::string text = trim(raw);
+    if (text.empty()) {
+        error = "The problem size is empty; give one number (4096) or three (1000x2000x300).";
+        return false;
+    }
+    std::vector<std::string> parts;
+    size_t start = 0;
+    for (size_t i = 0; i <= text.size(); ++i) {
+        if (i == text.size() || text[i] == 'x' || text[i] == 'X') {
+            parts.push_back(trim(text.substr(start, i - start)));
+            start = i + 1;
+        }
+    }
+    if (parts.size() != 1 && parts.size() != 3) {
+        error = fmt::format("Size '{}' needs one number (4096) or three (1000x2000x300).", text);
+        return false;
+    }
+    std::array<int64_t, 3> dim{};
+    for (size_t i = 0; i < parts.size(); ++i) {
+        int64_t v = 0;
+        if (!parse_int(parts[i], v)) {
+            error = fmt::format("Size '{}' is not a number.", text);
+            return false;
+        }
+        if (v <= 0) {
+            error = fmt::format("Size '{}' must be positive.", text);
+            return false;
+        }
+        dim[i] = v;
+    }
+    if (parts.size() == 1) dim = {dim[0], dim[0], dim[0]};
+    out.dim = dim;
+    return true;
+}
+
+std::string format_problem(const Problem& p) {
+    if (p.dim[0] == p.dim[1] && p.dim[1] == p.dim[2]) return std::to_string(p.dim[0]);
+    return fmt::format("{}x{}x{}", p.dim[0], p.dim[1], p.dim[2]);
+}
+
+bool parse_assignment(const std::string& raw, std::string& name, int& value, std::string& error) {
+    std::string text = trim(raw);
+    size_t eq = text.find('=');
+    if (eq == std::string::npos) {
+        error = fmt::format("'{}' is not of the form NAME=VALUE (e.g. TILE=32).", text);
+        return false;
+    }
+    std::string n = trim(text.substr(0, eq));
+    std::string v = trim(text.substr(eq + 1));
+    if (!is_identifier(n)) {
+        error = fmt::format("'{}' is not a parameter name (letters, digits and _).", n);
+        return false;
+    }
+    std::string lower;
+    for (char c : v) lower += char(std::tolower(static_cast<unsigned char>(c)));
+    int parsed = 0;
+    if (lower == "true" || lower == "on" || lower == "yes") {
+        parsed = 1;
+    } else if (lower == "false" || lower == "off" || lower == "no") {
+        parsed = 0;
+    } else if (!parse_int(v, parsed)) {
+        error = fmt::format("{}={}: '{}' is not a whole number.", n, v, v);
+        return false;
+    }
+    name = n;
+    value = parsed;
+    return true;
+}
+
+ParamValues with_defaults(const std::vector<ParamSpec>& specs, const ParamValues& overrides) {
+    ParamValues out;
+    for (const auto& s : specs) out[s.name] = s.def;
+    // Unknown names are kept, not dropped, so that the caller can report them.
+    for (const auto& [name, value] : overrides) out[name] = value;
+    return out;
+}
+
+}  // namespace tilelab

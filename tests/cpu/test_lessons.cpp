@@ -1,0 +1,123 @@
+// Lessons: the markdown format of lesson.h, and every embedded lesson checked against the
+// variant it teaches (its presets must name real parameters with allowed values).
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "tilelab/lesson.h"
+#include "tilelab/variant.h"
+
+const std::vector<std::pair<std::string, std::string>>& embedded_lesson_table();
+
+using namespace tilelab;
+
+namespace {
+
+const char* kSample = R"md(# Shared-memory tiling
+<!-- variant: matmul.smem_tiled -->
+
+Each block stages a tile of A and B in shared memory.
+
+## The naive kernel reloads everything
+<!-- set: TILE=8 PAD=0 -->
+<!-- size: 1024 -->
+Every thread reads a row of A and a column of B.
+
+```cpp
+## not a heading: inside a code block
+```
+
+## Bigger tiles
+<!-- set: TILE=32 -->
+Global loads fall by the tile size.
+)md";
+
+}  // namespace
+
+TEST(Lesson, ParsesTitleVariantIntroAndSteps) {
+    Lesson l = parse_lesson("02_matmul_smem_tiled", kSample);
+    EXPECT_EQ(l.id, "02_matmul_smem_tiled");
+    EXPECT_EQ(l.title, "Shared-memory tiling");
+    EXPECT_EQ(l.variant, "matmul.smem_tiled");
+    EXPECT_EQ(l.intro, "Each block stages a tile of A and B in shared memory.");
+    ASSERT_EQ(l.steps.size(), 2u);
+
+    const LessonStep& first = l.steps[0];
+    EXPECT_EQ(first.title, "The naive kernel reloads everything");
+    EXPECT_EQ(first.set, (ParamValues{{"TILE", 8}, {"PAD", 0}}));
+    EXPECT_EQ(first.size, "1024");
+    EXPECT_EQ(first.markdown.rfind("## The naive kernel reloads everything\n", 0), 0u) << first.markdown;
+    EXPECT_NE(first.markdown.find("## not a heading"), std::string::npos);
+    EXPECT_EQ(first.markdown.find("<!--"), std::string::npos) << "directives are not shown";
+
+    const LessonStep& second = l.steps[1];
+    EXPECT_EQ(second.title, "Bigger tiles");
+    EXPECT_EQ(second.set, (ParamValues{{"TILE", 32}}));
+    EXPECT_EQ(second.size, "");
+    EXPECT_NE(second.markdown.find("Global loads fall"), std::string::npos);
+}
+
+TEST(Lesson, WindowsLineEndingsAndNoSteps) {
+    Lesson l = parse_lesson("x", "# Title\r\n<!-- variant: a.b -->\r\nJust text.\r\n");
+    EXPECT_EQ(l.title, "Title");
+    EXPECT_EQ(l.variant, "a.b");
+    EXPECT_EQ(l.intro, "Just text.");
+    EXPECT_TRUE(l.steps.empty());
+}
+
+TEST(Lesson, AllLessonsInFolderOrderAndFoundByNumber) {
+    const auto& lessons = all_lessons();
+    EXPECT_EQ(lessons.size(), embedded_lesson_table().size());
+    for (size_t i = 1; i < lessons.size(); ++i) EXPECT_LT(lessons[i - 1].id, lessons[i].id);
+    for (const auto& l : lessons) {
+        EXPECT_EQ(find_lesson(l.id), &l);
+        std::string number = l.id.substr(0, l.id.find('_'));
+        EXPECT_EQ(find_lesson(number), &l) << number;
+        EXPECT_EQ(find_lesson(std::to_string(std::stoi(number))), &l) << "without leading zeros";
+    }
+    EXPECT_EQ(find_lesson("no_such_lesson"), nullptr);
+    EXPECT_EQ(find_lesson(""), nullptr);
+    EXPECT_EQ(find_lesson("999"), nullptr);
+}
+
+// Every lesson names a real variant, and every preset in it is a parameter of that variant with
+// an allowed value, and every size parses. Malformed directives fail here rather than being
+// silently dropped by the parser.
+TEST(Lesson, EveryLessonAgreesWithItsVariant) {
+    if (all_lessons().empty()) GTEST_SKIP() << "no lessons/*/lesson.md written yet";
+    const std::regex set_line(R"(^\s*<!--\s*set:(.*)-->\s*$)");
+    for (const auto& [path, text] : embedded_lesson_table()) {
+        std::istringstream in(text);
+        std::string line;
+        while (std::getline(in, line)) {
+            std::smatch m;
+            if (!std::regex_match(line, m, set_line)) continue;
+            std::istringstream words(m[1].str());
+            std::string word, name, error;
+            int value = 0;
+            while (words >> word) EXPECT_TRUE(parse_assignment(word, name, value, error)) << path << ": " << error;
+        }
+    }
+    for (const auto& l : all_lessons()) {
+        SCOPED_TRACE(l.id);
+        EXPECT_FALSE(l.title.empty());
+        EXPECT_FALSE(l.intro.empty());
+        EXPECT_FALSE(l.steps.empty());
+        const Variant* v = find_variant(l.variant);
+        ASSERT_NE(v, nullptr) << "variant '" << l.variant << "'";
+        for (const auto& step : l.steps) {
+            SCOPED_TRACE(step.title);
+            for (const auto& [name, value] : step.set) {
+                auto spec = std::find_if(v->params.begin(), v->params.end(),
+                                         [&](const ParamSpec& p) { return p.name == name; });
+                ASSERT_NE(spec, v->params.end()) << name << " is not a parameter of " << v->id;
+                EXPECT_EQ(spec->range_reason(value), "");
+            }
+            if (!step.size.empty()) {
+                Problem p;
+                std::string error;
+                EXPECT_TRUE(parse_problem(step.size, p, error)) << error;
+            }
+        }
+    }
+}

@@ -1,0 +1,231 @@
+// Occupancy: hand-worked cases (the arithmetic is in each comment), errors for what cannot
+// launch, and a sweep checking that the teaching steps say what cuda_occupancy.h computed.
+#include <gtest/gtest.h>
+
+#include <climits>
+#include <regex>
+
+#include "tilelab/occupancy.h"
+
+using namespace tilelab;
+
+namespace {
+
+const Target& preset(const char* key) {
+    const Target* t = find_target(key);
+    EXPECT_NE(t, nullptr) << key;
+    return *t;
+}
+
+std::string all_steps(const Occupancy& o) {
+    std::string s;
+    for (const auto& line : o.steps) s += line + "\n";
+    return s;
+}
+
+}  // namespace
+
+// The issue's case: 32×32 threads, 32 registers, 8 KB shared memory on sm_90.
+//   warps: 1024 threads = 32 warps; 64 warps per SM / 32 = 2 blocks
+//   registers: 32 × 32 = 1024 per warp; 16384 per sub-partition = 16 warps, × 4 = 64 warps / 32 = 2
+//   shared memory: 8192 + 1024 reserved = 9216 B; 233472 / 9216 = 25 blocks
+//   blocks: 32.  → 2 blocks = 64 warps of 64 = 100%, limited by warps and registers alike.
+TEST(Occupancy, IssueCase32x32On90) {
+    Occupancy o = compute_occupancy(preset("h100"), {1024, 32, 8192});
+    EXPECT_EQ(o.error, "");
+    EXPECT_EQ(o.blocks_per_sm, 2);
+    EXPECT_EQ(o.active_warps, 64);
+    EXPECT_EQ(o.max_warps, 64);
+    EXPECT_DOUBLE_EQ(o.occupancy, 1.0);
+    EXPECT_EQ(o.limit_warps, 2);
+    EXPECT_EQ(o.limit_registers, 2);
+    EXPECT_EQ(o.limit_smem, 25);
+    EXPECT_EQ(o.limit_blocks, 32);
+    EXPECT_EQ(o.limiter, "warps and registers");
+    std::string steps = all_steps(o);
+    EXPECT_NE(steps.find("8192 + 1024 reserved = 9216 B per block"), std::string::npos) << steps;
+    EXPECT_NE(steps.find("233472 B per SM / 9216 B = 25 blocks"), std::string::npos) << steps;
+    EXPECT_NE(steps.find("= 2 blocks per SM = 64 warps of 64 = 100%"), std::string::npos) << steps;
+}
+
+// Shared-memory bound: 256 threads, 32 registers, 48 KB on sm_90.
+//   smem: 49152 + 1024 = 50176 B; 233472 / 50176 = 4 blocks (warps allow 8, registers 8)
+//   → 4 blocks × 8 warps = 32 of 64 = 50%.
+TEST(Occupancy, SharedMemoryBound) {
+    Occupancy o = compute_occupancy(preset("h100"), {256, 32, 48 * 1024});
+    EXPECT_EQ(o.limit_warps, 8);
+    EXPECT_EQ(o.limit_registers, 8);
+    EXPECT_EQ(o.limit_smem, 4);
+    EXPECT_EQ(o.blocks_per_sm, 4);
+    EXPECT_DOUBLE_EQ(o.occupancy, 0.5);
+    EXPECT_EQ(o.limiter, "shared memory");
+}
+
+// Blocks bound: one-warp blocks, 16 registers, no shared memory, sm_90.
+//   warps: 64 / 1 = 64; registers: 512 per warp, 16384 / 512 = 32 warps per partition = 128
+//   blocks; smem: only the 1024 B reservation, 233472 / 1024 = 228; blocks: 32
+//   → 32 blocks = 32 warps of 64 = 50%: small blocks waste the SM.
+TEST(Occupancy, BlocksBoundWithWarpSizedBlocks) {
+    Occupancy o = compute_occupancy(preset("h100"), {32, 16, 0});
+    EXPECT_EQ(o.limit_warps, 64);
+    EXPECT_EQ(o.limit_registers, 128);
+    EXPECT_EQ(o.limit_smem, 228);
+    EXPECT_EQ(o.limit_blocks, 32);
+    EXPECT_EQ(o.blocks_per_sm, 32);
+    EXPECT_DOUBLE_EQ(o.occupancy, 0.5);
+    EXPECT_EQ(o.limiter, "blocks");
+}
+
+// Register granularity: 33 registers × 32 = 1056, allocated as 1280 (units of 256).
+//   16384 / 1280 = 12 warps per partition = 48 warps; 128-thread blocks (4 warps) → 12 blocks
+//   = 48 of 64 warps = 75%. One register more than 32 costs a quarter of the SM.
+TEST(Occupancy, RegisterAllocationUnit) {
+    Occupancy o = compute_occupancy(preset("h100"), {128, 33, 0});
+    EXPECT_EQ(o.limit_registers, 12);
+    EXPECT_EQ(o.blocks_per_sm, 12);
+    EXPECT_DOUBLE_EQ(o.occupancy, 0.75);
+    EXPECT_EQ(o.limiter, "registers");
+    EXPECT_NE(all_steps(o).find("1056 per warp, rounded up to the 256-register allocation unit: 1280"),
+              std::string::npos)
+        << all_steps(o);
+}
+
+// Registers live in four sub-partitions: 40 registers = 1280 per warp, 16384 / 1280 = 12 warps
+// in each, 48 in all; 3-warp blocks → 16 blocks (not 65536 / 3840 = 17).
+TEST(Occupancy, RegistersPerSubPartition) {
+    Occupancy o = compute_occupancy(preset("h100"), {96, 40, 0});
+    EXPECT_EQ(o.limit_registers, 16);
+    EXPECT_EQ(o.limit_warps, 21);
+    EXPECT_EQ(o.blocks_per_sm, 16);
+    EXPECT_EQ(o.active_warps, 48);
+}
+
+// T4 (sm_75, 32 warps per SM): 256 threads at 64 registers.
+//   warps: 32 / 8 = 4; registers: 2048 per warp, 16384 / 2048 = 8 per partition = 32 warps / 8
+//   = 4; no shared memory and no reservation: no limit → 4 blocks = 32 of 32 warps = 100%.
+TEST(Occupancy, T4WarpsAndRegisters) {
+    Occupancy o = compute_occupancy(preset("t4"), {256, 64, 0});
+    EXPECT_EQ(o.max_warps, 32);
+    EXPECT_EQ(o.limit_warps, 4);
+    EXPECT_EQ(o.limit_registers, 4);
+    EXPECT_EQ(o.limit_smem, INT_MAX);
+    EXPECT_EQ(o.limit_blocks, 16);
+    EXPECT_EQ(o.blocks_per_sm, 4);
+    EXPECT_DOUBLE_EQ(o.occupancy, 1.0);
+    EXPECT_EQ(o.limiter, "warps and registers");
+    EXPECT_NE(all_steps(o).find("shared memory: none used → no limit"), std::string::npos);
+}
+
+// T4 shared memory in 256-byte units: 20000 B → 20224 B; 65536 / 20224 = 3 blocks of 4 warps
+// = 12 of 32 warps = 37.5%.
+TEST(Occupancy, T4SharedMemoryUnit) {
+    Occupancy o = compute_occupancy(preset("t4"), {128, 32, 20000});
+    EXPECT_EQ(o.limit_smem, 3);
+    EXPECT_EQ(o.blocks_per_sm, 3);
+    EXPECT_DOUBLE_EQ(o.occupancy, 12.0 / 32.0);
+    EXPECT_EQ(o.limiter, "shared memory");
+    EXPECT_NE(all_steps(o).find("rounded up to the 256 B allocation unit: 20224 B"), std::string::npos)
+        << all_steps(o);
+}
+
+// RTX 4090 (48 warps per SM): 512 threads at 32 registers → warps 48 / 16 = 3, registers 64 / 16
+// = 4 → 3 blocks = 48 of 48 warps.
+TEST(Occupancy, Ada48Warps) {
+    Occupancy o = compute_occupancy(preset("rtx4090"), {512, 32, 0});
+    EXPECT_EQ(o.max_warps, 48);
+    EXPECT_EQ(o.limit_warps, 3);
+    EXPECT_EQ(o.limit_registers, 4);
+    EXPECT_EQ(o.blocks_per_sm, 3);
+    EXPECT_DOUBLE_EQ(o.occupancy, 1.0);
+}
+
+TEST(Occupancy, WhatCannotLaunchSaysWhy) {
+    const Target& h100 = preset("h100");
+    for (OccupancyInput in : {OccupancyInput{2048, 32, 0}, OccupancyInput{0, 32, 0},
+                              OccupancyInput{256, 256, 0}, OccupancyInput{256, 32, h100.smem_per_block_optin + 1},
+                              OccupancyInput{256, -1, 0}, OccupancyInput{256, 32, -5}}) {
+        Occupancy o = compute_occupancy(h100, in);
+        EXPECT_NE(o.error, "") << in.threads_per_block << " " << in.registers_per_thread << " " << in.smem_per_block;
+        EXPECT_EQ(o.blocks_per_sm, 0);
+        EXPECT_EQ(o.occupancy, 0);
+    }
+    EXPECT_EQ(compute_occupancy(h100, {2048, 32, 0}).error,
+              "A block of 2048 threads exceeds the 1024 threads a block may have on sm_90.");
+    // 1024 threads × 255 registers = 32 warps × 8192 (255 × 32 = 8160, rounded to 8192): 262144
+    // registers, four times what a block may use.
+    Occupancy o = compute_occupancy(h100, {1024, 255, 0});
+    EXPECT_EQ(o.blocks_per_sm, 0);
+    EXPECT_EQ(o.limiter, "registers");
+    EXPECT_EQ(o.error, "A block of 1024 threads at 255 registers each needs 262144 registers, more than the 65536 a block may use.");
+    // The full opt-in shared memory still fits one block.
+    EXPECT_EQ(compute_occupancy(h100, {256, 32, h100.smem_per_block_optin}).blocks_per_sm, 1);
+}
+
+// The steps are the calculator's arithmetic: every "<resource>: ... = N blocks" line gives the
+// same N as cuda_occupancy.h's per-resource limit, across every preset and a grid of inputs.
+TEST(Occupancy, StepsAgreeWithTheHeader) {
+    const std::regex limit_line(R"(^(warps|registers|shared memory|blocks): .*(= (\d+) blocks|no limit)$)");
+    int checked = 0;
+    for (const auto& t : target_presets()) {
+        for (int threads : {32, 64, 96, 128, 160, 192, 256, 320, 384, 512, 640, 768, 1000, 1024}) {
+            for (int regs : {0, 8, 16, 24, 32, 33, 40, 48, 56, 64, 72, 80, 96, 128, 168, 200, 255}) {
+                for (int smem : {0, 1, 1000, 4096, 8192, 12289, 16384, 32768, 48 * 1024, 65536, 100000, 163840,
+                                 t.smem_per_block_optin}) {
+                    if (smem > t.smem_per_block_optin || threads > t.max_threads_per_block) continue;
+                    Occupancy o = compute_occupancy(t, {threads, regs, smem});
+                    SCOPED_TRACE(t.name + " " + std::to_string(threads) + " threads " + std::to_string(regs) +
+                                 " regs " + std::to_string(smem) + " B\n" + all_steps(o));
+                    int seen = 0;
+                    for (const auto& line : o.steps) {
+                        std::smatch m;
+                        if (!std::regex_match(line, m, limit_line)) continue;
+                        ++seen;
+                        int n = m[3].matched ? std::stoi(m[3]) : INT_MAX;
+                        std::string what = m[1];
+                        int expected = what == "warps"       ? o.limit_warps
+                                       : what == "registers" ? o.limit_registers
+                                       : what == "blocks"    ? o.limit_blocks
+                                                             : o.limit_smem;
+                        ASSERT_EQ(n, expected) << line;
+                    }
+                    ASSERT_EQ(seen, 4);
+                    int least = std::min({o.limit_warps, o.limit_registers, o.limit_smem, o.limit_blocks});
+                    ASSERT_EQ(o.blocks_per_sm, least);
+                    ASSERT_EQ(o.active_warps, o.blocks_per_sm * ((threads + 31) / 32));
+                    ASSERT_FALSE(o.limiter.empty());
+                    ++checked;
+                }
+            }
+        }
+    }
+    EXPECT_GT(checked, 3000);
+}
+
+TEST(Occupancy, CurvesVaryOneInputEach) {
+    const Target& h100 = preset("h100");
+    OccupancyInput at{256, 32, 8192};
+    OccupancyCurves c = occupancy_curves(h100, at);
+    ASSERT_EQ(c.vs_block_size.size(), 1024u / 32u);
+    EXPECT_EQ(c.vs_block_size.front().x, 32);
+    EXPECT_EQ(c.vs_block_size.back().x, 1024);
+    ASSERT_EQ(c.vs_registers.size(), 255u);
+    ASSERT_FALSE(c.vs_smem.empty());
+    EXPECT_EQ(c.vs_smem.front().x, 0);
+    EXPECT_EQ(c.vs_smem.back().x, h100.smem_per_block_optin);
+    // Each curve passes through the current point.
+    double here = compute_occupancy(h100, at).occupancy;
+    auto value_at = [](const std::vector<CurvePoint>& curve, int x) {
+        for (const auto& p : curve)
+            if (p.x == x) return p.occupancy;
+        return -1.0;
+    };
+    EXPECT_DOUBLE_EQ(value_at(c.vs_block_size, 256), here);
+    EXPECT_DOUBLE_EQ(value_at(c.vs_registers, 32), here);
+    EXPECT_DOUBLE_EQ(value_at(c.vs_smem, 8192), here);
+    // More registers or more shared memory never raise occupancy.
+    for (size_t i = 1; i < c.vs_registers.size(); ++i)
+        EXPECT_LE(c.vs_registers[i].occupancy, c.vs_registers[i - 1].occupancy);
+    for (size_t i = 1; i < c.vs_smem.size(); ++i) EXPECT_LE(c.vs_smem[i].occupancy, c.vs_smem[i - 1].occupancy);
+    // 255 registers × 256 threads still fits (8 warps × 8192 = 65536), at 8 warps of 64.
+    EXPECT_DOUBLE_EQ(c.vs_registers.back().occupancy, 8.0 / 64.0);
+}

@@ -1,0 +1,147 @@
+// Parameters, problem sizes and NAME=VALUE assignments: what the CLI and the GUI accept, and
+// the one-sentence reasons for what they refuse.
+#include <gtest/gtest.h>
+
+#include "tilelab/params.h"
+#include "tilelab/variant.h"
+
+using namespace tilelab;
+
+namespace {
+
+ParamSpec tile_spec() {
+    ParamSpec s;
+    s.name = "TILE";
+    s.kind = ParamKind::Pow2;
+    s.min = 4;
+    s.max = 32;
+    s.def = 16;
+    return s;
+}
+
+}  // namespace
+
+TEST(Params, Pow2ValuesAreThePowersOfTwoInRange) {
+    EXPECT_EQ(tile_spec().values(), (std::vector<int>{4, 8, 16, 32}));
+    ParamSpec odd = tile_spec();
+    odd.min = 3, odd.max = 100;
+    EXPECT_EQ(odd.values(), (std::vector<int>{4, 8, 16, 32, 64}));
+}
+
+TEST(Params, IntValuesStepFromMin) {
+    ParamSpec s{"COARSEN", "Coarsening", ParamKind::Int, 2, 11, 3, 2, ""};
+    EXPECT_EQ(s.values(), (std::vector<int>{2, 5, 8, 11}));
+    EXPECT_EQ(s.range_reason(8), "");
+    EXPECT_EQ(s.range_reason(6), "COARSEN=6 is not one of 2, 5, ... 11 (steps of 3).");
+    EXPECT_EQ(s.range_reason(14), "COARSEN=14 is not between 2 and 11.");
+}
+
+TEST(Params, BoolIsZeroOrOne) {
+    ParamSpec s{"FLOAT4", "float4 loads", ParamKind::Bool, 0, 1, 1, 0, ""};
+    EXPECT_EQ(s.values(), (std::vector<int>{0, 1}));
+    EXPECT_EQ(s.range_reason(1), "");
+    EXPECT_EQ(s.range_reason(2), "FLOAT4=2 must be 0 or 1.");
+}
+
+TEST(Params, RangeReasonSaysWhyInOneSentence) {
+    ParamSpec s = tile_spec();
+    for (int v : s.values()) EXPECT_EQ(s.range_reason(v), "") << v;
+    EXPECT_EQ(s.range_reason(7), "TILE=7 is not a power of two between 4 and 32.");
+    EXPECT_EQ(s.range_reason(64), "TILE=64 is not a power of two between 4 and 32.");
+    EXPECT_EQ(s.range_reason(2), "TILE=2 is not a power of two between 4 and 32.");
+    EXPECT_NE(s.range_reason(0), "");
+    EXPECT_NE(s.range_reason(-8), "");
+}
+
+TEST(Params, ProblemOneNumberMeansACube) {
+    Problem p;
+    std::string error;
+    ASSERT_TRUE(parse_problem("4096", p, error)) << error;
+    EXPECT_EQ(p.dim, (std::array<int64_t, 3>{4096, 4096, 4096}));
+    EXPECT_EQ(format_problem(p), "4096");
+}
+
+TEST(Params, ProblemThreeNumbers) {
+    Problem p;
+    std::string error;
+    ASSERT_TRUE(parse_problem("1000x2000x300", p, error)) << error;
+    EXPECT_EQ(p.dim, (std::array<int64_t, 3>{1000, 2000, 300}));
+    EXPECT_EQ(format_problem(p), "1000x2000x300");
+    ASSERT_TRUE(parse_problem(" 8 X 16 x 32 ", p, error)) << error;
+    EXPECT_EQ(p.dim, (std::array<int64_t, 3>{8, 16, 32}));
+}
+
+TEST(Params, ProblemFormatParsesBack) {
+    for (const char* text : {"1", "512", "1000x2000x300", "7x7x8"}) {
+        Problem p, q;
+        std::string error;
+        ASSERT_TRUE(parse_problem(text, p, error)) << error;
+        ASSERT_TRUE(parse_problem(format_problem(p), q, error)) << error;
+        EXPECT_EQ(p, q) << text;
+    }
+}
+
+TEST(Params, ProblemErrorsAreSentences) {
+    Problem p;
+    std::string error;
+    EXPECT_FALSE(parse_problem("12x", p, error));
+    EXPECT_EQ(error, "Size '12x' needs one number (4096) or three (1000x2000x300).");
+    EXPECT_FALSE(parse_problem("12xax3", p, error));
+    EXPECT_EQ(error, "Size '12xax3' is not a number.");
+    EXPECT_FALSE(parse_problem("1.5", p, error));
+    EXPECT_EQ(error, "Size '1.5' is not a number.");
+    EXPECT_FALSE(parse_problem("0", p, error));
+    EXPECT_EQ(error, "Size '0' must be positive.");
+    EXPECT_FALSE(parse_problem("-4", p, error));
+    EXPECT_FALSE(parse_problem("", p, error));
+    EXPECT_FALSE(parse_problem("4x4", p, error));
+    EXPECT_FALSE(parse_problem("99999999999999999999999", p, error));
+}
+
+TEST(Params, AssignmentParses) {
+    std::string name, error;
+    int value = 0;
+    ASSERT_TRUE(parse_assignment("TILE=32", name, value, error)) << error;
+    EXPECT_EQ(name, "TILE");
+    EXPECT_EQ(value, 32);
+    ASSERT_TRUE(parse_assignment(" BM = 64 ", name, value, error)) << error;
+    EXPECT_EQ(name, "BM");
+    EXPECT_EQ(value, 64);
+    ASSERT_TRUE(parse_assignment("FLOAT4=on", name, value, error)) << error;
+    EXPECT_EQ(value, 1);
+    ASSERT_TRUE(parse_assignment("PAD=false", name, value, error)) << error;
+    EXPECT_EQ(value, 0);
+}
+
+TEST(Params, AssignmentErrorsAreSentences) {
+    std::string name, error;
+    int value = 0;
+    EXPECT_FALSE(parse_assignment("TILE32", name, value, error));
+    EXPECT_EQ(error, "'TILE32' is not of the form NAME=VALUE (e.g. TILE=32).");
+    EXPECT_FALSE(parse_assignment("TILE=3x", name, value, error));
+    EXPECT_EQ(error, "TILE=3x: '3x' is not a whole number.");
+    EXPECT_FALSE(parse_assignment("=3", name, value, error));
+    EXPECT_FALSE(parse_assignment("9A=3", name, value, error));
+    EXPECT_FALSE(parse_assignment("TILE=", name, value, error));
+}
+
+TEST(Params, DefaultsFillWhatIsNotOverridden) {
+    std::vector<ParamSpec> specs = {tile_spec(), {"PAD", "Padding", ParamKind::Bool, 0, 1, 1, 1, ""}};
+    ParamValues v = with_defaults(specs, {{"TILE", 8}});
+    EXPECT_EQ(v.at("TILE"), 8);
+    EXPECT_EQ(v.at("PAD"), 1);
+    // Unknown names survive, so that the caller can say they are unknown.
+    EXPECT_EQ(with_defaults(specs, {{"BOGUS", 3}}).count("BOGUS"), 1u);
+}
+
+// Every parameter any variant declares is self-consistent: its default is one of its values.
+TEST(Params, EveryVariantDefaultIsInRange) {
+    for (const auto& v : all_variants()) {
+        for (const auto& p : v.params) {
+            EXPECT_FALSE(p.values().empty()) << v.id << " " << p.name;
+            EXPECT_EQ(p.range_reason(p.def), "") << v.id << " " << p.name;
+            EXPECT_FALSE(p.label.empty()) << v.id << " " << p.name;
+            EXPECT_FALSE(p.help.empty()) << v.id << " " << p.name;
+        }
+    }
+}
