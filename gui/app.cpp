@@ -1,4 +1,5 @@
 #include "app.h"
+#include "compare_export.h"
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>   // key codes only: ImGui 1.86's GLFW backend indexes io.KeysDown by them
 #include <backends/imgui_impl_opengl3.h>
@@ -406,6 +407,8 @@ void App::Frame() {
 void App::Render(int framebuffer_width, int framebuffer_height) {
     ClearFramebuffer(framebuffer_width, framebuffer_height, kBackground.x, kBackground.y, kBackground.z);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    // The Compare panel's "plot as PNG" reads back the region it asked for, now that it is drawn.
+    ServicePendingCapture(state_, framebuffer_width, framebuffer_height);
 }
 
 void App::AfterFrame(double frame_ms) {

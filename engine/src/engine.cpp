@@ -1,5 +1,6 @@
 // The engine: checks a request, compiles and analyses it (no GPU needed), and in GPU mode hands
-// it to the GpuRunner to be measured. Model mode when there is no driver or device, or when asked.
+// it to the GPU worker process to be measured (worker_client.h: a kernel fault then costs only
+// that process). Model mode when there is no driver or device, or when asked.
 #include "tilelab/engine.h"
 #include <fmt/format.h>
 #include <algorithm>
@@ -9,7 +10,7 @@
 #include "engine_testing.h"
 #include "family.h"
 #include "runner_device.h"
-#include "runner_gpu.h"
+#include "worker_client.h"
 
 namespace tilelab {
 namespace {
@@ -69,7 +70,9 @@ struct Engine::Impl {
         status = probe.status;
         if (status.gpu) {
             target = probe.target;
-            runner = std::make_unique<GpuRunner>(compiler, probe.l2_bytes);
+            // Starts the worker now (it would be started by the first run anyway); if it cannot
+            // start, free_bytes stays 0 and the first run says why.
+            device_memory_in_worker(status.free_bytes, status.total_bytes);
         } else {
             const Target* preset = find_target("h100");
             if (!preset && !target_presets().empty()) preset = &target_presets().front();
@@ -98,8 +101,7 @@ struct Engine::Impl {
     Target target;
     std::mutex checker_mutex;
     std::map<std::string, std::unique_ptr<Family>> checkers;
-    std::mutex gpu_mutex;                 // one piece of GPU work at a time (GUI and worker thread)
-    std::unique_ptr<GpuRunner> runner;    // GPU mode only
+    std::mutex ceilings_mutex;
     std::optional<Ceilings> ceilings;     // measured once
 };
 
@@ -190,9 +192,25 @@ RunResult Engine::run(const RunRequest& req, const RunOptions& opt, const Cancel
         r.no_gpu_reason = impl_->status.reason;
         return r;
     }
-    const Variant* v = lookup_variant(req.variant);
-    std::lock_guard lock(impl_->gpu_mutex);
-    impl_->runner->measure(r, *v, target().arch(), opt, cancel);
+    try {
+        const Variant* v = lookup_variant(req.variant);
+        worker::MeasureJob job{v->family, r.request.problem, r.launch, r.model.flops, r.model.global_bytes, r.compiled, nullptr};
+        if (opt.count_accesses) {   // the same instance built with TILELAB_COUNT=1
+            const KernelInstance k = v->kernel(r.request.params);
+            job.counting = compiler().compile({k.source_file, k.name_expression, target().arch(), k.max_registers, {"TILELAB_COUNT=1"}});
+            if (!job.counting->ok) {
+                r.ok = false;
+                r.stage = "compile";
+                r.error = "instrumented build (TILELAB_COUNT=1): " + job.counting->error;
+                return r;
+            }
+        }
+        measure_in_worker(job, opt, cancel, r);   // one request at a time: the worker client serializes them
+    } catch (const std::exception& e) {
+        r.ok = false;
+        r.stage = "run";
+        r.error = e.what();
+    }
     return r;
 }
 
@@ -202,9 +220,9 @@ Ceilings Engine::ceilings() {
         c.note = "not measured in model mode: " + impl_->status.reason;
         return c;
     }
-    std::lock_guard lock(impl_->gpu_mutex);
+    std::lock_guard lock(impl_->ceilings_mutex);
     if (!impl_->ceilings) {
-        Ceilings c = impl_->runner->measure_ceilings();
+        Ceilings c = ceilings_in_worker();
         if (!c.measured) return c;   // try again next time
         impl_->ceilings = c;
     }

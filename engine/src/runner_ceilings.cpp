@@ -52,7 +52,7 @@ Ceilings GpuRunner::measure_ceilings() {
     } catch (const CudaError& e) {
         c = {};
         c.note = std::string("could not measure the ceilings: ") + e.what();
-        if (recover_if_broken(e.code())) c.note += "; the device was reset";
+        note_error(e.code());
     } catch (const std::exception& e) {
         c = {};
         c.note = std::string("could not measure the ceilings: ") + e.what();

@@ -38,7 +38,7 @@ int attribute(cudaDeviceAttr attr, int device) {
     return value;
 }
 
-Target target_from_device(int device, size_t& l2_bytes) {
+Target target_from_device(int device, size_t& l2_bytes, size_t& total_bytes) {
     cudaDeviceProp prop{};
     TL_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
     Target t;
@@ -63,6 +63,7 @@ Target target_from_device(int device, size_t& l2_bytes) {
         t.max_grid_dim[i] = prop.maxGridSize[i];
     }
     l2_bytes = size_t(prop.l2CacheSize);
+    total_bytes = prop.totalGlobalMem;
 
     // CUDA 13 dropped the clock fields from cudaDeviceProp; the attributes remain (kHz).
     const int clock_khz = attribute(cudaDevAttrClockRate, device);
@@ -107,11 +108,11 @@ DeviceProbe probe_device(bool force_model_mode) {
         return probe;
     }
     try {
-        TL_CUDA_CHECK(cudaSetDevice(0));
-        probe.target = target_from_device(0, probe.l2_bytes);
+        // Properties and attributes only: no CUDA context is created here (the engine's process
+        // must not hold one; its GPU worker does). free_bytes is left to whoever has a context.
+        probe.target = target_from_device(0, probe.l2_bytes, probe.status.total_bytes);
         probe.status.gpu = true;
         probe.status.name = probe.target.name;
-        device_memory(probe.status.free_bytes, probe.status.total_bytes);
     } catch (const CudaError& e) {
         probe.status = {};
         probe.status.reason = std::string("the CUDA device could not be used: ") + e.what();

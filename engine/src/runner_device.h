@@ -12,14 +12,14 @@ struct DeviceProbe {
     size_t l2_bytes = 0;    // the device's L2 size, for flushing it between repetitions
 };
 
-// Looks for device 0. Model mode when forced (argument or TILELAB_MODEL_MODE=1), when there is no
+// Looks for device 0 without creating a CUDA context. Model mode when forced (argument or TILELAB_MODEL_MODE=1), when there is no
 // driver, no device, or a driver too old for this runtime; status.reason then says which.
 DeviceProbe probe_device(bool force_model_mode);
 
 // FP32 lanes per SM of an architecture (the datasheet's "CUDA cores per SM"); 0 if unknown.
 int fp32_lanes_per_sm(int sm_major, int sm_minor);
 
-// Free and total device memory now (GPU mode only).
+// Free and total device memory now (creates the context if there is none: GPU worker only).
 void device_memory(size_t& free_bytes, size_t& total_bytes);
 
 }  // namespace tilelab

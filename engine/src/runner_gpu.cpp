@@ -43,7 +43,7 @@ dim3 to_dim3(const std::array<unsigned, 3>& a) { return dim3(a[0], a[1], a[2]); 
 
 }  // namespace
 
-GpuRunner::GpuRunner(CompileService& compiler, size_t l2_bytes) : compiler_(compiler), l2_bytes_(l2_bytes) {}
+GpuRunner::GpuRunner(size_t l2_bytes) : l2_bytes_(l2_bytes) {}
 GpuRunner::~GpuRunner() = default;
 
 void GpuRunner::check_memory(const std::string& family_name, const Problem& p) {
@@ -88,28 +88,25 @@ L2Flusher& GpuRunner::flusher() {
     return *flusher_;
 }
 
-bool GpuRunner::recover_if_broken(cudaError_t code) {
+bool GpuRunner::note_error(cudaError_t code) {
     (void)cudaGetLastError();   // clears an ordinary (non-sticky) error
-    const bool broken = is_sticky(code) || cudaDeviceSynchronize() != cudaSuccess;
-    if (!broken) return false;
-    // Everything below lived in the lost context. Destructors ignore the errors they now get.
-    families_.clear();
-    libraries_.clear();
-    flusher_.reset();
-    (void)cudaDeviceReset();
-    (void)cudaGetLastError();
-    (void)cudaSetDevice(0);
-    return true;
+    // No cudaDeviceReset(): on this driver the process cannot create a context afterwards anyway.
+    if (is_sticky(code) || cudaDeviceSynchronize() != cudaSuccess) context_lost_ = true;
+    return context_lost_;
 }
 
-void GpuRunner::measure(RunResult& r, const Variant& v, int arch, const RunOptions& opt, const CancelFlag* cancel) {
+void GpuRunner::measure(RunResult& r, const worker::MeasureJob& job, const RunOptions& opt, const CancelFlag* cancel) {
     std::string stage = "run";
+    r.ok = true;
     try {
-        const Problem& problem = r.request.problem;
-        Family& family = family_for(v.family, problem, opt.seed);
+        if (context_lost_) throw StageError("run", "the CUDA context was lost to an earlier fault");
+        const Problem& problem = job.problem;
+        r.request.problem = problem;
+        r.launch = job.launch;
+        Family& family = family_for(job.family, problem, opt.seed);
         if (opt.flush_l2) flusher();
 
-        const LoadedLibrary& lib = library_for(*r.compiled);
+        const LoadedLibrary& lib = library_for(*job.kernel);
         family.on_library_loaded(lib.library());
         const unsigned dyn_smem = r.launch.dynamic_smem;
         if (dyn_smem > 0)
@@ -142,13 +139,9 @@ void GpuRunner::measure(RunResult& r, const Variant& v, int arch, const RunOptio
         if (!time_launches(launch, plan, r.timing)) throw StageError("run", "cancelled");
 
         // 3. Count what the kernel really accesses: the same instance built with TILELAB_COUNT=1.
-        if (opt.count_accesses) {
-            stage = "compile";
-            const KernelInstance k = v.kernel(r.request.params);
-            const auto counted = compiler_.compile({k.source_file, k.name_expression, arch, k.max_registers, {"TILELAB_COUNT=1"}});
-            if (!counted->ok) throw StageError("compile", "instrumented build (TILELAB_COUNT=1): " + counted->error);
-            stage = "run";
-            const LoadedLibrary& counting = library_for(*counted);
+        // (The engine compiled it before sending the job; no counting build means no counting.)
+        if (job.counting) {
+            const LoadedLibrary& counting = library_for(*job.counting);
             family.on_library_loaded(counting.library());
             if (dyn_smem > 0)
                 TL_CUDA_CHECK(cudaFuncSetAttribute(counting.entry(), cudaFuncAttributeMaxDynamicSharedMemorySize, int(dyn_smem)));
@@ -164,7 +157,7 @@ void GpuRunner::measure(RunResult& r, const Variant& v, int arch, const RunOptio
 
         // 4. The reference at the same size ("% of cuBLAS"), timed the same way, once per problem.
         if (opt.time_reference) {
-            const std::string key = fmt::format("{}|{}|{}", v.family, format_problem(problem), opt.flush_l2);
+            const std::string key = fmt::format("{}|{}|{}", job.family, format_problem(problem), opt.flush_l2);
             auto it = reference_ms_.find(key);
             if (it == reference_ms_.end()) {
                 ScopedReferencePlan scoped(plan);
@@ -178,8 +171,8 @@ void GpuRunner::measure(RunResult& r, const Variant& v, int arch, const RunOptio
 
         const double ms = r.timing.median_ms;
         const double per_second = 1e3 / ms;   // 1/ms -> 1/s
-        r.gflops = r.model.flops * per_second / 1e9;
-        r.gbps_model = r.model.global_bytes * per_second / 1e9;
+        r.gflops = job.flops * per_second / 1e9;
+        r.gbps_model = job.global_bytes * per_second / 1e9;
         r.gbps_effective = family.compulsory_bytes(problem) * per_second / 1e9;
         if (r.reference_ms > 0) r.pct_of_reference = r.reference_ms / ms * 100;
         r.measured = true;
@@ -191,8 +184,7 @@ void GpuRunner::measure(RunResult& r, const Variant& v, int arch, const RunOptio
         r.ok = false;
         r.stage = stage;
         r.error = e.what();
-        if (recover_if_broken(e.code()))
-            r.error += "; the device was reset and the next run starts afresh";
+        note_error(e.code());
     } catch (const std::exception& e) {
         r.ok = false;
         r.stage = stage;

@@ -1,33 +1,48 @@
-// The GPU side of Engine::run(): buffers, loading, launching, validating, timing and counting
-// one analysed configuration; and the ceilings. Holds every piece of device state the engine
-// keeps between runs, so that a fault can drop all of it at once and start afresh.
-// Not thread-safe: the engine serializes calls with its GPU mutex.
+// The GPU side of Engine::run(), living in the GPU worker process (gpu_worker.cpp): buffers,
+// loading, launching, validating, timing and counting one analysed configuration; the ceilings;
+// the testing hooks' device work. Holds every piece of device state kept between runs. After a
+// fault the context is lost for good (this driver cannot recreate it in the same process), so
+// the runner only notes it; the worker then replies and exits, and the engine starts a new one.
+// Not thread-safe: the worker serves one request at a time.
 #pragma once
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 #include "device_buffer.h"
 #include "family.h"
 #include "runner_timing.h"
 #include "tilelab/compile.h"
 #include "tilelab/engine.h"
+#include "worker_protocol.h"
 
 namespace tilelab {
 
 class GpuRunner {
 public:
-    GpuRunner(CompileService& compiler, size_t l2_bytes);
+    explicit GpuRunner(size_t l2_bytes);
     ~GpuRunner();
     GpuRunner(const GpuRunner&) = delete;
     GpuRunner& operator=(const GpuRunner&) = delete;
 
-    // `r` comes from analyze() with ok == true; `arch` is the target's (90 for sm_90), for the
-    // instrumented build. Fills the measured fields, or sets ok = false with the stage and a
-    // one-line error. Never throws.
-    void measure(RunResult& r, const Variant& v, int arch, const RunOptions& opt, const CancelFlag* cancel);
+    // Fills the measured fields of `r` (and ok, stage, error) for one analysed configuration:
+    // ok = true, or false with the stage and a one-line error. Never throws.
+    void measure(RunResult& r, const worker::MeasureJob& job, const RunOptions& opt, const CancelFlag* cancel);
 
     // Device copy bandwidth and cuBLAS SGEMM at 4096³. Never throws (measured = false on error).
     Ceilings measure_ceilings();
+
+    // True once a sticky error (an illegal address, a trap ...) has lost the CUDA context: every
+    // later call in this process fails, so the worker must exit.
+    bool context_lost() const { return context_lost_; }
+
+    // Testing hooks (engine_testing.h), done here because only the worker touches the device.
+    // cudaOccupancyMaxActiveBlocksPerMultiprocessor for a cubin loaded as measure() loads it; -1
+    // and `error` on failure.
+    int runtime_blocks_per_sm(const CompileResult& compiled, const LaunchShape& launch, std::string& error);
+    // Holds device memory until about `leave_free_bytes` remain; returns a handle for release().
+    int occupy_memory(size_t leave_free_bytes, std::string& error);
+    void release_memory(int handle);
 
 private:
     struct FamilySlot {
@@ -40,16 +55,17 @@ private:
     void check_memory(const std::string& family_name, const Problem& p);
     const LoadedLibrary& library_for(const CompileResult& c);
     L2Flusher& flusher();
-    // After a CUDA error: if the context is lost, reset the device and forget all device state.
-    // Returns true if it reset.
-    bool recover_if_broken(cudaError_t code);
+    // After a CUDA error: notes whether it lost the context. Returns context_lost().
+    bool note_error(cudaError_t code);
 
-    CompileService& compiler_;
     size_t l2_bytes_;
+    bool context_lost_ = false;
     std::map<std::string, FamilySlot> families_;                       // by family name
     std::map<std::string, std::unique_ptr<LoadedLibrary>> libraries_;  // by cubin hash and kernel name
     std::unique_ptr<L2Flusher> flusher_;
     std::map<std::string, std::pair<std::string, double>> reference_ms_;  // key -> (name, ms)
+    std::map<int, std::vector<DeviceBuffer>> held_memory_;                // occupy_memory()
+    int next_handle_ = 1;
 };
 
 }  // namespace tilelab

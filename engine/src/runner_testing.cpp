@@ -1,9 +1,12 @@
-// The hooks of engine_testing.h.
+// The hooks of engine_testing.h. The device work happens in the GPU worker (the GpuRunner
+// methods at the end), because the engine's own process never touches the device.
 #include <mutex>
 #include <vector>
 #include "device_buffer.h"
 #include "engine_testing.h"
 #include "runner_device.h"
+#include "runner_gpu.h"
+#include "worker_client.h"
 
 namespace tilelab::engine_testing {
 namespace {
@@ -31,8 +34,40 @@ const Variant* find_test_variant(const std::string& id) {
 }
 
 int runtime_blocks_per_sm(const CompileResult& compiled, const LaunchShape& launch, std::string& error) {
+    worker::json reply;
+    const worker::json request = {{"op", "blocks_per_sm"},
+                                  {"kernel", worker::cubin_to_json(compiled)},
+                                  {"block", launch.block},
+                                  {"dynamic_smem", launch.dynamic_smem}};
+    if (!WorkerClient::instance().call(request, nullptr, reply, error)) return -1;
+    error = reply.value("error", "");
+    return reply.value("blocks", -1);
+}
+
+std::shared_ptr<void> occupy_device_memory(size_t leave_free_bytes, std::string& error) {
+    WorkerClient& client = WorkerClient::instance();
+    worker::json reply;
+    if (!client.call({{"op", "occupy"}, {"leave_free_bytes", leave_free_bytes}}, nullptr, reply, error)) return nullptr;
+    error = reply.value("error", "");
+    const int handle = reply.value("handle", 0);
+    const uint64_t generation = client.generation();
+    // The memory goes back when the handle goes (or with the worker, if it was restarted since).
+    return std::shared_ptr<void>(nullptr, [handle, generation](void*) {
+        WorkerClient& c = WorkerClient::instance();
+        if (c.generation() != generation) return;
+        worker::json ignored;
+        std::string ignored_error;
+        c.call({{"op", "release"}, {"handle", handle}}, nullptr, ignored, ignored_error);
+    });
+}
+
+}  // namespace tilelab::engine_testing
+
+namespace tilelab {
+
+int GpuRunner::runtime_blocks_per_sm(const CompileResult& compiled, const LaunchShape& launch, std::string& error) {
     try {
-        LoadedLibrary lib(compiled.cubin.data(), compiled.lowered_name.c_str());
+        const LoadedLibrary& lib = library_for(compiled);
         if (launch.dynamic_smem > 0)
             TL_CUDA_CHECK(cudaFuncSetAttribute(lib.entry(), cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                int(launch.dynamic_smem)));
@@ -40,22 +75,28 @@ int runtime_blocks_per_sm(const CompileResult& compiled, const LaunchShape& laun
         TL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, lib.entry(), int(launch.threads_per_block()),
                                                                     size_t(launch.dynamic_smem)));
         return blocks;
+    } catch (const CudaError& e) {
+        note_error(e.code());
+        error = e.what();
+        return -1;
     } catch (const std::exception& e) {
         error = e.what();
         return -1;
     }
 }
 
-std::shared_ptr<void> occupy_device_memory(size_t leave_free_bytes, std::string& error) {
-    auto held = std::make_shared<std::vector<DeviceBuffer>>();
+int GpuRunner::occupy_memory(size_t leave_free_bytes, std::string& error) {
+    const int handle = next_handle_++;
+    std::vector<DeviceBuffer>& held = held_memory_[handle];
     try {
+        families_.clear();   // cached buffers would otherwise count as taken
         size_t free_bytes = 0, total_bytes = 0;
         device_memory(free_bytes, total_bytes);
         // Big pieces first, then smaller ones, until only the requested amount is left.
         for (size_t piece = size_t(1) << 34; piece >= (size_t(1) << 20); piece /= 2) {
             while (free_bytes > leave_free_bytes + piece) {
                 try {
-                    held->emplace_back(piece);
+                    held.emplace_back(piece);
                 } catch (const CudaError&) {   // fragmented: go on with smaller pieces
                     (void)cudaGetLastError();
                     break;
@@ -67,7 +108,9 @@ std::shared_ptr<void> occupy_device_memory(size_t leave_free_bytes, std::string&
         (void)cudaGetLastError();
         error = e.what();
     }
-    return held;
+    return handle;
 }
 
-}  // namespace tilelab::engine_testing
+void GpuRunner::release_memory(int handle) { held_memory_.erase(handle); }
+
+}  // namespace tilelab

@@ -41,11 +41,17 @@ std::string read_file(const std::filesystem::path& p) {
 }
 
 CliRun run_cli(const std::vector<std::string>& args) {
-    const auto dir = std::filesystem::temp_directory_path() /
-                     ("tilelab_cli_test_" + std::to_string(::getpid()) + "_" +
-                      ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::string name = "tilelab_cli_test_";
+    name += std::to_string(::getpid());
+    name += '_';
+    name += ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    const auto dir = std::filesystem::temp_directory_path() / name;
     std::filesystem::create_directories(dir);
-    std::string cmd = "TILELAB_MODEL_MODE=1 " + shell_quote(TILELAB_CLI_PATH);
+    // The build machine's path is compiled in; TILELAB_CLI overrides it where the binary moved
+    // (the GPU machine runs binaries built here from another folder).
+    const char* moved = std::getenv("TILELAB_CLI");
+    std::string cmd = "TILELAB_MODEL_MODE=1 ";
+    cmd += shell_quote(moved && *moved ? moved : TILELAB_CLI_PATH);
     for (const auto& a : args) cmd += " " + shell_quote(a);
     cmd += " >" + shell_quote((dir / "out").string()) + " 2>" + shell_quote((dir / "err").string());
     const int status = std::system(cmd.c_str());

@@ -1,0 +1,282 @@
+// Starting, talking to and stopping the GPU worker (worker_client.h).
+#include "worker_client.h"
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <fmt/format.h>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <thread>
+
+extern char** environ;
+
+namespace tilelab {
+namespace {
+
+namespace fs = std::filesystem;
+using worker::json;
+
+constexpr const char* kWorkerName = "tilelab-gpu-worker";
+// How often a waiting call looks at the cancel flag: the cancel latency the parent adds.
+constexpr int kPollMs = 10;
+// After a cancel, how long the worker may take to reach its next check (it checks between
+// repetitions; a hung kernel never gets there) before it is killed.
+constexpr int kCancelGraceMs = 10000;
+// How long a worker may take to exit after its channel closes.
+constexpr int kExitGraceMs = 5000;
+// The worker's ends of the two sockets, as its command line tells it.
+constexpr int kChildChannelFd = 3, kChildCancelFd = 4;
+
+bool is_executable_file(const fs::path& p) {
+    std::error_code ec;
+    return fs::is_regular_file(p, ec) && ::access(p.c_str(), X_OK) == 0;
+}
+
+std::string describe_exit(int status) {
+    if (WIFEXITED(status)) return fmt::format("exited with status {}", WEXITSTATUS(status));
+    if (WIFSIGNALED(status)) return fmt::format("killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
+    return "stopped";
+}
+
+// Moves a descriptor above the ones the child's file actions write (0..4), close-on-exec.
+int move_high(int fd) {
+    const int high = fcntl(fd, F_DUPFD_CLOEXEC, 10);
+    ::close(fd);
+    return high;
+}
+
+}  // namespace
+
+std::string find_gpu_worker(std::string& failure) {
+    if (const char* env = std::getenv("TILELAB_GPU_WORKER"); env && *env) {
+        if (is_executable_file(env)) return env;
+        failure = fmt::format("TILELAB_GPU_WORKER={} is not an executable file", env);
+        return "";
+    }
+    std::error_code ec;
+    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    if (!ec) {
+        for (const fs::path& dir : {exe.parent_path(), exe.parent_path().parent_path()})
+            if (is_executable_file(dir / kWorkerName)) return (dir / kWorkerName).string();
+    }
+    if (const char* path = std::getenv("PATH")) {
+        std::string_view rest = path;
+        while (!rest.empty()) {
+            const size_t colon = rest.find(':');
+            const std::string dir(rest.substr(0, colon));
+            rest = colon == std::string_view::npos ? "" : rest.substr(colon + 1);
+            if (!dir.empty() && is_executable_file(fs::path(dir) / kWorkerName)) return (fs::path(dir) / kWorkerName).string();
+        }
+    }
+    failure = fmt::format("{} was not found next to {}; reinstall or set TILELAB_GPU_WORKER", kWorkerName,
+                          ec ? std::string("this program") : exe.string());
+    return "";
+}
+
+WorkerClient& WorkerClient::instance() {
+    static WorkerClient client;
+    return client;
+}
+
+WorkerClient::~WorkerClient() {
+    std::lock_guard lock(mutex_);
+    if (pid_ > 0) stop(kExitGraceMs);
+}
+
+uint64_t WorkerClient::generation() {
+    std::lock_guard lock(mutex_);
+    return generation_;
+}
+
+bool WorkerClient::start(std::string& failure) {
+    const std::string path = find_gpu_worker(failure);
+    if (path.empty()) return false;
+    int channel[2], cancel[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, channel) != 0) {
+        failure = std::string("could not create the GPU worker channel: ") + std::strerror(errno);
+        return false;
+    }
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, cancel) != 0) {
+        failure = std::string("could not create the GPU worker channel: ") + std::strerror(errno);
+        ::close(channel[0]);
+        ::close(channel[1]);
+        return false;
+    }
+    const int child_channel = move_high(channel[1]), child_cancel = move_high(cancel[1]);
+
+    // The child gets its two sockets as fds 3 and 4 (dup2 clears close-on-exec), stdin from
+    // /dev/null, and stdout joined to stderr so that nothing a library prints reaches a channel.
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, child_channel, kChildChannelFd);
+    posix_spawn_file_actions_adddup2(&actions, child_cancel, kChildCancelFd);
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&actions, 2, 1);
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    sigset_t none, defaults;
+    sigemptyset(&none);
+    sigemptyset(&defaults);
+    sigaddset(&defaults, SIGPIPE);
+    posix_spawnattr_setsigmask(&attr, &none);
+    posix_spawnattr_setsigdefault(&attr, &defaults);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    const std::string channel_arg = std::to_string(kChildChannelFd), cancel_arg = std::to_string(kChildCancelFd);
+    char* argv[] = {const_cast<char*>(path.c_str()), const_cast<char*>("--channel-fd"), const_cast<char*>(channel_arg.c_str()),
+                    const_cast<char*>("--cancel-fd"), const_cast<char*>(cancel_arg.c_str()), nullptr};
+    pid_t pid = -1;
+    const int rc = posix_spawn(&pid, path.c_str(), &actions, &attr, argv, environ);
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attr);
+    ::close(child_channel);
+    ::close(child_cancel);
+    if (rc != 0) {
+        failure = fmt::format("could not start {}: {}", path, std::strerror(rc));
+        ::close(channel[0]);
+        ::close(cancel[0]);
+        return false;
+    }
+    pid_ = pid;
+    channel_ = channel[0];
+    cancel_ = cancel[0];
+    ++generation_;
+    return true;
+}
+
+std::string WorkerClient::stop(int grace_ms) {
+    if (channel_ >= 0) ::close(channel_);
+    if (cancel_ >= 0) ::close(cancel_);
+    channel_ = cancel_ = -1;
+    if (pid_ <= 0) return "not running";
+    int status = 0;
+    pid_t done = 0;
+    for (int waited = 0; waited < grace_ms; waited += kPollMs) {
+        done = ::waitpid(pid_, &status, WNOHANG);
+        if (done != 0) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(kPollMs));
+    }
+    if (done == 0) {   // still running: a hung kernel, or a worker ignoring its closed channel
+        ::kill(pid_, SIGKILL);
+        done = ::waitpid(pid_, &status, 0);
+    }
+    pid_ = -1;
+    return done > 0 ? describe_exit(status) : "could not be reaped";
+}
+
+bool WorkerClient::wait_for_reply(uint32_t id, const CancelFlag* cancel, json& reply, std::string& failure) {
+    bool cancel_sent = false;
+    auto cancel_sent_at = std::chrono::steady_clock::now();
+    for (;;) {
+        if (cancel && cancel->load() && !cancel_sent) {
+            const uint8_t note[4] = {uint8_t(id), uint8_t(id >> 8), uint8_t(id >> 16), uint8_t(id >> 24)};
+            (void)::send(cancel_, note, sizeof note, MSG_NOSIGNAL);   // a dead worker shows on the channel
+            cancel_sent = true;
+            cancel_sent_at = std::chrono::steady_clock::now();
+        }
+        if (cancel_sent && std::chrono::steady_clock::now() - cancel_sent_at > std::chrono::milliseconds(kCancelGraceMs)) {
+            const std::string how = stop(0);
+            failure = fmt::format("cancelled; the GPU worker did not stop within {} s and was stopped ({}), so the next run starts afresh",
+                                  kCancelGraceMs / 1000, how);
+            return false;
+        }
+        pollfd p{channel_, POLLIN, 0};
+        const int ready = ::poll(&p, 1, kPollMs);
+        if (ready < 0 && errno != EINTR) {
+            failure = std::string("waiting for the GPU worker failed: ") + std::strerror(errno);
+            stop(0);
+            return false;
+        }
+        if (ready <= 0) continue;
+        std::string error;
+        const worker::ReadStatus got = worker::read_frame(channel_, reply, error);
+        if (got != worker::ReadStatus::message) {
+            const std::string how = stop(kExitGraceMs);
+            failure = fmt::format("the GPU worker stopped unexpectedly ({}{}); a fresh one starts with the next run", how,
+                                  got == worker::ReadStatus::error ? "; " + error : "");
+            return false;
+        }
+        if (reply.value("id", 0u) != id) continue;   // a late reply to an abandoned request
+        return true;
+    }
+}
+
+bool WorkerClient::call(json request, const CancelFlag* cancel, json& reply, std::string& failure) {
+    std::lock_guard lock(mutex_);
+    if (pid_ <= 0 && !start(failure)) return false;
+    const uint32_t id = next_id_++;
+    request["id"] = id;
+    request["cancelled"] = cancel && cancel->load();
+    std::string error;
+    if (!worker::write_frame(channel_, request, error)) {
+        const std::string how = stop(kExitGraceMs);
+        failure = fmt::format("the GPU worker stopped unexpectedly ({}; {}); a fresh one starts with the next run", how, error);
+        return false;
+    }
+    if (!wait_for_reply(id, cancel, reply, failure)) return false;
+    if (reply.value("context_lost", false)) stop(kExitGraceMs);   // it exits by itself; a fresh one comes next
+    if (reply.contains("failure")) {
+        failure = reply["failure"].get<std::string>();
+        return false;
+    }
+    return true;
+}
+
+void measure_in_worker(const worker::MeasureJob& job, const RunOptions& opt, const CancelFlag* cancel, RunResult& r) {
+    json reply;
+    std::string failure;
+    try {
+        const json request = {{"op", "run"}, {"job", worker::job_to_json(job)}, {"options", worker::options_to_json(opt)}};
+        if (!WorkerClient::instance().call(request, cancel, reply, failure)) {
+            r.ok = false;
+            r.stage = "run";
+            r.error = failure;
+            return;
+        }
+        worker::measured_from_json(reply.at("result"), r);
+    } catch (const std::exception& e) {   // a reply that does not parse
+        r.ok = false;
+        r.stage = "run";
+        r.error = std::string("the GPU worker's reply could not be read: ") + e.what();
+    }
+    if (reply.value("context_lost", false)) r.error += std::string("; ") + kWorkerRestartedNote;
+}
+
+Ceilings ceilings_in_worker() {
+    json reply;
+    std::string failure;
+    Ceilings c;
+    try {
+        if (!WorkerClient::instance().call({{"op", "ceilings"}}, nullptr, reply, failure)) {
+            c.note = "could not measure the ceilings: " + failure;
+            return c;
+        }
+        c = worker::ceilings_from_json(reply.at("ceilings"));
+    } catch (const std::exception& e) {
+        c = {};
+        c.note = std::string("could not read the ceilings from the GPU worker: ") + e.what();
+    }
+    if (reply.value("context_lost", false)) c.note += std::string("; ") + kWorkerRestartedNote;
+    return c;
+}
+
+bool device_memory_in_worker(size_t& free_bytes, size_t& total_bytes) {
+    json reply;
+    std::string failure;
+    try {
+        if (!WorkerClient::instance().call({{"op", "memory"}}, nullptr, reply, failure)) return false;
+        free_bytes = reply.at("free_bytes").get<size_t>();
+        total_bytes = reply.at("total_bytes").get<size_t>();
+        return true;
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+
+}  // namespace tilelab

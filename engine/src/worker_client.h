@@ -1,0 +1,62 @@
+// The engine's side of the GPU worker: one tilelab-gpu-worker child process per engine process,
+// started on first use and kept between runs (its buffers and loaded cubins stay cached), and
+// started afresh after a fault lost its CUDA context or after it died. The parent process never
+// creates a CUDA context itself. No CUDA types here.
+#pragma once
+#include <sys/types.h>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include "tilelab/engine.h"
+#include "worker_protocol.h"
+
+namespace tilelab {
+
+// Appended to the error of the request whose fault lost the worker's context.
+inline constexpr const char* kWorkerRestartedNote = "the GPU worker process was restarted, so the next run starts afresh";
+
+class WorkerClient {
+public:
+    // The one client of this process (all engines share it, as they shared one CUDA context).
+    static WorkerClient& instance();
+    ~WorkerClient();
+    WorkerClient(const WorkerClient&) = delete;
+    WorkerClient& operator=(const WorkerClient&) = delete;
+
+    // Sends `request` (its "op" set; the "id" is added here) and waits for the reply. While
+    // waiting, a set `cancel` is passed on to the worker. Returns false with `failure` (one line)
+    // when there is no reply to give: no worker found, the worker died, the channel broke, or it
+    // replied {"failure": ...}. A reply with "context_lost" has already had its worker stopped.
+    bool call(worker::json request, const CancelFlag* cancel, worker::json& reply, std::string& failure);
+
+    // Increases each time a worker starts; handles from an earlier worker are void.
+    uint64_t generation();
+
+private:
+    WorkerClient() = default;
+    bool start(std::string& failure);
+    // Closes the channel and reaps the child, killing it if it does not exit within `grace_ms`.
+    // Returns how it ended ("exited with status 0", "killed by signal 11 (Segmentation fault)").
+    std::string stop(int grace_ms);
+    bool wait_for_reply(uint32_t id, const CancelFlag* cancel, worker::json& reply, std::string& failure);
+
+    std::mutex mutex_;
+    pid_t pid_ = -1;
+    int channel_ = -1;   // requests and replies (a socket)
+    int cancel_ = -1;    // cancel notes: the 4-byte id of the request to stop (a socket)
+    uint32_t next_id_ = 1;
+    uint64_t generation_ = 0;
+};
+
+// Where the worker binary is: $TILELAB_GPU_WORKER, else next to this executable, else in its
+// parent folder (tests in build/tests, the GUI in build/gui), else on PATH. Empty, with `failure`
+// saying so, if none.
+std::string find_gpu_worker(std::string& failure);
+
+// Measures `job` in the worker and merges the outcome into `r` (which holds the analysis).
+void measure_in_worker(const worker::MeasureJob& job, const RunOptions& opt, const CancelFlag* cancel, RunResult& r);
+Ceilings ceilings_in_worker();
+// Free and total device memory as the worker sees it; false if the worker could not say.
+bool device_memory_in_worker(size_t& free_bytes, size_t& total_bytes);
+
+}  // namespace tilelab

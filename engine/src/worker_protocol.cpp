@@ -1,0 +1,233 @@
+// Framing and (de)serialization for the engine <-> GPU worker messages (worker_protocol.h).
+#include "worker_protocol.h"
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+namespace tilelab::worker {
+namespace {
+
+// Sockets get MSG_NOSIGNAL (a dead peer is an error, not a SIGPIPE); anything else a plain write.
+ssize_t write_some(int fd, const uint8_t* data, size_t n) {
+    struct stat st {};
+    if (fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode)) return ::send(fd, data, n, MSG_NOSIGNAL);
+    return ::write(fd, data, n);
+}
+
+bool write_all(int fd, const uint8_t* data, size_t n, std::string& error) {
+    while (n > 0) {
+        const ssize_t written = write_some(fd, data, n);
+        if (written < 0 && errno == EINTR) continue;
+        if (written <= 0) {
+            error = std::string("writing to the GPU worker channel failed: ") + std::strerror(errno);
+            return false;
+        }
+        data += written;
+        n -= size_t(written);
+    }
+    return true;
+}
+
+// Reads exactly n bytes. Returns the bytes read before end of file (n on success), or -1.
+ssize_t read_all(int fd, uint8_t* data, size_t n) {
+    size_t done = 0;
+    while (done < n) {
+        const ssize_t got = ::read(fd, data + done, n - done);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) return -1;
+        if (got == 0) break;
+        done += size_t(got);
+    }
+    return ssize_t(done);
+}
+
+json launch_to_json(const LaunchShape& l) { return {{"grid", l.grid}, {"block", l.block}, {"dynamic_smem", l.dynamic_smem}}; }
+
+LaunchShape launch_from_json(const json& j) {
+    LaunchShape l;
+    l.grid = j.at("grid").get<std::array<unsigned, 3>>();
+    l.block = j.at("block").get<std::array<unsigned, 3>>();
+    l.dynamic_smem = j.at("dynamic_smem").get<unsigned>();
+    return l;
+}
+
+json counts_to_json(const AccessCounts& c) {
+    return {c.global_loads, c.global_stores, c.shared_loads, c.shared_stores};
+}
+
+AccessCounts counts_from_json(const json& j) {
+    return {j.at(0).get<double>(), j.at(1).get<double>(), j.at(2).get<double>(), j.at(3).get<double>()};
+}
+
+}  // namespace
+
+bool write_frame(int fd, const json& message, std::string& error) {
+    const std::vector<uint8_t> body = json::to_cbor(message);
+    if (body.size() > kMaxFrameBytes) {
+        error = "a GPU worker message of " + std::to_string(body.size()) + " bytes is too large";
+        return false;
+    }
+    const uint32_t n = uint32_t(body.size());
+    const uint8_t header[4] = {uint8_t(n), uint8_t(n >> 8), uint8_t(n >> 16), uint8_t(n >> 24)};
+    return write_all(fd, header, sizeof header, error) && write_all(fd, body.data(), body.size(), error);
+}
+
+ReadStatus read_frame(int fd, json& message, std::string& error) {
+    uint8_t header[4];
+    const ssize_t got = read_all(fd, header, sizeof header);
+    if (got == 0) return ReadStatus::closed;
+    if (got != ssize_t(sizeof header)) {
+        error = got < 0 ? std::string("reading from the GPU worker channel failed: ") + std::strerror(errno)
+                        : std::string("the GPU worker channel closed in the middle of a message");
+        return ReadStatus::error;
+    }
+    const uint32_t n = uint32_t(header[0]) | uint32_t(header[1]) << 8 | uint32_t(header[2]) << 16 | uint32_t(header[3]) << 24;
+    if (n > kMaxFrameBytes) {
+        error = "the GPU worker sent a frame length of " + std::to_string(n) + " bytes, which is not a message";
+        return ReadStatus::error;
+    }
+    std::vector<uint8_t> body(n);
+    if (read_all(fd, body.data(), n) != ssize_t(n)) {
+        error = "the GPU worker channel closed in the middle of a message";
+        return ReadStatus::error;
+    }
+    message = json::from_cbor(body, /*strict=*/true, /*allow_exceptions=*/false);
+    if (message.is_discarded()) {
+        error = "the GPU worker sent a message that is not valid CBOR";
+        return ReadStatus::error;
+    }
+    return ReadStatus::message;
+}
+
+json job_to_json(const MeasureJob& job) {
+    json j = {{"family", job.family},
+              {"problem", job.problem.dim},
+              {"launch", launch_to_json(job.launch)},
+              {"flops", job.flops},
+              {"global_bytes", job.global_bytes},
+              {"kernel", cubin_to_json(*job.kernel)}};
+    if (job.counting) j["counting"] = cubin_to_json(*job.counting);
+    return j;
+}
+
+MeasureJob job_from_json(const json& j) {
+    MeasureJob job;
+    job.family = j.at("family").get<std::string>();
+    job.problem.dim = j.at("problem").get<std::array<int64_t, 3>>();
+    job.launch = launch_from_json(j.at("launch"));
+    job.flops = j.at("flops").get<double>();
+    job.global_bytes = j.at("global_bytes").get<double>();
+    job.kernel = cubin_from_json(j.at("kernel"));
+    if (j.contains("counting")) job.counting = cubin_from_json(j.at("counting"));
+    return job;
+}
+
+json options_to_json(const RunOptions& o) {
+    return {{"warmup", o.warmup},
+            {"repetitions", o.repetitions},
+            {"flush_l2", o.flush_l2},
+            {"count_accesses", o.count_accesses},
+            {"time_reference", o.time_reference},
+            {"seed", o.seed}};
+}
+
+RunOptions options_from_json(const json& j) {
+    RunOptions o;
+    o.warmup = j.at("warmup").get<int>();
+    o.repetitions = j.at("repetitions").get<int>();
+    o.flush_l2 = j.at("flush_l2").get<bool>();
+    o.count_accesses = j.at("count_accesses").get<bool>();
+    o.time_reference = j.at("time_reference").get<bool>();
+    o.seed = j.at("seed").get<uint64_t>();
+    return o;
+}
+
+json cubin_to_json(const CompileResult& c) {
+    const auto* bytes = reinterpret_cast<const uint8_t*>(c.cubin.data());
+    return {{"cubin", json::binary(std::vector<uint8_t>(bytes, bytes + c.cubin.size()))},
+            {"lowered_name", c.lowered_name}};
+}
+
+std::shared_ptr<const CompileResult> cubin_from_json(const json& j) {
+    auto c = std::make_shared<CompileResult>();
+    const auto& bytes = j.at("cubin").get_binary();
+    c->cubin.assign(bytes.begin(), bytes.end());
+    c->lowered_name = j.at("lowered_name").get<std::string>();
+    c->ok = true;
+    return c;
+}
+
+json measured_to_json(const RunResult& r) {
+    const Validation& v = r.validation;
+    json j = {{"ok", r.ok},
+              {"stage", r.stage},
+              {"error", r.error},
+              {"measured", r.measured},
+              {"no_gpu_reason", r.no_gpu_reason},
+              {"timing", {{"median_ms", r.timing.median_ms},
+                          {"min_ms", r.timing.min_ms},
+                          {"max_ms", r.timing.max_ms},
+                          {"samples_ms", r.timing.samples_ms}}},
+              {"validation", {{"checked", v.checked},
+                              {"passed", v.passed},
+                              {"max_abs_error", v.max_abs_error},
+                              {"max_rel_error", v.max_rel_error},
+                              {"tolerance", v.tolerance},
+                              {"reference", v.reference},
+                              {"message", v.message}}},
+              {"gflops", r.gflops},
+              {"gbps_model", r.gbps_model},
+              {"gbps_effective", r.gbps_effective},
+              {"reference_ms", r.reference_ms},
+              {"reference_name", r.reference_name},
+              {"pct_of_reference", r.pct_of_reference}};
+    j["counted"] = r.counted ? counts_to_json(*r.counted) : json(nullptr);
+    return j;
+}
+
+void measured_from_json(const json& j, RunResult& r) {
+    r.ok = j.at("ok").get<bool>();
+    r.stage = j.at("stage").get<std::string>();
+    r.error = j.at("error").get<std::string>();
+    r.measured = j.at("measured").get<bool>();
+    r.no_gpu_reason = j.at("no_gpu_reason").get<std::string>();
+    const json& t = j.at("timing");
+    r.timing.median_ms = t.at("median_ms").get<double>();
+    r.timing.min_ms = t.at("min_ms").get<double>();
+    r.timing.max_ms = t.at("max_ms").get<double>();
+    r.timing.samples_ms = t.at("samples_ms").get<std::vector<double>>();
+    const json& v = j.at("validation");
+    r.validation.checked = v.at("checked").get<bool>();
+    r.validation.passed = v.at("passed").get<bool>();
+    r.validation.max_abs_error = v.at("max_abs_error").get<double>();
+    r.validation.max_rel_error = v.at("max_rel_error").get<double>();
+    r.validation.tolerance = v.at("tolerance").get<double>();
+    r.validation.reference = v.at("reference").get<std::string>();
+    r.validation.message = v.at("message").get<std::string>();
+    r.counted.reset();
+    if (!j.at("counted").is_null()) r.counted = counts_from_json(j.at("counted"));
+    r.gflops = j.at("gflops").get<double>();
+    r.gbps_model = j.at("gbps_model").get<double>();
+    r.gbps_effective = j.at("gbps_effective").get<double>();
+    r.reference_ms = j.at("reference_ms").get<double>();
+    r.reference_name = j.at("reference_name").get<std::string>();
+    r.pct_of_reference = j.at("pct_of_reference").get<double>();
+}
+
+json ceilings_to_json(const Ceilings& c) {
+    return {{"measured", c.measured}, {"copy_gbps", c.copy_gbps}, {"sgemm_gflops", c.sgemm_gflops}, {"note", c.note}};
+}
+
+Ceilings ceilings_from_json(const json& j) {
+    Ceilings c;
+    c.measured = j.at("measured").get<bool>();
+    c.copy_gbps = j.at("copy_gbps").get<double>();
+    c.sgemm_gflops = j.at("sgemm_gflops").get<double>();
+    c.note = j.at("note").get<std::string>();
+    return c;
+}
+
+}  // namespace tilelab::worker

@@ -1,0 +1,59 @@
+// What the engine and its GPU worker process (tilelab-gpu-worker) say to each other. Every
+// message is one frame: a 4-byte little-endian length, then that many bytes of CBOR (binary
+// JSON, so that cubins travel as bytes). Requests carry "op" and "id"; each gets one reply.
+// The worker runs every kernel, so that a fault loses only the worker's CUDA context: on this
+// driver a context lost to a fault cannot be recreated in the same process, even after
+// cudaDeviceReset(). No CUDA types here: the framing is tested without a GPU.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include "tilelab/engine.h"
+#include "tilelab/result.h"
+
+namespace tilelab::worker {
+
+using nlohmann::json;
+
+// A frame longer than this is refused rather than allocated (a corrupt length, not a message).
+constexpr uint32_t kMaxFrameBytes = 256u << 20;
+
+// Writes one frame, retrying short writes. On a socket the write never raises SIGPIPE; a closed
+// peer is an error. Returns false and sets `error` on failure.
+bool write_frame(int fd, const json& message, std::string& error);
+
+enum class ReadStatus { message, closed, error };
+// Reads one whole frame, blocking. `closed` when the peer closed before a frame began.
+ReadStatus read_frame(int fd, json& message, std::string& error);
+
+// Everything the worker needs to measure one analysed configuration; it needs no variant
+// (test variants exist only in the parent) and compiles nothing.
+struct MeasureJob {
+    std::string family;                                // "matmul", "stencil"
+    Problem problem;
+    LaunchShape launch;
+    double flops = 0, global_bytes = 0;                // from the cost model
+    std::shared_ptr<const CompileResult> kernel;       // cubin and lowered name
+    std::shared_ptr<const CompileResult> counting;     // the TILELAB_COUNT=1 build; null: do not count
+};
+
+json job_to_json(const MeasureJob& job);
+MeasureJob job_from_json(const json& j);
+
+json options_to_json(const RunOptions& opt);
+RunOptions options_from_json(const json& j);
+
+// Only what a cubin needs to be loaded again: its bytes and the kernel's lowered name.
+json cubin_to_json(const CompileResult& c);
+std::shared_ptr<const CompileResult> cubin_from_json(const json& j);
+
+// ok, stage, error and every measured field of a RunResult (nothing from analyze()).
+json measured_to_json(const RunResult& r);
+// Overwrites those fields of `r`, leaving the analysed ones as they are.
+void measured_from_json(const json& j, RunResult& r);
+
+json ceilings_to_json(const Ceilings& c);
+Ceilings ceilings_from_json(const json& j);
+
+}  // namespace tilelab::worker
