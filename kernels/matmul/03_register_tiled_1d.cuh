@@ -14,7 +14,7 @@ template <int T, int U, int S>
 __global__ void register_1d_matmul(const float* __restrict__ A, const float* __restrict__ B,
                                    float* __restrict__ C, int M, int N, int K,
                                    unsigned long long* counters) {
-    static_assert((S * U) % T == 0, "S·U must be a multiple of T: each thread loads S·U/T of B");
+    static_assert((S * U) % T == 0, "S*U must be a multiple of T: each thread loads S*U/T of B");
     constexpr int kLoadsB = S * U / T;   // B elements each thread stages per slice
     TL_COUNTER(counters);
     __shared__ float Bt[U][S];           // Bt[u][s] = B[k0 + s][col0 + u]
