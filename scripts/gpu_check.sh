@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The GPU check: the one script to run on the GPU machine. It takes a build folder made with
 #   cmake -S . -B build-gpu -DTILELAB_GUI=OFF -DCMAKE_BUILD_TYPE=Release && cmake --build build-gpu
-# (here or on another machine with the same CUDA version; to carry it, the two binaries suffice:
-# build-gpu/tilelab-cli and build-gpu/tests/tilelab_tests, a few MB each in Release), then
+# (here or on another machine with the same CUDA version; to carry it, three binaries suffice:
+# build-gpu/tilelab-cli, build-gpu/tilelab-gpu-worker (the child process that runs every kernel;
+# it must stay next to the CLI, one folder above the tests) and build-gpu/tests/tilelab_tests,
+# a few MB each in Release), then
 #   1. shows the GPU (nvidia-smi),
 #   2. checks that the binaries need nothing but libc/libstdc++/libm/libgcc and CUDA's own libraries,
 #   3. runs every test (GPU tests included) with --gtest_brief,
@@ -29,6 +31,7 @@ export LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH
 export TILELAB_CLI="$build/tilelab-cli"
 
 cli="$build/tilelab-cli"
+worker="$build/tilelab-gpu-worker"
 tests="$build/tests/tilelab_tests"
 summary=()   # "step|status|detail"
 tests_failed=0
@@ -49,7 +52,7 @@ allowed='linux-vdso|ld-linux|libc\.so|libm\.so|libstdc\+\+|libgcc_s|libdl\.so|li
 ldd_status=ok
 ldd_detail=""
 : > "$out/ldd.log"
-for bin in "$cli" "$tests"; do
+for bin in "$cli" "$worker" "$tests"; do
   if [ ! -x "$bin" ]; then
     ldd_status=FAIL; ldd_detail+="$(basename "$bin") missing; "; continue
   fi

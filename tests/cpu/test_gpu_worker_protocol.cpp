@@ -1,0 +1,213 @@
+// The engine <-> GPU worker protocol without a GPU: frames survive a socket, every measured field
+// of a RunResult (and a job with its cubin bytes, the options, the ceilings) comes back equal,
+// broken frames are errors rather than messages, and the worker binary is found, starts, and
+// answers (on a machine without a GPU, with a reply saying so).
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <cmath>
+#include <cstdlib>
+#include <thread>
+#include "worker_client.h"
+#include "worker_protocol.h"
+
+using namespace tilelab;
+using worker::json;
+
+namespace {
+
+// Both ends of a connected socket, closed at the end of the test.
+struct SocketPair {
+    int fd[2] = {-1, -1};
+    SocketPair() { EXPECT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, fd), 0); }
+    ~SocketPair() {
+        for (int f : fd)
+            if (f >= 0) ::close(f);
+    }
+    void close_end(int i) {
+        ::close(fd[i]);
+        fd[i] = -1;
+    }
+};
+
+json through_socket(const json& message) {
+    SocketPair s;
+    std::string error;
+    json received;
+    // A writer thread: a large frame does not fit the socket buffer while nobody reads.
+    std::thread writer([&] { EXPECT_TRUE(worker::write_frame(s.fd[0], message, error)) << error; });
+    EXPECT_EQ(worker::read_frame(s.fd[1], received, error), worker::ReadStatus::message) << error;
+    writer.join();
+    return received;
+}
+
+RunResult measured_result() {
+    RunResult r;
+    r.ok = false;
+    r.stage = "validate";
+    r.error = "Output differs: max error 0.5 — first: C[3,4]";
+    r.measured = true;
+    r.no_gpu_reason = "none";
+    r.timing.samples_ms = {0.25, 0.125, 1.0 / 3.0, 1e-300};
+    r.timing.median_ms = 0.2;
+    r.timing.min_ms = 1e-300;
+    r.timing.max_ms = 1.0 / 3.0;
+    r.validation = {true, false, 0.5, 0.25, 1e-5, "cuBLAS FP32", "C[3,4] = 1 (expected 2)"};
+    r.counted = AccessCounts{1e12, 3, 4096, 0};
+    r.gflops = 12345.678;
+    r.gbps_model = 0.1;
+    r.gbps_effective = 3e3;
+    r.reference_ms = 7.5;
+    r.reference_name = "cuBLAS SGEMM";
+    r.pct_of_reference = 88.25;
+    return r;
+}
+
+}  // namespace
+
+TEST(GpuWorkerProtocol, MeasuredFieldsSurviveTheRoundTrip) {
+    const RunResult sent = measured_result();
+    RunResult got;
+    got.target = "kept";   // analysed fields are not the protocol's business
+    worker::measured_from_json(through_socket(worker::measured_to_json(sent)), got);
+    EXPECT_EQ(got.target, "kept");
+    EXPECT_EQ(got.ok, sent.ok);
+    EXPECT_EQ(got.stage, sent.stage);
+    EXPECT_EQ(got.error, sent.error);
+    EXPECT_EQ(got.measured, sent.measured);
+    EXPECT_EQ(got.no_gpu_reason, sent.no_gpu_reason);
+    EXPECT_EQ(got.timing.samples_ms, sent.timing.samples_ms);
+    EXPECT_EQ(got.timing.median_ms, sent.timing.median_ms);
+    EXPECT_EQ(got.timing.min_ms, sent.timing.min_ms);
+    EXPECT_EQ(got.timing.max_ms, sent.timing.max_ms);
+    EXPECT_EQ(got.validation.checked, sent.validation.checked);
+    EXPECT_EQ(got.validation.passed, sent.validation.passed);
+    EXPECT_EQ(got.validation.max_abs_error, sent.validation.max_abs_error);
+    EXPECT_EQ(got.validation.max_rel_error, sent.validation.max_rel_error);
+    EXPECT_EQ(got.validation.tolerance, sent.validation.tolerance);
+    EXPECT_EQ(got.validation.reference, sent.validation.reference);
+    EXPECT_EQ(got.validation.message, sent.validation.message);
+    ASSERT_TRUE(got.counted.has_value());
+    EXPECT_EQ(*got.counted, *sent.counted);
+    EXPECT_EQ(got.gflops, sent.gflops);
+    EXPECT_EQ(got.gbps_model, sent.gbps_model);
+    EXPECT_EQ(got.gbps_effective, sent.gbps_effective);
+    EXPECT_EQ(got.reference_ms, sent.reference_ms);
+    EXPECT_EQ(got.reference_name, sent.reference_name);
+    EXPECT_EQ(got.pct_of_reference, sent.pct_of_reference);
+
+    // No counts sent: none received, even into a result that had some.
+    RunResult uncounted = sent;
+    uncounted.counted.reset();
+    worker::measured_from_json(through_socket(worker::measured_to_json(uncounted)), got);
+    EXPECT_FALSE(got.counted.has_value());
+}
+
+TEST(GpuWorkerProtocol, JobWithCubinBytesAndOptionsSurvive) {
+    auto kernel = std::make_shared<CompileResult>();
+    for (int i = 0; i < 300000; ++i) kernel->cubin.push_back(char(i * 7));   // every byte value, zeros included
+    kernel->lowered_name = "_Z10kernelILi32EEvPKfS1_Pfiiiy";
+    worker::MeasureJob job{"stencil", Problem{{1, 70000, 3000000000}}, LaunchShape{{5, 6, 7}, {32, 4, 1}, 49152},
+                           2.5e12, 1.0 / 3.0, kernel, nullptr};
+    const worker::MeasureJob got = worker::job_from_json(through_socket(worker::job_to_json(job)));
+    EXPECT_EQ(got.family, job.family);
+    EXPECT_EQ(got.problem, job.problem);
+    EXPECT_EQ(got.launch.grid, job.launch.grid);
+    EXPECT_EQ(got.launch.block, job.launch.block);
+    EXPECT_EQ(got.launch.dynamic_smem, job.launch.dynamic_smem);
+    EXPECT_EQ(got.flops, job.flops);
+    EXPECT_EQ(got.global_bytes, job.global_bytes);
+    ASSERT_TRUE(got.kernel);
+    EXPECT_EQ(got.kernel->cubin, kernel->cubin);
+    EXPECT_EQ(got.kernel->lowered_name, kernel->lowered_name);
+    EXPECT_FALSE(got.counting) << "no counting build was sent";
+
+    job.counting = kernel;
+    EXPECT_TRUE(worker::job_from_json(through_socket(worker::job_to_json(job))).counting);
+
+    RunOptions opt;
+    opt.warmup = 0;
+    opt.repetitions = 1000000;
+    opt.flush_l2 = false;
+    opt.count_accesses = false;
+    opt.time_reference = true;
+    opt.seed = 0xFFFFFFFFFFFFFFFFull;
+    const RunOptions o = worker::options_from_json(through_socket(worker::options_to_json(opt)));
+    EXPECT_EQ(o.warmup, opt.warmup);
+    EXPECT_EQ(o.repetitions, opt.repetitions);
+    EXPECT_EQ(o.flush_l2, opt.flush_l2);
+    EXPECT_EQ(o.count_accesses, opt.count_accesses);
+    EXPECT_EQ(o.time_reference, opt.time_reference);
+    EXPECT_EQ(o.seed, opt.seed);
+
+    const Ceilings c{true, 3012.5, 51234.25, "copy: 1024 MiB"};
+    const Ceilings cg = worker::ceilings_from_json(through_socket(worker::ceilings_to_json(c)));
+    EXPECT_EQ(cg.measured, c.measured);
+    EXPECT_EQ(cg.copy_gbps, c.copy_gbps);
+    EXPECT_EQ(cg.sgemm_gflops, c.sgemm_gflops);
+    EXPECT_EQ(cg.note, c.note);
+}
+
+TEST(GpuWorkerProtocol, FramesFollowEachOtherAndBrokenOnesAreErrors) {
+    SocketPair s;
+    std::string error;
+    ASSERT_TRUE(worker::write_frame(s.fd[0], {{"op", "a"}}, error)) << error;
+    ASSERT_TRUE(worker::write_frame(s.fd[0], {{"op", "b"}}, error)) << error;
+    json m;
+    ASSERT_EQ(worker::read_frame(s.fd[1], m, error), worker::ReadStatus::message);
+    EXPECT_EQ(m["op"], "a");
+    ASSERT_EQ(worker::read_frame(s.fd[1], m, error), worker::ReadStatus::message);
+    EXPECT_EQ(m["op"], "b");
+
+    // A length that cannot be a message.
+    const uint8_t huge[4] = {0xff, 0xff, 0xff, 0xff};
+    ASSERT_EQ(::write(s.fd[0], huge, 4), 4);
+    EXPECT_EQ(worker::read_frame(s.fd[1], m, error), worker::ReadStatus::error);
+    EXPECT_NE(error.find("frame length"), std::string::npos) << error;
+
+    // A frame cut short by the writer going away; then a clean end.
+    SocketPair cut;
+    const uint8_t partial[6] = {10, 0, 0, 0, 0xa1, 0x61};
+    ASSERT_EQ(::write(cut.fd[0], partial, 6), 6);
+    cut.close_end(0);
+    EXPECT_EQ(worker::read_frame(cut.fd[1], m, error), worker::ReadStatus::error);
+    EXPECT_NE(error.find("middle of a message"), std::string::npos) << error;
+    EXPECT_EQ(worker::read_frame(cut.fd[1], m, error), worker::ReadStatus::closed);
+
+    // Writing to a closed peer fails instead of killing the process with SIGPIPE.
+    SocketPair gone;
+    gone.close_end(1);
+    EXPECT_FALSE(worker::write_frame(gone.fd[0], {{"op", "x"}}, error));
+    EXPECT_FALSE(error.empty());
+}
+
+TEST(GpuWorkerProtocol, AMissingWorkerIsNamedInTheFailure) {
+    const char* saved = std::getenv("TILELAB_GPU_WORKER");
+    const std::string previous = saved ? saved : "";
+    setenv("TILELAB_GPU_WORKER", "/nonexistent/tilelab-gpu-worker", 1);
+    std::string failure;
+    EXPECT_EQ(find_gpu_worker(failure), "");
+    EXPECT_NE(failure.find("/nonexistent/tilelab-gpu-worker"), std::string::npos) << failure;
+    EXPECT_NE(failure.find("TILELAB_GPU_WORKER"), std::string::npos) << failure;
+    if (saved) setenv("TILELAB_GPU_WORKER", previous.c_str(), 1);
+    else unsetenv("TILELAB_GPU_WORKER");
+}
+
+// The real worker binary, found next to the tests' folder, started and asked for its memory: on
+// a GPU machine it answers with the device's memory, elsewhere with a reply saying why not.
+TEST(GpuWorkerProtocol, TheWorkerStartsAndAnswers) {
+    std::string failure;
+    const std::string path = find_gpu_worker(failure);
+    ASSERT_FALSE(path.empty()) << failure;
+    json reply;
+    if (WorkerClient::instance().call({{"op", "memory"}}, nullptr, reply, failure)) {
+        EXPECT_GT(reply.at("total_bytes").get<size_t>(), 0u);
+        EXPECT_LE(reply.at("free_bytes").get<size_t>(), reply.at("total_bytes").get<size_t>());
+    } else {
+        EXPECT_NE(failure.find("GPU worker found no usable device"), std::string::npos) << failure;
+        // And a second call starts a fresh worker and gets the same answer, not a broken channel.
+        std::string again;
+        EXPECT_FALSE(WorkerClient::instance().call({{"op", "memory"}}, nullptr, reply, again));
+        EXPECT_EQ(again, failure);
+    }
+}
