@@ -196,11 +196,12 @@ struct PlaneWalkBlock {
     bool computes(int tx, int ty) const {
         return tile_computes(tx, TX, x(tx), w.nx) && tile_computes(ty, TY, y(ty), w.ny);
     }
-    // The kernels' load_plane: load, and copy the plane if it is a boundary plane this column owns.
-    float load_plane(int tx, int ty, int z) {
-        const float v = w.load(x(tx), y(ty), z);
+    // The kernels' load_plane: a load, nothing else.
+    float load_plane(int tx, int ty, int z) { return w.load(x(tx), y(ty), z); }
+    // Copy plane z's cell to out if z is a boundary plane this column owns (the kernels do this
+    // where the value is used anyway, not where it is loaded).
+    void copy_if_boundary(int tx, int ty, int z, float v) {
         if ((z == 0 || z == w.nz - 1) && owns(tx, ty)) w.store(x(tx), y(ty), z, v);
-        return v;
     }
     // Runs body(tx, ty, slot) for every thread of the block: one phase between two barriers.
     template <class Body>
@@ -235,49 +236,56 @@ Walk walk_planes(const Variant& v, const ParamValues& p, const Problem& pr, uint
 // kernels/stencil/03_coarsened.cuh
 Walk walk_coarsened(const Variant& v, const ParamValues& p, const Problem& pr, uint32_t seed) {
     return walk_planes(v, p, pr, seed, [](PlaneWalkBlock& b, int Z) {
+        constexpr int kAhead = 2;  // the kernel's prefetch depth
         const size_t threads = size_t(b.TX) * b.TY;
-        std::vector<float> planes[3] = {std::vector<float>(threads), std::vector<float>(threads),
-                                        std::vector<float>(threads)};
-        std::vector<float> staged(threads, 0.0f), ahead(threads, 0.0f);
+        std::vector<std::vector<float>> planes(3, std::vector<float>(threads));
+        std::vector<std::vector<float>> ahead(kAhead, std::vector<float>(threads, 0.0f));
+        std::vector<float> fresh(threads, 0.0f);
+        // The kernel's keep: into a shared buffer, and to out if it is a boundary plane.
+        auto keep = [&](std::vector<float>& buffer, int tx, int ty, size_t s, float value, int z) {
+            buffer[s] = value;
+            b.w.shared_stores(1);
+            b.copy_if_boundary(tx, ty, z, value);
+        };
         b.each_thread([&](int tx, int ty, size_t s) {
             if (!b.in_grid(tx, ty)) return;
-            planes[0][s] = b.load_plane(tx, ty, b.z_first - 1);
-            planes[1][s] = b.load_plane(tx, ty, b.z_first);
-            planes[2][s] = b.load_plane(tx, ty, b.z_first + 1);
-            b.w.shared_stores(3);
-            if (b.z_first + 2 <= b.z_end) staged[s] = b.load_plane(tx, ty, b.z_first + 2);
+            const float below = b.load_plane(tx, ty, b.z_first - 1), centre = b.load_plane(tx, ty, b.z_first),
+                        above = b.load_plane(tx, ty, b.z_first + 1);
+            for (int k = 0; k < kAhead; ++k)
+                if (b.z_first + 2 + k <= b.z_end) ahead[k][s] = b.load_plane(tx, ty, b.z_first + 2 + k);
+            keep(planes[0], tx, ty, s, below, b.z_first - 1);
+            keep(planes[1], tx, ty, s, centre, b.z_first);
+            keep(planes[2], tx, ty, s, above, b.z_first + 1);
         });
         for (int i = 0; i < Z; ++i) {
             const int z = b.z_first + i;
             if (z >= b.z_end) break;
-            const std::vector<float>& prev = planes[i % 3];
+            std::vector<float>& prev = planes[i % 3];
             const std::vector<float>& curr = planes[(i + 1) % 3];
             const std::vector<float>& next = planes[(i + 2) % 3];
             b.each_thread([&](int tx, int ty, size_t s) {
-                ahead[s] = 0.0f;
-                if (b.in_grid(tx, ty) && z + 3 <= b.z_end) ahead[s] = b.load_plane(tx, ty, z + 3);
+                fresh[s] = 0.0f;
+                if (b.in_grid(tx, ty) && z + 2 + kAhead <= b.z_end) fresh[s] = b.load_plane(tx, ty, z + 2 + kAhead);
             });
-            // __syncthreads()
+            // __syncthreads(): the only barrier of the step. Each thread then overwrites prev at
+            // its own cell only, and reads other threads' cells only in curr, so walking the
+            // threads one after another gives what any interleaving gives.
             b.each_thread([&](int tx, int ty, size_t s) {
-                if (!b.owns(tx, ty)) return;
-                float result;
-                if (b.computes(tx, ty)) {
-                    result = apply_stencil(curr[s], curr[s - 1], curr[s + 1], curr[s - b.TX], curr[s + b.TX], prev[s],
-                                           next[s]);
-                    b.w.shared_loads(7);
-                } else {
-                    result = curr[s];
-                    b.w.shared_loads(1);
+                if (b.owns(tx, ty)) {
+                    float result;
+                    if (b.computes(tx, ty)) {
+                        result = apply_stencil(curr[s], curr[s - 1], curr[s + 1], curr[s - b.TX], curr[s + b.TX],
+                                               prev[s], next[s]);
+                        b.w.shared_loads(7);
+                    } else {
+                        result = curr[s];
+                        b.w.shared_loads(1);
+                    }
+                    b.w.store(b.x(tx), b.y(ty), z, result);
                 }
-                b.w.store(b.x(tx), b.y(ty), z, result);
-            });
-            // __syncthreads()
-            b.each_thread([&](int tx, int ty, size_t s) {
-                if (b.in_grid(tx, ty) && z + 2 <= b.z_end) {
-                    planes[i % 3][s] = staged[s];
-                    b.w.shared_stores(1);
-                }
-                staged[s] = ahead[s];
+                if (b.in_grid(tx, ty) && z + 2 <= b.z_end) keep(prev, tx, ty, s, ahead[0][s], z + 2);
+                for (int k = 0; k + 1 < kAhead; ++k) ahead[k][s] = ahead[k + 1][s];
+                ahead[kAhead - 1][s] = fresh[s];
             });
         }
     });
@@ -296,6 +304,7 @@ Walk walk_register_tiled(const Variant& v, const ParamValues& p, const Problem& 
             curr[s] = b.load_plane(tx, ty, b.z_first);
             next[s] = b.load_plane(tx, ty, b.z_first + 1);
             if (b.z_first + 2 <= b.z_end) ahead[s] = b.load_plane(tx, ty, b.z_first + 2);
+            b.copy_if_boundary(tx, ty, b.z_first - 1, prev[s]);
             curr_s[s] = curr[s];
             b.w.shared_stores(1);
         });
@@ -329,6 +338,10 @@ Walk walk_register_tiled(const Variant& v, const ParamValues& p, const Problem& 
                 }
             });
         }
+        // After the walk: the last step moved plane z_end into curr.
+        b.each_thread([&](int tx, int ty, size_t s) {
+            if (b.in_grid(tx, ty)) b.copy_if_boundary(tx, ty, b.z_end, curr[s]);
+        });
     });
 }
 
