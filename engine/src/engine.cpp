@@ -176,6 +176,18 @@ RunResult Engine::analyze(const RunRequest& req) {
         const PtxasInfo& ptxas = r.compiled->ptxas;
         r.occupancy = compute_occupancy(
             t, {int(r.launch.threads_per_block()), ptxas.registers, ptxas.smem_bytes + int(r.launch.dynamic_smem)});
+        // Registers are known only now: a block whose threads need more registers than an SM has
+        // (or any other resource over its limit) cannot launch, so it is refused here, not run.
+        if (r.occupancy.blocks_per_sm == 0) {
+            r.stage = "launch";
+            r.error = !r.occupancy.error.empty()
+                          ? r.occupancy.error
+                          : fmt::format("Not one block of {} threads fits on an SM ({} registers per thread, {} B of shared "
+                                        "memory per block).",
+                                        r.launch.threads_per_block(), ptxas.registers,
+                                        ptxas.smem_bytes + int(r.launch.dynamic_smem));
+            return r;
+        }
         r.ok = true;
         r.stage.clear();
     } catch (const std::exception& e) {
@@ -204,6 +216,12 @@ RunResult Engine::run(const RunRequest& req, const RunOptions& opt, const Cancel
                 r.error = "instrumented build (TILELAB_COUNT=1): " + job.counting->error;
                 return r;
             }
+            // The counters cost a few registers; where that tips the block over the SM's limit the
+            // instrumented build cannot launch, so the run goes on uncounted (counted stays empty).
+            const Occupancy counting_occupancy = compute_occupancy(
+                target(), {int(r.launch.threads_per_block()), job.counting->ptxas.registers,
+                           job.counting->ptxas.smem_bytes + int(r.launch.dynamic_smem)});
+            if (counting_occupancy.blocks_per_sm == 0) job.counting = nullptr;
         }
         measure_in_worker(job, opt, cancel, r);   // one request at a time: the worker client serializes them
     } catch (const std::exception& e) {

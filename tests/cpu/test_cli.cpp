@@ -52,8 +52,15 @@ CliRun run_cli(const std::vector<std::string>& args) {
     const char* moved = std::getenv("TILELAB_CLI");
     std::string cmd = "TILELAB_MODEL_MODE=1 ";
     cmd += shell_quote(moved && *moved ? moved : TILELAB_CLI_PATH);
-    for (const auto& a : args) cmd += " " + shell_quote(a);
-    cmd += " >" + shell_quote((dir / "out").string()) + " 2>" + shell_quote((dir / "err").string());
+    // Appended piecewise: GCC 12 warns (-Wrestrict, a false positive) on "x" + std::string&&.
+    for (const auto& a : args) {
+        cmd += ' ';
+        cmd += shell_quote(a);
+    }
+    cmd += " >";
+    cmd += shell_quote((dir / "out").string());
+    cmd += " 2>";
+    cmd += shell_quote((dir / "err").string());
     const int status = std::system(cmd.c_str());
     CliRun r;
     r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

@@ -537,7 +537,7 @@ TEST(RegisterTilingCompile, DefaultsAndBoundaryConfigurationsCompileWithoutSpill
     const std::vector<std::pair<std::string, ParamValues>> cases = {
         {"matmul.register_1d", {}},
         {"matmul.register_1d", params_1d(64, 16, 4)},
-        {"matmul.register_1d", params_1d(32, 1, 32)},
+        {"matmul.register_1d", params_1d(32, 4, 8)},
         {"matmul.register_2d", {}},
         {"matmul.register_2d", params_2d(config_2d(64, 64, 8, 4, 4, 0, 0, 0, 0))},
         {"matmul.register_2d", params_2d(config_2d(32, 32, 32, 1, 1, 0, 1, 1, 1))},
