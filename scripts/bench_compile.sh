@@ -5,8 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD:-build}
-if [ ! -f "$build/CMakeCache.txt" ]; then
-  cmake -S . -B "$build" -DTILELAB_GUI=OFF >/dev/null
+# A folder of carried binaries (no CMakeCache.txt) is used as it is; a build folder is brought up to date.
+if [ -f "$build/CMakeCache.txt" ] || [ ! -x "$build/bench/compile_bench" ]; then
+  [ -f "$build/CMakeCache.txt" ] || cmake -S . -B "$build" -DTILELAB_GUI=OFF >/dev/null
+  cmake --build "$build" -j"$(nproc)" --target compile_bench >/dev/null
 fi
-cmake --build "$build" -j"$(nproc)" --target compile_bench >/dev/null
 "$build/bench/compile_bench" "${1:-sm_90}" "${2:-5}"
