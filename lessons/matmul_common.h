@@ -224,4 +224,18 @@ inline CostModel register_2d_cost_model(const Register2dConfig& c, const Problem
     return m;
 }
 
+// The 2D kernel's constraints, instantiation, launch, cost model and shared memory, wired into a
+// variant; lessons 04 and 05 both compile this kernel and differ only in their parameters.
+inline void set_register_2d_functions(Variant& v) {
+    v.invalid_reason = [](const ParamValues& pv, const Problem& p, const Target& t) {
+        return register_2d_invalid_reason(register_2d_config(pv), p, t);
+    };
+    v.kernel = [](const ParamValues& pv) { return register_2d_kernel(register_2d_config(pv)); };
+    v.launch = [](const ParamValues& pv, const Problem& p) { return register_2d_launch(register_2d_config(pv), p); };
+    v.cost_model = [](const ParamValues& pv, const Problem& p) {
+        return register_2d_cost_model(register_2d_config(pv), p);
+    };
+    v.smem_bytes = [](const ParamValues& pv) { return register_2d_config(pv).smem_bytes(); };
+}
+
 }  // namespace tilelab::matmul

@@ -153,4 +153,33 @@ inline std::vector<ParamSpec> plane_walk_params() {
     };
 }
 
+// The two plane-walking kernels load and store exactly the same global data (they differ only in
+// what sits in shared memory), so their global formulas and tile extras are written once here.
+inline std::vector<Formula> plane_walk_global_formulas(const PlaneWalkShape& s, const Problem& problem,
+                                                       const CostModel& m) {
+    const auto blocks = s.blocks(problem);
+    return {
+        {"tiles along x", "Gx = ⌈(Nx−2)/(TX−2)⌉", double(blocks[0])},
+        {"tiles along y", "Gy = ⌈(Ny−2)/(TY−2)⌉", double(blocks[1])},
+        {"blocks along z", "Gz = ⌈(Nz−2)/Z⌉", double(blocks[2])},
+        {"FLOPs", "13·(Nx−2)·(Ny−2)·(Nz−2)", m.flops},
+        {"global loads / thread", "Z + 2 (its column of Z+2 input planes)", m.per_thread.global_loads},
+        {"global loads / block", "TX·TY·(Z+2)", m.per_block.global_loads},
+        {"outputs / block", "(TX−2)·(TY−2)·Z", double(s.tx - 2) * (s.ty - 2) * s.z},
+        {"global loads (total)", "(Nx + 2(Gx−1))·(Ny + 2(Gy−1))·(Nz − 2 + 2·Gz)", m.total.global_loads},
+        {"global stores (total)", "Nx·Ny·Nz (each cell once)", m.total.global_stores},
+    };
+}
+
+// PMPP's ratio, the halo fraction, the kernel's shared memory and the block size, first in the extras.
+inline void add_plane_walk_extras(CostModel& m, const PlaneWalkShape& s, const std::string& op_per_byte_note,
+                                  const std::string& smem_expression, int smem_bytes) {
+    m.extras.insert(m.extras.begin(),
+                    {{"OP/B, PMPP per-block ratio", "13·(TX−2)(TY−2)·Z / (4·TX·TY·(Z+2))  " + op_per_byte_note,
+                      s.pmpp_op_per_byte()},
+                     {"halo fraction of the input tile", "1 − (TX−2)(TY−2)·Z / (TX·TY·(Z+2))", s.halo_fraction()},
+                     {"shared memory / block (bytes)", smem_expression, double(smem_bytes)},
+                     {"threads / block", "TX·TY", double(s.threads())}});
+}
+
 }  // namespace tilelab::stencil

@@ -14,17 +14,7 @@ Variant make_register_2d_matmul() {
     v.title = "2D register tiling";
     v.summary = "Each thread computes a TM×TN tile of C from a column of A and a row of B in registers.";
     v.params = register_2d_param_specs();
-    v.invalid_reason = [](const ParamValues& pv, const Problem& p, const Target& t) {
-        return register_2d_invalid_reason(register_2d_config(pv), p, t);
-    };
-    v.kernel = [](const ParamValues& pv) { return register_2d_kernel(register_2d_config(pv)); };
-    v.launch = [](const ParamValues& pv, const Problem& p) {
-        return register_2d_launch(register_2d_config(pv), p);
-    };
-    v.cost_model = [](const ParamValues& pv, const Problem& p) {
-        return register_2d_cost_model(register_2d_config(pv), p);
-    };
-    v.smem_bytes = [](const ParamValues& pv) { return register_2d_config(pv).smem_bytes(); };
+    set_register_2d_functions(v);
     return v;
 }
 

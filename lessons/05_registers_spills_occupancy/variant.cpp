@@ -14,17 +14,7 @@ Variant make_register_pressure_matmul() {
     v.title = "Registers, spills and occupancy";
     v.summary = "Cap the 2D kernel's registers, bound its launch or stop unrolling, and watch spills, occupancy and time.";
     v.params = register_pressure_param_specs();
-    v.invalid_reason = [](const ParamValues& pv, const Problem& p, const Target& t) {
-        return register_2d_invalid_reason(register_2d_config(pv), p, t);
-    };
-    v.kernel = [](const ParamValues& pv) { return register_2d_kernel(register_2d_config(pv)); };
-    v.launch = [](const ParamValues& pv, const Problem& p) {
-        return register_2d_launch(register_2d_config(pv), p);
-    };
-    v.cost_model = [](const ParamValues& pv, const Problem& p) {
-        return register_2d_cost_model(register_2d_config(pv), p);
-    };
-    v.smem_bytes = [](const ParamValues& pv) { return register_2d_config(pv).smem_bytes(); };
+    set_register_2d_functions(v);
     return v;
 }
 

@@ -30,7 +30,6 @@ CostModel coarsened_cost_model(const ParamValues& p, const Problem& problem) {
     const double outputs = (TX - 2) * (TY - 2) * Z;   // a full block
     const double loaded = stencil::tile_cells_in_grid(g.nx, s.tx) * stencil::tile_cells_in_grid(g.ny, s.ty) *
                           s.planes_loaded(g.nz);
-    const auto blocks = s.blocks(problem);
 
     CostModel m;
     m.flops = stencil::kFlopsPerOutput * g.interior();
@@ -42,27 +41,14 @@ CostModel coarsened_cost_model(const ParamValues& p, const Problem& problem) {
     m.total = {loaded, g.points(), 7 * g.interior() + g.plane_ring() * double(g.nz - 2), loaded};
     stencil::finish_cost_model(m, g);
 
-    m.formulas = {
-        {"tiles along x", "Gx = ⌈(Nx−2)/(TX−2)⌉", double(blocks[0])},
-        {"tiles along y", "Gy = ⌈(Ny−2)/(TY−2)⌉", double(blocks[1])},
-        {"blocks along z", "Gz = ⌈(Nz−2)/Z⌉", double(blocks[2])},
-        {"FLOPs", "13·(Nx−2)·(Ny−2)·(Nz−2)", m.flops},
-        {"global loads / thread", "Z + 2 (its column of Z+2 input planes)", m.per_thread.global_loads},
-        {"global loads / block", "TX·TY·(Z+2)", m.per_block.global_loads},
-        {"outputs / block", "(TX−2)·(TY−2)·Z", outputs},
+    m.formulas = stencil::plane_walk_global_formulas(s, problem, m);
+    m.formulas.insert(m.formulas.end(), {
         {"shared loads / block", "7·(TX−2)·(TY−2)·Z", m.per_block.shared_loads},
-        {"global loads (total)", "(Nx + 2(Gx−1))·(Ny + 2(Gy−1))·(Nz − 2 + 2·Gz)", m.total.global_loads},
-        {"global stores (total)", "Nx·Ny·Nz (each cell once)", m.total.global_stores},
         {"shared loads (total)", "7·(Nx−2)(Ny−2)(Nz−2) + (Nx·Ny − (Nx−2)(Ny−2))·(Nz−2)", m.total.shared_loads},
         {"shared stores (total)", "= global loads", m.total.shared_stores},
-    };
+    });
     stencil::add_common_formulas(m);
-    m.extras.insert(m.extras.begin(),
-                    {{"OP/B, PMPP per-block ratio", "13·(TX−2)(TY−2)·Z / (4·TX·TY·(Z+2))  (T = 32, Z = 30: 2.68)",
-                      s.pmpp_op_per_byte()},
-                     {"halo fraction of the input tile", "1 − (TX−2)(TY−2)·Z / (TX·TY·(Z+2))", s.halo_fraction()},
-                     {"shared memory / block (bytes)", "3·TX·TY·4  (three planes)", double(coarsened_smem_bytes(s))},
-                     {"threads / block", "TX·TY", TX * TY}});
+    stencil::add_plane_walk_extras(m, s, "(T = 32, Z = 30: 2.68)", "3·TX·TY·4  (three planes)", coarsened_smem_bytes(s));
     return m;
 }
 
