@@ -10,6 +10,7 @@
 #include "cuda_check.h"
 #include "device_buffer.h"
 #include "family.h"
+#include "family_common.h"
 #include "runner_timing.h"
 
 namespace tilelab {
@@ -24,23 +25,9 @@ constexpr double kCpuReferenceMaxOutputs = double(1 << 24);
 // Output rows compared per host copy, so validation never needs all of C on the host at once.
 constexpr size_t kCompareChunkElements = size_t(1) << 24;
 
-// splitmix64: a small, well-mixed generator; the same seed gives the same matrices everywhere.
-struct SplitMix64 {
-    uint64_t state;
-    uint64_t next() {
-        uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        return z ^ (z >> 31);
-    }
-    // Uniform in [-1, 1) on a 2^-23 grid: never all zeros, and exactly representable.
-    float uniform() { return float(int64_t(next() >> 40) - (int64_t(1) << 23)) * 0x1p-23f; }
-};
-
 std::vector<float> random_matrix(size_t elements, uint64_t seed) {
-    SplitMix64 rng{seed};
     std::vector<float> values(elements);
-    for (float& v : values) v = rng.uniform();
+    for (size_t i = 0; i < elements; ++i) values[i] = seeded_uniform(seed, i);
     return values;
 }
 
@@ -206,12 +193,7 @@ Validation MatmulFamily::validate() {
                     v.message = fmt::format("C[{}][{}] = {}, expected {:.6g} (error {:.3g}, tolerance {:.3g} × max(1, |expected|))",
                                             row0 + i / N, i % N, got[i], ref, err, v.tolerance);
             }
-            if (std::isnan(err)) {
-                v.max_abs_error = v.max_rel_error = NAN;
-            } else if (!std::isnan(v.max_abs_error)) {
-                v.max_abs_error = std::max(v.max_abs_error, err);
-                v.max_rel_error = std::max(v.max_rel_error, scaled);
-            }
+            record_error(v, err, scaled);
         }
     }
     v.passed = bad == 0;

@@ -12,6 +12,7 @@
 #include "cuda_check.h"
 #include "device_buffer.h"
 #include "family.h"
+#include "family_common.h"
 #include "runner_timing.h"
 
 namespace tilelab {
@@ -28,17 +29,6 @@ constexpr float kCoefficients[7] = {0.40f, 0.11f, 0.09f, 0.12f, 0.08f, 0.13f, 0.
 constexpr double kMaxPoints = double(int64_t(1) << 30);
 // Output cells copied back and compared per step, so validation never holds all of it twice.
 constexpr size_t kCompareChunkCells = size_t(1) << 24;
-
-// Uniform in [-1, 1) on a 2^-23 grid, from splitmix64 evaluated at the cell's index: the same
-// seed gives the same grid everywhere, cells can be generated in parallel, and no value is a
-// pattern a wrong kernel could reproduce by accident.
-float random_cell(uint64_t seed, uint64_t index) {
-    uint64_t z = seed + (index + 1) * 0x9E3779B97F4A7C15ull;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    return float(int64_t(z >> 40) - (int64_t(1) << 23)) * 0x1p-23f;
-}
 
 // Runs body(z_begin, z_end) over [0, nz) split into one slab per hardware thread.
 template <class Body>
@@ -84,7 +74,7 @@ public:
 
         input_.resize(n);
         for_each_slab(nz_, [&](int z0, int z1) {
-            for (size_t i = size_t(z0) * plane; i < size_t(z1) * plane; ++i) input_[i] = random_cell(seed, i);
+            for (size_t i = size_t(z0) * plane; i < size_t(z1) * plane; ++i) input_[i] = seeded_uniform(seed, i);
         });
         in_ = DeviceBuffer(sizeof(float) * n);
         out_ = DeviceBuffer(sizeof(float) * n);
@@ -204,12 +194,7 @@ Validation StencilFamily::validate() {
                             interior ? fmt::format("interior, tolerance {:.3g}", v.tolerance)
                                      : std::string("boundary cell: must equal the input exactly"),
                             err);
-                    if (std::isnan(err)) {
-                        v.max_abs_error = v.max_rel_error = NAN;
-                    } else if (!std::isnan(v.max_abs_error)) {
-                        v.max_abs_error = std::max(v.max_abs_error, err);
-                        v.max_rel_error = std::max(v.max_rel_error, scaled);
-                    }
+                    record_error(v, err, scaled);
                 }
     }
     v.passed = bad == 0;
