@@ -42,13 +42,7 @@ void Headline(const char* caption, const std::string& value, ImU32 color, const 
     ImGui::PopStyleColor();
     ImGui::PopFont();
     ImGui::EndGroup();
-    if (help && ImGui::IsItemHovered()) {
-        ImGui::BeginTooltip();
-        ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30.0f);
-        ImGui::TextUnformatted(help);
-        ImGui::PopTextWrapPos();
-        ImGui::EndTooltip();
-    }
+    if (help && ImGui::IsItemHovered()) WrappedTooltip(help);
 }
 
 void MatchMark(bool match) {

@@ -29,11 +29,7 @@ std::string reason_for(const AppState& state, const std::string& name, int value
 
 void tooltip_when_hovered(const std::string& text) {
     if (text.empty() || !ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) return;
-    ImGui::BeginTooltip();
-    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 28.0f);
-    ImGui::TextUnformatted(text.c_str());
-    ImGui::PopTextWrapPos();
-    ImGui::EndTooltip();
+    WrappedTooltip(text.c_str());
 }
 
 // The (?) first, then the label wrapped to the column: long labels take two lines, not the

@@ -47,13 +47,7 @@ void headline(const char* caption, const std::string& value, const std::string& 
     ImGui::BeginGroup();
     // Captions are narrow; the explanation is a tooltip on the caption rather than a (?).
     ImGui::TextDisabled("%s", caption);
-    if (help && ImGui::IsItemHovered()) {
-        ImGui::BeginTooltip();
-        ImGui::PushTextWrapPos(ImGui::GetFontSize() * 28.0f);
-        ImGui::TextUnformatted(help);
-        ImGui::PopTextWrapPos();
-        ImGui::EndTooltip();
-    }
+    if (help && ImGui::IsItemHovered()) WrappedTooltip(help);
     const size_t space = value.find(' ');
     const std::string number = value.substr(0, space);
     const std::string unit = space == std::string::npos ? "" : value.substr(space + 1);

@@ -8,6 +8,8 @@ namespace tilelab::gui {
 
 // A greyed "(?)" on the current line; hovering shows `text` wrapped at a readable width.
 void HelpMarker(const char* text);
+// A tooltip with `text` wrapped at a readable width; call it while the item is hovered.
+void WrappedTooltip(const char* text);
 
 // Green for a pass / valid value, red for a failure.
 ImU32 StatusColor(bool ok);
