@@ -3,6 +3,7 @@
 // kernels' own loop structure (every block, every thread, every k-tile), which is what the
 // instrumented GPU build counts. The GPU then confirms model == counted (test_engine_gpu.cpp).
 #include <gtest/gtest.h>
+#include "test_target.h"
 #include <string>
 #include <vector>
 #include "tilelab/compile.h"
@@ -26,15 +27,7 @@ const Variant& tiled() {
 
 Problem size(int64_t m, int64_t n, int64_t k) { return Problem{{m, n, k}}; }
 
-// An H100-like target, spelled out so these tests do not depend on the preset table.
-Target test_target() {
-    Target t;
-    t.name = "test GPU";
-    t.sm_major = 9;
-    t.max_threads_per_block = 1024;
-    t.smem_per_block = 48 * 1024;
-    return t;
-}
+using tilelab::testing::test_target;
 
 // What one launch of kernels/matmul/01_naive.cuh issues, thread by thread, plus how many times
 // each element of C is written (must be exactly once).

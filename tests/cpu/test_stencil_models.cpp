@@ -7,6 +7,7 @@
 //    structure right: every cell written exactly once, boundary cells unchanged, interior cells
 //    equal to the reference. The GPU then confirms model == counted (tests/gpu/test_engine_gpu.cpp).
 #include <gtest/gtest.h>
+#include "test_target.h"
 #include <algorithm>
 #include <array>
 #include <functional>
@@ -29,15 +30,7 @@ const Variant& variant(const std::string& id) {
 
 Problem grid(int64_t nx, int64_t ny, int64_t nz) { return Problem{{nx, ny, nz}}; }
 
-// An H100-like target, spelled out so these tests do not depend on the preset table.
-Target test_target() {
-    Target t;
-    t.name = "test GPU";
-    t.sm_major = 9;
-    t.max_threads_per_block = 1024;
-    t.smem_per_block = 48 * 1024;
-    return t;
-}
+using tilelab::testing::test_target;
 
 double extra(const CostModel& m, const std::string& quantity) {
     for (const auto& f : m.extras)
