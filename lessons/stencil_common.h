@@ -104,14 +104,31 @@ inline void add_common_formulas(CostModel& m) {
 
 namespace tilelab::stencil {
 
-// The coarsened and register-tiled kernels: a TX×TY block (the book's T×T) covers a TX×TY input
-// tile in x-y and walks Z output planes along z, loading Z+2 input planes.
+// The coarsened and register-tiled kernels: a TX×TY block walks Z output planes along z. Each
+// thread looks after RY rows, so the tile is TX × R with R = TY·RY (the book: RY = 1, TX = TY = T).
+// HALO = 0 puts the halo inside the tile (the book's input tile, outputs (TX−2)×(R−2)); HALO = 1
+// puts it around the tile (outputs TX×R, the 2·TX + 2·R halo cells loaded on top, one per thread).
+// kernels/stencil/stencil_common.cuh (PlaneTile) has the kernel side.
 struct PlaneWalkShape {
-    int tx, ty, z;
-    explicit PlaneWalkShape(const ParamValues& p) : tx(p.at("TX")), ty(p.at("TY")), z(p.at("Z")) {}
+    int tx, ty, ry, z;
+    bool around;
+    explicit PlaneWalkShape(const ParamValues& p)
+        : tx(p.at("TX")), ty(p.at("TY")), ry(value_or(p, "RY", 1)), z(p.at("Z")), around(value_or(p, "HALO", 0) != 0) {}
+    static int value_or(const ParamValues& p, const char* name, int fallback) {
+        const auto it = p.find(name);
+        return it == p.end() ? fallback : it->second;
+    }
+    int rows() const { return ty * ry; }
     int threads() const { return tx * ty; }
+    // Outputs of a whole tile per plane, and halo cells loaded on top of the tile per output plane.
+    double tile_outputs() const { return around ? double(tx) * rows() : double(tx - 2) * (rows() - 2); }
+    double tile_cells() const { return double(tx) * rows(); }
+    double halo_cells() const { return around ? 2.0 * tx + 2.0 * rows() : 0.0; }
+    int shared_plane_floats() const { return around ? (tx + 2) * (rows() + 2) : tx * rows(); }
     std::array<int64_t, 3> blocks(const Problem& p) const {
-        return {tiles_along(p.dim[0], tx), tiles_along(p.dim[1], ty), ceil_div(p.dim[2] - 2, z)};
+        const int64_t gz = ceil_div(p.dim[2] - 2, z);
+        if (around) return {ceil_div(p.dim[0], tx), ceil_div(p.dim[1], rows()), gz};
+        return {tiles_along(p.dim[0], tx), tiles_along(p.dim[1], rows()), gz};
     }
     LaunchShape launch(const Problem& p) const {
         const auto b = blocks(p);
@@ -123,33 +140,67 @@ struct PlaneWalkShape {
     // Input planes loaded, summed over the blocks along z: every block loads its Z (or fewer)
     // output planes plus the two around them, so nz − 2 + 2·Gz.
     double planes_loaded(int64_t nz) const { return double(nz - 2 + 2 * ceil_div(nz - 2, z)); }
-    // PMPP's per-block ratio: 13 FLOPs per output over 4 bytes per input loaded (stores not counted).
-    double pmpp_op_per_byte() const {
-        return kFlopsPerOutput * (tx - 2) * (ty - 2) * z / (kBytesPerInput * tx * ty * (z + 2));
+    // Tile cells inside the grid, summed over one plane of blocks. Inside: tiles overlap by two
+    // cells at each seam, (Nx + 2(Gx−1))·(Ny + 2(Gy−1)). Around: tiles partition the plane.
+    double tile_cells_per_plane(const Problem& p) const {
+        if (around) return double(p.dim[0]) * double(p.dim[1]);
+        return tile_cells_in_grid(p.dim[0], tx) * tile_cells_in_grid(p.dim[1], rows());
     }
-    double halo_fraction() const { return 1.0 - double(tx - 2) * (ty - 2) * z / (double(tx) * ty * (z + 2)); }
+    // Halo cells inside the grid, summed over one plane of blocks (around only): a block has a
+    // halo row above unless it is first along y and one below unless it is last, each as wide as
+    // its tile is inside the grid; likewise for columns: 2·Nx·(Gy−1) + 2·Ny·(Gx−1).
+    double halo_cells_per_plane(const Problem& p) const {
+        if (!around) return 0;
+        const auto b = blocks(p);
+        return 2.0 * double(p.dim[0]) * double(b[1] - 1) + 2.0 * double(p.dim[1]) * double(b[0] - 1);
+    }
+    // Global loads of the whole launch: tile cells of Z+2 planes per block, halo cells of its Z.
+    double global_loads(const Problem& p) const {
+        return tile_cells_per_plane(p) * planes_loaded(p.dim[2]) + halo_cells_per_plane(p) * double(p.dim[2] - 2);
+    }
+    // Per block: what a whole block loads, and its outputs, over its Z planes.
+    double block_loads() const { return tile_cells() * (z + 2) + halo_cells() * z; }
+    double block_outputs() const { return tile_outputs() * z; }
+    // PMPP's per-block ratio: 13 FLOPs per output over 4 bytes per input loaded (stores not counted).
+    double pmpp_op_per_byte() const { return kFlopsPerOutput * block_outputs() / (kBytesPerInput * block_loads()); }
+    double halo_fraction() const { return 1.0 - block_outputs() / block_loads(); }
 };
 
 inline std::string plane_walk_invalid_reason(const PlaneWalkShape& s, int smem_bytes, const std::string& smem_what,
                                              const Problem& problem, const Target& target) {
     if (auto r = grid_too_small_reason(problem); !r.empty()) return r;
-    const std::string what = fmt::format("A {}×{} tile (one thread per input column)", s.tx, s.ty);
+    const std::string what = fmt::format("A {}×{} block", s.tx, s.ty);
     if (auto r = block_limit_reason({s.tx, s.ty, 1}, what, target); !r.empty()) return r;
+    if (!s.around && s.rows() < 3)
+        return fmt::format("With the halo inside the tile, a tile of TY·RY = {} rows has no output row between its "
+                           "two halo rows: it needs at least 3.", s.rows());
+    if (s.around && s.halo_cells() > s.threads())
+        return fmt::format("With the halo around the tile, each of its 2·TX + 2·TY·RY = {} halo cells is loaded by a "
+                           "thread of its own, but a {}×{} block has only {} threads.",
+                           int(s.halo_cells()), s.tx, s.ty, s.threads());
     if (auto r = smem_limit_reason(smem_bytes, smem_what, target); !r.empty()) return r;
     return grid_limit_reason(s.blocks(problem), target);
 }
 
-// Parameters of the two plane-walking kernels.
+// Parameters of the two plane-walking kernels. The defaults are the book's: halo inside, one row
+// per thread; the lessons' last steps switch to the layout that reaches the copy bandwidth.
 inline std::vector<ParamSpec> plane_walk_params() {
     return {
         {"TX", "Tile width (x)", ParamKind::Int, 3, 128, 1, 32,
-         "Input tile width, threads along x: the block writes TX−2 columns, so wider tiles waste less on the x halo "
-         "and a warp reads longer contiguous runs. TX = TY = T is the book's T×T."},
-        {"TY", "Tile height (y)", ParamKind::Int, 3, 64, 1, 32,
-         "Input tile height, threads along y: TY−2 output rows; TX·TY threads per block must stay within the limit."},
+         "Threads along x, and the tile's width: wider tiles waste less on the x halo and a warp reads longer "
+         "contiguous runs. TX = TY = T is the book's T×T."},
+        {"TY", "Threads along y", ParamKind::Int, 1, 64, 1, 32,
+         "Threads along y: the tile has TY·RY rows; TX·TY threads per block must stay within the limit."},
+        {"RY", "Rows per thread", ParamKind::Int, 1, 8, 1, 1,
+         "Rows of the tile each thread looks after (rows ty, ty+TY, ...): more independent loads in flight per "
+         "thread and fewer threads per tile, paid for in registers. 1 is the book's."},
         {"Z", "Output planes per block (z)", ParamKind::Int, 1, 64, 1, 32,
          "How far one block walks along z: each block also loads the two planes around its Z, so larger Z "
          "wastes less, but fewer blocks share the work."},
+        {"HALO", "Halo around the tile", ParamKind::Bool, 0, 1, 1, 0,
+         "Off (the book's): the tile is the input tile and its edge cells are only loaded; tiles overlap and each "
+         "row starts one float before a 128-byte line. On: every tile cell is an output, rows are aligned, and "
+         "the 2·TX + 2·TY·RY halo cells are loaded on top."},
     };
 }
 
@@ -158,15 +209,27 @@ inline std::vector<ParamSpec> plane_walk_params() {
 inline std::vector<Formula> plane_walk_global_formulas(const PlaneWalkShape& s, const Problem& problem,
                                                        const CostModel& m) {
     const auto blocks = s.blocks(problem);
+    if (!s.around)
+        return {
+            {"tiles along x", "Gx = ⌈(Nx−2)/(TX−2)⌉", double(blocks[0])},
+            {"tiles along y", "Gy = ⌈(Ny−2)/(TY·RY−2)⌉", double(blocks[1])},
+            {"blocks along z", "Gz = ⌈(Nz−2)/Z⌉", double(blocks[2])},
+            {"FLOPs", "13·(Nx−2)·(Ny−2)·(Nz−2)", m.flops},
+            {"global loads / thread", "RY·(Z + 2) (its RY columns of Z+2 input planes)", m.per_thread.global_loads},
+            {"global loads / block", "TX·TY·RY·(Z+2)", m.per_block.global_loads},
+            {"outputs / block", "(TX−2)·(TY·RY−2)·Z", s.block_outputs()},
+            {"global loads (total)", "(Nx + 2(Gx−1))·(Ny + 2(Gy−1))·(Nz − 2 + 2·Gz)", m.total.global_loads},
+            {"global stores (total)", "Nx·Ny·Nz (each cell once)", m.total.global_stores},
+        };
     return {
-        {"tiles along x", "Gx = ⌈(Nx−2)/(TX−2)⌉", double(blocks[0])},
-        {"tiles along y", "Gy = ⌈(Ny−2)/(TY−2)⌉", double(blocks[1])},
+        {"tiles along x", "Gx = ⌈Nx/TX⌉", double(blocks[0])},
+        {"tiles along y", "Gy = ⌈Ny/(TY·RY)⌉", double(blocks[1])},
         {"blocks along z", "Gz = ⌈(Nz−2)/Z⌉", double(blocks[2])},
         {"FLOPs", "13·(Nx−2)·(Ny−2)·(Nz−2)", m.flops},
-        {"global loads / thread", "Z + 2 (its column of Z+2 input planes)", m.per_thread.global_loads},
-        {"global loads / block", "TX·TY·(Z+2)", m.per_block.global_loads},
-        {"outputs / block", "(TX−2)·(TY−2)·Z", double(s.tx - 2) * (s.ty - 2) * s.z},
-        {"global loads (total)", "(Nx + 2(Gx−1))·(Ny + 2(Gy−1))·(Nz − 2 + 2·Gz)", m.total.global_loads},
+        {"global loads / thread", "RY·(Z + 2) + Z for a thread that also loads a halo cell", m.per_thread.global_loads},
+        {"global loads / block", "TX·TY·RY·(Z+2) + (2·TX + 2·TY·RY)·Z", m.per_block.global_loads},
+        {"outputs / block", "TX·TY·RY·Z", s.block_outputs()},
+        {"global loads (total)", "Nx·Ny·(Nz − 2 + 2·Gz) + (2·Nx·(Gy−1) + 2·Ny·(Gx−1))·(Nz−2)", m.total.global_loads},
         {"global stores (total)", "Nx·Ny·Nz (each cell once)", m.total.global_stores},
     };
 }
@@ -174,10 +237,12 @@ inline std::vector<Formula> plane_walk_global_formulas(const PlaneWalkShape& s, 
 // PMPP's ratio, the halo fraction, the kernel's shared memory and the block size, first in the extras.
 inline void add_plane_walk_extras(CostModel& m, const PlaneWalkShape& s, const std::string& op_per_byte_note,
                                   const std::string& smem_expression, int smem_bytes) {
+    const char* ratio = s.around ? "13·TX·R·Z / (4·(TX·R·(Z+2) + (2·TX + 2·R)·Z)), R = TY·RY  "
+                                 : "13·(TX−2)(R−2)·Z / (4·TX·R·(Z+2)), R = TY·RY  ";
+    const char* halo = s.around ? "1 − TX·R·Z / (TX·R·(Z+2) + (2·TX + 2·R)·Z)" : "1 − (TX−2)(R−2)·Z / (TX·R·(Z+2))";
     m.extras.insert(m.extras.begin(),
-                    {{"OP/B, PMPP per-block ratio", "13·(TX−2)(TY−2)·Z / (4·TX·TY·(Z+2))  " + op_per_byte_note,
-                      s.pmpp_op_per_byte()},
-                     {"halo fraction of the input tile", "1 − (TX−2)(TY−2)·Z / (TX·TY·(Z+2))", s.halo_fraction()},
+                    {{"OP/B, PMPP per-block ratio", ratio + op_per_byte_note, s.pmpp_op_per_byte()},
+                     {"halo fraction of the loads", halo, s.halo_fraction()},
                      {"shared memory / block (bytes)", smem_expression, double(smem_bytes)},
                      {"threads / block", "TX·TY", double(s.threads())}});
 }

@@ -1,97 +1,106 @@
 // Register-tiled stencil: the coarsened kernel, but only the current plane stays in shared memory.
 // Plane z−1 and plane z+1 are needed only by the thread of the same (x, y), so each thread keeps
-// them in registers (prev, next) and the block shares just plane z, whose x-y neighbours other
-// threads read: TX·TY floats of shared memory (4 KB at 32×32) instead of three times that.
-// Global traffic is exactly the coarsened kernel's: register tiling moves reuse from shared
-// memory into registers, it does not remove loads.
+// them in registers and the block shares just plane z, whose x-y neighbours other threads read:
+// one plane of shared memory (4 KB for the book's 32×32 tile) instead of three. Global traffic is
+// exactly the coarsened kernel's: register tiling moves reuse from shared memory into registers,
+// it does not remove loads.
 //
-// As in the coarsened kernel, loads run ahead of use (plane z+3 is requested while plane z is
-// computed) so the memory system stays busy. The z loop is unrolled eight steps at a time, which
-// turns the register rotation prev ← curr ← next ← ahead ← after into renaming for all but one
-// step in eight; unrolling all Z steps measured no faster on an H200 and compiles several
-// times longer at Z = 32 or 64. The boundary planes 0 and Nz−1
-// are copied to out only where their values are needed anyway (plane 0 in the prologue, plane
-// Nz−1 after the walk): a store of a value just loaded would make the thread wait for the load.
-// One shared plane costs a second barrier per step (see below); a second buffer would save it,
-// but measured no faster on an H200.
+// The tile's layout (halo inside or around it, RY rows per thread) is PlaneTile's, in
+// stencil_common.cuh. Each row's planes sit in a register queue q[r][0..4] = planes z−1 .. z+3:
+// prev, curr, next, and two planes requested ahead, so loads are in flight across the barriers.
+// The z loop is unrolled eight steps at a time, which turns most queue moves into renaming;
+// unrolling all Z steps measured no faster on an H200 and compiles much longer at Z = 64. Halo
+// cells, when the halo is around the tile, have their own queue h[0..2] = planes z .. z+2.
+// Boundary planes 0 and Nz−1 are copied to out where their values are used anyway (plane 0 after
+// the first barrier, plane Nz−1 after the walk), never right after their load.
+// One shared plane costs a second barrier per step (see below); a second buffer would save it.
 #pragma once
 #include "stencil_common.cuh"
 
-template <int TX, int TY, int Z>
+template <int TX, int TY, int RY, int Z, bool AROUND>
 __global__ void __launch_bounds__(TX * TY)
 register_tiled_stencil(const float* __restrict__ in, float* __restrict__ out, int nx, int ny,
                        int nz, unsigned long long* counters) {
-    static_assert(TX >= 3 && TY >= 3, "a tile needs at least one output cell inside its halo");
+    using Tile = PlaneTile<TX, TY, RY, AROUND>;
+    constexpr int R = Tile::R, A = Tile::A;
+    static_assert(TX >= 3 && R >= 3, "a tile needs at least one output cell inside its halo");
+    static_assert(!AROUND || 2 * TX + 2 * R <= TX * TY, "one thread per halo cell");
     static_assert(Z >= 1, "a block computes at least one output plane");
+    constexpr int kQueue = 5;  // planes z−1 .. z+3
     TL_COUNTER(counters);
-    __shared__ float curr_s[TY][TX];
+    __shared__ float curr_s[R + 2 * A][TX + 2 * A];
 
-    const int tx = threadIdx.x, ty = threadIdx.y;
-    const int x = blockIdx.x * (TX - 2) + tx;        // tile starts one cell before the outputs
-    const int y = blockIdx.y * (TY - 2) + ty;
+    const Tile tile(nx, ny);
+    const int tx = threadIdx.x;
     const int z_first = 1 + blockIdx.z * Z;          // first output plane of this block
     const int z_end = min(z_first + Z, nz - 1);      // one past its last output plane
-    const bool in_grid = x < nx && y < ny;
-    const bool owns = in_grid && tile_owns(tx, TX, x, nx) && tile_owns(ty, TY, y, ny);
-    const bool computes = tile_computes(tx, TX, x, nx) && tile_computes(ty, TY, y, ny);
     const size_t plane = size_t(nx) * ny;
-    const size_t column = size_t(y) * nx + x;
-
-    auto load_plane = [&](int z) {
+    auto load = [&](int z, size_t column) {
         TL_GLOAD(1);
-        return in[size_t(z) * plane + column];
+        return tile_load<AROUND>(in + size_t(z) * plane + column);
     };
-    // Planes 0 and nz−1 are boundary conditions: the block that holds one (the first block for
-    // plane 0, the last for nz−1) copies this thread's cell of it to out.
-    auto copy_if_boundary = [&](float value, int z) {
-        if ((z == 0 || z == nz - 1) && owns) {
-            out[size_t(z) * plane + column] = value;
-            TL_GSTORE(1);
-        }
+    auto store = [&](int z, size_t column, float value) {
+        tile_store<AROUND>(out + size_t(z) * plane + column, value);
+        TL_GSTORE(1);
     };
 
-    // Input planes z_first−1 .. z_end; z_end ≥ z_first + 1, so the first three always exist.
-    float prev = 0.0f, curr = 0.0f, next = 0.0f, ahead = 0.0f;
-    if (in_grid) {
-        prev = load_plane(z_first - 1);
-        curr = load_plane(z_first);
-        next = load_plane(z_first + 1);
-        if (z_first + 2 <= z_end) ahead = load_plane(z_first + 2);
-        copy_if_boundary(prev, z_first - 1);
-        curr_s[ty][tx] = curr;
-        TL_SSTORE(1);
-    }
+    // Input planes z_first−1 .. z_end of each row (z_end ≥ z_first + 1); the halo of output
+    // planes z_first .. z_end−1 only.
+    float q[RY][kQueue], h[3] = {};
+#pragma unroll
+    for (int r = 0; r < RY; ++r)
+#pragma unroll
+        for (int k = 0; k < kQueue; ++k)
+            q[r][k] = tile.in_grid[r] && z_first - 1 + k <= z_end ? load(z_first - 1 + k, tile.column[r]) : 0.0f;
+#pragma unroll
+    for (int k = 0; k < 3; ++k)
+        if (tile.has_halo && z_first + k < z_end) h[k] = load(z_first + k, tile.halo_column);
 
 #pragma unroll 8
     for (int i = 0; i < Z; ++i) {
         const int z = z_first + i;
         if (z >= z_end) break;  // the same for the whole block: the barriers stay uniform
 
-        float after = 0.0f;
-        if (in_grid && z + 3 <= z_end) after = load_plane(z + 3);
+#pragma unroll
+        for (int r = 0; r < RY; ++r)
+            if (tile.in_grid[r]) {
+                curr_s[tile.row[r] + A][tx + A] = q[r][1];
+                TL_SSTORE(1);
+            }
+        if (tile.has_halo) {
+            curr_s[tile.halo_sy][tile.halo_sx] = h[0];
+            TL_SSTORE(1);
+        }
         __syncthreads();  // curr_s holds plane z for every thread
 
-        if (owns) {
-            float result = curr;  // an x or y boundary cell is copied
-            if (computes) {
-                result = apply_stencil(curr, curr_s[ty][tx - 1], curr_s[ty][tx + 1],
-                                       curr_s[ty - 1][tx], curr_s[ty + 1][tx], prev, next);
+#pragma unroll
+        for (int r = 0; r < RY; ++r) {
+            if (!tile.owns[r]) continue;
+            if (i == 0 && z == 1) store(0, tile.column[r], q[r][0]);  // boundary plane 0
+            float result = q[r][1];  // an x or y boundary cell is copied
+            if (tile.computes[r]) {
+                const int sy = tile.row[r] + A, sx = tx + A;
+                result = apply_stencil(q[r][1], curr_s[sy][sx - 1], curr_s[sy][sx + 1],
+                                       curr_s[sy - 1][sx], curr_s[sy + 1][sx], q[r][0], q[r][2]);
                 TL_SLOAD(4);
             }
-            out[size_t(z) * plane + column] = result;
-            TL_GSTORE(1);
+            store(z, tile.column[r], result);
         }
         __syncthreads();  // nobody reads plane z from curr_s any more
 
-        prev = curr;
-        curr = next;
-        next = ahead;
-        ahead = after;
-        if (in_grid && z + 1 < z_end) {
-            curr_s[ty][tx] = curr;
-            TL_SSTORE(1);
+#pragma unroll
+        for (int r = 0; r < RY; ++r) {
+#pragma unroll
+            for (int k = 0; k + 1 < kQueue; ++k) q[r][k] = q[r][k + 1];
+            q[r][kQueue - 1] = tile.in_grid[r] && z + kQueue - 1 <= z_end ? load(z + kQueue - 1, tile.column[r]) : 0.0f;
         }
+        h[0] = h[1];
+        h[1] = h[2];
+        h[2] = tile.has_halo && z + 3 < z_end ? load(z + 3, tile.halo_column) : 0.0f;
     }
-    // The last step moved plane z_end into curr.
-    if (in_grid) copy_if_boundary(curr, z_end);
+    // The last step moved plane z_end into q[r][1].
+    if (z_end == nz - 1)
+#pragma unroll
+        for (int r = 0; r < RY; ++r)
+            if (tile.owns[r]) store(z_end, tile.column[r], q[r][1]);
 }

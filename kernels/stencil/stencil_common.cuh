@@ -36,3 +36,81 @@ __device__ __forceinline__ bool tile_owns(int t, int tile, int c, int n) {
 __device__ __forceinline__ bool tile_computes(int t, int tile, int c, int n) {
     return t >= 1 && t <= tile - 2 && c < n - 1;
 }
+
+// Loads and stores of the plane-walking kernels (lessons 08 and 09) with the halo around the
+// tile: each cell is used once from DRAM (reuse goes through shared memory and registers), so
+// they ask for streaming, evict-first in the caches, which leaves L2 to the halo cells that
+// neighbouring blocks load again. With the book's layout, whole tile edges are loaded twice and
+// plain loads and stores are kept.
+template <bool STREAM>
+__device__ __forceinline__ float tile_load(const float* p) { return STREAM ? __ldcs(p) : *p; }
+template <bool STREAM>
+__device__ __forceinline__ void tile_store(float* p, float v) {
+    if (STREAM) __stcs(p, v);
+    else *p = v;
+}
+
+// Where the cells of a plane-walking block are. The block is TX × TY threads; each thread looks
+// after RY rows of the tile (rows ty, ty + TY, ty + 2·TY, ...), so the tile is TX × R with
+// R = TY·RY: more rows per thread means more independent loads in flight per thread.
+//
+// Two layouts of the halo (the one-cell ring an output's x-y neighbours reach into):
+//  - inside the tile (AROUND = false, the book's): the tile is the input tile, starting one cell
+//    before the block's outputs; its edge cells are loaded but not computed, and consecutive
+//    tiles overlap by two cells. Tile rows start one float before a 128-byte line.
+//  - around the tile (AROUND = true): the tile is the output tile, starting on the block's first
+//    output, and the 2·TX + 2·R halo cells are extra loads, one per thread for threads 0, 1, ...
+//    Every cell is an output; rows are aligned; the halo is loaded once per output plane and
+//    its corners not at all.
+// In shared memory the tile sits at an offset of A = 1 cell around (room for the halo), 0 inside.
+template <int TX, int TY, int RY, bool AROUND>
+struct PlaneTile {
+    static constexpr int R = TY * RY;
+    static constexpr int A = AROUND ? 1 : 0;
+    int x;                     // this thread's column
+    int row[RY];               // tile rows of its cells (ty + r·TY)
+    bool in_grid[RY];          // cell inside the grid: it is loaded
+    bool owns[RY];             // this block writes the cell
+    bool computes[RY];         // the cell gets the stencil (else it is copied)
+    size_t column[RY];         // offset of the cell within an x-y plane
+    bool has_halo = false;     // this thread loads one halo cell of each output plane
+    int halo_sx = 0, halo_sy = 0;
+    size_t halo_column = 0;
+
+    __device__ PlaneTile(int nx, int ny) {
+        const int tx = threadIdx.x, ty = threadIdx.y;
+        const int x0 = AROUND ? blockIdx.x * TX : blockIdx.x * (TX - 2);
+        const int y0 = AROUND ? blockIdx.y * R : blockIdx.y * (R - 2);
+        x = x0 + tx;
+#pragma unroll
+        for (int r = 0; r < RY; ++r) {
+            row[r] = ty + r * TY;
+            const int y = y0 + row[r];
+            in_grid[r] = x < nx && y < ny;
+            if (AROUND) {
+                owns[r] = in_grid[r];
+                computes[r] = in_grid[r] && x > 0 && x < nx - 1 && y > 0 && y < ny - 1;
+            } else {
+                owns[r] = in_grid[r] && tile_owns(tx, TX, x, nx) && tile_owns(row[r], R, y, ny);
+                computes[r] = tile_computes(tx, TX, x, nx) && tile_computes(row[r], R, y, ny);
+            }
+            column[r] = size_t(y) * nx + x;
+        }
+        if (AROUND) {
+            // Halo cell t: the row above (t < TX), the row below, the column left, the column right.
+            const int t = ty * TX + tx;
+            int hx = -1, hy = -1;
+            if (t < TX) {
+                hx = x0 + t, hy = y0 - 1, halo_sx = t + 1, halo_sy = 0;
+            } else if (t < 2 * TX) {
+                hx = x0 + t - TX, hy = y0 + R, halo_sx = t - TX + 1, halo_sy = R + 1;
+            } else if (t < 2 * TX + R) {
+                hx = x0 - 1, hy = y0 + t - 2 * TX, halo_sx = 0, halo_sy = t - 2 * TX + 1;
+            } else if (t < 2 * TX + 2 * R) {
+                hx = x0 + TX, hy = y0 + t - 2 * TX - R, halo_sx = TX + 1, halo_sy = t - 2 * TX - R + 1;
+            }
+            has_halo = hx >= 0 && hy >= 0 && hx < nx && hy < ny;
+            if (has_halo) halo_column = size_t(hy) * nx + hx;
+        }
+    }
+};

@@ -10,45 +10,50 @@ namespace {
 using stencil::Grid;
 using stencil::PlaneWalkShape;
 
-int coarsened_smem_bytes(const PlaneWalkShape& s) { return 3 * s.tx * s.ty * 4; }
+int coarsened_smem_bytes(const PlaneWalkShape& s) { return 3 * s.shared_plane_floats() * 4; }
 
 std::string coarsened_invalid_reason(const ParamValues& p, const Problem& problem, const Target& target) {
     const PlaneWalkShape s(p);
-    return stencil::plane_walk_invalid_reason(
-        s, coarsened_smem_bytes(s), fmt::format("Three {}×{} planes of floats", s.tx, s.ty), problem, target);
+    const std::string what = s.around ? fmt::format("Three {}×{} planes of floats (tiles and halos)", s.tx + 2, s.rows() + 2)
+                                      : fmt::format("Three {}×{} planes of floats", s.tx, s.rows());
+    return stencil::plane_walk_invalid_reason(s, coarsened_smem_bytes(s), what, problem, target);
 }
 
 KernelInstance coarsened_kernel(const ParamValues& p) {
     const PlaneWalkShape s(p);
-    return {"stencil/03_coarsened.cuh", fmt::format("coarsened_stencil<{}, {}, {}>", s.tx, s.ty, s.z)};
+    return {"stencil/03_coarsened.cuh",
+            fmt::format("coarsened_stencil<{}, {}, {}, {}, {}>", s.tx, s.ty, s.ry, s.z, s.around ? "true" : "false")};
 }
 
 CostModel coarsened_cost_model(const ParamValues& p, const Problem& problem) {
     const PlaneWalkShape s(p);
     const Grid g(problem);
-    const double TX = s.tx, TY = s.ty, Z = s.z;
-    const double outputs = (TX - 2) * (TY - 2) * Z;   // a full block
-    const double loaded = stencil::tile_cells_in_grid(g.nx, s.tx) * stencil::tile_cells_in_grid(g.ny, s.ty) *
-                          s.planes_loaded(g.nz);
+    const double RY = s.ry, Z = s.z, halo = s.around ? 1 : 0;
+    const double outputs = s.block_outputs();   // a whole block
+    const double loaded = s.global_loads(problem);
 
     CostModel m;
     m.flops = stencil::kFlopsPerOutput * g.interior();
-    m.per_thread = {Z + 2, Z, 7 * Z, Z + 2};                             // an output column of a full block
-    m.per_block = {TX * TY * (Z + 2), outputs, 7 * outputs, TX * TY * (Z + 2)};
-    // Exact: each in-grid column of each tile loads Z+2 planes (fewer in the last block along z)
-    // and stores each to shared memory; interior outputs read 7 shared values, the x-y boundary
-    // cells of planes 1..Nz−2 read their own one; every cell is written once.
+    // A thread whose RY cells are all outputs (and, with the halo around, that loads a halo cell).
+    m.per_thread = {RY * (Z + 2) + halo * Z, RY * Z, 7 * RY * Z, RY * (Z + 2) + halo * Z};
+    m.per_block = {s.block_loads(), outputs, 7 * outputs, s.block_loads()};
+    // Exact: each in-grid tile cell loads Z+2 planes (fewer in the last block along z), each halo
+    // cell its Z output planes, and every loaded value goes to shared memory; interior outputs
+    // read 7 shared values, the x-y boundary cells of planes 1..Nz−2 read their own one; every
+    // cell is written once.
     m.total = {loaded, g.points(), 7 * g.interior() + g.plane_ring() * double(g.nz - 2), loaded};
     stencil::finish_cost_model(m, g);
 
     m.formulas = stencil::plane_walk_global_formulas(s, problem, m);
     m.formulas.insert(m.formulas.end(), {
-        {"shared loads / block", "7·(TX−2)·(TY−2)·Z", m.per_block.shared_loads},
+        {"shared loads / block", "7 · outputs / block", m.per_block.shared_loads},
         {"shared loads (total)", "7·(Nx−2)(Ny−2)(Nz−2) + (Nx·Ny − (Nx−2)(Ny−2))·(Nz−2)", m.total.shared_loads},
         {"shared stores (total)", "= global loads", m.total.shared_stores},
     });
     stencil::add_common_formulas(m);
-    stencil::add_plane_walk_extras(m, s, "(T = 32, Z = 30: 2.68)", "3·TX·TY·4  (three planes)", coarsened_smem_bytes(s));
+    stencil::add_plane_walk_extras(m, s, "(T = 32, Z = 30: 2.68)",
+                                   s.around ? "3·(TX+2)·(R+2)·4  (three planes with their halos)" : "3·TX·R·4  (three planes)",
+                                   coarsened_smem_bytes(s));
     return m;
 }
 

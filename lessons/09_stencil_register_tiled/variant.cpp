@@ -10,46 +10,51 @@ namespace {
 using stencil::Grid;
 using stencil::PlaneWalkShape;
 
-int register_tiled_smem_bytes(const PlaneWalkShape& s) { return s.tx * s.ty * 4; }
+int register_tiled_smem_bytes(const PlaneWalkShape& s) { return s.shared_plane_floats() * 4; }
 
 std::string register_tiled_invalid_reason(const ParamValues& p, const Problem& problem, const Target& target) {
     const PlaneWalkShape s(p);
-    return stencil::plane_walk_invalid_reason(
-        s, register_tiled_smem_bytes(s), fmt::format("One {}×{} plane of floats", s.tx, s.ty), problem, target);
+    const std::string what = s.around ? fmt::format("One {}×{} plane of floats (the tile and its halo)", s.tx + 2, s.rows() + 2)
+                                      : fmt::format("One {}×{} plane of floats", s.tx, s.rows());
+    return stencil::plane_walk_invalid_reason(s, register_tiled_smem_bytes(s), what, problem, target);
 }
 
 KernelInstance register_tiled_kernel(const ParamValues& p) {
     const PlaneWalkShape s(p);
-    return {"stencil/04_register_tiled.cuh", fmt::format("register_tiled_stencil<{}, {}, {}>", s.tx, s.ty, s.z)};
+    return {"stencil/04_register_tiled.cuh",
+            fmt::format("register_tiled_stencil<{}, {}, {}, {}, {}>", s.tx, s.ty, s.ry, s.z, s.around ? "true" : "false")};
 }
 
 CostModel register_tiled_cost_model(const ParamValues& p, const Problem& problem) {
     const PlaneWalkShape s(p);
     const Grid g(problem);
-    const double TX = s.tx, TY = s.ty, Z = s.z;
-    const double outputs = (TX - 2) * (TY - 2) * Z;   // a full block
-    const double columns = stencil::tile_cells_in_grid(g.nx, s.tx) * stencil::tile_cells_in_grid(g.ny, s.ty);
-    const double loaded = columns * s.planes_loaded(g.nz);
+    const double RY = s.ry, Z = s.z, halo = s.around ? 1 : 0;
+    const double outputs = s.block_outputs();   // a whole block
+    const double stored = s.tile_cells_per_plane(problem) + s.halo_cells_per_plane(problem);
 
     CostModel m;
     m.flops = stencil::kFlopsPerOutput * g.interior();
-    m.per_thread = {Z + 2, Z, 4 * Z, Z};                                 // an output column of a full block
-    m.per_block = {TX * TY * (Z + 2), outputs, 4 * outputs, TX * TY * Z};
-    // Exact: global loads as in the coarsened kernel; only the Z current planes go to shared
-    // memory; an interior output reads its 4 x-y neighbours there (centre, z−1, z+1 in
-    // registers); boundary cells are copied from registers; every cell is written once.
-    m.total = {loaded, g.points(), 4 * g.interior(), columns * double(g.nz - 2)};
+    // A thread whose RY cells are all outputs (and, with the halo around, that loads a halo cell).
+    m.per_thread = {RY * (Z + 2) + halo * Z, RY * Z, 4 * RY * Z, RY * Z + halo * Z};
+    m.per_block = {s.block_loads(), outputs, 4 * outputs, (s.tile_cells() + s.halo_cells()) * Z};
+    // Exact: global loads as in the coarsened kernel; only the Nz−2 current planes (tile and halo
+    // cells) go to shared memory; an interior output reads its 4 x-y neighbours there (centre,
+    // z−1, z+1 in registers); boundary cells are copied from registers; every cell is written once.
+    m.total = {s.global_loads(problem), g.points(), 4 * g.interior(), stored * double(g.nz - 2)};
     stencil::finish_cost_model(m, g);
 
     m.formulas = stencil::plane_walk_global_formulas(s, problem, m);
     m.formulas.insert(m.formulas.end(), {
-        {"shared loads / block", "4·(TX−2)·(TY−2)·Z (x-y neighbours only)", m.per_block.shared_loads},
-        {"shared stores / block", "TX·TY·Z (the current plane, once per step)", m.per_block.shared_stores},
+        {"shared loads / block", "4 · outputs / block (x-y neighbours only)", m.per_block.shared_loads},
+        {"shared stores / block", s.around ? "(TX·R + 2·TX + 2·R)·Z (the current plane and its halo, once per step)"
+                                           : "TX·R·Z (the current plane, once per step)", m.per_block.shared_stores},
         {"shared loads (total)", "4·(Nx−2)·(Ny−2)·(Nz−2)", m.total.shared_loads},
-        {"shared stores (total)", "(Nx + 2(Gx−1))·(Ny + 2(Gy−1))·(Nz−2)", m.total.shared_stores},
+        {"shared stores (total)", "(tile cells + halo cells per plane)·(Nz−2)", m.total.shared_stores},
     });
     stencil::add_common_formulas(m);
-    stencil::add_plane_walk_extras(m, s, "(same as coarsened)", "TX·TY·4  (one plane)", register_tiled_smem_bytes(s));
+    stencil::add_plane_walk_extras(m, s, "(same as coarsened)",
+                                   s.around ? "(TX+2)·(R+2)·4  (one plane with its halo)" : "TX·R·4  (one plane)",
+                                   register_tiled_smem_bytes(s));
     return m;
 }
 
