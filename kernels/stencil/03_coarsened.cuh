@@ -41,7 +41,7 @@ coarsened_stencil(const float* __restrict__ in, float* __restrict__ out, int nx,
     const size_t plane = size_t(nx) * ny;
     auto load = [&](int z, size_t column) {
         TL_GLOAD(1);
-        return tile_load<AROUND>(in + size_t(z) * plane + column);
+        return in[size_t(z) * plane + column];
     };
     // Stores row r's cell of input plane z into a shared buffer. Planes 0 and nz−1 are boundary
     // conditions: the block that holds one (the first block for plane 0, the last for nz−1) also
@@ -50,7 +50,7 @@ coarsened_stencil(const float* __restrict__ in, float* __restrict__ out, int nx,
         buffer[tile.row[r] + A][tx + A] = value;
         TL_SSTORE(1);
         if ((z == 0 || z == nz - 1) && tile.owns[r]) {
-            tile_store<AROUND>(out + size_t(z) * plane + tile.column[r], value);
+            out[size_t(z) * plane + tile.column[r]] = value;
             TL_GSTORE(1);
         }
     };
@@ -125,7 +125,7 @@ coarsened_stencil(const float* __restrict__ in, float* __restrict__ out, int nx,
                 result = curr[sy][sx];  // an x or y boundary cell: copied
                 TL_SLOAD(1);
             }
-            tile_store<AROUND>(out + size_t(z) * plane + tile.column[r], result);
+            out[size_t(z) * plane + tile.column[r]] = result;
             TL_GSTORE(1);
         }
         // No second barrier: other threads read only curr; prev (plane z−1) is read by this

@@ -37,10 +37,10 @@ register_tiled_stencil(const float* __restrict__ in, float* __restrict__ out, in
     const size_t plane = size_t(nx) * ny;
     auto load = [&](int z, size_t column) {
         TL_GLOAD(1);
-        return tile_load<AROUND>(in + size_t(z) * plane + column);
+        return in[size_t(z) * plane + column];
     };
     auto store = [&](int z, size_t column, float value) {
-        tile_store<AROUND>(out + size_t(z) * plane + column, value);
+        out[size_t(z) * plane + column] = value;
         TL_GSTORE(1);
     };
 

@@ -37,19 +37,6 @@ __device__ __forceinline__ bool tile_computes(int t, int tile, int c, int n) {
     return t >= 1 && t <= tile - 2 && c < n - 1;
 }
 
-// Loads and stores of the plane-walking kernels (lessons 08 and 09) with the halo around the
-// tile: each cell is used once from DRAM (reuse goes through shared memory and registers), so
-// they ask for streaming, evict-first in the caches, which leaves L2 to the halo cells that
-// neighbouring blocks load again. With the book's layout, whole tile edges are loaded twice and
-// plain loads and stores are kept.
-template <bool STREAM>
-__device__ __forceinline__ float tile_load(const float* p) { return STREAM ? __ldcs(p) : *p; }
-template <bool STREAM>
-__device__ __forceinline__ void tile_store(float* p, float v) {
-    if (STREAM) __stcs(p, v);
-    else *p = v;
-}
-
 // Where the cells of a plane-walking block are. The block is TX × TY threads; each thread looks
 // after RY rows of the tile (rows ty, ty + TY, ty + 2·TY, ...), so the tile is TX × R with
 // R = TY·RY: more rows per thread means more independent loads in flight per thread.
