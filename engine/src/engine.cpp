@@ -169,6 +169,7 @@ RunResult Engine::analyze(const RunRequest& req) {
 
         r.stage = "compile";
         r.compiled = compiler().compile({k.source_file, k.name_expression, t.arch(), k.max_registers, {}});
+        r.stages.compile_ms = r.compiled->compile_ms;
         if (!r.compiled->ok) {
             r.error = r.compiled->error;
             return r;
@@ -210,6 +211,7 @@ RunResult Engine::run(const RunRequest& req, const RunOptions& opt, const Cancel
         if (opt.count_accesses) {   // the same instance built with TILELAB_COUNT=1
             const KernelInstance k = v->kernel(r.request.params);
             job.counting = compiler().compile({k.source_file, k.name_expression, target().arch(), k.max_registers, {"TILELAB_COUNT=1"}});
+            r.stages.count_compile_ms = job.counting->compile_ms;
             if (!job.counting->ok) {
                 r.ok = false;
                 r.stage = "compile";

@@ -4,6 +4,7 @@
 #include "runner_gpu.h"
 #include <fmt/format.h>
 #include <algorithm>
+#include <chrono>
 #include <functional>
 #include <stdexcept>
 #include <string_view>
@@ -40,6 +41,14 @@ std::string library_key(const CompileResult& c) {
 }
 
 dim3 to_dim3(const std::array<unsigned, 3>& a) { return dim3(a[0], a[1], a[2]); }
+
+// Milliseconds since `start`; restarts it, so consecutive stages can be timed one after another.
+double lap_ms(std::chrono::steady_clock::time_point& start) {
+    const auto now = std::chrono::steady_clock::now();
+    const double ms = std::chrono::duration<double, std::milli>(now - start).count();
+    start = now;
+    return ms;
+}
 
 }  // namespace
 
@@ -98,6 +107,8 @@ bool GpuRunner::note_error(cudaError_t code) {
 void GpuRunner::measure(RunResult& r, const worker::MeasureJob& job, const RunOptions& opt, const CancelFlag* cancel) {
     std::string stage = "run";
     r.ok = true;
+    StageTimes& times = r.stages;
+    auto lap = std::chrono::steady_clock::now();
     try {
         if (context_lost_) throw StageError("run", "the CUDA context was lost to an earlier fault");
         const Problem& problem = job.problem;
@@ -119,6 +130,8 @@ void GpuRunner::measure(RunResult& r, const worker::MeasureJob& job, const RunOp
             TL_CUDA_CHECK(cudaLaunchKernel(entry, grid, block, args.data(), dyn_smem, nullptr));
         };
 
+        times.setup_ms = lap_ms(lap);
+
         // 1. One launch on a poisoned output, then validate: an unchecked result is never timed.
         stage = "launch";
         family.poison_output(nullptr);
@@ -127,6 +140,7 @@ void GpuRunner::measure(RunResult& r, const worker::MeasureJob& job, const RunOp
         TL_CUDA_CHECK(cudaDeviceSynchronize());
         stage = "validate";
         r.validation = family.validate();
+        times.validate_ms = lap_ms(lap);
         if (!r.validation.passed)
             throw StageError("validate", fmt::format("Output differs from the {} reference: max error {:.3g} ({:.3g} relative to max(1, |expected|), tolerance {:.3g}); first: {}",
                                                      r.validation.reference, r.validation.max_abs_error,
@@ -137,6 +151,7 @@ void GpuRunner::measure(RunResult& r, const worker::MeasureJob& job, const RunOp
         stage = "run";
         TimingPlan plan{opt.warmup, std::max(1, opt.repetitions), opt.flush_l2 ? &flusher() : nullptr, cancel};
         if (!time_launches(launch, plan, r.timing)) throw StageError("run", "cancelled");
+        times.timing_ms = lap_ms(lap);
 
         // 3. Count what the kernel really accesses: the same instance built with TILELAB_COUNT=1.
         // (The engine compiled it before sending the job; no counting build means no counting.)
@@ -153,6 +168,7 @@ void GpuRunner::measure(RunResult& r, const worker::MeasureJob& job, const RunOp
             unsigned long long host[4] = {};
             TL_CUDA_CHECK(cudaMemcpy(host, counters.get(), sizeof host, cudaMemcpyDeviceToHost));
             r.counted = AccessCounts{double(host[0]), double(host[1]), double(host[2]), double(host[3])};
+            times.count_ms = lap_ms(lap);
         }
 
         // 4. The reference at the same size ("% of cuBLAS"), timed the same way, once per problem.
@@ -167,6 +183,7 @@ void GpuRunner::measure(RunResult& r, const worker::MeasureJob& job, const RunOp
             }
             r.reference_name = it->second.first;
             r.reference_ms = it->second.second;
+            times.reference_ms = lap_ms(lap);
         }
 
         const double ms = r.timing.median_ms;

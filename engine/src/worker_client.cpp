@@ -232,8 +232,11 @@ void measure_in_worker(const worker::MeasureJob& job, const RunOptions& opt, con
     json reply;
     std::string failure;
     try {
+        const auto start = std::chrono::steady_clock::now();
         const json request = {{"op", "run"}, {"job", worker::job_to_json(job)}, {"options", worker::options_to_json(opt)}};
-        if (!WorkerClient::instance().call(request, cancel, reply, failure)) {
+        const bool answered = WorkerClient::instance().call(request, cancel, reply, failure);
+        r.stages.worker_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        if (!answered) {
             r.ok = false;
             r.stage = "run";
             r.error = failure;

@@ -183,7 +183,12 @@ json measured_to_json(const RunResult& r) {
               {"gbps_effective", r.gbps_effective},
               {"reference_ms", r.reference_ms},
               {"reference_name", r.reference_name},
-              {"pct_of_reference", r.pct_of_reference}};
+              {"pct_of_reference", r.pct_of_reference},
+              {"stages", {{"setup_ms", r.stages.setup_ms},
+                          {"validate_ms", r.stages.validate_ms},
+                          {"timing_ms", r.stages.timing_ms},
+                          {"count_ms", r.stages.count_ms},
+                          {"reference_ms", r.stages.reference_ms}}}};
     j["counted"] = r.counted ? counts_to_json(*r.counted) : json(nullptr);
     return j;
 }
@@ -215,6 +220,13 @@ void measured_from_json(const json& j, RunResult& r) {
     r.reference_ms = j.at("reference_ms").get<double>();
     r.reference_name = j.at("reference_name").get<std::string>();
     r.pct_of_reference = j.at("pct_of_reference").get<double>();
+    // Only the worker's own stages: the compiles and the round trip are timed by the engine.
+    const json& s = j.at("stages");
+    r.stages.setup_ms = s.at("setup_ms").get<double>();
+    r.stages.validate_ms = s.at("validate_ms").get<double>();
+    r.stages.timing_ms = s.at("timing_ms").get<double>();
+    r.stages.count_ms = s.at("count_ms").get<double>();
+    r.stages.reference_ms = s.at("reference_ms").get<double>();
 }
 
 json ceilings_to_json(const Ceilings& c) {

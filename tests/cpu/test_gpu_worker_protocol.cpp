@@ -60,6 +60,11 @@ RunResult measured_result() {
     r.reference_ms = 7.5;
     r.reference_name = "cuBLAS SGEMM";
     r.pct_of_reference = 88.25;
+    r.stages.setup_ms = 41.5;
+    r.stages.validate_ms = 1.0 / 3.0;
+    r.stages.timing_ms = 2.25;
+    r.stages.count_ms = 0.125;
+    r.stages.reference_ms = 1e-3;
     return r;
 }
 
@@ -69,6 +74,9 @@ TEST(GpuWorkerProtocol, MeasuredFieldsSurviveTheRoundTrip) {
     const RunResult sent = measured_result();
     RunResult got;
     got.target = "kept";   // analysed fields are not the protocol's business
+    got.stages.compile_ms = 230;          // nor the stages the engine times itself
+    got.stages.count_compile_ms = 210;
+    got.stages.worker_ms = 60;
     worker::measured_from_json(through_socket(worker::measured_to_json(sent)), got);
     EXPECT_EQ(got.target, "kept");
     EXPECT_EQ(got.ok, sent.ok);
@@ -95,6 +103,14 @@ TEST(GpuWorkerProtocol, MeasuredFieldsSurviveTheRoundTrip) {
     EXPECT_EQ(got.reference_ms, sent.reference_ms);
     EXPECT_EQ(got.reference_name, sent.reference_name);
     EXPECT_EQ(got.pct_of_reference, sent.pct_of_reference);
+    EXPECT_EQ(got.stages.setup_ms, sent.stages.setup_ms);
+    EXPECT_EQ(got.stages.validate_ms, sent.stages.validate_ms);
+    EXPECT_EQ(got.stages.timing_ms, sent.stages.timing_ms);
+    EXPECT_EQ(got.stages.count_ms, sent.stages.count_ms);
+    EXPECT_EQ(got.stages.reference_ms, sent.stages.reference_ms);
+    EXPECT_EQ(got.stages.compile_ms, 230);
+    EXPECT_EQ(got.stages.count_compile_ms, 210);
+    EXPECT_EQ(got.stages.worker_ms, 60);
 
     // No counts sent: none received, even into a result that had some.
     RunResult uncounted = sent;

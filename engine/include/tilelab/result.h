@@ -39,6 +39,20 @@ struct Validation {
     std::string message;     // first mismatch, when failed
 };
 
+// Where one request's time went, wall milliseconds (0: the stage did not run). For latency logs:
+// the GUI prints them with --log-latency. The GPU worker fills the stages it runs.
+struct StageTimes {
+    double compile_ms = 0;         // the kernel's compile in analyze(): NVRTC, or a cache hit
+    double count_compile_ms = 0;   // the instrumented build (TILELAB_COUNT=1)
+    double worker_ms = 0;          // the GPU worker's whole round trip, transfers included
+    // Inside the GPU worker:
+    double setup_ms = 0;           // inputs and reference output (when the problem changed), loading the cubin
+    double validate_ms = 0;        // the checked launch and the comparison with the reference
+    double timing_ms = 0;          // warm-ups and timed repetitions
+    double count_ms = 0;           // the instrumented launch
+    double reference_ms = 0;       // timing cuBLAS / the device copy (once per problem)
+};
+
 struct RunResult {
     RunRequest request;        // with defaults filled in
     std::string target;        // target name
@@ -69,6 +83,8 @@ struct RunResult {
     double reference_ms = 0;      // cuBLAS at this size (matmul) or device copy of the same bytes (stencil)
     std::string reference_name;   // "cuBLAS SGEMM" / "device copy"
     double pct_of_reference = 0;  // reference_ms / median_ms · 100
+
+    StageTimes stages;
 };
 
 }  // namespace tilelab
