@@ -8,8 +8,19 @@ namespace tilelab::gui {
 namespace {
 
 // A slider being dragged sends a value every frame; wait this long for it to settle so the worker
-// compiles the value the user stops at, not every value passed on the way.
-constexpr std::chrono::milliseconds kDragDebounce(100);
+// compiles the value the user stops at, not every value passed on the way. Short, because it adds
+// to every redraw, and a run started too early is cancelled when the slider moves on.
+constexpr std::chrono::milliseconds kDragDebounce(30);
+
+// While dragging (and first after a click): still validated (never skipped), but one warm-up and
+// three repetitions, and no instrumented build (a second NVRTC compile). The reference stays: the
+// GPU worker times it once per problem. The full protocol follows.
+RunOptions quick_options(RunOptions opt) {
+    opt.warmup = std::min(opt.warmup, 1);
+    opt.repetitions = std::min(opt.repetitions, 3);
+    opt.count_accesses = false;
+    return opt;
+}
 
 void apply_step_presets(AppState& state) {
     const Lesson* lesson = CurrentLesson(state);
@@ -77,7 +88,7 @@ void ResetParams(AppState& state) {
     SubmitRequest(state);
 }
 
-bool SubmitRequest(AppState& state, const std::string& changed, bool dragging) {
+bool SubmitRequest(AppState& state, const std::string& changed, Change how) {
     Problem problem;
     std::string error;
     if (!parse_problem(state.size_text, problem, error)) {
@@ -90,9 +101,11 @@ bool SubmitRequest(AppState& state, const std::string& changed, bool dragging) {
     state.size_by_variant[state.request.variant] = state.size_text;
     state.last_changed_param = changed;
     state.updating = true;
-    if (state.worker)
-        state.worker->submit(state.request, state.run_options,
-                             dragging ? kDragDebounce : std::chrono::milliseconds(0));
+    if (!state.worker) return true;
+    if (how == Change::Click || how == Change::Drag)
+        state.worker->submit(state.request, quick_options(state.run_options),
+                             how == Change::Drag ? kDragDebounce : std::chrono::milliseconds(0), Protocol::Quick);
+    if (how != Change::Drag) state.worker->submit(state.request, state.run_options);
     return true;
 }
 

@@ -23,9 +23,17 @@ void StepBack(AppState& state);
 // Parameters back to the variant's defaults (then the current step's presets are not reapplied).
 void ResetParams(AppState& state);
 
+// How a request came about, which decides how it is measured. The quick protocol (validated,
+// fewer repetitions, nothing counted) gives the fastest validated answer; the full one follows.
+enum class Change {
+    Other,     // lesson, step, size, reset, run again: the full protocol
+    Click,     // a parameter value picked (button, checkbox): a quick run, the full one right behind it
+    Drag,      // a slider moving: quick runs only, after a debounce
+    Release,   // the slider let go: the full protocol, queued behind the quick run of the same value
+};
+
 // Sends the current request to the worker. `changed`: the parameter the user just changed ("" =
-// none); `dragging`: a slider is being dragged, so wait for it to settle (debounce).
-// Returns false (and sets state.size_error) when the problem size does not parse.
-bool SubmitRequest(AppState& state, const std::string& changed = "", bool dragging = false);
+// none). Returns false (and sets state.size_error) when the problem size does not parse.
+bool SubmitRequest(AppState& state, const std::string& changed = "", Change how = Change::Other);
 
 }  // namespace tilelab::gui

@@ -170,8 +170,9 @@ void App::poll_worker() {
     if (worker_.poll(update)) {
         state_.result = update.result;
         state_.result_final = update.final;
+        state_.result_quick = update.quick;
         shown_request_id_ = update.request_id;
-        to_log_.push_back({update.request_id, update.final, update.submitted, update.published});
+        to_log_.push_back(update);
         const RunResult* r = update.result.get();
         if (update.final && r && r->measured) {
             HistoryPoint p;
@@ -185,6 +186,12 @@ void App::poll_worker() {
             p.gflops = r->gflops;
             p.intensity = r->model.intensity;
             p.valid = r->ok && (!r->validation.checked || r->validation.passed);
+            p.quick = update.quick;
+            // A full measurement replaces the quick ones of the same configuration.
+            if (!p.quick)
+                std::erase_if(state_.history, [&](const HistoryPoint& h) {
+                    return h.quick && h.variant == p.variant && h.params == p.params && h.problem == p.problem;
+                });
             state_.history.push_back(p);
             if (state_.history.size() > kHistoryLimit) state_.history.erase(state_.history.begin());
         }
@@ -194,8 +201,13 @@ void App::poll_worker() {
 
 bool App::settled() const {
     // The worker may be idle with the newest result not yet polled: compare ids, not just busy().
-    return state_.result && state_.result_final && !worker_.busy() &&
+    // A quick result is never the last word: its full measurement follows.
+    return state_.result && state_.result_final && !state_.result_quick && !worker_.busy() &&
            shown_request_id_ == worker_.last_submitted_id();
+}
+
+bool App::drawn(uint64_t request_id) const {
+    return state_.result && state_.result_final && shown_request_id_ == request_id;
 }
 
 void App::handle_keys() {
@@ -427,14 +439,36 @@ void App::AfterFrame(double frame_ms) {
     if (options_.log_latency) {
         if (!first_frame_logged_)
             std::fprintf(stderr, "latency: first frame drawn %.1f ms after launch\n", ms_between(options_.launched, now));
-        for (const Drawn& d : to_log_)
+        for (const WorkerUpdate& d : to_log_) {
             std::fprintf(stderr, "latency: request %llu %s: published %.1f ms, drawn %.1f ms after the change\n",
-                         static_cast<unsigned long long>(d.id), d.final ? "final" : "analysis",
-                         ms_between(d.submitted, d.published), ms_between(d.submitted, now));
+                         static_cast<unsigned long long>(d.request_id),
+                         !d.final ? "analysis" : d.quick ? "quick" : "final", ms_between(d.submitted, d.published),
+                         ms_between(d.submitted, now));
+            log_stages(d, now);
+        }
     }
     first_frame_logged_ = true;
     fonts_rebuilt_ = false;
     to_log_.clear();
+}
+
+// Where a request's time went: waiting (debounce, the run before it), each engine stage, and the
+// hand-over to the screen. The stages are wall times; what is left of "published" is the worker's
+// own overhead (the engine lock, the second analyze() of run(), CBOR).
+void App::log_stages(const WorkerUpdate& d, Clock::time_point drawn_at) const {
+    const StageTimes s = d.result ? d.result->stages : StageTimes{};
+    const CompileResult* c = d.result ? d.result->compiled.get() : nullptr;
+    const char* how = !c                          ? ""
+                    : c->cache_level == "memory" ? " (memory cache)"
+                    : c->cache_level == "disk"   ? " (disk cache)"
+                                                 : " (NVRTC)";
+    std::fprintf(stderr, "latency:   request %llu stages: waited %.1f, compile %.1f%s",
+                 static_cast<unsigned long long>(d.request_id), ms_between(d.submitted, d.started), s.compile_ms, how);
+    if (d.final && d.result && (d.result->measured || s.worker_ms > 0))
+        std::fprintf(stderr, ", instrumented build %.1f, GPU worker %.1f (setup %.1f, validate %.1f, timing %.1f, "
+                             "count %.1f, reference %.1f)",
+                     s.count_compile_ms, s.worker_ms, s.setup_ms, s.validate_ms, s.timing_ms, s.count_ms, s.reference_ms);
+    std::fprintf(stderr, ", to the screen %.1f ms\n", ms_between(d.published, drawn_at));
 }
 
 void App::PrintFrameStats(std::FILE* out) const {

@@ -53,8 +53,10 @@ public:
     AppState& state() { return state_; }
     const FrameStats& frame_stats() const { return stats_; }
     bool quit_requested() const { return quit_; }
-    // The worker has delivered the final result for the newest request.
+    // The worker has delivered the final result for the newest request, measured in full.
     bool settled() const;
+    // The final result (quick or full) of request `request_id` is the one on screen.
+    bool drawn(uint64_t request_id) const;
     // Our own invariants (indices in range, request matches the lesson); "" when they hold.
     std::string CheckInvariants() const;
     void SaveSettingsNow();
@@ -62,6 +64,7 @@ public:
 
 private:
     void poll_worker();
+    void log_stages(const WorkerUpdate& update, Clock::time_point drawn_at) const;
     void on_engine_ready();
     void handle_keys();
     void draw_menu_bar();
@@ -85,8 +88,7 @@ private:
     bool fonts_rebuilt_ = false;      // this frame rebuilt the font atlas
     double last_frame_ms_ = 0;
     FrameStats stats_;
-    struct Drawn { uint64_t id; bool final; Clock::time_point submitted, published; };
-    std::vector<Drawn> to_log_;   // updates applied this frame, logged once drawn
+    std::vector<WorkerUpdate> to_log_;   // updates applied this frame, logged once drawn
 };
 
 }  // namespace tilelab::gui

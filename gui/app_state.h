@@ -22,6 +22,7 @@ struct HistoryPoint {           // one finished run, for the history plot and th
     double median_ms = 0;
     double gflops = 0, intensity = 0;
     bool valid = false;
+    bool quick = false;         // the quick protocol's; the full run replaces it
 };
 
 struct PinnedConfig {           // Compare panel
@@ -50,6 +51,7 @@ struct AppState {
     std::shared_ptr<const RunResult> result;
     bool updating = false;
     bool result_final = false;      // false: analysis shown, the measured run still going
+    bool result_quick = false;      // measured with the quick protocol; the full run follows
     std::string last_changed_param;
     std::string size_error;         // why size_text could not be parsed ("" = fine)
 

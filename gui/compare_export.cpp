@@ -89,8 +89,12 @@ std::string ResultsToCsv(const ResultList& results) {
     for (const auto& r : results) {
         if (!r) continue;
         const auto fields = Fields(*r, params);
+        // Appended piecewise: GCC 12 warns (-Wrestrict, a false positive) on "x" + std::string&&.
         if (!header) {
-            for (size_t i = 0; i < fields.size(); ++i) out += (i ? "," : "") + CsvField(fields[i].first);
+            for (size_t i = 0; i < fields.size(); ++i) {
+                if (i) out += ',';
+                out += CsvField(fields[i].first);
+            }
             out += "\n";
             header = true;
         }
@@ -100,7 +104,8 @@ std::string ResultsToCsv(const ResultList& results) {
                              : v.is_boolean() ? (v.get<bool>() ? "1" : "0")
                              : v.is_number_integer() ? std::to_string(v.get<long long>())
                                                      : Number(v.get<double>());
-            out += (i ? "," : "") + CsvField(cell);
+            if (i) out += ',';
+            out += CsvField(cell);
         }
         out += "\n";
     }

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <thread>
+#include <vector>
 #include "actions.h"
 #include "gl_util.h"
 
@@ -17,15 +18,28 @@ namespace tilelab::gui {
 
 namespace {
 
-// While waiting for the worker, draw at most this often: the CPU is better spent compiling.
-constexpr double kWaitFrameMs = 33.0;
+// While waiting for the worker, draw at most this often: as often as the windowed app redraws
+// while busy (60 Hz, main.cpp), so that a measured change-to-redraw latency is what a window shows.
+constexpr double kWaitFrameMs = 1000.0 / 60.0;
 
 // ---- EGL -------------------------------------------------------------------------------------
+
+bool has_extension(const char* list, const char* name) {
+    if (!list) return false;
+    const size_t n = std::strlen(name);
+    for (const char* p = list; (p = std::strstr(p, name)) != nullptr; p += n)
+        if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0')) return true;
+    return false;
+}
 
 // An EGL display, pbuffer surface and GL 3.3 core context, current on this thread while alive.
 class EglContext {
 public:
-    EglContext(int width, int height) {
+    EglContext(int width, int height, GlDevice device) {
+        if (device != GlDevice::Auto) {
+            open_device_of_kind(device == GlDevice::Software, width, height);
+            return;
+        }
         const char* wanted = std::getenv("TILELAB_EGL_PLATFORM");   // device | surfaceless | default
         const std::string only = wanted ? wanted : "";
         // NVIDIA drivers offer the device platform; Mesa offers surfaceless; try both.
@@ -57,16 +71,66 @@ private:
         return get ? get(platform, native, nullptr) : EGL_NO_DISPLAY;
     }
 
-    bool try_device(int width, int height) {
+    // Every EGL device (EGL_EXT_device_enumeration); empty when the extension is missing.
+    static std::vector<EGLDeviceEXT> devices() {
         auto query = reinterpret_cast<PFNEGLQUERYDEVICESEXTPROC>(eglGetProcAddress("eglQueryDevicesEXT"));
-        if (!query) return false;
-        EGLDeviceEXT devices[16];
+        if (!query) return {};
+        EGLDeviceEXT found[16];
         EGLint count = 0;
-        if (!query(16, devices, &count)) return false;
-        for (EGLint i = 0; i < count; ++i)
-            if (try_display(platform_display(EGL_PLATFORM_DEVICE_EXT, devices[i]), "device " + std::to_string(i), width, height))
+        if (!query(16, found, &count)) return {};
+        return std::vector<EGLDeviceEXT>(found, found + count);
+    }
+
+    static const char* device_string(EGLDeviceEXT device, EGLint name) {
+        auto query = reinterpret_cast<PFNEGLQUERYDEVICESTRINGEXTPROC>(eglGetProcAddress("eglQueryDeviceStringEXT"));
+        return query ? query(device, name) : nullptr;
+    }
+
+    // Mesa's llvmpipe says so in the device's extensions; anything else is a GPU.
+    static bool is_software(EGLDeviceEXT device) {
+        return has_extension(device_string(device, EGL_EXTENSIONS), "EGL_MESA_device_software");
+    }
+
+    // "device 1 (GPU, /dev/dri/card0)": which device rendered, for the log and for errors.
+    static std::string describe(EGLDeviceEXT device, size_t index) {
+        std::string what = "device " + std::to_string(index) + (is_software(device) ? " (software" : " (GPU");
+        if (has_extension(device_string(device, EGL_EXTENSIONS), "EGL_EXT_device_drm"))
+            if (const char* file = device_string(device, EGL_DRM_DEVICE_FILE_EXT)) {
+                what += ", ";
+                what += file;
+            }
+        what += ')';
+        return what;
+    }
+
+    bool try_device(int width, int height) {
+        const std::vector<EGLDeviceEXT> all = devices();
+        for (size_t i = 0; i < all.size(); ++i)
+            if (try_display(platform_display(EGL_PLATFORM_DEVICE_EXT, all[i]), describe(all[i], i), width, height))
                 return true;
         return false;
+    }
+
+    // --gl-device gpu|software: only a device of that kind will do (EGL_EXT_platform_device).
+    void open_device_of_kind(bool software, int width, int height) {
+        const char* kind = software ? "software" : "GPU";
+        if (!has_extension(eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS), "EGL_EXT_platform_device")) {
+            error_ = std::string("choosing a ") + kind + " device needs EGL_EXT_platform_device, which this EGL lacks";
+            return;
+        }
+        const std::vector<EGLDeviceEXT> all = devices();
+        std::string found;
+        bool any = false;
+        for (size_t i = 0; i < all.size(); ++i) {
+            if (!found.empty()) found += ", ";
+            found += describe(all[i], i);
+            if (is_software(all[i]) != software) continue;
+            any = true;
+            if (try_display(platform_display(EGL_PLATFORM_DEVICE_EXT, all[i]), describe(all[i], i), width, height)) return;
+        }
+        if (!any)
+            error_ = std::string("no EGL device is ") + (software ? "a software renderer" : "a GPU") + " (found: " +
+                     (found.empty() ? "none" : found) + "); --gl-device auto takes whichever works";
     }
 
     bool try_display(EGLDisplay display, const std::string& name, int width, int height) {
@@ -176,13 +240,20 @@ public:
         return true;
     }
 
-    // Frames until the worker has delivered the final result (or the timeout). 0 fine, 2 error, 3 timeout.
+    // Frames until the worker has delivered the final, fully measured result (or the timeout).
+    // 0 fine, 2 error, 3 timeout.
     int until_settled(double timeout_s) {
+        return until([this] { return app_.settled(); }, timeout_s);
+    }
+
+    // Frames until `done()` holds after a frame (or the timeout). 0 fine, 2 error, 3 timeout.
+    template <class Done>
+    int until(Done done, double timeout_s) {
         const auto start = Clock::now();
         for (;;) {
             const auto frame_start = Clock::now();
             if (!frame()) return 2;
-            if (app_.settled()) return 0;
+            if (done()) return 0;
             if (ms_since(start) > timeout_s * 1000) return 3;
             const double left = kWaitFrameMs - ms_since(frame_start);
             if (left > 0) std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(left));
@@ -261,10 +332,19 @@ int measure_drag(App& app, FrameDriver& driver, const std::string& name, double 
         candidate.params[name] = value;
         if (!state.worker->invalid_reason(candidate).empty()) continue;
         state.request.params[name] = value;
+        // As a slider does: while dragging, the quick protocol with the debounce ...
         const auto changed = Clock::now();
-        SubmitRequest(state, name, /*dragging=*/true);   // as a slider drag does: with the debounce
-        const int rc = driver.until_settled(timeout_s);
-        std::fprintf(stderr, "drag: %s=%d redrawn %.1f ms after the change\n", name.c_str(), value, ms_since(changed));
+        SubmitRequest(state, name, Change::Drag);
+        const uint64_t quick = state.worker->last_submitted_id();
+        int rc = driver.until([&] { return app.drawn(quick); }, timeout_s);
+        std::fprintf(stderr, "drag: %s=%d redrawn %.1f ms after the change%s\n", name.c_str(), value, ms_since(changed),
+                     state.result_quick ? " (quick run, validated)" : "");
+        if (rc != 0) return rc;
+        // ... and once it is drawn, the slider is let go: the full protocol for the same request.
+        const auto released = Clock::now();
+        SubmitRequest(state, name, Change::Release);
+        rc = driver.until_settled(timeout_s);
+        std::fprintf(stderr, "drag: %s=%d full result %.1f ms after the release\n", name.c_str(), value, ms_since(released));
         if (rc != 0) return rc;
     }
     return 0;
@@ -273,7 +353,7 @@ int measure_drag(App& app, FrameDriver& driver, const std::string& name, double 
 }  // namespace
 
 int RunHeadless(const HeadlessOptions& options) {
-    EglContext egl(options.width, options.height);
+    EglContext egl(options.width, options.height, options.gl_device);
     if (!egl.ok()) {
         std::fprintf(stderr, "tilelab: no headless OpenGL context: %s\n", egl.error().c_str());
         return 1;

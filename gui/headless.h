@@ -8,6 +8,11 @@
 
 namespace tilelab::gui {
 
+// Which EGL device renders: Auto tries the device platform (first device that works), then Mesa's
+// surfaceless one, then the default display. Gpu/Software insist on a device of that kind, so that
+// GL can be kept off the GPU the CUDA worker measures on.
+enum class GlDevice { Auto, Gpu, Software };
+
 struct HeadlessOptions {
     AppOptions app;
     EngineConfig engine;
@@ -16,10 +21,11 @@ struct HeadlessOptions {
     bool walk = false;           // every lesson x step x tab, one frame each; fail on any error
     std::string drag;            // measure latency: step this parameter through its legal values
     double timeout_s = 300;      // longest wait for a result
+    GlDevice gl_device = GlDevice::Auto;
 };
 
-// Returns the process exit code: 0 fine, 1 setup failed, 2 a GL error or broken invariant,
-// 3 timed out waiting for a result.
+// Returns the process exit code: 0 fine, 1 setup failed (e.g. no GL device of the kind asked for),
+// 2 a GL error or broken invariant, 3 timed out waiting for a result.
 int RunHeadless(const HeadlessOptions& options);
 
 }  // namespace tilelab::gui

@@ -10,6 +10,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <thread>
 #include "app.h"
 #include "gl_util.h"
@@ -129,6 +130,7 @@ int main(int argc, char** argv) {
     tilelab::gui::HeadlessOptions o;
     o.app.launched = launched;
     bool headless = false, model = false;
+    std::string gl_device = "auto";
     cli.add_flag("--headless", headless, "Render offscreen through EGL (no window, no X server)");
     cli.add_option("--lesson", o.app.lesson, "Lesson to open: its id or number (02)");
     cli.add_option("--step", o.app.step, "Step of the lesson, from 0");
@@ -141,19 +143,26 @@ int main(int argc, char** argv) {
     cli.add_flag("--walk", o.walk, "Headless: every lesson x step x tab, one frame each; non-zero exit on any error");
     cli.add_option("--drag", o.drag, "Headless: measure change-to-redraw latency over this parameter's values");
     cli.add_option("--timeout", o.timeout_s, "Headless: longest wait for a result, seconds");
+    cli.add_option("--gl-device", gl_device,
+                   "Headless: the EGL device that renders: auto, gpu or software (Mesa's llvmpipe, keeping GL off "
+                   "the GPU that measures)")
+        ->check(CLI::IsMember({"auto", "gpu", "software"}));
     cli.add_flag("--log-latency", o.app.log_latency, "Log first-frame time, change-to-redraw latency and frame times");
     cli.add_flag("--presenter", o.app.presenter, "Start in presenter mode (large text, lesson text hidden)");
     cli.add_flag("--model", model, "Model mode even when a GPU is present");
     CLI11_PARSE(cli, argc, argv);
 
     o.engine.force_model_mode = model;
+    o.gl_device = gl_device == "gpu" ? tilelab::gui::GlDevice::Gpu
+                : gl_device == "software" ? tilelab::gui::GlDevice::Software
+                                          : tilelab::gui::GlDevice::Auto;
     if (headless) {
         // Headless runs are scripted: they neither read nor change the user's settings.
         o.app.persist = false;
         return tilelab::gui::RunHeadless(o);
     }
-    if (!o.screenshot.empty() || o.walk || !o.drag.empty()) {
-        std::fprintf(stderr, "tilelab: --screenshot, --walk and --drag need --headless\n");
+    if (!o.screenshot.empty() || o.walk || !o.drag.empty() || o.gl_device != tilelab::gui::GlDevice::Auto) {
+        std::fprintf(stderr, "tilelab: --screenshot, --walk, --drag and --gl-device need --headless\n");
         return 1;
     }
     return run_windowed(o.app, o.engine, o.width, o.height);

@@ -41,7 +41,7 @@ void DrawHeadlines(const CostModel& m) {
 }
 
 // Rows: the four kinds of access. Columns: model per thread, per block, total; counted total.
-void DrawAccessTable(const RunResult& r) {
+void DrawAccessTable(const AppState& state, const RunResult& r) {
     const CostModel& m = r.model;
     struct Row {
         const char* name;
@@ -82,7 +82,14 @@ void DrawAccessTable(const RunResult& r) {
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s elements exactly", Exact(model_total).c_str());
         ImGui::TableNextColumn();
         bool have_count = r.measured && r.counted.has_value();
-        if (!r.measured) {
+        // Counted later: the GPU run is still going, or this was a quick run (the full one counts).
+        const bool pending = (!r.measured && !state.result_final) || (r.measured && !have_count && state.result_quick);
+        if (pending) {
+            ImGui::TextDisabled("pending");
+            if (ImGui::IsItemHovered())
+                ImGui::SetTooltip(r.measured ? "Quick run: the full measurement that follows counts the accesses."
+                                             : "Counted once the run on the GPU is done.");
+        } else if (!r.measured) {
             ImGui::TextDisabled("%s", kNoGpu);
         } else if (!have_count) {
             ImGui::TextDisabled("—");
@@ -217,7 +224,7 @@ void DrawMemoryPanel(AppState& state) {
     }
     DrawHeadlines(r.model);
     ImGui::Spacing();
-    DrawAccessTable(r);
+    DrawAccessTable(state, r);
     ImGui::Spacing();
     DrawFormulaTable("formulas", "How the model counts", r.model.formulas);
     ImGui::Spacing();

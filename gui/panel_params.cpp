@@ -63,7 +63,7 @@ void draw_buttons(AppState& state, const ParamSpec& spec, int& value, const std:
         ImGui::PushID(v);
         if (ImGui::Button(std::to_string(v).c_str(), ImVec2(width, 0)) && !current) {
             value = v;
-            SubmitRequest(state, spec.name);
+            SubmitRequest(state, spec.name, Change::Click);
         }
         ImGui::PopID();
         ImGui::EndDisabled();
@@ -80,9 +80,9 @@ void draw_slider(AppState& state, const ParamSpec& spec, int& value, const std::
     ImGui::SetNextItemWidth(-1);
     if (ImGui::SliderInt("##slider", &index, 0, int(values.size()) - 1, shown.c_str(), ImGuiSliderFlags_AlwaysClamp)) {
         value = values[size_t(index)];
-        SubmitRequest(state, spec.name, /*dragging=*/true);
+        SubmitRequest(state, spec.name, Change::Drag);
     }
-    if (ImGui::IsItemDeactivatedAfterEdit()) SubmitRequest(state, spec.name);
+    if (ImGui::IsItemDeactivatedAfterEdit()) SubmitRequest(state, spec.name, Change::Release);
     // The neighbours' reasons tell the user where the wall is before they drag into it.
     if (ImGui::IsItemHovered()) {
         std::string lines;
@@ -117,7 +117,7 @@ void draw_param(AppState& state, const ParamSpec& spec) {
         ImGui::BeginDisabled(!reason.empty());
         if (ImGui::Checkbox(on ? "on##bool" : "off##bool", &on)) {
             value = on ? 1 : 0;
-            SubmitRequest(state, spec.name);
+            SubmitRequest(state, spec.name, Change::Click);
         }
         ImGui::EndDisabled();
         tooltip_when_hovered(reason);

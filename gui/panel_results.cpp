@@ -139,8 +139,8 @@ void draw_measured(const AppState& state, const RunResult& r) {
           badge_colour(v.passed));
 }
 
-// Model mode: nothing measured, so the headline numbers are the model's, marked as such.
-void draw_modelled(const RunResult& r) {
+// Model mode, or a GPU still measuring: the headline numbers are the model's, marked as such.
+void draw_modelled(const RunResult& r, bool measuring) {
     const Occupancy& o = r.occupancy;
     if (ImGui::BeginTable("##headlines", 3, ImGuiTableFlags_SizingStretchSame)) {
         ImGui::TableNextColumn();
@@ -154,8 +154,25 @@ void draw_modelled(const RunResult& r) {
                  "Active warps per SM over the most an SM holds (cuda_occupancy.h).");
         ImGui::EndTable();
     }
+    if (measuring) {
+        badge("MEASURING", "Compiled and analysed; the validated run on the GPU follows.", kBadgeGrey);
+        return;
+    }
     const std::string why = r.no_gpu_reason.empty() ? "" : " (" + r.no_gpu_reason + ")";
     badge("NO GPU", "Time, FLOP/s, GB/s and validation need a GPU" + why + ".", kBadgeGrey);
+}
+
+// Says that the numbers shown are the quick run's (a drag, or first after a click), not the full
+// measurement's.
+void quick_note(const RunResult& r) {
+    ImGui::PushStyleColor(ImGuiCol_Text, kUpdating);
+    ImGui::TextWrapped("Quick run: %zu repetitions, accesses not counted yet \xe2\x80\x94 full measurement follows.",
+                       r.timing.samples_ms.size());
+    ImGui::PopStyleColor();
+    if (ImGui::IsItemHovered())
+        WrappedTooltip("While a slider is dragged, and first after a click, a value gets one warm-up and three timed "
+                       "repetitions, validated as always, and no instrumented build. The full protocol follows when "
+                       "the slider is let go: more repetitions and the counted accesses.");
 }
 
 void row(const char* name, const std::string& value, const char* help = nullptr, const ImVec4* colour = nullptr) {
@@ -272,7 +289,7 @@ void DrawResultsPanel(AppState& state) {
         const WorkerPhase phase = state.worker ? state.worker->phase() : WorkerPhase::Idle;
         ImGui::TextColored(kUpdating, "updating: %s...", to_string(phase));
     } else if (r) {
-        ImGui::TextDisabled("up to date");
+        ImGui::TextDisabled(state.result_quick ? "quick result" : "up to date");
     }
     if (!r) {
         ImGui::TextDisabled("Waiting for the first result...");
@@ -288,8 +305,9 @@ void DrawResultsPanel(AppState& state) {
         if (r->compiled && r->compiled->ok) draw_analysis(*r);
         return;
     }
+    if (r->measured && state.result_quick) quick_note(*r);
     if (r->measured) draw_measured(state, *r);
-    else draw_modelled(*r);
+    else draw_modelled(*r, !state.result_final);
     ImGui::Spacing();
     draw_analysis(*r);
     ImGui::Spacing();

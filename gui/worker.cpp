@@ -1,5 +1,7 @@
 #include "worker.h"
+#include <algorithm>
 #include <exception>
+#include <utility>
 
 namespace tilelab::gui {
 
@@ -9,6 +11,7 @@ const char* to_string(WorkerPhase p) {
     case WorkerPhase::Idle: return "idle";
     case WorkerPhase::Debouncing: return "waiting for the slider to settle";
     case WorkerPhase::Analyzing: return "compiling and analysing";
+    case WorkerPhase::RunningQuick: return "quick run on the GPU";
     case WorkerPhase::Running: return "running on the GPU";
     case WorkerPhase::Sweeping: return "running the sweep";
     case WorkerPhase::MeasuringCeilings: return "measuring the card's ceilings";
@@ -58,18 +61,37 @@ void Worker::set_model_target(const Target& t) {
     wake_.notify_all();
 }
 
-uint64_t Worker::submit(const RunRequest& req, const RunOptions& opt, std::chrono::milliseconds debounce) {
+namespace {
+
+bool same_request(const RunRequest& a, const RunRequest& b) {
+    return a.variant == b.variant && a.params == b.params && a.problem == b.problem;
+}
+
+}  // namespace
+
+uint64_t Worker::submit(const RunRequest& req, const RunOptions& opt, std::chrono::milliseconds debounce,
+                        Protocol protocol) {
     uint64_t id;
     {
         std::lock_guard l(mutex_);
         id = next_id_++;
-        has_pending_ = true;
-        pending_req_ = req;
-        pending_opt_ = opt;
-        pending_id_ = id;
-        pending_submitted_ = Clock::now();
-        pending_due_ = pending_submitted_ + debounce;
-        if (in_flight_id_ != 0) cancel_run_ = true;   // newest wins
+        Interactive job{req, opt, protocol, id, Clock::now(), {}, false};
+        job.due = job.submitted + debounce;
+        // The newest request, waiting or in flight: if it is a quick run of these very values (the
+        // drag ended on them), its result is the fastest validated answer, so it goes on and the
+        // full protocol follows it.
+        const Interactive* newest = pending_ ? &*pending_ : in_flight_ ? &*in_flight_ : nullptr;
+        if (protocol == Protocol::Full && newest && newest->protocol == Protocol::Quick && same_request(newest->req, req)) {
+            if (pending_) pending_->due = std::min(pending_->due, job.submitted);   // the slider has settled
+            job.follow_up = true;
+            follow_up_ = std::move(job);
+        } else {
+            // Its quick result already out: the analysis is on screen with it.
+            job.follow_up = protocol == Protocol::Full && last_quick_ && same_request(*last_quick_, req);
+            pending_ = std::move(job);
+            follow_up_.reset();
+            if (in_flight_) cancel_run_ = true;   // newest wins
+        }
     }
     wake_.notify_all();
     return id;
@@ -85,7 +107,7 @@ bool Worker::poll(WorkerUpdate& out) {
 
 bool Worker::busy() const {
     std::lock_guard l(mutex_);
-    return has_pending_ || in_flight_id_ != 0;
+    return pending_ || follow_up_ || in_flight_;
 }
 
 uint64_t Worker::last_submitted_id() const {
@@ -127,12 +149,16 @@ std::vector<std::shared_ptr<const RunResult>> Worker::sweep_results() const {
     return sweep_results_;
 }
 
-void Worker::publish(std::shared_ptr<const RunResult> r, bool final, uint64_t id, Clock::time_point submitted) {
+void Worker::publish(std::shared_ptr<const RunResult> r, bool final, const Interactive& job, Clock::time_point started) {
     // Called with mutex_ held.
+    update_.quick = final && job.protocol == Protocol::Quick && r && r->measured;
+    if (update_.quick) last_quick_ = job.req;
+    else last_quick_.reset();
     update_.result = std::move(r);
     update_.final = final;
-    update_.request_id = id;
-    update_.submitted = submitted;
+    update_.request_id = job.id;
+    update_.submitted = job.submitted;
+    update_.started = started;
     update_.published = Clock::now();
     has_update_ = true;
 }
@@ -151,13 +177,11 @@ std::shared_ptr<RunResult> failed_result(const RunRequest& req, const char* what
 }  // namespace
 
 void Worker::serve_interactive(std::unique_lock<std::mutex>& lock) {
-    const RunRequest req = pending_req_;
-    const RunOptions opt = pending_opt_;
-    const uint64_t id = pending_id_;
-    const auto submitted = pending_submitted_;
+    in_flight_ = std::exchange(pending_, std::nullopt);
+    const Interactive job = *in_flight_;
+    const RunRequest& req = job.req;
+    const auto started = Clock::now();
     const bool gpu = device_.gpu;
-    has_pending_ = false;
-    in_flight_id_ = id;
     cancel_run_ = false;
     phase_ = WorkerPhase::Analyzing;
     lock.unlock();
@@ -174,31 +198,36 @@ void Worker::serve_interactive(std::unique_lock<std::mutex>& lock) {
     if (!gpu && analysed->no_gpu_reason.empty()) analysed->no_gpu_reason = device_.reason;
 
     lock.lock();
-    const bool superseded = has_pending_;
+    const bool superseded = pending_.has_value();
     // Without a GPU (or when analysis failed) there is nothing more to do: this is final.
     const bool final = !gpu || !analysed->ok;
-    if (!superseded || final) publish(analysed, final, id, submitted);
+    // A follow-up's analysis is already on screen, with the quick run's measurements.
+    if (final || (!superseded && !job.follow_up)) publish(analysed, final, job, started);
     if (final || superseded) {
-        in_flight_id_ = 0;
+        in_flight_.reset();
         return;
     }
-    phase_ = WorkerPhase::Running;
+    phase_ = job.protocol == Protocol::Quick ? WorkerPhase::RunningQuick : WorkerPhase::Running;
     lock.unlock();
 
     std::shared_ptr<RunResult> measured;
     {
         std::shared_lock engine_lock(engine_mutex_);
         try {
-            measured = std::make_shared<RunResult>(engine_->run(req, opt, &cancel_run_));
+            measured = std::make_shared<RunResult>(engine_->run(req, job.opt, &cancel_run_));
         } catch (const std::exception& e) {
             measured = failed_result(req, e.what());
         }
     }
+    // run() analyses again and finds the kernel in the memory cache: the compile that cost time
+    // was the first one, so that is the one to show (Code panel) and to count.
+    measured->stages.compile_ms += analysed->stages.compile_ms;
+    if (measured->compiled && analysed->compiled) measured->compiled = analysed->compiled;
 
     lock.lock();
     // A cancelled run was replaced by a newer request; its partial result is not shown.
-    if (!cancel_run_ && !has_pending_) publish(measured, true, id, submitted);
-    in_flight_id_ = 0;
+    if (!cancel_run_ && !pending_) publish(measured, true, job, started);
+    in_flight_.reset();
 }
 
 void Worker::serve_sweep_item(std::unique_lock<std::mutex>& lock) {
@@ -236,9 +265,10 @@ void Worker::loop(EngineConfig cfg) {
         std::unique_lock lock(mutex_);
         device_.reason = std::string("The engine could not start: ") + e.what();
         while (!stop_) {
-            if (has_pending_) {
-                has_pending_ = false;
-                publish(failed_result(pending_req_, e.what()), true, pending_id_, pending_submitted_);
+            if (follow_up_) pending_ = std::exchange(follow_up_, std::nullopt);   // only the newest needs an answer
+            if (pending_) {
+                publish(failed_result(pending_->req, e.what()), true, *pending_, Clock::now());
+                pending_.reset();
             }
             wake_.wait(lock);
         }
@@ -266,14 +296,18 @@ void Worker::loop(EngineConfig cfg) {
             target_ = engine_->target();
             continue;
         }
-        if (has_pending_ && now >= pending_due_) {
+        if (pending_ && now >= pending_->due) {
             serve_interactive(lock);
             phase_ = WorkerPhase::Idle;
             continue;
         }
-        if (has_pending_) {
+        if (pending_) {
             phase_ = WorkerPhase::Debouncing;
-            wake_.wait_until(lock, pending_due_);
+            wake_.wait_until(lock, pending_->due);
+            continue;
+        }
+        if (follow_up_) {   // its quick run is done
+            pending_ = std::exchange(follow_up_, std::nullopt);
             continue;
         }
         if (sweep_next_ < sweep_reqs_.size()) {

@@ -3,7 +3,10 @@
 // Interactive requests: the newest wins. A request waits out a short debounce (while a slider is
 // dragged), then the worker publishes engine.analyze() at once (registers, occupancy and the
 // model update while the kernel runs) and, on a GPU, engine.run() when it finishes. A newer
-// request cancels the run in flight between repetitions.
+// request cancels the run in flight between repetitions. A change can be measured with the quick
+// protocol first (validated, fewer repetitions, nothing counted: gui/actions.cpp); the full
+// protocol for the same request, submitted after it, waits for the quick run instead of
+// cancelling it.
 // Sweeps (Compare panel): a queue of requests run one by one whenever no interactive request is
 // waiting; results are kept in submission order.
 // The Engine itself is constructed on this thread (finding the GPU and loading the driver can
@@ -14,6 +17,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <string>
 #include <thread>
@@ -24,16 +28,21 @@ namespace tilelab::gui {
 
 using Clock = std::chrono::steady_clock;
 
+// How thoroughly an interactive request is measured (the RunOptions say how; this says which).
+enum class Protocol { Full, Quick };
+
 // One result handed to the UI.
 struct WorkerUpdate {
     std::shared_ptr<const RunResult> result;
     bool final = false;          // false: analyze() only; the measured run is still going
+    bool quick = false;          // measured with the quick protocol: a full measurement should follow
     uint64_t request_id = 0;     // as returned by submit()
     Clock::time_point submitted; // when the UI asked (for latency logs)
+    Clock::time_point started;   // when the worker took it up (after the debounce and any run before)
     Clock::time_point published; // when the worker handed it over
 };
 
-enum class WorkerPhase { Starting, Idle, Debouncing, Analyzing, Running, Sweeping, MeasuringCeilings };
+enum class WorkerPhase { Starting, Idle, Debouncing, Analyzing, RunningQuick, Running, Sweeping, MeasuringCeilings };
 const char* to_string(WorkerPhase p);
 
 struct SweepProgress {
@@ -64,8 +73,12 @@ public:
 
     // ---- interactive requests ---------------------------------------------------------------
     // Replaces any request still waiting and cancels a run in flight. Returns the request's id.
+    // Except: a Full request for the same RunRequest as the Quick one waiting or in flight is
+    // queued behind it (the quick result is still worth drawing), and ends its debounce. Nor does
+    // a Full request publish its analysis again when the quick result of the same one is out.
     uint64_t submit(const RunRequest& req, const RunOptions& opt,
-                    std::chrono::milliseconds debounce = std::chrono::milliseconds(0));
+                    std::chrono::milliseconds debounce = std::chrono::milliseconds(0),
+                    Protocol protocol = Protocol::Full);
     // The newest update not yet taken, if any (older ones are dropped).
     bool poll(WorkerUpdate& out);
     // A submitted request has not yet produced its final update.
@@ -84,7 +97,15 @@ private:
     void loop(EngineConfig cfg);
     void serve_interactive(std::unique_lock<std::mutex>& lock);
     void serve_sweep_item(std::unique_lock<std::mutex>& lock);
-    void publish(std::shared_ptr<const RunResult> r, bool final, uint64_t id, Clock::time_point submitted);
+    struct Interactive {
+        RunRequest req;
+        RunOptions opt;
+        Protocol protocol = Protocol::Full;
+        uint64_t id = 0;
+        Clock::time_point submitted, due;
+        bool follow_up = false;   // the full run after a quick one: its analysis is already shown
+    };
+    void publish(std::shared_ptr<const RunResult> r, bool final, const Interactive& job, Clock::time_point started);
 
     mutable std::mutex mutex_;
     std::condition_variable wake_;
@@ -101,11 +122,11 @@ private:
     WorkerPhase phase_ = WorkerPhase::Starting;
 
     // interactive
-    bool has_pending_ = false;
-    RunRequest pending_req_;
-    RunOptions pending_opt_;
-    uint64_t pending_id_ = 0, next_id_ = 1, in_flight_id_ = 0;
-    Clock::time_point pending_submitted_, pending_due_;
+    std::optional<Interactive> pending_;     // waiting for its debounce or for the worker
+    std::optional<Interactive> follow_up_;   // a Full request queued behind the Quick one of the same request
+    std::optional<Interactive> in_flight_;
+    std::optional<RunRequest> last_quick_;   // the last update published, when it was a quick result
+    uint64_t next_id_ = 1;
     CancelFlag cancel_run_{false};
     bool has_update_ = false;
     WorkerUpdate update_;
