@@ -32,6 +32,7 @@
 #include <fstream>
 #include <future>
 #include <mutex>
+#include <shared_mutex>
 #include <sstream>
 #include <stdexcept>
 #include <unordered_map>
@@ -398,6 +399,7 @@ using ResultPtr = std::shared_ptr<const CompileResult>;
 struct CompileService::Impl {
     std::string cache_dir;
     std::mutex mutex;
+    std::shared_mutex nvrtc_gate;  // shared by compiles, taken alone by a retry (see compile())
     std::unordered_map<std::string, ResultPtr> memory;                    // key -> result as compiled
     std::unordered_map<std::string, std::shared_future<ResultPtr>> busy;  // key -> compile in progress
     std::atomic<uint64_t> temp_counter{0};
@@ -471,8 +473,19 @@ struct CompileService::Impl {
             r = load(key, key_text);
             if (!r) {
                 level = "";
-                r = compile_with_nvrtc(req, opts);
-                if (r->ok) store(key, key_text, *r);
+                {
+                    std::shared_lock together(nvrtc_gate);
+                    r = compile_with_nvrtc(req, opts);
+                }
+                if (r->ok && !r->ptxas.parsed) {
+                    // Seen on a 16-core machine running 16 compiles at once: NVRTC returned the
+                    // cubin with an empty log, so no ptxas report (once or twice per run of the
+                    // compile tests). Compile again with no other compile in flight; a result
+                    // without its report is never cached.
+                    std::unique_lock alone(nvrtc_gate);
+                    r = compile_with_nvrtc(req, opts);
+                }
+                if (r->ok && r->ptxas.parsed) store(key, key_text, *r);
             }
         } catch (const std::exception& e) {
             r = failure(e.what());
