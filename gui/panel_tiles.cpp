@@ -93,8 +93,15 @@ struct StencilGeometry {
     double outputs_per_thread = 1;
     int smem_bytes = 0;
     int planes_in_smem = 0;           // x–y planes of the input tile shared memory holds
+    int64_t plane_x = 1, plane_y = 1; // what one of those planes holds
     bool streams_z = false;           // a block walks along z (thread coarsening)
+    bool halo_around = false;         // halo loaded on top of the tile (lessons 08–09, HALO=1)
 };
+
+int ParamOr(const RunResult& r, const char* name, int fallback) {
+    const auto it = r.request.params.find(name);
+    return it == r.request.params.end() ? fallback : it->second;
+}
 
 StencilGeometry DeriveStencil(const RunResult& r) {
     StencilGeometry g;
@@ -113,7 +120,24 @@ StencilGeometry DeriveStencil(const RunResult& r) {
     g.in_y = g.out[1] + 2 * g.halo;
     g.streams_z = g.block[2] == 1 && g.out[2] > 1;
     g.smem_bytes = r.compiled ? r.compiled->ptxas.smem_bytes + int(r.launch.dynamic_smem) : int(r.launch.dynamic_smem);
-    int64_t plane_bytes = 4 * std::max<int64_t>(1, g.block[0] * g.block[1]);
+    g.plane_x = g.block[0];
+    g.plane_y = g.block[1];
+    // The plane-walking kernels say their tile exactly: TX × TY·RY cells, the halo inside it
+    // (the book's) or around it (HALO = 1), Z output planes per block.
+    if (r.request.params.count("RY") && r.request.params.count("HALO")) {
+        const int64_t rows = g.block[1] * ParamOr(r, "RY", 1);
+        g.halo_around = ParamOr(r, "HALO", 0) != 0;
+        g.halo = kStencilRadius;
+        g.out[0] = g.halo_around ? g.block[0] : g.block[0] - 2;
+        g.out[1] = g.halo_around ? rows : rows - 2;
+        g.out[2] = ParamOr(r, "Z", int(g.out[2]));
+        g.in_x = g.out[0] + 2;
+        g.in_y = g.out[1] + 2;
+        g.plane_x = g.halo_around ? g.in_x : g.block[0];
+        g.plane_y = g.halo_around ? g.in_y : rows;
+        g.outputs_per_thread = double(g.out[0] * g.out[1] * g.out[2]) / double(g.threads);
+    }
+    const int64_t plane_bytes = 4 * std::max<int64_t>(1, g.plane_x * g.plane_y);
     g.planes_in_smem = int(g.smem_bytes / plane_bytes);
     return g;
 }
@@ -344,7 +368,9 @@ void DrawStencilSlice(const StencilGeometry& g, float width, float max_height) {
                             dx == 0 && dy == 0 ? plot::kHighlight : plot::kTextColor);
     Swatch(kOutputFill, ("output tile " + std::to_string(g.out[0]) + "×" + std::to_string(g.out[1])).c_str());
     Swatch(kHaloFill, ("halo: inputs only, " + std::to_string(g.halo) + " wide" +
-                       (g.smem_bytes > 0 && g.block[0] > g.out[0] ? ", loaded by the extra threads" : ""))
+                       (g.halo_around                                  ? ", loaded on top, one cell per thread"
+                        : g.smem_bytes > 0 && g.block[0] > g.out[0] ? ", loaded by the extra threads"
+                                                                      : ""))
                           .c_str());
 }
 
@@ -386,11 +412,11 @@ void DrawStencilPlanes(const AppState& state, const StencilGeometry& g, float wi
         }
     }
     Swatch(kSmemFill, ("shared memory: " + std::to_string(g.planes_in_smem) + " plane" + (g.planes_in_smem == 1 ? "" : "s") +
-                       " of " + std::to_string(g.block[0]) + "×" + std::to_string(g.block[1]) + " (" +
+                       " of " + std::to_string(g.plane_x) + "×" + std::to_string(g.plane_y) + " (" +
                        FormatBytes(g.smem_bytes) + ")")
                           .c_str());
     if (g.planes_in_smem < 3)
-        Swatch(kRegisterFill, "registers: each thread keeps prev and next of its own column");
+        Swatch(kRegisterFill, "registers: each thread keeps prev and next of its own cells");
 }
 
 void DrawStencil(AppState& state, const RunResult& r) {
