@@ -29,10 +29,12 @@ sweeps=(
   "stencil.coarsened|--set TX=64|--param TY --values 4,8,16 --param2 Z --values2 32,64"
   "stencil.coarsened|--set TX=32 --set TY=4 --set HALO=1|--param RY --values 2,3,4 --param2 Z --values2 16,32,64"
   "stencil.coarsened|--set TX=32 --set Z=32 --set HALO=1|--param TY --values 4,8 --param2 RY --values2 1,2,4"
+  "stencil.coarsened|--set TY=4 --set RY=4 --set HALO=1|--param TX --values 32,64 --param2 Z --values2 16,32"
   "stencil.register_tiled|--set TX=32|--param TY --values 8,16,32 --param2 Z --values2 16,32,64"
   "stencil.register_tiled|--set TX=64|--param TY --values 4,8,16 --param2 Z --values2 32,64"
   "stencil.register_tiled|--set TX=32 --set TY=4 --set HALO=1|--param RY --values 2,3,4 --param2 Z --values2 16,32,64"
   "stencil.register_tiled|--set TX=32 --set Z=32 --set HALO=1|--param TY --values 4,8 --param2 RY --values2 1,2,4"
+  "stencil.register_tiled|--set TY=4 --set RY=4 --set HALO=1|--param TX --values 32,64 --param2 Z --values2 16,32"
 )
 
 status=0

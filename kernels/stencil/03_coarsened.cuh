@@ -29,8 +29,11 @@ coarsened_stencil(const float* __restrict__ in, float* __restrict__ out, int nx,
     static_assert(!AROUND || 2 * TX + 2 * R <= TX * TY, "one thread per halo cell");
     static_assert(Z >= 1, "a block computes at least one output plane");
     // Planes each thread has requested but not yet stored to shared memory, on top of the three
-    // there. Two measured best on an H200 (one and three were slower; more costs registers).
-    constexpr int kAhead = 2;
+    // there. Measured on an H200 at 512³, L2 flushed before each run: with the halo inside the
+    // tile two is best (0.416 ms against 0.437 with one, 32×16, Z = 16; three was slower still);
+    // with the halo around it one is (0.310 ms against 0.321 with two, 64×4, RY = 4, Z = 32):
+    // each plane ahead costs RY registers, and these tiles keep RY rows in flight anyway.
+    constexpr int kAhead = AROUND ? 1 : 2;
     TL_COUNTER(counters);
     __shared__ float planes[3][R + 2 * A][TX + 2 * A];
 

@@ -256,7 +256,7 @@ Walk walk_planes(const Variant& v, const ParamValues& p, const Problem& pr, uint
 // kernels/stencil/03_coarsened.cuh
 Walk walk_coarsened(const Variant& v, const ParamValues& p, const Problem& pr, uint32_t seed) {
     return walk_planes(v, p, pr, seed, [](PlaneWalkBlock& b, int Z) {
-        constexpr int kAhead = 2;  // the kernel's prefetch depth
+        const int kAhead = b.around ? 1 : 2;  // the kernel's prefetch depth
         const size_t cells = size_t(b.TX) * b.R, threads = size_t(b.TX) * b.TY;
         std::vector<std::vector<float>> planes(3, std::vector<float>(b.shared_floats()));
         std::vector<std::vector<float>> ahead(kAhead, std::vector<float>(cells, 0.0f));
