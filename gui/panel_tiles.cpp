@@ -98,10 +98,6 @@ struct StencilGeometry {
     bool halo_around = false;         // halo loaded on top of the tile (lessons 08–09, HALO=1)
 };
 
-int ParamOr(const RunResult& r, const char* name, int fallback) {
-    const auto it = r.request.params.find(name);
-    return it == r.request.params.end() ? fallback : it->second;
-}
 
 StencilGeometry DeriveStencil(const RunResult& r) {
     StencilGeometry g;
@@ -125,12 +121,12 @@ StencilGeometry DeriveStencil(const RunResult& r) {
     // The plane-walking kernels say their tile exactly: TX × TY·RY cells, the halo inside it
     // (the book's) or around it (HALO = 1), Z output planes per block.
     if (r.request.params.count("RY") && r.request.params.count("HALO")) {
-        const int64_t rows = g.block[1] * ParamOr(r, "RY", 1);
-        g.halo_around = ParamOr(r, "HALO", 0) != 0;
+        const int64_t rows = g.block[1] * param_or(r.request.params, "RY", 1);
+        g.halo_around = param_or(r.request.params, "HALO", 0) != 0;
         g.halo = kStencilRadius;
         g.out[0] = g.halo_around ? g.block[0] : g.block[0] - 2;
         g.out[1] = g.halo_around ? rows : rows - 2;
-        g.out[2] = ParamOr(r, "Z", int(g.out[2]));
+        g.out[2] = param_or(r.request.params, "Z", int(g.out[2]));
         g.in_x = g.out[0] + 2;
         g.in_y = g.out[1] + 2;
         g.plane_x = g.halo_around ? g.in_x : g.block[0];

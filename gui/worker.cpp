@@ -61,14 +61,6 @@ void Worker::set_model_target(const Target& t) {
     wake_.notify_all();
 }
 
-namespace {
-
-bool same_request(const RunRequest& a, const RunRequest& b) {
-    return a.variant == b.variant && a.params == b.params && a.problem == b.problem;
-}
-
-}  // namespace
-
 uint64_t Worker::submit(const RunRequest& req, const RunOptions& opt, std::chrono::milliseconds debounce,
                         Protocol protocol) {
     uint64_t id;
@@ -81,13 +73,13 @@ uint64_t Worker::submit(const RunRequest& req, const RunOptions& opt, std::chron
         // drag ended on them), its result is the fastest validated answer, so it goes on and the
         // full protocol follows it.
         const Interactive* newest = pending_ ? &*pending_ : in_flight_ ? &*in_flight_ : nullptr;
-        if (protocol == Protocol::Full && newest && newest->protocol == Protocol::Quick && same_request(newest->req, req)) {
+        if (protocol == Protocol::Full && newest && newest->protocol == Protocol::Quick && newest->req == req) {
             if (pending_) pending_->due = std::min(pending_->due, job.submitted);   // the slider has settled
             job.follow_up = true;
             follow_up_ = std::move(job);
         } else {
             // Its quick result already out: the analysis is on screen with it.
-            job.follow_up = protocol == Protocol::Full && last_quick_ && same_request(*last_quick_, req);
+            job.follow_up = protocol == Protocol::Full && last_quick_ && *last_quick_ == req;
             pending_ = std::move(job);
             follow_up_.reset();
             if (in_flight_) cancel_run_ = true;   // newest wins

@@ -144,6 +144,11 @@ bool parse_assignment(const std::string& raw, std::string& name, int& value, std
     return true;
 }
 
+int param_or(const ParamValues& p, const std::string& name, int fallback) {
+    const auto it = p.find(name);
+    return it == p.end() ? fallback : it->second;
+}
+
 ParamValues with_defaults(const std::vector<ParamSpec>& specs, const ParamValues& overrides) {
     ParamValues out;
     for (const auto& s : specs) out[s.name] = s.def;

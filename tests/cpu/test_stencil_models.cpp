@@ -234,8 +234,8 @@ struct PlaneWalkBlock {
 template <class BlockBody>
 Walk walk_planes(const Variant& v, const ParamValues& p, const Problem& pr, uint32_t seed, const BlockBody& body) {
     const int TX = p.at("TX"), TY = p.at("TY"), Z = p.at("Z");
-    const int RY = p.count("RY") ? p.at("RY") : 1;
-    const bool around = p.count("HALO") && p.at("HALO") != 0;
+    const int RY = param_or(p, "RY", 1);
+    const bool around = param_or(p, "HALO", 0) != 0;
     const LaunchShape ls = v.launch(p, pr);
     EXPECT_EQ(ls.block[0], unsigned(TX));
     EXPECT_EQ(ls.block[1], unsigned(TY));

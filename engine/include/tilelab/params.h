@@ -49,6 +49,9 @@ std::string format_problem(const Problem& p);  // "1000x2000x300" or "4096"
 // "TILE=32" -> ("TILE", 32). Returns false and sets `error` on bad input.
 bool parse_assignment(const std::string& text, std::string& name, int& value, std::string& error);
 
+// The value of `name` in `p`, or `fallback` where `p` does not set it.
+int param_or(const ParamValues& p, const std::string& name, int fallback);
+
 // Defaults of every parameter, overridden by `overrides`.
 ParamValues with_defaults(const std::vector<ParamSpec>& specs, const ParamValues& overrides);
 

@@ -13,6 +13,7 @@ struct RunRequest {
     std::string variant;   // id
     ParamValues params;    // missing names take defaults
     Problem problem;
+    bool operator==(const RunRequest&) const = default;
 };
 
 struct RunOptions {
