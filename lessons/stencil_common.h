@@ -113,11 +113,7 @@ struct PlaneWalkShape {
     int tx, ty, ry, z;
     bool around;
     explicit PlaneWalkShape(const ParamValues& p)
-        : tx(p.at("TX")), ty(p.at("TY")), ry(value_or(p, "RY", 1)), z(p.at("Z")), around(value_or(p, "HALO", 0) != 0) {}
-    static int value_or(const ParamValues& p, const char* name, int fallback) {
-        const auto it = p.find(name);
-        return it == p.end() ? fallback : it->second;
-    }
+        : tx(p.at("TX")), ty(p.at("TY")), ry(param_or(p, "RY", 1)), z(p.at("Z")), around(param_or(p, "HALO", 0) != 0) {}
     int rows() const { return ty * ry; }
     int threads() const { return tx * ty; }
     // Outputs of a whole tile per plane, and halo cells loaded on top of the tile per output plane.
@@ -125,6 +121,12 @@ struct PlaneWalkShape {
     double tile_cells() const { return double(tx) * rows(); }
     double halo_cells() const { return around ? 2.0 * tx + 2.0 * rows() : 0.0; }
     int shared_plane_floats() const { return around ? (tx + 2) * (rows() + 2) : tx * rows(); }
+    // "34×18": the floats of one shared plane, as width × height.
+    std::string shared_plane_dims() const {
+        return around ? fmt::format("{}×{}", tx + 2, rows() + 2) : fmt::format("{}×{}", tx, rows());
+    }
+    // The kernel template's arguments, in the order both kernels declare them.
+    std::string template_args() const { return fmt::format("{}, {}, {}, {}, {}", tx, ty, ry, z, around ? "true" : "false"); }
     std::array<int64_t, 3> blocks(const Problem& p) const {
         const int64_t gz = ceil_div(p.dim[2] - 2, z);
         if (around) return {ceil_div(p.dim[0], tx), ceil_div(p.dim[1], rows()), gz};

@@ -14,15 +14,14 @@ int coarsened_smem_bytes(const PlaneWalkShape& s) { return 3 * s.shared_plane_fl
 
 std::string coarsened_invalid_reason(const ParamValues& p, const Problem& problem, const Target& target) {
     const PlaneWalkShape s(p);
-    const std::string what = s.around ? fmt::format("Three {}×{} planes of floats (tiles and halos)", s.tx + 2, s.rows() + 2)
-                                      : fmt::format("Three {}×{} planes of floats", s.tx, s.rows());
+    const std::string what =
+        fmt::format("Three {} planes of floats{}", s.shared_plane_dims(), s.around ? " (tiles and halos)" : "");
     return stencil::plane_walk_invalid_reason(s, coarsened_smem_bytes(s), what, problem, target);
 }
 
 KernelInstance coarsened_kernel(const ParamValues& p) {
     const PlaneWalkShape s(p);
-    return {"stencil/03_coarsened.cuh",
-            fmt::format("coarsened_stencil<{}, {}, {}, {}, {}>", s.tx, s.ty, s.ry, s.z, s.around ? "true" : "false")};
+    return {"stencil/03_coarsened.cuh", "coarsened_stencil<" + s.template_args() + ">"};
 }
 
 CostModel coarsened_cost_model(const ParamValues& p, const Problem& problem) {

@@ -14,15 +14,14 @@ int register_tiled_smem_bytes(const PlaneWalkShape& s) { return s.shared_plane_f
 
 std::string register_tiled_invalid_reason(const ParamValues& p, const Problem& problem, const Target& target) {
     const PlaneWalkShape s(p);
-    const std::string what = s.around ? fmt::format("One {}×{} plane of floats (the tile and its halo)", s.tx + 2, s.rows() + 2)
-                                      : fmt::format("One {}×{} plane of floats", s.tx, s.rows());
+    const std::string what =
+        fmt::format("One {} plane of floats{}", s.shared_plane_dims(), s.around ? " (the tile and its halo)" : "");
     return stencil::plane_walk_invalid_reason(s, register_tiled_smem_bytes(s), what, problem, target);
 }
 
 KernelInstance register_tiled_kernel(const ParamValues& p) {
     const PlaneWalkShape s(p);
-    return {"stencil/04_register_tiled.cuh",
-            fmt::format("register_tiled_stencil<{}, {}, {}, {}, {}>", s.tx, s.ty, s.ry, s.z, s.around ? "true" : "false")};
+    return {"stencil/04_register_tiled.cuh", "register_tiled_stencil<" + s.template_args() + ">"};
 }
 
 CostModel register_tiled_cost_model(const ParamValues& p, const Problem& problem) {
