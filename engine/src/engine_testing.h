@@ -3,6 +3,7 @@
 #pragma once
 #include <memory>
 #include <string>
+#include <vector>
 #include "tilelab/compile.h"
 #include "tilelab/variant.h"
 
@@ -22,5 +23,16 @@ int runtime_blocks_per_sm(const CompileResult& compiled, const LaunchShape& laun
 // Allocates device memory until only about `leave_free_bytes` remain; freed when the returned
 // handle goes. For testing the engine's "needs X GiB, Y GiB free" refusal.
 std::shared_ptr<void> occupy_device_memory(size_t leave_free_bytes, std::string& error);
+
+// The runner's device helpers (kernels/support/checks.cuh) run at a small size, with the results
+// copied back so that a test can check them against a CPU walk: seeded inputs A (M×K, seed) and
+// B (K×N, seed + 1), their product in double, a grid (nx×ny×nz, seed + 2) and its 7-point sweep
+// with the given coefficients. Returns false and sets `error` on failure.
+struct SupportSample {
+    std::vector<float> a, b, grid, sweep;
+    std::vector<double> product;
+};
+bool support_sample(int M, int N, int K, int nx, int ny, int nz, uint64_t seed, const std::vector<float>& coefficients,
+                    SupportSample& out, std::string& error);
 
 }  // namespace tilelab::engine_testing

@@ -1,10 +1,7 @@
-// What the problem families share: seeded random inputs and the running error maxima of a
-// validation. Internal to the engine.
+// The seeded inputs every family uses, on the CPU: the GPU generates them (kernels/support/
+// checks.cuh, tl_seeded_uniform) and the tests recompute them here, bit for bit. Internal.
 #pragma once
-#include <algorithm>
-#include <cmath>
 #include <cstdint>
-#include "tilelab/result.h"
 
 namespace tilelab {
 
@@ -17,17 +14,6 @@ inline float seeded_uniform(uint64_t seed, uint64_t index) {
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     z ^= z >> 31;
     return float(int64_t(z >> 40) - (int64_t(1) << 23)) * 0x1p-23f;
-}
-
-// Folds one element's absolute and relative error into the validation's maxima. A NaN error
-// (a poisoned or never-written output) makes both maxima NaN for good.
-inline void record_error(Validation& v, double abs_error, double rel_error) {
-    if (std::isnan(abs_error)) {
-        v.max_abs_error = v.max_rel_error = NAN;
-    } else if (!std::isnan(v.max_abs_error)) {
-        v.max_abs_error = std::max(v.max_abs_error, abs_error);
-        v.max_rel_error = std::max(v.max_rel_error, rel_error);
-    }
 }
 
 }  // namespace tilelab

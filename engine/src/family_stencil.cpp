@@ -1,19 +1,20 @@
 // The stencil family: a 3D grid of Nx×Ny×Nz floats (x fastest) swept once by a 7-point stencil.
 // Owns what every stencil variant shares: seeded random inputs, the coefficients in the kernels'
-// __constant__ stencil_coef, the NaN-poisoned output, the kernel arguments, a CPU reference in
+// __constant__ stencil_coef, the NaN-poisoned output, the kernel arguments, a reference sweep in
 // double, validation (interior within a tolerance, boundary cells exactly equal to the input),
-// and a device-to-device copy of the same grid as the "% of copy bandwidth" reference.
+// and a device-to-device copy of the same grid as the "% of copy bandwidth" reference. Inputs,
+// reference and comparison stay on the GPU (support_kernels.h); the tests check the reference
+// kernel against a CPU walk.
 #include <fmt/format.h>
 #include <algorithm>
 #include <climits>
 #include <cmath>
-#include <thread>
 #include <vector>
 #include "cuda_check.h"
 #include "device_buffer.h"
 #include "family.h"
-#include "family_common.h"
 #include "runner_timing.h"
+#include "support_kernels.h"
 
 namespace tilelab {
 namespace {
@@ -24,23 +25,9 @@ namespace {
 // values sum to 1, so every output stays within (−1, 1) like the inputs.
 constexpr float kCoefficients[7] = {0.40f, 0.11f, 0.09f, 0.12f, 0.08f, 0.13f, 0.07f};
 
-// The largest grid accepted: 2^30 cells (1024³) is 4 GiB per buffer on the device, and on the
-// host the input and the reference (8 GiB) plus a CPU sweep of a few seconds.
+// The largest grid accepted: 2^30 cells (1024³) is 4 GiB per buffer on the device, three buffers
+// (input, output, reference).
 constexpr double kMaxPoints = double(int64_t(1) << 30);
-// Output cells copied back and compared per step, so validation never holds all of it twice.
-constexpr size_t kCompareChunkCells = size_t(1) << 24;
-
-// Runs body(z_begin, z_end) over [0, nz) split into one slab per hardware thread.
-template <class Body>
-void for_each_slab(int nz, const Body& body) {
-    const int workers = std::max(1, std::min<int>(nz, int(std::thread::hardware_concurrency())));
-    std::vector<std::thread> threads;
-    for (int w = 0; w < workers; ++w) {
-        const int z0 = int(int64_t(nz) * w / workers), z1 = int(int64_t(nz) * (w + 1) / workers);
-        threads.emplace_back([&body, z0, z1] { body(z0, z1); });
-    }
-    for (auto& t : threads) t.join();
-}
 
 class StencilFamily final : public Family {
 public:
@@ -60,46 +47,30 @@ public:
         const double points = double(p.dim[0]) * double(p.dim[1]) * double(p.dim[2]);
         if (points > kMaxPoints)
             return fmt::format("The grid has {:.0f} cells; TileLab keeps stencil grids at or below 2^30 (1024³) "
-                               "so the input, output and CPU reference fit in memory.",
+                               "so the input, output and reference fit in memory.",
                                points);
         return "";
     }
 
-    size_t device_bytes(const Problem& p) const override { return 2 * sizeof(float) * points(p); }
+    size_t device_bytes(const Problem& p) const override { return 3 * sizeof(float) * points(p) + sizeof kCoefficients; }
 
     void setup(const Problem& p, uint64_t seed) override {
-        in_ = {}, out_ = {};   // free the previous problem's buffers before allocating new ones
+        in_ = {}, out_ = {}, ref_ = {};   // free the previous problem's buffers before allocating new ones
         nx_ = int(p.dim[0]), ny_ = int(p.dim[1]), nz_ = int(p.dim[2]);
-        const size_t n = points(p), plane = size_t(nx_) * ny_;
-
-        input_.resize(n);
-        for_each_slab(nz_, [&](int z0, int z1) {
-            for (size_t i = size_t(z0) * plane; i < size_t(z1) * plane; ++i) input_[i] = seeded_uniform(seed, i);
-        });
+        const size_t n = points(p);
+        const SupportKernels& support = support_kernels();
         in_ = DeviceBuffer(sizeof(float) * n);
         out_ = DeviceBuffer(sizeof(float) * n);
-        TL_CUDA_CHECK(cudaMemcpy(in_.get(), input_.data(), in_.bytes(), cudaMemcpyHostToDevice));
-
+        ref_ = DeviceBuffer(sizeof(float) * n);
+        if (!coef_) {
+            coef_ = DeviceBuffer(sizeof kCoefficients);
+            TL_CUDA_CHECK(cudaMemcpy(coef_.get(), kCoefficients, sizeof kCoefficients, cudaMemcpyHostToDevice));
+        }
+        support.fill_uniform(in_.get<float>(), n, seed);
         // The reference sweep, summed in double in the kernels' order with the coefficients as
         // the GPU sees them (rounded to float), then rounded to float once for storage.
-        reference_.assign(n, 0.0f);
-        double c[7];
-        for (int i = 0; i < 7; ++i) c[i] = kCoefficients[i];
-        for_each_slab(nz_, [&](int z0, int z1) {
-            for (int z = z0; z < z1; ++z)
-                for (int y = 0; y < ny_; ++y)
-                    for (int x = 0; x < nx_; ++x) {
-                        const size_t at = size_t(z) * plane + size_t(y) * nx_ + x;
-                        if (!is_interior(x, y, z)) {
-                            reference_[at] = input_[at];
-                            continue;
-                        }
-                        const double sum = c[0] * input_[at] + c[1] * input_[at - 1] + c[2] * input_[at + 1] +
-                                           c[3] * input_[at - nx_] + c[4] * input_[at + nx_] +
-                                           c[5] * input_[at - plane] + c[6] * input_[at + plane];
-                        reference_[at] = float(sum);
-                    }
-        });
+        support.stencil7_reference(in_.get<float>(), ref_.get<float>(), nx_, ny_, nz_, coef_.get<float>());
+        TL_CUDA_CHECK(cudaDeviceSynchronize());
     }
 
     void on_library_loaded(cudaLibrary_t lib) override {
@@ -147,8 +118,8 @@ private:
 
     int nx_ = 0, ny_ = 0, nz_ = 0;
     DeviceBuffer in_, out_;
-    std::vector<float> input_;       // host copy: the boundary cells must come back unchanged
-    std::vector<float> reference_;   // CPU sweep, computed once per setup
+    DeviceBuffer ref_;    // the reference sweep (boundary cells: the input), once per setup
+    DeviceBuffer coef_;   // kCoefficients, for the reference kernel
     const float* in_ptr_ = nullptr;
     float* out_ptr_ = nullptr;
     unsigned long long* counters_ = nullptr;
@@ -157,7 +128,7 @@ private:
 Validation StencilFamily::validate() {
     Validation v;
     v.checked = true;
-    v.reference = "CPU double (interior)";
+    v.reference = "double (GPU, interior)";
     // Tolerance on |got − expected| / max(1, |expected|): 32·2^-24 ≈ 1.9e-6.
     // An interior output is a 7-term FP32 sum of c_i·v_i with |v_i| < 1 and Σ|c_i| = 1; in any
     // order, with or without fused multiply-adds, its rounding error is at most about 7·2^-24
@@ -167,38 +138,25 @@ Validation StencilFamily::validate() {
     // and an unwritten cell is NaN. Boundary cells are copies and must match the input exactly.
     v.tolerance = 32 * 0x1p-24;
 
-    const size_t n = input_.size(), plane = size_t(nx_) * ny_;
-    const size_t planes_per_chunk = std::max<size_t>(1, kCompareChunkCells / plane);
-    std::vector<float> got;
-    size_t bad = 0;
-    for (size_t z0 = 0; z0 < size_t(nz_); z0 += planes_per_chunk) {
-        const size_t z1 = std::min(size_t(nz_), z0 + planes_per_chunk);
-        const size_t first = z0 * plane, count = (z1 - z0) * plane;
-        got.resize(count);
-        TL_CUDA_CHECK(cudaMemcpy(got.data(), out_.get<float>() + first, sizeof(float) * count,
-                                 cudaMemcpyDeviceToHost));
-        for (size_t z = z0; z < z1; ++z)
-            for (int y = 0; y < ny_; ++y)
-                for (int x = 0; x < nx_; ++x) {
-                    const size_t at = z * plane + size_t(y) * nx_ + x;
-                    const float value = got[at - first];
-                    const bool interior = is_interior(x, y, int(z));
-                    const double expected = reference_[at];
-                    const double err = std::fabs(double(value) - expected);
-                    const double scaled = err / std::max(1.0, std::fabs(expected));
-                    // Written so that NaN fails: !(x <= tol) and NaN == x are both false.
-                    const bool ok = interior ? scaled <= v.tolerance : value == input_[at];
-                    if (!ok && bad++ == 0)
-                        v.message = fmt::format(
-                            "out({}, {}, {}) = {}, expected {:.7g} ({}; error {:.3g})", x, y, z, value, expected,
-                            interior ? fmt::format("interior, tolerance {:.3g}", v.tolerance)
-                                     : std::string("boundary cell: must equal the input exactly"),
-                            err);
-                    record_error(v, err, scaled);
-                }
-    }
-    v.passed = bad == 0;
-    if (bad) v.message += fmt::format("; {} of {} cells wrong", bad, n);
+    const size_t plane = size_t(nx_) * ny_, n = plane * size_t(nz_);
+    const CompareSummary s =
+        support_kernels().compare(out_.get<float>(), ref_.get<float>(), n, v.tolerance, nx_, ny_, nz_);
+    v.max_abs_error = s.max_abs_error;
+    v.max_rel_error = s.max_rel_error;
+    v.passed = s.bad == 0;
+    if (v.passed) return v;
+    // The first wrong cell: its value and the reference's, two floats copied back.
+    const size_t at = size_t(s.first_bad);
+    float value = 0, expected = 0;
+    TL_CUDA_CHECK(cudaMemcpy(&value, out_.get<float>() + at, sizeof value, cudaMemcpyDeviceToHost));
+    TL_CUDA_CHECK(cudaMemcpy(&expected, ref_.get<float>() + at, sizeof expected, cudaMemcpyDeviceToHost));
+    const int x = int(at % size_t(nx_)), y = int(at / size_t(nx_) % size_t(ny_)), z = int(at / plane);
+    const double err = std::fabs(double(value) - double(expected));
+    v.message = fmt::format("out({}, {}, {}) = {}, expected {:.7g} ({}; error {:.3g}); {} of {} cells wrong", x, y, z,
+                            value, expected,
+                            is_interior(x, y, z) ? fmt::format("interior, tolerance {:.3g}", v.tolerance)
+                                                 : std::string("boundary cell: must equal the input exactly"),
+                            err, s.bad, n);
     return v;
 }
 

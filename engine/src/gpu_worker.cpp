@@ -91,6 +91,8 @@ public:
             std::string error;
             reply["handle"] = runner_->occupy_memory(request.at("leave_free_bytes").get<size_t>(), error);
             reply["error"] = error;
+        } else if (op == "support_sample") {
+            reply = runner_->support_sample(request);
         } else if (op == "release") {
             runner_->release_memory(request.at("handle").get<int>());
         } else {

@@ -80,8 +80,8 @@ Lesson parse_lesson(const std::string& id, const std::string& markdown) {
             for (const auto& [name, v] : parse_set(value)) step->set[name] = v;
             continue;
         }
-        if (step && directive(line, "size", value)) {
-            step->size = value;
+        if (directive(line, "size", value)) {
+            (step ? step->size : lesson.default_size) = value;
             continue;
         }
         if (lesson.title.empty() && !step && starts_with(line, "# ")) {
@@ -96,7 +96,13 @@ Lesson parse_lesson(const std::string& id, const std::string& markdown) {
         append(line);
     }
     lesson.intro = trim(lesson.intro);
-    for (auto& s : lesson.steps) s.markdown = trim(s.markdown) + "\n";
+    // A step's size is part of its state: the last size named at or before it, else the lesson's.
+    std::string size = lesson.default_size;
+    for (auto& s : lesson.steps) {
+        s.markdown = trim(s.markdown) + "\n";
+        if (s.size.empty()) s.size = size;
+        size = s.size;
+    }
     return lesson;
 }
 

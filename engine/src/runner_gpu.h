@@ -43,6 +43,8 @@ public:
     // Holds device memory until about `leave_free_bytes` remain; returns a handle for release().
     int occupy_memory(size_t leave_free_bytes, std::string& error);
     void release_memory(int handle);
+    // engine_testing::support_sample(): the support kernels at a small size, results copied back.
+    worker::json support_sample(const worker::json& request);
 
 private:
     struct FamilySlot {

@@ -6,6 +6,7 @@
 #include "engine_testing.h"
 #include "runner_device.h"
 #include "runner_gpu.h"
+#include "support_kernels.h"
 #include "worker_client.h"
 
 namespace tilelab::engine_testing {
@@ -61,9 +62,60 @@ std::shared_ptr<void> occupy_device_memory(size_t leave_free_bytes, std::string&
     });
 }
 
+bool support_sample(int M, int N, int K, int nx, int ny, int nz, uint64_t seed, const std::vector<float>& coefficients,
+                    SupportSample& out, std::string& error) {
+    worker::json reply;
+    const worker::json request = {{"op", "support_sample"}, {"mnk", {M, N, K}}, {"grid", {nx, ny, nz}},
+                                  {"seed", seed}, {"coefficients", coefficients}};
+    if (!WorkerClient::instance().call(request, nullptr, reply, error)) return false;
+    error = reply.value("error", "");
+    if (!error.empty()) return false;
+    out.a = reply.at("a").get<std::vector<float>>();
+    out.b = reply.at("b").get<std::vector<float>>();
+    out.product = reply.at("product").get<std::vector<double>>();
+    out.grid = reply.at("grid").get<std::vector<float>>();
+    out.sweep = reply.at("sweep").get<std::vector<float>>();
+    return true;
+}
+
 }  // namespace tilelab::engine_testing
 
 namespace tilelab {
+
+worker::json GpuRunner::support_sample(const worker::json& request) {
+    try {
+        const auto mnk = request.at("mnk").get<std::array<int, 3>>();
+        const auto dims = request.at("grid").get<std::array<int, 3>>();
+        const uint64_t seed = request.at("seed").get<uint64_t>();
+        const auto coefficients = request.at("coefficients").get<std::vector<float>>();
+        if (coefficients.size() != 7) return {{"error", "a 7-point sweep needs 7 coefficients"}};
+        const int M = mnk[0], N = mnk[1], K = mnk[2];
+        const size_t cells = size_t(dims[0]) * size_t(dims[1]) * size_t(dims[2]);
+        const SupportKernels& support = support_kernels();
+        DeviceBuffer a(sizeof(float) * size_t(M) * K), b(sizeof(float) * size_t(K) * N),
+            c(sizeof(double) * size_t(M) * N), grid(sizeof(float) * cells), sweep(sizeof(float) * cells),
+            coef(sizeof(float) * 7);
+        support.fill_uniform(a.get<float>(), size_t(M) * K, seed);
+        support.fill_uniform(b.get<float>(), size_t(K) * N, seed + 1);
+        support.matmul_reference_f64(a.get<float>(), b.get<float>(), c.get<double>(), M, N, K);
+        support.fill_uniform(grid.get<float>(), cells, seed + 2);
+        TL_CUDA_CHECK(cudaMemcpy(coef.get(), coefficients.data(), coef.bytes(), cudaMemcpyHostToDevice));
+        support.stencil7_reference(grid.get<float>(), sweep.get<float>(), dims[0], dims[1], dims[2], coef.get<float>());
+        auto back = [](const DeviceBuffer& buffer, auto element) {
+            std::vector<decltype(element)> host(buffer.bytes() / sizeof element);
+            TL_CUDA_CHECK(cudaMemcpy(host.data(), buffer.get(), buffer.bytes(), cudaMemcpyDeviceToHost));
+            return host;
+        };
+        return {{"a", back(a, 0.0f)}, {"b", back(b, 0.0f)}, {"product", back(c, 0.0)},
+                {"grid", back(grid, 0.0f)}, {"sweep", back(sweep, 0.0f)}};
+    } catch (const CudaError& e) {
+        note_error(e.code());
+        return {{"error", e.what()}};
+    } catch (const std::exception& e) {
+        return {{"error", e.what()}};
+    }
+}
+
 
 int GpuRunner::runtime_blocks_per_sm(const CompileResult& compiled, const LaunchShape& launch, std::string& error) {
     try {

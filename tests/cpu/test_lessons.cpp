@@ -53,8 +53,19 @@ TEST(Lesson, ParsesTitleVariantIntroAndSteps) {
     const LessonStep& second = l.steps[1];
     EXPECT_EQ(second.title, "Bigger tiles");
     EXPECT_EQ(second.set, (ParamValues{{"TILE", 32}}));
-    EXPECT_EQ(second.size, "");
+    EXPECT_EQ(second.size, "1024") << "a step keeps the size named before it: a step is a whole state";
     EXPECT_NE(second.markdown.find("Global loads fall"), std::string::npos);
+}
+
+TEST(Lesson, ASizeBeforeTheFirstStepIsTheLessonsDefault) {
+    Lesson l = parse_lesson("x", "# T\n<!-- variant: a.b -->\n<!-- size: 512 -->\nIntro.\n"
+                                 "## One\nText.\n## Two\n<!-- size: 64x32x16 -->\n## Three\n");
+    EXPECT_EQ(l.default_size, "512");
+    EXPECT_EQ(l.intro, "Intro.") << "the directive is not shown";
+    ASSERT_EQ(l.steps.size(), 3u);
+    EXPECT_EQ(l.steps[0].size, "512");
+    EXPECT_EQ(l.steps[1].size, "64x32x16");
+    EXPECT_EQ(l.steps[2].size, "64x32x16");
 }
 
 TEST(Lesson, WindowsLineEndingsAndNoSteps) {
@@ -113,11 +124,26 @@ TEST(Lesson, EveryLessonAgreesWithItsVariant) {
                 ASSERT_NE(spec, v->params.end()) << name << " is not a parameter of " << v->id;
                 EXPECT_EQ(spec->range_reason(value), "");
             }
-            if (!step.size.empty()) {
-                Problem p;
-                std::string error;
-                EXPECT_TRUE(parse_problem(step.size, p, error)) << error;
-            }
+            Problem p;
+            std::string error;
+            EXPECT_TRUE(parse_problem(step.size, p, error)) << "every step has a size: " << error;
         }
+    }
+}
+
+// Every lesson declares the size it opens at, so none inherits the app's default or the size of
+// the lesson before it, and keeps it small: a drag must redraw a validated result within ~50 ms,
+// so a lesson's default problem stays at or below 2048³ multiply-adds (matmul; about 1 ms for the
+// register-tiled kernels on an H100) or 512³ cells (stencil; under 1 ms).
+TEST(Lesson, EveryLessonDeclaresASmallDefaultSize) {
+    for (const auto& l : all_lessons()) {
+        SCOPED_TRACE(l.id);
+        Problem p;
+        std::string error;
+        ASSERT_TRUE(parse_problem(l.default_size, p, error)) << "no <!-- size: --> before the first step: " << error;
+        const double work = double(p.dim[0]) * double(p.dim[1]) * double(p.dim[2]);
+        const Variant* v = find_variant(l.variant);
+        ASSERT_NE(v, nullptr);
+        EXPECT_LE(work, v->family == "matmul" ? 2048.0 * 2048 * 2048 : 512.0 * 512 * 512) << l.default_size;
     }
 }

@@ -3,7 +3,10 @@
 //   <!-- variant: matmul.smem_tiled -->
 // Each level-2 heading ("## ...") starts a step. A step may preset parameters with
 //   <!-- set: TILE=8 PAD=0 -->
-// and the problem size with <!-- size: 1024 -->.
+// and the problem size with <!-- size: 1024 -->. A size before the first step is the lesson's
+// default: every lesson declares one, small enough that its kernels run in a few milliseconds (a
+// drag must redraw a validated result within ~50 ms), so no lesson inherits the size of the
+// app or of the lesson before it.
 #pragma once
 #include <string>
 #include <vector>
@@ -15,13 +18,15 @@ struct LessonStep {
     std::string title;
     std::string markdown;   // the step's text, heading included
     ParamValues set;        // parameters this step presets
-    std::string size;       // problem size this step presets ("" = leave)
+    std::string size;       // problem size at this step: the last one named at or before it, else the
+                            // lesson's default ("" only when neither exists)
 };
 
 struct Lesson {
     std::string id;         // folder name: "02_matmul_smem_tiled"
     std::string title;
     std::string variant;    // variant id
+    std::string default_size;   // "<!-- size: ... -->" before the first step
     std::string intro;      // markdown before the first step
     std::vector<LessonStep> steps;
 };

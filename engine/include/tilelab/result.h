@@ -36,7 +36,7 @@ struct Validation {
     double max_abs_error = 0;
     double max_rel_error = 0;
     double tolerance = 0;
-    std::string reference;   // "cuBLAS FP32", "CPU double", "CPU double (interior)"
+    std::string reference;   // "cuBLAS FP32", "double (GPU)", "double (GPU, interior)"
     std::string message;     // first mismatch, when failed
 };
 

@@ -1,0 +1,140 @@
+#include "support_kernels.h"
+#include <fmt/format.h>
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <stdexcept>
+#include "cuda_check.h"
+#include "device_buffer.h"
+#include "tilelab/compile.h"
+
+namespace tilelab {
+namespace {
+
+constexpr unsigned kThreads = 256;   // a multiple of 32: the comparison reduces whole warps
+
+int device_attribute(cudaDeviceAttr attr) {
+    int device = 0, value = 0;
+    TL_CUDA_CHECK(cudaGetDevice(&device));
+    TL_CUDA_CHECK(cudaDeviceGetAttribute(&value, attr, device));
+    return value;
+}
+
+// The raw layout the comparison kernels write.
+struct RawSummary {
+    unsigned long long bad, first_bad, max_abs_bits, max_rel_bits, nan_seen;
+};
+
+double from_bits(unsigned long long bits) {
+    double d;
+    std::memcpy(&d, &bits, sizeof d);
+    return d;
+}
+
+}  // namespace
+
+struct SupportKernels::Impl {
+    cudaLibrary_t library = nullptr;
+    cudaKernel_t fill = nullptr, matmul_ref = nullptr, stencil_ref = nullptr, cmp_f32 = nullptr, cmp_f64 = nullptr;
+    unsigned max_blocks = 0;
+    DeviceBuffer summary{sizeof(RawSummary)};
+
+    ~Impl() {
+        if (library) (void)cudaLibraryUnload(library);
+    }
+
+    cudaKernel_t kernel(const char* name) {
+        cudaKernel_t k = nullptr;
+        TL_CUDA_CHECK(cudaLibraryGetKernel(&k, library, name));
+        return k;
+    }
+
+    // Enough blocks to fill the GPU a few times over; the kernels stride over the rest.
+    dim3 grid_for(uint64_t n) const {
+        const uint64_t blocks = std::max<uint64_t>(1, (n + kThreads - 1) / kThreads);
+        return dim3(unsigned(std::min<uint64_t>(blocks, max_blocks)));
+    }
+
+    void launch(cudaKernel_t k, uint64_t n, void** args) const {
+        TL_CUDA_CHECK(cudaLaunchKernel(reinterpret_cast<const void*>(k), grid_for(n), dim3(kThreads), args, 0, nullptr));
+    }
+
+    CompareSummary finish_compare() const {
+        RawSummary raw{};
+        TL_CUDA_CHECK(cudaMemcpy(&raw, summary.get(), sizeof raw, cudaMemcpyDeviceToHost));
+        CompareSummary s;
+        s.bad = raw.bad;
+        s.first_bad = raw.first_bad;
+        s.max_abs_error = raw.nan_seen ? NAN : from_bits(raw.max_abs_bits);
+        s.max_rel_error = raw.nan_seen ? NAN : from_bits(raw.max_rel_bits);
+        return s;
+    }
+
+    void reset_summary() const {
+        const RawSummary start{0, ~0ull, 0, 0, 0};
+        TL_CUDA_CHECK(cudaMemcpy(summary.get(), &start, sizeof start, cudaMemcpyHostToDevice));
+    }
+};
+
+SupportKernels::SupportKernels() : impl_(std::make_unique<Impl>()) {
+    const auto start = std::chrono::steady_clock::now();
+    const int arch = device_attribute(cudaDevAttrComputeCapabilityMajor) * 10 +
+                     device_attribute(cudaDevAttrComputeCapabilityMinor);
+    impl_->max_blocks = unsigned(std::max(1, device_attribute(cudaDevAttrMultiProcessorCount))) * 16;
+    CompileService compiler(default_cache_dir());
+    const auto compiled = compiler.compile({"support/checks.cuh", "tl_fill_uniform", arch, 0, {}});
+    if (!compiled->ok)
+        throw std::runtime_error(fmt::format("the runner's support kernels did not compile for sm_{}: {}", arch,
+                                             compiled->error));
+    TL_CUDA_CHECK(cudaLibraryLoadData(&impl_->library, compiled->cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
+    impl_->fill = impl_->kernel("tl_fill_uniform");
+    impl_->matmul_ref = impl_->kernel("tl_matmul_reference_f64");
+    impl_->stencil_ref = impl_->kernel("tl_stencil7_reference");
+    impl_->cmp_f32 = impl_->kernel("tl_compare_to_f32");
+    impl_->cmp_f64 = impl_->kernel("tl_compare_to_f64");
+    setup_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+SupportKernels::~SupportKernels() = default;
+
+void SupportKernels::fill_uniform(float* out, uint64_t n, uint64_t seed) const {
+    unsigned long long count = n, s = seed;
+    void* args[] = {&out, &count, &s};
+    impl_->launch(impl_->fill, n, args);
+}
+
+void SupportKernels::matmul_reference_f64(const float* A, const float* B, double* C, int M, int N, int K) const {
+    void* args[] = {&A, &B, &C, &M, &N, &K};
+    impl_->launch(impl_->matmul_ref, uint64_t(M) * uint64_t(N), args);
+}
+
+void SupportKernels::stencil7_reference(const float* in, float* ref, int nx, int ny, int nz, const float* coef) const {
+    void* args[] = {&in, &ref, &nx, &ny, &nz, &coef};
+    impl_->launch(impl_->stencil_ref, uint64_t(nx) * uint64_t(ny) * uint64_t(nz), args);
+}
+
+CompareSummary SupportKernels::compare(const float* got, const float* expected, uint64_t n, double tolerance, int nx,
+                                       int ny, int nz) const {
+    impl_->reset_summary();
+    unsigned long long count = n;
+    void* out = impl_->summary.get();
+    void* args[] = {&got, &expected, &count, &tolerance, &nx, &ny, &nz, &out};
+    impl_->launch(impl_->cmp_f32, n, args);
+    return impl_->finish_compare();
+}
+
+CompareSummary SupportKernels::compare(const float* got, const double* expected, uint64_t n, double tolerance) const {
+    impl_->reset_summary();
+    unsigned long long count = n;
+    void* out = impl_->summary.get();
+    void* args[] = {&got, &expected, &count, &tolerance, &out};
+    impl_->launch(impl_->cmp_f64, n, args);
+    return impl_->finish_compare();
+}
+
+const SupportKernels& support_kernels() {
+    static const SupportKernels instance;
+    return instance;
+}
+
+}  // namespace tilelab

@@ -1,0 +1,54 @@
+// The runner's device helpers (kernels/support/checks.cuh): seeded inputs, the double-precision
+// references and the output comparison, compiled once per GPU worker by NVRTC (cached on disk like
+// every kernel) and loaded from one library. GPU worker only.
+#pragma once
+#include <cuda_runtime.h>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace tilelab {
+
+// What tl_compare_* leaves behind (same layout as TlCompareSummary in checks.cuh).
+struct CompareSummary {
+    unsigned long long bad = 0;         // elements outside the tolerance
+    unsigned long long first_bad = 0;   // smallest such index (~0 when none)
+    double max_abs_error = 0;           // NaN when some error was NaN
+    double max_rel_error = 0;
+};
+
+class SupportKernels {
+public:
+    // Compiles (or finds in the cache) and loads the helpers for the current device. Throws
+    // CudaError or std::runtime_error (with NVRTC's message) on failure.
+    SupportKernels();
+    ~SupportKernels();
+    SupportKernels(const SupportKernels&) = delete;
+    SupportKernels& operator=(const SupportKernels&) = delete;
+
+    // out[i] = seeded_uniform(seed, i) for i < n (family_common.h), on the device.
+    void fill_uniform(float* out, uint64_t n, uint64_t seed) const;
+    // C (M×N, double) = A·B, row-major, in the CPU reference's order.
+    void matmul_reference_f64(const float* A, const float* B, double* C, int M, int N, int K) const;
+    // The 7-point sweep in double, rounded to float; boundary cells copied. coef: 7 floats on the device.
+    void stencil7_reference(const float* in, float* ref, int nx, int ny, int nz, const float* coef) const;
+    // got against expected, |got − expected| / max(1, |expected|) ≤ tolerance; with nx > 0 the
+    // boundary cells of the nx×ny×nz grid must be exactly equal. Synchronises; returns the summary.
+    CompareSummary compare(const float* got, const float* expected, uint64_t n, double tolerance, int nx = 0,
+                           int ny = 0, int nz = 0) const;
+    CompareSummary compare(const float* got, const double* expected, uint64_t n, double tolerance) const;
+
+    // Milliseconds the last construction spent compiling or loading (0 after a cache hit in memory).
+    double setup_ms() const { return setup_ms_; }
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+    double setup_ms_ = 0;
+};
+
+// The worker's one instance, built on first use (after a fault the worker exits, so it never
+// outlives its context).
+const SupportKernels& support_kernels();
+
+}  // namespace tilelab
