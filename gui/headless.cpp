@@ -324,7 +324,7 @@ int walk(App& app, FrameDriver& driver, double timeout_s) {
 constexpr double kDragPauseS = 2.0;
 // Before the drag: the first result's compile-ahead and, on a GPU, the card's ceilings (measured
 // after a second of quiet), so neither lands inside the measurement.
-constexpr double kBeforeDragS = 10.0;
+constexpr double kBeforeDragS = 5.0;
 
 // The values a slider passes when dragged from the current one: up to the end of the slider,
 // then down past the start (a jump back, as when the user grabs the slider again), skipping the
