@@ -225,6 +225,20 @@ json result_to_json(const RunResult& r, const ResultJsonOptions& opt) {
     compile["name_expression"] = r.name_expression;
     if (opt.kernel_source) compile["source"] = r.kernel_source;
     j["compile"] = compile;
+    // Where the request's time went, wall ms per stage (0: the stage did not run).
+    const StageTimes& st = r.stages;
+    j["stages"] = json{{"compile_ms", st.compile_ms},
+                       {"count_compile_ms", st.count_compile_ms},
+                       {"worker_ms", st.worker_ms},
+                       {"setup_ms", st.setup_ms},
+                       {"validate_ms", st.validate_ms},
+                       {"timing_ms", st.timing_ms},
+                       {"count_ms", st.count_ms},
+                       {"reference_ms", st.reference_ms},
+                       {"compile_cached", st.compile_cached},
+                       {"prefetch_hit", st.prefetch_hit},
+                       {"count_compile_cached", st.count_compile_cached},
+                       {"count_prefetch_hit", st.count_prefetch_hit}};
     j["launch"] = r.launch;
     j["occupancy_detail"] = r.occupancy;
     j["model"] = r.model;

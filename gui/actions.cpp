@@ -1,6 +1,7 @@
 #include "actions.h"
 #include <algorithm>
 #include <chrono>
+#include <vector>
 #include "worker.h"
 
 namespace tilelab::gui {
@@ -9,7 +10,8 @@ namespace {
 
 // A slider being dragged sends a value every frame; wait this long for it to settle so the worker
 // compiles the value the user stops at, not every value passed on the way. Short, because it adds
-// to every redraw, and a run started too early is cancelled when the slider moves on.
+// to every redraw, and a run started too early is cancelled when the slider moves on. Only for a
+// kernel not yet compiled: the worker starts a compiled one (compile-ahead's neighbours) at once.
 constexpr std::chrono::milliseconds kDragDebounce(30);
 
 // While dragging (and first after a click): still validated (never skipped), but one warm-up and
@@ -28,6 +30,18 @@ void apply_step_presets(AppState& state) {
     const LessonStep& step = lesson->steps[size_t(state.step_index)];
     for (const auto& [name, value] : step.set) state.request.params[name] = value;
     if (!step.size.empty()) state.size_text = step.size;
+}
+
+// The next step's state, for compile-ahead: the current request with that step's presets.
+std::vector<RunRequest> next_step_requests(const AppState& state) {
+    const Lesson* lesson = CurrentLesson(state);
+    if (!lesson || state.step_index + 1 >= int(lesson->steps.size())) return {};
+    const LessonStep& step = lesson->steps[size_t(state.step_index + 1)];
+    RunRequest next = state.request;
+    for (const auto& [name, value] : step.set) next.params[name] = value;
+    std::string error;
+    if (!step.size.empty() && !parse_problem(step.size, next.problem, error)) return {};
+    return {next};
 }
 
 }  // namespace
@@ -102,10 +116,12 @@ bool SubmitRequest(AppState& state, const std::string& changed, Change how) {
     state.last_changed_param = changed;
     state.updating = true;
     if (!state.worker) return true;
+    const AheadHint ahead{changed, next_step_requests(state), state.run_options.count_accesses};
     if (how == Change::Click || how == Change::Drag)
         state.worker->submit(state.request, quick_options(state.run_options),
-                             how == Change::Drag ? kDragDebounce : std::chrono::milliseconds(0), Protocol::Quick);
-    if (how != Change::Drag) state.worker->submit(state.request, state.run_options);
+                             how == Change::Drag ? kDragDebounce : std::chrono::milliseconds(0), Protocol::Quick, ahead);
+    if (how != Change::Drag) state.worker->submit(state.request, state.run_options, std::chrono::milliseconds(0),
+                                                  Protocol::Full, ahead);
     return true;
 }
 

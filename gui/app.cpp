@@ -440,10 +440,10 @@ void App::AfterFrame(double frame_ms) {
         if (!first_frame_logged_)
             std::fprintf(stderr, "latency: first frame drawn %.1f ms after launch\n", ms_between(options_.launched, now));
         for (const WorkerUpdate& d : to_log_) {
-            std::fprintf(stderr, "latency: request %llu %s: published %.1f ms, drawn %.1f ms after the change\n",
+            std::fprintf(stderr, "latency: request %llu %s: published %.1f ms, drawn %.1f ms after the %s\n",
                          static_cast<unsigned long long>(d.request_id),
                          !d.final ? "analysis" : d.quick ? "quick" : "final", ms_between(d.submitted, d.published),
-                         ms_between(d.submitted, now));
+                         ms_between(d.submitted, now), d.after_release ? "release" : "change");
             log_stages(d, now);
         }
     }
@@ -455,19 +455,36 @@ void App::AfterFrame(double frame_ms) {
 // Where a request's time went: waiting (debounce, the run before it), each engine stage, and the
 // hand-over to the screen. The stages are wall times; what is left of "published" is the worker's
 // own overhead (the engine lock, the second analyze() of run(), CBOR).
+namespace {
+
+// Where a build came from, for the latency log.
+const char* build_source(const std::string& cache_level, bool ahead) {
+    if (cache_level == "memory") return ahead ? "memory cache, compiled ahead" : "memory cache";
+    if (cache_level == "in-flight") return ahead ? "waited for its compile-ahead" : "waited for the same compile";
+    if (cache_level == "disk") return "disk cache";
+    return "NVRTC";
+}
+
+}  // namespace
+
+// Where a request's time went: waiting (debounce, the run before it), each engine stage, and the
+// hand-over to the screen. The stages are wall times; what is left of "published" is the worker's
+// own overhead (the engine lock, the second analyze() of run(), CBOR).
 void App::log_stages(const WorkerUpdate& d, Clock::time_point drawn_at) const {
     const StageTimes s = d.result ? d.result->stages : StageTimes{};
     const CompileResult* c = d.result ? d.result->compiled.get() : nullptr;
-    const char* how = !c                          ? ""
-                    : c->cache_level == "memory" ? " (memory cache)"
-                    : c->cache_level == "disk"   ? " (disk cache)"
-                                                 : " (NVRTC)";
-    std::fprintf(stderr, "latency:   request %llu stages: waited %.1f, compile %.1f%s",
-                 static_cast<unsigned long long>(d.request_id), ms_between(d.submitted, d.started), s.compile_ms, how);
-    if (d.final && d.result && (d.result->measured || s.worker_ms > 0))
-        std::fprintf(stderr, ", instrumented build %.1f, GPU worker %.1f (setup %.1f, validate %.1f, timing %.1f, "
-                             "count %.1f, reference %.1f)",
-                     s.count_compile_ms, s.worker_ms, s.setup_ms, s.validate_ms, s.timing_ms, s.count_ms, s.reference_ms);
+    std::fprintf(stderr, "latency:   request %llu stages: waited %.1f, compile %.1f",
+                 static_cast<unsigned long long>(d.request_id), ms_between(d.submitted, d.started), s.compile_ms);
+    if (c) std::fprintf(stderr, " (%s)", build_source(c->cache_level, c->compiled_ahead));
+    if (d.final && d.result && (d.result->measured || s.worker_ms > 0)) {
+        std::fprintf(stderr, ", instrumented build %.1f", s.count_compile_ms);
+        if (s.count_compile_ms > 0)
+            std::fprintf(stderr, " (%s)", s.count_compile_cached ? (s.count_prefetch_hit ? "memory cache, compiled ahead"
+                                                                                          : "memory cache")
+                                                                 : "not cached");
+        std::fprintf(stderr, ", GPU worker %.1f (setup %.1f, validate %.1f, timing %.1f, count %.1f, reference %.1f)",
+                     s.worker_ms, s.setup_ms, s.validate_ms, s.timing_ms, s.count_ms, s.reference_ms);
+    }
     std::fprintf(stderr, ", to the screen %.1f ms\n", ms_between(d.published, drawn_at));
 }
 
@@ -476,6 +493,23 @@ void App::PrintFrameStats(std::FILE* out) const {
                       "in flight, slowest %.1f ms, mean %.1f ms\n",
                  stats_.frames, stats_.font_frames, stats_.max_ms, stats_.busy_frames, stats_.max_busy_ms,
                  stats_.busy_frames ? stats_.sum_busy_ms / stats_.busy_frames : 0.0);
+    PrintCompileAheadStats(out);
+}
+
+void App::PrintCompileAheadStats(std::FILE* out) const {
+    const InteractiveCompileStats s = worker_.compile_stats();
+    const CompileAheadStats a = worker_.compile_ahead_stats();
+    std::fprintf(out, "compile-ahead: %llu of %llu new requests found their kernel in the memory cache (%llu compiled ahead)",
+                 static_cast<unsigned long long>(s.cached), static_cast<unsigned long long>(s.asked),
+                 static_cast<unsigned long long>(s.ahead));
+    if (s.counted_asked > 0)
+        std::fprintf(out, "; instrumented builds %llu of %llu (%llu compiled ahead)",
+                     static_cast<unsigned long long>(s.counted_cached), static_cast<unsigned long long>(s.counted_asked),
+                     static_cast<unsigned long long>(s.counted_ahead));
+    std::fprintf(out, "; in the background: %llu compiled, %llu found compiled, %llu invalid skipped, %llu dropped by a "
+                      "newer list, %zu queued\n",
+                 static_cast<unsigned long long>(a.compiled), static_cast<unsigned long long>(a.already),
+                 static_cast<unsigned long long>(a.invalid), static_cast<unsigned long long>(a.dropped), a.queued);
 }
 
 std::string App::CheckInvariants() const {

@@ -60,7 +60,10 @@ public:
     // Our own invariants (indices in range, request matches the lesson); "" when they hold.
     std::string CheckInvariants() const;
     void SaveSettingsNow();
+    // Frame times, then PrintCompileAheadStats().
     void PrintFrameStats(std::FILE* out) const;
+    // How many of the user's requests found their kernel compiled (ahead): one line.
+    void PrintCompileAheadStats(std::FILE* out) const;
 
 private:
     void poll_worker();

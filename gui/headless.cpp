@@ -317,7 +317,47 @@ int walk(App& app, FrameDriver& driver, double timeout_s) {
     return 0;
 }
 
-int measure_drag(App& app, FrameDriver& driver, const std::string& name, double timeout_s) {
+// Between two values of a drag, how long a user is assumed to pause at most: the next change
+// waits until compile-ahead has finished what it queued, or this long, whichever comes first.
+// (A real user looks at each value for a moment, and that is when compile-ahead works; a drag
+// measured back to back would time a user no one is.)
+constexpr double kDragPauseS = 2.0;
+// Before the drag: the first result's compile-ahead and, on a GPU, the card's ceilings (measured
+// after a second of quiet), so neither lands inside the measurement.
+constexpr double kBeforeDragS = 5.0;
+
+// The values a slider passes when dragged from the current one: up to the end of the slider,
+// then down past the start (a jump back, as when the user grabs the slider again), skipping the
+// values the engine refuses. At most `count` values (0 = all).
+std::vector<int> drag_path(const ParamSpec& spec, int current, const RunRequest& base, const Worker& worker,
+                           int count) {
+    std::vector<int> above, below;
+    for (int value : spec.values()) {
+        if (value > current) above.push_back(value);
+        if (value < current) below.push_back(value);
+    }
+    std::reverse(below.begin(), below.end());
+    std::vector<int> path;
+    for (const auto* side : {&above, &below})
+        for (int value : *side) {
+            if (count > 0 && int(path.size()) >= count) return path;
+            RunRequest candidate = base;
+            candidate.params[spec.name] = value;
+            if (worker.invalid_reason(candidate).empty()) path.push_back(value);
+        }
+    return path;
+}
+
+double median_of(std::vector<double> v) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double worst_of(const std::vector<double>& v) { return v.empty() ? 0 : *std::max_element(v.begin(), v.end()); }
+
+int measure_drag(App& app, FrameDriver& driver, const std::string& name, int max_values, double timeout_s) {
     AppState& state = app.state();
     const Variant* v = CurrentVariant(state);
     const auto spec = v ? std::find_if(v->params.begin(), v->params.end(), [&](const ParamSpec& p) { return p.name == name; })
@@ -326,27 +366,58 @@ int measure_drag(App& app, FrameDriver& driver, const std::string& name, double 
         std::fprintf(stderr, "tilelab: variant %s has no parameter %s\n", state.request.variant.c_str(), name.c_str());
         return 1;
     }
-    for (int value : spec->values()) {
-        if (state.request.params[name] == value) continue;
-        RunRequest candidate = state.request;
-        candidate.params[name] = value;
-        if (!state.worker->invalid_reason(candidate).empty()) continue;
+    Worker& worker = *state.worker;
+    const auto background_idle = [&] { return worker.background_idle(); };
+    if (driver.until(background_idle, kBeforeDragS) == 2) return 2;
+
+    const std::vector<int> path = drag_path(*spec, state.request.params[name], state.request, worker, max_values);
+    std::vector<double> quick_ms, full_ms;
+    int hits = 0, in_flight = 0, count_asked = 0, count_hits = 0;
+    for (size_t i = 0; i < path.size(); ++i) {
+        const int value = path[i];
+        if (i > 0 && driver.until(background_idle, kDragPauseS) == 2) return 2;   // the user's pause
         state.request.params[name] = value;
-        // As a slider does: while dragging, the quick protocol with the debounce ...
+        // As a slider does: while dragging, the quick protocol (debounced only if it must compile) ...
         const auto changed = Clock::now();
         SubmitRequest(state, name, Change::Drag);
         const uint64_t quick = state.worker->last_submitted_id();
         int rc = driver.until([&] { return app.drawn(quick); }, timeout_s);
-        std::fprintf(stderr, "drag: %s=%d redrawn %.1f ms after the change%s\n", name.c_str(), value, ms_since(changed),
-                     state.result_quick ? " (quick run, validated)" : "");
+        quick_ms.push_back(ms_since(changed));
+        const RunResult* r = state.result.get();
+        const bool hit = r && r->stages.compile_cached;
+        hits += hit;
+        in_flight += r && r->compiled && r->compiled->cache_level == "in-flight";
+        std::fprintf(stderr, "drag: %s=%d redrawn %.1f ms after the change%s, kernel %s\n", name.c_str(), value,
+                     quick_ms.back(), state.result_quick ? " (quick run, validated)" : "",
+                     !r || !r->compiled ? "not compiled"
+                     : hit              ? (r->stages.prefetch_hit ? "compiled ahead" : "in the memory cache")
+                     : r->compiled->cache_level == "in-flight" ? "waited for its compile"
+                     : r->compiled->cache_level == "disk"      ? "from the disk cache"
+                                                               : "compiled now");
         if (rc != 0) return rc;
         // ... and once it is drawn, the slider is let go: the full protocol for the same request.
         const auto released = Clock::now();
         SubmitRequest(state, name, Change::Release);
         rc = driver.until_settled(timeout_s);
-        std::fprintf(stderr, "drag: %s=%d full result %.1f ms after the release\n", name.c_str(), value, ms_since(released));
+        full_ms.push_back(ms_since(released));
+        if (const RunResult* full = state.result.get(); full && full->stages.count_compile_ms > 0) {
+            ++count_asked;
+            count_hits += full->stages.count_compile_cached;
+        }
+        std::fprintf(stderr, "drag: %s=%d full result %.1f ms after the release\n", name.c_str(), value, full_ms.back());
         if (rc != 0) return rc;
     }
+    // One grep-able line per drag. quick: change -> the quick (validated) result drawn; full:
+    // release -> the full result drawn; prefetch_hits: values whose kernel was in the memory cache
+    // when asked (compiled ahead, or seen before); count_hits: the same for the instrumented build.
+    const Lesson* lesson = CurrentLesson(state);
+    const std::string lesson_number = lesson ? lesson->id.substr(0, lesson->id.find('_')) : "?";
+    std::fprintf(stderr, "drag-summary: lesson=%s param=%s values=%zu quick_median_ms=%.1f quick_worst_ms=%.1f "
+                 "full_median_ms=%.1f full_worst_ms=%.1f prefetch_hits=%d/%zu in_flight_waits=%d count_hits=%d/%d "
+                 "mode=%s\n",
+                 lesson_number.c_str(), name.c_str(), path.size(), median_of(quick_ms), worst_of(quick_ms),
+                 median_of(full_ms), worst_of(full_ms), hits, path.size(), in_flight, count_hits, count_asked,
+                 worker.device().gpu ? "gpu" : "model");
     return 0;
 }
 
@@ -383,7 +454,8 @@ int RunHeadless(const HeadlessOptions& options) {
     } else {
         rc = driver.until_settled(options.timeout_s);
         if (rc == 3) std::fprintf(stderr, "tilelab: no result within %.0f s\n", options.timeout_s);
-        if (rc == 0 && !options.drag.empty()) rc = measure_drag(app, driver, options.drag, options.timeout_s);
+        if (rc == 0 && !options.drag.empty())
+            rc = measure_drag(app, driver, options.drag, options.drag_values, options.timeout_s);
     }
     // A few more frames: tabs switched by flag and auto-sized items settle on the second frame.
     for (int i = 0; i < 3 && rc != 2; ++i)

@@ -142,6 +142,9 @@ int main(int argc, char** argv) {
     cli.add_option("--screenshot", o.screenshot, "Headless: write this PNG once the result is drawn");
     cli.add_flag("--walk", o.walk, "Headless: every lesson x step x tab, one frame each; non-zero exit on any error");
     cli.add_option("--drag", o.drag, "Headless: measure change-to-redraw latency over this parameter's values");
+    cli.add_option("--drag-values", o.drag_values,
+                   "Headless: drag over at most this many values, from the current one upwards, then below it")
+        ->check(CLI::NonNegativeNumber);
     cli.add_option("--timeout", o.timeout_s, "Headless: longest wait for a result, seconds");
     cli.add_option("--gl-device", gl_device,
                    "Headless: the EGL device that renders: auto, gpu or software (Mesa's llvmpipe, keeping GL off "

@@ -5,6 +5,14 @@
 
 namespace tilelab::gui {
 
+namespace {
+
+// The card's ceilings (a few hundred ms of GPU work in one worker call) wait until the user has
+// left the app alone this long, so a first change never queues behind them.
+constexpr std::chrono::milliseconds kCeilingsAfterQuiet(1000);
+
+}  // namespace
+
 const char* to_string(WorkerPhase p) {
     switch (p) {
     case WorkerPhase::Starting: return "starting the engine";
@@ -62,13 +70,22 @@ void Worker::set_model_target(const Target& t) {
 }
 
 uint64_t Worker::submit(const RunRequest& req, const RunOptions& opt, std::chrono::milliseconds debounce,
-                        Protocol protocol) {
+                        Protocol protocol, AheadHint ahead) {
+    // The debounce is there so a moving slider does not start NVRTC compiles for every value it
+    // passes. A kernel already compiled (ahead, or earlier) costs nothing to start: no wait.
+    bool compiled = false;
+    if (debounce.count() > 0)
+        if (Engine* engine = engine_if_ready()) {
+            std::shared_lock engine_lock(engine_mutex_);
+            compiled = engine->kernel_in_memory(req);
+        }
     uint64_t id;
     {
         std::lock_guard l(mutex_);
         id = next_id_++;
-        Interactive job{req, opt, protocol, id, Clock::now(), {}, false};
-        job.due = job.submitted + debounce;
+        Interactive job{req, opt, protocol, id, Clock::now(), {}, false, std::move(ahead)};
+        last_interactive_ = job.submitted;
+        job.due = job.submitted + (compiled && !in_flight_ ? std::chrono::milliseconds(0) : debounce);
         // The newest request, waiting or in flight: if it is a quick run of these very values (the
         // drag ended on them), its result is the fastest validated answer, so it goes on and the
         // full protocol follows it.
@@ -105,6 +122,28 @@ bool Worker::busy() const {
 uint64_t Worker::last_submitted_id() const {
     std::lock_guard l(mutex_);
     return next_id_ - 1;
+}
+
+InteractiveCompileStats Worker::compile_stats() const {
+    std::lock_guard l(mutex_);
+    return compile_stats_;
+}
+
+CompileAheadStats Worker::compile_ahead_stats() const {
+    const Engine* engine = nullptr;
+    {
+        std::lock_guard l(mutex_);
+        if (ready_) engine = engine_.get();
+    }
+    return engine ? engine->compile_ahead_stats() : CompileAheadStats{};
+}
+
+bool Worker::background_idle() const {
+    {
+        std::lock_guard l(mutex_);
+        if (!ready_ || (device_.gpu && !ceilings_tried_) || phase_ == WorkerPhase::MeasuringCeilings) return false;
+    }
+    return compile_ahead_stats().idle();
 }
 
 void Worker::submit_sweep(std::vector<RunRequest> reqs, const RunOptions& opt) {
@@ -152,6 +191,7 @@ void Worker::publish(std::shared_ptr<const RunResult> r, bool final, const Inter
     update_.submitted = job.submitted;
     update_.started = started;
     update_.published = Clock::now();
+    update_.after_release = final && job.protocol == Protocol::Full && job.follow_up;
     has_update_ = true;
 }
 
@@ -167,6 +207,21 @@ std::shared_ptr<RunResult> failed_result(const RunRequest& req, const char* what
 }
 
 }  // namespace
+
+void Worker::queue_compile_ahead(const Interactive& job) {
+    const RunRequest& req = job.req;
+    // Which way the slider moved, from the last request analysed: its next value that way first.
+    int direction = 0;
+    if (!job.ahead.changed.empty() && last_analysed_ && last_analysed_->variant == req.variant) {
+        const int before = param_or(last_analysed_->params, job.ahead.changed, 0);
+        const int now = param_or(req.params, job.ahead.changed, 0);
+        direction = now > before ? +1 : now < before ? -1 : 0;
+    }
+    std::vector<RunRequest> list = engine_->neighbours(req, job.ahead.changed, direction);
+    for (const RunRequest& r : job.ahead.also)
+        if (!(r == req)) list.push_back(r);
+    engine_->compile_ahead(std::move(list), device_.gpu && job.ahead.instrumented);
+}
 
 void Worker::serve_interactive(std::unique_lock<std::mutex>& lock) {
     in_flight_ = std::exchange(pending_, std::nullopt);
@@ -186,10 +241,25 @@ void Worker::serve_interactive(std::unique_lock<std::mutex>& lock) {
         } catch (const std::exception& e) {
             analysed = failed_result(req, e.what());
         }
+        // The user will look at this for a while: guess what comes next and compile it in the
+        // background while the GPU measures this one. A follow-up's guesses are already queued.
+        if (analysed->ok && !job.follow_up) {
+            try {
+                queue_compile_ahead(job);
+            } catch (const std::exception&) {
+                // Only a guess: without it the next change compiles as it always did.
+            }
+        }
     }
     if (!gpu && analysed->no_gpu_reason.empty()) analysed->no_gpu_reason = device_.reason;
 
     lock.lock();
+    last_analysed_ = req;
+    if (!job.follow_up && analysed->compiled) {
+        ++compile_stats_.asked;
+        compile_stats_.cached += analysed->stages.compile_cached;
+        compile_stats_.ahead += analysed->stages.prefetch_hit;
+    }
     const bool superseded = pending_.has_value();
     // Without a GPU (or when analysis failed) there is nothing more to do: this is final.
     const bool final = !gpu || !analysed->ok;
@@ -197,6 +267,7 @@ void Worker::serve_interactive(std::unique_lock<std::mutex>& lock) {
     if (final || (!superseded && !job.follow_up)) publish(analysed, final, job, started);
     if (final || superseded) {
         in_flight_.reset();
+        last_interactive_ = Clock::now();
         return;
     }
     phase_ = job.protocol == Protocol::Quick ? WorkerPhase::RunningQuick : WorkerPhase::Running;
@@ -214,9 +285,17 @@ void Worker::serve_interactive(std::unique_lock<std::mutex>& lock) {
     // run() analyses again and finds the kernel in the memory cache: the compile that cost time
     // was the first one, so that is the one to show (Code panel) and to count.
     measured->stages.compile_ms += analysed->stages.compile_ms;
+    measured->stages.compile_cached = analysed->stages.compile_cached;
+    measured->stages.prefetch_hit = analysed->stages.prefetch_hit;
     if (measured->compiled && analysed->compiled) measured->compiled = analysed->compiled;
 
     lock.lock();
+    last_interactive_ = Clock::now();
+    if (job.opt.count_accesses && measured->stages.count_compile_ms > 0) {
+        ++compile_stats_.counted_asked;
+        compile_stats_.counted_cached += measured->stages.count_compile_cached;
+        compile_stats_.counted_ahead += measured->stages.count_prefetch_hit;
+    }
     // A cancelled run was replaced by a newer request; its partial result is not shown.
     if (!cancel_run_ && !pending_) publish(measured, true, job, started);
     in_flight_.reset();
@@ -308,6 +387,11 @@ void Worker::loop(EngineConfig cfg) {
             continue;
         }
         if (device_.gpu && !ceilings_tried_) {
+            if (const auto quiet_from = last_interactive_ + kCeilingsAfterQuiet; now < quiet_from) {
+                phase_ = WorkerPhase::Idle;
+                wake_.wait_until(lock, quiet_from);
+                continue;
+            }
             ceilings_tried_ = true;
             phase_ = WorkerPhase::MeasuringCeilings;
             lock.unlock();

@@ -1,16 +1,22 @@
 // The worker: the one thread that talks to the engine, so the UI never waits on CUDA or NVRTC.
 //
 // Interactive requests: the newest wins. A request waits out a short debounce (while a slider is
-// dragged), then the worker publishes engine.analyze() at once (registers, occupancy and the
+// dragged) only when its kernel would need a fresh compile and nothing else is in flight; then
+// the worker publishes engine.analyze() at once (registers, occupancy and the
 // model update while the kernel runs) and, on a GPU, engine.run() when it finishes. A newer
 // request cancels the run in flight between repetitions. A change can be measured with the quick
 // protocol first (validated, fewer repetitions, nothing counted: gui/actions.cpp); the full
 // protocol for the same request, submitted after it, waits for the quick run instead of
 // cancelling it.
+// Compile ahead: once a request is analysed, the worker hands the engine the requests the user is
+// likely to make next (Engine::compile_ahead: every slider's neighbours, the one just moved first
+// in the direction it moved, then the next lesson step), compiled on the engine's low-priority
+// thread while this one measures. A user's request never waits for that queue.
 // Sweeps (Compare panel): a queue of requests run one by one whenever no interactive request is
 // waiting; results are kept in submission order.
 // The Engine itself is constructed on this thread (finding the GPU and loading the driver can
-// take a while) and its ceilings are measured here once the first request has been served.
+// take a while). Its ceilings are measured here once the app has been quiet for a second, so that
+// a user's first change waits at most for that one worker call.
 #pragma once
 #include <chrono>
 #include <condition_variable>
@@ -40,6 +46,22 @@ struct WorkerUpdate {
     Clock::time_point submitted; // when the UI asked (for latency logs)
     Clock::time_point started;   // when the worker took it up (after the debounce and any run before)
     Clock::time_point published; // when the worker handed it over
+    bool after_release = false;  // the full protocol after a quick run of the same request (slider let go)
+};
+
+// What to compile ahead once a request has been analysed, besides its sliders' neighbours.
+struct AheadHint {
+    std::string changed;                  // the parameter the user just changed ("" = none): its neighbours first
+    std::vector<RunRequest> also;         // e.g. the next lesson step's presets
+    bool instrumented = true;             // full runs count accesses: their TILELAB_COUNT=1 build too (GPU only)
+};
+
+// How the user's requests found their kernels: the measure of compile-ahead. A build "asked"
+// is one a request of the user needed (the plain build of every new request; the instrumented one
+// of every full run on a GPU); "cached": it was in the memory cache; "ahead": compiled ahead.
+struct InteractiveCompileStats {
+    uint64_t asked = 0, cached = 0, ahead = 0;                     // plain builds
+    uint64_t counted_asked = 0, counted_cached = 0, counted_ahead = 0;   // instrumented builds
 };
 
 enum class WorkerPhase { Starting, Idle, Debouncing, Analyzing, RunningQuick, Running, Sweeping, MeasuringCeilings };
@@ -76,14 +98,23 @@ public:
     // Except: a Full request for the same RunRequest as the Quick one waiting or in flight is
     // queued behind it (the quick result is still worth drawing), and ends its debounce. Nor does
     // a Full request publish its analysis again when the quick result of the same one is out.
+    // `debounce` is waited only when the kernel is not compiled yet or another request is in
+    // flight: a cached kernel with the worker free starts at once.
     uint64_t submit(const RunRequest& req, const RunOptions& opt,
                     std::chrono::milliseconds debounce = std::chrono::milliseconds(0),
-                    Protocol protocol = Protocol::Full);
+                    Protocol protocol = Protocol::Full, AheadHint ahead = {});
     // The newest update not yet taken, if any (older ones are dropped).
     bool poll(WorkerUpdate& out);
     // A submitted request has not yet produced its final update.
     bool busy() const;
     uint64_t last_submitted_id() const;
+
+    // ---- background work --------------------------------------------------------------------
+    InteractiveCompileStats compile_stats() const;
+    CompileAheadStats compile_ahead_stats() const;   // zeros while the engine is starting
+    // Nothing left to do in the background: compile-ahead's queue is empty and, on a GPU, the
+    // ceilings have been measured (or tried).
+    bool background_idle() const;
 
     // ---- sweeps (Compare panel) -------------------------------------------------------------
     // Replaces the current sweep. Requests are run in order, after any interactive request.
@@ -104,7 +135,9 @@ private:
         uint64_t id = 0;
         Clock::time_point submitted, due;
         bool follow_up = false;   // the full run after a quick one: its analysis is already shown
+        AheadHint ahead;
     };
+    void queue_compile_ahead(const Interactive& job);   // engine lock held shared, mutex_ not held
     void publish(std::shared_ptr<const RunResult> r, bool final, const Interactive& job, Clock::time_point started);
 
     mutable std::mutex mutex_;
@@ -126,6 +159,9 @@ private:
     std::optional<Interactive> follow_up_;   // a Full request queued behind the Quick one of the same request
     std::optional<Interactive> in_flight_;
     std::optional<RunRequest> last_quick_;   // the last update published, when it was a quick result
+    std::optional<RunRequest> last_analysed_;   // for the direction a slider moves (compile-ahead order)
+    Clock::time_point last_interactive_ = Clock::now();   // last submit or end of a served request
+    InteractiveCompileStats compile_stats_;
     uint64_t next_id_ = 1;
     CancelFlag cancel_run_{false};
     bool has_update_ = false;

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The app on the GPU machine: live-kernel screenshots of every lesson (docs/screenshots/), the
-# change-to-redraw latency (cached and fresh compile) and the walk through every lesson, step
-# and panel. Runs binaries built elsewhere (the GPU machine has no Debian packages): BIN holds
-# gui/tilelab and tilelab-gpu-worker, DEBS the output of shared/scripts/gl-debs.sh plus
+# change-to-redraw latency of a drag in every lesson (cold and warm caches) and the walk through
+# every lesson, step and panel. Runs binaries built elsewhere (the GPU machine has no Debian
+# packages): BIN holds gui/tilelab, tilelab-gpu-worker and tilelab-cli (the lesson list), DEBS the output of shared/scripts/gl-debs.sh plus
 # fonts-dejavu-core in DEBS/extra and, optionally, Mesa's EGL/llvmpipe packages and their
 # dependencies in DEBS/mesa (apt-get download libegl-mesa0 libgl1-mesa-dri libgbm1 ... ).
 # Usage: scripts/gpu_gui_check.sh BIN DEBS
@@ -34,16 +34,39 @@ if ls "$debs"/mesa/*.deb >/dev/null 2>&1; then
 fi
 
 status=0
-for l in 01 02 03 04 05 06 07 08 09; do
+# The lessons, and per lesson the parameter its drag moves: the first non-boolean parameter of
+# the lesson's variant with more than one value (from `tilelab-cli list --json`).
+lessons=$("$bin/tilelab-cli" list --json | python3 -c '
+import json, sys
+listing = json.load(sys.stdin)
+params = {v["id"]: v["params"] for v in listing["variants"]}
+for lesson in listing["lessons"]:
+    drag = next((p["name"] for p in params.get(lesson["variant"], []) if p["kind"] != "bool" and len(p["values"]) > 1), "-")
+    print(lesson["id"].split("_")[0], drag)
+') || { echo "tilelab-cli list --json failed"; exit 1; }
+[ -n "$lessons" ] || { echo "no lessons listed"; exit 1; }
+
+while read -r l param; do
   timeout 120 "$app" --headless --lesson "$l" --screenshot "$out/lesson_$l.png" --log-latency \
     >"$out/lesson_$l.log" 2>&1 || { echo "lesson $l: exit $?"; status=1; }
-done
+done <<<"$lessons"
 timeout 60 "$app" --headless --lesson 02 --panel memory --screenshot "$out/panel_memory.png" >/dev/null 2>&1
 timeout 60 "$app" --headless --lesson 04 --panel occupancy --screenshot "$out/panel_occupancy.png" >/dev/null 2>&1
 timeout 60 "$app" --headless --lesson 04 --panel tiles --screenshot "$out/panel_tiles.png" >/dev/null 2>&1
-# Latency: first a drag over TILE at 2048 with cold caches (fresh compiles), then again warm.
-timeout 200 "$app" --headless --lesson 02 --size 2048 --drag TILE --log-latency >"$out/drag_cold.log" 2>&1 || status=1
-timeout 200 "$app" --headless --lesson 02 --size 2048 --drag TILE --log-latency >"$out/drag_warm.log" 2>&1 || status=1
+
+# Latency: in every lesson at its default size, a drag over 4 values of its parameter, first
+# with a fresh cache folder (every kernel not compiled ahead is an NVRTC compile), then again
+# with that folder warm (disk hits; a new process, so the memory cache starts empty). Between
+# values the drag pauses until compile-ahead is idle (at most 2 s): the pause a user makes.
+while read -r l param; do
+  [ "$param" = "-" ] && { echo "lesson $l: no parameter to drag"; continue; }
+  cache="/tmp/tlcache-drag-$l"; rm -rf "$cache"
+  for pass in cold warm; do
+    XDG_CACHE_HOME="$cache" timeout 150 "$app" --headless --lesson "$l" --drag "$param" --drag-values 4 \
+      --log-latency >"$out/drag_${l}_$pass.log" 2>&1 || { echo "lesson $l $pass drag: exit $?"; status=1; }
+  done
+done <<<"$lessons"
+
 timeout 300 "$app" --headless --walk --timeout 300 >"$out/walk.log" 2>&1 || { echo "walk failed"; status=1; }
 # Frames while a long kernel runs: naive matmul at 8192³ (about 200 ms a launch on an H200), with
 # GL on the same GPU and, where Mesa is here, on the CPU.
@@ -51,18 +74,46 @@ timeout 120 "$app" --headless --gl-device gpu --lesson 01 --size 8192 --log-late
 if [ ${#soft_env[@]} -gt 0 ]; then
   timeout 120 "${soft_env[@]}" "$app" --headless --gl-device software --lesson 01 --size 8192 --log-latency \
     >"$out/long_kernel_software_gl.log" 2>&1 || status=1
-  timeout 200 "${soft_env[@]}" "$app" --headless --gl-device software --lesson 02 --size 2048 --drag TILE --log-latency \
-    >"$out/drag_warm_software_gl.log" 2>&1 || status=1
+  timeout 120 "${soft_env[@]}" "$app" --headless --gl-device software --lesson 02 --drag TILE --drag-values 4 \
+    --log-latency >"$out/drag_warm_software_gl.log" 2>&1 || status=1
 fi
 
 # Per value: the quick validated result ("redrawn"), then the full one; per request, the stages
 # (--log-latency) are in the logs.
-echo "== first frame / latency (cold compile) =="; grep -E "first frame|^drag:|^frames:" "$out/drag_cold.log"
-echo "== latency (cached) =="; grep -E "^drag:|^frames:" "$out/drag_warm.log"
+echo "== first frame / drag in lesson 02 (cold caches) =="
+grep -E "first frame|^drag:|^drag-summary:|^compile-ahead:|^frames:" "$out/drag_02_cold.log"
+echo "== drag in lesson 02 (warm) =="; grep -E "^drag:|^drag-summary:|^compile-ahead:|^frames:" "$out/drag_02_warm.log"
 echo "== walk =="; tail -3 "$out/walk.log"
 for f in "$out"/long_kernel_*.log "$out"/drag_warm_software_gl.log; do
-  [ -f "$f" ] && { echo "== $(basename "$f") =="; grep -E "^headless:|^drag:|^frames:|^latency: request" "$f" | head -20; }
+  [ -f "$f" ] && { echo "== $(basename "$f") =="; grep -E "^headless:|^drag:|^drag-summary:|^frames:|^latency: request" "$f" | head -20; }
 done
 ls -la "$out"/*.png
 tar -C "$out" -cf "${OUT:-/tmp}/gui_check.tar" .
+
+# Last: one row per lesson from the drag-summary lines (ms; median, worst in brackets).
+echo "== drag latency per lesson (ms: median (worst)) =="
+python3 - "$out" <<'PY'
+import glob, os, re, sys
+out = sys.argv[1]
+def summary(path):
+    if not os.path.exists(path):
+        return None
+    for line in open(path, errors="replace"):
+        if line.startswith("drag-summary:"):
+            return dict(kv.split("=", 1) for kv in line.split()[1:] if "=" in kv)
+    return None
+print("| lesson | param | cold quick median (worst) | warm quick median (worst) | warm full median (worst) | prefetch hits (cold, warm) |")
+print("| --- | --- | --- | --- | --- | --- |")
+for cold_log in sorted(glob.glob(os.path.join(out, "drag_*_cold.log"))):
+    lesson = re.search(r"drag_(\w+?)_cold", cold_log).group(1)
+    cold, warm = summary(cold_log), summary(cold_log.replace("_cold", "_warm"))
+    if not cold and not warm:
+        print(f"| {lesson} | ? | failed | failed | failed | |")
+        continue
+    def mw(s, kind):
+        return f"{s[kind + '_median_ms']} ({s[kind + '_worst_ms']})" if s else "failed"
+    param = (cold or warm)["param"]
+    hits = f"{cold['prefetch_hits'] if cold else '-'}, {warm['prefetch_hits'] if warm else '-'}"
+    print(f"| {lesson} | {param} | {mw(cold, 'quick')} | {mw(warm, 'quick')} | {mw(warm, 'full')} | {hits} |")
+PY
 exit $status

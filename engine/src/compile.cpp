@@ -399,10 +399,22 @@ std::string default_cache_dir() {
 using ResultPtr = std::shared_ptr<const CompileResult>;
 
 struct CompileService::Impl {
+    // One memory-cache entry, or one compile in progress, with who asked for it first.
+    struct Entry {
+        ResultPtr result;
+        CompileOrigin origin = CompileOrigin::Interactive;
+    };
+    struct Busy {
+        std::shared_future<ResultPtr> result;
+        CompileOrigin origin = CompileOrigin::Interactive;
+    };
+
     std::string cache_dir;
-    std::mutex mutex;
-    std::unordered_map<std::string, ResultPtr> memory;                    // key -> result as compiled
-    std::unordered_map<std::string, std::shared_future<ResultPtr>> busy;  // key -> compile in progress
+    mutable std::mutex mutex;
+    std::unordered_map<std::string, Entry> memory;   // key -> result as compiled
+    std::unordered_map<std::string, Busy> busy;      // key -> compile in progress
+    CompileStats stats;                              // guarded by mutex
+    Backend backend;                                 // tests: instead of NVRTC and the disk
     std::atomic<uint64_t> temp_counter{0};
 
     fs::path file_for(const std::string& key) const { return fs::path(cache_dir) / (key + ".tlcubin"); }
@@ -438,45 +450,71 @@ struct CompileService::Impl {
         if (ec) fs::remove(temp, ec);
     }
 
-    static ResultPtr for_this_call(const ResultPtr& r, const char* level, Clock::time_point t0) {
+    static ResultPtr for_this_call(const ResultPtr& r, const char* level, Clock::time_point t0, CompileOrigin origin) {
         auto copy = std::make_shared<CompileResult>(*r);
         copy->cache_hit = level[0] != '\0';
         copy->cache_level = level;
         copy->compile_ms = ms_since(t0);
+        copy->compiled_ahead = origin == CompileOrigin::Ahead;
         return copy;
     }
 
-    ResultPtr compile(const CompileRequest& req, Clock::time_point t0) {
-        if (req.arch < 10) return for_this_call(failure(fmt::format("'sm_{}' is not a GPU architecture.", req.arch)), "", t0);
+    // The key hashes everything that changes the cubin; key_text is stored with it on disk.
+    static std::string key_of(const CompileRequest& req, const std::vector<std::string>& opts, std::string* key_text) {
+        std::string text = fmt::format("nvrtc {}\nsources {}\nfile {}\nname {}\noptions {}\n", nvrtc_version(),
+                                       sources_fingerprint(), req.source_file, req.name_expression, join(opts, " "));
+        std::string key = hex64(fnv1a(text));
+        if (key_text) *key_text = std::move(text);
+        return key;
+    }
+
+    ResultPtr compile(const CompileRequest& req, CompileOrigin origin, Clock::time_point t0) {
+        if (req.arch < 10)
+            return for_this_call(failure(fmt::format("'sm_{}' is not a GPU architecture.", req.arch)), "", t0, origin);
         const std::vector<std::string> opts = nvrtc_options(req);
-        const std::string key_text = fmt::format("nvrtc {}\nsources {}\nfile {}\nname {}\noptions {}\n",
-                                                 nvrtc_version(), sources_fingerprint(), req.source_file,
-                                                 req.name_expression, join(opts, " "));
-        const std::string key = hex64(fnv1a(key_text));
+        std::string key_text;
+        const std::string key = key_of(req, opts, &key_text);
 
         std::promise<ResultPtr> promise;
+        Backend fake;
         {
             std::unique_lock lock(mutex);
-            if (auto it = memory.find(key); it != memory.end()) return for_this_call(it->second, "memory", t0);
-            if (auto it = busy.find(key); it != busy.end()) {
-                // Someone is compiling the same thing: wait for theirs instead of compiling twice.
-                std::shared_future<ResultPtr> pending = it->second;
-                lock.unlock();
-                return for_this_call(pending.get(), "memory", t0);
+            fake = backend;
+            if (auto it = memory.find(key); it != memory.end()) {
+                ++stats.memory;
+                return for_this_call(it->second.result, "memory", t0, it->second.origin);
             }
-            busy.emplace(key, promise.get_future().share());
+            if (auto it = busy.find(key); it != busy.end()) {
+                // Someone is compiling the same thing (compile-ahead, or another request): wait for
+                // theirs instead of compiling twice. Only this key waits; other keys go on.
+                const Busy pending = it->second;
+                ++stats.in_flight;
+                ++stats.waiting_now;
+                lock.unlock();
+                const ResultPtr shared = pending.result.get();
+                lock.lock();
+                --stats.waiting_now;
+                return for_this_call(shared, "in-flight", t0, pending.origin);
+            }
+            busy.emplace(key, Busy{promise.get_future().share(), origin});
         }
 
         // Nothing below may throw past here: waiters on `promise` would hang.
         const char* level = "disk";
         std::shared_ptr<CompileResult> r;
         try {
-            r = load(key, key_text);
-            if (!r) {
+            if (fake) {
                 level = "";
-                r = compile_with_nvrtc(req, opts);
-                if (r->ok) store(key, key_text, *r);
+                r = fake(req);
+            } else {
+                r = load(key, key_text);
+                if (!r) {
+                    level = "";
+                    r = compile_with_nvrtc(req, opts);
+                    if (r->ok) store(key, key_text, *r);
+                }
             }
+            if (!r) r = failure("The compile produced no result.");
         } catch (const std::exception& e) {
             r = failure(e.what());
         } catch (...) {
@@ -485,11 +523,19 @@ struct CompileService::Impl {
         ResultPtr shared = r;
         {
             std::lock_guard lock(mutex);
-            memory[key] = shared;  // failures too: the same input fails the same way
+            memory[key] = Entry{shared, origin};  // failures too: the same input fails the same way
             busy.erase(key);
+            ++(level[0] ? stats.disk : stats.nvrtc);
         }
         promise.set_value(shared);
-        return for_this_call(shared, level, t0);
+        return for_this_call(shared, level, t0, origin);
+    }
+
+    bool known(const CompileRequest& req, bool or_in_flight) const {
+        if (req.arch < 10) return false;
+        const std::string key = key_of(req, nvrtc_options(req), nullptr);
+        std::lock_guard lock(mutex);
+        return memory.count(key) || (or_in_flight && busy.count(key));
     }
 };
 
@@ -499,10 +545,10 @@ CompileService::CompileService(std::string cache_dir) : impl_(std::make_unique<I
 
 CompileService::~CompileService() = default;
 
-std::shared_ptr<const CompileResult> CompileService::compile(const CompileRequest& req) {
+std::shared_ptr<const CompileResult> CompileService::compile(const CompileRequest& req, CompileOrigin origin) {
     const auto t0 = Clock::now();
     try {
-        return impl_->compile(req, t0);
+        return impl_->compile(req, origin, t0);
     } catch (const std::exception& e) {
         auto r = failure(e.what());
         r->compile_ms = ms_since(t0);
@@ -512,6 +558,32 @@ std::shared_ptr<const CompileResult> CompileService::compile(const CompileReques
         r->compile_ms = ms_since(t0);
         return r;
     }
+}
+
+bool CompileService::in_memory(const CompileRequest& req) const {
+    try {
+        return impl_->known(req, false);
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+
+bool CompileService::in_memory_or_in_flight(const CompileRequest& req) const {
+    try {
+        return impl_->known(req, true);
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+
+CompileStats CompileService::stats() const {
+    std::lock_guard lock(impl_->mutex);
+    return impl_->stats;
+}
+
+void CompileService::set_backend_for_testing(Backend backend) {
+    std::lock_guard lock(impl_->mutex);
+    impl_->backend = std::move(backend);
 }
 
 void CompileService::clear_memory_cache() {

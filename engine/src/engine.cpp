@@ -7,6 +7,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include "compile_ahead.h"
 #include "engine_testing.h"
 #include "family.h"
 #include "runner_device.h"
@@ -61,6 +62,14 @@ std::string generic_invalid_reason(const Variant& v, const ParamValues& params, 
     return "";
 }
 
+// The build of a kernel instance the engine compiles: plain, or instrumented to count accesses.
+// analyze(), run() and compile-ahead all go through here, so that their cache keys agree.
+CompileRequest kernel_build(const KernelInstance& k, int arch, bool instrumented) {
+    CompileRequest c{k.source_file, k.name_expression, arch, k.max_registers, {}};
+    if (instrumented) c.defines.push_back("TILELAB_COUNT=1");
+    return c;
+}
+
 }  // namespace
 
 struct Engine::Impl {
@@ -95,6 +104,22 @@ struct Engine::Impl {
 
     std::string invalid_reason(const RunRequest& req);
 
+    // The build `req` needs, or nullopt when the request is invalid here.
+    std::optional<CompileRequest> build_for(const RunRequest& req, bool instrumented) {
+        if (!invalid_reason(req).empty()) return std::nullopt;
+        const Variant* v = lookup_variant(req.variant);
+        return kernel_build(v->kernel(with_defaults(v->params, req.params)), current_target().arch(), instrumented);
+    }
+
+    // One compile-ahead item, on the queue's thread.
+    AheadOutcome compile_ahead_item(const AheadItem& item) {
+        const std::optional<CompileRequest> build = build_for(item.request, item.instrumented);
+        if (!build) return AheadOutcome::Invalid;
+        if (compiler.in_memory_or_in_flight(*build)) return AheadOutcome::Already;
+        compiler.compile(*build, CompileOrigin::Ahead);
+        return AheadOutcome::Compiled;
+    }
+
     DeviceStatus status;
     CompileService compiler;
     mutable std::mutex target_mutex;
@@ -103,6 +128,8 @@ struct Engine::Impl {
     std::map<std::string, std::unique_ptr<Family>> checkers;
     std::mutex ceilings_mutex;
     std::optional<Ceilings> ceilings;     // measured once
+    // Last: its thread uses everything above, so it stops first.
+    CompileAheadQueue ahead{[this](const AheadItem& item) { return compile_ahead_item(item); }};
 };
 
 Engine::Engine(const EngineConfig& cfg) : impl_(std::make_unique<Impl>(cfg)) {}
@@ -168,8 +195,10 @@ RunResult Engine::analyze(const RunRequest& req) {
         if (const std::string* source = embedded_source(k.source_file)) r.kernel_source = *source;
 
         r.stage = "compile";
-        r.compiled = compiler().compile({k.source_file, k.name_expression, t.arch(), k.max_registers, {}});
+        r.compiled = compiler().compile(kernel_build(k, t.arch(), false));
         r.stages.compile_ms = r.compiled->compile_ms;
+        r.stages.compile_cached = r.compiled->cache_level == "memory";
+        r.stages.prefetch_hit = r.stages.compile_cached && r.compiled->compiled_ahead;
         if (!r.compiled->ok) {
             r.error = r.compiled->error;
             return r;
@@ -210,8 +239,10 @@ RunResult Engine::run(const RunRequest& req, const RunOptions& opt, const Cancel
         worker::MeasureJob job{v->family, r.request.problem, r.launch, r.model.flops, r.model.global_bytes, r.compiled, nullptr};
         if (opt.count_accesses) {   // the same instance built with TILELAB_COUNT=1
             const KernelInstance k = v->kernel(r.request.params);
-            job.counting = compiler().compile({k.source_file, k.name_expression, target().arch(), k.max_registers, {"TILELAB_COUNT=1"}});
+            job.counting = compiler().compile(kernel_build(k, target().arch(), true));
             r.stages.count_compile_ms = job.counting->compile_ms;
+            r.stages.count_compile_cached = job.counting->cache_level == "memory";
+            r.stages.count_prefetch_hit = r.stages.count_compile_cached && job.counting->compiled_ahead;
             if (!job.counting->ok) {
                 r.ok = false;
                 r.stage = "compile";
@@ -232,6 +263,72 @@ RunResult Engine::run(const RunRequest& req, const RunOptions& opt, const Cancel
         r.error = e.what();
     }
     return r;
+}
+
+void Engine::compile_ahead(std::vector<RunRequest> reqs, bool instrumented_too) {
+    std::vector<AheadItem> items;
+    items.reserve(reqs.size() * 2);
+    // Each request's plain build (what a quick run needs) right before its instrumented one (what
+    // the full run after it needs), so the nearest guesses are complete first.
+    for (RunRequest& req : reqs) {
+        items.push_back({req, false});
+        if (instrumented_too) items.push_back({std::move(req), true});
+    }
+    impl_->ahead.replace(std::move(items));
+}
+
+CompileAheadStats Engine::compile_ahead_stats() const { return impl_->ahead.stats(); }
+
+bool Engine::wait_compile_ahead_idle(std::chrono::milliseconds timeout) const {
+    return impl_->ahead.wait_idle(timeout);
+}
+
+bool Engine::kernel_in_memory(const RunRequest& req) const {
+    try {
+        const std::optional<CompileRequest> build = impl_->build_for(req, false);
+        return build && impl_->compiler.in_memory(*build);
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+
+std::vector<RunRequest> Engine::neighbours(const RunRequest& req, const std::string& first, int direction) const {
+    std::vector<RunRequest> out;
+    const Variant* v = lookup_variant(req.variant);
+    if (!v) return out;
+    const ParamValues params = with_defaults(v->params, req.params);
+    std::vector<const ParamSpec*> order;
+    for (const ParamSpec& p : v->params)
+        if (p.name == first) order.insert(order.begin(), &p);
+        else order.push_back(&p);
+    for (const ParamSpec* spec : order) {
+        const std::vector<int> values = spec->values();
+        const int current = param_or(params, spec->name, spec->def);
+        // The nearest value on one side that can run here: an invalid one is skipped, as the
+        // slider greys it and the next drag step lands beyond it.
+        auto nearest = [&](bool up) -> std::optional<RunRequest> {
+            const auto try_value = [&](int value) -> std::optional<RunRequest> {
+                RunRequest candidate{req.variant, params, req.problem};
+                candidate.params[spec->name] = value;
+                if (!invalid_reason(candidate).empty()) return std::nullopt;
+                return candidate;
+            };
+            if (up) {
+                for (auto it = values.begin(); it != values.end(); ++it)
+                    if (*it > current)
+                        if (auto r = try_value(*it)) return r;
+            } else {
+                for (auto it = values.rbegin(); it != values.rend(); ++it)
+                    if (*it < current)
+                        if (auto r = try_value(*it)) return r;
+            }
+            return std::nullopt;
+        };
+        const bool up_first = spec->name == first && direction > 0;
+        for (bool up : {up_first, !up_first})
+            if (auto r = nearest(up)) out.push_back(std::move(*r));
+    }
+    return out;
 }
 
 Ceilings Engine::ceilings() {

@@ -2,6 +2,7 @@
 // Needs no GPU. Thread-safe. Caches cubins in memory and on disk.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -39,8 +40,25 @@ struct CompileResult {
     PtxasInfo ptxas;
     std::string options;         // the options passed to NVRTC, space separated
     double compile_ms = 0;       // wall time of this call
-    bool cache_hit = false;      // from memory or disk
-    std::string cache_level;     // "", "memory", "disk"
+    bool cache_hit = false;      // from memory or disk, or shared with a compile already running
+    // "": compiled by this call; "memory", "disk": found there; "in-flight": the same compile was
+    // already running (e.g. compiled ahead) and this call waited for it (compile_ms: the wait).
+    std::string cache_level;
+    bool compiled_ahead = false; // the build was made by a compile-ahead call (CompileOrigin::Ahead)
+};
+
+// Who asks: a user's request, or compile-ahead guessing the next one (Engine::compile_ahead).
+// Only bookkeeping: both compile the same way; an interactive call never waits for an unrelated
+// compile-ahead one, and waits for (rather than repeats) one of the same key.
+enum class CompileOrigin { Interactive, Ahead };
+
+// What the service has done since it was made, per call.
+struct CompileStats {
+    uint64_t nvrtc = 0;        // compiled with NVRTC
+    uint64_t disk = 0;         // loaded from the disk cache
+    uint64_t memory = 0;       // found in the memory cache
+    uint64_t in_flight = 0;    // waited for the same key being compiled by another call
+    uint64_t waiting_now = 0;  // calls waiting for another's compile at this moment
 };
 
 // Kernel sources compiled into the binary (path relative to kernels/ -> text).
@@ -55,8 +73,19 @@ public:
     CompileService(const CompileService&) = delete;
     CompileService& operator=(const CompileService&) = delete;
 
-    std::shared_ptr<const CompileResult> compile(const CompileRequest& req);
+    std::shared_ptr<const CompileResult> compile(const CompileRequest& req,
+                                                 CompileOrigin origin = CompileOrigin::Interactive);
+    // The build is in the memory cache now: compile() would return it at once. Cheap (hashes the key).
+    bool in_memory(const CompileRequest& req) const;
+    // In the memory cache, or being compiled by some call right now.
+    bool in_memory_or_in_flight(const CompileRequest& req) const;
+    CompileStats stats() const;
     void clear_memory_cache();
+
+    // Tests only: compile with `backend` instead of NVRTC, and neither read nor write the disk
+    // cache (e.g. a compile that blocks until the test lets it go, or counts its calls).
+    using Backend = std::function<std::shared_ptr<CompileResult>(const CompileRequest&)>;
+    void set_backend_for_testing(Backend backend);
 
 private:
     struct Impl;

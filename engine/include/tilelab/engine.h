@@ -3,8 +3,11 @@
 // registers, occupancy and modelled counts still work; nothing is measured.
 #pragma once
 #include <atomic>
+#include <chrono>
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 #include "tilelab/result.h"
 #include "tilelab/target.h"
 
@@ -30,6 +33,18 @@ struct EngineConfig {
     bool force_model_mode = false;
 };
 
+// What compile-ahead has done since the engine started (Engine::compile_ahead).
+struct CompileAheadStats {
+    uint64_t lists = 0;        // compile_ahead() calls
+    uint64_t compiled = 0;     // builds it compiled (NVRTC or the disk cache)
+    uint64_t already = 0;      // builds it found in memory or being compiled: nothing to do
+    uint64_t invalid = 0;      // builds it skipped: their request is invalid on the current target
+    uint64_t dropped = 0;      // builds a newer list replaced before their turn
+    size_t queued = 0;         // builds waiting now
+    bool compiling = false;    // one is being compiled now
+    bool idle() const { return queued == 0 && !compiling; }
+};
+
 // Set by the caller to stop a run between repetitions.
 using CancelFlag = std::atomic<bool>;
 
@@ -53,6 +68,26 @@ public:
     RunResult analyze(const RunRequest& req);
     // analyze() then, in GPU mode, run, validate, time and count. Never throws.
     RunResult run(const RunRequest& req, const RunOptions& opt = {}, const CancelFlag* cancel = nullptr);
+
+    // ---- compile ahead ----------------------------------------------------------------------
+    // Compiles the kernels of `reqs` in the background, in order, on one low-priority thread, so
+    // that a request the user makes next finds its kernel compiled: the plain build and, when
+    // `instrumented_too`, the TILELAB_COUNT=1 build run() uses to count accesses. Replaces the
+    // list of an earlier call (the build being compiled finishes). Invalid requests are skipped.
+    // A request's own compile never waits for this queue; if it needs the very build being
+    // compiled ahead, it waits for that one instead of compiling it twice.
+    void compile_ahead(std::vector<RunRequest> reqs, bool instrumented_too);
+    CompileAheadStats compile_ahead_stats() const;
+    // Blocks until the compile-ahead queue is empty and nothing is being compiled, or `timeout`.
+    // Returns whether it is idle.
+    bool wait_compile_ahead_idle(std::chrono::milliseconds timeout) const;
+    // The request's kernel (plain build) is in the memory cache: analyze() needs no compile. False
+    // for an invalid request.
+    bool kernel_in_memory(const RunRequest& req) const;
+    // For every parameter of the request's variant, the nearest value below and the nearest above
+    // the current one (ParamSpec::values()) that is valid here; each a whole request. `first`'s
+    // come first, the one in `direction` (+1 up, -1 down, 0 below first) before the other.
+    std::vector<RunRequest> neighbours(const RunRequest& req, const std::string& first = "", int direction = 0) const;
 
     // Copy bandwidth and cuBLAS SGEMM peak; measured on first call, then cached. GPU mode only.
     Ceilings ceilings();

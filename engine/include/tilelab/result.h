@@ -52,6 +52,12 @@ struct StageTimes {
     double timing_ms = 0;          // warm-ups and timed repetitions
     double count_ms = 0;           // the instrumented launch
     double reference_ms = 0;       // timing cuBLAS / the device copy (once per problem)
+    // Compile ahead (Engine::compile_ahead): the build was already in the memory cache when the
+    // request asked for it (no NVRTC, no disk, no wait), and was put there ahead of time.
+    bool compile_cached = false;        // the kernel: found in the memory cache
+    bool prefetch_hit = false;          // ... and compiled ahead
+    bool count_compile_cached = false;  // the instrumented build: found in the memory cache
+    bool count_prefetch_hit = false;    // ... and compiled ahead
 };
 
 struct RunResult {
