@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <optional>
 
 #include "commands.h"
@@ -28,10 +29,16 @@ struct SweepPoint {
     Outcome outcome;
 };
 
-std::vector<int> swept_values(const ParamSpec& spec, const std::vector<int>& requested) {
+// --values as typed: each a whole number (an empty one is an error, never 0) in the range.
+std::vector<int> swept_values(const ParamSpec& spec, const std::vector<std::string>& requested, const char* flag) {
     if (requested.empty()) return spec.values();
-    for (int v : requested) check_param_value(spec, v);
-    return requested;
+    std::vector<int> values;
+    for (const std::string& text : requested) {
+        const int v = parse_int_flag(flag, text, std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
+        check_param_value(spec, v);
+        values.push_back(v);
+    }
+    return values;
 }
 
 // The worst outcome decides: a compile error outranks a failed validation outranks a runtime
@@ -164,8 +171,8 @@ int cmd_sweep(const CliOptions& o) {
     for (const ParamSpec* swept : {&px, py})
         if (swept != nullptr && fixed.count(swept->name))
             throw usage_error(fmt::format("{} is swept, so it cannot also be --set", swept->name));
-    const std::vector<int> xs = swept_values(px, o.values);
-    const std::vector<int> ys = py ? swept_values(*py, o.values2) : std::vector<int>{0};
+    const std::vector<int> xs = swept_values(px, o.values, "--values");
+    const std::vector<int> ys = py ? swept_values(*py, o.values2, "--values2") : std::vector<int>{0};
     const Problem problem = resolve_problem(v, o.size);
     apply_target(*engine, o.target);
 

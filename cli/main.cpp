@@ -9,6 +9,7 @@
 #include <exception>
 
 #include "commands.h"
+#include "tilelab/cli_flags.h"
 #include "options.h"
 
 using namespace tilelab::cli;
@@ -21,13 +22,10 @@ constexpr const char* kFooter =
     "Exit codes: 0 ok, 1 a launch or CUDA call failed, 2 invalid input, 3 no GPU (model mode),\n"
     "4 validation failed, 5 compile failed. Model mode: no GPU, --model-mode, or TILELAB_MODEL_MODE=1.";
 
-// One line, whatever the message: stderr of this tool is meant to be read by scripts too.
+// One line, whatever the message: stderr of this tool is meant to be read by scripts too, and a
+// 100 kB argument quoted back by CLI11 must not fill the terminal (tilelab::one_line).
 void print_error(const std::string& message) {
-    std::string line = message;
-    for (char& c : line)
-        if (c == '\n' || c == '\r') c = ' ';
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    std::fprintf(stderr, "%s: %s\n", kProgram, line.c_str());
+    std::fprintf(stderr, "%s: %s\n", kProgram, tilelab::one_line(message).c_str());
 }
 
 struct FormatFlags {
@@ -52,8 +50,8 @@ void add_request_flags(CLI::App* app, CliOptions& o) {
 }
 
 void add_run_flags(CLI::App* app, CliOptions& o) {
-    app->add_option("--reps", o.repetitions, "Timed repetitions")->check(CLI::Range(1, 100000));
-    app->add_option("--warmup", o.warmup, "Untimed warm-up runs")->check(CLI::Range(0, 100000));
+    app->add_option("--reps", o.repetitions, "Timed repetitions")->check(tilelab::whole_number(1, 100000));
+    app->add_option("--warmup", o.warmup, "Untimed warm-up runs")->check(tilelab::whole_number(0, 100000));
     app->add_flag("--no-flush", o.no_flush, "Do not flush L2 between repetitions (warm-cache timing)");
     app->add_flag("--no-count", o.no_count, "Skip the instrumented run that counts memory accesses");
     app->add_flag("--no-reference", o.no_reference, "Skip timing the reference (cuBLAS or device copy)");
@@ -112,7 +110,8 @@ int main(int argc, char** argv) {
         if (argc > 1 && argv[1][0] != '-' && !known) {
             std::vector<std::string> names;
             for (CLI::App* s : subcommands) names.push_back(s->get_name());
-            print_error(fmt::format("unknown subcommand '{}'; the subcommands are {}", argv[1], fmt::join(names, ", ")));
+            print_error(fmt::format("unknown subcommand '{}'; the subcommands are {}", tilelab::shortened(argv[1]),
+                                    fmt::join(names, ", ")));
             return kExitUsage;
         }
         print_error(std::string(e.what()) + " (run with --help for usage)");
@@ -121,6 +120,7 @@ int main(int argc, char** argv) {
     o.format = f.json ? OutputFormat::Json : f.csv ? OutputFormat::Csv : OutputFormat::Table;
 
     try {
+        tilelab::refuse_empty_values(&app);
         if (*list) return cmd_list(o);
         if (*targets) return cmd_targets(o);
         if (*ceilings) return cmd_ceilings(o);
@@ -130,6 +130,9 @@ int main(int argc, char** argv) {
     } catch (const CliError& e) {
         print_error(e.what());
         return e.code();
+    } catch (const tilelab::InputError& e) {
+        print_error(e.what());
+        return kExitUsage;
     } catch (const std::exception& e) {
         print_error(fmt::format("unexpected error: {}", e.what()));
         return kExitRuntime;

@@ -5,18 +5,20 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+#include "tilelab/input_policy.h"
 #include "tilelab/result.h"
 
 namespace tilelab::cli {
 
-// Exit codes are part of the CLI's interface: scripts and tests rely on them.
+// Exit codes are part of the CLI's interface: scripts and tests rely on them. They are the
+// codes every TileLab executable uses (tilelab/input_policy.h), under the CLI's old names.
 enum ExitCode : int {
-    kExitOk = 0,
-    kExitRuntime = 1,     // a launch or CUDA call failed
-    kExitUsage = 2,       // invalid input: unknown variant/parameter, value out of range, bad size ...
-    kExitNoGpu = 3,       // the command needs a GPU and there is none (model mode)
-    kExitValidation = 4,  // the kernel ran but its output did not match the reference
-    kExitCompile = 5,     // NVRTC/ptxas rejected the kernel
+    kExitOk = tilelab::kExitOk,
+    kExitRuntime = tilelab::kExitFailed,            // a launch or CUDA call failed
+    kExitUsage = tilelab::kExitInvalidInput,        // invalid input: unknown name, value out of range, empty value ...
+    kExitNoGpu = tilelab::kExitNoGpu,               // the command needs a GPU and there is none (model mode)
+    kExitValidation = tilelab::kExitValidation,     // the kernel ran but its output did not match the reference
+    kExitCompile = tilelab::kExitCompile,           // NVRTC/ptxas rejected the kernel
 };
 
 // Thrown by a subcommand to stop with `code`; main prints "tilelab-cli: <what()>" on one line.
@@ -55,7 +57,7 @@ struct CliOptions {
 
     // Sweep
     std::string param, param2;       // the swept parameters
-    std::vector<int> values, values2; // restrict them to these values (default: all valid values)
+    std::vector<std::string> values, values2;  // restrict them to these values (default: all valid values)
     bool compile_only = false;       // analyse every point, run none
 
     RunOptions run_options() const {

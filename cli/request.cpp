@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
-#include <strings.h>
 
 #include "format_table.h"
 #include "tilelab/lesson.h"
@@ -37,51 +36,18 @@ const Variant& resolve_variant(const std::string& name) {
     if (const Lesson* lesson = find_lesson(name)) {
         if (const Variant* v = find_variant(lesson->variant)) return *v;
     }
-    throw usage_error(fmt::format("unknown variant '{}'; the variants are {} (or give a lesson number)",
-                                  name, variant_ids()));
+    std::vector<std::string> ids;
+    for (const auto& v : all_variants()) ids.push_back(v.id);
+    std::string message = fmt::format("unknown variant '{}'; the variants are {} (or give a lesson number)", shortened(name),
+                                      variant_ids());
+    if (const auto close = close_names(name, ids); !close.empty()) message += "; did you mean " + join(close, " or ") + "?";
+    throw usage_error(message);
 }
 
 const ParamSpec* find_param(const Variant& v, const std::string& name) {
     for (const auto& p : v.params)
         if (p.name == name) return &p;
     return nullptr;
-}
-
-const ParamSpec& require_param(const Variant& v, const std::string& name) {
-    if (const ParamSpec* p = find_param(v, name)) return *p;
-    if (v.params.empty())
-        throw usage_error(fmt::format("{} has no parameter {} (it has no parameters)", v.id, name));
-    std::vector<std::string> names;
-    std::string same_but_case;
-    for (const auto& p : v.params) {
-        names.push_back(p.name);
-        if (strcasecmp(p.name.c_str(), name.c_str()) == 0) same_but_case = p.name;
-    }
-    if (!same_but_case.empty())
-        throw usage_error(fmt::format("{} has no parameter {}; did you mean {}?", v.id, name, same_but_case));
-    throw usage_error(fmt::format("{} has no parameter {}; its parameters are {}", v.id, name, join(names, ", ")));
-}
-
-void check_param_value(const ParamSpec& spec, int value) {
-    std::string reason = spec.range_reason(value);
-    if (reason.empty()) return;
-    // The sentence comes from the declaration; make sure it names the parameter and value.
-    const std::string assignment = fmt::format("{}={}", spec.name, value);
-    if (reason.find(spec.name) == std::string::npos) reason = assignment + ": " + reason;
-    throw usage_error(reason);
-}
-
-ParamValues parse_sets(const Variant& v, const std::vector<std::string>& sets) {
-    ParamValues values;
-    for (const auto& text : sets) {
-        std::string name, error;
-        int value = 0;
-        if (!parse_assignment(text, name, value, error))
-            throw usage_error(fmt::format("--set {}: {}", text, error));
-        check_param_value(require_param(v, name), value);
-        values[name] = value;
-    }
-    return values;
 }
 
 static std::string lesson_size(const Variant& v) {
@@ -94,23 +60,15 @@ static std::string lesson_size(const Variant& v) {
 }
 
 Problem resolve_problem(const Variant& v, const std::string& size_text) {
-    std::string text = size_text;
-    if (text.empty()) text = lesson_size(v);
+    // main.cpp has already refused an empty --size: "" here means the flag was not given.
+    if (!size_text.empty()) return parse_size_flag(size_text);
+    std::string text = lesson_size(v);
     if (text.empty()) text = kFallbackSize;
-    Problem p;
-    std::string error;
-    if (!parse_problem(text, p, error)) throw usage_error(fmt::format("--size {}: {}", text, error));
-    return p;
-}
-
-static std::string preset_keys() {
-    std::vector<std::string> keys;
-    for (const auto& t : target_presets()) keys.push_back(t.preset);
-    return join(keys, ", ");
+    return parse_size_flag(text);
 }
 
 void apply_target(Engine& engine, const std::string& key) {
-    if (key.empty()) return;
+    if (key.empty()) return;   // not given (main.cpp refuses an empty value)
     const Target current = engine.target();
     if (engine.device().gpu) {
         // Kernels run on the device, so only the device itself can be the target.
@@ -121,14 +79,11 @@ void apply_target(Engine& engine, const std::string& key) {
         throw usage_error(fmt::format(
             "--target {} applies to model mode only: kernels run on the {} ({}) here; "
             "add --model-mode to analyse for {} instead",
-            key, current.name, current.arch_name(), key));
+            shortened(key), current.name, current.arch_name(), shortened(key)));
     }
-    const Target* preset = find_target(key);
-    if (preset == nullptr)
-        throw usage_error(fmt::format("unknown target '{}'; the presets are {} (or an arch such as sm_90)",
-                                      key, preset_keys()));
-    if (!engine.set_target(*preset))
-        throw usage_error(fmt::format("the engine refused target '{}'", key));
+    const Target& preset = require_target(key);
+    if (!engine.set_target(preset))
+        throw usage_error(fmt::format("the engine refused target '{}'", shortened(key)));
 }
 
 RunRequest build_request(const CliOptions& o, Engine& engine) {

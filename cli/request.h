@@ -19,14 +19,8 @@ std::unique_ptr<Engine> make_engine(const CliOptions& o);
 const Variant& resolve_variant(const std::string& name);
 
 const ParamSpec* find_param(const Variant& v, const std::string& name);
-// Like find_param, but an unknown name is a usage error that lists the variant's parameters.
-const ParamSpec& require_param(const Variant& v, const std::string& name);
-
-// --set NAME=VALUE ... checked against the variant's declared parameters and ranges.
-ParamValues parse_sets(const Variant& v, const std::vector<std::string>& sets);
-
-// `value` checked against the parameter's range; a usage error otherwise.
-void check_param_value(const ParamSpec& spec, int value);
+// require_param, parse_sets and check_param_value are the shared input policy's
+// (tilelab/input_policy.h): their InputError is a usage error (exit 2).
 
 // --size, or when empty the size the variant's lesson presets (else 1024).
 Problem resolve_problem(const Variant& v, const std::string& size_text);

@@ -6,11 +6,13 @@
 #include <imgui.h>
 #include <algorithm>
 #include <cctype>
+#include <thread>
 #include "actions.h"
 #include "fonts.h"
 #include "gl_util.h"
 #include "panels.h"
 #include "settings.h"
+#include "tilelab/input_policy.h"
 #include "ui_common.h"
 
 namespace tilelab::gui {
@@ -41,13 +43,14 @@ App::App(const AppOptions& options, Worker& worker) : options_(options), worker_
 }
 
 App::~App() {
-    SaveSettingsNow();
-    // ImGui would write its ini when its context is destroyed, after ini_path_ is gone: write now.
+    // A run whose options were refused ends without touching the user's files.
     ImGuiIO& io = ImGui::GetIO();
-    if (io.IniFilename) {
-        ImGui::SaveIniSettingsToDisk(io.IniFilename);
-        io.IniFilename = nullptr;
+    if (initialized_) {
+        SaveSettingsNow();
+        // ImGui would write its ini when its context is destroyed, after ini_path_ is gone: write now.
+        if (io.IniFilename) ImGui::SaveIniSettingsToDisk(io.IniFilename);
     }
+    io.IniFilename = nullptr;
 }
 
 float App::effective_font_scale() const {
@@ -55,13 +58,27 @@ float App::effective_font_scale() const {
 }
 
 std::string App::Init() {
+    std::string error = init_from_options();
+    initialized_ = error.empty();
+    return error;
+}
+
+std::string App::init_from_options() {
     SavedPlace place;
     if (options_.persist) {
-        settings_path_ = SettingsPath();
-        place = LoadSettings(settings_path_, state_);
+        std::string why;
+        settings_path_ = ConfigDir(why).empty() ? "" : SettingsPath();
+        std::vector<std::string> notices;
+        if (settings_path_.empty()) notices.push_back("settings: " + why + "; nothing will be saved.");
+        place = LoadSettings(settings_path_, state_, notices);
+        for (const std::string& n : notices) std::fprintf(stderr, "tilelab: %s\n", n.c_str());
+        if (!notices.empty())
+            state_.notice = notices.front() + (notices.size() > 1 ? " (and " + std::to_string(notices.size() - 1) +
+                                                                        " more on stderr)"
+                                                                  : "");
         saved_model_target_ = place.model_target;
         const std::string dir = ConfigDir();
-        ini_path_ = dir.empty() ? "" : dir + "/imgui.ini";   // ImGui keeps the pointer
+        ini_path_ = dir.empty() ? "" : UsableIniPath(dir + "/imgui.ini");   // ImGui keeps the pointer
         ImGui::GetIO().IniFilename = ini_path_.empty() ? nullptr : ini_path_.c_str();
     } else {
         ImGui::GetIO().IniFilename = nullptr;
@@ -75,7 +92,7 @@ std::string App::Init() {
     if (!wanted.empty()) {
         const Lesson* found = find_lesson(wanted);
         if (!found) {
-            if (!options_.lesson.empty()) return "There is no lesson \"" + wanted + "\".";
+            if (!options_.lesson.empty()) return "--lesson: there is no lesson '" + shortened(wanted) + "'.";
         } else {
             lesson_index = int(found - lessons.data());
             if (options_.step < 0 && options_.lesson.empty()) step = place.step;
@@ -88,24 +105,35 @@ std::string App::Init() {
                std::to_string(options_.step) + ".";
     EnterLesson(state_, lesson_index, step);
 
-    const Variant* variant = CurrentVariant(state_);
-    for (const std::string& assignment : options_.sets) {
-        std::string name, error;
-        int value = 0;
-        if (!parse_assignment(assignment, name, value, error)) return error;
-        const bool known = variant && std::any_of(variant->params.begin(), variant->params.end(),
-                                                  [&](const ParamSpec& p) { return p.name == name; });
-        if (!known) return "Variant " + state_.request.variant + " has no parameter " + name + ".";
-        state_.request.params[name] = value;
+    // The same checks, in the same words, as tilelab-cli's (tilelab/input_policy.h).
+    if (const Variant* variant = CurrentVariant(state_)) {
+        try {
+            for (const auto& [name, value] : parse_sets(*variant, options_.sets)) state_.request.params[name] = value;
+            if (!options_.size.empty()) parse_size_flag(options_.size);
+        } catch (const InputError& e) {
+            return e.what();
+        }
+    } else if (!options_.sets.empty()) {
+        return "Variant " + state_.request.variant + " is not known, so --set cannot apply.";
     }
     if (!options_.size.empty()) state_.size_text = options_.size;
     if (!options_.sets.empty() || !options_.size.empty())
         if (!SubmitRequest(state_)) return "Bad problem size: " + state_.size_error;
 
+    // A combination the engine cannot run is invalid input, as tilelab-cli says: refused with
+    // the engine's reason rather than drawn as "cannot run". The engine starts on the worker's
+    // thread; wait for it, but only when flags shaped the request.
+    if (!options_.sets.empty() || !options_.size.empty()) {
+        const auto deadline = Clock::now() + std::chrono::seconds(120);
+        while (!worker_.ready() && Clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        if (const std::string reason = worker_.invalid_reason(state_.request); !reason.empty()) return reason;
+    }
+
     if (!options_.panel.empty()) {
         const auto* tab = std::find_if(std::begin(kTabNames), std::end(kTabNames),
                                        [&](const char* t) { return same_name(t, options_.panel); });
-        if (tab == std::end(kTabNames)) return "There is no panel \"" + options_.panel + "\" (occupancy, memory, code, tiles, compare).";
+        if (tab == std::end(kTabNames))
+            return "--panel: there is no panel '" + shortened(options_.panel) + "' (occupancy, memory, code, tiles, compare).";
         state_.select_tab = *tab;
     }
     return "";
@@ -393,6 +421,10 @@ void App::draw_status_bar() {
     }
     ImGui::SameLine();
     ImGui::TextDisabled("  |  %s", to_string(worker_.phase()));
+    if (!state_.notice.empty()) {   // e.g. a settings field that was reset; stays until the app closes
+        ImGui::SameLine();
+        ImGui::TextColored(ImVec4(0.95f, 0.75f, 0.3f, 1.0f), "  |  %s", state_.notice.c_str());
+    }
     char frame[64];
     std::snprintf(frame, sizeof frame, "frame %.1f ms", last_frame_ms_);
     ImGui::SameLine(ImGui::GetWindowWidth() - ImGui::CalcTextSize(frame).x - ImGui::GetStyle().WindowPadding.x * 2);
@@ -532,7 +564,10 @@ std::string App::CheckInvariants() const {
 void App::SaveSettingsNow() {
     if (!options_.persist) return;
     std::string error;
-    if (!SaveSettings(settings_path_, state_, error)) std::fprintf(stderr, "tilelab: %s\n", error.c_str());
+    if (!SaveSettings(settings_path_, state_, error)) {
+        std::fprintf(stderr, "tilelab: %s\n", error.c_str());
+        state_.notice = error;
+    }
 }
 
 }  // namespace tilelab::gui

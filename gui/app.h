@@ -66,6 +66,7 @@ public:
     void PrintCompileAheadStats(std::FILE* out) const;
 
 private:
+    std::string init_from_options();   // Init's work; Init records whether it succeeded
     void poll_worker();
     void log_stages(const WorkerUpdate& update, Clock::time_point drawn_at) const;
     void on_engine_ready();
@@ -85,6 +86,7 @@ private:
     std::string saved_model_target_;
     float built_font_scale_ = 0;
     bool quit_ = false;
+    bool initialized_ = false;        // Init succeeded: only then are settings written on exit
     bool engine_seen_ = false;
     uint64_t shown_request_id_ = 0;   // the request whose update state_.result holds
     bool first_frame_logged_ = false;

@@ -95,6 +95,7 @@ struct AppState {
     int sweep_metric = 0;                   // heatmap colour: 0 time, 1 GFLOP/s, 2 occupancy
     std::string export_path = "./tilelab_sweep.csv";
     std::string export_message;             // the last export's outcome
+    std::string notice;                     // shown in the status bar: a settings problem, a failed save
     // A PNG of a screen rectangle, taken after the frame is rendered (App::Render): see
     // gui/plot_export.h. Coordinates are ImGui screen coordinates.
     bool capture_pending = false;

@@ -7,6 +7,8 @@
 #include <imgui.h>
 #include <nlohmann/json.hpp>
 #include "gl_util.h"
+#include "tilelab/input_policy.h"
+#include "tilelab/safe_file.h"
 
 // The PNG encoder, private to this file (static functions), so it cannot clash with another
 // file that also includes the implementation.
@@ -125,12 +127,9 @@ std::string ResultsToJson(const ResultList& results) {
 }
 
 std::string WriteTextFile(const std::string& path, const std::string& text) {
-    std::ofstream out(path, std::ios::binary);
-    if (!out) return "Could not open " + path + " for writing: " + std::strerror(errno) + ".";
-    out << text;
-    out.close();
-    if (!out) return "Could not write " + path + ".";
-    return "";
+    std::string error;
+    if (write_file_atomic(path, text, error)) return "";
+    return "Not saved: " + error + ".";
 }
 
 void RequestCapture(AppState& state, const std::string& path, float min_x, float min_y, float max_x, float max_y) {
@@ -162,11 +161,18 @@ void ServicePendingCapture(AppState& state, int framebuffer_width, int framebuff
         std::memcpy(&region[size_t(y) * size_t(w) * 4], &frame[(size_t(y0 + y) * size_t(framebuffer_width) + size_t(x0)) * 4],
                     size_t(w) * 4);
     for (size_t i = 3; i < region.size(); i += 4) region[i] = 255;   // the framebuffer's alpha is not the image's
-    if (stbi_write_png(state.capture_path.c_str(), w, h, 4, region.data(), w * 4))
+    // Encoded in memory and written with every error checked: stb's file writer ignores them.
+    std::string png, error;
+    const auto append = [](void* context, void* data, int size) {
+        static_cast<std::string*>(context)->append(static_cast<const char*>(data), size_t(size));
+    };
+    if (!stbi_write_png_to_func(append, &png, w, h, 4, region.data(), w * 4))
+        state.export_message = "Not saved: the PNG for " + shortened_path(state.capture_path) + " could not be encoded.";
+    else if (!write_file_atomic(state.capture_path, png, error))
+        state.export_message = "Not saved: " + error + ".";
+    else
         state.export_message = "Saved the plot to " + state.capture_path + " (" + std::to_string(w) + "×" +
                                std::to_string(h) + ").";
-    else
-        state.export_message = "Could not write " + state.capture_path + ".";
 }
 
 }  // namespace tilelab::gui

@@ -1,5 +1,7 @@
-// The app's fonts: DejaVu (or Noto) from the system's font folders when present, ImGui's built-in
-// font otherwise. One set per process, rebuilt whenever the font scale changes.
+// The app's fonts: DejaVu (or Noto) found through TILELAB_FONT_DIR, fontconfig or the usual
+// folders, each file checked before ImGui sees it (font_check.h); a bad one is passed over with a
+// notice, and ImGui's built-in font is used when none is usable. One set per process, rebuilt
+// whenever the font scale changes.
 #pragma once
 #include <imgui.h>
 

@@ -13,6 +13,8 @@
 #include <vector>
 #include "actions.h"
 #include "gl_util.h"
+#include "tilelab/input_policy.h"
+#include "tilelab/safe_file.h"
 
 namespace tilelab::gui {
 
@@ -278,9 +280,19 @@ private:
     std::string error_;
 };
 
-bool write_png(const std::string& path, int width, int height) {
+// Encodes in memory, then writes through write_file_atomic: stb's own writer ignores write and
+// close errors, so a full disk (or /dev/full) would pass for success.
+bool write_png(const std::string& path, int width, int height, std::string& error) {
     const std::vector<uint8_t> rgba = ReadPixelsRgba(width, height);
-    return stbi_write_png(path.c_str(), width, height, 4, rgba.data(), width * 4) != 0;
+    std::string png;
+    const auto append = [](void* context, void* data, int size) {
+        static_cast<std::string*>(context)->append(static_cast<const char*>(data), size_t(size));
+    };
+    if (!stbi_write_png_to_func(append, &png, width, height, 4, rgba.data(), width * 4)) {
+        error = "could not encode the PNG for " + shortened_path(path);
+        return false;
+    }
+    return write_file_atomic(path, png, error);
 }
 
 int walk(App& app, FrameDriver& driver, double timeout_s) {
@@ -443,8 +455,8 @@ int RunHeadless(const HeadlessOptions& options) {
     Worker worker(options.engine);
     App app(options.app, worker);
     if (std::string error = app.Init(); !error.empty()) {
-        std::fprintf(stderr, "tilelab: %s\n", error.c_str());
-        return 1;
+        std::fprintf(stderr, "tilelab: %s\n", one_line(error).c_str());
+        return kExitInvalidInput;   // the same input tilelab-cli refuses, with the same code
     }
     FrameDriver driver(app, options.width, options.height);
 
@@ -462,8 +474,9 @@ int RunHeadless(const HeadlessOptions& options) {
         if (!driver.frame()) rc = 2;
     if (rc == 2) std::fprintf(stderr, "tilelab: %s\n", driver.error().c_str());
     if (!options.screenshot.empty()) {
-        if (!write_png(options.screenshot, options.width, options.height)) {
-            std::fprintf(stderr, "tilelab: could not write %s\n", options.screenshot.c_str());
+        std::string error;
+        if (!write_png(options.screenshot, options.width, options.height, error)) {
+            std::fprintf(stderr, "tilelab: screenshot not written: %s\n", error.c_str());
             if (rc == 0) rc = 1;
         }
     }
@@ -471,7 +484,9 @@ int RunHeadless(const HeadlessOptions& options) {
         app.PrintFrameStats(stderr);
         driver.print_split(stderr);
     }
-    return rc;
+    // Every failure past the input checks (GL error, broken invariant, timeout, an output not
+    // written) is exit 1: 2 means invalid input in every TileLab executable.
+    return rc == 0 ? kExitOk : kExitFailed;
 }
 
 }  // namespace tilelab::gui

@@ -25,8 +25,9 @@ struct HeadlessOptions {
     GlDevice gl_device = GlDevice::Auto;
 };
 
-// Returns the process exit code: 0 fine, 1 setup failed (e.g. no GL device of the kind asked for),
-// 2 a GL error or broken invariant, 3 timed out waiting for a result.
+// Returns the process exit code (tilelab/input_policy.h): 0 fine, 2 invalid input (refused as
+// tilelab-cli refuses it), 1 anything else that failed: no GL device of the kind asked for, a GL
+// error or broken invariant, a timeout, a screenshot that could not be written. stderr says which.
 int RunHeadless(const HeadlessOptions& options);
 
 }  // namespace tilelab::gui

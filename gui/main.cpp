@@ -15,6 +15,8 @@
 #include "app.h"
 #include "gl_util.h"
 #include "headless.h"
+#include "tilelab/cli_flags.h"
+#include "tilelab/input_policy.h"
 
 namespace {
 
@@ -89,8 +91,8 @@ int run_windowed(const tilelab::gui::AppOptions& app_options, const tilelab::Eng
         tilelab::gui::Worker worker(engine_config);
         App app(app_options, worker);
         if (std::string error = app.Init(); !error.empty()) {
-            std::fprintf(stderr, "tilelab: %s\n", error.c_str());
-            rc = 1;
+            std::fprintf(stderr, "tilelab: %s\n", tilelab::one_line(error).c_str());
+            rc = tilelab::kExitInvalidInput;
         }
         FullscreenToggle fullscreen(window);
         std::signal(SIGINT, on_stop_signal);
@@ -122,30 +124,51 @@ int run_windowed(const tilelab::gui::AppOptions& app_options, const tilelab::Eng
     return rc;
 }
 
+// The app's flags follow the same policy as tilelab-cli's (tilelab/input_policy.h): a flag
+// error is one line starting "tilelab: " and exits 2, an empty value is an error, never the
+// default. Returns -1 to go on, else the exit code.
+int parse_flags(CLI::App& cli, int argc, char** argv) {
+    try {
+        cli.parse(argc, argv);
+        tilelab::refuse_empty_values(&cli);
+    } catch (const CLI::ParseError& e) {
+        if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return cli.exit(e);   // --help
+        std::fprintf(stderr, "tilelab: %s (run with --help for usage)\n", tilelab::one_line(e.what()).c_str());
+        return tilelab::kExitInvalidInput;
+    } catch (const tilelab::InputError& e) {
+        std::fprintf(stderr, "tilelab: %s\n", tilelab::one_line(e.what()).c_str());
+        return tilelab::kExitInvalidInput;
+    }
+    return -1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     const auto launched = Clock::now();
-    CLI::App cli{"TileLab: learn GPU tiling by dragging the parameters of real kernels."};
+    CLI::App cli{"TileLab: learn GPU tiling by dragging the parameters of real kernels.", "tilelab"};
+    cli.footer("Exit codes: 0 ok, 1 something failed (no display or GL device, an output not written, a timeout), "
+               "2 invalid input.");
     tilelab::gui::HeadlessOptions o;
     o.app.launched = launched;
     bool headless = false, model = false;
     std::string gl_device = "auto";
     cli.add_flag("--headless", headless, "Render offscreen through EGL (no window, no X server)");
     cli.add_option("--lesson", o.app.lesson, "Lesson to open: its id or number (02)");
-    cli.add_option("--step", o.app.step, "Step of the lesson, from 0");
+    cli.add_option("--step", o.app.step, "Step of the lesson, from 0")->check(tilelab::whole_number(0, 1000));
     cli.add_option("--set", o.app.sets, "Parameter value after the step's presets: NAME=VALUE (repeatable)");
     cli.add_option("--size", o.app.size, "Problem size: 4096 or MxNxK");
     cli.add_option("--panel", o.app.panel, "Tab to show: occupancy, memory, code, tiles, compare");
-    cli.add_option("--width", o.width, "Window or image width")->check(CLI::Range(320, 8192));
-    cli.add_option("--height", o.height, "Window or image height")->check(CLI::Range(240, 8192));
+    cli.add_option("--width", o.width, "Window or image width")->check(tilelab::whole_number(320, 8192));
+    cli.add_option("--height", o.height, "Window or image height")->check(tilelab::whole_number(240, 8192));
     cli.add_option("--screenshot", o.screenshot, "Headless: write this PNG once the result is drawn");
     cli.add_flag("--walk", o.walk, "Headless: every lesson x step x tab, one frame each; non-zero exit on any error");
     cli.add_option("--drag", o.drag, "Headless: measure change-to-redraw latency over this parameter's values");
     cli.add_option("--drag-values", o.drag_values,
                    "Headless: drag over at most this many values, from the current one upwards, then below it")
         ->check(CLI::NonNegativeNumber);
-    cli.add_option("--timeout", o.timeout_s, "Headless: longest wait for a result, seconds");
+    cli.add_option("--timeout", o.timeout_s, "Headless: longest wait for a result, seconds")
+        ->check(CLI::Range(0.001, 86400.0));
     cli.add_option("--gl-device", gl_device,
                    "Headless: the EGL device that renders: auto, gpu or software (Mesa's llvmpipe, keeping GL off "
                    "the GPU that measures)")
@@ -153,20 +176,21 @@ int main(int argc, char** argv) {
     cli.add_flag("--log-latency", o.app.log_latency, "Log first-frame time, change-to-redraw latency and frame times");
     cli.add_flag("--presenter", o.app.presenter, "Start in presenter mode (large text, lesson text hidden)");
     cli.add_flag("--model", model, "Model mode even when a GPU is present");
-    CLI11_PARSE(cli, argc, argv);
+    if (const int rc = parse_flags(cli, argc, argv); rc >= 0) return rc;
 
     o.engine.force_model_mode = model;
     o.gl_device = gl_device == "gpu" ? tilelab::gui::GlDevice::Gpu
                 : gl_device == "software" ? tilelab::gui::GlDevice::Software
                                           : tilelab::gui::GlDevice::Auto;
+    if (!headless &&
+        (!o.screenshot.empty() || o.walk || !o.drag.empty() || o.gl_device != tilelab::gui::GlDevice::Auto)) {
+        std::fprintf(stderr, "tilelab: --screenshot, --walk, --drag and --gl-device need --headless\n");
+        return tilelab::kExitInvalidInput;
+    }
     if (headless) {
         // Headless runs are scripted: they neither read nor change the user's settings.
         o.app.persist = false;
         return tilelab::gui::RunHeadless(o);
-    }
-    if (!o.screenshot.empty() || o.walk || !o.drag.empty() || o.gl_device != tilelab::gui::GlDevice::Auto) {
-        std::fprintf(stderr, "tilelab: --screenshot, --walk, --drag and --gl-device need --headless\n");
-        return 1;
     }
     return run_windowed(o.app, o.engine, o.width, o.height);
 }

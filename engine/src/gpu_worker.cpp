@@ -121,14 +121,22 @@ int serve_gpu_worker(int channel_fd, int cancel_fd) {
             std::fprintf(stderr, "tilelab-gpu-worker: %s\n", error.c_str());
             return 1;
         }
+        // Every message is checked before it is read: a malformed one gets an error reply (with
+        // id 0 when its own id is unusable) and the worker waits for the next.
         json reply;
-        try {
-            begin_request(request.at("id").get<uint32_t>(), request.value("cancelled", false));
-            reply = worker.handle(request);
-        } catch (const std::exception& e) {   // a malformed request; the engine reports it
-            reply = {{"failure", std::string("the GPU worker could not read the request: ") + e.what()}};
+        const uint32_t id = worker::request_id_or_zero(request);
+        if (const std::string problem = worker::request_problem(request); !problem.empty()) {
+            std::fprintf(stderr, "tilelab-gpu-worker: refused a malformed request: %s\n", problem.c_str());
+            reply = {{"failure", "the GPU worker refused a malformed request: " + problem}};
+        } else {
+            try {
+                begin_request(id, request.value("cancelled", false));
+                reply = worker.handle(request);
+            } catch (const std::exception& e) {   // validated, so only the runtime can get here
+                reply = {{"failure", std::string("the GPU worker could not carry out the request: ") + e.what()}};
+            }
         }
-        reply["id"] = request.value("id", 0u);
+        reply["id"] = id;
         if (!worker::write_frame(channel_fd, reply, error)) {
             std::fprintf(stderr, "tilelab-gpu-worker: %s\n", error.c_str());
             return 1;

@@ -99,12 +99,15 @@ Target hopper(const char* name, const char* key, double dram_gbps) {
     return t;
 }
 
-std::string normalized(const std::string& s) {
+std::string lowered(const std::string& s) {
     std::string out;
-    for (char c : s)
-        if (std::isalnum(static_cast<unsigned char>(c)))
-            out += char(std::tolower(static_cast<unsigned char>(c)));
+    for (char c : s) out += char(std::tolower(static_cast<unsigned char>(c)));
     return out;
+}
+
+std::string trimmed(const std::string& s) {
+    const size_t b = s.find_first_not_of(" \t");
+    return b == std::string::npos ? "" : s.substr(b, s.find_last_not_of(" \t") - b + 1);
 }
 
 }  // namespace
@@ -123,14 +126,15 @@ const std::vector<Target>& target_presets() {
 }
 
 const Target* find_target(const std::string& key) {
-    // Spaces, dashes and case do not matter: "RTX 4090", "rtx-4090" and "rtx4090" all match.
-    std::string want = normalized(key);
+    // Exactly one of the names, ignoring case and surrounding spaces: nothing is dropped before
+    // comparing, so "h-1 0 0" or a name with stray bytes is not quietly taken for the H100.
+    const std::string want = lowered(trimmed(key));
     if (want.empty()) return nullptr;
     const auto& presets = target_presets();
     for (const auto& t : presets)
-        if (normalized(t.preset) == want || normalized(t.name) == want) return &t;
+        if (lowered(t.preset) == want || lowered(t.name) == want) return &t;
     for (const auto& t : presets)
-        if (normalized(t.arch_name()) == want) return &t;
+        if (t.arch_name() == want) return &t;
     return nullptr;
 }
 

@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include <cerrno>
 #include <cstring>
+#include <initializer_list>
 #include <vector>
 
 namespace tilelab::worker {
@@ -62,7 +63,114 @@ AccessCounts counts_from_json(const json& j) {
     return {j.at(0).get<double>(), j.at(1).get<double>(), j.at(2).get<double>(), j.at(3).get<double>()};
 }
 
+// ---- request validation: small checks that each return "" or what is wrong ----------------
+
+std::string need_uint(const json& j, const char* key, uint64_t max) {
+    if (!j.contains(key)) return std::string("\"") + key + "\" is missing";
+    const json& v = j.at(key);
+    if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<int64_t>() >= 0))
+        return std::string("\"") + key + "\" is not a non-negative integer";
+    if (v.get<uint64_t>() > max) return std::string("\"") + key + "\" is out of range";
+    return "";
+}
+
+std::string need_int(const json& j, const char* key, int64_t min, int64_t max) {
+    if (!j.contains(key)) return std::string("\"") + key + "\" is missing";
+    const json& v = j.at(key);
+    if (!v.is_number_integer()) return std::string("\"") + key + "\" is not an integer";
+    const bool in_range = v.is_number_unsigned() ? v.get<uint64_t>() <= uint64_t(max)
+                                                 : v.get<int64_t>() >= min && v.get<int64_t>() <= max;
+    return in_range ? "" : std::string("\"") + key + "\" is out of range";
+}
+
+std::string need_type(const json& j, const char* key, bool (json::*is)() const noexcept, const char* what) {
+    if (!j.contains(key)) return std::string("\"") + key + "\" is missing";
+    return (j.at(key).*is)() ? "" : std::string("\"") + key + "\" is not " + what;
+}
+
+std::string need_uint_triple(const json& j, const char* key, uint64_t max) {
+    if (!j.contains(key)) return std::string("\"") + key + "\" is missing";
+    const json& v = j.at(key);
+    if (!v.is_array() || v.size() != 3) return std::string("\"") + key + "\" is not a list of three numbers";
+    for (const json& e : v)
+        if (!e.is_number_unsigned() && !(e.is_number_integer() && e.get<int64_t>() >= 0))
+            return std::string("\"") + key + "\" holds a value that is not a non-negative integer";
+        else if (e.get<uint64_t>() > max)
+            return std::string("\"") + key + "\" holds a value out of range";
+    return "";
+}
+
+std::string first_problem(std::initializer_list<std::string> checks) {
+    for (const auto& c : checks)
+        if (!c.empty()) return c;
+    return "";
+}
+
+std::string cubin_problem(const json& j, const char* key) {
+    if (!j.contains(key)) return std::string("\"") + key + "\" is missing";
+    const json& c = j.at(key);
+    if (!c.is_object()) return std::string("\"") + key + "\" is not an object";
+    if (const std::string p = first_problem({need_type(c, "cubin", &json::is_binary, "bytes"),
+                                             need_type(c, "lowered_name", &json::is_string, "a string")});
+        !p.empty())
+        return std::string(key) + ": " + p;
+    if (c.at("cubin").get_binary().empty()) return std::string(key) + ": the cubin is empty";
+    return "";
+}
+
+std::string job_problem(const json& request) {
+    if (!request.contains("job") || !request.at("job").is_object()) return "\"job\" is missing or not an object";
+    const json& job = request.at("job");
+    constexpr uint64_t kMaxDim = uint64_t(1) << 31;
+    std::string p = first_problem({need_type(job, "family", &json::is_string, "a string"),
+                                   need_uint_triple(job, "problem", kMaxDim),
+                                   need_type(job, "flops", &json::is_number, "a number"),
+                                   need_type(job, "global_bytes", &json::is_number, "a number"),
+                                   cubin_problem(job, "kernel")});
+    if (p.empty() && job.contains("counting")) p = cubin_problem(job, "counting");
+    if (p.empty()) {
+        if (!job.contains("launch") || !job.at("launch").is_object()) return "job: \"launch\" is missing or not an object";
+        const json& l = job.at("launch");
+        p = first_problem({need_uint_triple(l, "grid", UINT32_MAX), need_uint_triple(l, "block", UINT32_MAX),
+                           need_uint(l, "dynamic_smem", UINT32_MAX)});
+        if (!p.empty()) p = "launch: " + p;
+    }
+    return p.empty() ? "" : "job: " + p;
+}
+
+std::string options_problem(const json& request) {
+    if (!request.contains("options") || !request.at("options").is_object()) return "\"options\" is missing or not an object";
+    const json& o = request.at("options");
+    const std::string p = first_problem({need_int(o, "warmup", 0, 1000000), need_int(o, "repetitions", 1, 1000000),
+                                         need_type(o, "flush_l2", &json::is_boolean, "true or false"),
+                                         need_type(o, "count_accesses", &json::is_boolean, "true or false"),
+                                         need_type(o, "time_reference", &json::is_boolean, "true or false"),
+                                         need_uint(o, "seed", UINT64_MAX)});
+    return p.empty() ? "" : "options: " + p;
+}
+
 }  // namespace
+
+uint32_t request_id_or_zero(const json& request) {
+    if (!request.is_object() || !need_uint(request, "id", UINT32_MAX).empty()) return 0;
+    return request.at("id").get<uint32_t>();
+}
+
+std::string request_problem(const json& request) {
+    if (!request.is_object()) return "the request is not an object";
+    if (std::string p = need_uint(request, "id", UINT32_MAX); !p.empty()) return p;
+    if (request.contains("cancelled") && !request.at("cancelled").is_boolean()) return "\"cancelled\" is not true or false";
+    if (!request.contains("op") || !request.at("op").is_string()) return "\"op\" is missing or not a string";
+    const std::string& op = request.at("op").get_ref<const std::string&>();
+    if (op == "run") return first_problem({job_problem(request), options_problem(request)});
+    if (op == "ceilings" || op == "memory") return "";
+    if (op == "blocks_per_sm")
+        return first_problem({cubin_problem(request, "kernel"), need_uint_triple(request, "block", 1024),
+                              need_uint(request, "dynamic_smem", UINT32_MAX)});
+    if (op == "occupy") return need_uint(request, "leave_free_bytes", UINT64_MAX);
+    if (op == "release") return need_int(request, "handle", INT32_MIN, INT32_MAX);
+    return "the operation \"" + (op.size() > 40 ? op.substr(0, 40) + "…" : op) + "\" is not known";
+}
 
 bool write_frame(int fd, const json& message, std::string& error) {
     const std::vector<uint8_t> body = json::to_cbor(message);

@@ -27,6 +27,15 @@ enum class ReadStatus { message, closed, error };
 // Reads one whole frame, blocking. `closed` when the peer closed before a frame began.
 ReadStatus read_frame(int fd, json& message, std::string& error);
 
+// Checks a request's shape before anything reads it, so that a malformed message is answered
+// with an error instead of ending the worker: an object whose "id" is an unsigned 32-bit integer
+// and whose "op" is a known operation, with every field that operation reads present and of the
+// right type (numbers within range, cubins as bytes). Returns "" or one sentence saying what is
+// wrong.
+std::string request_problem(const json& request);
+// The request's id when it has a valid one, else 0 (the id a reply to a malformed request carries).
+uint32_t request_id_or_zero(const json& request);
+
 // Everything the worker needs to measure one analysed configuration; it needs no variant
 // (test variants exist only in the parent) and compiles nothing.
 struct MeasureJob {

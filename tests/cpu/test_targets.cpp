@@ -23,7 +23,10 @@ TEST(Target, FindByKeyNameOrArch) {
     EXPECT_EQ(find_target("H100")->preset, "h100");
     EXPECT_EQ(find_target("Tesla T4")->preset, "t4");
     EXPECT_EQ(find_target("geforce rtx 4090")->preset, "rtx4090");
-    EXPECT_EQ(find_target("RTX-4090")->preset, "rtx4090");
+    EXPECT_EQ(find_target(" RTX4090 ")->preset, "rtx4090");
+    EXPECT_EQ(find_target("RTX-4090"), nullptr);   // exact names only: nothing is dropped before matching
+    EXPECT_EQ(find_target("h-1 0 0"), nullptr);
+    EXPECT_EQ(find_target("h\xff" "100"), nullptr);
     EXPECT_EQ(find_target("sm_75")->preset, "t4");
     EXPECT_EQ(find_target("sm_80")->preset, "a100");
     EXPECT_EQ(find_target("sm_89")->preset, "rtx4090");

@@ -37,8 +37,9 @@ struct Target {
 
 // Presets for model mode: T4, A100, RTX 4090, H100, H200 (datasheet figures).
 const std::vector<Target>& target_presets();
-// Finds a preset by key ("h100"), display name, or arch ("sm_90" -> first preset with it).
-// Returns nullptr if nothing matches.
+// Finds a preset by key ("h100"), display name ("H100 SXM5") or arch ("sm_90" -> the first
+// preset with it), matched exactly but ignoring case and surrounding spaces. Returns nullptr if
+// nothing matches (input_policy.h's require_target adds "did you mean").
 const Target* find_target(const std::string& key);
 
 }  // namespace tilelab

@@ -1,0 +1,26 @@
+# A broken font in TILELAB_FONT_DIR (truncated, random bytes, empty, a folder with the font's
+# name) is passed over with a notice; the app renders with the next candidate and exits 0.
+#   cmake -DAPP=... -DFONT=/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf -DDIR=scratch -P font_fallback_test.cmake
+foreach(kind truncated random empty folder)
+  set(dir ${DIR}/${kind})
+  file(REMOVE_RECURSE ${dir})
+  file(MAKE_DIRECTORY ${dir})
+  if(kind STREQUAL "truncated")
+    execute_process(COMMAND head -c 20000 ${FONT} OUTPUT_FILE ${dir}/DejaVuSans.ttf)
+  elseif(kind STREQUAL "random")
+    execute_process(COMMAND head -c 30000 /dev/urandom OUTPUT_FILE ${dir}/DejaVuSans.ttf)
+  elseif(kind STREQUAL "empty")
+    file(WRITE ${dir}/DejaVuSans.ttf "")
+  else()
+    file(MAKE_DIRECTORY ${dir}/DejaVuSans.ttf)
+  endif()
+  set(ENV{TILELAB_FONT_DIR} ${dir})
+  execute_process(COMMAND ${APP} --headless --lesson 01 --width 640 --height 480 --timeout 300
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 300)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "a ${kind} font: tilelab exited with ${rc}:\n${err}")
+  endif()
+  if(NOT err MATCHES "tilelab: font [^\n]*DejaVuSans.ttf passed over")
+    message(FATAL_ERROR "a ${kind} font: no notice that it was passed over:\n${err}")
+  endif()
+endforeach()
