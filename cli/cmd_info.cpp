@@ -1,5 +1,6 @@
 // `list`, `targets` and `ceilings`: what can be run, on what, and the best the card can do.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cstdio>
 
@@ -23,7 +24,7 @@ static std::string values_text(const ParamSpec& p) {
     if (values.size() <= kListAtMost) {
         std::vector<std::string> parts;
         for (int v : values) parts.push_back(std::to_string(v));
-        return join(parts, ", ");
+        return fmt::format("{}", fmt::join(parts, ", "));
     }
     if (p.kind == ParamKind::Int && p.step > 1) return fmt::format("{}..{} in steps of {}", p.min, p.max, p.step);
     if (p.kind == ParamKind::Pow2) return fmt::format("powers of two {}..{}", values.front(), values.back());

@@ -113,13 +113,4 @@ std::string fmt_bytes(double bytes) {
 
 std::string fmt_sci(double v) { return fmt::format("{:.2g}", v); }
 
-std::string join(const std::vector<std::string>& parts, const std::string& sep) {
-    std::string out;
-    for (size_t i = 0; i < parts.size(); ++i) {
-        if (i > 0) out += sep;
-        out += parts[i];
-    }
-    return out;
-}
-
 }  // namespace tilelab::cli

@@ -42,7 +42,4 @@ std::string fmt_pct(double fraction);   // 0.6667 -> "66.7%"
 std::string fmt_bytes(double bytes);    // "8192 B", "48 KiB", "1.5 MiB", "80 GiB"
 std::string fmt_sci(double v);          // "1.2e-06"
 
-// "TILE=32 PAD=1" in the order given.
-std::string join(const std::vector<std::string>& parts, const std::string& sep);
-
 }  // namespace tilelab::cli

@@ -2,6 +2,7 @@
 #include "report.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <climits>
@@ -46,7 +47,7 @@ std::string params_text(const Variant& v, const ParamValues& values) {
     for (const auto& [name, value] : values)
         if (std::none_of(v.params.begin(), v.params.end(), [&](const ParamSpec& s) { return s.name == name; }))
             parts.push_back(fmt::format("{}={}", name, value));
-    return parts.empty() ? "(no parameters)" : join(parts, " ");
+    return parts.empty() ? "(no parameters)" : fmt::format("{}", fmt::join(parts, " "));
 }
 
 static std::string dims(const std::array<unsigned, 3>& d) { return fmt::format("{}x{}x{}", d[0], d[1], d[2]); }

@@ -2,6 +2,7 @@
 #include "request.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cstdlib>
 #include <strings.h>
@@ -29,7 +30,7 @@ std::unique_ptr<Engine> make_engine(const CliOptions& o) {
 static std::string variant_ids() {
     std::vector<std::string> ids;
     for (const auto& v : all_variants()) ids.push_back(v.id);
-    return join(ids, ", ");
+    return fmt::format("{}", fmt::join(ids, ", "));
 }
 
 const Variant& resolve_variant(const std::string& name) {
@@ -59,7 +60,7 @@ const ParamSpec& require_param(const Variant& v, const std::string& name) {
     }
     if (!same_but_case.empty())
         throw usage_error(fmt::format("{} has no parameter {}; did you mean {}?", v.id, name, same_but_case));
-    throw usage_error(fmt::format("{} has no parameter {}; its parameters are {}", v.id, name, join(names, ", ")));
+    throw usage_error(fmt::format("{} has no parameter {}; its parameters are {}", v.id, name, fmt::join(names, ", ")));
 }
 
 void check_param_value(const ParamSpec& spec, int value) {
@@ -106,7 +107,7 @@ Problem resolve_problem(const Variant& v, const std::string& size_text) {
 static std::string preset_keys() {
     std::vector<std::string> keys;
     for (const auto& t : target_presets()) keys.push_back(t.preset);
-    return join(keys, ", ");
+    return fmt::format("{}", fmt::join(keys, ", "));
 }
 
 void apply_target(Engine& engine, const std::string& key) {
