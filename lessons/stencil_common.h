@@ -3,10 +3,12 @@
 // cost models show; tests/cpu/test_stencil_models.cpp checks them against a walk of each kernel.
 #pragma once
 #include <fmt/format.h>
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
+#include "tilelab/util.h"
 #include "tilelab/variant.h"
 
 namespace tilelab::stencil {
@@ -15,8 +17,6 @@ namespace tilelab::stencil {
 constexpr double kFlopsPerOutput = 13;
 // Seven 4-byte inputs per output when nothing is reused: PMPP's basic ratio 13 / 28.
 constexpr double kBytesPerInput = 4;
-
-inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 struct Grid {
     int64_t nx, ny, nz;
@@ -131,6 +131,29 @@ struct PlaneWalkShape {
         const int64_t gz = ceil_div(p.dim[2] - 2, z);
         if (around) return {ceil_div(p.dim[0], tx), ceil_div(p.dim[1], rows()), gz};
         return {tiles_along(p.dim[0], tx), tiles_along(p.dim[1], rows()), gz};
+    }
+    // The tile as the Tiles panel draws it; `shared_planes` is how many planes the kernel keeps in
+    // shared memory (three for the coarsened kernel, one for the register-tiled one).
+    TileGeometry tiles(const Problem& p, int shared_planes) const {
+        TileGeometry t;
+        t.halo = 1;
+        t.walks_z = true;
+        // Outputs of the busiest thread: its RY rows, less the halo rows among them when the
+        // halo is inside a tile fewer than three threads tall.
+        t.thread_tile = {1, around ? ry : ry - std::max(0, 3 - ty), z};
+        t.shared_planes = shared_planes;
+        if (around) {
+            t.extent = {p.dim[0], p.dim[1], p.dim[2] - 2};
+            t.block_tile = {tx, rows(), z};
+            t.halo_load = HaloLoad::OnTop;
+            t.shared_plane = {tx + 2, rows() + 2};
+        } else {
+            t.extent = {p.dim[0] - 2, p.dim[1] - 2, p.dim[2] - 2};
+            t.block_tile = {tx - 2, rows() - 2, z};
+            t.halo_load = HaloLoad::ExtraThreads;
+            t.shared_plane = {tx, rows()};
+        }
+        return t;
     }
     LaunchShape launch(const Problem& p) const {
         const auto b = blocks(p);

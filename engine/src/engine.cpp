@@ -7,18 +7,12 @@
 #include <map>
 #include <mutex>
 #include <optional>
-#include "engine_testing.h"
 #include "family.h"
 #include "runner_device.h"
 #include "worker_client.h"
 
 namespace tilelab {
 namespace {
-
-const Variant* lookup_variant(const std::string& id) {
-    if (const Variant* v = find_variant(id)) return v;
-    return engine_testing::find_test_variant(id);
-}
 
 // Empty if every function the engine calls is present (placeholders have none).
 std::string not_implemented_reason(const Variant& v) {
@@ -128,7 +122,7 @@ std::string Engine::invalid_reason(const RunRequest& req) const {
 }
 
 std::string Engine::Impl::invalid_reason(const RunRequest& req) {
-    const Variant* v = lookup_variant(req.variant);
+    const Variant* v = find_variant(req.variant);
     if (!v) return fmt::format("There is no variant called \"{}\".", req.variant);
     if (std::string why = not_implemented_reason(*v); !why.empty()) return "The " + why + ".";
     for (const auto& [name, value] : req.params) {
@@ -154,7 +148,7 @@ RunResult Engine::analyze(const RunRequest& req) {
     r.arch = t.arch_name();
     r.stage = "input";
     try {
-        const Variant* v = lookup_variant(req.variant);
+        const Variant* v = find_variant(req.variant);
         if (v) r.request.params = with_defaults(v->params, req.params);
         if (std::string why = invalid_reason(req); !why.empty()) {
             r.error = why;
@@ -206,7 +200,7 @@ RunResult Engine::run(const RunRequest& req, const RunOptions& opt, const Cancel
         return r;
     }
     try {
-        const Variant* v = lookup_variant(req.variant);
+        const Variant* v = find_variant(req.variant);
         worker::MeasureJob job{v->family, r.request.problem, r.launch, r.model.flops, r.model.global_bytes, r.compiled, nullptr};
         if (opt.count_accesses) {   // the same instance built with TILELAB_COUNT=1
             const KernelInstance k = v->kernel(r.request.params);

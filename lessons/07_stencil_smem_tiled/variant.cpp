@@ -53,6 +53,20 @@ LaunchShape tiled_launch(const ParamValues& p, const Problem& problem) {
     return shape;
 }
 
+// The (T−2)³ outputs inside a T³ input tile, all T planes of it in shared memory; the tile's edge
+// threads load the halo and compute nothing.
+TileGeometry tiled_tiles(const ParamValues& p, const Problem& problem) {
+    const TiledShape s(p);
+    TileGeometry t;
+    t.extent = {problem.dim[0] - 2, problem.dim[1] - 2, problem.dim[2] - 2};
+    t.block_tile = {s.t - 2, s.t - 2, s.t - 2};
+    t.halo = 1;
+    t.halo_load = HaloLoad::ExtraThreads;
+    t.shared_planes = s.t;
+    t.shared_plane = {s.t, s.t};
+    return t;
+}
+
 CostModel tiled_cost_model(const ParamValues& p, const Problem& problem) {
     const TiledShape s(p);
     const Grid g(problem);
@@ -110,9 +124,11 @@ Variant make_smem_tiled_stencil() {
     v.invalid_reason = tiled_invalid_reason;
     v.kernel = tiled_kernel;
     v.launch = tiled_launch;
+    v.tiles = tiled_tiles;
     v.cost_model = tiled_cost_model;
     v.smem_bytes = [](const ParamValues& p) { return TiledShape(p).smem_bytes(); };
     return v;
 }
+TILELAB_REGISTER_VARIANT(make_smem_tiled_stencil)
 
 }  // namespace tilelab

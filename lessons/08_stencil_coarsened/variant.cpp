@@ -68,9 +68,11 @@ Variant make_coarsened_stencil() {
     v.invalid_reason = coarsened_invalid_reason;
     v.kernel = coarsened_kernel;
     v.launch = [](const ParamValues& p, const Problem& problem) { return PlaneWalkShape(p).launch(problem); };
+    v.tiles = [](const ParamValues& p, const Problem& problem) { return PlaneWalkShape(p).tiles(problem, 3); };
     v.cost_model = coarsened_cost_model;
     v.smem_bytes = [](const ParamValues& p) { return coarsened_smem_bytes(PlaneWalkShape(p)); };
     return v;
 }
+TILELAB_REGISTER_VARIANT(make_coarsened_stencil)
 
 }  // namespace tilelab

@@ -69,9 +69,11 @@ Variant make_register_tiled_stencil() {
     v.invalid_reason = register_tiled_invalid_reason;
     v.kernel = register_tiled_kernel;
     v.launch = [](const ParamValues& p, const Problem& problem) { return PlaneWalkShape(p).launch(problem); };
+    v.tiles = [](const ParamValues& p, const Problem& problem) { return PlaneWalkShape(p).tiles(problem, 1); };
     v.cost_model = register_tiled_cost_model;
     v.smem_bytes = [](const ParamValues& p) { return register_tiled_smem_bytes(PlaneWalkShape(p)); };
     return v;
 }
+TILELAB_REGISTER_VARIANT(make_register_tiled_stencil)
 
 }  // namespace tilelab
