@@ -39,8 +39,8 @@ std::string generic_invalid_reason(const Variant& v, const ParamValues& params, 
             return fmt::format("A block {} of {} exceeds the limit of {} on {}.", axis[i], launch.block[i],
                                t.max_block_dim[i], t.arch_name());
         if (launch.grid[i] > t.max_grid_dim[i])
-            return fmt::format("A grid {} of {} blocks exceeds the limit of {}; use a smaller problem or larger tiles.",
-                               axis[i], launch.grid[i], t.max_grid_dim[i]);
+            return fmt::format("The launch needs {} blocks along {}, but a grid may have at most {} there; use a "
+                               "smaller problem or larger tiles.", launch.grid[i], axis[i], t.max_grid_dim[i]);
     }
     // Static shared memory is capped at the default per-block limit; dynamic shared memory may use
     // the opt-in limit, because the runner sets cudaFuncAttributeMaxDynamicSharedMemorySize.

@@ -18,12 +18,9 @@ struct BasicShape {
     }
 };
 
-std::string basic_invalid_reason(const ParamValues& p, const Problem& problem, const Target& target) {
-    const BasicShape s(p);
-    if (auto r = stencil::grid_too_small_reason(problem); !r.empty()) return r;
-    const std::string what = fmt::format("A {}×{}×{} block (one thread per cell)", s.bx, s.by, s.bz);
-    if (auto r = stencil::block_limit_reason({s.bx, s.by, s.bz}, what, target); !r.empty()) return r;
-    return stencil::grid_limit_reason(s.blocks(problem), target);
+// Block and grid limits are the engine's generic checks.
+std::string basic_invalid_reason(const ParamValues&, const Problem& problem, const Target&) {
+    return stencil::grid_too_small_reason(problem);
 }
 
 KernelInstance basic_kernel(const ParamValues& p) {

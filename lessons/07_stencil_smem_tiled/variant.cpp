@@ -32,12 +32,8 @@ std::string tiled_invalid_reason(const ParamValues& p, const Problem& problem, c
                            "may have at most {}, so T can be at most {}.",
                            s.t, s.threads(), target.max_threads_per_block, largest);
     }
-    const std::string what = fmt::format("A {0}×{0}×{0} block", s.t);
-    if (auto r = stencil::block_limit_reason({s.t, s.t, s.t}, what, target); !r.empty()) return r;
-    if (auto r = stencil::smem_limit_reason(s.smem_bytes(), fmt::format("A {0}×{0}×{0} tile of floats", s.t), target);
-        !r.empty())
-        return r;
-    return stencil::grid_limit_reason(s.blocks(problem), target);
+    // Block sides, shared memory and the grid are the engine's generic checks.
+    return "";
 }
 
 KernelInstance tiled_kernel(const ParamValues& p) {

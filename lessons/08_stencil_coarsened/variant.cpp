@@ -12,11 +12,8 @@ using stencil::PlaneWalkShape;
 
 int coarsened_smem_bytes(const PlaneWalkShape& s) { return 3 * s.shared_plane_floats() * 4; }
 
-std::string coarsened_invalid_reason(const ParamValues& p, const Problem& problem, const Target& target) {
-    const PlaneWalkShape s(p);
-    const std::string what =
-        fmt::format("Three {} planes of floats{}", s.shared_plane_dims(), s.around ? " (tiles and halos)" : "");
-    return stencil::plane_walk_invalid_reason(s, coarsened_smem_bytes(s), what, problem, target);
+std::string coarsened_invalid_reason(const ParamValues& p, const Problem& problem, const Target&) {
+    return stencil::plane_walk_invalid_reason(PlaneWalkShape(p), problem);
 }
 
 KernelInstance coarsened_kernel(const ParamValues& p) {
