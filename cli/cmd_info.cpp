@@ -81,12 +81,12 @@ static std::vector<std::string> target_cells(const Target& t) {
             std::to_string(t.sm_count),
             std::to_string(t.max_threads_per_sm / std::max(t.warp_size, 1)),
             std::to_string(t.max_blocks_per_sm),
-            fmt_count(t.regs_per_sm),
-            fmt_bytes(t.smem_per_sm),
-            fmt_bytes(t.smem_per_block_optin),
+            format_count(t.regs_per_sm),
+            format_bytes(t.smem_per_sm),
+            format_bytes(t.smem_per_block_optin),
             fmt_fixed(t.clock_ghz, 2),
-            fmt_count(t.peak_fp32_gflops),
-            fmt_count(t.dram_gbps),
+            format_count(t.peak_fp32_gflops),
+            format_count(t.dram_gbps),
             t.source};
 }
 
@@ -177,11 +177,11 @@ int cmd_ceilings(const CliOptions& o) {
         kv.add_row({"Copy bandwidth", fmt::format("{} GB/s measured (device-to-device, read + write); "
                                                   "{} of the {} GB/s the target lists",
                                                   fmt_fixed(c.copy_gbps, 0), fmt_pct(copy_pct),
-                                                  fmt_count(t.dram_gbps))});
+                                                  format_count(t.dram_gbps))});
         kv.add_row({"cuBLAS SGEMM", fmt::format("{} GFLOP/s measured; {} of the {} GFLOP/s FP32 peak the "
                                                 "target lists",
                                                 fmt_fixed(c.sgemm_gflops, 0), fmt_pct(sgemm_pct),
-                                                fmt_count(t.peak_fp32_gflops))});
+                                                format_count(t.peak_fp32_gflops))});
         if (!c.note.empty()) kv.add_row({"Note", c.note});
         print(kv.render());
     }

@@ -196,7 +196,7 @@ void DrawTargetPicker(AppState& state) {
             }
             if (ImGui::IsItemHovered())
                 ImGui::SetTooltip("%d SMs, %s shared memory per SM, %d registers per SM\nFP32 peak %.1f TFLOP/s, DRAM %.0f GB/s (%s)",
-                                  t.sm_count, FormatBytes(t.smem_per_sm).c_str(), t.regs_per_sm,
+                                  t.sm_count, format_bytes(t.smem_per_sm).c_str(), t.regs_per_sm,
                                   t.peak_fp32_gflops / 1000.0, t.dram_gbps, t.source.c_str());
         }
         ImGui::EndCombo();

@@ -266,12 +266,12 @@ void DrawProduct(AppState& state, const TileGeometry& t, const RunResult& r) {
         ImGui::TextWrapped("Per k-step the block stages a %lld×%lld tile of A and a %lld×%lld tile of B in shared memory "
                            "(%s), then every thread reads them from there: %lld k-steps cover K = %lld.",
                            (long long)g.BM, (long long)g.BK, (long long)g.BK, (long long)g.BN,
-                           FormatBytes(g.smem_bytes).c_str(), (long long)g.k_steps, (long long)g.K);
+                           format_bytes(g.smem_bytes).c_str(), (long long)g.k_steps, (long long)g.K);
     else if (g.a_shared || g.b_shared)
         ImGui::TextWrapped("Per k-step the block stages its %s tile in shared memory (%s), which every thread reads from "
                            "there, while each thread reads its own part of the %s tile from global memory: %lld k-steps "
                            "cover K = %lld.",
-                           g.a_shared ? "A" : "B", FormatBytes(g.smem_bytes).c_str(), g.a_shared ? "B" : "A",
+                           g.a_shared ? "A" : "B", format_bytes(g.smem_bytes).c_str(), g.a_shared ? "B" : "A",
                            (long long)g.k_steps, (long long)g.K);
     else
         ImGui::TextWrapped("No shared memory: at every k each thread reads its A and B elements straight from global "
@@ -377,7 +377,7 @@ void DrawStencilPlanes(const AppState& state, const StencilGeometry& g, float wi
     }
     Swatch(kSmemFill, ("shared memory: " + std::to_string(g.planes_in_smem) + " plane" + (g.planes_in_smem == 1 ? "" : "s") +
                        " of " + std::to_string(g.plane_x) + "×" + std::to_string(g.plane_y) + " (" +
-                       FormatBytes(g.smem_bytes) + ")")
+                       format_bytes(g.smem_bytes) + ")")
                           .c_str());
     if (g.planes_in_smem < 3)
         Swatch(kRegisterFill, "registers: each thread keeps prev and next of its own cells");
@@ -395,7 +395,7 @@ void DrawNeighbourhood(AppState& state, const TileGeometry& t, const RunResult& 
         ImGui::TextWrapped("Its input tile is %lld×%lld per x–y plane: the outputs plus a halo of %lld on each side, "
                            "loaded once into shared memory (%s) and read by neighbouring threads from there.",
                            (long long)g.in_x, (long long)g.in_y, (long long)g.halo,
-                           FormatBytes(g.smem_bytes).c_str());
+                           format_bytes(g.smem_bytes).c_str());
     else
         ImGui::TextWrapped("No shared memory: every thread reads its seven inputs from global memory, so each input "
                            "is loaded by up to seven threads.");
