@@ -1,5 +1,6 @@
 // `list`, `targets` and `ceilings`: what can be run, on what, and the best the card can do.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cstdio>
 
@@ -23,7 +24,7 @@ static std::string values_text(const ParamSpec& p) {
     if (values.size() <= kListAtMost) {
         std::vector<std::string> parts;
         for (int v : values) parts.push_back(std::to_string(v));
-        return join(parts, ", ");
+        return fmt::format("{}", fmt::join(parts, ", "));
     }
     if (p.kind == ParamKind::Int && p.step > 1) return fmt::format("{}..{} in steps of {}", p.min, p.max, p.step);
     if (p.kind == ParamKind::Pow2) return fmt::format("powers of two {}..{}", values.front(), values.back());
@@ -80,12 +81,12 @@ static std::vector<std::string> target_cells(const Target& t) {
             std::to_string(t.sm_count),
             std::to_string(t.max_threads_per_sm / std::max(t.warp_size, 1)),
             std::to_string(t.max_blocks_per_sm),
-            fmt_count(t.regs_per_sm),
-            fmt_bytes(t.smem_per_sm),
-            fmt_bytes(t.smem_per_block_optin),
+            format_count(t.regs_per_sm),
+            format_bytes(t.smem_per_sm),
+            format_bytes(t.smem_per_block_optin),
             fmt_fixed(t.clock_ghz, 2),
-            fmt_count(t.peak_fp32_gflops),
-            fmt_count(t.dram_gbps),
+            format_count(t.peak_fp32_gflops),
+            format_count(t.dram_gbps),
             t.source};
 }
 
@@ -176,11 +177,11 @@ int cmd_ceilings(const CliOptions& o) {
         kv.add_row({"Copy bandwidth", fmt::format("{} GB/s measured (device-to-device, read + write); "
                                                   "{} of the {} GB/s the target lists",
                                                   fmt_fixed(c.copy_gbps, 0), fmt_pct(copy_pct),
-                                                  fmt_count(t.dram_gbps))});
+                                                  format_count(t.dram_gbps))});
         kv.add_row({"cuBLAS SGEMM", fmt::format("{} GFLOP/s measured; {} of the {} GFLOP/s FP32 peak the "
                                                 "target lists",
                                                 fmt_fixed(c.sgemm_gflops, 0), fmt_pct(sgemm_pct),
-                                                fmt_count(t.peak_fp32_gflops))});
+                                                format_count(t.peak_fp32_gflops))});
         if (!c.note.empty()) kv.add_row({"Note", c.note});
         print(kv.render());
     }

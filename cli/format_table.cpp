@@ -74,19 +74,6 @@ std::string csv_line(const std::vector<std::string>& fields) {
     return out + '\n';
 }
 
-std::string fmt_count(double v) {
-    if (!std::isfinite(v)) return fmt::format("{}", v);
-    if (v != std::floor(v) || std::fabs(v) >= 1e18) return fmt::format("{:.4g}", v);
-    // Integral: group the digits in threes so 2147483648 reads as 2,147,483,648.
-    std::string digits = fmt::format("{}", static_cast<long long>(std::fabs(v)));
-    std::string grouped;
-    for (size_t i = 0; i < digits.size(); ++i) {
-        if (i > 0 && (digits.size() - i) % 3 == 0) grouped += ',';
-        grouped += digits[i];
-    }
-    return v < 0 ? "-" + grouped : grouped;
-}
-
 std::string fmt_fixed(double v, int decimals) { return fmt::format("{:.{}f}", v, decimals); }
 
 std::string fmt_ms(double ms) { return fmt::format("{:.4g}", ms); }
@@ -98,28 +85,6 @@ std::string fmt_pct(double fraction) {
     return fmt::format("{:.1f}%", pct);
 }
 
-std::string fmt_bytes(double bytes) {
-    // Small sizes stay exact in bytes (shared memory per block, spills); larger ones scale.
-    if (std::fabs(bytes) < 10 * 1024.0) return fmt::format("{:.0f} B", bytes);
-    const char* units[] = {"KiB", "MiB", "GiB", "TiB"};
-    double v = bytes / 1024.0;
-    int u = 0;
-    while (std::fabs(v) >= 1024.0 && u < 3) {
-        v /= 1024.0;
-        ++u;
-    }
-    return fmt::format("{:.4g} {}", v, units[u]);
-}
-
 std::string fmt_sci(double v) { return fmt::format("{:.2g}", v); }
-
-std::string join(const std::vector<std::string>& parts, const std::string& sep) {
-    std::string out;
-    for (size_t i = 0; i < parts.size(); ++i) {
-        if (i > 0) out += sep;
-        out += parts[i];
-    }
-    return out;
-}
 
 }  // namespace tilelab::cli

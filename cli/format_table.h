@@ -2,6 +2,7 @@
 #pragma once
 #include <string>
 #include <vector>
+#include "tilelab/format.h"
 
 namespace tilelab::cli {
 
@@ -34,15 +35,12 @@ size_t display_width(const std::string& s);
 std::string csv_field(const std::string& s);
 std::string csv_line(const std::vector<std::string>& fields);
 
-// Number formats.
-std::string fmt_count(double v);        // 2147483648 -> "2,147,483,648"; 0.5 -> "0.5"
+// Number formats; counts and bytes are tilelab/format.h's, shared with the GUI.
+using tilelab::format_bytes;
+using tilelab::format_count;
 std::string fmt_fixed(double v, int decimals);
 std::string fmt_ms(double ms);          // 4 significant digits: "15.23", "0.5612"
 std::string fmt_pct(double fraction);   // 0.6667 -> "66.7%"
-std::string fmt_bytes(double bytes);    // "8192 B", "48 KiB", "1.5 MiB", "80 GiB"
 std::string fmt_sci(double v);          // "1.2e-06"
-
-// "TILE=32 PAD=1" in the order given.
-std::string join(const std::vector<std::string>& parts, const std::string& sep);
 
 }  // namespace tilelab::cli

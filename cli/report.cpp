@@ -2,6 +2,7 @@
 #include "report.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <climits>
@@ -46,7 +47,7 @@ std::string params_text(const Variant& v, const ParamValues& values) {
     for (const auto& [name, value] : values)
         if (std::none_of(v.params.begin(), v.params.end(), [&](const ParamSpec& s) { return s.name == name; }))
             parts.push_back(fmt::format("{}={}", name, value));
-    return parts.empty() ? "(no parameters)" : join(parts, " ");
+    return parts.empty() ? "(no parameters)" : fmt::format("{}", fmt::join(parts, " "));
 }
 
 static std::string dims(const std::array<unsigned, 3>& d) { return fmt::format("{}x{}x{}", d[0], d[1], d[2]); }
@@ -78,14 +79,14 @@ static void render_compile(std::string& out, const RunResult& r, const ReportOpt
         const PtxasInfo& p = c->ptxas;
         kv.add_row({"ptxas", fmt::format("{} registers/thread, spill stores {}, spill loads {}, stack {}, "
                                          "static shared {}, constant {}",
-                                         p.registers, fmt_bytes(p.spill_stores), fmt_bytes(p.spill_loads),
-                                         fmt_bytes(p.stack_bytes), fmt_bytes(p.smem_bytes),
-                                         fmt_bytes(p.cmem_bytes))});
+                                         p.registers, format_bytes(p.spill_stores), format_bytes(p.spill_loads),
+                                         format_bytes(p.stack_bytes), format_bytes(p.smem_bytes),
+                                         format_bytes(p.cmem_bytes))});
     }
     const LaunchShape& l = r.launch;
     kv.add_row({"Launch", fmt::format("grid {} = {} blocks, block {} = {} threads, dynamic shared {}",
-                                      dims(l.grid), fmt_count(double(l.blocks())), dims(l.block),
-                                      l.threads_per_block(), fmt_bytes(l.dynamic_smem))});
+                                      dims(l.grid), format_count(double(l.blocks())), dims(l.block),
+                                      l.threads_per_block(), format_bytes(l.dynamic_smem))});
     if (c != nullptr && c->ok) {
         const Occupancy& o = r.occupancy;
         if (!o.error.empty()) {
@@ -128,12 +129,12 @@ static void render_accesses(std::string& out, const RunResult& r, const ReportOp
     }
     Table t(cols);
     auto row = [&](const char* name, double AccessCounts::*field) {
-        std::vector<std::string> cells = {name, fmt_count(m.per_thread.*field), fmt_count(m.per_block.*field),
-                                          fmt_count(m.total.*field)};
+        std::vector<std::string> cells = {name, format_count(m.per_thread.*field), format_count(m.per_block.*field),
+                                          format_count(m.total.*field)};
         if (opt.measurement) {
             if (r.counted) {
                 const double counted = (*r.counted).*field;
-                cells.push_back(fmt_count(counted));
+                cells.push_back(format_count(counted));
                 cells.push_back(counted == m.total.*field ? "yes" : "NO");
             } else {
                 cells.push_back(r.measured ? "not counted" : "no GPU");
@@ -148,14 +149,14 @@ static void render_accesses(std::string& out, const RunResult& r, const ReportOp
     row("shared stores", &AccessCounts::shared_stores);
     out += t.render(2);
     out += fmt::format("  FLOPs {}, global traffic {} ({}), intensity {} FLOP/B, compulsory traffic {}\n",
-                       fmt_count(m.flops), fmt_bytes(m.global_bytes), fmt_count(m.global_bytes) + " B",
-                       fmt_fixed(m.intensity, 3), fmt_bytes(m.compulsory_bytes));
+                       format_count(m.flops), format_bytes(m.global_bytes), format_count(m.global_bytes) + " B",
+                       fmt_fixed(m.intensity, 3), format_bytes(m.compulsory_bytes));
 
     auto formula_table = [&](const char* title, const std::vector<Formula>& fs) {
         if (fs.empty()) return;
         section(out, title);
         Table ft({{"quantity", Align::Left}, {"formula", Align::Left}, {"value", Align::Right}});
-        for (const auto& f : fs) ft.add_row({f.quantity, f.expression, fmt_count(f.value)});
+        for (const auto& f : fs) ft.add_row({f.quantity, f.expression, format_count(f.value)});
         out += ft.render(2);
     };
     formula_table("Formulas", m.formulas);

@@ -2,6 +2,7 @@
 #include "request.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cstdlib>
 
@@ -28,7 +29,7 @@ std::unique_ptr<Engine> make_engine(const CliOptions& o) {
 static std::string variant_ids() {
     std::vector<std::string> ids;
     for (const auto& v : all_variants()) ids.push_back(v.id);
-    return join(ids, ", ");
+    return fmt::format("{}", fmt::join(ids, ", "));
 }
 
 const Variant& resolve_variant(const std::string& name) {
@@ -40,7 +41,7 @@ const Variant& resolve_variant(const std::string& name) {
     for (const auto& v : all_variants()) ids.push_back(v.id);
     std::string message = fmt::format("unknown variant '{}'; the variants are {} (or give a lesson number)", shortened(name),
                                       variant_ids());
-    if (const auto close = close_names(name, ids); !close.empty()) message += "; did you mean " + join(close, " or ") + "?";
+    if (const auto close = close_names(name, ids); !close.empty()) message += "; did you mean " + fmt::format("{}", fmt::join(close, " or ")) + "?";
     throw usage_error(message);
 }
 

@@ -157,9 +157,9 @@ void draw_ptxas(const RunResult& r, const CompileResult& c) {
     cell("Registers / thread", p.parsed ? std::to_string(p.registers) : "?");
     cell("Spill stores / loads", std::to_string(p.spill_stores) + " B / " + std::to_string(p.spill_loads) + " B",
          spills ? &red : nullptr);
-    cell("Static shared memory", FormatBytes(p.smem_bytes));
-    cell("Stack frame", FormatBytes(p.stack_bytes));
-    cell("Constant bank 0", FormatBytes(p.cmem_bytes));
+    cell("Static shared memory", format_bytes(p.smem_bytes));
+    cell("Stack frame", format_bytes(p.stack_bytes));
+    cell("Constant bank 0", format_bytes(p.cmem_bytes));
     cell("Target", r.arch.empty() ? "?" : r.arch);
     cell("Compile time", FormatTime(c.compile_ms));
     cell("Cache", c.cache_hit ? "hit (" + c.cache_level + ")" : "miss: compiled now");

@@ -33,9 +33,9 @@ void DrawHeadlines(const CostModel& m) {
              "from shared memory or registers raises it; caches do not (they are not in the model).",
              false);
     Headline("FLOPs", FormatCount(m.flops), plot::kTextColor, "Floating-point operations of the whole launch.");
-    Headline("global traffic (model)", FormatBytes(m.global_bytes), plot::kTextColor,
+    Headline("global traffic (model)", format_bytes(m.global_bytes), plot::kTextColor,
              "(global loads + stores) × 4 bytes, counting every access the kernel issues.");
-    Headline("compulsory traffic", FormatBytes(m.compulsory_bytes), plot::kTextColor,
+    Headline("compulsory traffic", format_bytes(m.compulsory_bytes), plot::kTextColor,
              "Each input read once and each output written once: the least any kernel must move. "
              "The gap to the modelled traffic is what better tiling can still save.");
 }

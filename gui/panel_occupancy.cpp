@@ -7,6 +7,7 @@
 #include <cmath>
 #include <string>
 #include "analysis_common.h"
+#include "tilelab/util.h"
 #include "panels.h"
 #include "plot.h"
 #include "ui_common.h"
@@ -36,10 +37,10 @@ void DrawHeadlines(const Occupancy& occ) {
 void DrawLimitBars(const Occupancy& occ, const OccupancyInput& in, const Target& t) {
     struct Limit { std::string name; int blocks; };
     const Limit limits[] = {
-        {"warps (" + std::to_string((in.threads_per_block + t.warp_size - 1) / std::max(1, t.warp_size)) + " per block)",
+        {"warps (" + std::to_string(ceil_div(in.threads_per_block, std::max(1, t.warp_size))) + " per block)",
          occ.limit_warps},
         {"registers (" + std::to_string(in.registers_per_thread) + " per thread)", occ.limit_registers},
-        {"shared memory (" + FormatBytes(in.smem_per_block) + " per block)", occ.limit_smem},
+        {"shared memory (" + format_bytes(in.smem_per_block) + " per block)", occ.limit_smem},
         {"blocks (hardware limit)", occ.limit_blocks},
     };
     plot::BarChart chart;
@@ -121,7 +122,7 @@ void DrawCurves(AppState& state, const RunResult& r, const OccupancyInput& in, c
                                     in.registers_per_thread, occ);
     regs.x.range = plot::Range{0, double(t.max_regs_per_thread + 1)};
     plot::Figure smem = CurveFigure("vs shared memory per block", "shared memory per block", c.vs_smem, in.smem_per_block, occ);
-    smem.x.format = [](double v) { return FormatBytes(v); };
+    smem.x.format = [](double v) { return format_bytes(v); };
     // Ticks at powers-of-two multiples of a KiB, so they read 32 KiB, 64 KiB ... not 48.8 KiB.
     if (!c.vs_smem.empty()) {
         double max_bytes = std::max(double(c.vs_smem.back().x), double(in.smem_per_block));
@@ -175,7 +176,7 @@ void DrawOccupancyPanel(AppState& state) {
     DrawHeadlines(occ);
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
     ImGui::TextWrapped("%d threads per block, %d registers per thread, %s shared memory per block on %s (%s, %s)",
-                       in.threads_per_block, in.registers_per_thread, FormatBytes(in.smem_per_block).c_str(),
+                       in.threads_per_block, in.registers_per_thread, format_bytes(in.smem_per_block).c_str(),
                        t.name.c_str(), r.arch.c_str(), t.source.empty() ? "?" : t.source.c_str());
     ImGui::PopStyleColor();
     ImGui::Spacing();

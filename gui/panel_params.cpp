@@ -143,8 +143,12 @@ void draw_param(AppState& state, const ParamSpec& spec) {
 void draw_problem_size(AppState& state) {
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
-    label_with_help("Problem size", "One number for a cube (4096 means 4096 in every dimension), or three as AxBxC. "
-                                    "Matrix multiply: M x N x K. Stencil: Nx x Ny x Nz. Press Enter to apply.");
+    std::string help = "One number for a cube (4096 means 4096 in every dimension), or three as AxBxC";
+    if (const Variant* variant = CurrentVariant(state)) {
+        if (const auto dims = family_dim_names(variant->family); !dims[0].empty())
+            help += ", here " + dims[0] + " x " + dims[1] + " x " + dims[2];
+    }
+    label_with_help("Problem size", (help + ". Press Enter to apply.").c_str());
     ImGui::TableNextColumn();
     const float button_w = ImGui::GetFrameHeight() * 1.6f;
     const float spacing = ImGui::GetStyle().ItemSpacing.x;
@@ -192,7 +196,7 @@ void DrawTargetPicker(AppState& state) {
             }
             if (ImGui::IsItemHovered())
                 ImGui::SetTooltip("%d SMs, %s shared memory per SM, %d registers per SM\nFP32 peak %.1f TFLOP/s, DRAM %.0f GB/s (%s)",
-                                  t.sm_count, FormatBytes(t.smem_per_sm).c_str(), t.regs_per_sm,
+                                  t.sm_count, format_bytes(t.smem_per_sm).c_str(), t.regs_per_sm,
                                   t.peak_fp32_gflops / 1000.0, t.dram_gbps, t.source.c_str());
         }
         ImGui::EndCombo();

@@ -207,7 +207,7 @@ void draw_analysis(const RunResult& r) {
                                   " B stored, " + std::to_string(p.spill_loads) + " B loaded" : ", no spills"),
             "From ptxas's report on the compiled kernel. Spilled values live in local memory (cached DRAM).",
             spills ? &red : nullptr);
-        row("Shared memory / block", FormatBytes(p.smem_bytes + double(l.dynamic_smem)));
+        row("Shared memory / block", format_bytes(p.smem_bytes + double(l.dynamic_smem)));
     }
     const Occupancy& o = r.occupancy;
     if (o.error.empty() && o.max_warps > 0)
@@ -218,9 +218,9 @@ void draw_analysis(const RunResult& r) {
         row("Occupancy", o.error);
     const CostModel& m = r.model;
     row("FLOPs (model)", FormatCount(m.flops));
-    row("Global traffic (model)", FormatBytes(m.global_bytes),
+    row("Global traffic (model)", format_bytes(m.global_bytes),
         "Every global load and store the kernel issues, times 4 bytes, with no cache: the Memory tab breaks it down.");
-    row("Compulsory traffic", FormatBytes(m.compulsory_bytes), "Each input read once and the output written once.");
+    row("Compulsory traffic", format_bytes(m.compulsory_bytes), "Each input read once and the output written once.");
     row("Arithmetic intensity", fixed(m.intensity, 2) + " FLOP/B", "Model FLOPs over model global bytes.");
     ImGui::EndTable();
 }

@@ -1,12 +1,12 @@
 // [SECTION] Tiles panel: a picture of how the launch cuts the problem into tiles.
-// Matmul: the C grid with the selected block's tile, the A and B tiles it loads at each k-step
-// (a step slider and a play button), and one thread's outputs. Stencil: a block's input tile with
-// its halo against the output tile, and along z the planes a coarsened block streams through,
-// with what sits in shared memory and what in registers.
+// A reduction (matmul): the C grid with the selected block's tile, the A and B tiles it loads at
+// each k-step (a step slider and a play button), and one thread's outputs. A neighbourhood
+// (stencil): a block's input tile with its halo against the output tile, and along z the planes
+// a coarsened block streams through, with what sits in shared memory and what in registers.
 //
-// Nothing here knows a kernel: the geometry is derived from the family, the problem, the
-// LaunchShape and the compiled kernel's shared memory (see TileGeometry below), so a new variant
-// is drawn without touching this file.
+// Nothing here knows a kernel or a family: each variant declares its geometry (Variant::tiles,
+// tilelab/tiles.h) and this file draws what is declared — a reduction walked in k-steps, a
+// neighbourhood with its halo, a walk along z — so a new variant is drawn without touching it.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -19,23 +19,14 @@ namespace tilelab::gui {
 
 namespace {
 
-// ---- geometry derived from the launch ----------------------------------------------------------
+// ---- geometry, from the variant's declaration --------------------------------------------------
 
-// The tile edge t for which ceil(n / t) == blocks. When sizes do not divide, several edges give
-// the same block count; kernels use round tile sizes, so pick the one divisible by the largest
-// power of two.
-int64_t TileEdge(int64_t n, int64_t blocks) {
-    if (blocks <= 1 || n <= 1) return std::max<int64_t>(n, 1);
-    int64_t lo = (n + blocks - 1) / blocks;
-    int64_t hi = std::max(lo, (n + blocks - 2) / (blocks - 1) - 1);
-    int64_t best = lo;
-    for (int64_t t = lo; t <= hi && t - lo < 4096; ++t)
-        if ((t & -t) > (best & -best)) best = t;
-    return best;
+// Static and dynamic shared memory of the compiled kernel, as ptxas reports it.
+int SharedBytes(const RunResult& r) {
+    return (r.compiled ? r.compiled->ptxas.smem_bytes : 0) + int(r.launch.dynamic_smem);
 }
 
-int64_t CeilDiv(int64_t a, int64_t b) { return b > 0 ? (a + b - 1) / b : 0; }
-
+// A reduction (C = A·B): the C grid of blocks, one block's tile and the k-steps along K.
 struct MatmulGeometry {
     int64_t M = 0, N = 0, K = 0;
     int64_t grid_x = 1, grid_y = 1;   // x over the columns of C (N), y over its rows (M)
@@ -44,47 +35,36 @@ struct MatmulGeometry {
     int64_t TM = 1, TN = 1;           // one thread's outputs (rows × columns)
     double outputs_per_thread = 1;
     int smem_bytes = 0;
-    bool bk_from_smem = false;        // BK estimated from the shared memory the tiles need
+    bool a_shared = false, b_shared = false;   // where a k-step's tiles of A and B are staged
     int64_t k_steps = 1;
 };
 
-MatmulGeometry DeriveMatmul(const RunResult& r) {
+MatmulGeometry DeriveMatmul(const TileGeometry& t, const RunResult& r) {
     MatmulGeometry g;
-    g.M = r.request.problem.dim[0];
-    g.N = r.request.problem.dim[1];
-    g.K = r.request.problem.dim[2];
-    g.grid_x = r.launch.grid[0];
-    g.grid_y = int64_t(r.launch.grid[1]) * r.launch.grid[2];
-    g.BN = TileEdge(g.N, g.grid_x);
-    g.BM = TileEdge(g.M, g.grid_y);
+    g.N = t.extent[0];
+    g.M = t.extent[1];
+    g.K = t.reduction;
+    g.grid_x = t.blocks(0);
+    g.grid_y = t.blocks(1);
+    g.BN = t.block_tile[0];
+    g.BM = t.block_tile[1];
+    g.BK = std::max<int64_t>(1, t.k_step);
+    g.TN = t.thread_tile[0];
+    g.TM = t.thread_tile[1];
     g.bx = r.launch.block[0];
     g.by = int64_t(r.launch.block[1]) * r.launch.block[2];
     g.threads = std::max<int64_t>(1, r.launch.threads_per_block());
     g.outputs_per_thread = double(g.BM * g.BN) / double(g.threads);
-    if (g.BN % g.bx == 0 && g.BM % g.by == 0) {
-        g.TN = g.BN / g.bx;
-        g.TM = g.BM / g.by;
-    } else {
-        g.TM = std::max<int64_t>(1, int64_t(std::lround(g.outputs_per_thread)));
-        g.TN = 1;
-    }
-    // Shared memory holds an A tile (BM × BK) and a B tile (BK × BN) of floats, plus any padding:
-    // BK ≈ bytes / (4 · (BM + BN)). Without shared memory every k is its own step.
-    g.smem_bytes = r.compiled ? r.compiled->ptxas.smem_bytes + int(r.launch.dynamic_smem) : int(r.launch.dynamic_smem);
-    if (g.smem_bytes > 0) {
-        g.BK = std::clamp<int64_t>(g.smem_bytes / (4 * (g.BM + g.BN)), 1, std::max<int64_t>(g.K, 1));
-        g.bk_from_smem = true;
-    }
-    g.k_steps = std::max<int64_t>(1, CeilDiv(g.K, g.BK));
+    g.smem_bytes = SharedBytes(r);
+    g.a_shared = t.a_in_shared;
+    g.b_shared = t.b_in_shared;
+    g.k_steps = std::max<int64_t>(1, t.k_steps());
     return g;
 }
 
-// The stencil family's 7-point stencil reaches one cell along each axis (kernels/stencil/, the
-// family's reference): the halo is at least this wide.
-constexpr int64_t kStencilRadius = 1;
-
+// A neighbourhood (a stencil): a block's output tile inside its input tile, and the planes
+// along z that a block walking z streams through.
 struct StencilGeometry {
-    int64_t n[3] = {0, 0, 0};
     int64_t out[3] = {1, 1, 1};       // output tile of one block, per axis
     int64_t block[3] = {1, 1, 1};     // threads per axis
     int64_t halo = 1;                 // how far the stencil reaches
@@ -95,46 +75,26 @@ struct StencilGeometry {
     int planes_in_smem = 0;           // x–y planes of the input tile shared memory holds
     int64_t plane_x = 1, plane_y = 1; // what one of those planes holds
     bool streams_z = false;           // a block walks along z (thread coarsening)
-    bool halo_around = false;         // halo loaded on top of the tile (lessons 08–09, HALO=1)
+    HaloLoad halo_load = HaloLoad::Global;
 };
 
-
-StencilGeometry DeriveStencil(const RunResult& r) {
+StencilGeometry DeriveStencil(const TileGeometry& t, const RunResult& r) {
     StencilGeometry g;
-    // Outputs are the interior (the family's boundary cells are copied, not computed), so the
-    // blocks tile n − 2·radius cells along each axis.
-    for (int a = 0; a < 3; ++a) {
-        g.n[a] = r.request.problem.dim[size_t(a)];
-        g.out[a] = TileEdge(std::max<int64_t>(1, g.n[a] - 2 * kStencilRadius), r.launch.grid[size_t(a)]);
-        g.block[a] = r.launch.block[size_t(a)];
+    for (size_t a = 0; a < 3; ++a) {
+        g.out[a] = t.block_tile[a];
+        g.block[a] = r.launch.block[a];
     }
-    g.threads = std::max<int64_t>(1, r.launch.threads_per_block());
-    g.outputs_per_thread = double(g.out[0] * g.out[1] * g.out[2]) / double(g.threads);
-    // Blocks with more threads than outputs along x load the halo with those extra threads.
-    g.halo = std::max<int64_t>(kStencilRadius, (g.block[0] - g.out[0]) / 2);
+    g.halo = t.halo;
     g.in_x = g.out[0] + 2 * g.halo;
     g.in_y = g.out[1] + 2 * g.halo;
-    g.streams_z = g.block[2] == 1 && g.out[2] > 1;
-    g.smem_bytes = r.compiled ? r.compiled->ptxas.smem_bytes + int(r.launch.dynamic_smem) : int(r.launch.dynamic_smem);
-    g.plane_x = g.block[0];
-    g.plane_y = g.block[1];
-    // The plane-walking kernels say their tile exactly: TX × TY·RY cells, the halo inside it
-    // (the book's) or around it (HALO = 1), Z output planes per block.
-    if (r.request.params.count("RY") && r.request.params.count("HALO")) {
-        const int64_t rows = g.block[1] * param_or(r.request.params, "RY", 1);
-        g.halo_around = param_or(r.request.params, "HALO", 0) != 0;
-        g.halo = kStencilRadius;
-        g.out[0] = g.halo_around ? g.block[0] : g.block[0] - 2;
-        g.out[1] = g.halo_around ? rows : rows - 2;
-        g.out[2] = param_or(r.request.params, "Z", int(g.out[2]));
-        g.in_x = g.out[0] + 2;
-        g.in_y = g.out[1] + 2;
-        g.plane_x = g.halo_around ? g.in_x : g.block[0];
-        g.plane_y = g.halo_around ? g.in_y : rows;
-        g.outputs_per_thread = double(g.out[0] * g.out[1] * g.out[2]) / double(g.threads);
-    }
-    const int64_t plane_bytes = 4 * std::max<int64_t>(1, g.plane_x * g.plane_y);
-    g.planes_in_smem = int(g.smem_bytes / plane_bytes);
+    g.threads = std::max<int64_t>(1, r.launch.threads_per_block());
+    g.outputs_per_thread = double(t.block_outputs()) / double(g.threads);
+    g.smem_bytes = SharedBytes(r);
+    g.planes_in_smem = t.shared_planes;
+    g.plane_x = t.shared_plane[0];
+    g.plane_y = t.shared_plane[1];
+    g.streams_z = t.walks_z && g.out[2] > 1;
+    g.halo_load = t.halo_load;
     return g;
 }
 
@@ -268,28 +228,30 @@ void DrawBlockZoom(const AppState& state, const MatmulGeometry& g, float width, 
             "block (" + std::to_string(state.tile_block_x) + ", " + std::to_string(state.tile_block_y) + "), k-step " +
                 std::to_string(state.tile_k_step + 1) + " of " + std::to_string(g.k_steps),
             plot::kHighlight);
-    const ImU32 staged = g.bk_from_smem ? kSmemFill : kTileFill;
-    Rect(dl, za0, za1, staged, plot::kTextColor);
-    Rect(dl, zb0, zb1, staged, plot::kTextColor);
+    const ImU32 staged_a = g.a_shared ? kSmemFill : kTileFill, staged_b = g.b_shared ? kSmemFill : kTileFill;
+    Rect(dl, za0, za1, staged_a, plot::kTextColor);
+    Rect(dl, zb0, zb1, staged_b, plot::kTextColor);
     Rect(dl, zc0, zc1, plot::WithAlpha(kOutputFill, 0.35f), plot::kHighlight, 2.0f);
     GridLines(dl, zc0, zc1, std::max<int64_t>(1, g.BN / g.TN), std::max<int64_t>(1, g.BM / g.TM), IM_COL32(255, 255, 255, 40));
     auto zat = [&](ImVec2 base, int64_t x, int64_t y) { return ImVec2(base.x + float(x) * zs, base.y + float(y) * zs); };
     Rect(dl, zat(za0, 0, 0), zat(za0, g.BK, g.TM), kRegisterFill, 0);
     Rect(dl, zat(zb0, 0, 0), zat(zb0, g.TN, g.BK), kRegisterFill, 0);
     Rect(dl, zc0, zat(zc0, g.TN, g.TM), kRegisterFill, plot::kTextColor, 2.0f);
+    const std::string a = "A " + std::to_string(g.BM) + "×" + std::to_string(g.BK);
+    const std::string b = "B " + std::to_string(g.BK) + "×" + std::to_string(g.BN);
     Caption(dl, ImVec2(origin.x, zb0.y - label),
-            std::string(g.bk_from_smem ? "in shared memory: " : "from global: ") + "A " + std::to_string(g.BM) + "×" +
-                std::to_string(g.BK) + ", B " + std::to_string(g.BK) + "×" + std::to_string(g.BN));
+            g.a_shared == g.b_shared ? (g.a_shared ? "in shared memory: " : "from global: ") + a + ", " + b
+                                     : "in shared memory: " + (g.a_shared ? a : b) + "; from global: " + (g.a_shared ? b : a));
     Caption(dl, ImVec2(zc0.x, zc1.y + font * 0.2f), "C tile " + std::to_string(g.BM) + "×" + std::to_string(g.BN));
     Swatch(kRegisterFill, ("thread (0, 0): " + std::to_string(g.TM) + "×" + std::to_string(g.TN) +
                            (g.TM * g.TN > 1 ? " outputs, held in registers" : " output"))
                               .c_str());
-    Swatch(staged, g.bk_from_smem ? "staged once per k-step, then read by every thread of the block"
-                                  : "read from global memory by each thread");
+    if (g.a_shared || g.b_shared) Swatch(kSmemFill, "staged once per k-step, then read by every thread of the block");
+    if (!g.a_shared || !g.b_shared) Swatch(kTileFill, "read from global memory by each thread");
 }
 
-void DrawMatmul(AppState& state, const RunResult& r) {
-    const MatmulGeometry g = DeriveMatmul(r);
+void DrawProduct(AppState& state, const TileGeometry& t, const RunResult& r) {
+    const MatmulGeometry g = DeriveMatmul(t, r);
     if (g.M <= 0 || g.N <= 0 || g.K <= 0) return;
     state.tile_block_x = std::clamp(state.tile_block_x, 0, int(g.grid_x - 1));
     state.tile_block_y = std::clamp(state.tile_block_y, 0, int(g.grid_y - 1));
@@ -300,11 +262,17 @@ void DrawMatmul(AppState& state, const RunResult& r) {
                        (long long)g.BM, (long long)g.BN, (long long)g.threads, (long long)g.bx, (long long)g.by,
                        per_thread.c_str(), g.outputs_per_thread == 1 ? "" : "s", (long long)g.TM, (long long)g.TN,
                        (long long)g.grid_x, (long long)g.grid_y);
-    if (g.bk_from_smem)
+    if (g.a_shared && g.b_shared)
         ImGui::TextWrapped("Per k-step the block stages a %lld×%lld tile of A and a %lld×%lld tile of B in shared memory "
                            "(%s), then every thread reads them from there: %lld k-steps cover K = %lld.",
                            (long long)g.BM, (long long)g.BK, (long long)g.BK, (long long)g.BN,
-                           FormatBytes(g.smem_bytes).c_str(), (long long)g.k_steps, (long long)g.K);
+                           format_bytes(g.smem_bytes).c_str(), (long long)g.k_steps, (long long)g.K);
+    else if (g.a_shared || g.b_shared)
+        ImGui::TextWrapped("Per k-step the block stages its %s tile in shared memory (%s), which every thread reads from "
+                           "there, while each thread reads its own part of the %s tile from global memory: %lld k-steps "
+                           "cover K = %lld.",
+                           g.a_shared ? "A" : "B", format_bytes(g.smem_bytes).c_str(), g.a_shared ? "B" : "A",
+                           (long long)g.k_steps, (long long)g.K);
     else
         ImGui::TextWrapped("No shared memory: at every k each thread reads its A and B elements straight from global "
                            "memory, so neighbouring threads load the same elements again.");
@@ -364,14 +332,14 @@ void DrawStencilSlice(const StencilGeometry& g, float width, float max_height) {
                             dx == 0 && dy == 0 ? plot::kHighlight : plot::kTextColor);
     Swatch(kOutputFill, ("output tile " + std::to_string(g.out[0]) + "×" + std::to_string(g.out[1])).c_str());
     Swatch(kHaloFill, ("halo: inputs only, " + std::to_string(g.halo) + " wide" +
-                       (g.halo_around                                  ? ", loaded on top, one cell per thread"
-                        : g.smem_bytes > 0 && g.block[0] > g.out[0] ? ", loaded by the extra threads"
-                                                                      : ""))
+                       (g.halo_load == HaloLoad::OnTop          ? ", loaded on top, one cell per thread"
+                        : g.halo_load == HaloLoad::ExtraThreads ? ", loaded by the extra threads"
+                                                                : ""))
                           .c_str());
 }
 
 // Along z: the block's input planes as a stack; at the current step the prev/curr/next window,
-// coloured by where it lives. How many planes shared memory holds comes from its size.
+// coloured by where it lives. How many planes shared memory holds is what the variant declares.
 void DrawStencilPlanes(const AppState& state, const StencilGeometry& g, float width, float max_height) {
     const float font = ImGui::GetFontSize();
     const int64_t planes = g.out[2] + 2 * g.halo;
@@ -409,26 +377,25 @@ void DrawStencilPlanes(const AppState& state, const StencilGeometry& g, float wi
     }
     Swatch(kSmemFill, ("shared memory: " + std::to_string(g.planes_in_smem) + " plane" + (g.planes_in_smem == 1 ? "" : "s") +
                        " of " + std::to_string(g.plane_x) + "×" + std::to_string(g.plane_y) + " (" +
-                       FormatBytes(g.smem_bytes) + ")")
+                       format_bytes(g.smem_bytes) + ")")
                           .c_str());
     if (g.planes_in_smem < 3)
         Swatch(kRegisterFill, "registers: each thread keeps prev and next of its own cells");
 }
 
-void DrawStencil(AppState& state, const RunResult& r) {
-    const StencilGeometry g = DeriveStencil(r);
-    if (g.n[0] <= 0) return;
+void DrawNeighbourhood(AppState& state, const TileGeometry& t, const RunResult& r) {
+    const StencilGeometry g = DeriveStencil(t, r);
     const std::string per_thread = plot::FormatValue(g.outputs_per_thread);
     ImGui::TextWrapped("Each block computes %lld×%lld×%lld outputs with %lld threads (%lld×%lld×%lld): %s output%s per "
                        "thread on average.",
                        (long long)g.out[0], (long long)g.out[1], (long long)g.out[2], (long long)g.threads,
                        (long long)g.block[0], (long long)g.block[1], (long long)g.block[2], per_thread.c_str(),
                        g.outputs_per_thread == 1 ? "" : "s");
-    if (g.smem_bytes > 0)
+    if (g.planes_in_smem > 0)
         ImGui::TextWrapped("Its input tile is %lld×%lld per x–y plane: the outputs plus a halo of %lld on each side, "
                            "loaded once into shared memory (%s) and read by neighbouring threads from there.",
                            (long long)g.in_x, (long long)g.in_y, (long long)g.halo,
-                           FormatBytes(g.smem_bytes).c_str());
+                           format_bytes(g.smem_bytes).c_str());
     else
         ImGui::TextWrapped("No shared memory: every thread reads its seven inputs from global memory, so each input "
                            "is loaded by up to seven threads.");
@@ -476,9 +443,16 @@ void DrawTilesPanel(AppState& state) {
         ImGui::PopStyleColor();
         return;
     }
-    if (v->family == "matmul") DrawMatmul(state, r);
-    else if (v->family == "stencil") DrawStencil(state, r);
-    else ImGui::TextDisabled("No tile picture for the %s family yet.", v->family.c_str());
+    if (!v->tiles) {
+        ImGui::TextDisabled("%s does not declare its tiles.", v->id.c_str());
+        return;
+    }
+    const TileGeometry t = v->tiles(with_defaults(v->params, r.request.params), r.request.problem);
+    for (size_t a = 0; a < 3; ++a)
+        if (t.extent[a] <= 0 || t.block_tile[a] <= 0 || t.thread_tile[a] <= 0) return;
+    if (t.reduction > 0) DrawProduct(state, t, r);
+    else if (t.halo > 0) DrawNeighbourhood(state, t, r);
+    else ImGui::TextDisabled("%s declares neither a reduction nor a halo: no tile picture yet.", v->id.c_str());
 }
 
 }  // namespace tilelab::gui

@@ -50,19 +50,6 @@ std::string FormatCount(double n) {
     return ThreeDigits(n, prefixes[i]);
 }
 
-std::string FormatBytes(double bytes) {
-    if (!std::isfinite(bytes)) return "-";
-    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    int i = 0;
-    while (std::fabs(bytes) >= 1024.0 && i < 4) { bytes /= 1024.0; ++i; }
-    if (i == 0) {
-        char buf[32];
-        std::snprintf(buf, sizeof buf, "%.0f B", bytes);
-        return buf;
-    }
-    return ThreeDigits(bytes, units[i]);
-}
-
 std::string FormatTime(double ms) {
     if (!std::isfinite(ms)) return "-";
     if (std::fabs(ms) >= 1000.0) return ThreeDigits(ms / 1000.0, "s");

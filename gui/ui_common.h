@@ -3,6 +3,7 @@
 #pragma once
 #include <string>
 #include <imgui.h>
+#include "tilelab/format.h"   // format_bytes: sizes as the CLI writes them
 
 namespace tilelab::gui {
 
@@ -15,10 +16,9 @@ void WrappedTooltip(const char* text);
 ImU32 StatusColor(bool ok);
 ImVec4 StatusColorVec(bool ok);
 
-// 1234567 -> "1.23 M"; 950 -> "950". Plain SI prefixes (k, M, G, T), three significant digits.
+// 1234567 -> "1.23 M"; 950 -> "950". Plain SI prefixes (k, M, G, T), three significant digits: a
+// compact figure for headlines and narrow columns (the exact count is tilelab::format_count).
 std::string FormatCount(double n);
-// 1536 -> "1.5 KiB", 268435456 -> "256 MiB". Binary prefixes.
-std::string FormatBytes(double bytes);
 // 0.0123 -> "12.3 us", 15.2 -> "15.2 ms", 2500 -> "2.50 s".
 std::string FormatTime(double ms);
 

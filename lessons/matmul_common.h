@@ -6,11 +6,10 @@
 #include <string>
 #include <vector>
 #include <fmt/format.h>
+#include "tilelab/util.h"
 #include "tilelab/variant.h"
 
 namespace tilelab::matmul {
-
-inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 inline void add_formula(CostModel& m, std::string quantity, std::string expression, double value) {
     m.formulas.push_back({std::move(quantity), std::move(expression), value});
@@ -170,6 +169,19 @@ inline LaunchShape register_2d_launch(const Register2dConfig& c, const Problem& 
     return s;
 }
 
+// A BM×BN tile of C per block, TM×TN per thread; each k-step stages BM×BK of A and BK×BN of B in
+// shared memory.
+inline TileGeometry register_2d_tiles(const Register2dConfig& c, const Problem& p) {
+    TileGeometry t;
+    t.extent = {p.dim[1], p.dim[0], 1};
+    t.block_tile = {c.bn, c.bm, 1};
+    t.thread_tile = {c.tn, c.tm, 1};
+    t.reduction = p.dim[2];
+    t.k_step = c.bk;
+    t.a_in_shared = t.b_in_shared = true;
+    return t;
+}
+
 // Counts in 4-byte elements. Totals are exact for any M, N, K: out-of-range elements are not
 // loaded, every block still stores whole (zero-padded) tiles to shared memory and every thread
 // still reads TM + TN shared values per k.
@@ -224,7 +236,7 @@ inline CostModel register_2d_cost_model(const Register2dConfig& c, const Problem
     return m;
 }
 
-// The 2D kernel's constraints, instantiation, launch, cost model and shared memory, wired into a
+// The 2D kernel's constraints, instantiation, launch, tiles, cost model and shared memory, wired into a
 // variant; lessons 04 and 05 both compile this kernel and differ only in their parameters.
 inline void set_register_2d_functions(Variant& v) {
     v.invalid_reason = [](const ParamValues& pv, const Problem& p, const Target& t) {
@@ -232,6 +244,7 @@ inline void set_register_2d_functions(Variant& v) {
     };
     v.kernel = [](const ParamValues& pv) { return register_2d_kernel(register_2d_config(pv)); };
     v.launch = [](const ParamValues& pv, const Problem& p) { return register_2d_launch(register_2d_config(pv), p); };
+    v.tiles = [](const ParamValues& pv, const Problem& p) { return register_2d_tiles(register_2d_config(pv), p); };
     v.cost_model = [](const ParamValues& pv, const Problem& p) {
         return register_2d_cost_model(register_2d_config(pv), p);
     };

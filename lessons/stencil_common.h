@@ -3,10 +3,12 @@
 // cost models show; tests/cpu/test_stencil_models.cpp checks them against a walk of each kernel.
 #pragma once
 #include <fmt/format.h>
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
+#include "tilelab/util.h"
 #include "tilelab/variant.h"
 
 namespace tilelab::stencil {
@@ -15,8 +17,6 @@ namespace tilelab::stencil {
 constexpr double kFlopsPerOutput = 13;
 // Seven 4-byte inputs per output when nothing is reused: PMPP's basic ratio 13 / 28.
 constexpr double kBytesPerInput = 4;
-
-inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 struct Grid {
     int64_t nx, ny, nz;
@@ -49,38 +49,9 @@ inline std::string grid_too_small_reason(const Problem& p) {
     return "";
 }
 
-// One sentence if the grid of blocks exceeds the target's launch limits, else "".
-inline std::string grid_limit_reason(const std::array<int64_t, 3>& blocks, const Target& t) {
-    static const char* const axes[3] = {"x", "y", "z"};
-    for (int i = 0; i < 3; ++i)
-        if (blocks[i] > t.max_grid_dim[i])
-            return fmt::format("The launch needs {} blocks along {}, but a grid may have at most {} there.",
-                               blocks[i], axes[i], t.max_grid_dim[i]);
-    return "";
-}
-
-// One sentence if a block has too many threads or too long a side for the target, else "".
-inline std::string block_limit_reason(const std::array<int64_t, 3>& block, const std::string& what,
-                                      const Target& t) {
-    const int64_t threads = block[0] * block[1] * block[2];
-    if (threads > t.max_threads_per_block)
-        return fmt::format("{} needs {} threads, but a block may have at most {}.", what, threads,
-                           t.max_threads_per_block);
-    static const char* const axes[3] = {"x", "y", "z"};
-    for (int i = 0; i < 3; ++i)
-        if (block[i] > t.max_block_dim[i])
-            return fmt::format("{} is {} threads long in {}, but a block may be at most {} long there.",
-                               what, block[i], axes[i], t.max_block_dim[i]);
-    return "";
-}
-
-// One sentence if the kernel's static shared memory exceeds the target's per-block limit, else "".
-inline std::string smem_limit_reason(int bytes, const std::string& what, const Target& t) {
-    if (bytes > t.smem_per_block)
-        return fmt::format("{} takes {} bytes of shared memory, but {} allows {} per block.", what, bytes,
-                           t.name, t.smem_per_block);
-    return "";
-}
+// The target's launch limits (threads per block, block and grid sides, shared memory per block)
+// are not checked here: the engine checks them for every variant (generic_invalid_reason in
+// engine/src/engine.cpp), each with one sentence.
 
 // Fills the fields every stencil cost model derives the same way from flops and totals.
 inline void finish_cost_model(CostModel& m, const Grid& g) {
@@ -121,16 +92,35 @@ struct PlaneWalkShape {
     double tile_cells() const { return double(tx) * rows(); }
     double halo_cells() const { return around ? 2.0 * tx + 2.0 * rows() : 0.0; }
     int shared_plane_floats() const { return around ? (tx + 2) * (rows() + 2) : tx * rows(); }
-    // "34×18": the floats of one shared plane, as width × height.
-    std::string shared_plane_dims() const {
-        return around ? fmt::format("{}×{}", tx + 2, rows() + 2) : fmt::format("{}×{}", tx, rows());
-    }
     // The kernel template's arguments, in the order both kernels declare them.
     std::string template_args() const { return fmt::format("{}, {}, {}, {}, {}", tx, ty, ry, z, around ? "true" : "false"); }
     std::array<int64_t, 3> blocks(const Problem& p) const {
         const int64_t gz = ceil_div(p.dim[2] - 2, z);
         if (around) return {ceil_div(p.dim[0], tx), ceil_div(p.dim[1], rows()), gz};
         return {tiles_along(p.dim[0], tx), tiles_along(p.dim[1], rows()), gz};
+    }
+    // The tile as the Tiles panel draws it; `shared_planes` is how many planes the kernel keeps in
+    // shared memory (three for the coarsened kernel, one for the register-tiled one).
+    TileGeometry tiles(const Problem& p, int shared_planes) const {
+        TileGeometry t;
+        t.halo = 1;
+        t.walks_z = true;
+        // Outputs of the busiest thread: its RY rows, less the halo rows among them when the
+        // halo is inside a tile fewer than three threads tall.
+        t.thread_tile = {1, around ? ry : ry - std::max(0, 3 - ty), z};
+        t.shared_planes = shared_planes;
+        if (around) {
+            t.extent = {p.dim[0], p.dim[1], p.dim[2] - 2};
+            t.block_tile = {tx, rows(), z};
+            t.halo_load = HaloLoad::OnTop;
+            t.shared_plane = {tx + 2, rows() + 2};
+        } else {
+            t.extent = {p.dim[0] - 2, p.dim[1] - 2, p.dim[2] - 2};
+            t.block_tile = {tx - 2, rows() - 2, z};
+            t.halo_load = HaloLoad::ExtraThreads;
+            t.shared_plane = {tx, rows()};
+        }
+        return t;
     }
     LaunchShape launch(const Problem& p) const {
         const auto b = blocks(p);
@@ -168,11 +158,8 @@ struct PlaneWalkShape {
     double halo_fraction() const { return 1.0 - block_outputs() / block_loads(); }
 };
 
-inline std::string plane_walk_invalid_reason(const PlaneWalkShape& s, int smem_bytes, const std::string& smem_what,
-                                             const Problem& problem, const Target& target) {
+inline std::string plane_walk_invalid_reason(const PlaneWalkShape& s, const Problem& problem) {
     if (auto r = grid_too_small_reason(problem); !r.empty()) return r;
-    const std::string what = fmt::format("A {}×{} block", s.tx, s.ty);
-    if (auto r = block_limit_reason({s.tx, s.ty, 1}, what, target); !r.empty()) return r;
     if (!s.around && s.rows() < 3)
         return fmt::format("With the halo inside the tile, a tile of TY·RY = {} rows has no output row between its "
                            "two halo rows: it needs at least 3.", s.rows());
@@ -180,8 +167,7 @@ inline std::string plane_walk_invalid_reason(const PlaneWalkShape& s, int smem_b
         return fmt::format("With the halo around the tile, each of its 2·TX + 2·TY·RY = {} halo cells is loaded by a "
                            "thread of its own, but a {}×{} block has only {} threads.",
                            int(s.halo_cells()), s.tx, s.ty, s.threads());
-    if (auto r = smem_limit_reason(smem_bytes, smem_what, target); !r.empty()) return r;
-    return grid_limit_reason(s.blocks(problem), target);
+    return "";
 }
 
 // Parameters of the two plane-walking kernels. The defaults are the book's: halo inside, one row

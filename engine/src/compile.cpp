@@ -19,11 +19,13 @@
 // per key, written to a temporary name and renamed, so a reader never sees half a file; a file
 // that does not check out is ignored and recompiled).
 #include "tilelab/compile.h"
+#include "tilelab/util.h"
 
 #include <nvrtc.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <atomic>
 #include <chrono>
@@ -167,19 +169,6 @@ std::vector<std::string> nvrtc_options(const CompileRequest& req) {
     return opts;
 }
 
-std::string join(const std::vector<std::string>& v, const char* sep) {
-    std::string out;
-    for (size_t i = 0; i < v.size(); ++i) out += (i ? sep : "") + v[i];
-    return out;
-}
-
-std::string trim(const std::string& s) {
-    size_t b = s.find_first_not_of(" \t\r\n");
-    if (b == std::string::npos) return {};
-    size_t e = s.find_last_not_of(" \t\r\n");
-    return s.substr(b, e - b + 1);
-}
-
 // The first line of the log that names an error; else its first line; else `fallback`.
 std::string first_error_line(const std::string& log, const std::string& fallback) {
     std::istringstream in(log);
@@ -288,7 +277,7 @@ std::shared_ptr<CompileResult> compile_with_nvrtc(const CompileRequest& req, con
     nvrtcResult rc = nvrtcCompileProgram(prog.get(), int(argv.size()), argv.data());
 
     auto r = std::make_shared<CompileResult>();
-    r->options = join(opts, " ");
+    r->options = fmt::format("{}", fmt::join(opts, " "));
     size_t log_size = 0;
     TL_NVRTC_CHECK(nvrtcGetProgramLogSize(prog.get(), &log_size));
     std::string log(log_size, '\0');
@@ -477,7 +466,7 @@ struct CompileService::Impl {
     // The key hashes everything that changes the cubin; key_text is stored with it on disk.
     static std::string key_of(const CompileRequest& req, const std::vector<std::string>& opts, std::string* key_text) {
         std::string text = fmt::format("nvrtc {}\nsources {}\nfile {}\nname {}\noptions {}\n", nvrtc_version(),
-                                       sources_fingerprint(), req.source_file, req.name_expression, join(opts, " "));
+                                       sources_fingerprint(), req.source_file, req.name_expression, fmt::join(opts, " "));
         std::string key = hex64(fnv1a(text));
         if (key_text) *key_text = std::move(text);
         return key;

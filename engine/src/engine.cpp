@@ -8,18 +8,12 @@
 #include <mutex>
 #include <optional>
 #include "compile_ahead.h"
-#include "engine_testing.h"
 #include "family.h"
 #include "runner_device.h"
 #include "worker_client.h"
 
 namespace tilelab {
 namespace {
-
-const Variant* lookup_variant(const std::string& id) {
-    if (const Variant* v = find_variant(id)) return v;
-    return engine_testing::find_test_variant(id);
-}
 
 // Empty if every function the engine calls is present (placeholders have none).
 std::string not_implemented_reason(const Variant& v) {
@@ -46,8 +40,8 @@ std::string generic_invalid_reason(const Variant& v, const ParamValues& params, 
             return fmt::format("A block {} of {} exceeds the limit of {} on {}.", axis[i], launch.block[i],
                                t.max_block_dim[i], t.arch_name());
         if (launch.grid[i] > t.max_grid_dim[i])
-            return fmt::format("A grid {} of {} blocks exceeds the limit of {}; use a smaller problem or larger tiles.",
-                               axis[i], launch.grid[i], t.max_grid_dim[i]);
+            return fmt::format("The launch needs {} blocks along {}, but a grid may have at most {} there; use a "
+                               "smaller problem or larger tiles.", launch.grid[i], axis[i], t.max_grid_dim[i]);
     }
     // Static shared memory is capped at the default per-block limit; dynamic shared memory may use
     // the opt-in limit, because the runner sets cudaFuncAttributeMaxDynamicSharedMemorySize.
@@ -107,7 +101,7 @@ struct Engine::Impl {
     // The build `req` needs, or nullopt when the request is invalid here.
     std::optional<CompileRequest> build_for(const RunRequest& req, bool instrumented) {
         if (!invalid_reason(req).empty()) return std::nullopt;
-        const Variant* v = lookup_variant(req.variant);
+        const Variant* v = find_variant(req.variant);
         return kernel_build(v->kernel(with_defaults(v->params, req.params)), current_target().arch(), instrumented);
     }
 
@@ -155,7 +149,7 @@ std::string Engine::invalid_reason(const RunRequest& req) const {
 }
 
 std::string Engine::Impl::invalid_reason(const RunRequest& req) {
-    const Variant* v = lookup_variant(req.variant);
+    const Variant* v = find_variant(req.variant);
     if (!v) return fmt::format("There is no variant called \"{}\".", req.variant);
     if (std::string why = not_implemented_reason(*v); !why.empty()) return "The " + why + ".";
     for (const auto& [name, value] : req.params) {
@@ -181,7 +175,7 @@ RunResult Engine::analyze(const RunRequest& req) {
     r.arch = t.arch_name();
     r.stage = "input";
     try {
-        const Variant* v = lookup_variant(req.variant);
+        const Variant* v = find_variant(req.variant);
         if (v) r.request.params = with_defaults(v->params, req.params);
         if (std::string why = invalid_reason(req); !why.empty()) {
             r.error = why;
@@ -235,7 +229,7 @@ RunResult Engine::run(const RunRequest& req, const RunOptions& opt, const Cancel
         return r;
     }
     try {
-        const Variant* v = lookup_variant(req.variant);
+        const Variant* v = find_variant(req.variant);
         worker::MeasureJob job{v->family, r.request.problem, r.launch, r.model.flops, r.model.global_bytes, r.compiled, nullptr};
         if (opt.count_accesses) {   // the same instance built with TILELAB_COUNT=1
             const KernelInstance k = v->kernel(r.request.params);
@@ -294,7 +288,7 @@ bool Engine::kernel_in_memory(const RunRequest& req) const {
 
 std::vector<RunRequest> Engine::neighbours(const RunRequest& req, const std::string& first, int direction) const {
     std::vector<RunRequest> out;
-    const Variant* v = lookup_variant(req.variant);
+    const Variant* v = find_variant(req.variant);
     if (!v) return out;
     const ParamValues params = with_defaults(v->params, req.params);
     std::vector<const ParamSpec*> order;

@@ -9,12 +9,6 @@
 
 namespace tilelab::engine_testing {
 
-// Makes `v` known to every Engine (run, analyze, invalid_reason) without listing it in
-// all_variants(): tests use it to run kernels/test/* with a real family, e.g. a kernel that faults.
-void add_test_variant(Variant v);
-// nullptr unless add_test_variant() registered `id`.
-const Variant* find_test_variant(const std::string& id);
-
 // What the CUDA runtime itself says: cudaOccupancyMaxActiveBlocksPerMultiprocessor for the
 // compiled kernel loaded as the engine loads it (dynamic shared memory opted in as the engine
 // does). Returns -1 and sets `error` on failure.

@@ -189,5 +189,6 @@ Validation MatmulFamily::validate() {
 }  // namespace
 
 std::unique_ptr<Family> make_matmul_family() { return std::make_unique<MatmulFamily>(); }
+TILELAB_REGISTER_FAMILY("matmul", make_matmul_family)
 
 }  // namespace tilelab

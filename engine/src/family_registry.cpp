@@ -1,21 +1,40 @@
 // Problem families by name. A variant names its family ("matmul", "stencil"); the engine asks
-// here for an instance. Adding a family is one line in the table below.
-#include <functional>
+// here for an instance. Each family registers itself next to its factory with
+// TILELAB_REGISTER_FAMILY (engine/src/family_*.cpp); the build generates the table.
 #include <map>
 #include "family.h"
+#include "registry_table.h"
 
 namespace tilelab {
+namespace {
 
-std::unique_ptr<Family> make_matmul_family();    // family_matmul.cpp
-std::unique_ptr<Family> make_stencil_family();   // family_stencil.cpp
+const std::map<std::string, std::unique_ptr<Family> (*)()>& factories() {
+    static const auto table = [] {
+        std::map<std::string, std::unique_ptr<Family> (*)()> t;
+        for (const auto registration : registered_family_factories()) {
+            const FamilyRegistration f = registration();
+            t[f.name] = f.make;
+        }
+        return t;
+    }();
+    return table;
+}
+
+}  // namespace
 
 std::unique_ptr<Family> make_family(const std::string& name) {
-    static const std::map<std::string, std::function<std::unique_ptr<Family>()>> factories = {
-        {"matmul", make_matmul_family},
-        {"stencil", make_stencil_family},
-    };
-    const auto it = factories.find(name);
-    return it == factories.end() ? nullptr : it->second();
+    const auto it = factories().find(name);
+    return it == factories().end() ? nullptr : it->second();
+}
+
+std::array<std::string, 3> family_dim_names(const std::string& family) {
+    static const auto names = [] {
+        std::map<std::string, std::array<std::string, 3>> t;
+        for (const auto& [name, make] : factories()) t[name] = make()->dim_names();
+        return t;
+    }();
+    const auto it = names.find(family);
+    return it == names.end() ? std::array<std::string, 3>{} : it->second;
 }
 
 }  // namespace tilelab

@@ -163,5 +163,6 @@ Validation StencilFamily::validate() {
 }  // namespace
 
 std::unique_ptr<Family> make_stencil_family() { return std::make_unique<StencilFamily>(); }
+TILELAB_REGISTER_FAMILY("stencil", make_stencil_family)
 
 }  // namespace tilelab

@@ -1,6 +1,7 @@
 // Lessons: parses lessons/NN_slug/lesson.md (embedded at build time) into a title, the variant
 // it teaches, an intro and steps with their parameter presets. The format is in lesson.h.
 #include "tilelab/lesson.h"
+#include "tilelab/util.h"
 
 #include <algorithm>
 #include <sstream>
@@ -10,13 +11,6 @@ const std::vector<std::pair<std::string, std::string>>& embedded_lesson_table();
 
 namespace tilelab {
 namespace {
-
-std::string trim(const std::string& s) {
-    size_t b = s.find_first_not_of(" \t\r\n");
-    if (b == std::string::npos) return {};
-    size_t e = s.find_last_not_of(" \t\r\n");
-    return s.substr(b, e - b + 1);
-}
 
 bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
 

@@ -2,6 +2,7 @@
 // teaching steps redo its arithmetic in words with the header's own granularities, and
 // tests/cpu/test_occupancy.cpp checks over thousands of inputs that both agree.
 #include "tilelab/occupancy.h"
+#include "tilelab/util.h"
 
 #include <cuda_occupancy.h>
 #include <fmt/format.h>
@@ -68,7 +69,7 @@ std::string input_error(const Target& t, const OccupancyInput& in) {
     return {};
 }
 
-int round_up(int x, int unit) { return (x + unit - 1) / unit * unit; }
+int round_up(int x, int unit) { return int(ceil_div(x, unit)) * unit; }
 
 // The steps, computed with the granularities the header itself uses.
 struct Steps {
@@ -80,7 +81,7 @@ Steps explain(const Target& t, const OccupancyInput& in, const cudaOccDeviceProp
               const cudaOccDeviceState& state) {
     Steps s;
     const int warp = t.warp_size;
-    const int warps_per_block = (in.threads_per_block + warp - 1) / warp;
+    const int warps_per_block = int(ceil_div(in.threads_per_block, warp));
     const int warps_per_sm = t.max_threads_per_sm / warp;
 
     if (in.threads_per_block % warp == 0)
@@ -197,7 +198,7 @@ Occupancy compute_occupancy(const Target& t, const OccupancyInput& in) {
     occ.limit_smem = result.blockLimitSharedMem;
     occ.limit_blocks = result.blockLimitBlocks;
     occ.blocks_per_sm = result.activeBlocksPerMultiprocessor;
-    const int warps_per_block = (in.threads_per_block + t.warp_size - 1) / t.warp_size;
+    const int warps_per_block = int(ceil_div(in.threads_per_block, t.warp_size));
     occ.active_warps = occ.blocks_per_sm * warps_per_block;
     occ.occupancy = occ.max_warps > 0 ? double(occ.active_warps) / occ.max_warps : 0;
 

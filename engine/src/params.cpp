@@ -1,5 +1,6 @@
 // Parameter ranges, problem sizes and NAME=VALUE assignments: parsing with one-sentence errors.
 #include "tilelab/params.h"
+#include "tilelab/util.h"
 
 #include <cctype>
 #include <charconv>
@@ -9,13 +10,6 @@ namespace tilelab {
 namespace {
 
 bool is_power_of_two(int v) { return v > 0 && (v & (v - 1)) == 0; }
-
-std::string trim(const std::string& s) {
-    size_t b = 0, e = s.size();
-    while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-    while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-    return s.substr(b, e - b);
-}
 
 // Whole-string integer parse: "12" yes, "12x", "", "+" no.
 template <typename Int>

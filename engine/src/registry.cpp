@@ -1,33 +1,51 @@
-// The registry: every variant, in teaching order. Each factory lives next to its lesson
-// (lessons/NN_slug/variant.cpp) and declares the variant as data.
-#include "tilelab/variant.h"
+// The registry of variants. The lessons register theirs with TILELAB_REGISTER_VARIANT next to
+// the factory (lessons/NN_slug/variant.cpp); the build generates the table that calls them, in
+// the order of the lesson folders (cmake/registry_run.cmake). Tests add theirs at run time.
+#include <deque>
+#include <mutex>
+#include "registry_table.h"
 
 namespace tilelab {
+namespace {
 
-Variant make_naive_matmul();              // lessons/01_matmul_naive
-Variant make_smem_tiled_matmul();         // lessons/02_matmul_smem_tiled
-Variant make_register_1d_matmul();        // lessons/03_matmul_register_1d
-Variant make_register_2d_matmul();        // lessons/04_matmul_register_2d
-Variant make_register_pressure_matmul();  // lessons/05_registers_spills_occupancy
-Variant make_basic_stencil();             // lessons/06_stencil_basic
-Variant make_smem_tiled_stencil();        // lessons/07_stencil_smem_tiled
-Variant make_coarsened_stencil();         // lessons/08_stencil_coarsened
-Variant make_register_tiled_stencil();    // lessons/09_stencil_register_tiled
+struct Registry {
+    std::vector<Variant> listed;   // the lessons', built once and never changed
+    std::mutex mutex;
+    std::deque<Variant> added;     // add_variant(): a deque, so that pointers stay valid
 
-const std::vector<Variant>& all_variants() {
-    static const std::vector<Variant> variants = {
-        make_naive_matmul(),      make_smem_tiled_matmul(),   make_register_1d_matmul(),
-        make_register_2d_matmul(), make_register_pressure_matmul(),
-        make_basic_stencil(),     make_smem_tiled_stencil(),  make_coarsened_stencil(),
-        make_register_tiled_stencil(),
-    };
-    return variants;
+    Registry() {
+        for (const auto factory : registered_variant_factories()) listed.push_back(factory());
+    }
+};
+
+Registry& registry() {
+    static Registry r;
+    return r;
 }
 
+}  // namespace
+
+const std::vector<Variant>& all_variants() { return registry().listed; }
+
 const Variant* find_variant(const std::string& id) {
-    for (const auto& v : all_variants())
+    Registry& r = registry();
+    for (const auto& v : r.listed)
+        if (v.id == id) return &v;
+    std::lock_guard lock(r.mutex);
+    for (const auto& v : r.added)
         if (v.id == id) return &v;
     return nullptr;
+}
+
+void add_variant(Variant v) {
+    Registry& r = registry();
+    std::lock_guard lock(r.mutex);
+    for (auto& existing : r.added)
+        if (existing.id == v.id) {
+            existing = std::move(v);
+            return;
+        }
+    r.added.push_back(std::move(v));
 }
 
 }  // namespace tilelab

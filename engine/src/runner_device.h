@@ -1,7 +1,7 @@
 // Finding the GPU: whether there is one (and if not, why), and the Target read from it.
 #pragma once
 #include <cstddef>
-#include "tilelab/engine.h"
+#include "tilelab/device.h"
 #include "tilelab/target.h"
 
 namespace tilelab {

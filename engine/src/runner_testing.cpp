@@ -1,6 +1,5 @@
 // The hooks of engine_testing.h. The device work happens in the GPU worker (the GpuRunner
 // methods at the end), because the engine's own process never touches the device.
-#include <mutex>
 #include <vector>
 #include "device_buffer.h"
 #include "engine_testing.h"
@@ -10,29 +9,6 @@
 #include "worker_client.h"
 
 namespace tilelab::engine_testing {
-namespace {
-
-std::mutex test_variants_mutex;
-std::vector<std::unique_ptr<Variant>> test_variants;   // stable addresses
-
-}  // namespace
-
-void add_test_variant(Variant v) {
-    std::lock_guard lock(test_variants_mutex);
-    for (auto& existing : test_variants)
-        if (existing->id == v.id) {
-            *existing = std::move(v);
-            return;
-        }
-    test_variants.push_back(std::make_unique<Variant>(std::move(v)));
-}
-
-const Variant* find_test_variant(const std::string& id) {
-    std::lock_guard lock(test_variants_mutex);
-    for (auto& v : test_variants)
-        if (v->id == id) return v.get();
-    return nullptr;
-}
 
 int runtime_blocks_per_sm(const CompileResult& compiled, const LaunchShape& launch, std::string& error) {
     worker::json reply;

@@ -5,7 +5,7 @@
 #include <cuda_runtime.h>
 #include <functional>
 #include "device_buffer.h"
-#include "tilelab/engine.h"
+#include "tilelab/device.h"
 #include "tilelab/result.h"
 
 namespace tilelab {

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
-#include "tilelab/engine.h"
+#include "tilelab/device.h"
 #include "worker_protocol.h"
 
 namespace tilelab {

@@ -2,12 +2,11 @@
 // kernels/matmul/01_naive.cuh. One thread per element of C; every operand comes from global memory.
 #include <fmt/format.h>
 #include <cstdint>
+#include "tilelab/util.h"
 #include "tilelab/variant.h"
 
 namespace tilelab {
 namespace {
-
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 struct NaiveShape {
     int bx, by;
@@ -44,6 +43,23 @@ LaunchShape naive_launch(const ParamValues& p, const Problem& problem) {
     shape.block = {unsigned(s.bx), unsigned(s.by), 1};
     shape.grid = {unsigned(ceil_div(along_x, s.bx)), unsigned(ceil_div(along_y, s.by)), 1};
     return shape;
+}
+
+// One output per thread, every k its own step, both operands read straight from global memory.
+TileGeometry naive_tiles(const ParamValues& p, const Problem& problem) {
+    const NaiveShape s(p);
+    TileGeometry t;
+    t.extent = {problem.dim[1], problem.dim[0], 1};   // C: N columns, M rows
+    if (s.swap) {
+        // threadIdx.x and the grid's x walk the rows of C.
+        t.block_tile = {s.by, s.bx, 1};
+        t.grid_axis = {1, 0, 2};
+    } else {
+        t.block_tile = {s.bx, s.by, 1};
+    }
+    t.reduction = problem.dim[2];
+    t.k_step = 1;
+    return t;
 }
 
 CostModel naive_cost_model(const ParamValues& p, const Problem& problem) {
@@ -101,9 +117,11 @@ Variant make_naive_matmul() {
     v.invalid_reason = naive_invalid_reason;
     v.kernel = naive_kernel;
     v.launch = naive_launch;
+    v.tiles = naive_tiles;
     v.cost_model = naive_cost_model;
     v.smem_bytes = [](const ParamValues&) { return 0; };
     return v;
 }
+TILELAB_REGISTER_VARIANT(make_naive_matmul)
 
 }  // namespace tilelab

@@ -3,12 +3,11 @@
 // memory so that each element loaded from global memory is used TILE times.
 #include <fmt/format.h>
 #include <cstdint>
+#include "tilelab/util.h"
 #include "tilelab/variant.h"
 
 namespace tilelab {
 namespace {
-
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 struct TiledShape {
     int tile;
@@ -47,6 +46,19 @@ LaunchShape tiled_launch(const ParamValues& p, const Problem& problem) {
     shape.block = {unsigned(s.tile), unsigned(s.tile), 1};
     shape.grid = {unsigned(ceil_div(N, s.tile)), unsigned(ceil_div(M, s.tile)), 1};
     return shape;
+}
+
+// A TILE×TILE tile of C per block, one output per thread; each k-step stages a TILE×TILE tile of A
+// and of B in shared memory.
+TileGeometry tiled_tiles(const ParamValues& p, const Problem& problem) {
+    const TiledShape s(p);
+    TileGeometry t;
+    t.extent = {problem.dim[1], problem.dim[0], 1};
+    t.block_tile = {s.tile, s.tile, 1};
+    t.reduction = problem.dim[2];
+    t.k_step = s.tile;
+    t.a_in_shared = t.b_in_shared = true;
+    return t;
 }
 
 CostModel tiled_cost_model(const ParamValues& p, const Problem& problem) {
@@ -121,9 +133,11 @@ Variant make_smem_tiled_matmul() {
     v.invalid_reason = tiled_invalid_reason;
     v.kernel = tiled_kernel;
     v.launch = tiled_launch;
+    v.tiles = tiled_tiles;
     v.cost_model = tiled_cost_model;
     v.smem_bytes = [](const ParamValues& p) { return TiledShape(p).smem_bytes(); };
     return v;
 }
+TILELAB_REGISTER_VARIANT(make_smem_tiled_matmul)
 
 }  // namespace tilelab

@@ -21,7 +21,6 @@ Register1dConfig config_of(const ParamValues& v) {
 }
 
 std::string invalid_reason(const Register1dConfig& c, const Problem& p, const Target& t) {
-    using matmul::ceil_div;
     const int T = c.threads, U = c.outputs, S = c.slice;
     if (T > t.max_threads_per_block)
         return fmt::format("T={} threads per block is more than the {} a block may have.", T, t.max_threads_per_block);
@@ -43,7 +42,6 @@ std::string invalid_reason(const Register1dConfig& c, const Problem& p, const Ta
 CostModel cost_model(const Register1dConfig& c, const Problem& p) {
     using matmul::add_extra;
     using matmul::add_formula;
-    using matmul::ceil_div;
     const double M = double(p.dim[0]), N = double(p.dim[1]), K = double(p.dim[2]);
     const double T = c.threads, U = c.outputs, S = c.slice, L = c.b_loads_per_thread();
     const double gx = double(ceil_div(p.dim[1], c.outputs)), gy = double(ceil_div(p.dim[0], c.threads));
@@ -123,13 +121,28 @@ Variant make_register_1d_matmul() {
     v.launch = [](const ParamValues& pv, const Problem& p) {
         const Register1dConfig c = config_of(pv);
         LaunchShape s;
-        s.grid = {unsigned(matmul::ceil_div(p.dim[1], c.outputs)), unsigned(matmul::ceil_div(p.dim[0], c.threads)), 1};
+        s.grid = {unsigned(ceil_div(p.dim[1], c.outputs)), unsigned(ceil_div(p.dim[0], c.threads)), 1};
         s.block = {unsigned(c.threads), 1, 1};
         return s;
+    };
+    // A block covers T rows × U columns of C, a thread U outputs of its row; per k-step of S the
+    // block stages the S×U slice of B in shared memory, while each thread reads its S values of A
+    // from global memory into registers.
+    v.tiles = [](const ParamValues& pv, const Problem& p) {
+        const Register1dConfig c = config_of(pv);
+        TileGeometry t;
+        t.extent = {p.dim[1], p.dim[0], 1};
+        t.block_tile = {c.outputs, c.threads, 1};
+        t.thread_tile = {c.outputs, 1, 1};
+        t.reduction = p.dim[2];
+        t.k_step = c.slice;
+        t.b_in_shared = true;
+        return t;
     };
     v.cost_model = [](const ParamValues& pv, const Problem& p) { return cost_model(config_of(pv), p); };
     v.smem_bytes = [](const ParamValues& pv) { return config_of(pv).smem_bytes(); };
     return v;
 }
+TILELAB_REGISTER_VARIANT(make_register_1d_matmul)
 
 }  // namespace tilelab

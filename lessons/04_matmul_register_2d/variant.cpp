@@ -17,5 +17,6 @@ Variant make_register_2d_matmul() {
     set_register_2d_functions(v);
     return v;
 }
+TILELAB_REGISTER_VARIANT(make_register_2d_matmul)
 
 }  // namespace tilelab

@@ -7,7 +7,6 @@
 namespace tilelab {
 namespace {
 
-using stencil::ceil_div;
 using stencil::Grid;
 
 struct BasicShape {
@@ -19,12 +18,9 @@ struct BasicShape {
     }
 };
 
-std::string basic_invalid_reason(const ParamValues& p, const Problem& problem, const Target& target) {
-    const BasicShape s(p);
-    if (auto r = stencil::grid_too_small_reason(problem); !r.empty()) return r;
-    const std::string what = fmt::format("A {}×{}×{} block (one thread per cell)", s.bx, s.by, s.bz);
-    if (auto r = stencil::block_limit_reason({s.bx, s.by, s.bz}, what, target); !r.empty()) return r;
-    return stencil::grid_limit_reason(s.blocks(problem), target);
+// Block and grid limits are the engine's generic checks.
+std::string basic_invalid_reason(const ParamValues&, const Problem& problem, const Target&) {
+    return stencil::grid_too_small_reason(problem);
 }
 
 KernelInstance basic_kernel(const ParamValues& p) {
@@ -39,6 +35,18 @@ LaunchShape basic_launch(const ParamValues& p, const Problem& problem) {
     shape.block = {unsigned(s.bx), unsigned(s.by), unsigned(s.bz)};
     shape.grid = {unsigned(blocks[0]), unsigned(blocks[1]), unsigned(blocks[2])};
     return shape;
+}
+
+// One thread per cell of the whole grid (boundary cells copy themselves); each reads its
+// neighbours, one cell away, from global memory.
+TileGeometry basic_tiles(const ParamValues& p, const Problem& problem) {
+    const BasicShape s(p);
+    TileGeometry t;
+    t.extent = problem.dim;
+    t.block_tile = {s.bx, s.by, s.bz};
+    t.halo = 1;
+    t.halo_load = HaloLoad::Global;
+    return t;
 }
 
 CostModel basic_cost_model(const ParamValues& p, const Problem& problem) {
@@ -92,9 +100,11 @@ Variant make_basic_stencil() {
     v.invalid_reason = basic_invalid_reason;
     v.kernel = basic_kernel;
     v.launch = basic_launch;
+    v.tiles = basic_tiles;
     v.cost_model = basic_cost_model;
     v.smem_bytes = [](const ParamValues&) { return 0; };
     return v;
 }
+TILELAB_REGISTER_VARIANT(make_basic_stencil)
 
 }  // namespace tilelab

@@ -32,12 +32,8 @@ std::string tiled_invalid_reason(const ParamValues& p, const Problem& problem, c
                            "may have at most {}, so T can be at most {}.",
                            s.t, s.threads(), target.max_threads_per_block, largest);
     }
-    const std::string what = fmt::format("A {0}×{0}×{0} block", s.t);
-    if (auto r = stencil::block_limit_reason({s.t, s.t, s.t}, what, target); !r.empty()) return r;
-    if (auto r = stencil::smem_limit_reason(s.smem_bytes(), fmt::format("A {0}×{0}×{0} tile of floats", s.t), target);
-        !r.empty())
-        return r;
-    return stencil::grid_limit_reason(s.blocks(problem), target);
+    // Block sides, shared memory and the grid are the engine's generic checks.
+    return "";
 }
 
 KernelInstance tiled_kernel(const ParamValues& p) {
@@ -51,6 +47,20 @@ LaunchShape tiled_launch(const ParamValues& p, const Problem& problem) {
     shape.block = {unsigned(s.t), unsigned(s.t), unsigned(s.t)};
     shape.grid = {unsigned(blocks[0]), unsigned(blocks[1]), unsigned(blocks[2])};
     return shape;
+}
+
+// The (T−2)³ outputs inside a T³ input tile, all T planes of it in shared memory; the tile's edge
+// threads load the halo and compute nothing.
+TileGeometry tiled_tiles(const ParamValues& p, const Problem& problem) {
+    const TiledShape s(p);
+    TileGeometry t;
+    t.extent = {problem.dim[0] - 2, problem.dim[1] - 2, problem.dim[2] - 2};
+    t.block_tile = {s.t - 2, s.t - 2, s.t - 2};
+    t.halo = 1;
+    t.halo_load = HaloLoad::ExtraThreads;
+    t.shared_planes = s.t;
+    t.shared_plane = {s.t, s.t};
+    return t;
 }
 
 CostModel tiled_cost_model(const ParamValues& p, const Problem& problem) {
@@ -110,9 +120,11 @@ Variant make_smem_tiled_stencil() {
     v.invalid_reason = tiled_invalid_reason;
     v.kernel = tiled_kernel;
     v.launch = tiled_launch;
+    v.tiles = tiled_tiles;
     v.cost_model = tiled_cost_model;
     v.smem_bytes = [](const ParamValues& p) { return TiledShape(p).smem_bytes(); };
     return v;
 }
+TILELAB_REGISTER_VARIANT(make_smem_tiled_stencil)
 
 }  // namespace tilelab

@@ -12,11 +12,8 @@ using stencil::PlaneWalkShape;
 
 int coarsened_smem_bytes(const PlaneWalkShape& s) { return 3 * s.shared_plane_floats() * 4; }
 
-std::string coarsened_invalid_reason(const ParamValues& p, const Problem& problem, const Target& target) {
-    const PlaneWalkShape s(p);
-    const std::string what =
-        fmt::format("Three {} planes of floats{}", s.shared_plane_dims(), s.around ? " (tiles and halos)" : "");
-    return stencil::plane_walk_invalid_reason(s, coarsened_smem_bytes(s), what, problem, target);
+std::string coarsened_invalid_reason(const ParamValues& p, const Problem& problem, const Target&) {
+    return stencil::plane_walk_invalid_reason(PlaneWalkShape(p), problem);
 }
 
 KernelInstance coarsened_kernel(const ParamValues& p) {
@@ -68,9 +65,11 @@ Variant make_coarsened_stencil() {
     v.invalid_reason = coarsened_invalid_reason;
     v.kernel = coarsened_kernel;
     v.launch = [](const ParamValues& p, const Problem& problem) { return PlaneWalkShape(p).launch(problem); };
+    v.tiles = [](const ParamValues& p, const Problem& problem) { return PlaneWalkShape(p).tiles(problem, 3); };
     v.cost_model = coarsened_cost_model;
     v.smem_bytes = [](const ParamValues& p) { return coarsened_smem_bytes(PlaneWalkShape(p)); };
     return v;
 }
+TILELAB_REGISTER_VARIANT(make_coarsened_stencil)
 
 }  // namespace tilelab

@@ -12,11 +12,8 @@ using stencil::PlaneWalkShape;
 
 int register_tiled_smem_bytes(const PlaneWalkShape& s) { return s.shared_plane_floats() * 4; }
 
-std::string register_tiled_invalid_reason(const ParamValues& p, const Problem& problem, const Target& target) {
-    const PlaneWalkShape s(p);
-    const std::string what =
-        fmt::format("One {} plane of floats{}", s.shared_plane_dims(), s.around ? " (the tile and its halo)" : "");
-    return stencil::plane_walk_invalid_reason(s, register_tiled_smem_bytes(s), what, problem, target);
+std::string register_tiled_invalid_reason(const ParamValues& p, const Problem& problem, const Target&) {
+    return stencil::plane_walk_invalid_reason(PlaneWalkShape(p), problem);
 }
 
 KernelInstance register_tiled_kernel(const ParamValues& p) {
@@ -69,9 +66,11 @@ Variant make_register_tiled_stencil() {
     v.invalid_reason = register_tiled_invalid_reason;
     v.kernel = register_tiled_kernel;
     v.launch = [](const ParamValues& p, const Problem& problem) { return PlaneWalkShape(p).launch(problem); };
+    v.tiles = [](const ParamValues& p, const Problem& problem) { return PlaneWalkShape(p).tiles(problem, 1); };
     v.cost_model = register_tiled_cost_model;
     v.smem_bytes = [](const ParamValues& p) { return register_tiled_smem_bytes(PlaneWalkShape(p)); };
     return v;
 }
+TILELAB_REGISTER_VARIANT(make_register_tiled_stencil)
 
 }  // namespace tilelab

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "tilelab/compile.h"
+#include "tilelab/engine.h"
 #include "tilelab/variant.h"
 
 using namespace tilelab;
@@ -290,10 +291,13 @@ TEST_P(VariantCompile, DefaultsAndBoundariesCompile) {
         int expected_smem = -1;
     };
     std::vector<Job> jobs;
+    Engine model_engine(EngineConfig{"", /*force_model_mode=*/true});
     for (const char* arch : {"sm_75", "sm_80", "sm_90"}) {
         const Target& target = *find_target(arch);
         for (const auto& cfg : boundary_configs(v)) {
-            std::string why = v.invalid_reason ? v.invalid_reason(cfg.params, problem, target) : "";
+            // The whole check, as the engine makes it: the variant's own and the generic limits.
+            model_engine.set_target(target);
+            const std::string why = model_engine.invalid_reason(RunRequest{v.id, cfg.params, problem});
             if (cfg.label == "defaults") {
                 EXPECT_EQ(why, "") << v.id << " defaults on " << arch;
             }

@@ -95,7 +95,7 @@ void register_test_variant() {
     };
     v.launch = [](const ParamValues&, const Problem&) { return LaunchShape{{1, 1, 1}, {32, 1, 1}, 0}; };
     v.cost_model = [](const ParamValues&, const Problem&) { return CostModel{}; };
-    engine_testing::add_test_variant(v);
+    add_variant(v);
 }
 
 RunRequest at(int tile, int flag = 0) { return {"test.ahead", {{"TILE", tile}, {"FLAG", flag}}, {{64, 64, 64}}}; }

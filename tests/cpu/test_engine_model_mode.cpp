@@ -2,8 +2,8 @@
 // GPU mode, measures nothing, and refuses invalid requests with one sentence. Runs everywhere.
 #include <gtest/gtest.h>
 #include <cstdlib>
-#include "engine_testing.h"
 #include "tilelab/engine.h"
+#include "tilelab/variant.h"
 
 using namespace tilelab;
 
@@ -23,7 +23,7 @@ void expect_one_sentence(const std::string& s) {
     }
 }
 
-// A variant of our own (registered only with the engine) so these tests do not depend on how
+// A variant of our own (added to the registry, unlisted) so these tests do not depend on how
 // far the lessons' variants have got: the test kernel with the matmul signature, one warp.
 Variant test_variant(const std::string& id, LaunchShape shape) {
     Variant v;
@@ -39,7 +39,7 @@ Variant test_variant(const std::string& id, LaunchShape shape) {
 const Problem kSmall{{64, 64, 64}};
 
 void register_one_warp() {
-    engine_testing::add_test_variant(test_variant("test.one_warp", {{1, 1, 1}, {32, 1, 1}, 0}));
+    add_variant(test_variant("test.one_warp", {{1, 1, 1}, {32, 1, 1}, 0}));
 }
 
 }  // namespace
@@ -123,7 +123,7 @@ TEST(EngineModelMode, UnwrittenVariantSaysSoInsteadOfCrashing) {
     Variant empty;
     empty.id = "test.unwritten";
     empty.family = "matmul";
-    engine_testing::add_test_variant(empty);
+    add_variant(empty);
     const RunResult r = model_engine().run({"test.unwritten", {}, kSmall});
     EXPECT_FALSE(r.ok);
     EXPECT_EQ(r.stage, "input");
@@ -133,7 +133,7 @@ TEST(EngineModelMode, UnwrittenVariantSaysSoInsteadOfCrashing) {
 TEST(EngineModelMode, ValueOutOfRangeIsOneSentence) {
     Variant v = test_variant("test.with_param", {{1, 1, 1}, {32, 1, 1}, 0});
     v.params = {{"TILE", "Tile", ParamKind::Pow2, 4, 32, 1, 16, "test"}};
-    engine_testing::add_test_variant(v);
+    add_variant(v);
     EXPECT_EQ(model_engine().invalid_reason({"test.with_param", {{"TILE", 8}}, kSmall}), "");
     expect_one_sentence(model_engine().invalid_reason({"test.with_param", {{"TILE", 12}}, kSmall}));
     expect_one_sentence(model_engine().invalid_reason({"test.with_param", {{"TILE", 64}}, kSmall}));
@@ -142,7 +142,7 @@ TEST(EngineModelMode, ValueOutOfRangeIsOneSentence) {
 
 TEST(EngineModelMode, EngineRefusesMoreThan1024ThreadsEvenIfTheVariantDoesNot) {
     // The variant declares no constraint at all; the engine's generic check still applies.
-    engine_testing::add_test_variant(test_variant("test.too_many_threads", {{1, 1, 1}, {64, 32, 1}, 0}));
+    add_variant(test_variant("test.too_many_threads", {{1, 1, 1}, {64, 32, 1}, 0}));
     const std::string why = model_engine().invalid_reason({"test.too_many_threads", {}, kSmall});
     expect_one_sentence(why);
     EXPECT_NE(why.find("2048"), std::string::npos) << why;
@@ -151,15 +151,15 @@ TEST(EngineModelMode, EngineRefusesMoreThan1024ThreadsEvenIfTheVariantDoesNot) {
 
 TEST(EngineModelMode, EngineRefusesSharedMemoryOverTheOptInLimit) {
     const int optin = model_engine().target().smem_per_block_optin;
-    engine_testing::add_test_variant(
+    add_variant(
         test_variant("test.too_much_smem", {{1, 1, 1}, {32, 1, 1}, unsigned(optin + 4)}));
     expect_one_sentence(model_engine().invalid_reason({"test.too_much_smem", {}, kSmall}));
-    engine_testing::add_test_variant(test_variant("test.optin_smem", {{1, 1, 1}, {32, 1, 1}, unsigned(optin)}));
+    add_variant(test_variant("test.optin_smem", {{1, 1, 1}, {32, 1, 1}, unsigned(optin)}));
     EXPECT_EQ(model_engine().invalid_reason({"test.optin_smem", {}, kSmall}), "");
 }
 
 TEST(EngineModelMode, EngineRefusesAGridOverTheLimit) {
-    engine_testing::add_test_variant(test_variant("test.tall_grid", {{1, 70000, 1}, {32, 1, 1}, 0}));
+    add_variant(test_variant("test.tall_grid", {{1, 70000, 1}, {32, 1, 1}, 0}));
     expect_one_sentence(model_engine().invalid_reason({"test.tall_grid", {}, kSmall}));
 }
 

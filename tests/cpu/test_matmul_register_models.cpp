@@ -20,8 +20,6 @@
 namespace tilelab {
 namespace {
 
-using matmul::ceil_div;
-
 const Variant& variant(const std::string& id) {
     const Variant* v = find_variant(id);
     if (!v) throw std::runtime_error("variant not registered: " + id);

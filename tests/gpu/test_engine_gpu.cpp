@@ -258,7 +258,7 @@ TEST(EngineGpu, AKernelMissingOneProductFailsValidation) {
         return s;
     };
     v.cost_model = [](const ParamValues&, const Problem&) { return CostModel{}; };
-    engine_testing::add_test_variant(v);
+    add_variant(v);
     for (const Problem p : {Problem{{100, 90, 80}}, Problem{{700, 600, 500}}}) {   // CPU and cuBLAS reference
         const RunResult r = shared_engine().run({v.id, {}, p}, quick_options(false));
         EXPECT_FALSE(r.ok) << format_problem(p);
@@ -283,7 +283,7 @@ TEST(EngineGpu, RecoversFromAFaultingKernel) {
     fault.kernel = [](const ParamValues&) { return KernelInstance{"test/fault.cuh", "faulting_matmul<0>"}; };
     fault.launch = [](const ParamValues&, const Problem&) { return LaunchShape{{1, 1, 1}, {32, 1, 1}, 0}; };
     fault.cost_model = [](const ParamValues&, const Problem&) { return CostModel{}; };
-    engine_testing::add_test_variant(fault);
+    add_variant(fault);
 
     const Problem problem{{256, 256, 256}};
     const RunResult before = shared_engine().run({good->id, {}, problem}, quick_options());

@@ -40,7 +40,7 @@ Variant test_variant(const std::string& id, const std::string& family, const std
         return s;
     };
     v.cost_model = [](const ParamValues&, const Problem&) { return CostModel{}; };
-    engine_testing::add_test_variant(v);
+    add_variant(v);
     return v;
 }
 

@@ -2,36 +2,16 @@
 // and get a RunResult back. With no driver or no device it works in model mode: compile,
 // registers, occupancy and modelled counts still work; nothing is measured.
 #pragma once
-#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
+#include "tilelab/device.h"
 #include "tilelab/result.h"
 #include "tilelab/target.h"
 
 namespace tilelab {
-
-struct DeviceStatus {
-    bool gpu = false;
-    std::string reason;     // why model mode ("no CUDA driver: ...", "no CUDA device")
-    std::string name;       // device name when gpu
-    size_t free_bytes = 0, total_bytes = 0;
-};
-
-// Best the card can do, measured once per size and cached.
-struct Ceilings {
-    bool measured = false;
-    double copy_gbps = 0;      // device-to-device copy, read + write bytes
-    double sgemm_gflops = 0;   // cuBLAS SGEMM FP32 (pedantic) at 4096^3
-    std::string note;
-};
-
-struct EngineConfig {
-    std::string cache_dir;     // "" = default_cache_dir()
-    bool force_model_mode = false;
-};
 
 // What compile-ahead has done since the engine started (Engine::compile_ahead).
 struct CompileAheadStats {
@@ -44,9 +24,6 @@ struct CompileAheadStats {
     bool compiling = false;    // one is being compiled now
     bool idle() const { return queued == 0 && !compiling; }
 };
-
-// Set by the caller to stop a run between repetitions.
-using CancelFlag = std::atomic<bool>;
 
 class Engine {
 public:

@@ -1,6 +1,6 @@
 // A variant is one kernel of one lesson, declared as data next to its kernel: parameters,
-// constraints with reasons, launch shape, cost model and the kernel to compile.
-// The registry lists them; nothing anywhere switches on a kernel id.
+// constraints with reasons, launch shape, tile geometry, cost model and the kernel to compile.
+// Each lesson registers its variant (tilelab/registration.h); nothing anywhere switches on a kernel id.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -8,7 +8,9 @@
 #include <string>
 #include <vector>
 #include "tilelab/params.h"
+#include "tilelab/registration.h"
 #include "tilelab/target.h"
+#include "tilelab/tiles.h"
 
 namespace tilelab {
 
@@ -64,13 +66,24 @@ struct Variant {
     std::function<std::string(const ParamValues&, const Problem&, const Target&)> invalid_reason;
     std::function<KernelInstance(const ParamValues&)> kernel;
     std::function<LaunchShape(const ParamValues&, const Problem&)> launch;
+    // How the launch cuts the problem into tiles, as the Tiles panel draws it (tilelab/tiles.h).
+    // Agrees with launch: the grid walks ⌈extent / block tile⌉ blocks along each output axis.
+    std::function<TileGeometry(const ParamValues&, const Problem&)> tiles;
     std::function<CostModel(const ParamValues&, const Problem&)> cost_model;
     // Static shared memory the kernel declares, in bytes (known before compiling; checked against ptxas).
     std::function<int(const ParamValues&)> smem_bytes;
 };
 
+// The registry. The lessons' variants, in teaching order (the order of their folders).
 const std::vector<Variant>& all_variants();
+// Any registered variant, those added by add_variant() included; nullptr if none is called `id`.
 const Variant* find_variant(const std::string& id);
+// Registers `v` at run time without listing it in all_variants() (tests: a kernel that faults, a
+// launch at a limit). A second variant with the same id replaces the first.
+void add_variant(Variant v);
+
+// The names of a family's three problem dimensions ({"M", "N", "K"}); empty for an unknown family.
+std::array<std::string, 3> family_dim_names(const std::string& family);
 
 // Kernel-argument conventions (the family owns them):
 //   matmul : (const float* A, const float* B, float* C, int M, int N, int K, unsigned long long* counters)

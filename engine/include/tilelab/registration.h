@@ -1,0 +1,35 @@
+// How lessons and problem families make themselves known: one line next to the factory.
+//
+//   // lessons/NN_slug/variant.cpp, inside namespace tilelab, after the factory:
+//   TILELAB_REGISTER_VARIANT(make_naive_matmul)
+//
+//   // engine/src/family_xxx.cpp, inside namespace tilelab, after the factory:
+//   TILELAB_REGISTER_FAMILY("matmul", make_matmul_family)
+//
+// The build (cmake/registry_run.cmake) finds these lines in the sources it compiles and
+// generates the table that calls them, variants in the order of their lesson folders (the
+// teaching order). Because the generated table names each registration, the linker keeps
+// it even though the engine is a static library; and there is no list to edit by hand.
+#pragma once
+#include <memory>
+#include <string>
+
+namespace tilelab {
+
+struct Variant;
+class Family;   // engine/src/family.h: buffers, reference and validation of one problem kind
+
+struct FamilyRegistration {
+    std::string name;                      // what variants name in Variant::family
+    std::unique_ptr<Family> (*make)();     // a fresh instance
+};
+
+}  // namespace tilelab
+
+// Defines tilelab::registered_variant_<factory>(), which the generated table calls.
+#define TILELAB_REGISTER_VARIANT(factory) \
+    ::tilelab::Variant registered_variant_##factory() { return factory(); }
+
+// Defines tilelab::registered_family_<factory>(), which the generated table calls.
+#define TILELAB_REGISTER_FAMILY(name, factory) \
+    ::tilelab::FamilyRegistration registered_family_##factory() { return {name, &factory}; }

@@ -1,0 +1,45 @@
+// What the Tiles panel draws, declared by each variant beside its launch (Variant::tiles): how a
+// block cuts the output into tiles, what one thread computes, and what is staged where. The
+// panel draws from this alone, so a new variant is drawn without touching the GUI.
+#pragma once
+#include <array>
+#include <cstdint>
+#include "tilelab/util.h"
+
+namespace tilelab {
+
+// Who loads the halo, the input cells around a block's outputs that it reads but does not compute.
+enum class HaloLoad {
+    Global,        // no staging: each thread reads its neighbours from global memory
+    ExtraThreads,  // halo inside the tile: the tile's edge threads load it and compute nothing
+    OnTop,         // halo around the tile: loaded on top of the tile, one cell per thread
+};
+
+struct TileGeometry {
+    // Along the output's axes: x = columns of C, or the stencil's x (contiguous); y = rows of C, or
+    // the stencil's y; z = the stencil's z (1 for a matrix). Counts are output elements.
+    std::array<int64_t, 3> extent{1, 1, 1};       // what the blocks cover: C is N×M; a stencil its interior or whole grid
+    std::array<int64_t, 3> block_tile{1, 1, 1};   // outputs of one block
+    std::array<int64_t, 3> thread_tile{1, 1, 1};  // outputs of one thread (a whole thread of a whole tile)
+    std::array<int, 3> grid_axis{0, 1, 2};        // which launch grid axis walks each output axis
+
+    // A reduction walked in k-steps (matmul's K); 0 = none.
+    int64_t reduction = 0;
+    int64_t k_step = 1;                 // BK: the k values of the operand tiles one step loads
+    bool a_in_shared = false;           // a step's tile of A (BM×BK) is staged in shared memory
+    bool b_in_shared = false;           // a step's tile of B (BK×BN) is staged in shared memory
+
+    // A neighbourhood (stencil): how far the inputs reach beyond a block's outputs; 0 = none.
+    int64_t halo = 0;
+    HaloLoad halo_load = HaloLoad::Global;
+    bool walks_z = false;               // a block walks its block_tile[2] output planes along z
+    int shared_planes = 0;              // x–y input planes shared memory holds at once
+    std::array<int64_t, 2> shared_plane{0, 0};   // cells of one of them, x × y
+
+    // Blocks along output axis `a`: ⌈extent / block tile⌉.
+    int64_t blocks(int a) const { return ceil_div(extent[size_t(a)], block_tile[size_t(a)]); }
+    int64_t k_steps() const { return reduction > 0 ? ceil_div(reduction, k_step) : 0; }
+    int64_t block_outputs() const { return block_tile[0] * block_tile[1] * block_tile[2]; }
+};
+
+}  // namespace tilelab
