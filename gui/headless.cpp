@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cstdio>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <thread>
@@ -369,20 +370,33 @@ double median_of(std::vector<double> v) {
 
 double worst_of(const std::vector<double>& v) { return v.empty() ? 0 : *std::max_element(v.begin(), v.end()); }
 
-int measure_drag(App& app, FrameDriver& driver, const std::string& name, int max_values, double timeout_s) {
+// "auto": the first parameter of the variant with at least two other values the engine accepts
+// at the current state (lesson 03's first parameter, T, has one: its slice S·U fixes it).
+std::string pick_drag_param(const Variant& v, const RunRequest& base, const Worker& worker) {
+    for (const ParamSpec& spec : v.params)
+        if (drag_path(spec, base.params.count(spec.name) ? base.params.at(spec.name) : spec.def, base, worker, 2)
+                .size() >= 2)
+            return spec.name;
+    return "";
+}
+
+int measure_drag(App& app, FrameDriver& driver, std::string name, int max_values, double timeout_s) {
     AppState& state = app.state();
     const Variant* v = CurrentVariant(state);
+    if (v && name == "auto") name = pick_drag_param(*v, state.request, *state.worker);
     const auto spec = v ? std::find_if(v->params.begin(), v->params.end(), [&](const ParamSpec& p) { return p.name == name; })
                         : std::vector<ParamSpec>::const_iterator();
     if (!v || spec == v->params.end()) {
-        std::fprintf(stderr, "tilelab: variant %s has no parameter %s\n", state.request.variant.c_str(), name.c_str());
+        std::fprintf(stderr, "tilelab: variant %s has no parameter %s\n", state.request.variant.c_str(),
+                     name.empty() ? "with two other valid values to drag over" : name.c_str());
         return 1;
     }
     Worker& worker = *state.worker;
     const auto background_idle = [&] { return worker.background_idle(); };
     if (driver.until(background_idle, kBeforeDragS) == 2) return 2;
 
-    const std::vector<int> path = drag_path(*spec, state.request.params[name], state.request, worker, max_values);
+    const int start = state.request.params[name];
+    const std::vector<int> path = drag_path(*spec, start, state.request, worker, max_values);
     std::vector<double> quick_ms, full_ms;
     int hits = 0, in_flight = 0, count_asked = 0, count_hits = 0;
     for (size_t i = 0; i < path.size(); ++i) {
@@ -419,6 +433,43 @@ int measure_drag(App& app, FrameDriver& driver, const std::string& name, int max
         std::fprintf(stderr, "drag: %s=%d full result %.1f ms after the release\n", name.c_str(), value, full_ms.back());
         if (rc != 0) return rc;
     }
+    // A jump far along the slider (a click at its other end): the farthest valid value not
+    // visited, asked for at once, so compile-ahead has not seen it; its kernel is compiled now
+    // (or read from the disk cache on a warm pass).
+    double jump_ms = 0;
+    int jump_value = state.request.params[name];
+    std::string jump_kernel = "none";
+    {
+        const std::vector<int> all = drag_path(*spec, jump_value, state.request, worker, 0);
+        // Not the current value's neighbours either: compile-ahead has those.
+        int above = INT_MAX, below = INT_MIN;
+        for (int x : all) {
+            if (x > jump_value) above = std::min(above, x);
+            if (x < jump_value) below = std::max(below, x);
+        }
+        int best = -1;
+        for (int value : all)
+            if (value != above && value != below && value != start && std::find(path.begin(), path.end(), value) == path.end() &&
+                (best < 0 || std::abs(value - jump_value) > std::abs(best - jump_value)))
+                best = value;
+        if (best >= 0) {
+            state.request.params[name] = best;
+            const auto changed = Clock::now();
+            SubmitRequest(state, name, Change::Click);
+            const uint64_t quick = state.worker->last_submitted_id();
+            const int rc = driver.until([&] { return app.drawn(quick); }, timeout_s);
+            jump_ms = ms_since(changed);
+            const RunResult* r = state.result.get();
+            jump_kernel = !r || !r->compiled ? "not-compiled"
+                          : r->stages.compile_cached ? "in-memory"
+                          : r->compiled->cache_level == "disk" ? "disk" : r->compiled->cache_level == "in-flight" ? "in-flight" : "compiled";
+            std::fprintf(stderr, "drag: jump %s=%d -> %d redrawn %.1f ms after the change, kernel %s\n", name.c_str(),
+                         jump_value, best, jump_ms, jump_kernel.c_str());
+            jump_value = best;
+            if (rc != 0) return rc;
+            if (const int settled = driver.until_settled(timeout_s); settled != 0) return settled;
+        }
+    }
     // One grep-able line per drag. quick: change -> the quick (validated) result drawn; full:
     // release -> the full result drawn; prefetch_hits: values whose kernel was in the memory cache
     // when asked (compiled ahead, or seen before); count_hits: the same for the instrumented build.
@@ -426,10 +477,10 @@ int measure_drag(App& app, FrameDriver& driver, const std::string& name, int max
     const std::string lesson_number = lesson ? lesson->id.substr(0, lesson->id.find('_')) : "?";
     std::fprintf(stderr, "drag-summary: lesson=%s param=%s values=%zu quick_median_ms=%.1f quick_worst_ms=%.1f "
                  "full_median_ms=%.1f full_worst_ms=%.1f prefetch_hits=%d/%zu in_flight_waits=%d count_hits=%d/%d "
-                 "mode=%s\n",
+                 "jump_ms=%.1f jump_kernel=%s mode=%s\n",
                  lesson_number.c_str(), name.c_str(), path.size(), median_of(quick_ms), worst_of(quick_ms),
                  median_of(full_ms), worst_of(full_ms), hits, path.size(), in_flight, count_hits, count_asked,
-                 worker.device().gpu ? "gpu" : "model");
+                 jump_ms, jump_kernel.c_str(), worker.device().gpu ? "gpu" : "model");
     return 0;
 }
 

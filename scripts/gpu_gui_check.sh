@@ -34,19 +34,15 @@ if ls "$debs"/mesa/*.deb >/dev/null 2>&1; then
 fi
 
 status=0
-# The lessons, and per lesson the parameter its drag moves: the first non-boolean parameter of
-# the lesson's variant with more than one value (from `tilelab-cli list --json`).
+# The lessons, from `tilelab-cli list --json` (no list kept here).
 lessons=$("$bin/tilelab-cli" list --json | python3 -c '
 import json, sys
-listing = json.load(sys.stdin)
-params = {v["id"]: v["params"] for v in listing["variants"]}
-for lesson in listing["lessons"]:
-    drag = next((p["name"] for p in params.get(lesson["variant"], []) if p["kind"] != "bool" and len(p["values"]) > 1), "-")
-    print(lesson["id"].split("_")[0], drag)
+for lesson in json.load(sys.stdin)["lessons"]:
+    print(lesson["id"].split("_")[0])
 ') || { echo "tilelab-cli list --json failed"; exit 1; }
 [ -n "$lessons" ] || { echo "no lessons listed"; exit 1; }
 
-while read -r l param; do
+while read -r l; do
   timeout 120 "$app" --headless --lesson "$l" --screenshot "$out/lesson_$l.png" --log-latency \
     >"$out/lesson_$l.log" 2>&1 || { echo "lesson $l: exit $?"; status=1; }
 done <<<"$lessons"
@@ -58,11 +54,12 @@ timeout 60 "$app" --headless --lesson 04 --panel tiles --screenshot "$out/panel_
 # with a fresh cache folder (every kernel not compiled ahead is an NVRTC compile), then again
 # with that folder warm (disk hits; a new process, so the memory cache starts empty). Between
 # values the drag pauses until compile-ahead is idle (at most 2 s): the pause a user makes.
-while read -r l param; do
-  [ "$param" = "-" ] && { echo "lesson $l: no parameter to drag"; continue; }
+# The parameter is the first one with two other valid values at the lesson's first step (--drag
+# auto); after the drag, a jump to the far end of that slider times a fresh compile (cold pass).
+while read -r l; do
   cache="/tmp/tlcache-drag-$l"; rm -rf "$cache"
   for pass in cold warm; do
-    XDG_CACHE_HOME="$cache" timeout 150 "$app" --headless --lesson "$l" --drag "$param" --drag-values 4 \
+    XDG_CACHE_HOME="$cache" timeout 150 "$app" --headless --lesson "$l" --drag auto --drag-values 4 \
       --log-latency >"$out/drag_${l}_$pass.log" 2>&1 || { echo "lesson $l $pass drag: exit $?"; status=1; }
   done
 done <<<"$lessons"
@@ -102,18 +99,19 @@ def summary(path):
         if line.startswith("drag-summary:"):
             return dict(kv.split("=", 1) for kv in line.split()[1:] if "=" in kv)
     return None
-print("| lesson | param | cold quick median (worst) | warm quick median (worst) | warm full median (worst) | prefetch hits (cold, warm) |")
-print("| --- | --- | --- | --- | --- | --- |")
+print("| lesson | param | cold quick median (worst) | warm quick median (worst) | warm full median (worst) | prefetch hits (cold, warm) | far jump, fresh compile (cold) |")
+print("| --- | --- | --- | --- | --- | --- | --- |")
 for cold_log in sorted(glob.glob(os.path.join(out, "drag_*_cold.log"))):
     lesson = re.search(r"drag_(\w+?)_cold", cold_log).group(1)
     cold, warm = summary(cold_log), summary(cold_log.replace("_cold", "_warm"))
     if not cold and not warm:
-        print(f"| {lesson} | ? | failed | failed | failed | |")
+        print(f"| {lesson} | ? | failed | failed | failed | | |")
         continue
     def mw(s, kind):
         return f"{s[kind + '_median_ms']} ({s[kind + '_worst_ms']})" if s else "failed"
     param = (cold or warm)["param"]
     hits = f"{cold['prefetch_hits'] if cold else '-'}, {warm['prefetch_hits'] if warm else '-'}"
-    print(f"| {lesson} | {param} | {mw(cold, 'quick')} | {mw(warm, 'quick')} | {mw(warm, 'full')} | {hits} |")
+    jump = f"{cold['jump_ms']} ({cold['jump_kernel']})" if cold and cold.get("jump_kernel", "none") != "none" else "-"
+    print(f"| {lesson} | {param} | {mw(cold, 'quick')} | {mw(warm, 'quick')} | {mw(warm, 'full')} | {hits} | {jump} |")
 PY
 exit $status

@@ -1,5 +1,6 @@
 // Framing and (de)serialization for the engine <-> GPU worker messages (worker_protocol.h).
 #include "worker_protocol.h"
+#include <algorithm>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -169,6 +170,15 @@ std::string request_problem(const json& request) {
                               need_uint(request, "dynamic_smem", UINT32_MAX)});
     if (op == "occupy") return need_uint(request, "leave_free_bytes", UINT64_MAX);
     if (op == "release") return need_int(request, "handle", INT32_MIN, INT32_MAX);
+    if (op == "support_sample") {   // a test hook: small sizes only, the results travel back whole
+        std::string p = first_problem({need_uint_triple(request, "mnk", 1024), need_uint_triple(request, "grid", 256),
+                                       need_uint(request, "seed", UINT64_MAX)});
+        const json* c = request.contains("coefficients") ? &request.at("coefficients") : nullptr;
+        if (p.empty() && (!c || !c->is_array() || c->size() != 7 ||
+                          !std::all_of(c->begin(), c->end(), [](const json& x) { return x.is_number(); })))
+            p = "\"coefficients\" must be 7 numbers";
+        return p;
+    }
     return "the operation \"" + (op.size() > 40 ? op.substr(0, 40) + "…" : op) + "\" is not known";
 }
 
