@@ -455,7 +455,7 @@ int measure_drag(App& app, FrameDriver& driver, std::string name, int max_values
         if (best >= 0) {
             state.request.params[name] = best;
             const auto changed = Clock::now();
-            SubmitRequest(state, name, Change::Click);
+            SubmitRequest(state, name, Change::Drag);   // grabbed and moved far in one go
             const uint64_t quick = state.worker->last_submitted_id();
             const int rc = driver.until([&] { return app.drawn(quick); }, timeout_s);
             jump_ms = ms_since(changed);
@@ -467,6 +467,7 @@ int measure_drag(App& app, FrameDriver& driver, std::string name, int max_values
                          jump_value, best, jump_ms, jump_kernel.c_str());
             jump_value = best;
             if (rc != 0) return rc;
+            SubmitRequest(state, name, Change::Release);
             if (const int settled = driver.until_settled(timeout_s); settled != 0) return settled;
         }
     }

@@ -121,7 +121,7 @@ std::vector<std::string> random_command_line(std::mt19937& rng) {
                                          "--values2", "--param", "--param2", "--json", "--csv", "--model-mode", "--log",
                                          "--no-flush", "--no-count", "--compile-only", "--bogus", "--size=", "-s"};
     std::vector<std::string> args = {pick(rng, kSubcommands)};
-    const std::string& sub = args.front();
+    const std::string sub = args.front();   // a copy: args grows below
     const bool takes_variant = sub == "compile" || sub == "run" || sub == "sweep";
     // Most generated requests are wrong somewhere: the point is the error paths, and a valid one
     // costs an NVRTC compile the first time.
