@@ -34,6 +34,8 @@ if ls "$debs"/mesa/*.deb >/dev/null 2>&1; then
 fi
 
 status=0
+t0=$SECONDS
+step() { echo "gui_check: $1 done at $((SECONDS - t0)) s"; }
 # The lessons, from `tilelab-cli list --json` (no list kept here).
 lessons=$("$bin/tilelab-cli" list --json | python3 -c '
 import json, sys
@@ -49,6 +51,7 @@ done <<<"$lessons"
 timeout 60 "$app" --headless --lesson 02 --panel memory --screenshot "$out/panel_memory.png" >/dev/null 2>&1
 timeout 60 "$app" --headless --lesson 04 --panel occupancy --screenshot "$out/panel_occupancy.png" >/dev/null 2>&1
 timeout 60 "$app" --headless --lesson 04 --panel tiles --screenshot "$out/panel_tiles.png" >/dev/null 2>&1
+step "screenshots"
 
 # Latency: in every lesson at its default size, a drag over 4 values of its parameter, first
 # with a fresh cache folder (every kernel not compiled ahead is an NVRTC compile), then again
@@ -61,10 +64,12 @@ while read -r l; do
   for pass in cold warm; do
     XDG_CACHE_HOME="$cache" timeout 150 "$app" --headless --lesson "$l" --drag auto --drag-values 4 \
       --log-latency >"$out/drag_${l}_$pass.log" 2>&1 || { echo "lesson $l $pass drag: exit $?"; status=1; }
+    step "lesson $l drag ($pass)"
   done
 done <<<"$lessons"
 
 timeout 300 "$app" --headless --walk --timeout 300 >"$out/walk.log" 2>&1 || { echo "walk failed"; status=1; }
+step "walk"
 # Frames while a long kernel runs: naive matmul at 8192³ (about 200 ms a launch on an H200), with
 # GL on the same GPU and, where Mesa is here, on the CPU.
 timeout 120 "$app" --headless --gl-device gpu --lesson 01 --size 8192 --log-latency >"$out/long_kernel_gpu_gl.log" 2>&1 || status=1
