@@ -5,6 +5,7 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 #include <algorithm>
+#include <cctype>
 #include <string>
 #include "actions.h"
 #include "fonts.h"
@@ -99,6 +100,25 @@ void draw_slider(AppState& state, const ParamSpec& spec, int& value, const std::
     }
 }
 
+// True when `reason` names the parameter as a word ("TILE=7 ...", "... than TILE"): the sentence
+// then belongs under that control, and not under every other one of the same configuration.
+bool names_param(const std::string& reason, const std::string& name) {
+    auto is_word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+    for (size_t at = reason.find(name); at != std::string::npos; at = reason.find(name, at + 1)) {
+        const size_t end = at + name.size();
+        if ((at == 0 || !is_word(reason[at - 1])) && (end == reason.size() || !is_word(reason[end]))) return true;
+    }
+    return false;
+}
+
+void show_reason(const std::string& reason) {
+    ImGui::PushStyleColor(ImGuiCol_Text, StatusColorVec(false));
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextUnformatted(reason.c_str());
+    ImGui::PopTextWrapPos();
+    ImGui::PopStyleColor();
+}
+
 void draw_param(AppState& state, const ParamSpec& spec) {
     auto [slot, inserted] = state.request.params.try_emplace(spec.name, spec.def);
     int& value = slot->second;
@@ -128,15 +148,10 @@ void draw_param(AppState& state, const ParamSpec& spec) {
     } else {
         draw_slider(state, spec, value, values);
     }
-    // The current value itself may be invalid (a preset, --set, or another parameter moved).
+    // The current value itself may be invalid (a preset, --set, or another parameter moved): the
+    // sentence shows under the parameter it names (DrawParamsPanel shows one that names none).
     const std::string current = reason_for(state, spec.name, value);
-    if (!current.empty()) {
-        ImGui::PushStyleColor(ImGuiCol_Text, StatusColorVec(false));
-        ImGui::PushTextWrapPos(0);
-        ImGui::TextUnformatted(current.c_str());
-        ImGui::PopTextWrapPos();
-        ImGui::PopStyleColor();
-    }
+    if (!current.empty() && names_param(current, spec.name)) show_reason(current);
     ImGui::PopID();
 }
 
@@ -232,6 +247,14 @@ void DrawParamsPanel(AppState& state) {
             DrawTargetPicker(state);
         }
         ImGui::EndTable();
+    }
+    // A configuration refused for a reason that names no single parameter (the block's shared
+    // memory, its thread count ...): said once, below all of them.
+    if (state.worker) {
+        const std::string reason = state.worker->invalid_reason(state.request);
+        if (!reason.empty() && std::none_of(variant->params.begin(), variant->params.end(),
+                                            [&](const ParamSpec& p) { return names_param(reason, p.name); }))
+            show_reason(reason);
     }
     if (ImGui::Button("Reset to defaults")) ResetParams(state);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Every parameter back to the variant's default");

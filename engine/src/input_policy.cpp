@@ -2,6 +2,7 @@
 #include "tilelab/input_policy.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
@@ -71,11 +72,7 @@ size_t edit_distance(const std::string& a, const std::string& b) {
     return row[b.size()];
 }
 
-std::string join(const std::vector<std::string>& parts, const char* sep) {
-    std::string out;
-    for (const auto& p : parts) out += (out.empty() ? "" : sep) + p;
-    return out;
-}
+std::string join(const std::vector<std::string>& parts, const char* sep) { return fmt::format("{}", fmt::join(parts, sep)); }
 
 }  // namespace
 
