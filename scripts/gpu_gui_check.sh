@@ -2,9 +2,12 @@
 # The app on the GPU machine: live-kernel screenshots of every lesson (docs/screenshots/), the
 # change-to-redraw latency of a drag in every lesson (cold and warm caches) and the walk through
 # every lesson, step and panel. Runs binaries built elsewhere (the GPU machine has no Debian
-# packages): BIN holds gui/tilelab, tilelab-gpu-worker and tilelab-cli (the lesson list), DEBS the output of shared/scripts/gl-debs.sh plus
-# fonts-dejavu-core in DEBS/extra and, optionally, Mesa's EGL/llvmpipe packages and their
-# dependencies in DEBS/mesa (apt-get download libegl-mesa0 libgl1-mesa-dri libgbm1 ... ).
+# packages): BIN holds gui/tilelab, tilelab-gpu-worker and tilelab-cli (the lesson list;
+# scripts/carry_build.sh makes it), DEBS the output of shared/scripts/gl-debs.sh plus, in
+# DEBS/extra, fonts-dejavu-core and the app's fontconfig with its libraries (apt-get download
+# libfontconfig1 fontconfig-config libfreetype6 libpng16-16 libbrotli1 libexpat1), and,
+# optionally, Mesa's EGL/llvmpipe packages and their dependencies in DEBS/mesa (apt-get
+# download libegl-mesa0 libgl1-mesa-dri libgbm1 ... ).
 # Usage: scripts/gpu_gui_check.sh BIN DEBS
 # PNGs and logs are written to a work folder and packed into $OUT/gui_check.tar (the device
 # tool brings back only a few files).
