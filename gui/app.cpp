@@ -175,7 +175,6 @@ void App::BeforeNewFrame() {
 }
 
 void App::on_engine_ready() {
-    state_.engine = worker_.engine_if_ready();
     const DeviceStatus device = worker_.device();
     if (device.gpu) return;
     const auto& presets = target_presets();

@@ -102,10 +102,7 @@ struct AppState {
     std::string capture_path;
     float capture_min_x = 0, capture_min_y = 0, capture_max_x = 0, capture_max_y = 0;
 
-    // engine: null until the worker has constructed it. From the UI thread use only its const
-    // queries (device(), target()); prefer worker->target(), worker->invalid_reason(): the worker
-    // owns every call that changes or runs something.
-    Engine* engine = nullptr;   // owned by the worker
+    // The only way to the engine: the worker owns every call that queries, changes or runs it.
     Worker* worker = nullptr;   // owned by main
 };
 
