@@ -277,17 +277,12 @@ void Worker::serve_interactive(std::unique_lock<std::mutex>& lock) {
     {
         std::shared_lock engine_lock(engine_mutex_);
         try {
-            measured = std::make_shared<RunResult>(engine_->run(req, job.opt, &cancel_run_));
+            // The analysis on screen is measured as it is: nothing is analysed or compiled twice.
+            measured = std::make_shared<RunResult>(engine_->measure(*analysed, job.opt, &cancel_run_));
         } catch (const std::exception& e) {
             measured = failed_result(req, e.what());
         }
     }
-    // run() analyses again and finds the kernel in the memory cache: the compile that cost time
-    // was the first one, so that is the one to show (Code panel) and to count.
-    measured->stages.compile_ms += analysed->stages.compile_ms;
-    measured->stages.compile_cached = analysed->stages.compile_cached;
-    measured->stages.prefetch_hit = analysed->stages.prefetch_hit;
-    if (measured->compiled && analysed->compiled) measured->compiled = analysed->compiled;
 
     lock.lock();
     last_interactive_ = Clock::now();

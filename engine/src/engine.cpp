@@ -7,6 +7,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 #include "compile_ahead.h"
 #include "family.h"
 #include "runner_device.h"
@@ -222,14 +223,18 @@ RunResult Engine::analyze(const RunRequest& req) {
 }
 
 RunResult Engine::run(const RunRequest& req, const RunOptions& opt, const CancelFlag* cancel) {
-    RunResult r = analyze(req);
+    return measure(analyze(req), opt, cancel);
+}
+
+RunResult Engine::measure(RunResult r, const RunOptions& opt, const CancelFlag* cancel) {
     if (!r.ok) return r;
     if (!impl_->status.gpu) {
         r.no_gpu_reason = impl_->status.reason;
         return r;
     }
     try {
-        const Variant* v = find_variant(req.variant);
+        const Variant* v = find_variant(r.request.variant);
+        if (!v) throw std::runtime_error("there is no variant called \"" + r.request.variant + "\"");
         worker::MeasureJob job{v->family, r.request.problem, r.launch, r.model.flops, r.model.global_bytes, r.compiled, nullptr};
         if (opt.count_accesses) {   // the same instance built with TILELAB_COUNT=1
             const KernelInstance k = v->kernel(r.request.params);

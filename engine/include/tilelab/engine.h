@@ -43,8 +43,12 @@ public:
 
     // Compile, occupancy and cost model. No GPU needed. Never throws.
     RunResult analyze(const RunRequest& req);
-    // analyze() then, in GPU mode, run, validate, time and count. Never throws.
+    // analyze() then measure(). Never throws.
     RunResult run(const RunRequest& req, const RunOptions& opt = {}, const CancelFlag* cancel = nullptr);
+    // In GPU mode, runs, validates, times and counts what analyze() returned (that result, as it
+    // is, is where the measurements go: nothing is analysed or compiled twice). A failed analysis
+    // comes back unchanged; in model mode, with no_gpu_reason set. Never throws.
+    RunResult measure(RunResult analysed, const RunOptions& opt = {}, const CancelFlag* cancel = nullptr);
 
     // ---- compile ahead ----------------------------------------------------------------------
     // Compiles the kernels of `reqs` in the background, in order, on one low-priority thread, so
