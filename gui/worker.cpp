@@ -72,7 +72,9 @@ void Worker::set_model_target(const Target& t) {
 uint64_t Worker::submit(const RunRequest& req, const RunOptions& opt, std::chrono::milliseconds debounce,
                         Protocol protocol, AheadHint ahead) {
     // The debounce is there so a moving slider does not start NVRTC compiles for every value it
-    // passes. A kernel already compiled (ahead, or earlier) costs nothing to start: no wait.
+    // passes. A kernel already compiled (ahead, or earlier) costs nothing to start: no wait. Nor
+    // does the first change after a pause (a click, a jump, the first step of a drag): only a
+    // change that follows another within the debounce is a slider still moving.
     bool compiled = false;
     if (debounce.count() > 0)
         if (Engine* engine = engine_if_ready()) {
@@ -85,7 +87,9 @@ uint64_t Worker::submit(const RunRequest& req, const RunOptions& opt, std::chron
         id = next_id_++;
         Interactive job{req, opt, protocol, id, Clock::now(), {}, false, std::move(ahead)};
         last_interactive_ = job.submitted;
-        job.due = job.submitted + (compiled && !in_flight_ ? std::chrono::milliseconds(0) : debounce);
+        const bool moving = job.submitted - last_submit_ < debounce;
+        last_submit_ = job.submitted;
+        job.due = job.submitted + ((compiled || !moving) && !in_flight_ ? std::chrono::milliseconds(0) : debounce);
         // The newest request, waiting or in flight: if it is a quick run of these very values (the
         // drag ended on them), its result is the fastest validated answer, so it goes on and the
         // full protocol follows it.

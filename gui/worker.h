@@ -1,9 +1,10 @@
 // The worker: the one thread that talks to the engine, so the UI never waits on CUDA or NVRTC.
 //
-// Interactive requests: the newest wins. A request waits out a short debounce (while a slider is
-// dragged) only when its kernel would need a fresh compile and nothing else is in flight; then
-// the worker publishes engine.analyze() at once (registers, occupancy and the
-// model update while the kernel runs) and, on a GPU, engine.run() when it finishes. A newer
+// Interactive requests: the newest wins. A request waits out a short debounce only while a slider
+// is still moving (it follows another change within the debounce) and its kernel would need a
+// fresh compile, or while another request is in flight; then the worker publishes
+// engine.analyze() at once (registers, occupancy and the model update while the kernel runs)
+// and, on a GPU, engine.measure() of that analysis when it finishes. A newer
 // request cancels the run in flight between repetitions. A change can be measured with the quick
 // protocol first (validated, fewer repetitions, nothing counted: gui/actions.cpp); the full
 // protocol for the same request, submitted after it, waits for the quick run instead of
@@ -98,8 +99,9 @@ public:
     // Except: a Full request for the same RunRequest as the Quick one waiting or in flight is
     // queued behind it (the quick result is still worth drawing), and ends its debounce. Nor does
     // a Full request publish its analysis again when the quick result of the same one is out.
-    // `debounce` is waited only when the kernel is not compiled yet or another request is in
-    // flight: a cached kernel with the worker free starts at once.
+    // `debounce` is waited only when another request is in flight, or when the kernel is not
+    // compiled yet and the previous change came less than `debounce` ago (the slider is moving):
+    // a cached kernel, or the first change after a pause, starts at once with the worker free.
     uint64_t submit(const RunRequest& req, const RunOptions& opt,
                     std::chrono::milliseconds debounce = std::chrono::milliseconds(0),
                     Protocol protocol = Protocol::Full, AheadHint ahead = {});
@@ -161,6 +163,7 @@ private:
     std::optional<RunRequest> last_quick_;   // the last update published, when it was a quick result
     std::optional<RunRequest> last_analysed_;   // for the direction a slider moves (compile-ahead order)
     Clock::time_point last_interactive_ = Clock::now();   // last submit or end of a served request
+    Clock::time_point last_submit_{};                     // last submit: a slider still moving?
     InteractiveCompileStats compile_stats_;
     uint64_t next_id_ = 1;
     CancelFlag cancel_run_{false};
