@@ -1,7 +1,6 @@
 #include "support_kernels.h"
 #include <fmt/format.h>
 #include <algorithm>
-#include <chrono>
 #include <cstring>
 #include <stdexcept>
 #include "cuda_check.h"
@@ -77,7 +76,6 @@ struct SupportKernels::Impl {
 };
 
 SupportKernels::SupportKernels() : impl_(std::make_unique<Impl>()) {
-    const auto start = std::chrono::steady_clock::now();
     const int arch = device_attribute(cudaDevAttrComputeCapabilityMajor) * 10 +
                      device_attribute(cudaDevAttrComputeCapabilityMinor);
     impl_->max_blocks = unsigned(std::max(1, device_attribute(cudaDevAttrMultiProcessorCount))) * 16;
@@ -92,7 +90,6 @@ SupportKernels::SupportKernels() : impl_(std::make_unique<Impl>()) {
     impl_->stencil_ref = impl_->kernel("tl_stencil7_reference");
     impl_->cmp_f32 = impl_->kernel("tl_compare_to_f32");
     impl_->cmp_f64 = impl_->kernel("tl_compare_to_f64");
-    setup_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
 SupportKernels::~SupportKernels() = default;

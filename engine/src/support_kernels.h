@@ -38,13 +38,9 @@ public:
                            int ny = 0, int nz = 0) const;
     CompareSummary compare(const float* got, const double* expected, uint64_t n, double tolerance) const;
 
-    // Milliseconds the last construction spent compiling or loading (0 after a cache hit in memory).
-    double setup_ms() const { return setup_ms_; }
-
 private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
-    double setup_ms_ = 0;
 };
 
 // The worker's one instance, built on first use (after a fault the worker exits, so it never
