@@ -370,6 +370,15 @@ double median_of(std::vector<double> v) {
 
 double worst_of(const std::vector<double>& v) { return v.empty() ? 0 : *std::max_element(v.begin(), v.end()); }
 
+// Where a result's kernel came from, as the drag lines say it.
+const char* kernel_origin(const RunResult* r) {
+    if (!r || !r->compiled) return "not compiled";
+    if (r->stages.compile_cached) return r->stages.prefetch_hit ? "compiled ahead" : "in the memory cache";
+    if (r->compiled->cache_level == "in-flight") return "waited for its compile";
+    if (r->compiled->cache_level == "disk") return "from the disk cache";
+    return "compiled now";
+}
+
 // "auto": the first parameter of the variant with at least two other values the engine accepts
 // at the current state (lesson 03's first parameter, T, has one: its slice S·U fixes it).
 std::string pick_drag_param(const Variant& v, const RunRequest& base, const Worker& worker) {
@@ -415,11 +424,7 @@ int measure_drag(App& app, FrameDriver& driver, std::string name, int max_values
         in_flight += r && r->compiled && r->compiled->cache_level == "in-flight";
         std::fprintf(stderr, "drag: %s=%d redrawn %.1f ms after the change%s, kernel %s\n", name.c_str(), value,
                      quick_ms.back(), state.result_quick ? " (quick run, validated)" : "",
-                     !r || !r->compiled ? "not compiled"
-                     : hit              ? (r->stages.prefetch_hit ? "compiled ahead" : "in the memory cache")
-                     : r->compiled->cache_level == "in-flight" ? "waited for its compile"
-                     : r->compiled->cache_level == "disk"      ? "from the disk cache"
-                                                               : "compiled now");
+                     kernel_origin(r));
         if (rc != 0) return rc;
         // ... and once it is drawn, the slider is let go: the full protocol for the same request.
         const auto released = Clock::now();
@@ -460,11 +465,10 @@ int measure_drag(App& app, FrameDriver& driver, std::string name, int max_values
             const int rc = driver.until([&] { return app.drawn(quick); }, timeout_s);
             jump_ms = ms_since(changed);
             const RunResult* r = state.result.get();
-            jump_kernel = !r || !r->compiled ? "not-compiled"
-                          : r->stages.compile_cached ? "in-memory"
-                          : r->compiled->cache_level == "disk" ? "disk" : r->compiled->cache_level == "in-flight" ? "in-flight" : "compiled";
             std::fprintf(stderr, "drag: jump %s=%d -> %d redrawn %.1f ms after the change, kernel %s\n", name.c_str(),
-                         jump_value, best, jump_ms, jump_kernel.c_str());
+                         jump_value, best, jump_ms, kernel_origin(r));
+            jump_kernel = kernel_origin(r);   // one word for the summary line: "compiled-now", ...
+            std::replace(jump_kernel.begin(), jump_kernel.end(), ' ', '-');
             jump_value = best;
             if (rc != 0) return rc;
             SubmitRequest(state, name, Change::Release);
