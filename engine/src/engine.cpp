@@ -230,6 +230,10 @@ RunResult Engine::measure(RunResult r, const RunOptions& opt, const CancelFlag* 
     if (!r.ok) return r;
     if (!impl_->status.gpu) {
         r.no_gpu_reason = impl_->status.reason;
+        if (opt.hardware_counters) {
+            r.hardware.status = hardware_status::no_gpu;
+            r.hardware.reason = hardware_reason(hardware_status::no_gpu);
+        }
         return r;
     }
     try {

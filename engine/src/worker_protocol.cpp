@@ -146,6 +146,9 @@ std::string options_problem(const json& request) {
                                          need_type(o, "flush_l2", &json::is_boolean, "true or false"),
                                          need_type(o, "count_accesses", &json::is_boolean, "true or false"),
                                          need_type(o, "time_reference", &json::is_boolean, "true or false"),
+                                         o.contains("hardware_counters")
+                                             ? need_type(o, "hardware_counters", &json::is_boolean, "true or false")
+                                             : std::string(),
                                          need_uint(o, "seed", UINT64_MAX)});
     return p.empty() ? "" : "options: " + p;
 }
@@ -249,6 +252,7 @@ json options_to_json(const RunOptions& o) {
             {"flush_l2", o.flush_l2},
             {"count_accesses", o.count_accesses},
             {"time_reference", o.time_reference},
+            {"hardware_counters", o.hardware_counters},
             {"seed", o.seed}};
 }
 
@@ -259,6 +263,7 @@ RunOptions options_from_json(const json& j) {
     o.flush_l2 = j.at("flush_l2").get<bool>();
     o.count_accesses = j.at("count_accesses").get<bool>();
     o.time_reference = j.at("time_reference").get<bool>();
+    o.hardware_counters = j.value("hardware_counters", false);   // absent: an older engine, no counters
     o.seed = j.at("seed").get<uint64_t>();
     return o;
 }
@@ -306,8 +311,11 @@ json measured_to_json(const RunResult& r) {
                           {"validate_ms", r.stages.validate_ms},
                           {"timing_ms", r.stages.timing_ms},
                           {"count_ms", r.stages.count_ms},
-                          {"reference_ms", r.stages.reference_ms}}}};
+                          {"reference_ms", r.stages.reference_ms},
+                          {"hardware_ms", r.stages.hardware_ms}}}};
     j["counted"] = r.counted ? counts_to_json(*r.counted) : json(nullptr);
+    j["hardware"] = hardware_to_json(r.hardware);
+    j["gbps_dram"] = r.gbps_dram;
     return j;
 }
 
@@ -345,6 +353,9 @@ void measured_from_json(const json& j, RunResult& r) {
     r.stages.timing_ms = s.at("timing_ms").get<double>();
     r.stages.count_ms = s.at("count_ms").get<double>();
     r.stages.reference_ms = s.at("reference_ms").get<double>();
+    r.stages.hardware_ms = s.value("hardware_ms", 0.0);
+    r.hardware = j.contains("hardware") ? hardware_from_json(j.at("hardware")) : HardwareCounters{};
+    r.gbps_dram = j.value("gbps_dram", 0.0);
 }
 
 json ceilings_to_json(const Ceilings& c) {
@@ -358,6 +369,27 @@ Ceilings ceilings_from_json(const json& j) {
     c.sgemm_gflops = j.at("sgemm_gflops").get<double>();
     c.note = j.at("note").get<std::string>();
     return c;
+}
+
+}  // namespace tilelab::worker
+
+namespace tilelab::worker {
+
+json hardware_to_json(const HardwareCounters& h) {
+    json metrics = json::object();
+    for (const auto& [name, value] : h.metrics) metrics[name] = value;
+    return {{"status", h.status}, {"reason", h.reason}, {"passes", h.passes}, {"pass_ms", h.pass_ms}, {"metrics", metrics}};
+}
+
+HardwareCounters hardware_from_json(const json& j) {
+    HardwareCounters h;
+    h.status = j.at("status").get<std::string>();
+    h.reason = j.at("reason").get<std::string>();
+    h.passes = j.at("passes").get<int>();
+    h.pass_ms = j.at("pass_ms").get<double>();
+    for (const auto& [name, value] : j.at("metrics").items())
+        if (find_hardware_metric(name) && value.is_number()) h.metrics[name] = value.get<double>();
+    return h;
 }
 
 }  // namespace tilelab::worker

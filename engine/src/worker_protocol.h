@@ -62,6 +62,11 @@ json measured_to_json(const RunResult& r);
 // Overwrites those fields of `r`, leaving the analysed ones as they are.
 void measured_from_json(const json& j, RunResult& r);
 
+// The hardware object as --json prints it: {"status", "reason", "passes", "pass_ms", "metrics":
+// {ncu name: value}}. from_json ignores metric names it does not know.
+json hardware_to_json(const HardwareCounters& h);
+HardwareCounters hardware_from_json(const json& j);
+
 json ceilings_to_json(const Ceilings& c);
 Ceilings ceilings_from_json(const json& j);
 

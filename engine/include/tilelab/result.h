@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 #include "tilelab/compile.h"
+#include "tilelab/hardware.h"
 #include "tilelab/occupancy.h"
 #include "tilelab/variant.h"
 
@@ -22,6 +23,7 @@ struct RunOptions {
     bool flush_l2 = true;       // flush L2 between repetitions
     bool count_accesses = true; // run the instrumented build once
     bool time_reference = true; // time cuBLAS (matmul) at the same size for "% of cuBLAS"
+    bool hardware_counters = true; // read the launch's hardware counters (CUPTI) after timing it
     uint64_t seed = 1234;
 };
 
@@ -52,6 +54,7 @@ struct StageTimes {
     double timing_ms = 0;          // warm-ups and timed repetitions
     double count_ms = 0;           // the instrumented launch
     double reference_ms = 0;       // timing cuBLAS / the device copy (once per problem)
+    double hardware_ms = 0;        // the hardware-counter pass (every replay, set-up, evaluation)
     // Compile ahead (Engine::compile_ahead): the build was already in the memory cache when the
     // request asked for it (no NVRTC, no disk, no wait), and was put there ahead of time.
     bool compile_cached = false;        // the kernel: found in the memory cache
@@ -65,7 +68,8 @@ struct RunResult {
     std::string target;        // target name
     std::string arch;          // "sm_90"
 
-    // Any stage can fail; the stage says where: "input", "compile", "launch", "run", "validate".
+    // Any stage can fail; the stage says where: "input", "compile", "launch", "run", "validate",
+    // "hardware" (a replay of the counter pass failed to launch).
     bool ok = false;
     std::string stage;
     std::string error;
@@ -90,6 +94,10 @@ struct RunResult {
     double reference_ms = 0;      // cuBLAS at this size (matmul) or device copy of the same bytes (stencil)
     std::string reference_name;   // "cuBLAS SGEMM" / "device copy"
     double pct_of_reference = 0;  // reference_ms / median_ms · 100
+    // DRAM, L2, L1, shared-memory and occupancy counters of one launch (tilelab/hardware.h);
+    // status says why there are none (model mode, not asked, no permission ...).
+    HardwareCounters hardware;
+    double gbps_dram = 0;         // measured DRAM bytes (read + write) / median time; 0 without counters
 
     StageTimes stages;
 };
