@@ -143,6 +143,17 @@ void to_json(json& j, const Ceilings& c) {
              {"note", c.note}};
 }
 
+void to_json(json& j, const HardwareCounters& h) {
+    j = json{{"status", h.status}, {"reason", h.reason}, {"passes", h.passes}, {"pass_ms", h.pass_ms}};
+    for (const HardwareMetric& m : hardware_metrics()) {
+        const auto value = h.get(m.name);
+        j[m.name] = h.ok() && value ? json(*value) : json(nullptr);
+    }
+    const auto ld = h.shared_ways(true), st = h.shared_ways(false);
+    j["shared_load_ways"] = h.ok() && ld ? json(*ld) : json(nullptr);
+    j["shared_store_ways"] = h.ok() && st ? json(*st) : json(nullptr);
+}
+
 json problem_to_json(const Problem& p) {
     return json{{"dim", p.dim}, {"text", format_problem(p)}};
 }
@@ -202,6 +213,8 @@ json result_to_json(const RunResult& r, const ResultJsonOptions& opt) {
         j["pct_of_reference"] = measured_or_null(m && r.reference_ms > 0, r.pct_of_reference);
         j["validation"] = m && r.validation.checked ? json(r.validation) : json(nullptr);
         j["counted"] = m && r.counted ? json(*r.counted) : json(nullptr);
+        j["gbps_dram"] = measured_or_null(m && r.hardware.ok(), r.gbps_dram);
+        j["hardware"] = r.hardware;
         j["timing"] = m ? json(r.timing) : json(nullptr);
     }
 

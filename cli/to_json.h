@@ -25,6 +25,9 @@ void to_json(nlohmann::ordered_json& j, const Variant& v);   // id, family, titl
 void to_json(nlohmann::ordered_json& j, const Lesson& l);    // id, title, variant, step titles
 void to_json(nlohmann::ordered_json& j, const DeviceStatus& d);
 void to_json(nlohmann::ordered_json& j, const Ceilings& c);
+// {"status", "reason", "passes", "pass_ms", then every metric of hardware_metrics() by its ncu
+// name (null unless status is "ok"), "shared_load_ways", "shared_store_ways"}.
+void to_json(nlohmann::ordered_json& j, const HardwareCounters& h);
 
 const char* param_kind_name(ParamKind k);   // "int", "pow2", "bool"
 
@@ -43,7 +46,7 @@ struct ResultJsonOptions {
 //   flops global_loads global_stores shared_loads shared_stores global_bytes intensity compulsory_bytes
 // and with `measurement`:
 //   measured no_gpu_reason median_ms min_ms max_ms gflops gbps_model gbps_effective
-//   reference_name reference_ms pct_of_reference validation counted timing
+//   reference_name reference_ms pct_of_reference validation counted gbps_dram hardware timing
 // Nested detail: compile{...}, launch{...}, occupancy_detail{...}, model{per_thread, per_block,
 // total, formulas, extras, ...}. Measured figures are null when nothing was measured.
 nlohmann::ordered_json result_to_json(const RunResult& r, const ResultJsonOptions& opt = {});
