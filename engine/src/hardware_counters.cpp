@@ -11,6 +11,7 @@
 #include <dlfcn.h>
 #include <fmt/format.h>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <vector>
 #include "cuda_check.h"
@@ -192,7 +193,11 @@ struct HardwareCounterSession::State {
     void run_passes(HardwareCounters& out, const std::function<void()>& before_pass, const std::function<void()>& launch) {
         auto enable = params<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
         enable.ctx = context;
+        const auto t_enable = std::chrono::steady_clock::now();
         check(api.cuptiRangeProfilerEnable(&enable), "cuptiRangeProfilerEnable");
+        if (std::getenv("TILELAB_HW_TRACE"))
+            std::fprintf(stderr, "hw-trace: enable %.1f ms\n",
+                         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_enable).count());
         CUpti_RangeProfiler_Object* profiler = enable.pRangeProfilerObject;
         // Disabled on every way out, an exception included.
         struct Disable {
@@ -327,7 +332,12 @@ HardwareCounters HardwareCounterSession::collect(const std::function<void()>& be
                 throw;
             }
         }
+        const double setup_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
         s.run_passes(out, before_pass, launch);
+        if (std::getenv("TILELAB_HW_TRACE"))
+            std::fprintf(stderr, "hw-trace: setup %.1f ms, passes+evaluate %.1f ms, %d passes\n", setup_ms,
+                         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() - setup_ms,
+                         out.passes);
     } catch (const CuptiFailure& f) {
         const std::string status = hardware_status_for_cupti(f.code);
         return finish(status, hardware_reason(status, f.detail));

@@ -33,7 +33,8 @@ public:
     // passed on after the profiler is disabled). Never returns ok with missing metrics; a
     // setup that cannot profile (no privileges, unsupported GPU) is remembered and not retried.
     // TILELAB_SIMULATE_CUPTI_ERROR=N (a CUptiResult) makes every pass fail as if CUPTI had
-    // returned N, for testing the messages end to end.
+    // returned N, for testing the messages end to end; TILELAB_HW_TRACE=1 prints where the
+    // pass's time went (set-up, enable, passes) on stderr.
     HardwareCounters collect(const std::function<void()>& before_pass, const std::function<void()>& launch);
 
 private:
