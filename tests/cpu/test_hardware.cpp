@@ -97,7 +97,15 @@ TEST(HardwareProtocol, RunOptionsCarryTheHardwareSwitchAndAreCheckedBeforeUse) {
     o.hardware_counters = true;
     EXPECT_TRUE(worker::options_from_json(worker::options_to_json(o)).hardware_counters);
 
-    json request = {{"id", 7}, {"op", "run"}, {"options", worker::options_to_json(o)}};
+    worker::MeasureJob job;
+    job.family = "matmul";
+    job.problem = Problem{{64, 64, 64}};
+    auto kernel = std::make_shared<CompileResult>();
+    kernel->cubin = {'c', 'u', 'b'};
+    kernel->lowered_name = "k";
+    job.kernel = kernel;
+    json request = {{"id", 7}, {"op", "run"}, {"job", worker::job_to_json(job)}, {"options", worker::options_to_json(o)}};
+    EXPECT_EQ(worker::request_problem(request), "");
     request["options"]["hardware_counters"] = "yes";
     EXPECT_NE(worker::request_problem(request).find("hardware_counters"), std::string::npos);
 }
