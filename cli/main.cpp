@@ -88,12 +88,16 @@ int main(int argc, char** argv) {
     add_common_flags(run, o, f);
     add_request_flags(run, o);
     add_run_flags(run, o);
+    run->add_flag("--no-hardware", o.no_hardware,
+                  "Skip the hardware-counter pass (DRAM/L2/L1 bytes, bank conflicts, achieved occupancy; CUPTI)");
 
     auto* sweep = app.add_subcommand(
         "sweep", "Sweep one or two parameters across their valid values (run on a GPU, else analysed)");
     add_common_flags(sweep, o, f);
     add_request_flags(sweep, o);
     add_run_flags(sweep, o);
+    sweep->add_flag("--hardware", o.hardware,
+                    "Read the hardware counters of every point (DRAM/L2/L1 bytes ...; several replays each)");
     sweep->add_option("--param", o.param, "The parameter to sweep, e.g. TILE")->required();
     sweep->add_option("--param2", o.param2, "A second parameter: sweep the grid of both");
     sweep->add_option("--values", o.values, "Only these values of --param, e.g. 8,16,32")->delimiter(',')->allow_extra_args(false);

@@ -53,6 +53,8 @@ struct CliOptions {
     bool no_flush = false;
     bool no_count = false;
     bool no_reference = false;
+    bool no_hardware = false;       // run: --no-hardware skips the hardware-counter pass
+    bool hardware = false;          // sweep: --hardware adds it to every point
     uint64_t seed = RunOptions{}.seed;
 
     // Sweep
@@ -67,6 +69,7 @@ struct CliOptions {
         o.flush_l2 = !no_flush;
         o.count_accesses = !no_count;
         o.time_reference = !no_reference;
+        o.hardware_counters = !no_hardware;
         o.seed = seed;
         return o;
     }

@@ -169,6 +169,7 @@ static void render_measurement(std::string& out, const RunResult& r, const Repor
     if (!r.measured) {
         kv.add_row({"Time", "no GPU: " + r.no_gpu_reason});
         out += kv.render(2);
+        render_hardware(out, r);
         return;
     }
     kv.add_row({"Time", fmt::format("median {} ms, min {} ms, max {} ms ({} runs after {} warm-up, L2 {})",
@@ -194,6 +195,7 @@ static void render_measurement(std::string& out, const RunResult& r, const Repor
     else
         kv.add_row({"Validation", "not checked"});
     out += kv.render(2);
+    render_hardware(out, r);
 }
 
 std::string render_result(const RunResult& r, const Variant& v, const ReportOptions& opt) {
@@ -227,6 +229,11 @@ std::vector<CsvColumn> csv_columns(const Variant& v, bool measurement) {
         cols.push_back({"max_rel_error", "/validation/max_rel_error"});
         for (const char* key : {"global_loads", "global_stores", "shared_loads", "shared_stores"})
             cols.push_back({std::string("counted_") + key, std::string("/counted/") + key});
+        cols.push_back({"gbps_dram", "/gbps_dram"});
+        for (const char* key : {"status", "reason", "passes", "pass_ms"})
+            cols.push_back({std::string("hardware_") + key, std::string("/hardware/") + key});
+        for (const HardwareMetric& hm : hardware_metrics())
+            cols.push_back({hm.name, std::string("/hardware/") + hm.name});
     }
     return cols;
 }

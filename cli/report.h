@@ -30,6 +30,9 @@ struct ReportOptions {
 // reference and validation.
 std::string render_result(const RunResult& r, const Variant& v, const ReportOptions& opt);
 
+// The "Hardware counters" section of a run: the counters beside the model, or why there are none.
+void render_hardware(std::string& out, const RunResult& r);
+
 // CSV: the result JSON's flat fields, one column each; the variant's parameters by name.
 std::vector<CsvColumn> csv_columns(const Variant& v, bool measurement);
 

@@ -257,6 +257,10 @@ void Engine::Impl::measure(RunResult& r, const RunOptions& opt, const CancelFlag
     if (!r.ok) return;
     if (!status.gpu) {
         r.no_gpu_reason = status.reason;
+        if (opt.hardware_counters) {
+            r.hardware.status = hardware_status::no_gpu;
+            r.hardware.reason = hardware_reason(hardware_status::no_gpu);
+        }
         return;
     }
     try {

@@ -22,21 +22,25 @@ void RunResult::apply(const Measurement& m) {
     counted = m.counted;
     reference_ms = m.reference_ms;
     reference_name = m.reference_name;
+    hardware = m.hardware;
     // Only the worker's own stages: the compiles and the round trip are timed by the engine.
     stages.setup_ms = m.stages.setup_ms;
     stages.validate_ms = m.stages.validate_ms;
     stages.timing_ms = m.stages.timing_ms;
     stages.count_ms = m.stages.count_ms;
     stages.reference_ms = m.stages.reference_ms;
+    stages.hardware_ms = m.stages.hardware_ms;
 
     measured = m.ok && timing.median_ms > 0;
-    gflops = gbps_model = gbps_effective = pct_of_reference = 0;
+    gflops = gbps_model = gbps_effective = gbps_dram = pct_of_reference = 0;
     if (!measured) return;
     const double per_second = 1e3 / timing.median_ms;   // 1/ms -> 1/s
     gflops = model.flops * per_second / 1e9;
     gbps_model = model.global_bytes * per_second / 1e9;
     gbps_effective = model.compulsory_bytes * per_second / 1e9;
     if (reference_ms > 0) pct_of_reference = reference_ms / timing.median_ms * 100;
+    const auto read = hardware.get("dram__bytes_read.sum"), written = hardware.get("dram__bytes_write.sum");
+    if (hardware.ok() && read && written) gbps_dram = (*read + *written) * per_second / 1e9;
 }
 
 }  // namespace tilelab

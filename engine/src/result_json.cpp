@@ -107,6 +107,35 @@ json problem_to_json(const Problem& p) {
 }
 
 
+namespace {
+
+// The CLI's hardware object: status, reason, passes, pass_ms, then every metric of
+// hardware_metrics() by its ncu name (null unless the status is ok), and the conflict ways.
+json hardware_flat(const HardwareCounters& h) {
+    json j{{"status", h.status}, {"reason", h.reason}, {"passes", h.passes}, {"pass_ms", h.pass_ms}};
+    for (const HardwareMetric& m : hardware_metrics()) {
+        const auto value = h.get(m.name);
+        j[m.name] = h.ok() && value ? json(*value) : json(nullptr);
+    }
+    const auto ld = h.shared_ways(true), st = h.shared_ways(false);
+    j["shared_load_ways"] = h.ok() && ld ? json(*ld) : json(nullptr);
+    j["shared_store_ways"] = h.ok() && st ? json(*st) : json(nullptr);
+    return j;
+}
+
+HardwareCounters hardware_from_flat(const json& j) {
+    HardwareCounters h;
+    h.status = j.at("status").get<std::string>();
+    h.reason = j.at("reason").get<std::string>();
+    h.passes = j.at("passes").get<int>();
+    h.pass_ms = j.at("pass_ms").get<double>();
+    for (const HardwareMetric& m : hardware_metrics())
+        if (j.contains(m.name) && j.at(m.name).is_number()) h.metrics[m.name] = j.at(m.name).get<double>();
+    return h;
+}
+
+}  // namespace
+
 json result_to_json(const RunResult& r, const ResultJsonOptions& opt) {
     json j;
     j["variant"] = r.request.variant;
@@ -160,6 +189,8 @@ json result_to_json(const RunResult& r, const ResultJsonOptions& opt) {
         j["pct_of_reference"] = if_measured(r.reference_ms > 0, r.pct_of_reference);
         j["validation"] = if_measured(r.validation.checked, r.validation);
         j["counted"] = if_measured(r.counted.has_value(), r.counted ? json(*r.counted) : json());
+        j["gbps_dram"] = if_measured(r.hardware.ok(), r.gbps_dram);
+        j["hardware"] = hardware_flat(r.hardware);
         j["timing"] = if_measured(true, r.timing);
     }
 
@@ -239,6 +270,8 @@ RunResult result_from_json(const json& j) {
         r.reference_name = j.at("reference_name").get<std::string>();
         r.reference_ms = number("reference_ms");
         r.pct_of_reference = number("pct_of_reference");
+        r.gbps_dram = j.contains("gbps_dram") ? number("gbps_dram") : 0.0;
+        if (j.contains("hardware")) r.hardware = hardware_from_flat(j.at("hardware"));
     }
     return r;
 }

@@ -18,6 +18,8 @@
 
 namespace tilelab {
 
+class HardwareCounterSession;
+
 class GpuRunner {
 public:
     explicit GpuRunner(size_t l2_bytes);
@@ -65,6 +67,7 @@ private:
     std::map<std::string, FamilySlot> families_;                       // by family name
     std::map<std::string, std::unique_ptr<LoadedLibrary>> libraries_;  // by cubin hash and kernel name
     std::unique_ptr<L2Flusher> flusher_;
+    std::unique_ptr<HardwareCounterSession> hardware_;                 // CUPTI, set up on first use
     std::map<std::string, std::pair<std::string, double>> reference_ms_;  // key -> (name, ms)
     std::map<int, std::vector<DeviceBuffer>> held_memory_;                // occupy_memory()
     int next_handle_ = 1;

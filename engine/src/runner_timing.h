@@ -19,6 +19,7 @@ public:
         TL_CUDA_CHECK(cudaMemsetAsync(buffer_.get(), ++pattern_ & 0xff, buffer_.bytes(), nullptr));
     }
     size_t bytes() const { return buffer_.bytes(); }
+    const float* data() const { return static_cast<const float*>(buffer_.get()); }
 
 private:
     DeviceBuffer buffer_;

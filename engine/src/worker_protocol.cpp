@@ -127,6 +127,7 @@ std::string options_problem(const json& request) {
                                          need_type(o, "count_accesses", &json::is_boolean, "true or false"),
                                          need_type(o, "time_reference", &json::is_boolean, "true or false"),
                                          need_type(o, "quick", &json::is_boolean, "true or false"),
+                                         need_type(o, "hardware_counters", &json::is_boolean, "true or false"),
                                          need_uint(o, "seed", UINT64_MAX)});
     return p.empty() ? "" : "options: " + p;
 }
@@ -240,3 +241,4 @@ std::shared_ptr<const CompileResult> cubin_from_json(const json& j) {
 }
 
 }  // namespace tilelab::worker
+

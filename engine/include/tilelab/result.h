@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 #include "tilelab/compile.h"
+#include "tilelab/hardware.h"
 #include "tilelab/occupancy.h"
 #include "tilelab/target.h"
 #include "tilelab/variant.h"
@@ -24,6 +25,7 @@ struct RunOptions {
     bool count_accesses = true; // run the instrumented build once
     bool time_reference = true; // time cuBLAS (matmul) at the same size for "% of cuBLAS"
     bool quick = false;         // the drag protocol: a fast validated answer, a full run follows (Phase::quick)
+    bool hardware_counters = true; // read the launch's hardware counters (CUPTI) after timing it
     uint64_t seed = 1234;
 };
 
@@ -60,6 +62,7 @@ struct StageTimes {
     double timing_ms = 0;          // warm-ups and timed repetitions
     double count_ms = 0;           // the instrumented launch
     double reference_ms = 0;       // timing cuBLAS / the device copy (once per problem)
+    double hardware_ms = 0;        // the hardware-counter pass (every replay, set-up, evaluation)
     // Compile ahead (Engine::compile_ahead): the build was already in the memory cache when the
     // request asked for it (no NVRTC, no disk, no wait), and was put there ahead of time.
     bool compile_cached = false;        // the kernel: found in the memory cache
@@ -78,7 +81,8 @@ struct Measurement {
     std::optional<AccessCounts> counted;
     double reference_ms = 0;            // cuBLAS / the device copy at this size, 0 when not timed
     std::string reference_name;
-    StageTimes stages;                  // only the worker's own: setup, validate, timing, count, reference
+    HardwareCounters hardware;          // the counter pass, when asked for (status says why not)
+    StageTimes stages;                  // only the worker's own: setup, validate, timing, count, hardware, reference
 };
 
 struct RunResult {
@@ -86,7 +90,8 @@ struct RunResult {
     Target target;             // what it was compiled and analysed for (the device in GPU mode)
     Phase phase = Phase::analysed;
 
-    // Any stage can fail; the stage says where: "input", "compile", "launch", "run", "validate".
+    // Any stage can fail; the stage says where: "input", "compile", "launch", "run", "validate",
+    // "hardware" (a replay of the counter pass failed to launch).
     bool ok = false;
     std::string stage;
     std::string error;
@@ -113,6 +118,10 @@ struct RunResult {
     double reference_ms = 0;      // cuBLAS at this size (matmul) or device copy of the same bytes (stencil)
     std::string reference_name;   // "cuBLAS SGEMM" / "device copy"
     double pct_of_reference = 0;  // reference_ms / median_ms · 100
+    // DRAM, L2, L1, shared-memory and occupancy counters of one launch (tilelab/hardware.h);
+    // status says why there are none (model mode, not asked, no permission ...).
+    HardwareCounters hardware;
+    double gbps_dram = 0;         // measured DRAM bytes (read + write) / median time; 0 without counters (apply())
 
     StageTimes stages;
 

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include "tilelab/device.h"
+#include "tilelab/hardware.h"
 #include "tilelab/lesson.h"
 #include "tilelab/result.h"
 
@@ -38,8 +39,9 @@ TILELAB_JSON_FIELDS(Occupancy, blocks_per_sm, active_warps, max_warps, occupancy
 TILELAB_JSON_FIELDS(Timing, median_ms, min_ms, max_ms, samples_ms)
 TILELAB_JSON_FIELDS(Validation, checked, passed, max_abs_error, max_rel_error, tolerance, reference, message)
 TILELAB_JSON_FIELDS(StageTimes, compile_ms, count_compile_ms, worker_ms, setup_ms, validate_ms, timing_ms, count_ms,
-                    reference_ms, compile_cached, prefetch_hit, count_compile_cached, count_prefetch_hit)
-TILELAB_JSON_FIELDS(RunOptions, warmup, repetitions, flush_l2, count_accesses, time_reference, quick, seed)
+                    hardware_ms, reference_ms, compile_cached, prefetch_hit, count_compile_cached, count_prefetch_hit)
+TILELAB_JSON_FIELDS(RunOptions, warmup, repetitions, flush_l2, count_accesses, time_reference, quick,
+                    hardware_counters, seed)
 TILELAB_JSON_FIELDS(DeviceStatus, gpu, reason, name, free_bytes, total_bytes)
 TILELAB_JSON_FIELDS(Ceilings, measured, copy_gbps, sgemm_gflops, note)
 
@@ -58,12 +60,32 @@ void from_json(const J& j, LaunchShape& l) {
     l.dynamic_smem = j.at("dynamic_smem").template get<unsigned>();
 }
 
+// HardwareCounters as the worker sends them: status, reason, passes, pass_ms and "metrics" {ncu
+// name: value}; a name not in hardware_metrics() is dropped on input. (result_to_json writes the
+// flat form the CLI documents instead: every metric by name beside status and reason.)
+template <typename J, std::enable_if_t<nlohmann::detail::is_basic_json<J>::value, int> = 0>
+void to_json(J& j, const HardwareCounters& h) {
+    J metrics = J::object();
+    for (const auto& [name, value] : h.metrics) metrics[name] = value;
+    j = J{{"status", h.status}, {"reason", h.reason}, {"passes", h.passes}, {"pass_ms", h.pass_ms}, {"metrics", metrics}};
+}
+template <typename J, std::enable_if_t<nlohmann::detail::is_basic_json<J>::value, int> = 0>
+void from_json(const J& j, HardwareCounters& h) {
+    h = HardwareCounters{};
+    h.status = j.at("status").template get<std::string>();
+    h.reason = j.at("reason").template get<std::string>();
+    h.passes = j.at("passes").template get<int>();
+    h.pass_ms = j.at("pass_ms").template get<double>();
+    for (const auto& [name, value] : j.at("metrics").items())
+        if (find_hardware_metric(name) && value.is_number()) h.metrics[name] = value.template get<double>();
+}
+
 // Measurement: what the GPU worker returns; `counted` is null when nothing was counted.
 template <typename J, std::enable_if_t<nlohmann::detail::is_basic_json<J>::value, int> = 0>
 void to_json(J& j, const Measurement& m) {
     j = J{{"ok", m.ok}, {"stage", m.stage}, {"error", m.error}, {"timing", m.timing}, {"validation", m.validation},
           {"counted", m.counted ? J(*m.counted) : J(nullptr)}, {"reference_ms", m.reference_ms},
-          {"reference_name", m.reference_name}, {"stages", m.stages}};
+          {"reference_name", m.reference_name}, {"hardware", m.hardware}, {"stages", m.stages}};
 }
 template <typename J, std::enable_if_t<nlohmann::detail::is_basic_json<J>::value, int> = 0>
 void from_json(const J& j, Measurement& m) {
@@ -76,6 +98,7 @@ void from_json(const J& j, Measurement& m) {
     if (!j.at("counted").is_null()) m.counted = j.at("counted").template get<AccessCounts>();
     m.reference_ms = j.at("reference_ms").template get<double>();
     m.reference_name = j.at("reference_name").template get<std::string>();
+    if (j.contains("hardware")) m.hardware = j.at("hardware").template get<HardwareCounters>();
     m.stages = j.at("stages").template get<StageTimes>();
 }
 
@@ -102,7 +125,7 @@ struct ResultJsonOptions {
 //   flops global_loads global_stores shared_loads shared_stores global_bytes intensity compulsory_bytes
 // and with `measurement`:
 //   measured no_gpu_reason median_ms min_ms max_ms gflops gbps_model gbps_effective
-//   reference_name reference_ms pct_of_reference validation counted timing
+//   reference_name reference_ms pct_of_reference validation counted gbps_dram hardware timing
 // Nested detail: compile{...}, stages{...}, launch{...}, occupancy_input{...}, occupancy_detail{...},
 // target_detail{...}, model{per_thread, per_block, total, formulas, extras, ...}. Measured figures are
 // null when nothing was measured.

@@ -1,0 +1,63 @@
+// Hardware counters of one kernel launch, read by the GPU worker through CUPTI's range profiler
+// (engine/src/hardware_counters.h) after the run was timed and validated, never inside the timed
+// repetitions. This is the third level of the memory picture: the model says what the code asks
+// for, the instrumented build counts the requests it really issues, and the counters say where
+// the bytes came from (DRAM, L2, L1) once the caches have done their work.
+// No CUDA types here: the GUI, the CLI and the CPU tests read this.
+#pragma once
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+
+namespace tilelab {
+
+// One metric, by the name Nsight Compute gives it (`ncu --metrics NAME` reads the same counter).
+struct HardwareMetric {
+    const char* name;    // "dram__bytes_read.sum"
+    const char* label;   // "DRAM read"
+    const char* unit;    // "B", "wavefronts", "conflicts", "instructions", "%"
+    const char* level;   // "DRAM", "L2", "L1", "shared", "SM": where in the memory system
+    const char* help;    // one sentence for a tooltip
+};
+
+// Every metric the counter pass collects, in the order panels and tables show them.
+std::span<const HardwareMetric> hardware_metrics();
+// The entry for `name`, or nullptr.
+const HardwareMetric* find_hardware_metric(const std::string& name);
+
+// Why a counter pass did or did not produce numbers.
+namespace hardware_status {
+inline constexpr const char* ok = "ok";
+inline constexpr const char* skipped = "skipped";                   // not asked for (quick run, --no-hardware)
+inline constexpr const char* no_gpu = "no_gpu";                     // model mode
+inline constexpr const char* insufficient_privileges = "insufficient_privileges";   // ERR_NVGPUCTRPERM
+inline constexpr const char* profiler_busy = "profiler_busy";       // another profiler holds the counters
+inline constexpr const char* unsupported = "unsupported";           // GPU, driver or setup cannot profile
+inline constexpr const char* error = "error";                       // anything else, with CUPTI's message
+}  // namespace hardware_status
+
+struct HardwareCounters {
+    std::string status = hardware_status::skipped;
+    std::string reason;       // one sentence when status != ok: which, and how to allow it
+    int passes = 0;           // replays of the launch the counters needed
+    double pass_ms = 0;       // wall time of the whole counter pass (set-up, every pass, evaluation)
+    std::map<std::string, double> metrics;   // by ncu name (hardware_metrics()); empty unless ok
+
+    bool ok() const { return status == hardware_status::ok; }
+    std::optional<double> get(const std::string& name) const;
+    // Shared-memory wavefronts per instruction ("conflict ways": 1 = no conflict, 32 = every
+    // lane in its own wavefront) for loads (`load` true) or stores; nullopt without data.
+    std::optional<double> shared_ways(bool load) const;
+    bool operator==(const HardwareCounters&) const = default;
+};
+
+// The sentence for a status that is not ok (the reason for ok and skipped is empty): what
+// stopped the counters and how to allow them. `detail` (CUPTI's own message, the failing call)
+// is appended where it helps.
+std::string hardware_reason(const std::string& status, const std::string& detail = "");
+
+// One sentence for the Memory panel and the CLI: why the model's bytes and DRAM's bytes differ.
+extern const char* const kModelVsDramNote;
+
+}  // namespace tilelab

@@ -1,0 +1,85 @@
+// The hardware-counter metric table and the sentences for counters that cannot be read
+// (tilelab/hardware.h). No CUDA here: the CLI, the GUI and the CPU tests use it.
+#include "tilelab/hardware.h"
+#include <array>
+
+namespace tilelab {
+namespace {
+
+// Names as Nsight Compute spells them, so that `ncu --metrics NAME` checks each one.
+constexpr std::array<HardwareMetric, 12> kMetrics{{
+    {"dram__bytes_read.sum", "DRAM read", "B", "DRAM",
+     "Bytes read from device memory: what missed in L2. At least the compulsory bytes (each input once)."},
+    {"dram__bytes_write.sum", "DRAM write", "B", "DRAM", "Bytes written to device memory (L2 write-backs)."},
+    {"lts__t_bytes.sum", "L2 bytes", "B", "L2",
+     "Bytes through the L2 slices, every request from the SMs included: what missed in L1."},
+    {"l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum", "L1 global load", "B", "L1",
+     "Bytes the SMs asked of L1 for global loads: for fully coalesced 4-byte loads, 4 × the loads the model counts."},
+    {"l1tex__t_bytes_pipe_lsu_mem_global_op_st.sum", "L1 global store", "B", "L1",
+     "Bytes the SMs stored to global memory through L1."},
+    {"smsp__inst_executed_op_shared_ld.sum", "shared load instructions", "instructions", "shared",
+     "Warp-level shared-memory load instructions (requests)."},
+    {"smsp__inst_executed_op_shared_st.sum", "shared store instructions", "instructions", "shared",
+     "Warp-level shared-memory store instructions (requests)."},
+    {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "shared load wavefronts", "wavefronts", "shared",
+     "Passes through the shared-memory banks for loads: one per request without bank conflicts."},
+    {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", "shared store wavefronts", "wavefronts", "shared",
+     "Passes through the shared-memory banks for stores: one per request without bank conflicts."},
+    {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", "shared load bank conflicts", "conflicts", "shared",
+     "Extra wavefronts shared loads needed because lanes hit the same bank at different addresses."},
+    {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", "shared store bank conflicts", "conflicts", "shared",
+     "Extra wavefronts shared stores needed because lanes hit the same bank at different addresses."},
+    {"sm__warps_active.avg.pct_of_peak_sustained_active", "achieved occupancy", "%", "SM",
+     "Warps resident per active cycle, as a percentage of the SM's maximum: occupancy as it happened."},
+}};
+
+}  // namespace
+
+const char* const kModelVsDramNote =
+    "The model counts every load the code issues; DRAM sees only what misses in L1 and L2, so where the "
+    "inputs fit in L2 the DRAM bytes fall to about the compulsory bytes (each input read once).";
+
+std::span<const HardwareMetric> hardware_metrics() { return kMetrics; }
+
+const HardwareMetric* find_hardware_metric(const std::string& name) {
+    for (const HardwareMetric& m : kMetrics)
+        if (name == m.name) return &m;
+    return nullptr;
+}
+
+std::optional<double> HardwareCounters::get(const std::string& name) const {
+    if (auto it = metrics.find(name); it != metrics.end()) return it->second;
+    return std::nullopt;
+}
+
+std::optional<double> HardwareCounters::shared_ways(bool load) const {
+    const auto wavefronts = get(load ? "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"
+                                     : "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum");
+    const auto requests = get(load ? "smsp__inst_executed_op_shared_ld.sum" : "smsp__inst_executed_op_shared_st.sum");
+    if (!wavefronts || !requests || *requests <= 0) return std::nullopt;
+    return *wavefronts / *requests;
+}
+
+std::string hardware_reason(const std::string& status, const std::string& detail) {
+    namespace hs = hardware_status;
+    std::string s;
+    if (status == hs::ok || status == hs::skipped) return "";
+    if (status == hs::no_gpu)
+        s = "No hardware counters in model mode: they are read from a GPU.";
+    else if (status == hs::insufficient_privileges)
+        s = "The GPU's performance counters are reserved for administrators (ERR_NVGPUCTRPERM): run as root or "
+            "with CAP_SYS_ADMIN, or allow every user with the nvidia module option NVreg_RestrictProfilingToAdminUsers=0 "
+            "(e.g. in /etc/modprobe.d, then reload the driver).";
+    else if (status == hs::profiler_busy)
+        s = "Another profiler holds the GPU's counters (Nsight Compute, Nsight Systems or another CUPTI client): "
+            "close it, or run TileLab outside it, to read them here.";
+    else if (status == hs::unsupported)
+        s = "This GPU or setup cannot read hardware counters through CUPTI's range profiler (it needs compute "
+            "capability 7.5 or newer, not MIG, vGPU without profiling, WSL or confidential computing).";
+    else
+        s = "The hardware-counter pass failed.";
+    if (!detail.empty()) s += " (" + detail + ")";
+    return s;
+}
+
+}  // namespace tilelab

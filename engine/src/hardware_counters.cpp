@@ -1,0 +1,350 @@
+// The counter pass (hardware_counters.h): CUPTI's range profiler with user ranges and user
+// replay, one range around one launch; libcupti opened with dlopen.
+#include "hardware_counters.h"
+#include <cupti_profiler_host.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+#include <cupti_result.h>
+#include <cupti_target.h>
+#include <cuda.h>
+#include <cuda_runtime.h>
+#include <dlfcn.h>
+#include <fmt/format.h>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+#include "cuda_check.h"
+
+namespace tilelab {
+namespace {
+
+// More passes than this means something is wrong (the metrics here need a handful).
+constexpr int kMaxPasses = 64;
+
+// Every CUPTI entry point used, looked up with dlsym; the headers give only the types.
+#define TL_CUPTI_FUNCTIONS(X)                                                                             \
+    X(cuptiGetResultString) X(cuptiProfilerInitialize) X(cuptiProfilerDeInitialize)                        \
+    X(cuptiDeviceGetChipName) X(cuptiProfilerGetCounterAvailability) X(cuptiProfilerDeviceSupported)       \
+    X(cuptiProfilerHostInitialize) X(cuptiProfilerHostDeinitialize) X(cuptiProfilerHostConfigAddMetrics)   \
+    X(cuptiProfilerHostGetConfigImageSize) X(cuptiProfilerHostGetConfigImage)                              \
+    X(cuptiProfilerHostGetNumOfPasses) X(cuptiProfilerHostEvaluateToGpuValues) X(cuptiRangeProfilerEnable) \
+    X(cuptiRangeProfilerDisable) X(cuptiRangeProfilerGetCounterDataSize)                                   \
+    X(cuptiRangeProfilerCounterDataImageInitialize) X(cuptiRangeProfilerSetConfig)                         \
+    X(cuptiRangeProfilerStart) X(cuptiRangeProfilerStop) X(cuptiRangeProfilerPushRange)                    \
+    X(cuptiRangeProfilerPopRange) X(cuptiRangeProfilerDecodeData) X(cuptiRangeProfilerGetCounterDataInfo)
+
+struct Cupti {
+#define TL_CUPTI_POINTER(name) decltype(&::name) name = nullptr;
+    TL_CUPTI_FUNCTIONS(TL_CUPTI_POINTER)
+#undef TL_CUPTI_POINTER
+};
+
+// A CUPTI call that failed: the code decides the status, the text goes into the reason.
+struct CuptiFailure {
+    int code;
+    std::string detail;
+};
+
+// Params structs start with structSize; everything else starts zeroed.
+template <class T>
+T params(size_t struct_size) {
+    T p{};
+    p.structSize = struct_size;
+    return p;
+}
+
+std::string version_suffix() {
+    int runtime = 0;
+    (void)cudaRuntimeGetVersion(&runtime);
+    return runtime > 0 ? "." + std::to_string(runtime / 1000) : "";
+}
+
+// Opens libcupti: by soname (LD_LIBRARY_PATH, the loader cache), then in the toolkit this was built with.
+void* open_cupti(std::string& tried) {
+    const std::string dir = TILELAB_CUDA_LIBRARY_DIR;
+    for (const std::string& name : {"libcupti.so" + version_suffix(), std::string("libcupti.so"),
+                                    dir + "/libcupti.so" + version_suffix(), dir + "/../extras/CUPTI/lib64/libcupti.so"}) {
+        if (void* h = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL)) return h;
+        tried += (tried.empty() ? "" : ", ") + name;
+    }
+    return nullptr;
+}
+
+}  // namespace
+
+std::string hardware_status_for_cupti(int code) {
+    namespace hs = hardware_status;
+    switch (code) {
+        case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
+        case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES: return hs::insufficient_privileges;
+        case CUPTI_ERROR_HARDWARE_BUSY:
+        case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
+        case CUPTI_ERROR_OLD_PROFILER_API_INITIALIZED: return hs::profiler_busy;
+        case CUPTI_ERROR_NOT_SUPPORTED: case CUPTI_ERROR_NOT_COMPATIBLE: case CUPTI_ERROR_INVALID_DEVICE:
+        case CUPTI_ERROR_INVALID_CHIP_NAME: case CUPTI_ERROR_INVALID_METRIC_NAME:
+        case CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED: case CUPTI_ERROR_CONFIDENTIAL_COMPUTING_NOT_SUPPORTED:
+        case CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED: case CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED:
+        case CUPTI_ERROR_SLI_DEVICE_NOT_SUPPORTED: case CUPTI_ERROR_WSL_DEVICE_NOT_SUPPORTED: return hs::unsupported;
+        default: return hs::error;
+    }
+}
+
+struct HardwareCounterSession::State {
+    void* library = nullptr;
+    Cupti api;
+    bool initialized = false;
+    std::string sticky_status, sticky_reason;   // a setup that cannot profile: not retried
+    CUcontext context = nullptr;
+    CUpti_Profiler_Host_Object* host = nullptr;
+    std::vector<const char*> names;
+    std::vector<uint8_t> config;
+    size_t scheduled_passes = 0;
+    int simulated_error = 0;
+
+    void check(CUptiResult r, const char* call) {
+        if (simulated_error != 0) r = CUptiResult(simulated_error);
+        if (r == CUPTI_SUCCESS) return;
+        const char* text = nullptr;
+        if (!api.cuptiGetResultString || api.cuptiGetResultString(r, &text) != CUPTI_SUCCESS) text = nullptr;
+        throw CuptiFailure{int(r), fmt::format("{}: {}", call, text ? text : fmt::format("CUPTI error {}", int(r)))};
+    }
+
+    // Loads libcupti, finds the chip and schedules the metrics: once per worker and device.
+    void initialize() {
+        std::string tried;
+        library = open_cupti(tried);
+        if (!library) throw CuptiFailure{CUPTI_ERROR_NOT_SUPPORTED, "libcupti could not be loaded (tried " + tried + ")"};
+#define TL_CUPTI_LOOKUP(name)                                                                        \
+    api.name = reinterpret_cast<decltype(api.name)>(dlsym(library, #name));                          \
+    if (!api.name) throw CuptiFailure{CUPTI_ERROR_NOT_SUPPORTED, "libcupti has no " #name " (too old)"};
+        TL_CUPTI_FUNCTIONS(TL_CUPTI_LOOKUP)
+#undef TL_CUPTI_LOOKUP
+        auto init = params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
+        check(api.cuptiProfilerInitialize(&init), "cuptiProfilerInitialize");
+
+        int device = 0;
+        TL_CUDA_CHECK(cudaGetDevice(&device));
+        TL_CUDA_CHECK(cudaFree(nullptr));   // makes the primary context current
+        void* get_current = nullptr;
+        cudaDriverEntryPointQueryResult found{};
+        TL_CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &get_current, 12000, cudaEnableDefault, &found));
+        if (found != cudaDriverEntryPointSuccess || !get_current)
+            throw CuptiFailure{CUPTI_ERROR_UNKNOWN, "the driver has no cuCtxGetCurrent"};
+        if (reinterpret_cast<CUresult (*)(CUcontext*)>(get_current)(&context) != CUDA_SUCCESS || !context)
+            throw CuptiFailure{CUPTI_ERROR_INVALID_CONTEXT, "no current CUDA context"};
+
+        auto supported = params<CUpti_Profiler_DeviceSupported_Params>(CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE);
+        supported.cuDevice = device;
+        supported.api = CUPTI_PROFILER_RANGE_PROFILING;
+        check(api.cuptiProfilerDeviceSupported(&supported), "cuptiProfilerDeviceSupported");
+        if (supported.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) {
+            const auto why = [&](CUpti_Profiler_Support_Level level, const char* what) {
+                return level == CUPTI_PROFILER_CONFIGURATION_SUPPORTED ? std::string() : std::string(what);
+            };
+            std::string what = why(supported.architecture, "architecture") + why(supported.sli, " SLI") +
+                               why(supported.vGpu, " vGPU") + why(supported.confidentialCompute, " confidential computing") +
+                               why(supported.cmp, " CMP") + why(supported.wsl, " WSL");
+            throw CuptiFailure{CUPTI_ERROR_NOT_SUPPORTED, "cuptiProfilerDeviceSupported: not supported:" + what};
+        }
+
+        auto chip = params<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
+        chip.deviceIndex = size_t(device);
+        check(api.cuptiDeviceGetChipName(&chip), "cuptiDeviceGetChipName");
+
+        auto avail = params<CUpti_Profiler_GetCounterAvailability_Params>(CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
+        avail.ctx = context;
+        check(api.cuptiProfilerGetCounterAvailability(&avail), "cuptiProfilerGetCounterAvailability");
+        std::vector<uint8_t> availability(avail.counterAvailabilityImageSize);
+        avail.pCounterAvailabilityImage = availability.data();
+        check(api.cuptiProfilerGetCounterAvailability(&avail), "cuptiProfilerGetCounterAvailability");
+
+        auto host_init = params<CUpti_Profiler_Host_Initialize_Params>(CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
+        host_init.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+        host_init.pChipName = chip.pChipName;
+        host_init.pCounterAvailabilityImage = availability.data();
+        check(api.cuptiProfilerHostInitialize(&host_init), "cuptiProfilerHostInitialize");
+        host = host_init.pHostObject;
+
+        for (const HardwareMetric& m : hardware_metrics()) names.push_back(m.name);
+        auto add = params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
+        add.pHostObject = host;
+        add.ppMetricNames = names.data();
+        add.numMetrics = names.size();
+        check(api.cuptiProfilerHostConfigAddMetrics(&add), "cuptiProfilerHostConfigAddMetrics");
+        auto size = params<CUpti_Profiler_Host_GetConfigImageSize_Params>(CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
+        size.pHostObject = host;
+        check(api.cuptiProfilerHostGetConfigImageSize(&size), "cuptiProfilerHostGetConfigImageSize");
+        config.resize(size.configImageSize);
+        auto image = params<CUpti_Profiler_Host_GetConfigImage_Params>(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
+        image.pHostObject = host;
+        image.configImageSize = config.size();
+        image.pConfigImage = config.data();
+        check(api.cuptiProfilerHostGetConfigImage(&image), "cuptiProfilerHostGetConfigImage");
+        auto passes = params<CUpti_Profiler_Host_GetNumOfPasses_Params>(CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
+        passes.configImageSize = config.size();
+        passes.pConfigImage = config.data();
+        check(api.cuptiProfilerHostGetNumOfPasses(&passes), "cuptiProfilerHostGetNumOfPasses");
+        scheduled_passes = passes.numOfPasses;
+        initialized = true;
+    }
+
+    // Enable .. passes .. decode .. evaluate .. disable, on the context found at set-up.
+    void run_passes(HardwareCounters& out, const std::function<void()>& before_pass, const std::function<void()>& launch) {
+        auto enable = params<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
+        enable.ctx = context;
+        const auto t_enable = std::chrono::steady_clock::now();
+        check(api.cuptiRangeProfilerEnable(&enable), "cuptiRangeProfilerEnable");
+        if (std::getenv("TILELAB_HW_TRACE"))
+            std::fprintf(stderr, "hw-trace: enable %.1f ms\n",
+                         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_enable).count());
+        CUpti_RangeProfiler_Object* profiler = enable.pRangeProfilerObject;
+        // Disabled on every way out, an exception included.
+        struct Disable {
+            State* s;
+            CUpti_RangeProfiler_Object* p;
+            ~Disable() {
+                auto d = params<CUpti_RangeProfiler_Disable_Params>(CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE);
+                d.pRangeProfilerObject = p;
+                (void)s->api.cuptiRangeProfilerDisable(&d);
+            }
+        } disable{this, profiler};
+
+        auto data_size = params<CUpti_RangeProfiler_GetCounterDataSize_Params>(CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
+        data_size.pRangeProfilerObject = profiler;
+        data_size.pMetricNames = names.data();
+        data_size.numMetrics = names.size();
+        data_size.maxNumOfRanges = 1;
+        data_size.maxNumRangeTreeNodes = 1;
+        check(api.cuptiRangeProfilerGetCounterDataSize(&data_size), "cuptiRangeProfilerGetCounterDataSize");
+        std::vector<uint8_t> data(data_size.counterDataSize);
+        auto data_init = params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(
+            CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
+        data_init.pRangeProfilerObject = profiler;
+        data_init.counterDataSize = data.size();
+        data_init.pCounterData = data.data();
+        check(api.cuptiRangeProfilerCounterDataImageInitialize(&data_init), "cuptiRangeProfilerCounterDataImageInitialize");
+
+        auto set = params<CUpti_RangeProfiler_SetConfig_Params>(CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
+        set.pRangeProfilerObject = profiler;
+        set.configSize = config.size();
+        set.pConfig = config.data();
+        set.counterDataImageSize = data.size();
+        set.pCounterDataImage = data.data();
+        set.range = CUPTI_UserRange;
+        set.replayMode = CUPTI_UserReplay;
+        set.maxRangesPerPass = 1;
+        set.numNestingLevels = 1;
+        set.minNestingLevel = 1;
+        set.passIndex = 0;
+        set.targetNestingLevel = 1;
+        check(api.cuptiRangeProfilerSetConfig(&set), "cuptiRangeProfilerSetConfig");
+
+        for (bool all_submitted = false; !all_submitted;) {
+            if (out.passes >= kMaxPasses)
+                throw CuptiFailure{CUPTI_ERROR_UNKNOWN, fmt::format("still not done after {} passes", kMaxPasses)};
+            before_pass();
+            auto start = params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
+            start.pRangeProfilerObject = profiler;
+            check(api.cuptiRangeProfilerStart(&start), "cuptiRangeProfilerStart");
+            auto push = params<CUpti_RangeProfiler_PushRange_Params>(CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE);
+            push.pRangeProfilerObject = profiler;
+            push.pRangeName = "kernel";
+            check(api.cuptiRangeProfilerPushRange(&push), "cuptiRangeProfilerPushRange");
+            launch();
+            auto pop = params<CUpti_RangeProfiler_PopRange_Params>(CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE);
+            pop.pRangeProfilerObject = profiler;
+            check(api.cuptiRangeProfilerPopRange(&pop), "cuptiRangeProfilerPopRange");
+            auto stop = params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
+            stop.pRangeProfilerObject = profiler;
+            check(api.cuptiRangeProfilerStop(&stop), "cuptiRangeProfilerStop");
+            all_submitted = stop.isAllPassSubmitted != 0;
+            ++out.passes;
+        }
+        TL_CUDA_CHECK(cudaDeviceSynchronize());
+
+        auto decode = params<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
+        decode.pRangeProfilerObject = profiler;
+        check(api.cuptiRangeProfilerDecodeData(&decode), "cuptiRangeProfilerDecodeData");
+        auto info = params<CUpti_RangeProfiler_GetCounterDataInfo_Params>(CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
+        info.pCounterDataImage = data.data();
+        info.counterDataImageSize = data.size();
+        check(api.cuptiRangeProfilerGetCounterDataInfo(&info), "cuptiRangeProfilerGetCounterDataInfo");
+        if (info.numTotalRanges != 1 || decode.numOfRangeDropped != 0)
+            throw CuptiFailure{CUPTI_ERROR_UNKNOWN, fmt::format("expected one profiled range, got {} ({} dropped)",
+                                                                info.numTotalRanges, decode.numOfRangeDropped)};
+
+        std::vector<double> values(names.size());
+        auto eval = params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
+        eval.pHostObject = host;
+        eval.pCounterDataImage = data.data();
+        eval.counterDataImageSize = data.size();
+        eval.rangeIndex = 0;
+        eval.ppMetricNames = names.data();
+        eval.numMetrics = names.size();
+        eval.pMetricValues = values.data();
+        check(api.cuptiProfilerHostEvaluateToGpuValues(&eval), "cuptiProfilerHostEvaluateToGpuValues");
+        for (size_t i = 0; i < names.size(); ++i) out.metrics[names[i]] = values[i];
+    }
+
+    ~State() {
+        if (host) {
+            auto d = params<CUpti_Profiler_Host_Deinitialize_Params>(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
+            d.pHostObject = host;
+            (void)api.cuptiProfilerHostDeinitialize(&d);
+        }
+        if (initialized) {
+            auto d = params<CUpti_Profiler_DeInitialize_Params>(CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE);
+            (void)api.cuptiProfilerDeInitialize(&d);
+        }
+        // libcupti stays loaded: it registered itself with the driver, which may call it until exit.
+    }
+};
+
+HardwareCounterSession::HardwareCounterSession() : state_(std::make_unique<State>()) {
+    if (const char* v = std::getenv("TILELAB_SIMULATE_CUPTI_ERROR")) state_->simulated_error = std::atoi(v);
+}
+HardwareCounterSession::~HardwareCounterSession() = default;
+
+HardwareCounters HardwareCounterSession::collect(const std::function<void()>& before_pass,
+                                                 const std::function<void()>& launch) {
+    State& s = *state_;
+    HardwareCounters out;
+    const auto start = std::chrono::steady_clock::now();
+    const auto finish = [&](std::string status, std::string reason) {
+        out.status = std::move(status);
+        out.reason = std::move(reason);
+        if (!out.ok()) out.metrics.clear();
+        out.pass_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        return out;
+    };
+    if (!s.sticky_status.empty()) return finish(s.sticky_status, s.sticky_reason);
+    try {
+        if (!s.initialized) {
+            try {
+                s.initialize();
+            } catch (const CuptiFailure& f) {
+                const std::string status = hardware_status_for_cupti(f.code);
+                if (status == hardware_status::insufficient_privileges || status == hardware_status::unsupported) {
+                    s.sticky_status = status;
+                    s.sticky_reason = hardware_reason(status, f.detail);
+                }
+                throw;
+            }
+        }
+        const double setup_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        s.run_passes(out, before_pass, launch);
+        if (std::getenv("TILELAB_HW_TRACE"))
+            std::fprintf(stderr, "hw-trace: setup %.1f ms, passes+evaluate %.1f ms, %d passes\n", setup_ms,
+                         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() - setup_ms,
+                         out.passes);
+    } catch (const CuptiFailure& f) {
+        const std::string status = hardware_status_for_cupti(f.code);
+        return finish(status, hardware_reason(status, f.detail));
+    }
+    if (out.metrics.size() != hardware_metrics().size())
+        return finish(hardware_status::error, hardware_reason(hardware_status::error, "some metrics are missing"));
+    return finish(hardware_status::ok, "");
+}
+
+}  // namespace tilelab

@@ -1,0 +1,45 @@
+// The counter pass, in the GPU worker: CUPTI's range profiler (cupti_range_profiler.h) collects
+// the metrics of tilelab/hardware.h for one kernel launch, replayed by us (user replay) as many
+// times as the metrics need passes, and the profiler host API (cupti_profiler_host.h) turns the
+// raw counters into metric values. libcupti is opened with dlopen on the first collect(), so no
+// binary links it: everything still starts where there is no driver, and only a process that
+// asks for counters ever loads it.
+//
+// The metrics are scheduled once per worker and device (chip name, counter availability, config
+// image); each collect() enables the profiler on the context, runs the passes and disables it
+// again, so the timed launches before it never run under the profiler.
+#pragma once
+#include <functional>
+#include <memory>
+#include <string>
+#include "tilelab/hardware.h"
+
+namespace tilelab {
+
+// The hardware_status for a CUPTI result code (CUptiResult): insufficient_privileges,
+// profiler_busy, unsupported or error. Pure, so the CPU tests can check the mapping.
+std::string hardware_status_for_cupti(int cupti_result);
+
+class HardwareCounterSession {
+public:
+    HardwareCounterSession();
+    ~HardwareCounterSession();
+    HardwareCounterSession(const HardwareCounterSession&) = delete;
+    HardwareCounterSession& operator=(const HardwareCounterSession&) = delete;
+
+    // One counter pass on the current device's context. For each replay pass: before_pass()
+    // outside the profiled range (the runner flushes L2 there, as ncu does by default), then
+    // launch() inside it (one kernel, same inputs every time; it may throw CudaError, which is
+    // passed on after the profiler is disabled). Never returns ok with missing metrics; a
+    // setup that cannot profile (no privileges, unsupported GPU) is remembered and not retried.
+    // TILELAB_SIMULATE_CUPTI_ERROR=N (a CUptiResult) makes every pass fail as if CUPTI had
+    // returned N, for testing the messages end to end; TILELAB_HW_TRACE=1 prints where the
+    // pass's time went (set-up, enable, passes) on stderr.
+    HardwareCounters collect(const std::function<void()>& before_pass, const std::function<void()>& launch);
+
+private:
+    struct State;
+    std::unique_ptr<State> state_;
+};
+
+}  // namespace tilelab

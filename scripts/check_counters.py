@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Checks TileLab's hardware counters against Nsight Compute on the same launch (issue #14).
+
+For random valid configurations of each variant (parameters from `tilelab-cli list --json`,
+sizes drawn at random), runs
+  1. `tilelab-cli run ... --json`: the GPU worker's CUPTI pass (metric values, passes, pass_ms);
+  2. `ncu --metrics <the same names> --csv` around `tilelab-cli run ... --no-hardware`, profiling
+     the first launch of the variant's kernel (the validated launch: same kernel, same inputs);
+and prints one row per metric with both values and the difference. A metric passes within 2 %,
+or, for counts that are nearly zero (bank conflicts, DRAM writes of a small output), within an
+absolute floor of 0.1 % of the level's total (wavefronts, DRAM reads). Exit 1 if any fails.
+
+Usage: check_counters.py CLI [--per-variant N] [--variants a,b] [--seed S] [--ncu PATH]
+"""
+import argparse, csv, io, json, os, random, re, subprocess, sys
+
+TOL = 0.02
+
+
+def run(cmd, env=None, timeout=300):
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+def draw_configs(cli, variant, n, rng):
+    """n random (params, size) pairs the engine accepts (`compile` exits 0)."""
+    configs, tries = [], 0
+    while len(configs) < n and tries < 200:
+        tries += 1
+        params = {p["name"]: rng.choice(p["values"]) for p in variant["params"]}
+        size = rng.randint(64, 256) if variant["family"] == "stencil" else rng.randint(256, 2048)
+        args = ["--size", str(size)] + sum((["--set", f"{k}={v}"] for k, v in params.items()), [])
+        rc, out, _ = run([cli, "compile", variant["id"], "--json"] + args)
+        if rc == 0:
+            configs.append((args, json.loads(out)))
+    return configs
+
+
+def ncu_values(ncu, cli, variant_id, args, kernel, metrics):
+    cmd = [ncu, "--target-processes", "all", "--kernel-name", f"regex:{re.escape(kernel)}", "--launch-count", "1",
+           "--metrics", ",".join(metrics), "--csv", "--print-units", "base",
+           cli, "run", variant_id, "--no-hardware", "--no-count", "--no-reference", "--reps", "1", "--warmup", "0"] + args
+    rc, out, err = run(cmd, timeout=600)
+    rows = [l for l in out.splitlines() if l.startswith('"')]
+    values = {}
+    for row in csv.DictReader(io.StringIO("\n".join(rows))):
+        try:
+            values[row["Metric Name"]] = float(row["Metric Value"].replace(",", ""))
+        except (KeyError, ValueError):
+            pass
+    if not values:
+        sys.stderr.write(f"ncu gave no values (exit {rc}) for {variant_id} {args}:\n{out[-2000:]}\n{err[-2000:]}\n")
+    return values
+
+
+def floor_for(metric, ours):
+    """An absolute tolerance for counts that can be nearly zero."""
+    if "bank_conflicts" in metric:
+        op = metric.rsplit("_op_", 1)[1]
+        return 1e-3 * ours.get(f"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{op}", 0)
+    if metric == "dram__bytes_write.sum":
+        return 1e-3 * ours.get("dram__bytes_read.sum", 0)
+    return 0.0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("cli")
+    ap.add_argument("--per-variant", type=int, default=5)
+    ap.add_argument("--variants", default="")
+    ap.add_argument("--seed", type=int, default=14)
+    ap.add_argument("--ncu", default="ncu")
+    a = ap.parse_args()
+    rng = random.Random(a.seed)
+    variants = json.loads(run([a.cli, "list", "--json"])[1])["variants"]
+    wanted = [v for v in a.variants.split(",") if v]
+    failures, rows = 0, []
+    print("| variant | config | metric | TileLab (CUPTI) | ncu | diff | ok |")
+    print("| --- | --- | --- | ---: | ---: | ---: | --- |")
+    for v in variants:
+        if wanted and v["id"] not in wanted:
+            continue
+        for args, compiled in draw_configs(a.cli, v, a.per_variant, rng):
+            rc, out, err = run([a.cli, "run", v["id"], "--json", "--no-count", "--no-reference", "--reps", "1",
+                                "--warmup", "0"] + args)
+            if rc != 0:
+                print(f"| {v['id']} | {' '.join(args)} | run failed (exit {rc}) | | | | FAIL |")
+                sys.stderr.write(err)
+                failures += 1
+                continue
+            hw = json.loads(out)["hardware"]
+            if hw["status"] != "ok":
+                print(f"| {v['id']} | {' '.join(args)} | {hw['status']}: {hw['reason']} | | | | FAIL |")
+                failures += 1
+                continue
+            ours = {k: x for k, x in hw.items() if "__" in k and x is not None}
+            kernel = compiled["kernel"].split("<")[0]
+            theirs = ncu_values(a.ncu, a.cli, v["id"], args, kernel, sorted(ours))
+            config = " ".join(x for x in args if x != "--set") + f" ({hw['passes']} passes, {hw['pass_ms']:.0f} ms)"
+            for m in sorted(ours):
+                if m not in theirs:
+                    print(f"| {v['id']} | {config} | {m} | {ours[m]:.6g} | missing | | FAIL |")
+                    failures += 1
+                    continue
+                diff = abs(ours[m] - theirs[m])
+                rel = diff / max(abs(theirs[m]), 1e-9)
+                ok = rel <= TOL or diff <= floor_for(m, ours)
+                failures += not ok
+                print(f"| {v['id']} | {config} | {m} | {ours[m]:.6g} | {theirs[m]:.6g} | {100 * rel:.2f}% | {'ok' if ok else 'FAIL'} |")
+            sys.stdout.flush()
+    print(f"\n{failures} failure(s)")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,126 @@
+// The hardware counters on a real GPU, read the way the app reads them (the GPU worker's CUPTI
+// pass after the timed runs), checked against what the lessons say about them: DRAM reads at
+// least the compulsory bytes and no more than the model's global bytes; a fully coalesced tiled
+// kernel asks L1 for exactly 4 bytes per modelled load. (Each metric against `ncu --metrics` on
+// the same launch: scripts/check_counters.sh.) Every test skips visibly without a GPU.
+#include <fmt/format.h>
+#include <random>
+#include <string>
+#include "gpu.h"
+#include "tilelab/hardware.h"
+
+using namespace tilelab;
+using tilelab::testing::shared_engine;
+
+namespace {
+
+RunOptions with_counters() {
+    RunOptions o;
+    o.warmup = 0;
+    o.repetitions = 1;
+    o.count_accesses = false;
+    o.time_reference = false;
+    o.hardware_counters = true;
+    return o;
+}
+
+std::string describe(const RunResult& r) {
+    std::string params;
+    for (const auto& [name, value] : r.request.params) params += fmt::format(" {}={}", name, value);
+    return fmt::format("{}{} at {}", r.request.variant, params, format_problem(r.request.problem));
+}
+
+// Runs, insists on a valid result with every counter read, and returns it.
+RunResult run_with_counters(const RunRequest& req) {
+    const RunResult r = shared_engine().run(req, with_counters());
+    EXPECT_TRUE(r.ok) << describe(r) << ": " << r.stage << ": " << r.error;
+    EXPECT_TRUE(r.validation.passed) << describe(r) << ": " << r.validation.message;
+    EXPECT_EQ(r.hardware.status, hardware_status::ok) << describe(r) << ": " << r.hardware.reason;
+    EXPECT_GE(r.hardware.passes, 1);
+    return r;
+}
+
+// Five random valid configurations of `v` at random sizes (small, so that the test stays short).
+std::vector<RunRequest> random_requests(const Variant& v, uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    const auto uniform = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+    std::vector<RunRequest> out;
+    for (int attempt = 0; attempt < 2000 && out.size() < 5; ++attempt) {
+        RunRequest r{v.id, {}, {}};
+        for (auto& d : r.problem.dim) d = v.family == "stencil" ? uniform(64, 256) : uniform(256, 1536);
+        for (const ParamSpec& spec : v.params) {
+            const std::vector<int> values = spec.values();
+            r.params[spec.name] = values[size_t(uniform(0, int64_t(values.size()) - 1))];
+        }
+        if (shared_engine().invalid_reason(r).empty()) out.push_back(r);
+    }
+    return out;
+}
+
+}  // namespace
+
+class HardwareOnGpu : public ::testing::TestWithParam<size_t> {
+protected:
+    const Variant& variant() const { return all_variants()[GetParam()]; }
+    void SetUp() override {
+        TILELAB_REQUIRE_GPU();
+        if (!variant().kernel) GTEST_SKIP() << variant().id << " has no kernel yet (placeholder variant).";
+    }
+};
+
+// DRAM reads at least the inputs once (the counter pass starts each replay with a cold L2) and
+// never more than the model's global bytes (caches can only remove traffic).
+TEST_P(HardwareOnGpu, DramReadsAtLeastTheCompulsoryBytesAndAtMostTheModelsGlobalBytes) {
+    const std::vector<RunRequest> requests = random_requests(variant(), 0x14C0 + GetParam());
+    ASSERT_EQ(requests.size(), 5u) << "not enough valid configurations of " << variant().id;
+    for (const RunRequest& req : requests) {
+        const RunResult r = run_with_counters(req);
+        if (!r.hardware.ok()) continue;
+        const double read = *r.hardware.get("dram__bytes_read.sum");
+        // The inputs: compulsory bytes less the output, written once (4 bytes per store).
+        const double compulsory_read = r.model.compulsory_bytes - 4 * r.model.total.global_stores;
+        EXPECT_GE(read, 0.95 * compulsory_read) << describe(r);
+        EXPECT_LE(read, r.model.global_bytes) << describe(r);
+        const double occupancy = *r.hardware.get("sm__warps_active.avg.pct_of_peak_sustained_active");
+        EXPECT_GT(occupancy, 0) << describe(r);
+        EXPECT_LE(occupancy, 100.0 * r.occupancy.occupancy * 1.02) << describe(r) << ": achieved above theoretical";
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryVariant, HardwareOnGpu, ::testing::Range<size_t>(0, all_variants().size()),
+                         [](const ::testing::TestParamInfo<size_t>& info) {
+                             std::string name = all_variants()[info.param].id;
+                             for (char& c : name)
+                                 if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                             return name;
+                         });
+
+// Lesson 2's tiles load whole rows of 8, 16 or 32 floats: every 32-byte sector a warp touches is
+// used in full, so L1 serves exactly 4 bytes per load the model counts, no more.
+TEST(HardwareGpu, CoalescedTiledLoadsAskL1ForFourBytesPerModelledLoad) {
+    TILELAB_REQUIRE_GPU();
+    std::mt19937_64 rng(14);
+    for (int tile : {8, 16, 32}) {
+        for (int pad : {0, 1}) {
+            const int64_t n = 32 * std::uniform_int_distribution<int64_t>(8, 40)(rng);
+            const RunResult r = run_with_counters({"matmul.smem_tiled", {{"TILE", tile}, {"PAD", pad}}, Problem{{n, n, n}}});
+            if (!r.hardware.ok()) continue;
+            EXPECT_EQ(*r.hardware.get("l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum"), 4 * r.model.total.global_loads)
+                << describe(r);
+            EXPECT_EQ(*r.hardware.get("l1tex__t_bytes_pipe_lsu_mem_global_op_st.sum"), 4 * r.model.total.global_stores)
+                << describe(r);
+        }
+    }
+}
+
+// --no-hardware (and the GUI's quick drag runs) skip the pass: no replays, no CUPTI.
+TEST(HardwareGpu, ARunThatDoesNotAskReadsNoCounters) {
+    TILELAB_REQUIRE_GPU();
+    RunOptions o = with_counters();
+    o.hardware_counters = false;
+    const RunResult r = shared_engine().run({"matmul.smem_tiled", {{"TILE", 16}, {"PAD", 0}}, Problem{{512, 512, 512}}}, o);
+    ASSERT_TRUE(r.ok) << r.error;
+    EXPECT_EQ(r.hardware.status, hardware_status::skipped);
+    EXPECT_TRUE(r.hardware.metrics.empty());
+    EXPECT_EQ(r.stages.hardware_ms, 0);
+}
