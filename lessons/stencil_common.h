@@ -51,7 +51,7 @@ inline std::string grid_too_small_reason(const Problem& p) {
 
 // The target's launch limits (threads per block, block and grid sides, shared memory per block)
 // are not checked here: the engine checks them for every variant (generic_invalid_reason in
-// engine/src/engine.cpp), each with one sentence.
+// engine/src/host/engine.cpp), each with one sentence.
 
 // Fills the fields every stencil cost model derives the same way from flops and totals.
 inline void finish_cost_model(CostModel& m, const Grid& g) {

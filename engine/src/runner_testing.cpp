@@ -4,9 +4,9 @@
 #include "device_buffer.h"
 #include "engine_testing.h"
 #include "runner_device.h"
-#include "runner_gpu.h"
+#include "gpu_worker/runner_gpu.h"
 #include "support_kernels.h"
-#include "worker_client.h"
+#include "host/worker_client.h"
 
 namespace tilelab::engine_testing {
 

@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include "gpu_worker.h"
+#include "gpu_worker/gpu_worker.h"
 
 int main(int argc, char** argv) {
     int channel_fd = -1, cancel_fd = -1;

@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "worker_client.h"
+#include "host/worker_client.h"
 #include "worker_protocol.h"
 
 namespace {

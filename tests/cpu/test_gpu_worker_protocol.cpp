@@ -8,7 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <thread>
-#include "worker_client.h"
+#include "host/worker_client.h"
 #include "worker_protocol.h"
 
 using namespace tilelab;

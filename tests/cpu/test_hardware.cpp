@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <set>
 #include <sstream>
-#include "hardware_counters.h"
+#include "gpu_worker/hardware_counters.h"
 #include "spawn.h"
 #include "tilelab/hardware.h"
 #include "worker_protocol.h"

@@ -1,5 +1,5 @@
 // Hardware counters of one kernel launch, read by the GPU worker through CUPTI's range profiler
-// (engine/src/hardware_counters.h) after the run was timed and validated, never inside the timed
+// (engine/src/gpu_worker/hardware_counters.h) after the run was timed and validated, never inside the timed
 // repetitions. This is the third level of the memory picture: the model says what the code asks
 // for, the instrumented build counts the requests it really issues, and the counters say where
 // the bytes came from (DRAM, L2, L1) once the caches have done their work.
