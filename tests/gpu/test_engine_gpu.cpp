@@ -21,12 +21,8 @@ namespace {
 
 // Quick runs: one timed repetition, no flush, no reference; counting on.
 RunOptions quick_options(bool count = true) {
-    RunOptions o;
-    o.warmup = 0;
-    o.repetitions = 1;
+    RunOptions o = tilelab::testing::test_run_options(0, 1, count);
     o.flush_l2 = false;
-    o.count_accesses = count;
-    o.time_reference = false;
     return o;
 }
 

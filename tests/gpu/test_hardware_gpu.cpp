@@ -14,15 +14,7 @@ using tilelab::testing::shared_engine;
 
 namespace {
 
-RunOptions with_counters() {
-    RunOptions o;
-    o.warmup = 0;
-    o.repetitions = 1;
-    o.count_accesses = false;
-    o.time_reference = false;
-    o.hardware_counters = true;
-    return o;
-}
+RunOptions with_counters() { return tilelab::testing::test_run_options(0, 1, false, /*hardware=*/true); }
 
 std::string describe(const RunResult& r) {
     std::string params;

@@ -10,14 +10,7 @@ using tilelab::testing::shared_engine;
 
 namespace {
 
-RunOptions timed(bool count) {
-    RunOptions o;
-    o.warmup = 1;
-    o.repetitions = 5;
-    o.count_accesses = count;
-    o.time_reference = false;
-    return o;
-}
+RunOptions timed(bool count) { return tilelab::testing::test_run_options(1, 5, count); }
 
 // Runs and insists the result is valid before anyone reads a number from it.
 RunResult run_valid(const std::string& variant, const ParamValues& params, int64_t n, bool count) {

@@ -17,14 +17,7 @@ using tilelab::testing::shared_engine;
 
 namespace {
 
-RunOptions validate_only() {
-    RunOptions o;
-    o.warmup = 0;
-    o.repetitions = 1;
-    o.count_accesses = false;
-    o.time_reference = false;
-    return o;
-}
+RunOptions validate_only() { return tilelab::testing::test_run_options(0, 1, false); }
 
 // A test variant of one family with a fixed kernel and a 16×16(×1) block over the problem.
 Variant test_variant(const std::string& id, const std::string& family, const std::string& file, const std::string& name) {
