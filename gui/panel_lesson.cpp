@@ -1,5 +1,5 @@
 // [SECTION] Lesson panel: the navigator (every lesson in teaching order, its steps) and the
-// current step's text. Entering a step applies its parameter presets (actions.cpp).
+// current step's text with its measured answers. Entering a step sets its whole state (actions.cpp).
 #include <imgui.h>
 #include <string>
 #include "actions.h"
@@ -54,6 +54,28 @@ void draw_navigator(AppState& state, const Lesson& lesson) {
     ImGui::TextDisabled("(\xe2\x86\x90 \xe2\x86\x92 keys)");
 }
 
+// A "which is faster?" step's measured answer (<!-- measured: -->), from the benchmarks on a
+// reference GPU: labelled with that GPU and the date, so it never poses as this machine's.
+void draw_measured_answers(const LessonStep& step) {
+    for (size_t i = 0; i < step.measured.size(); ++i) {
+        const MeasuredAnswer& answer = step.measured[i];
+        ImGui::PushID(int(i));
+        ImGui::Spacing();
+        ImGui::TextDisabled("Measured on %s:", answer.where.c_str());
+        if (ImGui::BeginTable("##measured", 2, ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingFixedFit)) {
+            for (const auto& [config, time] : answer.times) {
+                ImGui::TableNextRow();
+                ImGui::TableNextColumn();
+                ImGui::TextUnformatted(config.c_str());
+                ImGui::TableNextColumn();
+                ImGui::TextUnformatted(time.c_str());
+            }
+            ImGui::EndTable();
+        }
+        ImGui::PopID();
+    }
+}
+
 }  // namespace
 
 void DrawLessonPanel(AppState& state) {
@@ -78,6 +100,7 @@ void DrawLessonPanel(AppState& state) {
     }
     if (state.step_index < int(lesson->steps.size())) {
         RenderMarkdown(lesson->steps[size_t(state.step_index)].markdown);
+        draw_measured_answers(lesson->steps[size_t(state.step_index)]);
     } else if (lesson->intro.empty()) {
         ImGui::TextDisabled("This lesson has no text yet.");
     }
