@@ -62,10 +62,15 @@ bool quantity(const RunResult& r, const Target& t, const std::string& name, doub
 }
 
 // "37.5" agrees with 37.46 but not with 37.6: the value as written, to its last digit.
+// "58%" is a fraction written as a percentage: it agrees with 0.578.
 bool agrees(const std::string& written, double model) {
     std::string digits;
     for (char c : written)
         if (c != ' ' && c != ',') digits += c;
+    if (!digits.empty() && digits.back() == '%') {
+        digits.pop_back();
+        model *= 100;
+    }
     const double value = std::stod(digits);
     const size_t dot = digits.find('.');
     const int decimals = dot == std::string::npos ? 0 : int(digits.size() - dot - 1);
