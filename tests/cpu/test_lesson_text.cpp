@@ -126,10 +126,11 @@ TEST(LessonText, EveryStepStateIsValid) {
     }
 }
 
-// A question that names a size is asked at that size: "4096³", "N = 1024", "1000×999×1001".
+// A question that names a problem size is asked at that size: "at 4096³", "N = 1024",
+// "at 1000×999×1001" (a tile's "8×8×8" or "32³" is not a problem size).
 TEST(LessonText, QuestionsAreAskedAtTheStepsSize) {
-    const std::regex cube(R"((\d+)³)"), triple(R"((\d+)×(\d+)×(\d+))"), n_equals(R"(\bN = (\d+))");
-    int questions = 0;
+    const std::regex cube(R"([Aa]t (\d+)³)"), triple(R"([Aa]t (\d+)×(\d+)×(\d+))"), n_equals(R"(\bN = (\d+))");
+    int questions = 0, sizes = 0;
     for (const auto& l : all_lessons()) {
         for (int i = 0; i < int(l.steps.size()); ++i) {
             const LessonStep& step = l.steps[size_t(i)];
@@ -140,15 +141,16 @@ TEST(LessonText, QuestionsAreAskedAtTheStepsSize) {
             std::string error;
             ASSERT_TRUE(parse_problem(l.state_at(i).size, p, error)) << error;
             const std::string& text = step.markdown;
-            for (std::sregex_iterator m(text.begin(), text.end(), cube), end; m != end; ++m)
+            for (std::sregex_iterator m(text.begin(), text.end(), cube), end; m != end; ++m, ++sizes)
                 for (int d = 0; d < 3; ++d) EXPECT_EQ(std::stoll((*m)[1]), p.dim[d]) << m->str();
-            for (std::sregex_iterator m(text.begin(), text.end(), triple), end; m != end; ++m)
+            for (std::sregex_iterator m(text.begin(), text.end(), triple), end; m != end; ++m, ++sizes)
                 for (int d = 0; d < 3; ++d) EXPECT_EQ(std::stoll((*m)[d + 1]), p.dim[d]) << m->str();
-            for (std::sregex_iterator m(text.begin(), text.end(), n_equals), end; m != end; ++m)
+            for (std::sregex_iterator m(text.begin(), text.end(), n_equals), end; m != end; ++m, ++sizes)
                 EXPECT_EQ(std::stoll((*m)[1]), p.dim[1]) << m->str();
         }
     }
     EXPECT_GE(questions, int(all_lessons().size())) << "every lesson ends with questions";
+    EXPECT_GE(sizes, 5) << "the questions that name a size were found";
 }
 
 // Every <!-- check: --> is well-formed, names a quantity the analysis has, is written in the text
