@@ -90,7 +90,9 @@ void draw_measured_answers(AppState& state, const Lesson& lesson, const LessonSt
         const MeasuredAnswer& answer = step.measured[i];
         ImGui::PushID(int(i));
         ImGui::Spacing();
-        ImGui::TextDisabled("Measured on %s:", answer.where.c_str());
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+        ImGui::TextWrapped("Measured on %s:", answer.where.c_str());
+        ImGui::PopStyleColor();
         const int columns = on_gpu ? 3 : 2;
         if (ImGui::BeginTable("##measured", columns, ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingFixedFit)) {
             for (const auto& [config, time] : answer.times) {

@@ -62,9 +62,22 @@ TEST(StepWalk, RandomWalkWithUserEdits) {
     std::mt19937 rng(13);
     EnterLesson(state, 0, 0);
     for (int move = 0; move < 3000; ++move) {
+        const int lesson_before = state.lesson_index, step_before = state.step_index;
+        const RunRequest before = state.request;
+        const std::string size_before = state.size_text;
         switch (rng() % 5) {
-            case 0: StepForward(state); break;
-            case 1: StepBack(state); break;
+            case 0:
+            case 1: {
+                // → at the very last step and ← at the very first go nowhere: the user's change stays.
+                if (rng() % 2) StepForward(state);
+                else StepBack(state);
+                if (state.lesson_index == lesson_before && state.step_index == step_before) {
+                    EXPECT_EQ(state.request, before) << "not leaving the step keeps the user's change";
+                    EXPECT_EQ(state.size_text, size_before);
+                    continue;
+                }
+                break;
+            }
             case 2: EnterLesson(state, int(rng() % lessons.size()), int(rng() % 8)); break;
             case 3: EnterStep(state, int(rng() % 8)); break;
             default: {
