@@ -165,6 +165,10 @@ TEST(LessonText, EveryCheckedNumberIsTheModels) {
         std::string line;
         while (std::getline(in, line)) {
             std::smatch m;
+            if (line.find("<!-- check:") != std::string::npos || line.find("<!-- measured:") != std::string::npos) {
+                EXPECT_TRUE(std::regex_match(trim(line), std::regex(R"(^<!--.*-->$)")))
+                    << path << ": a directive must be a line of its own: " << line;
+            }
             if (!std::regex_match(line, m, check_line)) continue;
             LessonCheck c;
             std::string error;
