@@ -9,7 +9,7 @@
 #include "format_table.h"
 #include "report.h"
 #include "request.h"
-#include "to_json.h"
+#include "tilelab/result_json.h"
 
 namespace tilelab::cli {
 

@@ -7,7 +7,7 @@
 #include "commands.h"
 #include "format_table.h"
 #include "request.h"
-#include "to_json.h"
+#include "tilelab/result_json.h"
 
 namespace tilelab::cli {
 

@@ -13,7 +13,7 @@
 #include "format_table.h"
 #include "report.h"
 #include "request.h"
-#include "to_json.h"
+#include "tilelab/result_json.h"
 
 namespace tilelab::cli {
 
@@ -104,7 +104,7 @@ std::string table_text(const std::vector<SweepPoint>& points, const ParamSpec& p
         if (compiled) {
             row.push_back(std::to_string(c->ptxas.registers));
             row.push_back(fmt::format("{}/{}", c->ptxas.spill_stores, c->ptxas.spill_loads));
-            row.push_back(format_bytes(double(c->ptxas.smem_bytes) + r.launch.dynamic_smem));
+            row.push_back(format_bytes(r.smem_bytes()));
             row.push_back(std::to_string(r.launch.threads_per_block()));
             row.push_back(std::to_string(r.occupancy.blocks_per_sm));
             row.push_back(fmt_pct(r.occupancy.occupancy));

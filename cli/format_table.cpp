@@ -55,25 +55,6 @@ std::string Table::render(int indent) const {
     return out;
 }
 
-std::string csv_field(const std::string& s) {
-    if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-    std::string out = "\"";
-    for (char c : s) {
-        if (c == '"') out += '"';
-        out += c;
-    }
-    return out + '"';
-}
-
-std::string csv_line(const std::vector<std::string>& fields) {
-    std::string out;
-    for (size_t i = 0; i < fields.size(); ++i) {
-        if (i > 0) out += ',';
-        out += csv_field(fields[i]);
-    }
-    return out + '\n';
-}
-
 std::string fmt_fixed(double v, int decimals) { return fmt::format("{:.{}f}", v, decimals); }
 
 std::string fmt_ms(double ms) { return fmt::format("{:.4g}", ms); }

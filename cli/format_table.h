@@ -31,9 +31,7 @@ private:
 // Number of characters (UTF-8 code points) in `s`.
 size_t display_width(const std::string& s);
 
-// CSV (RFC 4180): fields with a comma, quote or newline are quoted, quotes doubled.
-std::string csv_field(const std::string& s);
-std::string csv_line(const std::vector<std::string>& fields);
+// CSV lines: tilelab/result_json.h (csv_line), shared with the app's export.
 
 // Number formats; counts and bytes are tilelab/format.h's, shared with the GUI.
 using tilelab::format_bytes;

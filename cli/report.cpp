@@ -199,7 +199,7 @@ static void render_measurement(std::string& out, const RunResult& r, const Repor
 std::string render_result(const RunResult& r, const Variant& v, const ReportOptions& opt) {
     std::string out = fmt::format("{}  {}\n", v.id, v.title);
     out += fmt::format("{}, problem {}, target {} ({})\n\n", params_text(v, r.request.params),
-                       format_problem(r.request.problem), r.target, r.arch);
+                       format_problem(r.request.problem), r.target.name, r.target.arch_name());
     render_compile(out, r, opt);
     render_accesses(out, r, opt);
     if (opt.measurement) render_measurement(out, r, opt);
@@ -229,35 +229,6 @@ std::vector<CsvColumn> csv_columns(const Variant& v, bool measurement) {
             cols.push_back({std::string("counted_") + key, std::string("/counted/") + key});
     }
     return cols;
-}
-
-std::vector<std::string> csv_headers(const std::vector<CsvColumn>& columns) {
-    std::vector<std::string> h;
-    for (const auto& c : columns) h.push_back(c.header);
-    return h;
-}
-
-static std::string csv_value(const json& point, const std::string& pointer) {
-    // Walk by hand: a null parent ("validation": null) makes the field empty, not an error.
-    const json* node = &point;
-    size_t pos = 1;
-    while (pos <= pointer.size()) {
-        const size_t next = pointer.find('/', pos);
-        const std::string key = pointer.substr(pos, next == std::string::npos ? std::string::npos : next - pos);
-        if (!node->is_object() || !node->contains(key)) return "";
-        node = &(*node)[key];
-        if (next == std::string::npos) break;
-        pos = next + 1;
-    }
-    if (node->is_null()) return "";
-    if (node->is_string()) return node->get<std::string>();
-    return node->dump();
-}
-
-std::vector<std::string> csv_row(const json& point, const std::vector<CsvColumn>& columns) {
-    std::vector<std::string> row;
-    for (const auto& c : columns) row.push_back(csv_value(point, c.pointer));
-    return row;
 }
 
 }  // namespace tilelab::cli

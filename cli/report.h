@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 #include "tilelab/result.h"
+#include "tilelab/result_json.h"
 #include "tilelab/variant.h"
 
 namespace tilelab::cli {
@@ -30,13 +31,7 @@ struct ReportOptions {
 std::string render_result(const RunResult& r, const Variant& v, const ReportOptions& opt);
 
 // CSV: the result JSON's flat fields, one column each; the variant's parameters by name.
-struct CsvColumn {
-    std::string header;
-    std::string pointer;   // JSON pointer into result_to_json's object, e.g. "/validation/passed"
-};
 std::vector<CsvColumn> csv_columns(const Variant& v, bool measurement);
-std::vector<std::string> csv_headers(const std::vector<CsvColumn>& columns);
-std::vector<std::string> csv_row(const nlohmann::ordered_json& point, const std::vector<CsvColumn>& columns);
 
 // "TILE=32 PAD=0" in declaration order.
 std::string params_text(const Variant& v, const ParamValues& values);

@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <chrono>
 #include <vector>
-#include "worker.h"
+#include "engine_thread.h"
 
 namespace tilelab::gui {
 
@@ -21,6 +21,7 @@ RunOptions quick_options(RunOptions opt) {
     opt.warmup = std::min(opt.warmup, 1);
     opt.repetitions = std::min(opt.repetitions, 3);
     opt.count_accesses = false;
+    opt.quick = true;
     return opt;
 }
 
@@ -114,13 +115,12 @@ bool SubmitRequest(AppState& state, const std::string& changed, Change how) {
     state.size_by_variant[state.request.variant] = state.size_text;
     state.last_changed_param = changed;
     state.updating = true;
-    if (!state.worker) return true;
+    if (!state.engine_thread) return true;
     const AheadHint ahead{changed, next_step_requests(state), state.run_options.count_accesses};
     if (how == Change::Click || how == Change::Drag)
-        state.worker->submit(state.request, quick_options(state.run_options),
-                             how == Change::Drag ? kDragDebounce : std::chrono::milliseconds(0), Protocol::Quick, ahead);
-    if (how != Change::Drag) state.worker->submit(state.request, state.run_options, std::chrono::milliseconds(0),
-                                                  Protocol::Full, ahead);
+        state.engine_thread->submit(state.request, quick_options(state.run_options),
+                                    how == Change::Drag ? kDragDebounce : std::chrono::milliseconds(0), ahead);
+    if (how != Change::Drag) state.engine_thread->submit(state.request, state.run_options, std::chrono::milliseconds(0), ahead);
     return true;
 }
 

@@ -3,27 +3,9 @@
 #include <cfloat>
 #include "fonts.h"
 #include "ui_common.h"
-#include "worker.h"
+#include "engine_thread.h"
 
 namespace tilelab::gui {
-
-Target TargetOf(const AppState& state, const RunResult& r) {
-    Target current = state.worker ? state.worker->target() : Target{};
-    if (current.name == r.target || r.target.empty()) return current;
-    if (const Target* preset = find_target(r.target)) return *preset;
-    return current;
-}
-
-OccupancyInput OccupancyInputOf(const RunResult& r) {
-    OccupancyInput in;
-    in.threads_per_block = int(r.launch.threads_per_block());
-    if (r.compiled) {
-        in.registers_per_thread = r.compiled->ptxas.registers;
-        in.smem_per_block = r.compiled->ptxas.smem_bytes;
-    }
-    in.smem_per_block += int(r.launch.dynamic_smem);
-    return in;
-}
 
 void Headline(const char* caption, const std::string& value, ImU32 color, const char* help, bool same_row) {
     if (same_row) {

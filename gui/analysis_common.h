@@ -1,5 +1,4 @@
-// Helpers the four analysis panels (occupancy, memory, tiles, compare) share: which target a
-// result was analysed for, the occupancy inputs of a result, headline numbers in the big font,
+// Helpers the four analysis panels (occupancy, memory, tiles, compare) share: headline numbers in the big font,
 // a drawn match mark, and short labels for configurations.
 #pragma once
 #include <string>
@@ -10,14 +9,6 @@ namespace tilelab::gui {
 
 // Shown wherever a value needs a GPU and there is none (model mode).
 inline constexpr const char* kNoGpu = "no GPU";
-
-// The target `r` was analysed for: the worker's current target when its name matches, else the
-// preset of that name, else the worker's target (or an empty Target before the engine is up).
-Target TargetOf(const AppState& state, const RunResult& r);
-
-// What occupancy was computed from: threads per block of the launch, registers per thread from
-// ptxas, static shared memory from ptxas plus the launch's dynamic shared memory.
-OccupancyInput OccupancyInputOf(const RunResult& r);
 
 // A caption in small dim text above a value in the big font, as one group. With `same_row` it
 // goes right of the previous item when it fits there, else on a new line, so a row of headlines

@@ -38,8 +38,8 @@ bool same_name(const std::string& a, const std::string& b) {
 
 }  // namespace
 
-App::App(const AppOptions& options, Worker& worker) : options_(options), worker_(worker) {
-    state_.worker = &worker_;
+App::App(const AppOptions& options, EngineThread& engine_thread) : options_(options), engine_thread_(engine_thread) {
+    state_.engine_thread = &engine_thread_;
 }
 
 App::~App() {
@@ -125,8 +125,8 @@ std::string App::init_from_options() {
     // thread; wait for it, but only when flags shaped the request.
     if (!options_.sets.empty() || !options_.size.empty()) {
         const auto deadline = Clock::now() + std::chrono::seconds(120);
-        while (!worker_.ready() && Clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-        if (const std::string reason = worker_.invalid_reason(state_.request); !reason.empty()) return reason;
+        while (!engine_thread_.ready() && Clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        if (const std::string reason = engine_thread_.invalid_reason(state_.request); !reason.empty()) return reason;
     }
 
     if (!options_.panel.empty()) {
@@ -175,33 +175,31 @@ void App::BeforeNewFrame() {
 }
 
 void App::on_engine_ready() {
-    const DeviceStatus device = worker_.device();
+    const DeviceStatus device = engine_thread_.device();
     if (device.gpu) return;
     const auto& presets = target_presets();
     const Target* saved = saved_model_target_.empty() ? nullptr : find_target(saved_model_target_);
-    const std::string current = saved ? saved->preset : worker_.target().preset;
+    const std::string current = saved ? saved->preset : engine_thread_.target().preset;
     for (size_t i = 0; i < presets.size(); ++i)
         if (presets[i].preset == current) state_.model_target_index = int(i);
-    if (saved && saved->preset != worker_.target().preset) {
-        worker_.set_model_target(*saved);
+    if (saved && saved->preset != engine_thread_.target().preset) {
+        engine_thread_.set_model_target(*saved);
         SubmitRequest(state_);
     }
 }
 
 void App::poll_worker() {
-    if (!engine_seen_ && worker_.ready()) {
+    if (!engine_seen_ && engine_thread_.ready()) {
         engine_seen_ = true;
         on_engine_ready();
     }
-    WorkerUpdate update;
-    if (worker_.poll(update)) {
+    EngineUpdate update;
+    if (engine_thread_.poll(update)) {
         state_.result = update.result;
-        state_.result_final = update.final;
-        state_.result_quick = update.quick;
         shown_request_id_ = update.request_id;
         to_log_.push_back(update);
         const RunResult* r = update.result.get();
-        if (update.final && r && r->measured) {
+        if (r && r->phase != Phase::analysed && r->measured) {
             HistoryPoint p;
             p.variant = r->request.variant;
             p.params = r->request.params;
@@ -213,28 +211,28 @@ void App::poll_worker() {
             p.gflops = r->gflops;
             p.intensity = r->model.intensity;
             p.valid = r->ok && (!r->validation.checked || r->validation.passed);
-            p.quick = update.quick;
+            p.phase = r->phase;
             // A full measurement replaces the quick ones of the same configuration.
-            if (!p.quick)
+            if (p.phase == Phase::full)
                 std::erase_if(state_.history, [&](const HistoryPoint& h) {
-                    return h.quick && h.variant == p.variant && h.params == p.params && h.problem == p.problem;
+                    return h.phase == Phase::quick && h.variant == p.variant && h.params == p.params && h.problem == p.problem;
                 });
             state_.history.push_back(p);
             if (state_.history.size() > kHistoryLimit) state_.history.erase(state_.history.begin());
         }
     }
-    state_.updating = worker_.busy() || (state_.result && !state_.result_final);
+    state_.updating = engine_thread_.busy() || (state_.result && state_.result->phase == Phase::analysed);
 }
 
 bool App::settled() const {
     // The worker may be idle with the newest result not yet polled: compare ids, not just busy().
     // A quick result is never the last word: its full measurement follows.
-    return state_.result && state_.result_final && !state_.result_quick && !worker_.busy() &&
-           shown_request_id_ == worker_.last_submitted_id();
+    return state_.result && state_.result->phase == Phase::full && !engine_thread_.busy() &&
+           shown_request_id_ == engine_thread_.last_submitted_id();
 }
 
 bool App::drawn(uint64_t request_id) const {
-    return state_.result && state_.result_final && shown_request_id_ == request_id;
+    return state_.result && state_.result->phase != Phase::analysed && shown_request_id_ == request_id;
 }
 
 void App::handle_keys() {
@@ -323,11 +321,11 @@ void App::draw_menu_bar() {
 }
 
 void App::draw_model_banner() {
-    if (!worker_.ready()) {
+    if (!engine_thread_.ready()) {
         ImGui::TextDisabled("Starting the engine (looking for a GPU)...");
         return;
     }
-    const DeviceStatus device = worker_.device();
+    const DeviceStatus device = engine_thread_.device();
     if (device.gpu) return;
     ImGui::PushStyleColor(ImGuiCol_ChildBg, kBannerColour);
     const float h = ImGui::GetFrameHeight() + ImGui::GetStyle().WindowPadding.y;
@@ -410,16 +408,16 @@ void App::draw_columns(float height) {
 
 void App::draw_status_bar() {
     ImGui::Separator();
-    if (!worker_.ready()) {
+    if (!engine_thread_.ready()) {
         ImGui::TextDisabled("engine starting");
     } else {
-        const DeviceStatus device = worker_.device();
-        const Target target = worker_.target();
+        const DeviceStatus device = engine_thread_.device();
+        const Target target = engine_thread_.target();
         if (device.gpu) ImGui::TextColored(StatusColorVec(true), "GPU: %s (%s)", device.name.c_str(), target.arch_name().c_str());
         else ImGui::TextDisabled("Model mode: %s (%s)", target.name.c_str(), target.arch_name().c_str());
     }
     ImGui::SameLine();
-    ImGui::TextDisabled("  |  %s", to_string(worker_.phase()));
+    ImGui::TextDisabled("  |  %s", to_string(engine_thread_.phase()));
     if (!state_.notice.empty()) {   // e.g. a settings field that was reset; stays until the app closes
         ImGui::SameLine();
         ImGui::TextColored(ImVec4(0.95f, 0.75f, 0.3f, 1.0f), "  |  %s", state_.notice.c_str());
@@ -470,10 +468,10 @@ void App::AfterFrame(double frame_ms) {
     if (options_.log_latency) {
         if (!first_frame_logged_)
             std::fprintf(stderr, "latency: first frame drawn %.1f ms after launch\n", ms_between(options_.launched, now));
-        for (const WorkerUpdate& d : to_log_) {
+        for (const EngineUpdate& d : to_log_) {
             std::fprintf(stderr, "latency: request %llu %s: published %.1f ms, drawn %.1f ms after the %s\n",
                          static_cast<unsigned long long>(d.request_id),
-                         !d.final ? "analysis" : d.quick ? "quick" : "final", ms_between(d.submitted, d.published),
+                         phase_name(d.result->phase), ms_between(d.submitted, d.published),
                          ms_between(d.submitted, now), d.after_release ? "release" : "change");
             log_stages(d, now);
         }
@@ -501,13 +499,13 @@ const char* build_source(const std::string& cache_level, bool ahead) {
 // Where a request's time went: waiting (debounce, the run before it), each engine stage, and the
 // hand-over to the screen. The stages are wall times; what is left of "published" is the worker's
 // own overhead (the engine lock, the second analyze() of run(), CBOR).
-void App::log_stages(const WorkerUpdate& d, Clock::time_point drawn_at) const {
+void App::log_stages(const EngineUpdate& d, Clock::time_point drawn_at) const {
     const StageTimes s = d.result ? d.result->stages : StageTimes{};
     const CompileResult* c = d.result ? d.result->compiled.get() : nullptr;
     std::fprintf(stderr, "latency:   request %llu stages: waited %.1f, compile %.1f",
                  static_cast<unsigned long long>(d.request_id), ms_between(d.submitted, d.started), s.compile_ms);
     if (c) std::fprintf(stderr, " (%s)", build_source(c->cache_level, c->compiled_ahead));
-    if (d.final && d.result && (d.result->measured || s.worker_ms > 0)) {
+    if (d.result && d.result->phase != Phase::analysed && (d.result->measured || s.worker_ms > 0)) {
         std::fprintf(stderr, ", instrumented build %.1f", s.count_compile_ms);
         if (s.count_compile_ms > 0)
             std::fprintf(stderr, " (%s)", s.count_compile_cached ? (s.count_prefetch_hit ? "memory cache, compiled ahead"
@@ -528,8 +526,8 @@ void App::PrintFrameStats(std::FILE* out) const {
 }
 
 void App::PrintCompileAheadStats(std::FILE* out) const {
-    const InteractiveCompileStats s = worker_.compile_stats();
-    const CompileAheadStats a = worker_.compile_ahead_stats();
+    const InteractiveCompileStats s = engine_thread_.compile_stats();
+    const CompileAheadStats a = engine_thread_.compile_ahead_stats();
     std::fprintf(out, "compile-ahead: %llu of %llu new requests found their kernel in the memory cache (%llu compiled ahead)",
                  static_cast<unsigned long long>(s.cached), static_cast<unsigned long long>(s.asked),
                  static_cast<unsigned long long>(s.ahead));

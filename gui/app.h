@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 #include "app_state.h"
-#include "worker.h"
+#include "engine_thread.h"
 
 namespace tilelab::gui {
 
@@ -33,7 +33,7 @@ struct FrameStats {
 
 class App {
 public:
-    App(const AppOptions& options, Worker& worker);
+    App(const AppOptions& options, EngineThread& engine_thread);
     ~App();
     App(const App&) = delete;
     App& operator=(const App&) = delete;
@@ -68,7 +68,7 @@ public:
 private:
     std::string init_from_options();   // Init's work; Init records whether it succeeded
     void poll_worker();
-    void log_stages(const WorkerUpdate& update, Clock::time_point drawn_at) const;
+    void log_stages(const EngineUpdate& update, Clock::time_point drawn_at) const;
     void on_engine_ready();
     void handle_keys();
     void draw_menu_bar();
@@ -80,7 +80,7 @@ private:
     float effective_font_scale() const;
 
     AppOptions options_;
-    Worker& worker_;
+    EngineThread& engine_thread_;
     AppState state_;
     std::string settings_path_, ini_path_;
     std::string saved_model_target_;
@@ -93,7 +93,7 @@ private:
     bool fonts_rebuilt_ = false;      // this frame rebuilt the font atlas
     double last_frame_ms_ = 0;
     FrameStats stats_;
-    std::vector<WorkerUpdate> to_log_;   // updates applied this frame, logged once drawn
+    std::vector<EngineUpdate> to_log_;   // updates applied this frame, logged once drawn
 };
 
 }  // namespace tilelab::gui

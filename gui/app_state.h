@@ -1,5 +1,5 @@
 // The app's whole persistent view state: one plain struct. Panels read and write it; only the
-// worker (gui/worker.*) talks to the engine. No function-static state in panels.
+// engine thread (gui/engine_thread.*) talks to the engine. No function-static state in panels.
 #pragma once
 #include <map>
 #include <memory>
@@ -11,7 +11,7 @@
 
 namespace tilelab::gui {
 
-class Worker;   // runs engine requests on a background thread (gui/worker.h)
+class EngineThread;   // runs engine requests on a background thread (gui/engine_thread.h)
 
 struct HistoryPoint {           // one finished run, for the history plot and the roofline
     std::string variant;
@@ -22,7 +22,7 @@ struct HistoryPoint {           // one finished run, for the history plot and th
     double median_ms = 0;
     double gflops = 0, intensity = 0;
     bool valid = false;
-    bool quick = false;         // the quick protocol's; the full run replaces it
+    Phase phase = Phase::full;  // quick: the quick protocol's; the full run replaces it
 };
 
 struct PinnedConfig {           // Compare panel
@@ -47,11 +47,9 @@ struct AppState {
     RunRequest request;
     std::string size_text = "1024";
 
-    // Latest result and whether a newer one is on its way
+    // Latest result (its phase says whether its measurement follows) and whether a newer one is on its way
     std::shared_ptr<const RunResult> result;
     bool updating = false;
-    bool result_final = false;      // false: analysis shown, the measured run still going
-    bool result_quick = false;      // measured with the quick protocol; the full run follows
     std::string last_changed_param;
     std::string size_error;         // why size_text could not be parsed ("" = fine)
 
@@ -106,7 +104,7 @@ struct AppState {
     float capture_min_x = 0, capture_min_y = 0, capture_max_x = 0, capture_max_y = 0;
 
     // The only way to the engine: the worker owns every call that queries, changes or runs it.
-    Worker* worker = nullptr;   // owned by main
+    EngineThread* engine_thread = nullptr;   // owned by main
 };
 
 }  // namespace tilelab::gui

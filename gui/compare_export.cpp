@@ -5,7 +5,7 @@
 #include <fstream>
 #include <set>
 #include <imgui.h>
-#include <nlohmann/json.hpp>
+#include "tilelab/result_json.h"
 #include "gl_util.h"
 #include "tilelab/input_policy.h"
 #include "tilelab/safe_file.h"
@@ -33,95 +33,44 @@ std::vector<std::string> ParamNames(const ResultList& results) {
     return {names.begin(), names.end()};
 }
 
-std::string CsvField(const std::string& s) {
-    if (s.find_first_of(",\"\n") == std::string::npos) return s;
-    std::string quoted = "\"";
-    for (char c : s) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return quoted + "\"";
-}
-
-std::string Number(double v) {
-    char buf[48];
-    std::snprintf(buf, sizeof buf, "%.6g", v);
-    return buf;
-}
-
-// The fields of one result as (column, JSON value); null for what was not measured.
-std::vector<std::pair<std::string, nlohmann::json>> Fields(const RunResult& r, const std::vector<std::string>& params) {
-    using nlohmann::json;
-    std::vector<std::pair<std::string, json>> f;
-    f.emplace_back("variant", r.request.variant);
-    f.emplace_back("problem", format_problem(r.request.problem));
-    for (const auto& name : params) {
-        auto it = r.request.params.find(name);
-        f.emplace_back(name, it == r.request.params.end() ? json() : json(it->second));
-    }
-    f.emplace_back("target", r.target);
-    f.emplace_back("ok", r.ok);
-    f.emplace_back("stage", r.stage);
-    f.emplace_back("error", r.error);
-    f.emplace_back("measured", r.measured);
-    auto measured = [&](double v) { return r.measured ? json(v) : json(); };
-    f.emplace_back("median_ms", measured(r.timing.median_ms));
-    f.emplace_back("min_ms", measured(r.timing.min_ms));
-    f.emplace_back("max_ms", measured(r.timing.max_ms));
-    f.emplace_back("gflops", measured(r.gflops));
-    f.emplace_back("gbps_effective", measured(r.gbps_effective));
-    f.emplace_back("validated", r.validation.checked ? json(r.validation.passed) : json());
-    f.emplace_back("max_rel_error", r.validation.checked ? json(r.validation.max_rel_error) : json());
-    f.emplace_back("occupancy", r.occupancy.occupancy);
-    f.emplace_back("blocks_per_sm", r.occupancy.blocks_per_sm);
-    f.emplace_back("limiter", r.occupancy.limiter);
-    f.emplace_back("registers", r.compiled ? json(r.compiled->ptxas.registers) : json());
-    f.emplace_back("spill_stores", r.compiled ? json(r.compiled->ptxas.spill_stores) : json());
-    f.emplace_back("spill_loads", r.compiled ? json(r.compiled->ptxas.spill_loads) : json());
-    f.emplace_back("smem_bytes", r.compiled ? json(r.compiled->ptxas.smem_bytes + int(r.launch.dynamic_smem)) : json());
-    f.emplace_back("intensity", r.model.intensity);
-    f.emplace_back("flops", r.model.flops);
-    f.emplace_back("global_bytes", r.model.global_bytes);
-    return f;
+// The export's columns: pointers into the engine's result JSON (tilelab/result_json.h), the one
+// serialisation the CLI writes too.
+std::vector<CsvColumn> ExportColumns(const ResultList& results) {
+    std::vector<CsvColumn> cols = {{"variant", "/variant"}, {"problem", "/problem/text"}};
+    for (const auto& name : ParamNames(results)) cols.push_back({name, "/params/" + name});
+    for (const char* key : {"target", "ok", "stage", "error", "measured", "median_ms", "min_ms", "max_ms", "gflops",
+                            "gbps_effective"})
+        cols.push_back({key, std::string("/") + key});
+    cols.push_back({"validated", "/validation/passed"});
+    cols.push_back({"max_rel_error", "/validation/max_rel_error"});
+    for (const char* key : {"occupancy", "blocks_per_sm", "limiter", "registers", "spill_stores", "spill_loads",
+                            "smem_bytes", "intensity", "flops", "global_bytes"})
+        cols.push_back({key, std::string("/") + key});
+    return cols;
 }
 
 }  // namespace
 
 std::string ResultsToCsv(const ResultList& results) {
-    const auto params = ParamNames(results);
-    std::string out;
-    bool header = false;
-    for (const auto& r : results) {
-        if (!r) continue;
-        const auto fields = Fields(*r, params);
-        // Appended piecewise: GCC 12 warns (-Wrestrict, a false positive) on "x" + std::string&&.
-        if (!header) {
-            for (size_t i = 0; i < fields.size(); ++i) {
-                if (i) out += ',';
-                out += CsvField(fields[i].first);
-            }
-            out += "\n";
-            header = true;
-        }
-        for (size_t i = 0; i < fields.size(); ++i) {
-            const auto& v = fields[i].second;
-            std::string cell = v.is_null() ? "" : v.is_string() ? v.get<std::string>()
-                             : v.is_boolean() ? (v.get<bool>() ? "1" : "0")
-                             : v.is_number_integer() ? std::to_string(v.get<long long>())
-                                                     : Number(v.get<double>());
-            if (i) out += ',';
-            out += CsvField(cell);
-        }
-        out += "\n";
-    }
+    const auto columns = ExportColumns(results);
+    std::string out = csv_line(csv_headers(columns));
+    for (const auto& r : results)
+        if (r) out += csv_line(csv_row(result_to_json(*r), columns));
     return out;
 }
 
 std::string ResultsToJson(const ResultList& results) {
-    const auto params = ParamNames(results);
-    nlohmann::json rows = nlohmann::json::array();
+    const auto columns = ExportColumns(results);
+    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
     for (const auto& r : results) {
         if (!r) continue;
-        nlohmann::json row = nlohmann::json::object();
-        for (auto& [name, value] : Fields(*r, params)) row[name] = value;
-        rows.push_back(row);
+        const nlohmann::ordered_json j = result_to_json(*r);
+        nlohmann::ordered_json row = nlohmann::ordered_json::object();
+        for (const auto& c : columns) {
+            const nlohmann::ordered_json::json_pointer ptr(c.pointer);
+            row[c.header] = j.contains(ptr) ? j.at(ptr) : nullptr;
+        }
+        rows.push_back(std::move(row));
     }
     return rows.dump(2) + "\n";
 }

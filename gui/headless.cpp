@@ -342,7 +342,7 @@ constexpr double kBeforeDragS = 5.0;
 // The values a slider passes when dragged from the current one: up to the end of the slider,
 // then down past the start (a jump back, as when the user grabs the slider again), skipping the
 // values the engine refuses. At most `count` values (0 = all).
-std::vector<int> drag_path(const ParamSpec& spec, int current, const RunRequest& base, const Worker& worker,
+std::vector<int> drag_path(const ParamSpec& spec, int current, const RunRequest& base, const EngineThread& worker,
                            int count) {
     std::vector<int> above, below;
     for (int value : spec.values()) {
@@ -381,7 +381,7 @@ const char* kernel_origin(const RunResult* r) {
 
 // "auto": the first parameter of the variant with at least two other values the engine accepts
 // at the current state (lesson 03's first parameter, T, has one: its slice S·U fixes it).
-std::string pick_drag_param(const Variant& v, const RunRequest& base, const Worker& worker) {
+std::string pick_drag_param(const Variant& v, const RunRequest& base, const EngineThread& worker) {
     for (const ParamSpec& spec : v.params)
         if (drag_path(spec, base.params.count(spec.name) ? base.params.at(spec.name) : spec.def, base, worker, 2)
                 .size() >= 2)
@@ -392,7 +392,7 @@ std::string pick_drag_param(const Variant& v, const RunRequest& base, const Work
 int measure_drag(App& app, FrameDriver& driver, std::string name, int max_values, double timeout_s) {
     AppState& state = app.state();
     const Variant* v = CurrentVariant(state);
-    if (v && name == "auto") name = pick_drag_param(*v, state.request, *state.worker);
+    if (v && name == "auto") name = pick_drag_param(*v, state.request, *state.engine_thread);
     const auto spec = v ? std::find_if(v->params.begin(), v->params.end(), [&](const ParamSpec& p) { return p.name == name; })
                         : std::vector<ParamSpec>::const_iterator();
     if (!v || spec == v->params.end()) {
@@ -400,7 +400,7 @@ int measure_drag(App& app, FrameDriver& driver, std::string name, int max_values
                      name.empty() ? "with two other valid values to drag over" : name.c_str());
         return 1;
     }
-    Worker& worker = *state.worker;
+    EngineThread& worker = *state.engine_thread;
     const auto background_idle = [&] { return worker.background_idle(); };
     if (driver.until(background_idle, kBeforeDragS) == 2) return 2;
 
@@ -415,7 +415,7 @@ int measure_drag(App& app, FrameDriver& driver, std::string name, int max_values
         // As a slider does: while dragging, the quick protocol (debounced only if it must compile) ...
         const auto changed = Clock::now();
         SubmitRequest(state, name, Change::Drag);
-        const uint64_t quick = state.worker->last_submitted_id();
+        const uint64_t quick = state.engine_thread->last_submitted_id();
         int rc = driver.until([&] { return app.drawn(quick); }, timeout_s);
         quick_ms.push_back(ms_since(changed));
         const RunResult* r = state.result.get();
@@ -423,7 +423,7 @@ int measure_drag(App& app, FrameDriver& driver, std::string name, int max_values
         hits += hit;
         in_flight += r && r->compiled && r->compiled->cache_level == "in-flight";
         std::fprintf(stderr, "drag: %s=%d redrawn %.1f ms after the change%s, kernel %s\n", name.c_str(), value,
-                     quick_ms.back(), state.result_quick ? " (quick run, validated)" : "",
+                     quick_ms.back(), state.result && state.result->phase == Phase::quick ? " (quick run, validated)" : "",
                      kernel_origin(r));
         if (rc != 0) return rc;
         // ... and once it is drawn, the slider is let go: the full protocol for the same request.
@@ -461,7 +461,7 @@ int measure_drag(App& app, FrameDriver& driver, std::string name, int max_values
             state.request.params[name] = best;
             const auto changed = Clock::now();
             SubmitRequest(state, name, Change::Drag);   // grabbed and moved far in one go
-            const uint64_t quick = state.worker->last_submitted_id();
+            const uint64_t quick = state.engine_thread->last_submitted_id();
             const int rc = driver.until([&] { return app.drawn(quick); }, timeout_s);
             jump_ms = ms_since(changed);
             const RunResult* r = state.result.get();
@@ -508,8 +508,8 @@ int RunHeadless(const HeadlessOptions& options) {
         std::fprintf(stderr, "tilelab: ImGui's OpenGL3 renderer did not start\n");
         return 1;
     }
-    Worker worker(options.engine);
-    App app(options.app, worker);
+    EngineThread engine_thread(options.engine);
+    App app(options.app, engine_thread);
     if (std::string error = app.Init(); !error.empty()) {
         std::fprintf(stderr, "tilelab: %s\n", one_line(error).c_str());
         return kExitInvalidInput;   // the same input tilelab-cli refuses, with the same code

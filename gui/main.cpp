@@ -88,8 +88,8 @@ int run_windowed(const tilelab::gui::AppOptions& app_options, const tilelab::Eng
     int rc = 0;
     {
         // The worker constructs the Engine on its own thread, so the window shows at once.
-        tilelab::gui::Worker worker(engine_config);
-        App app(app_options, worker);
+        tilelab::gui::EngineThread engine_thread(engine_config);
+        App app(app_options, engine_thread);
         if (std::string error = app.Init(); !error.empty()) {
             std::fprintf(stderr, "tilelab: %s\n", tilelab::one_line(error).c_str());
             rc = tilelab::kExitInvalidInput;

@@ -160,7 +160,7 @@ void draw_ptxas(const RunResult& r, const CompileResult& c) {
     cell("Static shared memory", format_bytes(p.smem_bytes));
     cell("Stack frame", format_bytes(p.stack_bytes));
     cell("Constant bank 0", format_bytes(p.cmem_bytes));
-    cell("Target", r.arch.empty() ? "?" : r.arch);
+    cell("Target", r.target.name.empty() ? "?" : r.target.arch_name());
     cell("Compile time", FormatTime(c.compile_ms));
     cell("Cache", c.cache_hit ? "hit (" + c.cache_level + ")" : "miss: compiled now");
     ImGui::EndTable();

@@ -15,7 +15,7 @@
 #include "panels.h"
 #include "plot.h"
 #include "ui_common.h"
-#include "worker.h"
+#include "engine_thread.h"
 
 namespace tilelab::gui {
 
@@ -220,12 +220,12 @@ void StartSweep(AppState& state, const std::vector<int>& xs, const std::vector<i
             if (!ys.empty()) r.params[state.sweep.param_y] = ys[iy];
             reqs.push_back(r);
         }
-    state.worker->submit_sweep(std::move(reqs), state.run_options);
+    state.engine_thread->submit_sweep(std::move(reqs), state.run_options);
     state.swept_x = state.sweep.param_x;
     state.swept_y = ys.empty() ? "" : state.sweep.param_y;
     state.sweep_x_values = xs;
     state.sweep_y_values = ys;
-    state.sweep_generation = state.worker->sweep_progress().generation;
+    state.sweep_generation = state.engine_thread->sweep_progress().generation;
     state.sweep.results.clear();
     state.sweep.running = true;
 }
@@ -481,21 +481,21 @@ void DrawSweep(AppState& state) {
     if (state.sweep.param_y == state.sweep.param_x) ys.clear();
 
     const size_t count = xs.size() * (ys.empty() ? 1 : ys.size());
-    SweepProgress progress = state.worker ? state.worker->sweep_progress() : SweepProgress{};
-    bool ours = state.worker && progress.generation == state.sweep_generation && state.sweep_generation != 0;
-    ImGui::BeginDisabled(!state.worker || !state.worker->ready() || count == 0);
+    SweepProgress progress = state.engine_thread ? state.engine_thread->sweep_progress() : SweepProgress{};
+    bool ours = state.engine_thread && progress.generation == state.sweep_generation && state.sweep_generation != 0;
+    ImGui::BeginDisabled(!state.engine_thread || !state.engine_thread->ready() || count == 0);
     std::string run_label = "Run sweep (" + std::to_string(count) + " configurations)";
     if (ImGui::Button(run_label.c_str())) StartSweep(state, xs, ys);
     ImGui::EndDisabled();
     if (ours && progress.running) {
         ImGui::SameLine();
-        if (ImGui::Button("Cancel")) state.worker->cancel_sweep();
+        if (ImGui::Button("Cancel")) state.engine_thread->cancel_sweep();
         ImGui::SameLine();
         std::string text = std::to_string(progress.done) + " / " + std::to_string(progress.total);
         ImGui::ProgressBar(progress.total ? float(progress.done) / float(progress.total) : 0.0f, ImVec2(-1, 0), text.c_str());
     }
     if (ours) {
-        state.sweep.results = state.worker->sweep_results();
+        state.sweep.results = state.engine_thread->sweep_results();
         state.sweep.running = progress.running;
     }
 

@@ -11,7 +11,7 @@
 #include "panels.h"
 #include "plot.h"
 #include "ui_common.h"
-#include "worker.h"
+#include "engine_thread.h"
 
 namespace tilelab::gui {
 
@@ -41,7 +41,7 @@ void DrawHeadlines(const CostModel& m) {
 }
 
 // Rows: the four kinds of access. Columns: model per thread, per block, total; counted total.
-void DrawAccessTable(const AppState& state, const RunResult& r) {
+void DrawAccessTable(const RunResult& r) {
     const CostModel& m = r.model;
     struct Row {
         const char* name;
@@ -83,7 +83,7 @@ void DrawAccessTable(const AppState& state, const RunResult& r) {
         ImGui::TableNextColumn();
         bool have_count = r.measured && r.counted.has_value();
         // Counted later: the GPU run is still going, or this was a quick run (the full one counts).
-        const bool pending = (!r.measured && !state.result_final) || (r.measured && !have_count && state.result_quick);
+        const bool pending = (!r.measured && r.phase == Phase::analysed) || (r.measured && !have_count && r.phase == Phase::quick);
         if (pending) {
             ImGui::TextDisabled("pending");
             if (ImGui::IsItemHovered())
@@ -140,8 +140,8 @@ void DrawFormulaTable(const char* id, const char* title, const std::vector<Formu
 // The roofline: measured ceilings on a GPU (once the worker has measured them), the target's
 // datasheet otherwise; the current point, pinned configurations and earlier runs.
 void DrawRoofline(const AppState& state, const RunResult& r) {
-    const Target t = TargetOf(state, r);
-    const Ceilings ceilings = state.worker ? state.worker->ceilings() : Ceilings{};
+    const Target& t = r.target;
+    const Ceilings ceilings = state.engine_thread ? state.engine_thread->ceilings() : Ceilings{};
     plot::Roofline roof;
     std::string source;
     if (ceilings.measured && ceilings.sgemm_gflops > 0 && ceilings.copy_gbps > 0) {
@@ -224,7 +224,7 @@ void DrawMemoryPanel(AppState& state) {
     }
     DrawHeadlines(r.model);
     ImGui::Spacing();
-    DrawAccessTable(state, r);
+    DrawAccessTable(r);
     ImGui::Spacing();
     DrawFormulaTable("formulas", "How the model counts", r.model.formulas);
     ImGui::Spacing();

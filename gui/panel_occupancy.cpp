@@ -158,8 +158,8 @@ void DrawOccupancyPanel(AppState& state) {
     }
     const RunResult& r = *state.result;
     const Occupancy& occ = r.occupancy;
-    const Target t = TargetOf(state, r);
-    const OccupancyInput in = OccupancyInputOf(r);
+    const Target& t = r.target;
+    const OccupancyInput& in = r.occupancy_input;
 
     if (!r.ok && (r.stage == "input" || r.stage == "compile")) {
         ImGui::PushStyleColor(ImGuiCol_Text, StatusColorVec(false));
@@ -177,7 +177,7 @@ void DrawOccupancyPanel(AppState& state) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
     ImGui::TextWrapped("%d threads per block, %d registers per thread, %s shared memory per block on %s (%s, %s)",
                        in.threads_per_block, in.registers_per_thread, format_bytes(in.smem_per_block).c_str(),
-                       t.name.c_str(), r.arch.c_str(), t.source.empty() ? "?" : t.source.c_str());
+                       t.name.c_str(), t.arch_name().c_str(), t.source.empty() ? "?" : t.source.c_str());
     ImGui::PopStyleColor();
     ImGui::Spacing();
     DrawLimitBars(occ, in, t);

@@ -11,7 +11,7 @@
 #include "fonts.h"
 #include "panels.h"
 #include "ui_common.h"
-#include "worker.h"
+#include "engine_thread.h"
 
 namespace tilelab::gui {
 
@@ -22,10 +22,10 @@ namespace {
 constexpr size_t kMaxButtons = 8;
 
 std::string reason_for(const AppState& state, const std::string& name, int value) {
-    if (!state.worker) return "";
+    if (!state.engine_thread) return "";
     RunRequest candidate = state.request;
     candidate.params[name] = value;
-    return state.worker->invalid_reason(candidate);
+    return state.engine_thread->invalid_reason(candidate);
 }
 
 void tooltip_when_hovered(const std::string& text) {
@@ -206,7 +206,7 @@ void DrawTargetPicker(AppState& state) {
             const std::string label = t.name + " (" + t.arch_name() + ")";
             if (ImGui::Selectable(label.c_str(), int(i) == index) && int(i) != index) {
                 state.model_target_index = int(i);
-                if (state.worker) state.worker->set_model_target(t);
+                if (state.engine_thread) state.engine_thread->set_model_target(t);
                 SubmitRequest(state, "target");
             }
             if (ImGui::IsItemHovered())
@@ -238,7 +238,7 @@ void DrawParamsPanel(AppState& state) {
         ImGui::TableSetupColumn("control", ImGuiTableColumnFlags_WidthStretch, 0.58f);
         for (const ParamSpec& spec : variant->params) draw_param(state, spec);
         draw_problem_size(state);
-        if (state.worker && state.worker->ready() && !state.worker->device().gpu) {
+        if (state.engine_thread && state.engine_thread->ready() && !state.engine_thread->device().gpu) {
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
             label_with_help("Target GPU", "Model mode: there is no GPU here, so kernels are compiled, and occupancy "
@@ -250,8 +250,8 @@ void DrawParamsPanel(AppState& state) {
     }
     // A configuration refused for a reason that names no single parameter (the block's shared
     // memory, its thread count ...): said once, below all of them.
-    if (state.worker) {
-        const std::string reason = state.worker->invalid_reason(state.request);
+    if (state.engine_thread) {
+        const std::string reason = state.engine_thread->invalid_reason(state.request);
         if (!reason.empty() && std::none_of(variant->params.begin(), variant->params.end(),
                                             [&](const ParamSpec& p) { return names_param(reason, p.name); }))
             show_reason(reason);

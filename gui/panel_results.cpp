@@ -12,7 +12,7 @@
 #include "panels.h"
 #include "plot.h"
 #include "ui_common.h"
-#include "worker.h"
+#include "engine_thread.h"
 
 namespace tilelab::gui {
 
@@ -109,7 +109,7 @@ void draw_measured(const AppState& state, const RunResult& r) {
     std::string flops_detail, bytes_detail;
     if (r.reference_ms > 0)
         flops_detail = fixed(r.pct_of_reference, 0) + "% of " + r.reference_name + " (" + FormatTime(r.reference_ms) + ")";
-    const Ceilings c = state.worker ? state.worker->ceilings() : Ceilings{};
+    const Ceilings c = state.engine_thread ? state.engine_thread->ceilings() : Ceilings{};
     if (c.measured && c.copy_gbps > 0)
         bytes_detail = fixed(100.0 * r.gbps_effective / c.copy_gbps, 0) + "% of device copy (" + rate(c.copy_gbps, "B/s") + ")";
     else
@@ -207,7 +207,7 @@ void draw_analysis(const RunResult& r) {
                                   " B stored, " + std::to_string(p.spill_loads) + " B loaded" : ", no spills"),
             "From ptxas's report on the compiled kernel. Spilled values live in local memory (cached DRAM).",
             spills ? &red : nullptr);
-        row("Shared memory / block", format_bytes(p.smem_bytes + double(l.dynamic_smem)));
+        row("Shared memory / block", format_bytes(r.smem_bytes()));
     }
     const Occupancy& o = r.occupancy;
     if (o.error.empty() && o.max_warps > 0)
@@ -286,10 +286,10 @@ void DrawResultsPanel(AppState& state) {
     ImGui::AlignTextToFramePadding();
     const std::shared_ptr<const RunResult> r = state.result;
     if (state.updating) {
-        const WorkerPhase phase = state.worker ? state.worker->phase() : WorkerPhase::Idle;
+        const EngineActivity phase = state.engine_thread ? state.engine_thread->phase() : EngineActivity::Idle;
         ImGui::TextColored(kUpdating, "updating: %s...", to_string(phase));
     } else if (r) {
-        ImGui::TextDisabled(state.result_quick ? "quick result" : "up to date");
+        ImGui::TextDisabled(r->phase == Phase::quick ? "quick result" : "up to date");
     }
     if (!r) {
         ImGui::TextDisabled("Waiting for the first result...");
@@ -305,9 +305,9 @@ void DrawResultsPanel(AppState& state) {
         if (r->compiled && r->compiled->ok) draw_analysis(*r);
         return;
     }
-    if (r->measured && state.result_quick) quick_note(*r);
+    if (r->measured && r->phase == Phase::quick) quick_note(*r);
     if (r->measured) draw_measured(state, *r);
-    else draw_modelled(*r, !state.result_final);
+    else draw_modelled(*r, r->phase == Phase::analysed);
     ImGui::Spacing();
     draw_analysis(*r);
     ImGui::Spacing();

@@ -21,11 +21,6 @@ namespace {
 
 // ---- geometry, from the variant's declaration --------------------------------------------------
 
-// Static and dynamic shared memory of the compiled kernel, as ptxas reports it.
-int SharedBytes(const RunResult& r) {
-    return (r.compiled ? r.compiled->ptxas.smem_bytes : 0) + int(r.launch.dynamic_smem);
-}
-
 // A reduction (C = A·B): the C grid of blocks, one block's tile and the k-steps along K.
 struct MatmulGeometry {
     int64_t M = 0, N = 0, K = 0;
@@ -55,7 +50,7 @@ MatmulGeometry DeriveMatmul(const TileGeometry& t, const RunResult& r) {
     g.by = int64_t(r.launch.block[1]) * r.launch.block[2];
     g.threads = std::max<int64_t>(1, r.launch.threads_per_block());
     g.outputs_per_thread = double(g.BM * g.BN) / double(g.threads);
-    g.smem_bytes = SharedBytes(r);
+    g.smem_bytes = r.smem_bytes();
     g.a_shared = t.a_in_shared;
     g.b_shared = t.b_in_shared;
     g.k_steps = std::max<int64_t>(1, t.k_steps());
@@ -89,7 +84,7 @@ StencilGeometry DeriveStencil(const TileGeometry& t, const RunResult& r) {
     g.in_y = g.out[1] + 2 * g.halo;
     g.threads = std::max<int64_t>(1, r.launch.threads_per_block());
     g.outputs_per_thread = double(t.block_outputs()) / double(g.threads);
-    g.smem_bytes = SharedBytes(r);
+    g.smem_bytes = r.smem_bytes();
     g.planes_in_smem = t.shared_planes;
     g.plane_x = t.shared_plane[0];
     g.plane_y = t.shared_plane[1];

@@ -1,6 +1,6 @@
 // One function per panel, each in its own file (gui/panel_<name>.cpp). A panel draws into the
 // current ImGui window/child the app opened for it; it reads and writes AppState only and talks to
-// the engine only through the Worker (gui/worker.h).
+// the engine only through the EngineThread (gui/engine_thread.h).
 #pragma once
 #include "app_state.h"
 

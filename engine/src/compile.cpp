@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 #include <fmt/ranges.h>
 
 #include <atomic>
@@ -182,61 +183,57 @@ std::string first_error_line(const std::string& log, const std::string& fallback
     return first.empty() ? fallback : first;
 }
 
-// ---- disk format: magic, then length-prefixed fields, then a checksum of all before it ----
+// ---- disk format: CBOR (nlohmann, as the GPU worker protocol) of {"entry": {...}, "checksum"} --
 
 // No real entry comes near this (a cubin is some hundreds of kB, its log a few kB); a larger
 // file is not one of ours and is not read into memory.
 constexpr size_t kMaxCacheEntryBytes = size_t(64) << 20;
 
-constexpr char kMagic[] = "TILELAB-CUBIN-1\n";
+constexpr const char* kFormat = "tilelab-cubin";
+constexpr int kFormatVersion = 2;
 
-void put_field(std::string& out, const std::string& field) {
-    uint64_t n = field.size();
-    out.append(reinterpret_cast<const char*>(&n), sizeof n);
-    out += field;
-}
-
-bool get_field(const std::string& in, size_t& pos, std::string& field) {
-    uint64_t n = 0;
-    if (in.size() - pos < sizeof n) return false;
-    std::memcpy(&n, in.data() + pos, sizeof n);
-    pos += sizeof n;
-    if (in.size() - pos < n) return false;
-    field.assign(in, pos, n);
-    pos += n;
-    return true;
+// The checksum covers the entry's CBOR bytes: a flipped bit in a cubin is caught, not loaded.
+uint64_t entry_checksum(const nlohmann::json& entry) {
+    const std::vector<uint8_t> bytes = nlohmann::json::to_cbor(entry);
+    return fnv1a(std::string(bytes.begin(), bytes.end()));
 }
 
 std::string encode(const std::string& key_text, const CompileResult& r) {
-    std::string out = kMagic;
-    put_field(out, key_text);
-    put_field(out, r.lowered_name);
-    put_field(out, r.log);
-    put_field(out, r.options);
-    put_field(out, std::string(r.cubin.begin(), r.cubin.end()));
-    uint64_t sum = fnv1a(out);
-    out.append(reinterpret_cast<const char*>(&sum), sizeof sum);
-    return out;
+    const auto* cubin = reinterpret_cast<const uint8_t*>(r.cubin.data());
+    const nlohmann::json entry = {{"format", kFormat},
+                                  {"version", kFormatVersion},
+                                  {"key", key_text},
+                                  {"lowered_name", r.lowered_name},
+                                  {"log", r.log},
+                                  {"options", r.options},
+                                  {"cubin", nlohmann::json::binary({cubin, cubin + r.cubin.size()})}};
+    const std::vector<uint8_t> bytes = nlohmann::json::to_cbor({{"entry", entry}, {"checksum", entry_checksum(entry)}});
+    return std::string(bytes.begin(), bytes.end());
 }
 
 // nullptr unless `bytes` is a whole, uncorrupted entry for exactly `key_text`.
 std::shared_ptr<CompileResult> decode(const std::string& bytes, const std::string& key_text) {
-    const size_t magic_len = sizeof kMagic - 1;
-    uint64_t sum = 0;
-    if (bytes.size() < magic_len + sizeof sum || bytes.compare(0, magic_len, kMagic) != 0) return nullptr;
-    const size_t body = bytes.size() - sizeof sum;
-    std::memcpy(&sum, bytes.data() + body, sizeof sum);
-    std::string content = bytes.substr(0, body);
-    if (fnv1a(content) != sum) return nullptr;
-
-    auto r = std::make_shared<CompileResult>();
-    std::string stored_key, cubin;
-    size_t pos = magic_len;
-    if (!get_field(content, pos, stored_key) || !get_field(content, pos, r->lowered_name) ||
-        !get_field(content, pos, r->log) || !get_field(content, pos, r->options) ||
-        !get_field(content, pos, cubin) || pos != content.size())
+    nlohmann::json doc;
+    try {   // without exceptions a parse error is a discarded value; an absurd size still throws
+        doc = nlohmann::json::from_cbor(bytes, /*strict=*/true, /*allow_exceptions=*/false);
+    } catch (const nlohmann::json::exception&) {
         return nullptr;
-    if (stored_key != key_text || cubin.empty() || r->lowered_name.empty()) return nullptr;
+    }
+    if (!doc.is_object() || !doc.contains("entry") || !doc.contains("checksum")) return nullptr;
+    const nlohmann::json& entry = doc.at("entry");
+    const nlohmann::json& sum = doc.at("checksum");
+    if (!entry.is_object() || !sum.is_number_unsigned() || sum.get<uint64_t>() != entry_checksum(entry)) return nullptr;
+    const auto is_string = [&](const char* key) { return entry.contains(key) && entry.at(key).is_string(); };
+    if (!is_string("format") || entry.at("format") != kFormat || entry.value("version", 0) != kFormatVersion ||
+        !is_string("key") || !is_string("lowered_name") || !is_string("log") || !is_string("options") ||
+        !entry.contains("cubin") || !entry.at("cubin").is_binary())
+        return nullptr;
+    auto r = std::make_shared<CompileResult>();
+    r->lowered_name = entry.at("lowered_name").get<std::string>();
+    r->log = entry.at("log").get<std::string>();
+    r->options = entry.at("options").get<std::string>();
+    const auto& cubin = entry.at("cubin").get_binary();
+    if (entry.at("key") != key_text || cubin.empty() || r->lowered_name.empty()) return nullptr;
     r->cubin.assign(cubin.begin(), cubin.end());
     r->ptxas = parse_ptxas_report(r->log, r->lowered_name);
     r->ok = true;

@@ -9,7 +9,8 @@
 #include <functional>
 #include <mutex>
 #include <thread>
-#include "tilelab/engine.h"
+#include "tilelab/device.h"
+#include "tilelab/result.h"
 
 namespace tilelab {
 

@@ -8,7 +8,7 @@
 
 namespace tilelab::compile_cache_testing {
 
-// An entry's bytes for `key_text` (magic, length-prefixed fields, checksum).
+// An entry's bytes for `key_text`: CBOR of the entry and its checksum.
 std::string encode_entry(const std::string& key_text, const CompileResult& r);
 // The entry, or nullptr unless `bytes` is a whole, uncorrupted entry for exactly `key_text`.
 std::shared_ptr<CompileResult> decode_entry(const std::string& bytes, const std::string& key_text);

@@ -65,6 +65,12 @@ CompileRequest kernel_build(const KernelInstance& k, int arch, bool instrumented
     return c;
 }
 
+// What occupancy sees of a build: the block's threads, ptxas's registers, and static plus dynamic
+// shared memory.
+OccupancyInput occupancy_input(const CompileResult& c, const LaunchShape& launch) {
+    return {int(launch.threads_per_block()), c.ptxas.registers, c.ptxas.smem_bytes + int(launch.dynamic_smem)};
+}
+
 }  // namespace
 
 struct Engine::Impl {
@@ -97,13 +103,24 @@ struct Engine::Impl {
         return it->second.get();
     }
 
-    std::string invalid_reason(const RunRequest& req);
+    // A request checked once: its variant, its parameters with defaults filled in and its launch
+    // shape, or (`invalid`) the one sentence saying why it cannot run here.
+    struct Checked {
+        const Variant* variant = nullptr;
+        ParamValues params;
+        LaunchShape launch;
+        std::string invalid;
+    };
+    Checked check(const RunRequest& req);
+    std::string invalid_reason(const RunRequest& req) { return check(req).invalid; }
+    // Engine::measure() but for the phase.
+    void measure(RunResult& r, const RunOptions& opt, const CancelFlag* cancel);
 
     // The build `req` needs, or nullopt when the request is invalid here.
     std::optional<CompileRequest> build_for(const RunRequest& req, bool instrumented) {
-        if (!invalid_reason(req).empty()) return std::nullopt;
-        const Variant* v = find_variant(req.variant);
-        return kernel_build(v->kernel(with_defaults(v->params, req.params)), current_target().arch(), instrumented);
+        const Checked c = check(req);
+        if (!c.invalid.empty()) return std::nullopt;
+        return kernel_build(c.variant->kernel(c.params), current_target().arch(), instrumented);
     }
 
     // One compile-ahead item, on the queue's thread.
@@ -149,41 +166,47 @@ std::string Engine::invalid_reason(const RunRequest& req) const {
     }
 }
 
-std::string Engine::Impl::invalid_reason(const RunRequest& req) {
-    const Variant* v = find_variant(req.variant);
-    if (!v) return fmt::format("There is no variant called \"{}\".", req.variant);
-    if (std::string why = not_implemented_reason(*v); !why.empty()) return "The " + why + ".";
+Engine::Impl::Checked Engine::Impl::check(const RunRequest& req) {
+    Checked c;
+    const Variant* v = c.variant = find_variant(req.variant);
+    auto invalid = [&](std::string why) {
+        c.invalid = std::move(why);
+        return c;
+    };
+    if (!v) return invalid(fmt::format("There is no variant called \"{}\".", req.variant));
+    if (std::string why = not_implemented_reason(*v); !why.empty()) return invalid("The " + why + ".");
     for (const auto& [name, value] : req.params) {
         const auto spec = std::find_if(v->params.begin(), v->params.end(), [&](const ParamSpec& s) { return s.name == name; });
-        if (spec == v->params.end()) return fmt::format("{} has no parameter called {}.", v->id, name);
-        if (std::string why = spec->range_reason(value); !why.empty()) return why;
+        if (spec == v->params.end()) return invalid(fmt::format("{} has no parameter called {}.", v->id, name));
+        if (std::string why = spec->range_reason(value); !why.empty()) return invalid(why);
     }
-    const ParamValues params = with_defaults(v->params, req.params);
+    c.params = with_defaults(v->params, req.params);
     const Family* family = checker(v->family);
-    if (!family) return fmt::format("The {} family is not implemented yet.", v->family);
-    if (std::string why = family->problem_invalid_reason(req.problem); !why.empty()) return why;
+    if (!family) return invalid(fmt::format("The {} family is not implemented yet.", v->family));
+    if (std::string why = family->problem_invalid_reason(req.problem); !why.empty()) return invalid(why);
     const Target t = current_target();
     if (v->invalid_reason)
-        if (std::string why = v->invalid_reason(params, req.problem, t); !why.empty()) return why;
-    return generic_invalid_reason(*v, params, v->launch(params, req.problem), t);
+        if (std::string why = v->invalid_reason(c.params, req.problem, t); !why.empty()) return invalid(why);
+    c.launch = v->launch(c.params, req.problem);
+    return invalid(generic_invalid_reason(*v, c.params, c.launch, t));
 }
 
 RunResult Engine::analyze(const RunRequest& req) {
     RunResult r;
     r.request = req;
     const Target t = target();
-    r.target = t.name;
-    r.arch = t.arch_name();
+    r.target = t;
     r.stage = "input";
     try {
-        const Variant* v = find_variant(req.variant);
+        const Impl::Checked checked = impl_->check(req);
+        const Variant* v = checked.variant;
         if (v) r.request.params = with_defaults(v->params, req.params);
-        if (std::string why = invalid_reason(req); !why.empty()) {
-            r.error = why;
+        if (!checked.invalid.empty()) {
+            r.error = checked.invalid;
             return r;
         }
         const ParamValues& params = r.request.params;
-        r.launch = v->launch(params, req.problem);
+        r.launch = checked.launch;
         r.model = v->cost_model(params, req.problem);
         const KernelInstance k = v->kernel(params);
         r.name_expression = k.name_expression;
@@ -198,9 +221,8 @@ RunResult Engine::analyze(const RunRequest& req) {
             r.error = r.compiled->error;
             return r;
         }
-        const PtxasInfo& ptxas = r.compiled->ptxas;
-        r.occupancy = compute_occupancy(
-            t, {int(r.launch.threads_per_block()), ptxas.registers, ptxas.smem_bytes + int(r.launch.dynamic_smem)});
+        r.occupancy_input = occupancy_input(*r.compiled, r.launch);
+        r.occupancy = compute_occupancy(t, r.occupancy_input);
         // Registers are known only now: a block whose threads need more registers than an SM has
         // (or any other resource over its limit) cannot launch, so it is refused here, not run.
         if (r.occupancy.blocks_per_sm == 0) {
@@ -209,8 +231,7 @@ RunResult Engine::analyze(const RunRequest& req) {
                           ? r.occupancy.error
                           : fmt::format("Not one block of {} threads fits on an SM ({} registers per thread, {} B of shared "
                                         "memory per block).",
-                                        r.launch.threads_per_block(), ptxas.registers,
-                                        ptxas.smem_bytes + int(r.launch.dynamic_smem));
+                                        r.launch.threads_per_block(), r.compiled->ptxas.registers, r.smem_bytes());
             return r;
         }
         r.ok = true;
@@ -227,18 +248,24 @@ RunResult Engine::run(const RunRequest& req, const RunOptions& opt, const Cancel
 }
 
 RunResult Engine::measure(RunResult r, const RunOptions& opt, const CancelFlag* cancel) {
-    if (!r.ok) return r;
-    if (!impl_->status.gpu) {
-        r.no_gpu_reason = impl_->status.reason;
-        return r;
+    impl_->measure(r, opt, cancel);
+    r.phase = r.measured && opt.quick ? Phase::quick : Phase::full;
+    return r;
+}
+
+void Engine::Impl::measure(RunResult& r, const RunOptions& opt, const CancelFlag* cancel) {
+    if (!r.ok) return;
+    if (!status.gpu) {
+        r.no_gpu_reason = status.reason;
+        return;
     }
     try {
         const Variant* v = find_variant(r.request.variant);
         if (!v) throw std::runtime_error("there is no variant called \"" + r.request.variant + "\"");
-        worker::MeasureJob job{v->family, r.request.problem, r.launch, r.model.flops, r.model.global_bytes, r.compiled, nullptr};
+        worker::MeasureJob job{v->family, r.request.problem, r.launch, r.compiled, nullptr};
         if (opt.count_accesses) {   // the same instance built with TILELAB_COUNT=1
             const KernelInstance k = v->kernel(r.request.params);
-            job.counting = compiler().compile(kernel_build(k, target().arch(), true));
+            job.counting = compiler.compile(kernel_build(k, r.target.arch(), true));
             r.stages.count_compile_ms = job.counting->compile_ms;
             r.stages.count_compile_cached = job.counting->cache_level == "memory";
             r.stages.count_prefetch_hit = r.stages.count_compile_cached && job.counting->compiled_ahead;
@@ -246,22 +273,20 @@ RunResult Engine::measure(RunResult r, const RunOptions& opt, const CancelFlag* 
                 r.ok = false;
                 r.stage = "compile";
                 r.error = "instrumented build (TILELAB_COUNT=1): " + job.counting->error;
-                return r;
+                return;
             }
             // The counters cost a few registers; where that tips the block over the SM's limit the
             // instrumented build cannot launch, so the run goes on uncounted (counted stays empty).
-            const Occupancy counting_occupancy = compute_occupancy(
-                target(), {int(r.launch.threads_per_block()), job.counting->ptxas.registers,
-                           job.counting->ptxas.smem_bytes + int(r.launch.dynamic_smem)});
-            if (counting_occupancy.blocks_per_sm == 0) job.counting = nullptr;
+            if (compute_occupancy(r.target, occupancy_input(*job.counting, r.launch)).blocks_per_sm == 0)
+                job.counting = nullptr;
         }
-        measure_in_worker(job, opt, cancel, r);   // one request at a time: the worker client serializes them
+        // One request at a time: the worker client serializes them.
+        r.apply(measure_in_worker(job, opt, cancel, r.stages.worker_ms));
     } catch (const std::exception& e) {
         r.ok = false;
         r.stage = "run";
         r.error = e.what();
     }
-    return r;
 }
 
 void Engine::compile_ahead(std::vector<RunRequest> reqs, bool instrumented_too) {

@@ -31,8 +31,6 @@ public:
     virtual Validation validate() = 0;
     // Time the reference at this size: cuBLAS SGEMM or a device copy. Returns ms, name set.
     virtual double reference_ms(std::string& name) = 0;
-    // Bytes moved by an ideal kernel (each input read once, each output written once).
-    virtual double compulsory_bytes(const Problem& p) const = 0;
 };
 
 std::unique_ptr<Family> make_family(const std::string& name);

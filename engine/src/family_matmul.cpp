@@ -114,11 +114,6 @@ public:
         return time_reference([&] { sgemm_row_major(cublas(), M_, N_, K_, a_.get<float>(), b_.get<float>(), c_.get<float>()); });
     }
 
-    double compulsory_bytes(const Problem& p) const override {
-        const double M = double(p.dim[0]), N = double(p.dim[1]), K = double(p.dim[2]);
-        return 4 * (M * K + K * N + M * N);
-    }
-
 private:
     static bool uses_double_reference(const Problem& p) {
         const double M = double(p.dim[0]), N = double(p.dim[1]), K = double(p.dim[2]);

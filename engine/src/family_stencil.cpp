@@ -120,8 +120,6 @@ public:
         });
     }
 
-    double compulsory_bytes(const Problem& p) const override { return 8.0 * double(points(p)); }
-
 private:
     static size_t points(const Problem& p) { return size_t(p.dim[0]) * size_t(p.dim[1]) * size_t(p.dim[2]); }
 

@@ -69,12 +69,10 @@ public:
         }
         const std::string op = request.at("op").get<std::string>();
         if (op == "run") {
-            RunResult r;
-            runner_->measure(r, worker::job_from_json(request.at("job")), worker::options_from_json(request.at("options")),
-                             &cancel_flag);
-            reply["result"] = worker::measured_to_json(r);
+            reply["result"] = runner_->measure(worker::job_from_json(request.at("job")),
+                                               request.at("options").get<RunOptions>(), &cancel_flag);
         } else if (op == "ceilings") {
-            reply["ceilings"] = worker::ceilings_to_json(runner_->measure_ceilings());
+            reply["ceilings"] = runner_->measure_ceilings();
         } else if (op == "memory") {
             size_t free_bytes = 0, total_bytes = 0;
             device_memory(free_bytes, total_bytes);

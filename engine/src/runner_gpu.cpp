@@ -104,27 +104,26 @@ bool GpuRunner::note_error(cudaError_t code) {
     return context_lost_;
 }
 
-void GpuRunner::measure(RunResult& r, const worker::MeasureJob& job, const RunOptions& opt, const CancelFlag* cancel) {
+Measurement GpuRunner::measure(const worker::MeasureJob& job, const RunOptions& opt, const CancelFlag* cancel) {
     std::string stage = "run";
+    Measurement r;
     r.ok = true;
     StageTimes& times = r.stages;
     auto lap = std::chrono::steady_clock::now();
     try {
         if (context_lost_) throw StageError("run", "the CUDA context was lost to an earlier fault");
         const Problem& problem = job.problem;
-        r.request.problem = problem;
-        r.launch = job.launch;
         Family& family = family_for(job.family, problem, opt.seed);
         if (opt.flush_l2) flusher();
 
         const LoadedLibrary& lib = library_for(*job.kernel);
         family.on_library_loaded(lib.library());
-        const unsigned dyn_smem = r.launch.dynamic_smem;
+        const unsigned dyn_smem = job.launch.dynamic_smem;
         if (dyn_smem > 0)
             TL_CUDA_CHECK(cudaFuncSetAttribute(lib.entry(), cudaFuncAttributeMaxDynamicSharedMemorySize, int(dyn_smem)));
 
         std::vector<void*> args = family.kernel_args(nullptr);
-        const dim3 grid = to_dim3(r.launch.grid), block = to_dim3(r.launch.block);
+        const dim3 grid = to_dim3(job.launch.grid), block = to_dim3(job.launch.block);
         const void* entry = lib.entry();
         auto launch = [&] {
             TL_CUDA_CHECK(cudaLaunchKernel(entry, grid, block, args.data(), dyn_smem, nullptr));
@@ -185,14 +184,6 @@ void GpuRunner::measure(RunResult& r, const worker::MeasureJob& job, const RunOp
             r.reference_ms = it->second.second;
             times.reference_ms = lap_ms(lap);
         }
-
-        const double ms = r.timing.median_ms;
-        const double per_second = 1e3 / ms;   // 1/ms -> 1/s
-        r.gflops = job.flops * per_second / 1e9;
-        r.gbps_model = job.global_bytes * per_second / 1e9;
-        r.gbps_effective = family.compulsory_bytes(problem) * per_second / 1e9;
-        if (r.reference_ms > 0) r.pct_of_reference = r.reference_ms / ms * 100;
-        r.measured = true;
     } catch (const StageError& e) {
         r.ok = false;
         r.stage = e.stage;
@@ -207,6 +198,7 @@ void GpuRunner::measure(RunResult& r, const worker::MeasureJob& job, const RunOp
         r.stage = stage;
         r.error = e.what();
     }
+    return r;
 }
 
 }  // namespace tilelab

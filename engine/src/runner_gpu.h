@@ -13,7 +13,7 @@
 #include "family.h"
 #include "runner_timing.h"
 #include "tilelab/compile.h"
-#include "tilelab/engine.h"
+#include "tilelab/device.h"
 #include "worker_protocol.h"
 
 namespace tilelab {
@@ -25,9 +25,9 @@ public:
     GpuRunner(const GpuRunner&) = delete;
     GpuRunner& operator=(const GpuRunner&) = delete;
 
-    // Fills the measured fields of `r` (and ok, stage, error) for one analysed configuration:
-    // ok = true, or false with the stage and a one-line error. Never throws.
-    void measure(RunResult& r, const worker::MeasureJob& job, const RunOptions& opt, const CancelFlag* cancel);
+    // Validates, times and counts one analysed configuration: ok = true, or false with the stage
+    // and a one-line error. Times and counts only: the host derives the rates. Never throws.
+    Measurement measure(const worker::MeasureJob& job, const RunOptions& opt, const CancelFlag* cancel);
 
     // Device copy bandwidth and cuBLAS SGEMM at 4096³. Never throws (measured = false on error).
     Ceilings measure_ceilings();

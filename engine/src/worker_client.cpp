@@ -228,27 +228,29 @@ bool WorkerClient::call(json request, const CancelFlag* cancel, json& reply, std
     return true;
 }
 
-void measure_in_worker(const worker::MeasureJob& job, const RunOptions& opt, const CancelFlag* cancel, RunResult& r) {
+Measurement measure_in_worker(const worker::MeasureJob& job, const RunOptions& opt, const CancelFlag* cancel,
+                              double& worker_ms) {
     json reply;
     std::string failure;
+    Measurement m;
+    m.stage = "run";
     try {
         const auto start = std::chrono::steady_clock::now();
-        const json request = {{"op", "run"}, {"job", worker::job_to_json(job)}, {"options", worker::options_to_json(opt)}};
+        const json request = {{"op", "run"}, {"job", worker::job_to_json(job)}, {"options", opt}};
         const bool answered = WorkerClient::instance().call(request, cancel, reply, failure);
-        r.stages.worker_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        worker_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
         if (!answered) {
-            r.ok = false;
-            r.stage = "run";
-            r.error = failure;
-            return;
+            m.error = failure;
+            return m;
         }
-        worker::measured_from_json(reply.at("result"), r);
+        m = reply.at("result").get<Measurement>();
     } catch (const std::exception& e) {   // a reply that does not parse
-        r.ok = false;
-        r.stage = "run";
-        r.error = std::string("the GPU worker's reply could not be read: ") + e.what();
+        m = Measurement{};
+        m.stage = "run";
+        m.error = std::string("the GPU worker's reply could not be read: ") + e.what();
     }
-    if (reply.value("context_lost", false)) r.error += std::string("; ") + kWorkerRestartedNote;
+    if (reply.value("context_lost", false)) m.error += std::string("; ") + kWorkerRestartedNote;
+    return m;
 }
 
 Ceilings ceilings_in_worker() {
@@ -260,7 +262,7 @@ Ceilings ceilings_in_worker() {
             c.note = "could not measure the ceilings: " + failure;
             return c;
         }
-        c = worker::ceilings_from_json(reply.at("ceilings"));
+        c = reply.at("ceilings").get<Ceilings>();
     } catch (const std::exception& e) {
         c = {};
         c.note = std::string("could not read the ceilings from the GPU worker: ") + e.what();

@@ -53,8 +53,10 @@ private:
 // saying so, if none.
 std::string find_gpu_worker(std::string& failure);
 
-// Measures `job` in the worker and merges the outcome into `r` (which holds the analysis).
-void measure_in_worker(const worker::MeasureJob& job, const RunOptions& opt, const CancelFlag* cancel, RunResult& r);
+// Measures `job` in the worker; `worker_ms` gets the round trip. A failure to ask or to read the
+// reply comes back as a failed Measurement (stage "run").
+Measurement measure_in_worker(const worker::MeasureJob& job, const RunOptions& opt, const CancelFlag* cancel,
+                              double& worker_ms);
 Ceilings ceilings_in_worker();
 // Free and total device memory as the worker sees it; false if the worker could not say.
 bool device_memory_in_worker(size_t& free_bytes, size_t& total_bytes);

@@ -46,24 +46,6 @@ ssize_t read_all(int fd, uint8_t* data, size_t n) {
     return ssize_t(done);
 }
 
-json launch_to_json(const LaunchShape& l) { return {{"grid", l.grid}, {"block", l.block}, {"dynamic_smem", l.dynamic_smem}}; }
-
-LaunchShape launch_from_json(const json& j) {
-    LaunchShape l;
-    l.grid = j.at("grid").get<std::array<unsigned, 3>>();
-    l.block = j.at("block").get<std::array<unsigned, 3>>();
-    l.dynamic_smem = j.at("dynamic_smem").get<unsigned>();
-    return l;
-}
-
-json counts_to_json(const AccessCounts& c) {
-    return {c.global_loads, c.global_stores, c.shared_loads, c.shared_stores};
-}
-
-AccessCounts counts_from_json(const json& j) {
-    return {j.at(0).get<double>(), j.at(1).get<double>(), j.at(2).get<double>(), j.at(3).get<double>()};
-}
-
 // ---- request validation: small checks that each return "" or what is wrong ----------------
 
 std::string need_uint(const json& j, const char* key, uint64_t max) {
@@ -125,8 +107,6 @@ std::string job_problem(const json& request) {
     constexpr uint64_t kMaxDim = uint64_t(1) << 31;
     std::string p = first_problem({need_type(job, "family", &json::is_string, "a string"),
                                    need_uint_triple(job, "problem", kMaxDim),
-                                   need_type(job, "flops", &json::is_number, "a number"),
-                                   need_type(job, "global_bytes", &json::is_number, "a number"),
                                    cubin_problem(job, "kernel")});
     if (p.empty() && job.contains("counting")) p = cubin_problem(job, "counting");
     if (p.empty()) {
@@ -146,6 +126,7 @@ std::string options_problem(const json& request) {
                                          need_type(o, "flush_l2", &json::is_boolean, "true or false"),
                                          need_type(o, "count_accesses", &json::is_boolean, "true or false"),
                                          need_type(o, "time_reference", &json::is_boolean, "true or false"),
+                                         need_type(o, "quick", &json::is_boolean, "true or false"),
                                          need_uint(o, "seed", UINT64_MAX)});
     return p.empty() ? "" : "options: " + p;
 }
@@ -212,7 +193,11 @@ ReadStatus read_frame(int fd, json& message, std::string& error) {
         error = "the GPU worker channel closed in the middle of a message";
         return ReadStatus::error;
     }
-    message = json::from_cbor(body, /*strict=*/true, /*allow_exceptions=*/false);
+    try {   // without exceptions a parse error is a discarded value; an absurd size still throws
+        message = json::from_cbor(body, /*strict=*/true, /*allow_exceptions=*/false);
+    } catch (const json::exception&) {
+        message = json(json::value_t::discarded);
+    }
     if (message.is_discarded()) {
         error = "the GPU worker sent a message that is not valid CBOR";
         return ReadStatus::error;
@@ -223,9 +208,7 @@ ReadStatus read_frame(int fd, json& message, std::string& error) {
 json job_to_json(const MeasureJob& job) {
     json j = {{"family", job.family},
               {"problem", job.problem.dim},
-              {"launch", launch_to_json(job.launch)},
-              {"flops", job.flops},
-              {"global_bytes", job.global_bytes},
+              {"launch", job.launch},
               {"kernel", cubin_to_json(*job.kernel)}};
     if (job.counting) j["counting"] = cubin_to_json(*job.counting);
     return j;
@@ -235,32 +218,10 @@ MeasureJob job_from_json(const json& j) {
     MeasureJob job;
     job.family = j.at("family").get<std::string>();
     job.problem.dim = j.at("problem").get<std::array<int64_t, 3>>();
-    job.launch = launch_from_json(j.at("launch"));
-    job.flops = j.at("flops").get<double>();
-    job.global_bytes = j.at("global_bytes").get<double>();
+    job.launch = j.at("launch").get<LaunchShape>();
     job.kernel = cubin_from_json(j.at("kernel"));
     if (j.contains("counting")) job.counting = cubin_from_json(j.at("counting"));
     return job;
-}
-
-json options_to_json(const RunOptions& o) {
-    return {{"warmup", o.warmup},
-            {"repetitions", o.repetitions},
-            {"flush_l2", o.flush_l2},
-            {"count_accesses", o.count_accesses},
-            {"time_reference", o.time_reference},
-            {"seed", o.seed}};
-}
-
-RunOptions options_from_json(const json& j) {
-    RunOptions o;
-    o.warmup = j.at("warmup").get<int>();
-    o.repetitions = j.at("repetitions").get<int>();
-    o.flush_l2 = j.at("flush_l2").get<bool>();
-    o.count_accesses = j.at("count_accesses").get<bool>();
-    o.time_reference = j.at("time_reference").get<bool>();
-    o.seed = j.at("seed").get<uint64_t>();
-    return o;
 }
 
 json cubin_to_json(const CompileResult& c) {
@@ -275,88 +236,6 @@ std::shared_ptr<const CompileResult> cubin_from_json(const json& j) {
     c->cubin.assign(bytes.begin(), bytes.end());
     c->lowered_name = j.at("lowered_name").get<std::string>();
     c->ok = true;
-    return c;
-}
-
-json measured_to_json(const RunResult& r) {
-    const Validation& v = r.validation;
-    json j = {{"ok", r.ok},
-              {"stage", r.stage},
-              {"error", r.error},
-              {"measured", r.measured},
-              {"no_gpu_reason", r.no_gpu_reason},
-              {"timing", {{"median_ms", r.timing.median_ms},
-                          {"min_ms", r.timing.min_ms},
-                          {"max_ms", r.timing.max_ms},
-                          {"samples_ms", r.timing.samples_ms}}},
-              {"validation", {{"checked", v.checked},
-                              {"passed", v.passed},
-                              {"max_abs_error", v.max_abs_error},
-                              {"max_rel_error", v.max_rel_error},
-                              {"tolerance", v.tolerance},
-                              {"reference", v.reference},
-                              {"message", v.message}}},
-              {"gflops", r.gflops},
-              {"gbps_model", r.gbps_model},
-              {"gbps_effective", r.gbps_effective},
-              {"reference_ms", r.reference_ms},
-              {"reference_name", r.reference_name},
-              {"pct_of_reference", r.pct_of_reference},
-              {"stages", {{"setup_ms", r.stages.setup_ms},
-                          {"validate_ms", r.stages.validate_ms},
-                          {"timing_ms", r.stages.timing_ms},
-                          {"count_ms", r.stages.count_ms},
-                          {"reference_ms", r.stages.reference_ms}}}};
-    j["counted"] = r.counted ? counts_to_json(*r.counted) : json(nullptr);
-    return j;
-}
-
-void measured_from_json(const json& j, RunResult& r) {
-    r.ok = j.at("ok").get<bool>();
-    r.stage = j.at("stage").get<std::string>();
-    r.error = j.at("error").get<std::string>();
-    r.measured = j.at("measured").get<bool>();
-    r.no_gpu_reason = j.at("no_gpu_reason").get<std::string>();
-    const json& t = j.at("timing");
-    r.timing.median_ms = t.at("median_ms").get<double>();
-    r.timing.min_ms = t.at("min_ms").get<double>();
-    r.timing.max_ms = t.at("max_ms").get<double>();
-    r.timing.samples_ms = t.at("samples_ms").get<std::vector<double>>();
-    const json& v = j.at("validation");
-    r.validation.checked = v.at("checked").get<bool>();
-    r.validation.passed = v.at("passed").get<bool>();
-    r.validation.max_abs_error = v.at("max_abs_error").get<double>();
-    r.validation.max_rel_error = v.at("max_rel_error").get<double>();
-    r.validation.tolerance = v.at("tolerance").get<double>();
-    r.validation.reference = v.at("reference").get<std::string>();
-    r.validation.message = v.at("message").get<std::string>();
-    r.counted.reset();
-    if (!j.at("counted").is_null()) r.counted = counts_from_json(j.at("counted"));
-    r.gflops = j.at("gflops").get<double>();
-    r.gbps_model = j.at("gbps_model").get<double>();
-    r.gbps_effective = j.at("gbps_effective").get<double>();
-    r.reference_ms = j.at("reference_ms").get<double>();
-    r.reference_name = j.at("reference_name").get<std::string>();
-    r.pct_of_reference = j.at("pct_of_reference").get<double>();
-    // Only the worker's own stages: the compiles and the round trip are timed by the engine.
-    const json& s = j.at("stages");
-    r.stages.setup_ms = s.at("setup_ms").get<double>();
-    r.stages.validate_ms = s.at("validate_ms").get<double>();
-    r.stages.timing_ms = s.at("timing_ms").get<double>();
-    r.stages.count_ms = s.at("count_ms").get<double>();
-    r.stages.reference_ms = s.at("reference_ms").get<double>();
-}
-
-json ceilings_to_json(const Ceilings& c) {
-    return {{"measured", c.measured}, {"copy_gbps", c.copy_gbps}, {"sgemm_gflops", c.sgemm_gflops}, {"note", c.note}};
-}
-
-Ceilings ceilings_from_json(const json& j) {
-    Ceilings c;
-    c.measured = j.at("measured").get<bool>();
-    c.copy_gbps = j.at("copy_gbps").get<double>();
-    c.sgemm_gflops = j.at("sgemm_gflops").get<double>();
-    c.note = j.at("note").get<std::string>();
     return c;
 }
 

@@ -9,8 +9,9 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include "tilelab/engine.h"
+#include "tilelab/device.h"
 #include "tilelab/result.h"
+#include "tilelab/result_json.h"
 
 namespace tilelab::worker {
 
@@ -37,12 +38,13 @@ std::string request_problem(const json& request);
 uint32_t request_id_or_zero(const json& request);
 
 // Everything the worker needs to measure one analysed configuration; it needs no variant
-// (test variants exist only in the parent) and compiles nothing.
+// (test variants exist only in the parent), compiles nothing and computes no rates. The options
+// travel as RunOptions' JSON, the reply as a Measurement's and the ceilings as Ceilings'
+// (tilelab/result_json.h).
 struct MeasureJob {
     std::string family;                                // "matmul", "stencil"
     Problem problem;
     LaunchShape launch;
-    double flops = 0, global_bytes = 0;                // from the cost model
     std::shared_ptr<const CompileResult> kernel;       // cubin and lowered name
     std::shared_ptr<const CompileResult> counting;     // the TILELAB_COUNT=1 build; null: do not count
 };
@@ -50,19 +52,8 @@ struct MeasureJob {
 json job_to_json(const MeasureJob& job);
 MeasureJob job_from_json(const json& j);
 
-json options_to_json(const RunOptions& opt);
-RunOptions options_from_json(const json& j);
-
 // Only what a cubin needs to be loaded again: its bytes and the kernel's lowered name.
 json cubin_to_json(const CompileResult& c);
 std::shared_ptr<const CompileResult> cubin_from_json(const json& j);
-
-// ok, stage, error and every measured field of a RunResult (nothing from analyze()).
-json measured_to_json(const RunResult& r);
-// Overwrites those fields of `r`, leaving the analysed ones as they are.
-void measured_from_json(const json& j, RunResult& r);
-
-json ceilings_to_json(const Ceilings& c);
-Ceilings ceilings_from_json(const json& j);
 
 }  // namespace tilelab::worker

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include "tilelab/util.h"
 #include "tilelab/variant.h"
+#include "../matmul_common.h"
 
 namespace tilelab {
 namespace {
@@ -68,15 +69,12 @@ CostModel naive_cost_model(const ParamValues& p, const Problem& problem) {
     const double threads_per_block = double(s.bx) * s.by;
 
     CostModel m;
-    m.flops = 2 * M * N * K;
     // Each thread that owns an element of C reads a row of A and a column of B (2·K loads) and
     // writes its element once. Threads outside C return first, so the total has no boundary terms.
     m.per_thread = {2 * K, 1, 0, 0};
     m.per_block = {threads_per_block * 2 * K, threads_per_block, 0, 0};
     m.total = {2 * M * N * K, M * N, 0, 0};
-    m.global_bytes = 4 * (m.total.global_loads + m.total.global_stores);
-    m.intensity = m.flops / m.global_bytes;
-    m.compulsory_bytes = 4 * (M * K + K * N + M * N);
+    matmul::finish_cost_model(m, problem);   // flops, global bytes, intensity, compulsory bytes
 
     m.formulas = {
         {"FLOPs", "2·M·N·K", m.flops},

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include "tilelab/util.h"
 #include "tilelab/variant.h"
+#include "../matmul_common.h"
 
 namespace tilelab {
 namespace {
@@ -71,7 +72,6 @@ CostModel tiled_cost_model(const ParamValues& p, const Problem& problem) {
     const double blocks = blocks_x * blocks_y;
 
     CostModel m;
-    m.flops = 2 * M * N * K;
     // One thread, at (0,0) of a full block: per k-tile one element of A and one of B, each
     // stored to shared memory; then 2·T shared reads for T multiply-adds.
     m.per_thread = {2 * k_tiles, 1, 2 * T * k_tiles, 2 * k_tiles};
@@ -84,9 +84,7 @@ CostModel tiled_cost_model(const ParamValues& p, const Problem& problem) {
     const double a_loads = M * K * blocks_x;
     const double b_loads = K * N * blocks_y;
     m.total = {a_loads + b_loads, M * N, blocks * T * T * k_tiles * 2 * T, blocks * T * T * k_tiles * 2};
-    m.global_bytes = 4 * (m.total.global_loads + m.total.global_stores);
-    m.intensity = m.flops / m.global_bytes;
-    m.compulsory_bytes = 4 * (M * K + K * N + M * N);
+    matmul::finish_cost_model(m, problem);   // flops, global bytes, intensity, compulsory bytes
 
     m.formulas = {
         {"tile edge T", "TILE", T},

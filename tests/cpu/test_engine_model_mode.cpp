@@ -64,7 +64,7 @@ TEST(EngineModelMode, TargetIsAPresetAndCanBeChanged) {
     ASSERT_NE(find_target("t4"), nullptr);
     EXPECT_TRUE(engine.set_target(*find_target("t4")));
     EXPECT_EQ(engine.target().arch(), 75);
-    EXPECT_EQ(engine.analyze({"test.one_warp", {}, kSmall}).arch, "sm_75");
+    EXPECT_EQ(engine.analyze({"test.one_warp", {}, kSmall}).target.arch_name(), "sm_75");
 }
 
 TEST(EngineModelMode, AnalyzesTheTestKernel) {
@@ -77,7 +77,7 @@ TEST(EngineModelMode, AnalyzesTheTestKernel) {
     EXPECT_GT(r.occupancy.blocks_per_sm, 0);
     EXPECT_FALSE(r.kernel_source.empty());
     EXPECT_EQ(r.name_expression, "faulting_matmul<0>");
-    EXPECT_EQ(r.arch, model_engine().target().arch_name());
+    EXPECT_EQ(r.target.arch_name(), model_engine().target().arch_name());
 }
 
 TEST(EngineModelMode, AnalyzesEveryWrittenVariantAtItsDefaults) {

@@ -41,49 +41,35 @@ json through_socket(const json& message) {
     return received;
 }
 
-RunResult measured_result() {
-    RunResult r;
-    r.ok = false;
-    r.stage = "validate";
-    r.error = "Output differs: max error 0.5 — first: C[3,4]";
-    r.measured = true;
-    r.no_gpu_reason = "none";
-    r.timing.samples_ms = {0.25, 0.125, 1.0 / 3.0, 1e-300};
-    r.timing.median_ms = 0.2;
-    r.timing.min_ms = 1e-300;
-    r.timing.max_ms = 1.0 / 3.0;
-    r.validation = {true, false, 0.5, 0.25, 1e-5, "cuBLAS FP32", "C[3,4] = 1 (expected 2)"};
-    r.counted = AccessCounts{1e12, 3, 4096, 0};
-    r.gflops = 12345.678;
-    r.gbps_model = 0.1;
-    r.gbps_effective = 3e3;
-    r.reference_ms = 7.5;
-    r.reference_name = "cuBLAS SGEMM";
-    r.pct_of_reference = 88.25;
-    r.stages.setup_ms = 41.5;
-    r.stages.validate_ms = 1.0 / 3.0;
-    r.stages.timing_ms = 2.25;
-    r.stages.count_ms = 0.125;
-    r.stages.reference_ms = 1e-3;
-    return r;
+Measurement sample_measurement() {
+    Measurement m;
+    m.ok = false;
+    m.stage = "validate";
+    m.error = "Output differs: max error 0.5 — first: C[3,4]";
+    m.timing.samples_ms = {0.25, 0.125, 1.0 / 3.0, 1e-300};
+    m.timing.median_ms = 0.2;
+    m.timing.min_ms = 1e-300;
+    m.timing.max_ms = 1.0 / 3.0;
+    m.validation = {true, false, 0.5, 0.25, 1e-5, "cuBLAS FP32", "C[3,4] = 1 (expected 2)"};
+    m.counted = AccessCounts{1e12, 3, 4096, 0};
+    m.reference_ms = 7.5;
+    m.reference_name = "cuBLAS SGEMM";
+    m.stages.setup_ms = 41.5;
+    m.stages.validate_ms = 1.0 / 3.0;
+    m.stages.timing_ms = 2.25;
+    m.stages.count_ms = 0.125;
+    m.stages.reference_ms = 1e-3;
+    return m;
 }
 
 }  // namespace
 
 TEST(GpuWorkerProtocol, MeasuredFieldsSurviveTheRoundTrip) {
-    const RunResult sent = measured_result();
-    RunResult got;
-    got.target = "kept";   // analysed fields are not the protocol's business
-    got.stages.compile_ms = 230;          // nor the stages the engine times itself
-    got.stages.count_compile_ms = 210;
-    got.stages.worker_ms = 60;
-    worker::measured_from_json(through_socket(worker::measured_to_json(sent)), got);
-    EXPECT_EQ(got.target, "kept");
+    const Measurement sent = sample_measurement();
+    const Measurement got = through_socket(json(sent)).get<Measurement>();
     EXPECT_EQ(got.ok, sent.ok);
     EXPECT_EQ(got.stage, sent.stage);
     EXPECT_EQ(got.error, sent.error);
-    EXPECT_EQ(got.measured, sent.measured);
-    EXPECT_EQ(got.no_gpu_reason, sent.no_gpu_reason);
     EXPECT_EQ(got.timing.samples_ms, sent.timing.samples_ms);
     EXPECT_EQ(got.timing.median_ms, sent.timing.median_ms);
     EXPECT_EQ(got.timing.min_ms, sent.timing.min_ms);
@@ -97,26 +83,57 @@ TEST(GpuWorkerProtocol, MeasuredFieldsSurviveTheRoundTrip) {
     EXPECT_EQ(got.validation.message, sent.validation.message);
     ASSERT_TRUE(got.counted.has_value());
     EXPECT_EQ(*got.counted, *sent.counted);
-    EXPECT_EQ(got.gflops, sent.gflops);
-    EXPECT_EQ(got.gbps_model, sent.gbps_model);
-    EXPECT_EQ(got.gbps_effective, sent.gbps_effective);
     EXPECT_EQ(got.reference_ms, sent.reference_ms);
     EXPECT_EQ(got.reference_name, sent.reference_name);
-    EXPECT_EQ(got.pct_of_reference, sent.pct_of_reference);
     EXPECT_EQ(got.stages.setup_ms, sent.stages.setup_ms);
     EXPECT_EQ(got.stages.validate_ms, sent.stages.validate_ms);
     EXPECT_EQ(got.stages.timing_ms, sent.stages.timing_ms);
     EXPECT_EQ(got.stages.count_ms, sent.stages.count_ms);
     EXPECT_EQ(got.stages.reference_ms, sent.stages.reference_ms);
-    EXPECT_EQ(got.stages.compile_ms, 230);
-    EXPECT_EQ(got.stages.count_compile_ms, 210);
-    EXPECT_EQ(got.stages.worker_ms, 60);
 
-    // No counts sent: none received, even into a result that had some.
-    RunResult uncounted = sent;
+    // No counts sent: none received.
+    Measurement uncounted = sent;
     uncounted.counted.reset();
-    worker::measured_from_json(through_socket(worker::measured_to_json(uncounted)), got);
-    EXPECT_FALSE(got.counted.has_value());
+    EXPECT_FALSE(through_socket(json(uncounted)).get<Measurement>().counted.has_value());
+}
+
+// The worker sends times and counts; the host derives every rate from them and the model, and
+// keeps what it analysed and timed itself.
+TEST(GpuWorkerProtocol, TheHostDerivesTheRatesFromTheModel) {
+    RunResult r;
+    r.target.name = "kept";
+    r.model.flops = 2e9;
+    r.model.global_bytes = 3e8;
+    r.model.compulsory_bytes = 1e8;
+    r.stages.compile_ms = 230;
+    r.stages.count_compile_ms = 210;
+    r.stages.worker_ms = 60;
+    Measurement m = sample_measurement();
+    m.ok = true;
+    m.stage.clear();
+    m.error.clear();
+    m.timing.median_ms = 0.5;
+    r.apply(m);
+    EXPECT_TRUE(r.ok);
+    EXPECT_TRUE(r.measured);
+    EXPECT_EQ(r.target.name, "kept");
+    EXPECT_DOUBLE_EQ(r.gflops, 2e9 / 0.5e-3 / 1e9);
+    EXPECT_DOUBLE_EQ(r.gbps_model, 3e8 / 0.5e-3 / 1e9);
+    EXPECT_DOUBLE_EQ(r.gbps_effective, 1e8 / 0.5e-3 / 1e9);
+    EXPECT_DOUBLE_EQ(r.pct_of_reference, 7.5 / 0.5 * 100);
+    EXPECT_EQ(r.stages.setup_ms, m.stages.setup_ms);
+    EXPECT_EQ(r.stages.compile_ms, 230);
+    EXPECT_EQ(r.stages.count_compile_ms, 210);
+    EXPECT_EQ(r.stages.worker_ms, 60);
+
+    // A failed measurement carries its stage and error, and no rate.
+    r.apply(sample_measurement());
+    EXPECT_FALSE(r.ok);
+    EXPECT_FALSE(r.measured);
+    EXPECT_EQ(r.stage, "validate");
+    EXPECT_EQ(r.gflops, 0);
+    EXPECT_EQ(r.pct_of_reference, 0);
+    EXPECT_FALSE(r.validation.passed);
 }
 
 TEST(GpuWorkerProtocol, JobWithCubinBytesAndOptionsSurvive) {
@@ -124,15 +141,13 @@ TEST(GpuWorkerProtocol, JobWithCubinBytesAndOptionsSurvive) {
     for (int i = 0; i < 300000; ++i) kernel->cubin.push_back(char(i * 7));   // every byte value, zeros included
     kernel->lowered_name = "_Z10kernelILi32EEvPKfS1_Pfiiiy";
     worker::MeasureJob job{"stencil", Problem{{1, 70000, 3000000000}}, LaunchShape{{5, 6, 7}, {32, 4, 1}, 49152},
-                           2.5e12, 1.0 / 3.0, kernel, nullptr};
+                           kernel, nullptr};
     const worker::MeasureJob got = worker::job_from_json(through_socket(worker::job_to_json(job)));
     EXPECT_EQ(got.family, job.family);
     EXPECT_EQ(got.problem, job.problem);
     EXPECT_EQ(got.launch.grid, job.launch.grid);
     EXPECT_EQ(got.launch.block, job.launch.block);
     EXPECT_EQ(got.launch.dynamic_smem, job.launch.dynamic_smem);
-    EXPECT_EQ(got.flops, job.flops);
-    EXPECT_EQ(got.global_bytes, job.global_bytes);
     ASSERT_TRUE(got.kernel);
     EXPECT_EQ(got.kernel->cubin, kernel->cubin);
     EXPECT_EQ(got.kernel->lowered_name, kernel->lowered_name);
@@ -147,17 +162,19 @@ TEST(GpuWorkerProtocol, JobWithCubinBytesAndOptionsSurvive) {
     opt.flush_l2 = false;
     opt.count_accesses = false;
     opt.time_reference = true;
+    opt.quick = true;
     opt.seed = 0xFFFFFFFFFFFFFFFFull;
-    const RunOptions o = worker::options_from_json(through_socket(worker::options_to_json(opt)));
+    const RunOptions o = through_socket(json(opt)).get<RunOptions>();
     EXPECT_EQ(o.warmup, opt.warmup);
     EXPECT_EQ(o.repetitions, opt.repetitions);
     EXPECT_EQ(o.flush_l2, opt.flush_l2);
     EXPECT_EQ(o.count_accesses, opt.count_accesses);
     EXPECT_EQ(o.time_reference, opt.time_reference);
+    EXPECT_EQ(o.quick, opt.quick);
     EXPECT_EQ(o.seed, opt.seed);
 
     const Ceilings c{true, 3012.5, 51234.25, "copy: 1024 MiB"};
-    const Ceilings cg = worker::ceilings_from_json(through_socket(worker::ceilings_to_json(c)));
+    const Ceilings cg = through_socket(json(c)).get<Ceilings>();
     EXPECT_EQ(cg.measured, c.measured);
     EXPECT_EQ(cg.copy_gbps, c.copy_gbps);
     EXPECT_EQ(cg.sgemm_gflops, c.sgemm_gflops);
@@ -180,6 +197,12 @@ TEST(GpuWorkerProtocol, FramesFollowEachOtherAndBrokenOnesAreErrors) {
     ASSERT_EQ(::write(s.fd[0], huge, 4), 4);
     EXPECT_EQ(worker::read_frame(s.fd[1], m, error), worker::ReadStatus::error);
     EXPECT_NE(error.find("frame length"), std::string::npos) << error;
+
+    // A whole frame whose CBOR claims an array of 2^64 - 1 elements: an error, not an exception.
+    const uint8_t absurd[13] = {9, 0, 0, 0, 0x9b, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+    ASSERT_EQ(::write(s.fd[0], absurd, sizeof absurd), ssize_t(sizeof absurd));
+    EXPECT_EQ(worker::read_frame(s.fd[1], m, error), worker::ReadStatus::error);
+    EXPECT_NE(error.find("not valid CBOR"), std::string::npos) << error;
 
     // A frame cut short by the writer going away; then a clean end.
     SocketPair cut;

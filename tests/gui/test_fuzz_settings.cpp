@@ -229,10 +229,10 @@ TEST_F(SettingsFuzz, ARunWhoseOptionsAreRefusedWritesNothing) {
     {
         tilelab::EngineConfig config;
         config.force_model_mode = true;
-        Worker worker(config);
+        EngineThread engine_thread(config);
         AppOptions options;
         options.lesson = "77";
-        App app(options, worker);
+        App app(options, engine_thread);
         EXPECT_NE(app.Init(), "");
     }
     ImGui::DestroyContext();

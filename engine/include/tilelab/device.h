@@ -3,6 +3,7 @@
 #pragma once
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace tilelab {
@@ -29,5 +30,17 @@ struct EngineConfig {
 
 // Set by the caller to stop a run between repetitions.
 using CancelFlag = std::atomic<bool>;
+
+// What compile-ahead has done since the engine started (Engine::compile_ahead).
+struct CompileAheadStats {
+    uint64_t lists = 0;        // compile_ahead() calls
+    uint64_t compiled = 0;     // builds it compiled (NVRTC or the disk cache)
+    uint64_t already = 0;      // builds it found in memory or being compiled: nothing to do
+    uint64_t invalid = 0;      // builds it skipped: their request is invalid on the current target
+    uint64_t dropped = 0;      // builds a newer list replaced before their turn
+    size_t queued = 0;         // builds waiting now
+    bool compiling = false;    // one is being compiled now
+    bool idle() const { return queued == 0 && !compiling; }
+};
 
 }  // namespace tilelab

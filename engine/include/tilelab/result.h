@@ -5,6 +5,7 @@
 #include <vector>
 #include "tilelab/compile.h"
 #include "tilelab/occupancy.h"
+#include "tilelab/target.h"
 #include "tilelab/variant.h"
 
 namespace tilelab {
@@ -22,8 +23,15 @@ struct RunOptions {
     bool flush_l2 = true;       // flush L2 between repetitions
     bool count_accesses = true; // run the instrumented build once
     bool time_reference = true; // time cuBLAS (matmul) at the same size for "% of cuBLAS"
+    bool quick = false;         // the drag protocol: a fast validated answer, a full run follows (Phase::quick)
     uint64_t seed = 1234;
 };
+
+// How far a result has come. analysed: compiled and analysed, a measurement follows; quick:
+// measured with the quick protocol (RunOptions::quick), the full run follows; full: the last
+// result for its request: measured in full, or all there is (model mode, a failure).
+enum class Phase { analysed, quick, full };
+const char* phase_name(Phase p);   // "analysed", "quick", "full" (as in the JSON)
 
 struct Timing {
     double median_ms = 0, min_ms = 0, max_ms = 0;
@@ -60,10 +68,23 @@ struct StageTimes {
     bool count_prefetch_hit = false;    // ... and compiled ahead
 };
 
+// What the GPU worker measured for one analysed configuration: times, validation and counts, no
+// rates. The host derives every rate from these and the cost model (RunResult::apply).
+struct Measurement {
+    bool ok = false;
+    std::string stage, error;           // as in RunResult, when !ok
+    Timing timing;
+    Validation validation;
+    std::optional<AccessCounts> counted;
+    double reference_ms = 0;            // cuBLAS / the device copy at this size, 0 when not timed
+    std::string reference_name;
+    StageTimes stages;                  // only the worker's own: setup, validate, timing, count, reference
+};
+
 struct RunResult {
     RunRequest request;        // with defaults filled in
-    std::string target;        // target name
-    std::string arch;          // "sm_90"
+    Target target;             // what it was compiled and analysed for (the device in GPU mode)
+    Phase phase = Phase::analysed;
 
     // Any stage can fail; the stage says where: "input", "compile", "launch", "run", "validate".
     bool ok = false;
@@ -73,6 +94,7 @@ struct RunResult {
     // Static analysis (no GPU needed)
     LaunchShape launch;
     std::shared_ptr<const CompileResult> compiled;
+    OccupancyInput occupancy_input;   // what occupancy was computed from: threads, registers, shared bytes
     Occupancy occupancy;
     CostModel model;
     std::string kernel_source;    // the .cuh as compiled
@@ -84,6 +106,7 @@ struct RunResult {
     Timing timing;
     Validation validation;
     std::optional<AccessCounts> counted;
+    // Rates: computed on the host from the model and the median time (apply()).
     double gflops = 0;            // model flops / median time
     double gbps_model = 0;        // model global bytes / median time
     double gbps_effective = 0;    // compulsory bytes / median time
@@ -92,6 +115,11 @@ struct RunResult {
     double pct_of_reference = 0;  // reference_ms / median_ms · 100
 
     StageTimes stages;
+
+    // Shared memory a block uses: the kernel's static bytes (ptxas) plus the launch's dynamic bytes.
+    int smem_bytes() const { return occupancy_input.smem_per_block; }
+    // Takes the worker's measurement: its outcome, times, validation and counts, then the rates.
+    void apply(const Measurement& m);
 };
 
 }  // namespace tilelab

@@ -1,15 +1,15 @@
-// The worker: the one thread that talks to the engine, so the UI never waits on CUDA or NVRTC.
+// The engine thread: the one thread that talks to the engine, so the UI never waits on CUDA or NVRTC.
 //
 // Interactive requests: the newest wins. A request waits out a short debounce only while a slider
 // is still moving (it follows another change within the debounce) and its kernel would need a
-// fresh compile, or while another request is in flight; then the worker publishes
+// fresh compile, or while another request is in flight; then the engine thread publishes
 // engine.analyze() at once (registers, occupancy and the model update while the kernel runs)
 // and, on a GPU, engine.measure() of that analysis when it finishes. A newer
 // request cancels the run in flight between repetitions. A change can be measured with the quick
 // protocol first (validated, fewer repetitions, nothing counted: gui/actions.cpp); the full
 // protocol for the same request, submitted after it, waits for the quick run instead of
 // cancelling it.
-// Compile ahead: once a request is analysed, the worker hands the engine the requests the user is
+// Compile ahead: once a request is analysed, the engine thread hands the engine the requests the user is
 // likely to make next (Engine::compile_ahead: every slider's neighbours, the one just moved first
 // in the direction it moved, then the next lesson step), compiled on the engine's low-priority
 // thread while this one measures. A user's request never waits for that queue.
@@ -35,18 +35,13 @@ namespace tilelab::gui {
 
 using Clock = std::chrono::steady_clock;
 
-// How thoroughly an interactive request is measured (the RunOptions say how; this says which).
-enum class Protocol { Full, Quick };
-
 // One result handed to the UI.
-struct WorkerUpdate {
-    std::shared_ptr<const RunResult> result;
-    bool final = false;          // false: analyze() only; the measured run is still going
-    bool quick = false;          // measured with the quick protocol: a full measurement should follow
+struct EngineUpdate {
+    std::shared_ptr<const RunResult> result;   // its phase says whether more follows for the request
     uint64_t request_id = 0;     // as returned by submit()
     Clock::time_point submitted; // when the UI asked (for latency logs)
-    Clock::time_point started;   // when the worker took it up (after the debounce and any run before)
-    Clock::time_point published; // when the worker handed it over
+    Clock::time_point started;   // when the engine thread took it up (after the debounce and any run before)
+    Clock::time_point published; // when the engine thread handed it over
     bool after_release = false;  // the full protocol after a quick run of the same request (slider let go)
 };
 
@@ -65,8 +60,8 @@ struct InteractiveCompileStats {
     uint64_t counted_asked = 0, counted_cached = 0, counted_ahead = 0;   // instrumented builds
 };
 
-enum class WorkerPhase { Starting, Idle, Debouncing, Analyzing, RunningQuick, Running, Sweeping, MeasuringCeilings };
-const char* to_string(WorkerPhase p);
+enum class EngineActivity { Starting, Idle, Debouncing, Analyzing, RunningQuick, Running, Sweeping, MeasuringCeilings };
+const char* to_string(EngineActivity p);
 
 struct SweepProgress {
     uint64_t generation = 0;     // increments with every submit_sweep()
@@ -74,12 +69,12 @@ struct SweepProgress {
     bool running = false;
 };
 
-class Worker {
+class EngineThread {
 public:
-    explicit Worker(EngineConfig cfg);
-    ~Worker();
-    Worker(const Worker&) = delete;
-    Worker& operator=(const Worker&) = delete;
+    explicit EngineThread(EngineConfig cfg);
+    ~EngineThread();
+    EngineThread(const EngineThread&) = delete;
+    EngineThread& operator=(const EngineThread&) = delete;
 
     // ---- engine state (copies; safe from the UI thread) -------------------------------------
     bool ready() const;                 // the Engine has been constructed
@@ -88,25 +83,24 @@ public:
     DeviceStatus device() const;        // empty until ready()
     Target target() const;              // the device, or the chosen model-mode preset
     Ceilings ceilings() const;          // measured = false until measured (GPU mode only)
-    WorkerPhase phase() const;
+    EngineActivity phase() const;
     // Engine::invalid_reason(); "" while the engine is starting.
     std::string invalid_reason(const RunRequest& req) const;
-    // Model mode: analyse for this preset from the next request on (applied on the worker).
+    // Model mode: analyse for this preset from the next request on (applied on this thread).
     void set_model_target(const Target& t);
 
     // ---- interactive requests ---------------------------------------------------------------
     // Replaces any request still waiting and cancels a run in flight. Returns the request's id.
-    // Except: a Full request for the same RunRequest as the Quick one waiting or in flight is
+    // Except: a full request for the same RunRequest as the quick one (RunOptions::quick) waiting or in flight is
     // queued behind it (the quick result is still worth drawing), and ends its debounce. Nor does
-    // a Full request publish its analysis again when the quick result of the same one is out.
+    // a full request publish its analysis again when the quick result of the same one is out.
     // `debounce` is waited only when another request is in flight, or when the kernel is not
     // compiled yet and the previous change came less than `debounce` ago (the slider is moving):
-    // a cached kernel, or the first change after a pause, starts at once with the worker free.
+    // a cached kernel, or the first change after a pause, starts at once with the engine thread free.
     uint64_t submit(const RunRequest& req, const RunOptions& opt,
-                    std::chrono::milliseconds debounce = std::chrono::milliseconds(0),
-                    Protocol protocol = Protocol::Full, AheadHint ahead = {});
+                    std::chrono::milliseconds debounce = std::chrono::milliseconds(0), AheadHint ahead = {});
     // The newest update not yet taken, if any (older ones are dropped).
-    bool poll(WorkerUpdate& out);
+    bool poll(EngineUpdate& out);
     // A submitted request has not yet produced its final update.
     bool busy() const;
     uint64_t last_submitted_id() const;
@@ -133,14 +127,13 @@ private:
     struct Interactive {
         RunRequest req;
         RunOptions opt;
-        Protocol protocol = Protocol::Full;
         uint64_t id = 0;
         Clock::time_point submitted, due;
         bool follow_up = false;   // the full run after a quick one: its analysis is already shown
         AheadHint ahead;
     };
     void queue_compile_ahead(const Interactive& job);   // engine lock held shared, mutex_ not held
-    void publish(std::shared_ptr<const RunResult> r, bool final, const Interactive& job, Clock::time_point started);
+    void publish(std::shared_ptr<const RunResult> r, const Interactive& job, Clock::time_point started);
 
     mutable std::mutex mutex_;
     std::condition_variable wake_;
@@ -154,13 +147,13 @@ private:
     bool ceilings_tried_ = false;
     bool target_pending_ = false;
     Target pending_target_;
-    WorkerPhase phase_ = WorkerPhase::Starting;
+    EngineActivity phase_ = EngineActivity::Starting;
 
     // interactive
-    std::optional<Interactive> pending_;     // waiting for its debounce or for the worker
+    std::optional<Interactive> pending_;     // waiting for its debounce or for the engine thread
     std::optional<Interactive> follow_up_;   // a Full request queued behind the Quick one of the same request
     std::optional<Interactive> in_flight_;
-    std::optional<RunRequest> last_quick_;   // the last update published, when it was a quick result
+    std::optional<RunRequest> last_quick_;   // the last update published, when its phase was quick
     std::optional<RunRequest> last_analysed_;   // for the direction a slider moves (compile-ahead order)
     Clock::time_point last_interactive_ = Clock::now();   // last submit or end of a served request
     Clock::time_point last_submit_{};                     // last submit: a slider still moving?
@@ -168,7 +161,7 @@ private:
     uint64_t next_id_ = 1;
     CancelFlag cancel_run_{false};
     bool has_update_ = false;
-    WorkerUpdate update_;
+    EngineUpdate update_;
 
     // sweep
     std::vector<RunRequest> sweep_reqs_;

@@ -1,4 +1,4 @@
-#include "worker.h"
+#include "engine_thread.h"
 #include <algorithm>
 #include <exception>
 #include <utility>
@@ -13,23 +13,23 @@ constexpr std::chrono::milliseconds kCeilingsAfterQuiet(1000);
 
 }  // namespace
 
-const char* to_string(WorkerPhase p) {
+const char* to_string(EngineActivity p) {
     switch (p) {
-    case WorkerPhase::Starting: return "starting the engine";
-    case WorkerPhase::Idle: return "idle";
-    case WorkerPhase::Debouncing: return "waiting for the slider to settle";
-    case WorkerPhase::Analyzing: return "compiling and analysing";
-    case WorkerPhase::RunningQuick: return "quick run on the GPU";
-    case WorkerPhase::Running: return "running on the GPU";
-    case WorkerPhase::Sweeping: return "running the sweep";
-    case WorkerPhase::MeasuringCeilings: return "measuring the card's ceilings";
+    case EngineActivity::Starting: return "starting the engine";
+    case EngineActivity::Idle: return "idle";
+    case EngineActivity::Debouncing: return "waiting for the slider to settle";
+    case EngineActivity::Analyzing: return "compiling and analysing";
+    case EngineActivity::RunningQuick: return "quick run on the GPU";
+    case EngineActivity::Running: return "running on the GPU";
+    case EngineActivity::Sweeping: return "running the sweep";
+    case EngineActivity::MeasuringCeilings: return "measuring the card's ceilings";
     }
     return "?";
 }
 
-Worker::Worker(EngineConfig cfg) : thread_([this, cfg] { loop(cfg); }) {}
+EngineThread::EngineThread(EngineConfig cfg) : thread_([this, cfg] { loop(cfg); }) {}
 
-Worker::~Worker() {
+EngineThread::~EngineThread() {
     {
         std::lock_guard lock(mutex_);
         stop_ = true;
@@ -40,14 +40,14 @@ Worker::~Worker() {
     thread_.join();
 }
 
-bool Worker::ready() const { std::lock_guard l(mutex_); return ready_; }
-Engine* Worker::engine_if_ready() { std::lock_guard l(mutex_); return ready_ ? engine_.get() : nullptr; }
-DeviceStatus Worker::device() const { std::lock_guard l(mutex_); return device_; }
-Target Worker::target() const { std::lock_guard l(mutex_); return target_; }
-Ceilings Worker::ceilings() const { std::lock_guard l(mutex_); return ceilings_; }
-WorkerPhase Worker::phase() const { std::lock_guard l(mutex_); return phase_; }
+bool EngineThread::ready() const { std::lock_guard l(mutex_); return ready_; }
+Engine* EngineThread::engine_if_ready() { std::lock_guard l(mutex_); return ready_ ? engine_.get() : nullptr; }
+DeviceStatus EngineThread::device() const { std::lock_guard l(mutex_); return device_; }
+Target EngineThread::target() const { std::lock_guard l(mutex_); return target_; }
+Ceilings EngineThread::ceilings() const { std::lock_guard l(mutex_); return ceilings_; }
+EngineActivity EngineThread::phase() const { std::lock_guard l(mutex_); return phase_; }
 
-std::string Worker::invalid_reason(const RunRequest& req) const {
+std::string EngineThread::invalid_reason(const RunRequest& req) const {
     {
         std::lock_guard l(mutex_);
         if (!ready_) return "";
@@ -60,7 +60,7 @@ std::string Worker::invalid_reason(const RunRequest& req) const {
     }
 }
 
-void Worker::set_model_target(const Target& t) {
+void EngineThread::set_model_target(const Target& t) {
     {
         std::lock_guard l(mutex_);
         target_pending_ = true;
@@ -69,8 +69,8 @@ void Worker::set_model_target(const Target& t) {
     wake_.notify_all();
 }
 
-uint64_t Worker::submit(const RunRequest& req, const RunOptions& opt, std::chrono::milliseconds debounce,
-                        Protocol protocol, AheadHint ahead) {
+uint64_t EngineThread::submit(const RunRequest& req, const RunOptions& opt, std::chrono::milliseconds debounce,
+                        AheadHint ahead) {
     // The debounce is there so a moving slider does not start NVRTC compiles for every value it
     // passes. A kernel already compiled (ahead, or earlier) costs nothing to start: no wait. Nor
     // does the first change after a pause (a click, a jump, the first step of a drag): only a
@@ -85,7 +85,7 @@ uint64_t Worker::submit(const RunRequest& req, const RunOptions& opt, std::chron
     {
         std::lock_guard l(mutex_);
         id = next_id_++;
-        Interactive job{req, opt, protocol, id, Clock::now(), {}, false, std::move(ahead)};
+        Interactive job{req, opt, id, Clock::now(), {}, false, std::move(ahead)};
         last_interactive_ = job.submitted;
         const bool moving = job.submitted - last_submit_ < debounce;
         last_submit_ = job.submitted;
@@ -94,13 +94,13 @@ uint64_t Worker::submit(const RunRequest& req, const RunOptions& opt, std::chron
         // drag ended on them), its result is the fastest validated answer, so it goes on and the
         // full protocol follows it.
         const Interactive* newest = pending_ ? &*pending_ : in_flight_ ? &*in_flight_ : nullptr;
-        if (protocol == Protocol::Full && newest && newest->protocol == Protocol::Quick && newest->req == req) {
+        if (!opt.quick && newest && newest->opt.quick && newest->req == req) {
             if (pending_) pending_->due = std::min(pending_->due, job.submitted);   // the slider has settled
             job.follow_up = true;
             follow_up_ = std::move(job);
         } else {
             // Its quick result already out: the analysis is on screen with it.
-            job.follow_up = protocol == Protocol::Full && last_quick_ && *last_quick_ == req;
+            job.follow_up = !opt.quick && last_quick_ && *last_quick_ == req;
             pending_ = std::move(job);
             follow_up_.reset();
             if (in_flight_) cancel_run_ = true;   // newest wins
@@ -110,7 +110,7 @@ uint64_t Worker::submit(const RunRequest& req, const RunOptions& opt, std::chron
     return id;
 }
 
-bool Worker::poll(WorkerUpdate& out) {
+bool EngineThread::poll(EngineUpdate& out) {
     std::lock_guard l(mutex_);
     if (!has_update_) return false;
     out = std::move(update_);
@@ -118,22 +118,22 @@ bool Worker::poll(WorkerUpdate& out) {
     return true;
 }
 
-bool Worker::busy() const {
+bool EngineThread::busy() const {
     std::lock_guard l(mutex_);
     return pending_ || follow_up_ || in_flight_;
 }
 
-uint64_t Worker::last_submitted_id() const {
+uint64_t EngineThread::last_submitted_id() const {
     std::lock_guard l(mutex_);
     return next_id_ - 1;
 }
 
-InteractiveCompileStats Worker::compile_stats() const {
+InteractiveCompileStats EngineThread::compile_stats() const {
     std::lock_guard l(mutex_);
     return compile_stats_;
 }
 
-CompileAheadStats Worker::compile_ahead_stats() const {
+CompileAheadStats EngineThread::compile_ahead_stats() const {
     const Engine* engine = nullptr;
     {
         std::lock_guard l(mutex_);
@@ -142,15 +142,15 @@ CompileAheadStats Worker::compile_ahead_stats() const {
     return engine ? engine->compile_ahead_stats() : CompileAheadStats{};
 }
 
-bool Worker::background_idle() const {
+bool EngineThread::background_idle() const {
     {
         std::lock_guard l(mutex_);
-        if (!ready_ || (device_.gpu && !ceilings_tried_) || phase_ == WorkerPhase::MeasuringCeilings) return false;
+        if (!ready_ || (device_.gpu && !ceilings_tried_) || phase_ == EngineActivity::MeasuringCeilings) return false;
     }
     return compile_ahead_stats().idle();
 }
 
-void Worker::submit_sweep(std::vector<RunRequest> reqs, const RunOptions& opt) {
+void EngineThread::submit_sweep(std::vector<RunRequest> reqs, const RunOptions& opt) {
     {
         std::lock_guard l(mutex_);
         cancel_sweep_ = true;   // stop the item in flight of the previous sweep
@@ -163,39 +163,37 @@ void Worker::submit_sweep(std::vector<RunRequest> reqs, const RunOptions& opt) {
     wake_.notify_all();
 }
 
-void Worker::cancel_sweep() {
+void EngineThread::cancel_sweep() {
     std::lock_guard l(mutex_);
     cancel_sweep_ = true;
     sweep_next_ = sweep_reqs_.size();
 }
 
-SweepProgress Worker::sweep_progress() const {
+SweepProgress EngineThread::sweep_progress() const {
     std::lock_guard l(mutex_);
     SweepProgress p;
     p.generation = sweep_generation_;
     p.done = sweep_done_;
     p.total = sweep_reqs_.size();
-    p.running = sweep_next_ < sweep_reqs_.size() || (phase_ == WorkerPhase::Sweeping);
+    p.running = sweep_next_ < sweep_reqs_.size() || (phase_ == EngineActivity::Sweeping);
     return p;
 }
 
-std::vector<std::shared_ptr<const RunResult>> Worker::sweep_results() const {
+std::vector<std::shared_ptr<const RunResult>> EngineThread::sweep_results() const {
     std::lock_guard l(mutex_);
     return sweep_results_;
 }
 
-void Worker::publish(std::shared_ptr<const RunResult> r, bool final, const Interactive& job, Clock::time_point started) {
+void EngineThread::publish(std::shared_ptr<const RunResult> r, const Interactive& job, Clock::time_point started) {
     // Called with mutex_ held.
-    update_.quick = final && job.protocol == Protocol::Quick && r && r->measured;
-    if (update_.quick) last_quick_ = job.req;
+    if (r->phase == Phase::quick) last_quick_ = job.req;
     else last_quick_.reset();
+    update_.after_release = r->phase == Phase::full && !job.opt.quick && job.follow_up;
     update_.result = std::move(r);
-    update_.final = final;
     update_.request_id = job.id;
     update_.submitted = job.submitted;
     update_.started = started;
     update_.published = Clock::now();
-    update_.after_release = final && job.protocol == Protocol::Full && job.follow_up;
     has_update_ = true;
 }
 
@@ -206,13 +204,14 @@ std::shared_ptr<RunResult> failed_result(const RunRequest& req, const char* what
     r->request = req;
     r->ok = false;
     r->stage = "engine";
+    r->phase = Phase::full;
     r->error = std::string("The engine stopped with an error: ") + what + ".";
     return r;
 }
 
 }  // namespace
 
-void Worker::queue_compile_ahead(const Interactive& job) {
+void EngineThread::queue_compile_ahead(const Interactive& job) {
     const RunRequest& req = job.req;
     // Which way the slider moved, from the last request analysed: its next value that way first.
     int direction = 0;
@@ -227,14 +226,14 @@ void Worker::queue_compile_ahead(const Interactive& job) {
     engine_->compile_ahead(std::move(list), device_.gpu && job.ahead.instrumented);
 }
 
-void Worker::serve_interactive(std::unique_lock<std::mutex>& lock) {
+void EngineThread::serve_interactive(std::unique_lock<std::mutex>& lock) {
     in_flight_ = std::exchange(pending_, std::nullopt);
     const Interactive job = *in_flight_;
     const RunRequest& req = job.req;
     const auto started = Clock::now();
     const bool gpu = device_.gpu;
     cancel_run_ = false;
-    phase_ = WorkerPhase::Analyzing;
+    phase_ = EngineActivity::Analyzing;
     lock.unlock();
 
     std::shared_ptr<RunResult> analysed;
@@ -267,14 +266,15 @@ void Worker::serve_interactive(std::unique_lock<std::mutex>& lock) {
     const bool superseded = pending_.has_value();
     // Without a GPU (or when analysis failed) there is nothing more to do: this is final.
     const bool final = !gpu || !analysed->ok;
+    if (final) analysed->phase = Phase::full;
     // A follow-up's analysis is already on screen, with the quick run's measurements.
-    if (final || (!superseded && !job.follow_up)) publish(analysed, final, job, started);
+    if (final || (!superseded && !job.follow_up)) publish(analysed, job, started);
     if (final || superseded) {
         in_flight_.reset();
         last_interactive_ = Clock::now();
         return;
     }
-    phase_ = job.protocol == Protocol::Quick ? WorkerPhase::RunningQuick : WorkerPhase::Running;
+    phase_ = job.opt.quick ? EngineActivity::RunningQuick : EngineActivity::Running;
     lock.unlock();
 
     std::shared_ptr<RunResult> measured;
@@ -296,17 +296,17 @@ void Worker::serve_interactive(std::unique_lock<std::mutex>& lock) {
         compile_stats_.counted_ahead += measured->stages.count_prefetch_hit;
     }
     // A cancelled run was replaced by a newer request; its partial result is not shown.
-    if (!cancel_run_ && !pending_) publish(measured, true, job, started);
+    if (!cancel_run_ && !pending_) publish(measured, job, started);
     in_flight_.reset();
 }
 
-void Worker::serve_sweep_item(std::unique_lock<std::mutex>& lock) {
+void EngineThread::serve_sweep_item(std::unique_lock<std::mutex>& lock) {
     const size_t index = sweep_next_++;
     const RunRequest req = sweep_reqs_[index];
     const RunOptions opt = sweep_opt_;
     const uint64_t generation = sweep_generation_;
     cancel_sweep_ = false;
-    phase_ = WorkerPhase::Sweeping;
+    phase_ = EngineActivity::Sweeping;
     lock.unlock();
 
     std::shared_ptr<RunResult> r;
@@ -326,7 +326,7 @@ void Worker::serve_sweep_item(std::unique_lock<std::mutex>& lock) {
     }
 }
 
-void Worker::loop(EngineConfig cfg) {
+void EngineThread::loop(EngineConfig cfg) {
     std::unique_ptr<Engine> engine;
     try {
         engine = std::make_unique<Engine>(cfg);
@@ -337,7 +337,7 @@ void Worker::loop(EngineConfig cfg) {
         while (!stop_) {
             if (follow_up_) pending_ = std::exchange(follow_up_, std::nullopt);   // only the newest needs an answer
             if (pending_) {
-                publish(failed_result(pending_->req, e.what()), true, *pending_, Clock::now());
+                publish(failed_result(pending_->req, e.what()), *pending_, Clock::now());
                 pending_.reset();
             }
             wake_.wait(lock);
@@ -350,7 +350,7 @@ void Worker::loop(EngineConfig cfg) {
     device_ = engine_->device();
     target_ = engine_->target();
     ready_ = true;
-    phase_ = WorkerPhase::Idle;
+    phase_ = EngineActivity::Idle;
 
     while (!stop_) {
         const auto now = Clock::now();
@@ -368,11 +368,11 @@ void Worker::loop(EngineConfig cfg) {
         }
         if (pending_ && now >= pending_->due) {
             serve_interactive(lock);
-            phase_ = WorkerPhase::Idle;
+            phase_ = EngineActivity::Idle;
             continue;
         }
         if (pending_) {
-            phase_ = WorkerPhase::Debouncing;
+            phase_ = EngineActivity::Debouncing;
             wake_.wait_until(lock, pending_->due);
             continue;
         }
@@ -382,17 +382,17 @@ void Worker::loop(EngineConfig cfg) {
         }
         if (sweep_next_ < sweep_reqs_.size()) {
             serve_sweep_item(lock);
-            phase_ = WorkerPhase::Idle;
+            phase_ = EngineActivity::Idle;
             continue;
         }
         if (device_.gpu && !ceilings_tried_) {
             if (const auto quiet_from = last_interactive_ + kCeilingsAfterQuiet; now < quiet_from) {
-                phase_ = WorkerPhase::Idle;
+                phase_ = EngineActivity::Idle;
                 wake_.wait_until(lock, quiet_from);
                 continue;
             }
             ceilings_tried_ = true;
-            phase_ = WorkerPhase::MeasuringCeilings;
+            phase_ = EngineActivity::MeasuringCeilings;
             lock.unlock();
             Ceilings c;
             {
@@ -405,10 +405,10 @@ void Worker::loop(EngineConfig cfg) {
             }
             lock.lock();
             ceilings_ = c;
-            phase_ = WorkerPhase::Idle;
+            phase_ = EngineActivity::Idle;
             continue;
         }
-        phase_ = WorkerPhase::Idle;
+        phase_ = EngineActivity::Idle;
         wake_.wait(lock);
     }
     lock.unlock();

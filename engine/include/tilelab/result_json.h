@@ -1,0 +1,128 @@
+// Results and their parts <-> JSON: one definition for every reader and writer of a result —
+// the CLI's --json, the app's Compare export (JSON and CSV), the GPU worker protocol (as CBOR) and
+// the compile cache. The plain structs use TILELAB_JSON_FIELDS (nlohmann's
+// NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT, templated as nlohmann 3.11.3 does, so the
+// same definition serves nlohmann::json and nlohmann::ordered_json); the field lists below are the
+// key lists. A key missing on input keeps the field's default.
+//
+// The CLI's key list and meaning are documented in docs/cli.md ("JSON of compile and run").
+#pragma once
+#include <nlohmann/json.hpp>
+#include <optional>
+#include "tilelab/device.h"
+#include "tilelab/lesson.h"
+#include "tilelab/result.h"
+
+// Field-by-field to_json/from_json for a struct, by member name, for any basic_json.
+#define TILELAB_JSON_FIELDS(Type, ...)                                                                          \
+    template <typename J, std::enable_if_t<nlohmann::detail::is_basic_json<J>::value, int> = 0>                  \
+    void to_json(J& nlohmann_json_j, const Type& nlohmann_json_t) {                                            \
+        NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_TO, __VA_ARGS__))                                \
+    }                                                                                                          \
+    template <typename J, std::enable_if_t<nlohmann::detail::is_basic_json<J>::value, int> = 0>                  \
+    void from_json(const J& nlohmann_json_j, Type& nlohmann_json_t) {                                          \
+        const Type nlohmann_json_default_obj{};                                                                \
+        NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_FROM_WITH_DEFAULT, __VA_ARGS__))                 \
+    }
+
+namespace tilelab {
+
+TILELAB_JSON_FIELDS(AccessCounts, global_loads, global_stores, shared_loads, shared_stores)
+TILELAB_JSON_FIELDS(Formula, quantity, expression, value)
+TILELAB_JSON_FIELDS(CostModel, flops, per_thread, per_block, total, global_bytes, intensity, compulsory_bytes,
+                    formulas, extras)
+TILELAB_JSON_FIELDS(PtxasInfo, parsed, registers, spill_stores, spill_loads, stack_bytes, smem_bytes, cmem_bytes)
+TILELAB_JSON_FIELDS(OccupancyInput, threads_per_block, registers_per_thread, smem_per_block)
+TILELAB_JSON_FIELDS(Occupancy, blocks_per_sm, active_warps, max_warps, occupancy, limiter, limit_warps,
+                    limit_registers, limit_smem, limit_blocks, steps, error)
+TILELAB_JSON_FIELDS(Timing, median_ms, min_ms, max_ms, samples_ms)
+TILELAB_JSON_FIELDS(Validation, checked, passed, max_abs_error, max_rel_error, tolerance, reference, message)
+TILELAB_JSON_FIELDS(StageTimes, compile_ms, count_compile_ms, worker_ms, setup_ms, validate_ms, timing_ms, count_ms,
+                    reference_ms, compile_cached, prefetch_hit, count_compile_cached, count_prefetch_hit)
+TILELAB_JSON_FIELDS(RunOptions, warmup, repetitions, flush_l2, count_accesses, time_reference, quick, seed)
+TILELAB_JSON_FIELDS(DeviceStatus, gpu, reason, name, free_bytes, total_bytes)
+TILELAB_JSON_FIELDS(Ceilings, measured, copy_gbps, sgemm_gflops, note)
+
+NLOHMANN_JSON_SERIALIZE_ENUM(Phase, {{Phase::analysed, "analysed"}, {Phase::quick, "quick"}, {Phase::full, "full"}})
+
+// LaunchShape: grid, block, dynamic_smem, and (output only) threads_per_block, blocks.
+template <typename J, std::enable_if_t<nlohmann::detail::is_basic_json<J>::value, int> = 0>
+void to_json(J& j, const LaunchShape& l) {
+    j = J{{"grid", l.grid}, {"block", l.block}, {"dynamic_smem", l.dynamic_smem},
+          {"threads_per_block", l.threads_per_block()}, {"blocks", l.blocks()}};
+}
+template <typename J, std::enable_if_t<nlohmann::detail::is_basic_json<J>::value, int> = 0>
+void from_json(const J& j, LaunchShape& l) {
+    l.grid = j.at("grid").template get<std::array<unsigned, 3>>();
+    l.block = j.at("block").template get<std::array<unsigned, 3>>();
+    l.dynamic_smem = j.at("dynamic_smem").template get<unsigned>();
+}
+
+// Measurement: what the GPU worker returns; `counted` is null when nothing was counted.
+template <typename J, std::enable_if_t<nlohmann::detail::is_basic_json<J>::value, int> = 0>
+void to_json(J& j, const Measurement& m) {
+    j = J{{"ok", m.ok}, {"stage", m.stage}, {"error", m.error}, {"timing", m.timing}, {"validation", m.validation},
+          {"counted", m.counted ? J(*m.counted) : J(nullptr)}, {"reference_ms", m.reference_ms},
+          {"reference_name", m.reference_name}, {"stages", m.stages}};
+}
+template <typename J, std::enable_if_t<nlohmann::detail::is_basic_json<J>::value, int> = 0>
+void from_json(const J& j, Measurement& m) {
+    m = Measurement{};
+    m.ok = j.at("ok").template get<bool>();
+    m.stage = j.at("stage").template get<std::string>();
+    m.error = j.at("error").template get<std::string>();
+    m.timing = j.at("timing").template get<Timing>();
+    m.validation = j.at("validation").template get<Validation>();
+    if (!j.at("counted").is_null()) m.counted = j.at("counted").template get<AccessCounts>();
+    m.reference_ms = j.at("reference_ms").template get<double>();
+    m.reference_name = j.at("reference_name").template get<std::string>();
+    m.stages = j.at("stages").template get<StageTimes>();
+}
+
+// Targets (both ways), and for output only the CLI's `list` and `info`.
+void to_json(nlohmann::ordered_json& j, const Target& t);
+void from_json(const nlohmann::ordered_json& j, Target& t);
+void to_json(nlohmann::ordered_json& j, const ParamSpec& p);
+void to_json(nlohmann::ordered_json& j, const Variant& v);   // id, family, title, summary, params
+void to_json(nlohmann::ordered_json& j, const Lesson& l);    // id, title, variant, step titles
+const char* param_kind_name(ParamKind k);                     // "int", "pow2", "bool"
+
+// {"dim": [M, N, K], "text": "4096"}
+nlohmann::ordered_json problem_to_json(const Problem& p);
+
+struct ResultJsonOptions {
+    bool measurement = true;      // add the run's fields (timing, validation, counted ...)
+    bool compile_log = false;     // add the NVRTC/ptxas log
+    bool kernel_source = false;   // add the .cuh text as compiled
+};
+
+// One configuration, keys in this order (docs/cli.md). Top level (stable names, flat, for scripts):
+//   variant params problem target arch phase ok stage error kernel
+//   registers spill_stores spill_loads smem_bytes threads_per_block blocks_per_sm occupancy limiter
+//   flops global_loads global_stores shared_loads shared_stores global_bytes intensity compulsory_bytes
+// and with `measurement`:
+//   measured no_gpu_reason median_ms min_ms max_ms gflops gbps_model gbps_effective
+//   reference_name reference_ms pct_of_reference validation counted timing
+// Nested detail: compile{...}, stages{...}, launch{...}, occupancy_input{...}, occupancy_detail{...},
+// target_detail{...}, model{per_thread, per_block, total, formulas, extras, ...}. Measured figures are
+// null when nothing was measured.
+nlohmann::ordered_json result_to_json(const RunResult& r, const ResultJsonOptions& opt = {});
+// The inverse, for everything result_to_json wrote (the compiled cubin is not part of it; the
+// compile's facts come back as a CompileResult without one). Throws nlohmann::json::exception on a
+// malformed document.
+RunResult result_from_json(const nlohmann::ordered_json& j);
+
+// ---- CSV, built from that JSON (the CLI's --csv and the app's Compare export) ---------------
+struct CsvColumn {
+    std::string header;
+    std::string pointer;   // JSON pointer into result_to_json's object, e.g. "/validation/passed"
+};
+// The value at `pointer` as a CSV cell: "" when it or a parent is missing or null, a string as it
+// is, anything else as JSON writes it (true, 12, 0.5).
+std::string csv_cell(const nlohmann::ordered_json& row, const std::string& pointer);
+std::vector<std::string> csv_headers(const std::vector<CsvColumn>& columns);
+std::vector<std::string> csv_row(const nlohmann::ordered_json& row, const std::vector<CsvColumn>& columns);
+// One line: fields joined by commas, quoted where they hold a comma, a quote or a line break.
+std::string csv_line(const std::vector<std::string>& fields);
+
+}  // namespace tilelab

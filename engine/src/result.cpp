@@ -1,0 +1,42 @@
+// RunResult::apply: the host's half of a measurement. The GPU worker returns times, validation and
+// counts; every rate shown is derived here, from them and the cost model, in one place.
+#include "tilelab/result.h"
+
+namespace tilelab {
+
+const char* phase_name(Phase p) {
+    switch (p) {
+        case Phase::analysed: return "analysed";
+        case Phase::quick: return "quick";
+        case Phase::full: return "full";
+    }
+    return "full";
+}
+
+void RunResult::apply(const Measurement& m) {
+    ok = m.ok;
+    stage = m.stage;
+    error = m.error;
+    timing = m.timing;
+    validation = m.validation;
+    counted = m.counted;
+    reference_ms = m.reference_ms;
+    reference_name = m.reference_name;
+    // Only the worker's own stages: the compiles and the round trip are timed by the engine.
+    stages.setup_ms = m.stages.setup_ms;
+    stages.validate_ms = m.stages.validate_ms;
+    stages.timing_ms = m.stages.timing_ms;
+    stages.count_ms = m.stages.count_ms;
+    stages.reference_ms = m.stages.reference_ms;
+
+    measured = m.ok && timing.median_ms > 0;
+    gflops = gbps_model = gbps_effective = pct_of_reference = 0;
+    if (!measured) return;
+    const double per_second = 1e3 / timing.median_ms;   // 1/ms -> 1/s
+    gflops = model.flops * per_second / 1e9;
+    gbps_model = model.global_bytes * per_second / 1e9;
+    gbps_effective = model.compulsory_bytes * per_second / 1e9;
+    if (reference_ms > 0) pct_of_reference = reference_ms / timing.median_ms * 100;
+}
+
+}  // namespace tilelab
