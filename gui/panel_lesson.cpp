@@ -9,7 +9,7 @@
 #include "markdown.h"
 #include "panels.h"
 #include "ui_common.h"
-#include "worker.h"
+#include "engine_thread.h"
 
 namespace tilelab::gui {
 
@@ -79,11 +79,11 @@ bool runnable_config(const std::string& config, const Variant& v, ParamValues& o
 // beside the reference ones.
 void draw_measured_answers(AppState& state, const Lesson& lesson, const LessonStep& step) {
     const Variant* variant = find_variant(lesson.variant);
-    const bool on_gpu = state.worker && state.result && state.result->measured;
-    const bool ours = state.worker && state.lesson_runs_generation != 0 &&
+    const bool on_gpu = state.engine_thread && state.result && state.result->measured;
+    const bool ours = state.engine_thread && state.lesson_runs_generation != 0 &&
                       state.lesson_runs_lesson == state.lesson_index && state.lesson_runs_step == state.step_index &&
-                      state.worker->sweep_progress().generation == state.lesson_runs_generation;
-    const auto here = ours ? state.worker->sweep_results() : std::vector<std::shared_ptr<const RunResult>>{};
+                      state.engine_thread->sweep_progress().generation == state.lesson_runs_generation;
+    const auto here = ours ? state.engine_thread->sweep_results() : std::vector<std::shared_ptr<const RunResult>>{};
     size_t run_index = 0;   // runnable configurations, in order over all answers: the sweep's requests
     std::vector<RunRequest> runs;
     for (size_t i = 0; i < step.measured.size(); ++i) {
@@ -128,8 +128,8 @@ void draw_measured_answers(AppState& state, const Lesson& lesson, const LessonSt
     if (on_gpu && !runs.empty()) {
         const std::string label = "Run them here, at " + format_problem(state.request.problem);
         if (ImGui::Button(label.c_str())) {
-            state.worker->submit_sweep(runs, state.run_options);
-            state.lesson_runs_generation = state.worker->sweep_progress().generation;
+            state.engine_thread->submit_sweep(runs, state.run_options);
+            state.lesson_runs_generation = state.engine_thread->sweep_progress().generation;
             state.lesson_runs_lesson = state.lesson_index;
             state.lesson_runs_step = state.step_index;
         }
