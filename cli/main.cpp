@@ -44,6 +44,10 @@ void add_request_flags(CLI::App* app, CliOptions& o) {
     app->add_option("--set", o.sets, "Parameter value NAME=VALUE, repeatable: --set TILE=16 --set PAD=1")
         ->allow_extra_args(false);   // one NAME=VALUE per --set, so a following variant id stays positional
     app->add_option("--size", o.size, "Problem size: 4096 or 1000x2000x300 (default: the lesson's, else 1024)");
+    app->add_option("--step", o.step,
+                    "A lesson's step, from 0 as the app's --step: its parameters and size, as the app opens it "
+                    "(--set and --size apply on top)")
+        ->check(tilelab::whole_number(0, 1000));
     app->add_option("--target", o.target,
                     "Model mode: a preset key, name or arch (t4, a100, rtx4090, h100, h200, sm_90); see `targets`");
     app->add_flag("--log", o.with_log, "Include the NVRTC/ptxas log");

@@ -46,6 +46,7 @@ struct CliOptions {
     std::vector<std::string> sets;  // --set NAME=VALUE, repeatable
     std::string size;               // --size; "" = the lesson's size or the family default
     std::string target;             // --target preset key, name or sm_XX (model mode)
+    int step = -1;                  // --step N (from 0, as the app's): the lesson's state at that step; -1 = not given
 
     // How to run (run, sweep)
     int repetitions = RunOptions{}.repetitions;

@@ -52,12 +52,20 @@ const ParamSpec* find_param(const Variant& v, const std::string& name) {
 }
 
 static std::string lesson_size(const Variant& v) {
-    for (const auto& lesson : all_lessons()) {
-        if (lesson.variant != v.id) continue;
-        for (const auto& step : lesson.steps)
-            if (!step.size.empty()) return step.size;
-    }
+    for (const auto& lesson : all_lessons())
+        if (lesson.variant == v.id) return lesson.state_at(0).size;
     return "";
+}
+
+// --step N: the lesson named by the positional argument, at its step N (from 0, as the app's --step).
+static StepState step_state(const CliOptions& o) {
+    const Lesson* lesson = find_lesson(o.variant);
+    if (!lesson)
+        throw usage_error(fmt::format("--step needs a lesson (its number or id), not '{}'", shortened(o.variant)));
+    if (o.step >= int(lesson->steps.size()))
+        throw usage_error(fmt::format("lesson {} has {} steps (0 to {}); there is no step {}", lesson->id,
+                                      lesson->steps.size(), lesson->steps.size() - 1, o.step));
+    return lesson->state_at(o.step);
 }
 
 Problem resolve_problem(const Variant& v, const std::string& size_text) {
@@ -91,8 +99,15 @@ RunRequest build_request(const CliOptions& o, Engine& engine) {
     const Variant& v = resolve_variant(o.variant);
     RunRequest req;
     req.variant = v.id;
-    req.params = with_defaults(v.params, parse_sets(v, o.sets));
-    req.problem = resolve_problem(v, o.size);
+    if (o.step >= 0) {
+        const StepState state = step_state(o);
+        req.params = state.params;
+        for (const auto& [name, value] : parse_sets(v, o.sets)) req.params[name] = value;
+        req.problem = resolve_problem(v, o.size.empty() ? state.size : o.size);
+    } else {
+        req.params = with_defaults(v.params, parse_sets(v, o.sets));
+        req.problem = resolve_problem(v, o.size);
+    }
     apply_target(engine, o.target);
     const std::string reason = engine.invalid_reason(req);
     if (!reason.empty()) throw usage_error(reason);

@@ -27,21 +27,22 @@ RunOptions quick_options(RunOptions opt) {
     return opt;
 }
 
-void apply_step_presets(AppState& state) {
+// The step's whole state (Lesson::state_at): the same however the step is reached.
+void apply_step_state(AppState& state) {
     const Lesson* lesson = CurrentLesson(state);
-    if (!lesson || state.step_index >= int(lesson->steps.size())) return;
-    const LessonStep& step = lesson->steps[size_t(state.step_index)];
-    for (const auto& [name, value] : step.set) state.request.params[name] = value;
+    if (!lesson) return;
+    const StepState step = lesson->state_at(state.step_index);
+    state.request.params = step.params;
     if (!step.size.empty()) state.size_text = step.size;
 }
 
-// The next step's state, for compile-ahead: the current request with that step's presets.
+// The next step's state, for compile-ahead.
 std::vector<RunRequest> next_step_requests(const AppState& state) {
     const Lesson* lesson = CurrentLesson(state);
     if (!lesson || state.step_index + 1 >= int(lesson->steps.size())) return {};
-    const LessonStep& step = lesson->steps[size_t(state.step_index + 1)];
+    const StepState step = lesson->state_at(state.step_index + 1);
     RunRequest next = state.request;
-    for (const auto& [name, value] : step.set) next.params[name] = value;
+    next.params = step.params;
     std::string error;
     if (!step.size.empty() && !parse_problem(step.size, next.problem, error)) return {};
     return {next};
@@ -61,24 +62,18 @@ void EnterLesson(AppState& state, int lesson_index, int step) {
     const auto& lessons = all_lessons();
     if (lessons.empty()) return;
     state.lesson_index = std::clamp(lesson_index, 0, int(lessons.size()) - 1);
-    const Lesson& lesson = lessons[size_t(state.lesson_index)];
-    state.request.variant = lesson.variant;
-    const Variant* variant = find_variant(lesson.variant);
-    const auto remembered = state.params_by_variant.find(lesson.variant);
-    const ParamValues overrides = remembered != state.params_by_variant.end() ? remembered->second : ParamValues{};
-    state.request.params = variant ? with_defaults(variant->params, overrides) : overrides;
-    const auto size = state.size_by_variant.find(lesson.variant);
-    if (size != state.size_by_variant.end()) state.size_text = size->second;
+    state.request.variant = lessons[size_t(state.lesson_index)].variant;
     state.history.clear();
     EnterStep(state, step);
 }
 
+// Entering a step, from anywhere, sets its whole state: edits made inside the step before are gone.
 void EnterStep(AppState& state, int step) {
     const Lesson* lesson = CurrentLesson(state);
     if (!lesson) return;
     const int last = std::max(0, int(lesson->steps.size()) - 1);
     state.step_index = std::clamp(step, 0, last);
-    apply_step_presets(state);
+    apply_step_state(state);
     SubmitRequest(state);
 }
 
@@ -98,7 +93,11 @@ void StepBack(AppState& state) {
     }
 }
 
-void ResetParams(AppState& state) {
+void ResetStep(AppState& state) {
+    if (CurrentLesson(state)) {
+        EnterStep(state, state.step_index);
+        return;
+    }
     const Variant* variant = CurrentVariant(state);
     if (!variant) return;
     state.request.params = with_defaults(variant->params, {});

@@ -11,17 +11,19 @@ namespace tilelab::gui {
 const Lesson* CurrentLesson(const AppState& state);
 const Variant* CurrentVariant(const AppState& state);
 
-// Opens lesson `lesson_index` at `step` (clamped): switches the variant, restores the parameters
-// remembered for it, applies the step's presets and submits a run.
+// Opens lesson `lesson_index` at `step` (clamped): switches the variant, sets the step's whole
+// state (Lesson::state_at: the same however the step is reached) and submits a run.
 void EnterLesson(AppState& state, int lesson_index, int step = 0);
-// Moves to `step` of the current lesson (clamped) and applies its presets.
+// Moves to `step` of the current lesson (clamped) and sets its whole state. The user's own changes
+// stay only while the step does.
 void EnterStep(AppState& state, int step);
 // Next/previous step, crossing into the next/previous lesson at either end.
 void StepForward(AppState& state);
 void StepBack(AppState& state);
 
-// Parameters back to the variant's defaults (then the current step's presets are not reapplied).
-void ResetParams(AppState& state);
+// "Reset this step": the current step's state again, the user's changes inside it undone
+// (outside any lesson: the variant's defaults).
+void ResetStep(AppState& state);
 
 // How a request came about, which decides how it is measured. The quick protocol (validated,
 // fewer repetitions, nothing counted) gives the fastest validated answer; the full one follows.

@@ -1,12 +1,15 @@
 // [SECTION] Lesson panel: the navigator (every lesson in teaching order, its steps) and the
-// current step's text. Entering a step applies its parameter presets (actions.cpp).
+// current step's text with its measured answers. Entering a step sets its whole state (actions.cpp).
 #include <imgui.h>
+#include <algorithm>
+#include <sstream>
 #include <string>
 #include "actions.h"
 #include "fonts.h"
 #include "markdown.h"
 #include "panels.h"
 #include "ui_common.h"
+#include "engine_thread.h"
 
 namespace tilelab::gui {
 
@@ -54,6 +57,88 @@ void draw_navigator(AppState& state, const Lesson& lesson) {
     ImGui::TextDisabled("(\xe2\x86\x90 \xe2\x86\x92 keys)");
 }
 
+// A measured answer's configuration ("TILE=32 PAD=1") as parameter values on top of the step's
+// state; false when it is not one (a label such as "naive 16×16", which names another lesson's kernel).
+bool runnable_config(const std::string& config, const Variant& v, ParamValues& out) {
+    std::istringstream words(config);
+    std::string word, name, error;
+    int value = 0, n = 0;
+    while (words >> word) {
+        if (!parse_assignment(word, name, value, error)) return false;
+        if (std::none_of(v.params.begin(), v.params.end(), [&](const ParamSpec& p) { return p.name == name; }))
+            return false;
+        out[name] = value;
+        ++n;
+    }
+    return n > 0;
+}
+
+// A "which is faster?" step's measured answer (<!-- measured: -->), from the benchmarks on a
+// reference GPU: labelled with that GPU and the date, so it never poses as this machine's. On a
+// GPU, "Run them here" runs the same configurations at the step's size, and their times appear
+// beside the reference ones.
+void draw_measured_answers(AppState& state, const Lesson& lesson, const LessonStep& step) {
+    const Variant* variant = find_variant(lesson.variant);
+    const bool on_gpu = state.engine_thread && state.result && state.result->measured;
+    const bool ours = state.engine_thread && state.lesson_runs_generation != 0 &&
+                      state.lesson_runs_lesson == state.lesson_index && state.lesson_runs_step == state.step_index &&
+                      state.engine_thread->sweep_progress().generation == state.lesson_runs_generation;
+    const auto here = ours ? state.engine_thread->sweep_results() : std::vector<std::shared_ptr<const RunResult>>{};
+    size_t run_index = 0;   // runnable configurations, in order over all answers: the sweep's requests
+    std::vector<RunRequest> runs;
+    for (size_t i = 0; i < step.measured.size(); ++i) {
+        const MeasuredAnswer& answer = step.measured[i];
+        ImGui::PushID(int(i));
+        ImGui::Spacing();
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+        ImGui::TextWrapped("Measured on %s:", answer.where.c_str());
+        ImGui::PopStyleColor();
+        const int columns = on_gpu ? 3 : 2;
+        if (ImGui::BeginTable("##measured", columns, ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingFixedFit)) {
+            for (const auto& [config, time] : answer.times) {
+                ImGui::TableNextRow();
+                ImGui::TableNextColumn();
+                ImGui::TextUnformatted(config.c_str());
+                ImGui::TableNextColumn();
+                ImGui::TextUnformatted(time.c_str());
+                ParamValues set;
+                const bool runnable = variant && runnable_config(config, *variant, set);
+                if (runnable) {
+                    RunRequest r = state.request;
+                    r.params = lesson.state_at(state.step_index).params;
+                    for (const auto& [name, value] : set) r.params[name] = value;
+                    runs.push_back(r);
+                }
+                if (!on_gpu) continue;
+                ImGui::TableNextColumn();
+                if (!runnable) continue;
+                const size_t k = run_index++;
+                if (k < here.size() && here[k]) {
+                    const RunResult& r = *here[k];
+                    if (r.ok && r.measured) ImGui::Text("here: %.3f ms", r.timing.median_ms);
+                    else ImGui::TextDisabled("here: %s", r.ok ? "not measured" : r.error.c_str());
+                } else if (ours) {
+                    ImGui::TextDisabled("here: running ...");
+                }
+            }
+            ImGui::EndTable();
+        }
+        ImGui::PopID();
+    }
+    if (on_gpu && !runs.empty()) {
+        const std::string label = "Run them here, at " + format_problem(state.request.problem);
+        if (ImGui::Button(label.c_str())) {
+            state.engine_thread->submit_sweep(runs, state.run_options);
+            state.lesson_runs_generation = state.engine_thread->sweep_progress().generation;
+            state.lesson_runs_lesson = state.lesson_index;
+            state.lesson_runs_step = state.step_index;
+        }
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip("Runs each configuration of the table on this GPU, at this step's size, one after the "
+                              "other, validated and timed like any run; the times appear beside the reference ones.");
+    }
+}
+
 }  // namespace
 
 void DrawLessonPanel(AppState& state) {
@@ -78,6 +163,7 @@ void DrawLessonPanel(AppState& state) {
     }
     if (state.step_index < int(lesson->steps.size())) {
         RenderMarkdown(lesson->steps[size_t(state.step_index)].markdown);
+        draw_measured_answers(state, *lesson, lesson->steps[size_t(state.step_index)]);
     } else if (lesson->intro.empty()) {
         ImGui::TextDisabled("This lesson has no text yet.");
     }

@@ -256,8 +256,8 @@ void DrawParamsPanel(AppState& state) {
                                             [&](const ParamSpec& p) { return names_param(reason, p.name); }))
             show_reason(reason);
     }
-    if (ImGui::Button("Reset to defaults")) ResetParams(state);
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Every parameter back to the variant's default");
+    if (ImGui::Button("Reset this step")) ResetStep(state);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Every parameter and the size back to this step's state: the lesson's defaults and the presets of its steps up to this one");
 }
 
 }  // namespace tilelab::gui

@@ -320,11 +320,14 @@ void DrawStencilSlice(const StencilGeometry& g, float width, float max_height) {
     const ImVec2 o1(o0.x + cell * float(g.out[0]), o0.y + cell * float(g.out[1]));
     Rect(dl, o0, o1, kOutputFill, plot::kHighlight, 2.0f);
     GridLines(dl, s0, s1, in_x, in_y, IM_COL32(255, 255, 255, 30));
-    // The first output and its four x–y neighbours (the other two are in the planes above and below).
+    // The first output and its x–y neighbours, `halo` cells each way (the z ones are in the planes
+    // above and below).
     const ImVec2 center(o0.x + cell * 0.5f, o0.y + cell * 0.5f);
-    for (auto [dx, dy] : {std::pair{0, 0}, {1, 0}, {-1, 0}, {0, 1}, {0, -1}})
-        dl->AddCircleFilled(ImVec2(center.x + cell * float(dx), center.y + cell * float(dy)), std::max(2.5f, cell * 0.25f),
-                            dx == 0 && dy == 0 ? plot::kHighlight : plot::kTextColor);
+    const float dot = std::max(2.5f, cell * 0.25f);
+    dl->AddCircleFilled(center, dot, plot::kHighlight);
+    for (int d = 1; d <= int(g.halo); ++d)
+        for (auto [dx, dy] : {std::pair{d, 0}, {-d, 0}, {0, d}, {0, -d}})
+            dl->AddCircleFilled(ImVec2(center.x + cell * float(dx), center.y + cell * float(dy)), dot, plot::kTextColor);
     Swatch(kOutputFill, ("output tile " + std::to_string(g.out[0]) + "×" + std::to_string(g.out[1])).c_str());
     Swatch(kHaloFill, ("halo: inputs only, " + std::to_string(g.halo) + " wide" +
                        (g.halo_load == HaloLoad::OnTop          ? ", loaded on top, one cell per thread"

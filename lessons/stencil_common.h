@@ -18,34 +18,49 @@ constexpr double kFlopsPerOutput = 13;
 // Seven 4-byte inputs per output when nothing is reused: PMPP's basic ratio 13 / 28.
 constexpr double kBytesPerInput = 4;
 
+// The order-r star stencil (the basic and shared-tiled kernels' RADIUS): r cells each way along
+// each axis. r = 1 is the 7-point stencil above, r = 2 the 13-point one.
+inline int star_points(int r) { return 6 * r + 1; }
+inline double star_flops(int r) { return 2.0 * star_points(r) - 1; }   // P multiplies, P − 1 adds
+
+// The RADIUS parameter of the basic and shared-tiled kernels.
+inline ParamSpec radius_param() {
+    return {"RADIUS", "Stencil order (radius)", ParamKind::Int, 1, 2, 1, 1,
+            "Cells each way along each axis: 1 is the 7-point stencil (second-order accurate), 2 the 13-point one "
+            "(fourth-order). More points per output, and a halo R cells deep around every tile."};
+}
+
 struct Grid {
     int64_t nx, ny, nz;
-    explicit Grid(const Problem& p) : nx(p.dim[0]), ny(p.dim[1]), nz(p.dim[2]) {}
+    int r = 1;   // the stencil's order: the boundary is r cells deep
+    explicit Grid(const Problem& p, int radius = 1) : nx(p.dim[0]), ny(p.dim[1]), nz(p.dim[2]), r(radius) {}
     double points() const { return double(nx) * double(ny) * double(nz); }
-    // Cells with no coordinate on the grid's faces: they get the stencil.
-    double interior() const { return double(nx - 2) * double(ny - 2) * double(nz - 2); }
+    // Cells at least r from every face: they get the stencil.
+    double interior() const { return double(nx - 2 * r) * double(ny - 2 * r) * double(nz - 2 * r); }
     // Cells on the faces: boundary conditions, copied from in to out.
     double boundary() const { return points() - interior(); }
     // Boundary cells of one x-y plane (its edge ring).
     double plane_ring() const { return double(nx) * double(ny) - double(nx - 2) * double(ny - 2); }
 };
 
-// Tiles of `tile` cells along an axis of n cells, stepping by tile−2 (a one-cell halo each side):
-// G = ⌈(n−2)/(tile−2)⌉ tiles cover the n−2 interior cells.
-inline int64_t tiles_along(int64_t n, int tile) { return ceil_div(n - 2, tile - 2); }
+// Tiles of `tile` cells along an axis of n cells, stepping by tile−2r (an r-cell halo each side):
+// G = ⌈(n−2r)/(tile−2r)⌉ tiles cover the n−2r interior cells.
+inline int64_t tiles_along(int64_t n, int tile, int r = 1) { return ceil_div(n - 2 * r, tile - 2 * r); }
 
-// Cells of those tiles that lie inside the grid, summed over the tiles: n + 2·(G−1).
-// Every tile but the last is whole; the tiles overlap by two cells at each of the G−1 seams.
-inline double tile_cells_in_grid(int64_t n, int tile) { return double(n + 2 * (tiles_along(n, tile) - 1)); }
+// Cells of those tiles that lie inside the grid, summed over the tiles: n + 2r·(G−1).
+// Every tile but the last is whole; the tiles overlap by 2r cells at each of the G−1 seams.
+inline double tile_cells_in_grid(int64_t n, int tile, int r = 1) {
+    return double(n + 2 * r * (tiles_along(n, tile, r) - 1));
+}
 
-// One sentence if a grid is too small for a 7-point stencil, else "".
-inline std::string grid_too_small_reason(const Problem& p) {
+// One sentence if a grid is too small for an order-r stencil, else "".
+inline std::string grid_too_small_reason(const Problem& p, int r = 1) {
     static const char* const names[3] = {"Nx", "Ny", "Nz"};
     for (int i = 0; i < 3; ++i)
-        if (p.dim[i] < 3)
-            return fmt::format("{} is {}, but a 7-point stencil needs at least 3 cells along each axis "
-                               "(one interior cell between two boundary cells).",
-                               names[i], p.dim[i]);
+        if (p.dim[i] < 2 * r + 1)
+            return fmt::format("{} is {}, but a {}-point stencil needs at least {} cells along each axis "
+                               "(one interior cell between two boundaries {} deep).",
+                               names[i], p.dim[i], star_points(r), 2 * r + 1, r);
     return "";
 }
 
@@ -60,15 +75,20 @@ inline void finish_cost_model(CostModel& m, const Grid& g) {
     m.compulsory_bytes = 8 * g.points();  // every cell read once and written once
 }
 
-// The formulas at the end of every stencil model's list.
-inline void add_common_formulas(CostModel& m) {
+// The formulas at the end of every stencil model's list (r: the stencil's order).
+inline void add_common_formulas(CostModel& m, int r = 1) {
     m.formulas.push_back({"global bytes", "4·(global loads + global stores)", m.global_bytes});
     m.formulas.push_back({"arithmetic intensity (FLOP/B)", "FLOPs / global bytes (whole launch, exact)", m.intensity});
     m.formulas.push_back({"compulsory bytes", "8·Nx·Ny·Nz (read each cell once, write it once)", m.compulsory_bytes});
     m.extras.push_back({"global bytes / compulsory bytes", "global bytes / (8·Nx·Ny·Nz)",
                         m.global_bytes / m.compulsory_bytes});
-    m.extras.push_back({"OP/B upper bound", "13 / 4: each input loaded once per output (tile → ∞, PMPP)",
-                        kFlopsPerOutput / kBytesPerInput});
+    if (r == 1) {
+        m.extras.push_back({"OP/B upper bound", "13 / 4: each input loaded once per output (tile → ∞, PMPP)",
+                            kFlopsPerOutput / kBytesPerInput});
+        return;
+    }
+    m.extras.push_back({"OP/B upper bound", "(12·R + 1) / 4: each input loaded once per output (tile → ∞)",
+                        star_flops(r) / kBytesPerInput});
 }
 
 }  // namespace tilelab::stencil

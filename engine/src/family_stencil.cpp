@@ -1,4 +1,5 @@
-// The stencil family: a 3D grid of Nx×Ny×Nz floats (x fastest) swept once by a 7-point stencil.
+// The stencil family: a 3D grid of Nx×Ny×Nz floats (x fastest) swept once by a 7-point stencil
+// (or, for the basic and shared-tiled kernels at RADIUS = 2, by the 13-point order-2 stencil).
 // Owns what every stencil variant shares: seeded random inputs, the coefficients in the kernels'
 // __constant__ stencil_coef, the NaN-poisoned output, the kernel arguments, a reference sweep in
 // double, validation (interior within a tolerance, boundary cells exactly equal to the input),
@@ -19,11 +20,13 @@
 namespace tilelab {
 namespace {
 
-// c0 centre, c1 x−1, c2 x+1, c3 y−1, c4 y+1, c5 z−1, c6 z+1 (kernels/stencil/stencil_common.cuh).
-// All different, so a kernel that swaps two neighbours (x−1 for x+1, y for z ...) is off by
-// 0.01–0.06 times a difference of two random inputs: far outside the tolerance. Their absolute
-// values sum to 1, so every output stays within (−1, 1) like the inputs.
-constexpr float kCoefficients[7] = {0.40f, 0.11f, 0.09f, 0.12f, 0.08f, 0.13f, 0.07f};
+// c0 centre, c1 x−1, c2 x+1, c3 y−1, c4 y+1, c5 z−1, c6 z+1, then x−2, x+2, y−2, y+2, z−2, z+2
+// for the order-2 stencil (kernels/stencil/stencil_common.cuh). All different, so a kernel that
+// swaps two neighbours (x−1 for x+1, y for z, distance 1 for 2 ...) is off by at least 0.01 times
+// a difference of two random inputs: far outside the tolerance. The first seven sum to 1 in
+// absolute value (every 7-point output stays within (−1, 1) like the inputs), all thirteen to 1.21.
+constexpr float kCoefficients[13] = {0.40f, 0.11f, 0.09f, 0.12f, 0.08f, 0.13f, 0.07f,
+                                     0.06f, 0.04f, 0.05f, 0.03f, 0.02f, 0.01f};
 
 // The largest grid accepted: 2^30 cells (1024³) is 4 GiB per buffer on the device, three buffers
 // (input, output, reference).
@@ -52,10 +55,11 @@ public:
         return "";
     }
 
-    size_t device_bytes(const Problem& p) const override { return 3 * sizeof(float) * points(p) + sizeof kCoefficients; }
+    // Input, output and the reference; a fourth buffer when an order-2 kernel asks for its reference.
+    size_t device_bytes(const Problem& p) const override { return 4 * sizeof(float) * points(p) + sizeof kCoefficients; }
 
     void setup(const Problem& p, uint64_t seed) override {
-        in_ = {}, out_ = {}, ref_ = {};   // free the previous problem's buffers before allocating new ones
+        in_ = {}, out_ = {}, ref_ = {}, ref2_ = {};   // free the previous problem's buffers before allocating new ones
         nx_ = int(p.dim[0]), ny_ = int(p.dim[1]), nz_ = int(p.dim[2]);
         const size_t n = points(p);
         const SupportKernels& support = support_kernels();
@@ -82,6 +86,15 @@ public:
                                         sizeof kCoefficients),
                             cudaSuccess);
         TL_CUDA_CHECK(cudaMemcpy(coefficients, kCoefficients, sizeof kCoefficients, cudaMemcpyHostToDevice));
+        // An order-R kernel (R > 1) writes its R here during a launch; 0 (left by the others) means 1.
+        // A kernel that never references the variable may not carry it: then it is order 1.
+        radius_used_ = nullptr;
+        if (cudaLibraryGetGlobal(&radius_used_, &bytes, lib, "stencil_radius_used") != cudaSuccess) {
+            (void)cudaGetLastError();
+            radius_used_ = nullptr;
+            return;
+        }
+        TL_CUDA_CHECK(cudaMemset(radius_used_, 0, sizeof(int)));
     }
 
     void poison_output(cudaStream_t s) override {
@@ -110,12 +123,32 @@ public:
 private:
     static size_t points(const Problem& p) { return size_t(p.dim[0]) * size_t(p.dim[1]) * size_t(p.dim[2]); }
 
-    bool is_interior(int x, int y, int z) const {
-        return x > 0 && x < nx_ - 1 && y > 0 && y < ny_ - 1 && z > 0 && z < nz_ - 1;
+    bool is_interior(int x, int y, int z, int r) const {
+        return x >= r && x < nx_ - r && y >= r && y < ny_ - r && z >= r && z < nz_ - r;
+    }
+
+    // The order of the stencil the last launch applied, as the kernel recorded it.
+    int radius_used() const {
+        int r = 0;
+        if (radius_used_) TL_CUDA_CHECK(cudaMemcpy(&r, radius_used_, sizeof r, cudaMemcpyDeviceToHost));
+        return r == 0 ? 1 : r;
+    }
+
+    // The reference for order r: order 1 made in setup, order 2 the first time a kernel asks for it.
+    const float* reference(int r) {
+        if (r == 1) return ref_.get<float>();
+        if (!ref2_) {
+            ref2_ = DeviceBuffer(ref_.bytes());
+            support_kernels().stencil7_reference(in_.get<float>(), ref2_.get<float>(), nx_, ny_, nz_, coef_.get<float>(), 2);
+            TL_CUDA_CHECK(cudaDeviceSynchronize());
+        }
+        return ref2_.get<float>();
     }
 
     int nx_ = 0, ny_ = 0, nz_ = 0;
+    void* radius_used_ = nullptr;   // the loaded kernel's stencil_radius_used
     DeviceBuffer in_, out_;
+    DeviceBuffer ref2_;   // the order-2 reference sweep, made when first needed
     DeviceBuffer ref_;    // the reference sweep (boundary cells: the input), once per setup
     DeviceBuffer coef_;   // kCoefficients, for the reference kernel
     const float* in_ptr_ = nullptr;
@@ -136,9 +169,12 @@ Validation StencilFamily::validate() {
     // and an unwritten cell is NaN. Boundary cells are copies and must match the input exactly.
     v.tolerance = 32 * 0x1p-24;
 
+    // (Order 2: 13 terms, Σ|c_i| = 1.21, so about (13·1.21 + 1)·2^-24 ≈ 17·2^-24 at worst: still inside.)
+    const int r = radius_used();
+    if (r < 1 || r > 2) throw CudaError(fmt::format("The kernel recorded a stencil of order {}; there are references for 1 and 2.", r), cudaSuccess);
     const size_t plane = size_t(nx_) * ny_, n = plane * size_t(nz_);
     const CompareSummary s =
-        support_kernels().compare(out_.get<float>(), ref_.get<float>(), n, v.tolerance, nx_, ny_, nz_);
+        support_kernels().compare(out_.get<float>(), reference(r), n, v.tolerance, nx_, ny_, nz_);
     v.max_abs_error = s.max_abs_error;
     v.max_rel_error = s.max_rel_error;
     v.passed = s.bad == 0;
@@ -147,12 +183,12 @@ Validation StencilFamily::validate() {
     const size_t at = size_t(s.first_bad);
     float value = 0, expected = 0;
     TL_CUDA_CHECK(cudaMemcpy(&value, out_.get<float>() + at, sizeof value, cudaMemcpyDeviceToHost));
-    TL_CUDA_CHECK(cudaMemcpy(&expected, ref_.get<float>() + at, sizeof expected, cudaMemcpyDeviceToHost));
+    TL_CUDA_CHECK(cudaMemcpy(&expected, reference(r) + at, sizeof expected, cudaMemcpyDeviceToHost));
     const int x = int(at % size_t(nx_)), y = int(at / size_t(nx_) % size_t(ny_)), z = int(at / plane);
     const double err = std::fabs(double(value) - double(expected));
     v.message = fmt::format("out({}, {}, {}) = {}, expected {:.7g} ({}; error {:.3g}); {} of {} cells wrong", x, y, z,
                             value, expected,
-                            is_interior(x, y, z) ? fmt::format("interior, tolerance {:.3g}", v.tolerance)
+                            is_interior(x, y, z, r) ? fmt::format("interior, tolerance {:.3g}", v.tolerance)
                                                  : std::string("boundary cell: must equal the input exactly"),
                             err, s.bad, n);
     return v;

@@ -2,6 +2,7 @@
 // it teaches, an intro and steps with their parameter presets. The format is in lesson.h.
 #include "tilelab/lesson.h"
 #include "tilelab/util.h"
+#include "tilelab/variant.h"
 
 #include <algorithm>
 #include <sstream>
@@ -39,12 +40,82 @@ ParamValues parse_set(const std::string& text) {
     return out;
 }
 
+std::vector<std::string> split(const std::string& text, char sep) {
+    std::vector<std::string> out;
+    std::string part;
+    std::istringstream in(text);
+    while (std::getline(in, part, sep)) out.push_back(trim(part));
+    return out;
+}
+
 bool is_fence(const std::string& line) {
     std::string t = trim(line);
     return starts_with(t, "```") || starts_with(t, "~~~");
 }
 
 }  // namespace
+
+bool parse_check(const std::string& text, LessonCheck& out, std::string& error) {
+    out = {};
+    std::string claim = text;
+    if (const size_t bar = text.find('|'); bar != std::string::npos) {
+        claim = text.substr(bar + 1);
+        std::istringstream words(text.substr(0, bar));
+        std::string word, name;
+        int value = 0;
+        while (words >> word) {
+            if (starts_with(word, "size=")) {
+                out.size = word.substr(5);
+                continue;
+            }
+            if (!parse_assignment(word, name, value, error)) return false;
+            out.set[name] = value;
+        }
+    }
+    const size_t eq = claim.rfind('=');
+    if (eq == std::string::npos) {
+        error = "a check is 'quantity = value': '" + text + "'";
+        return false;
+    }
+    out.quantity = trim(claim.substr(0, eq));
+    out.value = trim(claim.substr(eq + 1));
+    if (out.quantity.empty() || out.value.empty()) {
+        error = "a check needs a quantity and a value: '" + text + "'";
+        return false;
+    }
+    return true;
+}
+
+bool parse_measured(const std::string& text, MeasuredAnswer& out, std::string& error) {
+    out = {};
+    const auto parts = split(text, '|');
+    if (parts.size() < 3) {
+        error = "a measured answer is 'GPU, date, size | config: time | config: time': '" + text + "'";
+        return false;
+    }
+    out.where = parts[0];
+    for (size_t i = 1; i < parts.size(); ++i) {
+        const size_t colon = parts[i].rfind(':');
+        if (colon == std::string::npos) {
+            error = "'" + parts[i] + "' is not 'config: time'";
+            return false;
+        }
+        out.times.emplace_back(trim(parts[i].substr(0, colon)), trim(parts[i].substr(colon + 1)));
+    }
+    return true;
+}
+
+StepState Lesson::state_at(int step) const {
+    StepState state;
+    const Variant* v = find_variant(variant);
+    ParamValues presets;
+    const int last = std::min(step, int(steps.size()) - 1);
+    for (int i = 0; i <= last; ++i)
+        for (const auto& [name, value] : steps[size_t(i)].set) presets[name] = value;
+    state.params = v ? with_defaults(v->params, presets) : presets;
+    state.size = last >= 0 ? steps[size_t(last)].size : default_size;
+    return state;
+}
 
 Lesson parse_lesson(const std::string& id, const std::string& markdown) {
     Lesson lesson;
@@ -72,6 +143,19 @@ Lesson parse_lesson(const std::string& id, const std::string& markdown) {
         }
         if (step && directive(line, "set", value)) {
             for (const auto& [name, v] : parse_set(value)) step->set[name] = v;
+            continue;
+        }
+        if (directive(line, "check", value)) {
+            // Malformed checks are left out here; tests/cpu/test_lesson_text.cpp refuses them.
+            LessonCheck check;
+            std::string error;
+            if (parse_check(value, check, error)) (step ? step->checks : lesson.intro_checks).push_back(check);
+            continue;
+        }
+        if (step && directive(line, "measured", value)) {
+            MeasuredAnswer answer;
+            std::string error;
+            if (parse_measured(value, answer, error)) step->measured.push_back(answer);
             continue;
         }
         if (directive(line, "size", value)) {

@@ -105,8 +105,9 @@ void SupportKernels::matmul_reference_f64(const float* A, const float* B, double
     impl_->launch(impl_->matmul_ref, uint64_t(M) * uint64_t(N), args);
 }
 
-void SupportKernels::stencil7_reference(const float* in, float* ref, int nx, int ny, int nz, const float* coef) const {
-    void* args[] = {&in, &ref, &nx, &ny, &nz, &coef};
+void SupportKernels::stencil7_reference(const float* in, float* ref, int nx, int ny, int nz, const float* coef,
+                                        int radius) const {
+    void* args[] = {&in, &ref, &nx, &ny, &nz, &coef, &radius};
     impl_->launch(impl_->stencil_ref, uint64_t(nx) * uint64_t(ny) * uint64_t(nz), args);
 }
 

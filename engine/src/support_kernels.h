@@ -30,8 +30,9 @@ public:
     void fill_uniform(float* out, uint64_t n, uint64_t seed) const;
     // C (M×N, double) = A·B, row-major, in the CPU reference's order.
     void matmul_reference_f64(const float* A, const float* B, double* C, int M, int N, int K) const;
-    // The 7-point sweep in double, rounded to float; boundary cells copied. coef: 7 floats on the device.
-    void stencil7_reference(const float* in, float* ref, int nx, int ny, int nz, const float* coef) const;
+    // The order-radius star sweep in double (radius 1: 7 points), rounded to float; boundary cells (within
+    // radius of a face) copied. coef: 1 + 6·radius floats on the device.
+    void stencil7_reference(const float* in, float* ref, int nx, int ny, int nz, const float* coef, int radius = 1) const;
     // got against expected, |got − expected| / max(1, |expected|) ≤ tolerance; with nx > 0 the
     // boundary cells of the nx×ny×nz grid must be exactly equal. Synchronises; returns the summary.
     CompareSummary compare(const float* got, const float* expected, uint64_t n, double tolerance, int nx = 0,

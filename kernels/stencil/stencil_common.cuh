@@ -3,14 +3,32 @@
 //
 // The grid is nx × ny × nz floats, x fastest: cell (x, y, z) lives at in[(z·ny + y)·nx + x].
 // Boundary cells (any coordinate 0 or n−1) hold boundary conditions: the sweep copies them from
-// in to out unchanged; every other cell gets the 7-point stencil.
+// in to out unchanged; every other cell gets the 7-point stencil. The basic and shared-tiled
+// kernels also come as an order-R "star" stencil (R cells each way along each axis, 6·R + 1
+// points); their boundary is then R cells deep.
 #pragma once
 #include "common.cuh"
 
-// c0 centre, c1 x−1, c2 x+1, c3 y−1, c4 y+1, c5 z−1, c6 z+1. Set by the host through
+// The largest order any kernel takes (R = 2: the 13-point stencil).
+#define TL_MAX_STENCIL_RADIUS 2
+
+// c0 centre, then six per distance d = 1..R: x−d, x+d, y−d, y+d, z−d, z+d (so c1..c6 are the
+// 7-point stencil's x−1, x+1, y−1, y+1, z−1, z+1). Set by the host through
 // cudaLibraryGetGlobal(..., "stencil_coef"). Every thread of a warp reads the same coefficient at
 // the same time, which is the access the constant cache serves in one transaction.
-__constant__ float stencil_coef[7];
+__constant__ float stencil_coef[1 + 6 * TL_MAX_STENCIL_RADIUS];
+
+// The order of the stencil a kernel applied, for the host's validation: an order-R kernel with
+// R > 1 writes R here once per launch (thread 0 of block 0); the 7-point kernels leave the 0 the
+// host puts here, which means 1. Never read by a kernel; not a counted access.
+__device__ int stencil_radius_used;
+
+template <int R>
+__device__ __forceinline__ void note_stencil_radius() {
+    if (R > 1 && blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0 && threadIdx.x == 0 && threadIdx.y == 0 &&
+        threadIdx.z == 0)
+        stencil_radius_used = R;
+}
 
 // The 7-point stencil: 7 multiplies and 6 adds, the 13 FLOPs the cost models count per output.
 // The CPU reference sums in the same order (in double).
@@ -22,19 +40,41 @@ __device__ __forceinline__ float apply_stencil(float centre, float x_minus, floa
            stencil_coef[6] * z_plus;
 }
 
-// Tiled kernels load an input tile of `tile` cells along one axis, starting one cell before the
-// block's first output (the halo), so consecutive blocks overlap by two cells. Along that axis a
-// thread at tile position t and grid coordinate c writes its cell when
-//   - it is an inner tile position (1 ≤ t ≤ tile−2) holding an interior cell, or
-//   - c is the grid's first or last cell (a boundary cell only this block holds).
-// Every cell of the grid is thereby written by exactly one thread of one block.
-__device__ __forceinline__ bool tile_owns(int t, int tile, int c, int n) {
-    return (t >= 1 && t <= tile - 2 && c < n - 1) || c == 0 || c == n - 1;
+// The order-R star stencil: 6·R + 1 multiplies and 6·R adds (12·R + 1 FLOPs; 13 at R = 1), summed
+// in the order of the coefficients, as the reference does. at(dx, dy, dz) is the input at that
+// offset from the output cell.
+template <int R, class Input>
+__device__ __forceinline__ float apply_star_stencil(const Input& at) {
+    float sum = stencil_coef[0] * at(0, 0, 0);
+#pragma unroll
+    for (int d = 1; d <= R; ++d) {
+        const int c = 6 * (d - 1) + 1;
+        sum += stencil_coef[c + 0] * at(-d, 0, 0);
+        sum += stencil_coef[c + 1] * at(d, 0, 0);
+        sum += stencil_coef[c + 2] * at(0, -d, 0);
+        sum += stencil_coef[c + 3] * at(0, d, 0);
+        sum += stencil_coef[c + 4] * at(0, 0, -d);
+        sum += stencil_coef[c + 5] * at(0, 0, d);
+    }
+    return sum;
 }
 
-// True when the thread's cell along this axis gets the stencil (inner tile position, interior cell).
-__device__ __forceinline__ bool tile_computes(int t, int tile, int c, int n) {
-    return t >= 1 && t <= tile - 2 && c < n - 1;
+// True when the thread's cell along this axis gets the stencil: an inner tile position
+// (r ≤ t ≤ tile−1−r) holding an interior cell (c < n−r; c ≥ r follows from t ≥ r).
+__device__ __forceinline__ bool tile_computes(int t, int tile, int c, int n, int r = 1) {
+    return t >= r && t <= tile - 1 - r && c < n - r;
+}
+
+// Tiled kernels load an input tile of `tile` cells along one axis, starting r cells before the
+// block's first output (the halo), so consecutive blocks overlap by 2·r cells. Along that axis a
+// thread at tile position t and grid coordinate c writes its cell when
+//   - it computes it (above), or
+//   - c is one of the grid's first r cells and this is the first block (t == c), or
+//   - c is one of its last r cells and this is the last block (its tile reaches the end: c − t + tile ≥ n).
+// Every cell of the grid is thereby written by exactly one thread of one block. At r = 1 the
+// first and last cells are held by one block only, so this is "c == 0 or c == n−1".
+__device__ __forceinline__ bool tile_owns(int t, int tile, int c, int n, int r = 1) {
+    return tile_computes(t, tile, c, n, r) || (c < r && t == c) || (c >= n - r && c - t + tile >= n);
 }
 
 // Where the cells of a plane-walking block are. The block is TX × TY threads; each thread looks

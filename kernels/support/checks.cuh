@@ -37,25 +37,31 @@ extern "C" __global__ void tl_matmul_reference_f64(const float* A, const float* 
     }
 }
 
-// The 7-point sweep in double, in the lesson kernels' term order, with explicitly rounded
-// operations (no fused multiply-add) so that it matches the CPU walk in the tests bit for bit;
-// boundary cells are copies of the input. c holds c0 (centre), x−1, x+1, y−1, y+1, z−1, z+1.
-extern "C" __global__ void tl_stencil7_reference(const float* in, float* ref, int nx, int ny, int nz, const float* c) {
+// The order-r star sweep in double (r = 1: the 7-point stencil), in the lesson kernels' term
+// order, with explicitly rounded operations (no fused multiply-add) so that it matches the CPU
+// walk in the tests bit for bit; boundary cells (within r of a face) are copies of the input.
+// c holds c0 (centre), then six per distance d = 1..r: x−d, x+d, y−d, y+d, z−d, z+d.
+extern "C" __global__ void tl_stencil7_reference(const float* in, float* ref, int nx, int ny, int nz, const float* c,
+                                                 int r) {
     const unsigned long long plane = (unsigned long long)nx * ny, total = plane * nz;
     const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
     for (unsigned long long at = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; at < total; at += stride) {
         const int x = int(at % nx), y = int((at / nx) % ny), z = int(at / plane);
-        if (x == 0 || y == 0 || z == 0 || x == nx - 1 || y == ny - 1 || z == nz - 1) {
+        if (x < r || y < r || z < r || x >= nx - r || y >= ny - r || z >= nz - r) {
             ref[at] = in[at];
             continue;
         }
         double sum = __dmul_rn(double(c[0]), double(in[at]));
-        sum = __dadd_rn(sum, __dmul_rn(double(c[1]), double(in[at - 1])));
-        sum = __dadd_rn(sum, __dmul_rn(double(c[2]), double(in[at + 1])));
-        sum = __dadd_rn(sum, __dmul_rn(double(c[3]), double(in[at - nx])));
-        sum = __dadd_rn(sum, __dmul_rn(double(c[4]), double(in[at + nx])));
-        sum = __dadd_rn(sum, __dmul_rn(double(c[5]), double(in[at - plane])));
-        sum = __dadd_rn(sum, __dmul_rn(double(c[6]), double(in[at + plane])));
+        for (int d = 1; d <= r; ++d) {
+            const float* k = c + 6 * (d - 1) + 1;
+            const unsigned long long dx = d, dy = (unsigned long long)d * nx, dz = (unsigned long long)d * plane;
+            sum = __dadd_rn(sum, __dmul_rn(double(k[0]), double(in[at - dx])));
+            sum = __dadd_rn(sum, __dmul_rn(double(k[1]), double(in[at + dx])));
+            sum = __dadd_rn(sum, __dmul_rn(double(k[2]), double(in[at - dy])));
+            sum = __dadd_rn(sum, __dmul_rn(double(k[3]), double(in[at + dy])));
+            sum = __dadd_rn(sum, __dmul_rn(double(k[4]), double(in[at - dz])));
+            sum = __dadd_rn(sum, __dmul_rn(double(k[5]), double(in[at + dz])));
+        }
         ref[at] = float(sum);
     }
 }

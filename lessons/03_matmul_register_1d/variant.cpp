@@ -1,6 +1,7 @@
 // 1D register tiling: each of T threads computes U consecutive outputs of one row, with a slice
 // of S values of A in registers and the S×U slice of B transposed in shared memory
 // (kernels/matmul/03_register_tiled_1d.cuh).
+#include <algorithm>
 #include "../matmul_common.h"
 
 namespace tilelab {
@@ -87,6 +88,13 @@ CostModel cost_model(const Register1dConfig& c, const Problem& p) {
     add_extra(m, "registers held in arrays / thread", "S + U", S + U);
     add_extra(m, "B elements each thread stages per slice", "S·U/T", L);
     add_extra(m, "static shared memory (bytes)", "U·S·4", c.smem_bytes());
+    // The loads of A are strided across a warp: lane t reads row by·T + t, so the 32 lanes of one
+    // load instruction read 32 floats K·4 bytes apart, one 32-byte sector each, where 32
+    // consecutive floats (B's staging, C's stores) take 4 sectors.
+    const double lanes = std::min(32.0, T);
+    add_extra(m, "A: 32-byte sectors per warp load", "one per lane: the lanes sit on different rows, K floats apart", lanes);
+    add_extra(m, "sectors per coalesced warp load", "32 consecutive floats = 128 bytes = 4 sectors", 4);
+    add_extra(m, "A: useful bytes per sector fetched", "4 of 32: each lane uses one float of its sector per load", 4);
     return m;
 }
 

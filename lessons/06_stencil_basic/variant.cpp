@@ -1,6 +1,7 @@
-// The basic 7-point stencil as data: parameters, constraints, launch shape and cost model of
+// The basic stencil as data: parameters, constraints, launch shape and cost model of
 // kernels/stencil/01_basic.cuh. One thread per cell in BX×BY×BZ blocks; an interior cell loads
-// its seven inputs from global memory, a boundary cell loads and copies itself.
+// its 6·R + 1 inputs from global memory (R = 1: the 7-point stencil), a boundary cell (within R
+// of a face) loads and copies itself.
 #include <fmt/format.h>
 #include "../stencil_common.h"
 
@@ -10,8 +11,9 @@ namespace {
 using stencil::Grid;
 
 struct BasicShape {
-    int bx, by, bz;
-    explicit BasicShape(const ParamValues& p) : bx(p.at("BX")), by(p.at("BY")), bz(p.at("BZ")) {}
+    int bx, by, bz, r;
+    explicit BasicShape(const ParamValues& p)
+        : bx(p.at("BX")), by(p.at("BY")), bz(p.at("BZ")), r(param_or(p, "RADIUS", 1)) {}
     int threads() const { return bx * by * bz; }
     std::array<int64_t, 3> blocks(const Problem& p) const {
         return {ceil_div(p.dim[0], bx), ceil_div(p.dim[1], by), ceil_div(p.dim[2], bz)};
@@ -19,13 +21,13 @@ struct BasicShape {
 };
 
 // Block and grid limits are the engine's generic checks.
-std::string basic_invalid_reason(const ParamValues&, const Problem& problem, const Target&) {
-    return stencil::grid_too_small_reason(problem);
+std::string basic_invalid_reason(const ParamValues& p, const Problem& problem, const Target&) {
+    return stencil::grid_too_small_reason(problem, BasicShape(p).r);
 }
 
 KernelInstance basic_kernel(const ParamValues& p) {
     const BasicShape s(p);
-    return {"stencil/01_basic.cuh", fmt::format("basic_stencil<{}, {}, {}>", s.bx, s.by, s.bz)};
+    return {"stencil/01_basic.cuh", fmt::format("basic_stencil<{}, {}, {}, {}>", s.bx, s.by, s.bz, s.r)};
 }
 
 LaunchShape basic_launch(const ParamValues& p, const Problem& problem) {
@@ -44,38 +46,53 @@ TileGeometry basic_tiles(const ParamValues& p, const Problem& problem) {
     TileGeometry t;
     t.extent = problem.dim;
     t.block_tile = {s.bx, s.by, s.bz};
-    t.halo = 1;
+    t.halo = s.r;
     t.halo_load = HaloLoad::Global;
     return t;
 }
 
 CostModel basic_cost_model(const ParamValues& p, const Problem& problem) {
     const BasicShape s(p);
-    const Grid g(problem);
+    const Grid g(problem, s.r);
     const double threads = s.threads();
+    const double points = stencil::star_points(s.r), flops = stencil::star_flops(s.r);
+    const bool seven = s.r == 1;   // the 7-point stencil: the formulas in PMPP's numbers
 
     CostModel m;
-    m.flops = stencil::kFlopsPerOutput * g.interior();
-    m.per_thread = {7, 1, 0, 0};                    // an interior cell
-    m.per_block = {7 * threads, threads, 0, 0};     // a block of interior cells
-    // Exact: interior cells load 7, boundary cells load 1; every cell is stored once.
-    m.total = {7 * g.interior() + g.boundary(), g.points(), 0, 0};
+    m.flops = flops * g.interior();
+    m.per_thread = {points, 1, 0, 0};                    // an interior cell
+    m.per_block = {points * threads, threads, 0, 0};     // a block of interior cells
+    // Exact: interior cells load 6·R + 1, boundary cells load 1; every cell is stored once.
+    m.total = {points * g.interior() + g.boundary(), g.points(), 0, 0};
     stencil::finish_cost_model(m, g);
 
     m.formulas = {
-        {"interior cells", "(Nx−2)·(Ny−2)·(Nz−2)", g.interior()},
+        {"interior cells", seven ? "(Nx−2)·(Ny−2)·(Nz−2)" : "(Nx−2R)·(Ny−2R)·(Nz−2R)", g.interior()},
         {"boundary cells", "Nx·Ny·Nz − interior", g.boundary()},
-        {"FLOPs", "13·interior (7 multiplies + 6 adds each)", m.flops},
-        {"global loads / thread", "7 (interior cell)", m.per_thread.global_loads},
-        {"global loads / block", "7·BX·BY·BZ (all interior)", m.per_block.global_loads},
-        {"global loads (total)", "7·interior + boundary", m.total.global_loads},
+        {"FLOPs", seven ? "13·interior (7 multiplies + 6 adds each)" : "(12·R + 1)·interior", m.flops},
+        {"global loads / thread", seven ? "7 (interior cell)" : "6·R + 1 (interior cell)", m.per_thread.global_loads},
+        {"global loads / block", seven ? "7·BX·BY·BZ (all interior)" : "(6·R + 1)·BX·BY·BZ (all interior)",
+         m.per_block.global_loads},
+        {"global loads (total)", seven ? "7·interior + boundary" : "(6·R + 1)·interior + boundary", m.total.global_loads},
         {"global stores (total)", "Nx·Ny·Nz (each cell once)", m.total.global_stores},
     };
-    stencil::add_common_formulas(m);
+    stencil::add_common_formulas(m, s.r);
     m.extras.insert(m.extras.begin(),
-                    {"OP/B, PMPP per-thread ratio", "13 / (7·4): 13 FLOPs over seven 4-byte loads",
-                     stencil::kFlopsPerOutput / (7 * stencil::kBytesPerInput)});
-    m.extras.push_back({"loads of each input cell", "up to 7 (itself and six neighbours)", 7});
+                    {"OP/B, PMPP per-thread ratio",
+                     seven ? "13 / (7·4): 13 FLOPs over seven 4-byte loads" : "(12·R + 1) / (4·(6·R + 1))",
+                     flops / (points * stencil::kBytesPerInput)});
+    m.extras.push_back({"loads of each input cell", seven ? "up to 7 (itself and six neighbours)" : "up to 6·R + 1",
+                        points});
+    // Lesson 06's table of bounds at this order: each input loaded once, 2 FLOPs per point (PMPP's
+    // count for comparing stencils with convolutions).
+    const double r = s.r, w = 2 * r + 1;
+    m.extras.push_back({"points, 1D stencil of this order", "2·R + 1", w});
+    m.extras.push_back({"points, 2D stencil of this order", "4·R + 1", 4 * r + 1});
+    m.extras.push_back({"points, 3D stencil of this order", "6·R + 1", points});
+    m.extras.push_back({"OP/B bound, 2D stencil", "2·(4·R + 1) / 4", 2 * (4 * r + 1) / 4});
+    m.extras.push_back({"OP/B bound, 2D convolution of the same reach", "2·(2·R + 1)² / 4", 2 * w * w / 4});
+    m.extras.push_back({"OP/B bound, 3D stencil", "2·(6·R + 1) / 4", 2 * points / 4});
+    m.extras.push_back({"OP/B bound, 3D convolution of the same reach", "2·(2·R + 1)³ / 4", 2 * w * w * w / 4});
     return m;
 }
 
@@ -86,7 +103,7 @@ Variant make_basic_stencil() {
     v.id = "stencil.basic";
     v.family = "stencil";
     v.title = "Basic stencil";
-    v.summary = "One thread per cell, seven global loads per output: 0.46 FLOP per byte loaded.";
+    v.summary = "One thread per cell, seven global loads per output (13 at RADIUS = 2): 0.46 FLOP per byte loaded.";
     v.params = {
         // Default 128×2×1: the fastest shape of scripts/bench_stencil.sh's sweep on an H200 at 512³
         // (32×8, 64×4 and 256×1 were within a few percent; the lesson starts from 32×8).
@@ -96,6 +113,7 @@ Variant make_basic_stencil() {
          "Threads along y: taller blocks share more y-neighbours in L1 but need more threads."},
         {"BZ", "Block depth (z)", ParamKind::Pow2, 1, 64, 1, 1,
          "Threads along z: deeper blocks share z-neighbours in L1; BX·BY·BZ must stay within the block limit."},
+        stencil::radius_param(),
     };
     v.invalid_reason = basic_invalid_reason;
     v.kernel = basic_kernel;

@@ -1,6 +1,6 @@
 // The shared-memory tiled stencil as data: parameters, constraints, launch shape and cost model
 // of kernels/stencil/02_smem_tiled.cuh. A T×T×T block loads a T³ input tile once and computes
-// the (T−2)³ outputs inside its one-cell halo from shared memory.
+// the (T−2R)³ outputs inside its R-cell halo from shared memory (R = 1: the 7-point stencil).
 #include <fmt/format.h>
 #include <cmath>
 #include "../stencil_common.h"
@@ -11,19 +11,24 @@ namespace {
 using stencil::Grid;
 
 struct TiledShape {
-    int t;
-    explicit TiledShape(const ParamValues& p) : t(p.at("T")) {}
+    int t, r;
+    explicit TiledShape(const ParamValues& p) : t(p.at("T")), r(param_or(p, "RADIUS", 1)) {}
     int threads() const { return t * t * t; }
     int smem_bytes() const { return 4 * t * t * t; }
+    int inner() const { return t - 2 * r; }   // outputs along each axis
     std::array<int64_t, 3> blocks(const Problem& p) const {
-        return {stencil::tiles_along(p.dim[0], t), stencil::tiles_along(p.dim[1], t),
-                stencil::tiles_along(p.dim[2], t)};
+        return {stencil::tiles_along(p.dim[0], t, r), stencil::tiles_along(p.dim[1], t, r),
+                stencil::tiles_along(p.dim[2], t, r)};
     }
 };
 
 std::string tiled_invalid_reason(const ParamValues& p, const Problem& problem, const Target& target) {
     const TiledShape s(p);
-    if (auto r = stencil::grid_too_small_reason(problem); !r.empty()) return r;
+    if (auto r = stencil::grid_too_small_reason(problem, s.r); !r.empty()) return r;
+    if (s.inner() < 1)
+        return fmt::format("A tile of T = {} has no output inside its halo of RADIUS = {} cells on each side: "
+                           "T must be at least 2·RADIUS + 1 = {}.",
+                           s.t, s.r, 2 * s.r + 1);
     if (s.threads() > target.max_threads_per_block) {
         // The largest cube of threads a block can hold: 10 for 1024 threads.
         int largest = 1;
@@ -37,7 +42,8 @@ std::string tiled_invalid_reason(const ParamValues& p, const Problem& problem, c
 }
 
 KernelInstance tiled_kernel(const ParamValues& p) {
-    return {"stencil/02_smem_tiled.cuh", fmt::format("smem_tiled_stencil<{}>", TiledShape(p).t)};
+    const TiledShape s(p);
+    return {"stencil/02_smem_tiled.cuh", fmt::format("smem_tiled_stencil<{}, {}>", s.t, s.r)};
 }
 
 LaunchShape tiled_launch(const ParamValues& p, const Problem& problem) {
@@ -49,14 +55,14 @@ LaunchShape tiled_launch(const ParamValues& p, const Problem& problem) {
     return shape;
 }
 
-// The (T−2)³ outputs inside a T³ input tile, all T planes of it in shared memory; the tile's edge
-// threads load the halo and compute nothing.
+// The (T−2R)³ outputs inside a T³ input tile, all T planes of it in shared memory; the tile's
+// edge threads load the halo and compute nothing.
 TileGeometry tiled_tiles(const ParamValues& p, const Problem& problem) {
     const TiledShape s(p);
     TileGeometry t;
-    t.extent = {problem.dim[0] - 2, problem.dim[1] - 2, problem.dim[2] - 2};
-    t.block_tile = {s.t - 2, s.t - 2, s.t - 2};
-    t.halo = 1;
+    t.extent = {problem.dim[0] - 2 * s.r, problem.dim[1] - 2 * s.r, problem.dim[2] - 2 * s.r};
+    t.block_tile = {s.inner(), s.inner(), s.inner()};
+    t.halo = s.r;
     t.halo_load = HaloLoad::ExtraThreads;
     t.shared_planes = s.t;
     t.shared_plane = {s.t, s.t};
@@ -65,41 +71,47 @@ TileGeometry tiled_tiles(const ParamValues& p, const Problem& problem) {
 
 CostModel tiled_cost_model(const ParamValues& p, const Problem& problem) {
     const TiledShape s(p);
-    const Grid g(problem);
-    const double T = s.t, inner = std::pow(T - 2, 3), tile = std::pow(T, 3);
-    // Tile cells inside the grid, summed over the tiles of each axis: n + 2·(G−1).
-    const double lx = stencil::tile_cells_in_grid(g.nx, s.t), ly = stencil::tile_cells_in_grid(g.ny, s.t),
-                 lz = stencil::tile_cells_in_grid(g.nz, s.t);
+    const Grid g(problem, s.r);
+    const double T = s.t, inner = std::pow(double(s.inner()), 3), tile = std::pow(T, 3);
+    const double points = stencil::star_points(s.r), flops = stencil::star_flops(s.r);
+    // Tile cells inside the grid, summed over the tiles of each axis: n + 2R·(G−1).
+    const double lx = stencil::tile_cells_in_grid(g.nx, s.t, s.r), ly = stencil::tile_cells_in_grid(g.ny, s.t, s.r),
+                 lz = stencil::tile_cells_in_grid(g.nz, s.t, s.r);
     const double loaded = lx * ly * lz;
+    const bool seven = s.r == 1;   // the 7-point stencil: the formulas in PMPP's numbers
 
     CostModel m;
-    m.flops = stencil::kFlopsPerOutput * g.interior();
-    m.per_thread = {1, 1, 7, 1};                            // an output thread of a full tile
-    m.per_block = {tile, inner, 7 * inner, tile};           // a full tile inside the grid
+    m.flops = flops * g.interior();
+    m.per_thread = {1, 1, points, 1};                            // an output thread of a full tile
+    m.per_block = {tile, inner, points * inner, tile};           // a full tile inside the grid
     // Exact: each thread whose cell is in the grid loads it and stores it to shared memory once;
-    // each interior output reads 7 shared values; every cell is written once (boundary cells from
-    // the register the thread loaded).
-    m.total = {loaded, g.points(), 7 * g.interior(), loaded};
+    // each interior output reads 6·R + 1 shared values; every cell is written once (boundary cells
+    // from the register the thread loaded).
+    m.total = {loaded, g.points(), points * g.interior(), loaded};
     stencil::finish_cost_model(m, g);
 
     m.formulas = {
         {"tile edge T", "T", T},
-        {"tiles along x", "Gx = ⌈(Nx−2)/(T−2)⌉", double(s.blocks(problem)[0])},
-        {"tiles along y", "Gy = ⌈(Ny−2)/(T−2)⌉", double(s.blocks(problem)[1])},
-        {"tiles along z", "Gz = ⌈(Nz−2)/(T−2)⌉", double(s.blocks(problem)[2])},
-        {"FLOPs", "13·(Nx−2)·(Ny−2)·(Nz−2)", m.flops},
+        {"tiles along x", seven ? "Gx = ⌈(Nx−2)/(T−2)⌉" : "Gx = ⌈(Nx−2R)/(T−2R)⌉", double(s.blocks(problem)[0])},
+        {"tiles along y", seven ? "Gy = ⌈(Ny−2)/(T−2)⌉" : "Gy = ⌈(Ny−2R)/(T−2R)⌉", double(s.blocks(problem)[1])},
+        {"tiles along z", seven ? "Gz = ⌈(Nz−2)/(T−2)⌉" : "Gz = ⌈(Nz−2R)/(T−2R)⌉", double(s.blocks(problem)[2])},
+        {"FLOPs", seven ? "13·(Nx−2)·(Ny−2)·(Nz−2)" : "(12·R + 1)·(Nx−2R)·(Ny−2R)·(Nz−2R)", m.flops},
         {"global loads / block", "T³", m.per_block.global_loads},
-        {"outputs / block", "(T−2)³", m.per_block.global_stores},
-        {"shared loads / block", "7·(T−2)³", m.per_block.shared_loads},
-        {"global loads (total)", "(Nx + 2(Gx−1))·(Ny + 2(Gy−1))·(Nz + 2(Gz−1))", m.total.global_loads},
+        {"outputs / block", seven ? "(T−2)³" : "(T−2R)³", m.per_block.global_stores},
+        {"shared loads / block", seven ? "7·(T−2)³" : "(6·R + 1)·(T−2R)³", m.per_block.shared_loads},
+        {"global loads (total)",
+         seven ? "(Nx + 2(Gx−1))·(Ny + 2(Gy−1))·(Nz + 2(Gz−1))" : "(Nx + 2R(Gx−1))·(Ny + 2R(Gy−1))·(Nz + 2R(Gz−1))",
+         m.total.global_loads},
         {"global stores (total)", "Nx·Ny·Nz (each cell once)", m.total.global_stores},
-        {"shared loads (total)", "7·(Nx−2)·(Ny−2)·(Nz−2)", m.total.shared_loads},
+        {"shared loads (total)", seven ? "7·(Nx−2)·(Ny−2)·(Nz−2)" : "(6·R + 1)·interior", m.total.shared_loads},
         {"shared stores (total)", "= global loads", m.total.shared_stores},
     };
-    stencil::add_common_formulas(m);
+    stencil::add_common_formulas(m, s.r);
     m.extras.insert(m.extras.begin(),
-                    {{"OP/B, PMPP per-block ratio", "13·(T−2)³ / (4·T³)", 13 * inner / (4 * tile)},
-                     {"halo fraction of the input tile", "(T³ − (T−2)³) / T³", (tile - inner) / tile},
+                    {{"OP/B, PMPP per-block ratio", seven ? "13·(T−2)³ / (4·T³)" : "(12·R + 1)·(T−2R)³ / (4·T³)",
+                      flops * inner / (4 * tile)},
+                     {"halo fraction of the input tile", seven ? "(T³ − (T−2)³) / T³" : "(T³ − (T−2R)³) / T³",
+                      (tile - inner) / tile},
                      {"shared memory / block (bytes)", "4·T³", double(s.smem_bytes())},
                      {"threads / block", "T³ (≤ the block limit, hence T ≤ 10 for 1024)", tile}});
     return m;
@@ -116,6 +128,7 @@ Variant make_smem_tiled_stencil() {
     v.params = {
         {"T", "Tile edge (T×T×T threads)", ParamKind::Int, 3, 12, 1, 8,
          "Input tile edge: larger tiles waste less on the halo, but need T³ threads per block (T ≤ 10 for 1024) and 4·T³ bytes of shared memory."},
+        stencil::radius_param(),
     };
     v.invalid_reason = tiled_invalid_reason;
     v.kernel = tiled_kernel;

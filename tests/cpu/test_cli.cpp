@@ -405,3 +405,30 @@ TEST(Cli, SweepRejectsAnUnknownOrDoubledParameter) {
 }
 
 }  // namespace
+
+// --step N opens a lesson's step as the app does: the same whole state (Lesson::state_at),
+// whichever steps came before; --set and --size apply on top.
+TEST(Cli, StepGivesTheLessonsStateAtThatStep) {
+    const Lesson* lesson = find_lesson("05");
+    ASSERT_NE(lesson, nullptr);
+    for (int step = 0; step < int(lesson->steps.size()); ++step) {
+        const CliRun r = run_cli({"compile", "05", "--step", std::to_string(step), "--json"});
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+        const json j = json::parse(r.out);
+        const StepState want = lesson->state_at(step);
+        for (const auto& [name, value] : want.params) EXPECT_EQ(j["params"][name], value) << "step " << step << " " << name;
+        Problem p;
+        std::string error;
+        ASSERT_TRUE(parse_problem(want.size, p, error));
+        EXPECT_EQ(j["problem"]["dim"], (std::vector<int64_t>{p.dim[0], p.dim[1], p.dim[2]})) << "step " << step;
+    }
+    const CliRun over = run_cli({"compile", "05", "--step", "2", "--set", "MINBLOCKS=2", "--size", "1024", "--json"});
+    ASSERT_EQ(over.exit_code, 0) << over.err;
+    EXPECT_EQ(json::parse(over.out)["params"]["MINBLOCKS"], 2);
+    const CliRun past = run_cli({"compile", "05", "--step", "99"});
+    EXPECT_EQ(past.exit_code, 2);
+    EXPECT_NE(past.err.find("there is no step 99"), std::string::npos) << past.err;
+    const CliRun variant = run_cli({"compile", "matmul.naive", "--step", "1"});
+    EXPECT_EQ(variant.exit_code, 2);
+    EXPECT_NE(variant.err.find("--step needs a lesson"), std::string::npos) << variant.err;
+}

@@ -108,10 +108,10 @@ TEST(Registry, EveryVariantsTilesMatchItsLaunchForRandomValidConfigurations) {
                 EXPECT_EQ(t.extent[1], req.problem.dim[0]);
                 EXPECT_EQ(t.block_outputs(), launch.threads_per_block() * t.thread_tile[0] * t.thread_tile[1]);
             } else {
-                EXPECT_EQ(t.halo, 1) << "a 7-point stencil reaches one cell";
-                // The blocks cover the interior (n − 2) or the whole grid.
+                EXPECT_EQ(t.halo, param_or(req.params, "RADIUS", 1)) << "an order-R stencil reaches R cells (7-point: 1)";
+                // The blocks cover the interior (n − 2R) or the whole grid.
                 for (size_t a = 0; a < 3; ++a) {
-                    EXPECT_TRUE(t.extent[a] == req.problem.dim[a] || t.extent[a] == req.problem.dim[a] - 2) << a;
+                    EXPECT_TRUE(t.extent[a] == req.problem.dim[a] || t.extent[a] == req.problem.dim[a] - 2 * t.halo) << a;
                 }
                 if (t.shared_planes > 0) {
                     EXPECT_EQ(4 * t.shared_planes * t.shared_plane[0] * t.shared_plane[1], int64_t(v.smem_bytes(params)));

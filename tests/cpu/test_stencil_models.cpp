@@ -52,22 +52,43 @@ double extra(const CostModel& m, const std::string& quantity) {
     return NAN;
 }
 
-// c0 centre, c1 x−1, c2 x+1, c3 y−1, c4 y+1, c5 z−1, c6 z+1, all different.
-constexpr float kCoef[7] = {0.40f, 0.11f, 0.09f, 0.12f, 0.08f, 0.13f, 0.07f};
+// c0 centre, c1 x−1, c2 x+1, c3 y−1, c4 y+1, c5 z−1, c6 z+1, then the same at distance 2 (the
+// order-2 stencil of RADIUS = 2), all different.
+constexpr float kCoef[13] = {0.40f, 0.11f, 0.09f, 0.12f, 0.08f, 0.13f, 0.07f,
+                             0.06f, 0.04f, 0.05f, 0.03f, 0.02f, 0.01f};
+
+// kernels/stencil/stencil_common.cuh's apply_star_stencil: in(dx, dy, dz) is the input at that offset.
+template <class Input>
+float apply_star(int r, const Input& in) {
+    float sum = kCoef[0] * in(0, 0, 0);
+    for (int d = 1; d <= r; ++d) {
+        const float* c = kCoef + 6 * (d - 1) + 1;
+        sum += c[0] * in(-d, 0, 0);
+        sum += c[1] * in(d, 0, 0);
+        sum += c[2] * in(0, -d, 0);
+        sum += c[3] * in(0, d, 0);
+        sum += c[4] * in(0, 0, -d);
+        sum += c[5] * in(0, 0, d);
+    }
+    return sum;
+}
 
 float apply_stencil(float c, float xm, float xp, float ym, float yp, float zm, float zp) {
     return kCoef[0] * c + kCoef[1] * xm + kCoef[2] * xp + kCoef[3] * ym + kCoef[4] * yp + kCoef[5] * zm +
            kCoef[6] * zp;
 }
 
-// kernels/stencil/stencil_common.cuh's ownership rule along one axis.
-bool tile_owns(int t, int tile, int c, int n) { return (t >= 1 && t <= tile - 2 && c < n - 1) || c == 0 || c == n - 1; }
-bool tile_computes(int t, int tile, int c, int n) { return t >= 1 && t <= tile - 2 && c < n - 1; }
+// kernels/stencil/stencil_common.cuh's ownership rule along one axis, for a halo r cells deep.
+bool tile_computes(int t, int tile, int c, int n, int r = 1) { return t >= r && t <= tile - 1 - r && c < n - r; }
+bool tile_owns(int t, int tile, int c, int n, int r = 1) {
+    return tile_computes(t, tile, c, n, r) || (c < r && t == c) || (c >= n - r && c - t + tile >= n);
+}
 
 // One launch, walked on the CPU: the grid's values, what was loaded and stored, how often each
 // cell was written, and the accesses of one chosen block and one chosen thread in it.
 struct Walk {
     int nx, ny, nz;
+    int r = 1;   // the stencil's order: the boundary is r cells deep
     std::vector<float> in, out;
     std::vector<int> writes;
     AccessCounts counts;
@@ -86,7 +107,7 @@ struct Walk {
     }
     size_t at(int x, int y, int z) const { return (size_t(z) * ny + y) * nx + x; }
     bool interior(int x, int y, int z) const {
-        return x > 0 && x < nx - 1 && y > 0 && y < ny - 1 && z > 0 && z < nz - 1;
+        return x >= r && x < nx - r && y >= r && y < ny - r && z >= r && z < nz - r;
     }
     void tally(double AccessCounts::*field, double n) {
         counts.*field += n;
@@ -117,6 +138,7 @@ struct Walk {
 Walk walk_basic(const Variant& v, const ParamValues& p, const Problem& pr, uint32_t seed) {
     const LaunchShape ls = v.launch(p, pr);
     Walk w(pr, seed);
+    w.r = param_or(p, "RADIUS", 1);
     for (unsigned bz = 0; bz < ls.grid[2]; ++bz)
         for (unsigned by = 0; by < ls.grid[1]; ++by)
             for (unsigned bx = 0; bx < ls.grid[0]; ++bx)
@@ -128,10 +150,9 @@ Walk walk_basic(const Variant& v, const ParamValues& p, const Problem& pr, uint3
                                       z = int(bz * ls.block[2]) + tz;
                             if (x >= w.nx || y >= w.ny || z >= w.nz) continue;
                             if (w.interior(x, y, z))
-                                w.store(x, y, z,
-                                        apply_stencil(w.load(x, y, z), w.load(x - 1, y, z), w.load(x + 1, y, z),
-                                                      w.load(x, y - 1, z), w.load(x, y + 1, z), w.load(x, y, z - 1),
-                                                      w.load(x, y, z + 1)));
+                                w.store(x, y, z, apply_star(w.r, [&](int dx, int dy, int dz) {
+                                            return w.load(x + dx, y + dy, z + dz);
+                                        }));
                             else
                                 w.store(x, y, z, w.load(x, y, z));
                         }
@@ -140,18 +161,19 @@ Walk walk_basic(const Variant& v, const ParamValues& p, const Problem& pr, uint3
 
 // kernels/stencil/02_smem_tiled.cuh: phase 1 loads the tile, the barrier, phase 2 computes.
 Walk walk_smem_tiled(const Variant& v, const ParamValues& p, const Problem& pr, uint32_t seed) {
-    const int T = p.at("T");
+    const int T = p.at("T"), R = param_or(p, "RADIUS", 1), S = T - 2 * R;
     const LaunchShape ls = v.launch(p, pr);
     EXPECT_EQ(ls.block[0], unsigned(T));
     EXPECT_EQ(ls.block[2], unsigned(T));
     Walk w(pr, seed);
+    w.r = R;
     std::vector<float> tile(size_t(T) * T * T), value(tile.size());
     auto idx = [T](int tx, int ty, int tz) { return (size_t(tz) * T + ty) * T + tx; };
     for (unsigned bz = 0; bz < ls.grid[2]; ++bz)
         for (unsigned by = 0; by < ls.grid[1]; ++by)
             for (unsigned bx = 0; bx < ls.grid[0]; ++bx) {
                 auto coords = [&](int tx, int ty, int tz) {
-                    return std::array<int, 3>{int(bx) * (T - 2) + tx, int(by) * (T - 2) + ty, int(bz) * (T - 2) + tz};
+                    return std::array<int, 3>{int(bx) * S + tx, int(by) * S + ty, int(bz) * S + tz};
                 };
                 auto in_grid = [&](const std::array<int, 3>& c) { return c[0] < w.nx && c[1] < w.ny && c[2] < w.nz; };
                 for (int tz = 0; tz < T; ++tz)
@@ -171,16 +193,14 @@ Walk walk_smem_tiled(const Variant& v, const ParamValues& p, const Problem& pr, 
                             w.enter(bx, by, bz, tx, ty, tz);
                             const auto c = coords(tx, ty, tz);
                             if (!in_grid(c)) continue;
-                            if (tile_computes(tx, T, c[0], w.nx) && tile_computes(ty, T, c[1], w.ny) &&
-                                tile_computes(tz, T, c[2], w.nz)) {
-                                w.store(c[0], c[1], c[2],
-                                        apply_stencil(tile[idx(tx, ty, tz)], tile[idx(tx - 1, ty, tz)],
-                                                      tile[idx(tx + 1, ty, tz)], tile[idx(tx, ty - 1, tz)],
-                                                      tile[idx(tx, ty + 1, tz)], tile[idx(tx, ty, tz - 1)],
-                                                      tile[idx(tx, ty, tz + 1)]));
-                                w.shared_loads(7);
-                            } else if (tile_owns(tx, T, c[0], w.nx) && tile_owns(ty, T, c[1], w.ny) &&
-                                       tile_owns(tz, T, c[2], w.nz)) {
+                            if (tile_computes(tx, T, c[0], w.nx, R) && tile_computes(ty, T, c[1], w.ny, R) &&
+                                tile_computes(tz, T, c[2], w.nz, R)) {
+                                w.store(c[0], c[1], c[2], apply_star(R, [&](int dx, int dy, int dz) {
+                                            return tile[idx(tx + dx, ty + dy, tz + dz)];
+                                        }));
+                                w.shared_loads(6 * R + 1);
+                            } else if (tile_owns(tx, T, c[0], w.nx, R) && tile_owns(ty, T, c[1], w.ny, R) &&
+                                       tile_owns(tz, T, c[2], w.nz, R)) {
                                 w.store(c[0], c[1], c[2], value[idx(tx, ty, tz)]);
                             }
                         }
@@ -457,11 +477,13 @@ void expect_correct_sweep(const Walk& w, const std::string& what) {
                         ADD_FAILURE() << what << ": boundary cell (" << x << "," << y << "," << z << ") changed";
                     continue;
                 }
-                const size_t px = 1, py = size_t(w.nx), pz = size_t(w.nx) * w.ny;
-                const double expected = double(kCoef[0]) * w.in[a] + double(kCoef[1]) * w.in[a - px] +
-                                        double(kCoef[2]) * w.in[a + px] + double(kCoef[3]) * w.in[a - py] +
-                                        double(kCoef[4]) * w.in[a + py] + double(kCoef[5]) * w.in[a - pz] +
-                                        double(kCoef[6]) * w.in[a + pz];
+                double expected = double(kCoef[0]) * w.in[a];
+                for (int d = 1; d <= w.r; ++d) {
+                    const float* c = kCoef + 6 * (d - 1) + 1;
+                    expected += double(c[0]) * w.in[w.at(x - d, y, z)] + double(c[1]) * w.in[w.at(x + d, y, z)] +
+                                double(c[2]) * w.in[w.at(x, y - d, z)] + double(c[3]) * w.in[w.at(x, y + d, z)] +
+                                double(c[4]) * w.in[w.at(x, y, z - d)] + double(c[5]) * w.in[w.at(x, y, z + d)];
+                }
                 if (!(std::fabs(w.out[a] - expected) <= 32 * 0x1p-24) && reported++ < 3)
                     ADD_FAILURE() << what << ": interior cell (" << x << "," << y << "," << z << ") = " << w.out[a]
                                   << ", expected " << expected;
@@ -658,6 +680,9 @@ TEST(StencilWalk, EdgeSizesAndEdgeTilesEqualTheWalk) {
     const std::vector<Case> cases = {
         {"stencil.basic", walk_basic, {{{"BX", 32}, {"BY", 8}, {"BZ", 1}}, {{"BX", 1}, {"BY", 1}, {"BZ", 64}}, {{"BX", 4}, {"BY", 4}, {"BZ", 4}}}},
         {"stencil.smem_tiled", walk_smem_tiled, {{{"T", 3}}, {{"T", 8}}, {{"T", 10}}}},
+        // The order-2 (13-point) stencil: a boundary and a halo two cells deep.
+        {"stencil.basic", walk_basic, {{{"BX", 32}, {"BY", 8}, {"BZ", 1}, {"RADIUS", 2}}, {{"BX", 4}, {"BY", 4}, {"BZ", 4}, {"RADIUS", 2}}}},
+        {"stencil.smem_tiled", walk_smem_tiled, {{{"T", 5}, {"RADIUS", 2}}, {{"T", 8}, {"RADIUS", 2}}, {{"T", 10}, {"RADIUS", 2}}}},
         {"stencil.coarsened", walk_coarsened, {{{"TX", 3}, {"TY", 3}, {"Z", 1}}, {{"TX", 32}, {"TY", 32}, {"Z", 32}}, {{"TX", 34}, {"TY", 5}, {"Z", 2}}}},
         {"stencil.register_tiled", walk_register_tiled, {{{"TX", 3}, {"TY", 3}, {"Z", 1}}, {{"TX", 32}, {"TY", 32}, {"Z", 32}}, {{"TX", 34}, {"TY", 5}, {"Z", 2}}}},
         // More rows per thread, and the halo around the tile (the layout the bandwidth steps use).
@@ -668,6 +693,9 @@ TEST(StencilWalk, EdgeSizesAndEdgeTilesEqualTheWalk) {
         const Variant& v = variant(c.id);
         for (const auto& p : c.params)
             for (const auto& pr : kEdgeSizes) {
+                // An order-2 stencil needs 5 cells along each axis.
+                const int64_t need = 2 * param_or(p, "RADIUS", 1) + 1;
+                if (std::min({pr.dim[0], pr.dim[1], pr.dim[2]}) < need) continue;
                 ASSERT_EQ(engine_invalid_reason(c.id, p, pr), "") << describe(c.id, p, pr);
                 const Walk w = c.walk(v, p, pr, 7);
                 expect_counts(v.cost_model(p, pr).total, w.counts, describe(c.id, p, pr));
@@ -687,6 +715,7 @@ TEST(StencilWalk, PerThreadAndPerBlockModelsDescribeAnInteriorBlock) {
     const std::vector<Case> cases = {
         {"stencil.basic", walk_basic, {{"BX", 8}, {"BY", 4}, {"BZ", 2}}, grid(30, 14, 9)},
         {"stencil.smem_tiled", walk_smem_tiled, {{"T", 6}}, grid(20, 20, 20)},
+        {"stencil.basic", walk_basic, {{"BX", 8}, {"BY", 4}, {"BZ", 2}, {"RADIUS", 2}}, grid(30, 14, 9)},
         {"stencil.coarsened", walk_coarsened, {{"TX", 8}, {"TY", 6}, {"Z", 4}}, grid(25, 20, 14)},
         {"stencil.register_tiled", walk_register_tiled, {{"TX", 8}, {"TY", 6}, {"Z", 4}}, grid(25, 20, 14)},
         {"stencil.coarsened", walk_coarsened, {{"TX", 8}, {"TY", 3}, {"RY", 2}, {"Z", 4}}, grid(25, 20, 14)},
@@ -705,6 +734,28 @@ TEST(StencilWalk, PerThreadAndPerBlockModelsDescribeAnInteriorBlock) {
 }
 
 // [SECTION] Constraints say why, in a sentence --------------------------------------------
+
+TEST(StencilConstraints, TheOrder2StencilNeedsFiveCellsAndATileOfFive) {
+    EXPECT_NE(engine_invalid_reason("stencil.basic", {{"BX", 32}, {"BY", 8}, {"BZ", 1}, {"RADIUS", 2}}, grid(4, 64, 64))
+                  .find("at least 5 cells"),
+              std::string::npos);
+    const std::string reason = engine_invalid_reason("stencil.smem_tiled", {{"T", 4}, {"RADIUS", 2}}, grid(64, 64, 64));
+    EXPECT_NE(reason.find("at least 2·RADIUS + 1 = 5"), std::string::npos) << reason;
+}
+
+TEST(StencilPmppFigures, TheOrder2StencilLoads13AndItsHaloCostsMore) {
+    const Problem pr = grid(256, 256, 256);
+    const CostModel basic = variant("stencil.basic").cost_model({{"BX", 32}, {"BY", 8}, {"BZ", 1}, {"RADIUS", 2}}, pr);
+    EXPECT_EQ(basic.per_thread.global_loads, 13);
+    EXPECT_EQ(basic.flops, 25.0 * 252 * 252 * 252);
+    EXPECT_NEAR(extra(basic, "OP/B, PMPP per-thread ratio"), 25.0 / 52, 1e-12);
+    EXPECT_NEAR(extra(basic, "OP/B upper bound"), 6.25, 1e-12);
+    const Variant& tiled = variant("stencil.smem_tiled");
+    const CostModel r1 = tiled.cost_model({{"T", 8}, {"RADIUS", 1}}, pr), r2 = tiled.cost_model({{"T", 8}, {"RADIUS", 2}}, pr);
+    EXPECT_NEAR(extra(r1, "halo fraction of the input tile"), 296.0 / 512, 1e-12);
+    EXPECT_NEAR(extra(r2, "halo fraction of the input tile"), 448.0 / 512, 1e-12) << "4³ outputs of an 8³ tile";
+    EXPECT_NEAR(extra(r2, "OP/B, PMPP per-block ratio"), 25.0 * 64 / (4 * 512), 1e-12);
+}
 
 TEST(StencilConstraints, TiledStopsAtT10BecauseOfTheThreadLimit) {
     const Variant& v = variant("stencil.smem_tiled");

@@ -7,6 +7,18 @@
 // default: every lesson declares one, small enough that its kernels run in a few milliseconds (a
 // drag must redraw a validated result within ~50 ms), so no lesson inherits the size of the
 // app or of the lesson before it.
+//
+// A step is a whole state (state_at): the variant's defaults, then the presets of every step up to
+// it in lesson order, at the step's size. So a step looks the same however it is reached.
+//
+// Two directives keep the text honest (tests/cpu/test_lesson_text.cpp):
+//   <!-- check: registers = 128 -->                 a number the text states, at the step's state
+//   <!-- check: MAXREG=80 | occupancy % = 37.5 -->  ... at that state with some values changed
+// The value must appear, as written, in the step's text (the intro's, for checks before the first
+// step, which are evaluated at step 1's state), and must be what the model gives there.
+//   <!-- measured: H200, 2026-11-22, 4096³ | TILE=32: 16.55 ms | TILE=32 PAD=1: 19.86 ms -->
+// A "which is faster?" step's answer as measured on a reference GPU (copied from
+// docs/benchmarks.md): shown where no GPU can measure it, labelled with the GPU and the date.
 #pragma once
 #include <string>
 #include <vector>
@@ -14,12 +26,35 @@
 
 namespace tilelab {
 
+// One number the text states, and where the model gives it (see the directive above).
+struct LessonCheck {
+    ParamValues set;        // values changed from the step's state ("" = none)
+    std::string size;       // a different size, from "size=4096" among them ("" = the step's)
+    std::string quantity;   // "registers", "occupancy %", or a formula or extra of the cost model
+    std::string value;      // as written in the text: "37.5"
+};
+
+// A measured answer: where and when, and one time per configuration.
+struct MeasuredAnswer {
+    std::string where;                                  // "H200, 2026-11-22, 4096³"
+    std::vector<std::pair<std::string, std::string>> times;   // ("TILE=32 PAD=1", "19.86 ms")
+};
+
 struct LessonStep {
     std::string title;
     std::string markdown;   // the step's text, heading included
     ParamValues set;        // parameters this step presets
     std::string size;       // problem size at this step: the last one named at or before it, else the
                             // lesson's default ("" only when neither exists)
+    std::vector<LessonCheck> checks;
+    std::vector<MeasuredAnswer> measured;
+};
+
+// What a step opens at, however it is reached.
+struct StepState {
+    ParamValues params;     // every parameter of the variant
+    std::string size;
+    bool operator==(const StepState&) const = default;
 };
 
 struct Lesson {
@@ -29,10 +64,19 @@ struct Lesson {
     std::string default_size;   // "<!-- size: ... -->" before the first step
     std::string intro;      // markdown before the first step
     std::vector<LessonStep> steps;
+    std::vector<LessonCheck> intro_checks;   // checks before the first step
+
+    // The variant's defaults, then the presets of steps 0..step in order; the step's size.
+    // `step` is clamped to the steps there are.
+    StepState state_at(int step) const;
 };
 
 const std::vector<Lesson>& all_lessons();
 const Lesson* find_lesson(const std::string& id);   // by id or by its number prefix ("02")
 Lesson parse_lesson(const std::string& id, const std::string& markdown);
+// "MAXREG=80 | occupancy % = 37.5" -> a check; false (and why) if it is not one.
+bool parse_check(const std::string& text, LessonCheck& out, std::string& error);
+// "H200, 2026-11-22, 4096³ | A: 1 ms | B: 2 ms" -> a measured answer; false if malformed.
+bool parse_measured(const std::string& text, MeasuredAnswer& out, std::string& error);
 
 }  // namespace tilelab

@@ -89,7 +89,8 @@ std::array<std::string, 3> family_dim_names(const std::string& family);
 //   matmul : (const float* A, const float* B, float* C, int M, int N, int K, unsigned long long* counters)
 //            A is M×K, B is K×N, C is M×N, all row-major.
 //   stencil: (const float* in, float* out, int nx, int ny, int nz, unsigned long long* counters)
-//            x fastest; coefficients c0..c6 in __constant__ float stencil_coef[7].
+//            x fastest; coefficients in __constant__ float stencil_coef[13]: c0..c6 for the 7-point
+//            stencil, c7..c12 for distance 2 (kernels/stencil/stencil_common.cuh).
 // counters is nullptr unless compiled with TILELAB_COUNT=1 (kernels/common.cuh).
 
 }  // namespace tilelab
