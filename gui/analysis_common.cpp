@@ -7,6 +7,26 @@
 
 namespace tilelab::gui {
 
+const RunResult* ResultOrHint(const AppState& state, const char* purpose) {
+    if (!state.result)
+        ImGui::TextDisabled("No result yet: pick a lesson or change a parameter to %s.", purpose);
+    return state.result.get();
+}
+
+void ThreeAcross(float avail_width, float height, const std::function<void(ImVec2)>& first,
+                 const std::function<void(ImVec2)>& second, const std::function<void(ImVec2)>& third) {
+    if (avail_width > ImGui::GetFontSize() * 60) {
+        const float w = (avail_width - ImGui::GetStyle().ItemSpacing.x * 2) / 3;
+        first(ImVec2(w, height));
+        ImGui::SameLine();
+        second(ImVec2(w, height));
+        ImGui::SameLine();
+        third(ImVec2(w, height));
+    } else {
+        for (const auto* draw : {&first, &second, &third}) (*draw)(ImVec2(-1, height));
+    }
+}
+
 void Headline(const char* caption, const std::string& value, ImU32 color, const char* help, bool same_row) {
     if (same_row) {
         ImFont* big = AppFonts().big ? AppFonts().big : ImGui::GetFont();

@@ -1,6 +1,7 @@
 // Helpers the four analysis panels (occupancy, memory, tiles, compare) share: headline numbers in the big font,
 // a drawn match mark, and short labels for configurations.
 #pragma once
+#include <functional>
 #include <string>
 #include <imgui.h>
 #include "app_state.h"
@@ -9,6 +10,15 @@ namespace tilelab::gui {
 
 // Shown wherever a value needs a GPU and there is none (model mode).
 inline constexpr const char* kNoGpu = "no GPU";
+
+// The result a panel draws, or null after saying so in one dim line ("No result yet: ... to
+// `purpose`.").
+const RunResult* ResultOrHint(const AppState& state, const char* purpose);
+
+// Three plots side by side where the panel is wide enough, else one above the other; each
+// callback draws one plot at the size it is given.
+void ThreeAcross(float avail_width, float height, const std::function<void(ImVec2)>& first,
+                 const std::function<void(ImVec2)>& second, const std::function<void(ImVec2)>& third);
 
 // A caption in small dim text above a value in the big font, as one group. With `same_row` it
 // goes right of the previous item when it fits there, else on a new line, so a row of headlines

@@ -135,17 +135,10 @@ void DrawPinning(AppState& state) {
     if (!any_measured) {
         ImGui::TextDisabled("Times and GFLOP/s: %s (model mode). Occupancy is static analysis:", kNoGpu);
         plot::DrawBars("pinned_occupancy", ImVec2(-1, height), occupancy);
-    } else if (avail > font * 60) {
-        float w = (avail - ImGui::GetStyle().ItemSpacing.x * 2) / 3;
-        plot::DrawBars("pinned_time", ImVec2(w, height), time);
-        ImGui::SameLine();
-        plot::DrawBars("pinned_gflops", ImVec2(w, height), gflops);
-        ImGui::SameLine();
-        plot::DrawBars("pinned_occupancy", ImVec2(w, height), occupancy);
     } else {
-        plot::DrawBars("pinned_time", ImVec2(-1, height), time);
-        plot::DrawBars("pinned_gflops", ImVec2(-1, height), gflops);
-        plot::DrawBars("pinned_occupancy", ImVec2(-1, height), occupancy);
+        ThreeAcross(avail, height, [&](ImVec2 size) { plot::DrawBars("pinned_time", size, time); },
+                    [&](ImVec2 size) { plot::DrawBars("pinned_gflops", size, gflops); },
+                    [&](ImVec2 size) { plot::DrawBars("pinned_occupancy", size, occupancy); });
     }
 }
 

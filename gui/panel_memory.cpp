@@ -211,11 +211,9 @@ void DrawRoofline(const AppState& state, const RunResult& r) {
 }  // namespace
 
 void DrawMemoryPanel(AppState& state) {
-    if (!state.result) {
-        ImGui::TextDisabled("No result yet: pick a lesson or change a parameter to analyse a kernel.");
-        return;
-    }
-    const RunResult& r = *state.result;
+    const RunResult* shown = ResultOrHint(state, "analyse a kernel");
+    if (!shown) return;
+    const RunResult& r = *shown;
     if (!r.ok && r.stage == "input") {
         ImGui::PushStyleColor(ImGuiCol_Text, StatusColorVec(false));
         ImGui::TextWrapped("No model: %s", r.error.c_str());

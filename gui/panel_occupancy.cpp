@@ -132,31 +132,17 @@ void DrawCurves(AppState& state, const RunResult& r, const OccupancyInput& in, c
 
     // Side by side when there is room for three readable plots, stacked otherwise.
     float avail = ImGui::GetContentRegionAvail().x;
-    float font = ImGui::GetFontSize();
-    bool side_by_side = avail > font * 60;
-    float height = font * 16;
-    if (side_by_side) {
-        float w = (avail - ImGui::GetStyle().ItemSpacing.x * 2) / 3;
-        plot::DrawFigure("occ_vs_block", ImVec2(w, height), block);
-        ImGui::SameLine();
-        plot::DrawFigure("occ_vs_regs", ImVec2(w, height), regs);
-        ImGui::SameLine();
-        plot::DrawFigure("occ_vs_smem", ImVec2(w, height), smem);
-    } else {
-        plot::DrawFigure("occ_vs_block", ImVec2(-1, height), block);
-        plot::DrawFigure("occ_vs_regs", ImVec2(-1, height), regs);
-        plot::DrawFigure("occ_vs_smem", ImVec2(-1, height), smem);
-    }
+    ThreeAcross(avail, ImGui::GetFontSize() * 16, [&](ImVec2 size) { plot::DrawFigure("occ_vs_block", size, block); },
+                [&](ImVec2 size) { plot::DrawFigure("occ_vs_regs", size, regs); },
+                [&](ImVec2 size) { plot::DrawFigure("occ_vs_smem", size, smem); });
 }
 
 }  // namespace
 
 void DrawOccupancyPanel(AppState& state) {
-    if (!state.result) {
-        ImGui::TextDisabled("No result yet: pick a lesson or change a parameter to analyse a kernel.");
-        return;
-    }
-    const RunResult& r = *state.result;
+    const RunResult* shown = ResultOrHint(state, "analyse a kernel");
+    if (!shown) return;
+    const RunResult& r = *shown;
     const Occupancy& occ = r.occupancy;
     const Target& t = r.target;
     const OccupancyInput& in = r.occupancy_input;

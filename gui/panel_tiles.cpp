@@ -425,11 +425,9 @@ void DrawNeighbourhood(AppState& state, const TileGeometry& t, const RunResult& 
 }  // namespace
 
 void DrawTilesPanel(AppState& state) {
-    if (!state.result) {
-        ImGui::TextDisabled("No result yet: pick a lesson or change a parameter to see its tiles.");
-        return;
-    }
-    const RunResult& r = *state.result;
+    const RunResult* shown = ResultOrHint(state, "see its tiles");
+    if (!shown) return;
+    const RunResult& r = *shown;
     const Variant* v = find_variant(r.request.variant);
     if (!v) {
         ImGui::TextDisabled("Unknown variant %s.", r.request.variant.c_str());
