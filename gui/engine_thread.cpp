@@ -209,6 +209,18 @@ std::shared_ptr<RunResult> failed_result(const RunRequest& req, const char* what
     return r;
 }
 
+// One engine call with the engine held shared (its target cannot change meanwhile); an exception
+// becomes a failed result for `req` instead of ending the thread.
+template <typename Call>
+std::shared_ptr<RunResult> guarded(std::shared_mutex& engine_mutex, const RunRequest& req, Call&& call) {
+    std::shared_lock engine_lock(engine_mutex);
+    try {
+        return std::make_shared<RunResult>(call());
+    } catch (const std::exception& e) {
+        return failed_result(req, e.what());
+    }
+}
+
 }  // namespace
 
 void EngineThread::queue_compile_ahead(const Interactive& job) {
@@ -236,14 +248,9 @@ void EngineThread::serve_interactive(std::unique_lock<std::mutex>& lock) {
     phase_ = EngineActivity::Analyzing;
     lock.unlock();
 
-    std::shared_ptr<RunResult> analysed;
+    const std::shared_ptr<RunResult> analysed = guarded(engine_mutex_, req, [&] { return engine_->analyze(req); });
     {
         std::shared_lock engine_lock(engine_mutex_);
-        try {
-            analysed = std::make_shared<RunResult>(engine_->analyze(req));
-        } catch (const std::exception& e) {
-            analysed = failed_result(req, e.what());
-        }
         // The user will look at this for a while: guess what comes next and compile it in the
         // background while the GPU measures this one. A follow-up's guesses are already queued.
         if (analysed->ok && !job.follow_up) {
@@ -277,16 +284,9 @@ void EngineThread::serve_interactive(std::unique_lock<std::mutex>& lock) {
     phase_ = job.opt.quick ? EngineActivity::RunningQuick : EngineActivity::Running;
     lock.unlock();
 
-    std::shared_ptr<RunResult> measured;
-    {
-        std::shared_lock engine_lock(engine_mutex_);
-        try {
-            // The analysis on screen is measured as it is: nothing is analysed or compiled twice.
-            measured = std::make_shared<RunResult>(engine_->measure(*analysed, job.opt, &cancel_run_));
-        } catch (const std::exception& e) {
-            measured = failed_result(req, e.what());
-        }
-    }
+    // The analysis on screen is measured as it is: nothing is analysed or compiled twice.
+    const std::shared_ptr<RunResult> measured =
+        guarded(engine_mutex_, req, [&] { return engine_->measure(*analysed, job.opt, &cancel_run_); });
 
     lock.lock();
     last_interactive_ = Clock::now();
@@ -309,15 +309,7 @@ void EngineThread::serve_sweep_item(std::unique_lock<std::mutex>& lock) {
     phase_ = EngineActivity::Sweeping;
     lock.unlock();
 
-    std::shared_ptr<RunResult> r;
-    {
-        std::shared_lock engine_lock(engine_mutex_);
-        try {
-            r = std::make_shared<RunResult>(engine_->run(req, opt, &cancel_sweep_));
-        } catch (const std::exception& e) {
-            r = failed_result(req, e.what());
-        }
-    }
+    std::shared_ptr<RunResult> r = guarded(engine_mutex_, req, [&] { return engine_->run(req, opt, &cancel_sweep_); });
 
     lock.lock();
     if (generation == sweep_generation_ && !cancel_sweep_) {

@@ -38,6 +38,7 @@ const char* phase_name(Phase p);   // "analysed", "quick", "full" (as in the JSO
 struct Timing {
     double median_ms = 0, min_ms = 0, max_ms = 0;
     std::vector<double> samples_ms;
+    bool operator==(const Timing&) const = default;
 };
 
 struct Validation {
@@ -48,6 +49,7 @@ struct Validation {
     double tolerance = 0;
     std::string reference;   // "cuBLAS FP32", "double (GPU)", "double (GPU, interior)"
     std::string message;     // first mismatch, when failed
+    bool operator==(const Validation&) const = default;
 };
 
 // Where one request's time went, wall milliseconds (0: the stage did not run). For latency logs:
@@ -69,6 +71,7 @@ struct StageTimes {
     bool prefetch_hit = false;          // ... and compiled ahead
     bool count_compile_cached = false;  // the instrumented build: found in the memory cache
     bool count_prefetch_hit = false;    // ... and compiled ahead
+    bool operator==(const StageTimes&) const = default;
 };
 
 // What the GPU worker measured for one analysed configuration: times, validation and counts, no
