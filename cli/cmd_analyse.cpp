@@ -19,7 +19,7 @@ bool stdout_wants_color() {
 }
 
 static int analyse_or_run(const CliOptions& o, bool run) {
-    auto engine = make_engine(o);
+    auto engine = make_engine(o, run && !o.no_hardware);
     const RunRequest req = build_request(o, *engine);
     const Variant& v = resolve_variant(req.variant);
     const RunOptions run_options = o.run_options();

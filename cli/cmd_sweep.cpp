@@ -160,7 +160,7 @@ std::string grid_text(const std::vector<SweepPoint>& points, const std::vector<i
 }  // namespace
 
 int cmd_sweep(const CliOptions& o) {
-    auto engine = make_engine(o);
+    auto engine = make_engine(o, o.hardware && !o.compile_only);
     const Variant& v = resolve_variant(o.variant);
     const ParamSpec& px = require_param(v, o.param);
     const ParamSpec* py = o.param2.empty() ? nullptr : &require_param(v, o.param2);

@@ -20,9 +20,10 @@ bool model_mode_requested(const CliOptions& o) {
     return env != nullptr && *env != '\0' && std::string(env) != "0";
 }
 
-std::unique_ptr<Engine> make_engine(const CliOptions& o) {
+std::unique_ptr<Engine> make_engine(const CliOptions& o, bool counters_wanted) {
     EngineConfig cfg;
     cfg.force_model_mode = model_mode_requested(o);
+    cfg.prepare_hardware_counters = counters_wanted;
     return std::make_unique<Engine>(cfg);
 }
 

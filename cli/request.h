@@ -13,7 +13,9 @@ namespace tilelab::cli {
 // --model-mode, or TILELAB_MODEL_MODE set to anything but "" or "0".
 bool model_mode_requested(const CliOptions& o);
 
-std::unique_ptr<Engine> make_engine(const CliOptions& o);
+// counters_wanted: the command will read hardware counters, so the GPU worker sets CUPTI up while
+// the kernel compiles (EngineConfig::prepare_hardware_counters).
+std::unique_ptr<Engine> make_engine(const CliOptions& o, bool counters_wanted = false);
 
 // A variant id ("matmul.smem_tiled"), or a lesson id or number ("02") naming one.
 const Variant& resolve_variant(const std::string& name);

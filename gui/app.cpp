@@ -10,6 +10,7 @@
 #include "actions.h"
 #include "fonts.h"
 #include "gl_util.h"
+#include "hardware_view.h"
 #include "panels.h"
 #include "settings.h"
 #include "tilelab/input_policy.h"
@@ -210,6 +211,7 @@ void App::poll_worker() {
             p.median_ms = r->timing.median_ms;
             p.gflops = r->gflops;
             p.intensity = r->model.intensity;
+            p.dram_intensity = DramIntensity(*r).value_or(0);
             p.valid = r->ok && (!r->validation.checked || r->validation.passed);
             p.phase = r->phase;
             // A full measurement replaces the quick ones of the same configuration.
@@ -293,6 +295,11 @@ void App::draw_menu_bar() {
         changed |= ImGui::MenuItem("Flush L2 between repetitions", nullptr, &o.flush_l2);
         changed |= ImGui::MenuItem("Count accesses (instrumented build)", nullptr, &o.count_accesses);
         changed |= ImGui::MenuItem("Time the reference (cuBLAS / copy)", nullptr, &o.time_reference);
+        changed |= ImGui::MenuItem("Hardware counters (CUPTI, full runs)", nullptr, &o.hardware_counters);
+        if (ImGui::IsItemHovered())
+            WrappedTooltip("After the timed runs, replay the kernel under CUPTI's range profiler to read DRAM, L2, L1 "
+                           "and shared-memory counters and achieved occupancy (about 0.2 s per full run). A drag never "
+                           "reads them; the full run when the slider is let go does.");
         ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
         if (ImGui::SliderInt("Repetitions", &o.repetitions, 1, 100)) changed = true;
         ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);

@@ -21,6 +21,7 @@ struct HistoryPoint {           // one finished run, for the history plot and th
     double x = 0;               // that parameter's value
     double median_ms = 0;
     double gflops = 0, intensity = 0;
+    double dram_intensity = 0;  // model FLOPs / measured DRAM bytes (0 = no hardware counters)
     bool valid = false;
     Phase phase = Phase::full;  // quick: the quick protocol's; the full run replaces it
 };

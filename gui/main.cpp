@@ -179,6 +179,9 @@ int main(int argc, char** argv) {
     if (const int rc = parse_flags(cli, argc, argv); rc >= 0) return rc;
 
     o.engine.force_model_mode = model;
+    // Full runs read the hardware counters by default (Run menu): CUPTI is set up while the first
+    // kernel compiles. A user who turned them off pays that once, in the background, at start.
+    o.engine.prepare_hardware_counters = true;
     o.gl_device = gl_device == "gpu" ? tilelab::gui::GlDevice::Gpu
                 : gl_device == "software" ? tilelab::gui::GlDevice::Software
                                           : tilelab::gui::GlDevice::Auto;

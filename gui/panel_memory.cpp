@@ -8,6 +8,7 @@
 #include <string>
 #include "analysis_common.h"
 #include "fonts.h"
+#include "hardware_view.h"
 #include "panels.h"
 #include "plot.h"
 #include "ui_common.h"
@@ -168,6 +169,12 @@ void DrawRoofline(const AppState& state, const RunResult& r) {
         p.color = h.valid ? plot::WithAlpha(plot::Palette(0), 0.7f) : StatusColor(false);
         p.note = ParamSummary(h.params) + ", " + FormatTime(h.median_ms) + (h.valid ? "" : " — failed validation");
         roof.points.push_back(p);
+        if (h.dram_intensity > 0) {   // the same run placed by its measured DRAM bytes
+            p.intensity = h.dram_intensity;
+            p.color = h.valid ? plot::WithAlpha(plot::Palette(1), 0.7f) : StatusColor(false);
+            p.note = ParamSummary(h.params) + ", by measured DRAM bytes";
+            roof.points.push_back(p);
+        }
     }
     for (size_t i = 0; i < state.pinned.size(); ++i) {
         const auto& pin = state.pinned[i];
@@ -197,11 +204,21 @@ void DrawRoofline(const AppState& state, const RunResult& r) {
         now.note = "Not measured: the hollow ring is the roof's bound at this intensity.";
     }
     if (r.model.intensity > 0) roof.points.push_back(now);
+    // The honest point: the same FLOPs over the bytes DRAM really moved (hardware counters).
+    if (const auto dram = DramIntensity(r); dram && r.measured && r.gflops > 0) {
+        plot::RooflinePoint d = now;
+        d.intensity = *dram;
+        d.color = plot::Palette(1);
+        d.label = "by DRAM bytes: " + plot::FormatValue(*dram) + " FLOP/B";
+        d.note = "measured: model FLOPs / DRAM bytes read + written (hardware counters)";
+        roof.points.push_back(d);
+    }
 
     ImGui::TextUnformatted("Roofline");
     HelpMarker("Attainable GFLOP/s = min(compute roof, bandwidth × intensity). Left of the ridge a kernel is "
                "memory-bound, right of it compute-bound. The intensity here counts every global access the kernel "
-               "issues; caches serve many of them, so a measured point can sit above the memory roof.");
+               "issues; caches serve many of them, so a measured point can sit above the memory roof. With hardware "
+               "counters the run is placed a second time, by the bytes DRAM really moved: that point stays under the roof.");
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
     ImGui::TextWrapped("%s", source.c_str());
     ImGui::PopStyleColor();
@@ -223,6 +240,8 @@ void DrawMemoryPanel(AppState& state) {
     DrawHeadlines(r.model);
     ImGui::Spacing();
     DrawAccessTable(r);
+    ImGui::Spacing();
+    DrawHardwareTable(r);
     ImGui::Spacing();
     DrawFormulaTable("formulas", "How the model counts", r.model.formulas);
     ImGui::Spacing();

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <string>
 #include "analysis_common.h"
+#include "hardware_view.h"
 #include "tilelab/util.h"
 #include "panels.h"
 #include "plot.h"
@@ -20,11 +21,19 @@ namespace {
 // calculator reports "unlimited" as a huge count when, say, no shared memory is used).
 constexpr int kUnlimited = INT_MAX / 2;
 
-void DrawHeadlines(const Occupancy& occ) {
-    Headline("occupancy", std::to_string(int(std::lround(occ.occupancy * 100))) + "%", plot::kTextColor,
+void DrawHeadlines(const RunResult& r) {
+    const Occupancy& occ = r.occupancy;
+    Headline("occupancy (theoretical)", std::to_string(int(std::lround(occ.occupancy * 100))) + "%", plot::kTextColor,
              "Resident warps divided by the most warps one SM can hold. Higher occupancy hides more "
              "memory latency, up to the point where something else (bandwidth, instruction issue) limits.",
              false);
+    if (const auto achieved = AchievedOccupancy(r))
+        Headline("achieved", std::to_string(int(std::lround(*achieved * 100))) + "%", plot::kHighlight,
+                 "Measured (hardware counters, sm__warps_active): warps resident per active cycle over the SM's "
+                 "maximum, averaged over the launch. Below the theoretical figure when blocks finish unevenly or "
+                 "the last wave leaves SMs half empty.");
+    else
+        Headline("achieved", "\xe2\x80\x94", plot::kTextColor, HardwareMissingReason(r).c_str());
     Headline("active warps / SM", std::to_string(occ.active_warps) + " / " + std::to_string(occ.max_warps),
              plot::kTextColor, "Warps of this kernel resident on one SM at a time: blocks per SM × warps per block.");
     Headline("blocks / SM", std::to_string(occ.blocks_per_sm), plot::kTextColor,
@@ -159,7 +168,7 @@ void DrawOccupancyPanel(AppState& state) {
         ImGui::PopStyleColor();
     }
 
-    DrawHeadlines(occ);
+    DrawHeadlines(r);
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
     ImGui::TextWrapped("%d threads per block, %d registers per thread, %s shared memory per block on %s (%s, %s)",
                        in.threads_per_block, in.registers_per_thread, format_bytes(in.smem_per_block).c_str(),

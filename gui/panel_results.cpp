@@ -122,9 +122,18 @@ void draw_measured(const AppState& state, const RunResult& r) {
         ImGui::TableNextColumn();
         headline("Compute", rate(r.gflops, "FLOP/s"), flops_detail, true, "The model's FLOP count divided by the median time.");
         ImGui::TableNextColumn();
-        headline("Memory", rate(r.gbps_effective, "B/s"), bytes_detail, true,
-                 "Compulsory bytes (each input read once, the output written once) divided by the median time: "
-                 "the bandwidth the kernel delivers as seen from outside.");
+        if (r.gbps_dram > 0)   // measured: what DRAM really moved; the model's figure stays, labelled
+            headline("Memory (measured DRAM)", rate(r.gbps_dram, "B/s"),
+                     "modelled: " + rate(r.gbps_effective, "B/s") + " compulsory, " + rate(r.gbps_model, "B/s") + " all accesses",
+                     true,
+                     "DRAM bytes read + written (hardware counters, one replayed launch) divided by the median time. "
+                     "Modelled: compulsory bytes (each input once, the output once) and every global access the "
+                     "kernel issues, over the same time.");
+        else
+            headline("Memory (model)", rate(r.gbps_effective, "B/s"), bytes_detail, true,
+                     "Compulsory bytes (each input read once, the output written once) divided by the median time: "
+                     "the bandwidth the kernel delivers as seen from outside. Measured DRAM bytes replace it when "
+                     "the hardware counters are read.");
         ImGui::EndTable();
     }
     if (!r.validation.checked) {

@@ -194,6 +194,7 @@ SavedPlace LoadSettings(const std::string& path, AppState& state, std::vector<st
     f.number("font_scale", state.font_scale, 0.5f, 3.0f);
     f.boolean("presenter", state.presenter_mode);
     f.boolean("show_lesson", state.show_lesson);
+    f.boolean("hardware_counters", state.run_options.hardware_counters);
     std::string tab = state.active_tab;
     f.text("tab", tab, "the " + state.active_tab + " tab");
     if (std::none_of(std::begin(kTabNames), std::end(kTabNames), [&](const char* t) { return tab == t; })) {
@@ -279,6 +280,7 @@ bool SaveSettings(const std::string& path, const AppState& state, std::string& e
     j["font_scale"] = state.font_scale;
     j["presenter"] = state.presenter_mode;
     j["show_lesson"] = state.show_lesson;
+    j["hardware_counters"] = state.run_options.hardware_counters;
     j["tab"] = state.active_tab;
     const auto& presets = target_presets();
     if (state.model_target_index >= 0 && state.model_target_index < int(presets.size()))

@@ -10,9 +10,9 @@ and prints one row per metric with both values and the difference. A metric pass
 or, for counts that are nearly zero (bank conflicts, DRAM writes of a small output), within an
 absolute floor of 0.1 % of the level's total (wavefronts, DRAM reads). Exit 1 if any fails.
 
-Usage: check_counters.py CLI [--per-variant N] [--variants a,b] [--seed S] [--ncu PATH]
+Usage: check_counters.py CLI [--per-variant N] [--variants a,b] [--seed S] [--ncu PATH] [--deadline S]
 """
-import argparse, csv, io, json, os, random, re, subprocess, sys
+import argparse, csv, io, json, os, random, re, subprocess, sys, time
 
 TOL = 0.02
 
@@ -70,44 +70,51 @@ def main():
     ap.add_argument("--variants", default="")
     ap.add_argument("--seed", type=int, default=14)
     ap.add_argument("--ncu", default="ncu")
+    ap.add_argument("--deadline", type=float, default=0, help="stop starting new configurations after this many seconds")
     a = ap.parse_args()
     rng = random.Random(a.seed)
     variants = json.loads(run([a.cli, "list", "--json"])[1])["variants"]
     wanted = [v for v in a.variants.split(",") if v]
-    failures, rows = 0, []
+    failures, checked = 0, 0
+    start = time.monotonic()
     print("| variant | config | metric | TileLab (CUPTI) | ncu | diff | ok |")
     print("| --- | --- | --- | ---: | ---: | ---: | --- |")
-    for v in variants:
-        if wanted and v["id"] not in wanted:
+    # One configuration of every variant, then a second of each ...: drawn (and compiled) only when
+    # its turn comes, so that a --deadline leaves every variant about equally covered.
+    selected = [v for v in variants if not wanted or v["id"] in wanted]
+    work = ((v, cfg) for _ in range(a.per_variant) for v in selected for cfg in draw_configs(a.cli, v, 1, rng))
+    for v, (args, compiled) in work:
+        if a.deadline and time.monotonic() - start > a.deadline:
+            print(f"\n(deadline of {a.deadline} s reached after {checked} configurations)")
+            break
+        checked += 1
+        rc, out, err = run([a.cli, "run", v["id"], "--json", "--no-count", "--no-reference", "--reps", "1",
+                            "--warmup", "0"] + args)
+        if rc != 0:
+            print(f"| {v['id']} | {' '.join(args)} | run failed (exit {rc}) | | | | FAIL |")
+            sys.stderr.write(err)
+            failures += 1
             continue
-        for args, compiled in draw_configs(a.cli, v, a.per_variant, rng):
-            rc, out, err = run([a.cli, "run", v["id"], "--json", "--no-count", "--no-reference", "--reps", "1",
-                                "--warmup", "0"] + args)
-            if rc != 0:
-                print(f"| {v['id']} | {' '.join(args)} | run failed (exit {rc}) | | | | FAIL |")
-                sys.stderr.write(err)
+        hw = json.loads(out)["hardware"]
+        if hw["status"] != "ok":
+            print(f"| {v['id']} | {' '.join(args)} | {hw['status']}: {hw['reason']} | | | | FAIL |")
+            failures += 1
+            continue
+        ours = {k: x for k, x in hw.items() if "__" in k and x is not None}
+        kernel = compiled["kernel"].split("<")[0]
+        theirs = ncu_values(a.ncu, a.cli, v["id"], args, kernel, sorted(ours))
+        config = " ".join(x for x in args if x != "--set") + f" ({hw['passes']} passes, {hw['pass_ms']:.0f} ms)"
+        for m in sorted(ours):
+            if m not in theirs:
+                print(f"| {v['id']} | {config} | {m} | {ours[m]:.6g} | missing | | FAIL |")
                 failures += 1
                 continue
-            hw = json.loads(out)["hardware"]
-            if hw["status"] != "ok":
-                print(f"| {v['id']} | {' '.join(args)} | {hw['status']}: {hw['reason']} | | | | FAIL |")
-                failures += 1
-                continue
-            ours = {k: x for k, x in hw.items() if "__" in k and x is not None}
-            kernel = compiled["kernel"].split("<")[0]
-            theirs = ncu_values(a.ncu, a.cli, v["id"], args, kernel, sorted(ours))
-            config = " ".join(x for x in args if x != "--set") + f" ({hw['passes']} passes, {hw['pass_ms']:.0f} ms)"
-            for m in sorted(ours):
-                if m not in theirs:
-                    print(f"| {v['id']} | {config} | {m} | {ours[m]:.6g} | missing | | FAIL |")
-                    failures += 1
-                    continue
-                diff = abs(ours[m] - theirs[m])
-                rel = diff / max(abs(theirs[m]), 1e-9)
-                ok = rel <= TOL or diff <= floor_for(m, ours)
-                failures += not ok
-                print(f"| {v['id']} | {config} | {m} | {ours[m]:.6g} | {theirs[m]:.6g} | {100 * rel:.2f}% | {'ok' if ok else 'FAIL'} |")
-            sys.stdout.flush()
+            diff = abs(ours[m] - theirs[m])
+            rel = diff / max(abs(theirs[m]), 1e-9)
+            ok = rel <= TOL or diff <= floor_for(m, ours)
+            failures += not ok
+            print(f"| {v['id']} | {config} | {m} | {ours[m]:.6g} | {theirs[m]:.6g} | {100 * rel:.2f}% | {'ok' if ok else 'FAIL'} |")
+        sys.stdout.flush()
     print(f"\n{failures} failure(s)")
     return 1 if failures else 0
 

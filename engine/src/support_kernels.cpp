@@ -34,8 +34,9 @@ double from_bits(unsigned long long bits) {
 
 struct SupportKernels::Impl {
     cudaLibrary_t library = nullptr;
-    cudaKernel_t fill = nullptr, matmul_ref = nullptr, stencil_ref = nullptr, cmp_f32 = nullptr, cmp_f64 = nullptr;
+    cudaKernel_t fill = nullptr, matmul_ref = nullptr, stencil_ref = nullptr, cmp_f32 = nullptr, cmp_f64 = nullptr, discard = nullptr;
     unsigned max_blocks = 0;
+    int arch = 0;
     DeviceBuffer summary{sizeof(RawSummary)};
 
     ~Impl() {
@@ -90,6 +91,17 @@ SupportKernels::SupportKernels() : impl_(std::make_unique<Impl>()) {
     impl_->stencil_ref = impl_->kernel("tl_stencil7_reference");
     impl_->cmp_f32 = impl_->kernel("tl_compare_to_f32");
     impl_->cmp_f64 = impl_->kernel("tl_compare_to_f64");
+    impl_->discard = impl_->kernel("tl_discard_l2");
+    impl_->arch = arch;
+}
+
+bool SupportKernels::discard_l2(const void* p, uint64_t bytes) const {
+    if (impl_->arch < 80) return false;
+    const char* lines_start = static_cast<const char*>(p);
+    unsigned long long lines = bytes / 128;
+    void* args[] = {&lines_start, &lines};
+    impl_->launch(impl_->discard, lines, args);
+    return true;
 }
 
 SupportKernels::~SupportKernels() = default;

@@ -38,6 +38,9 @@ public:
     CompareSummary compare(const float* got, const float* expected, uint64_t n, double tolerance, int nx = 0,
                            int ny = 0, int nz = 0) const;
     CompareSummary compare(const float* got, const double* expected, uint64_t n, double tolerance) const;
+    // Invalidates the L2 lines of [p, p + bytes) (p 128-byte aligned) without writing them back;
+    // asynchronous. False (nothing done) before sm_80, which has no discard instruction.
+    bool discard_l2(const void* p, uint64_t bytes) const;
 
 private:
     struct Impl;

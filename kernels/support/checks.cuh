@@ -138,3 +138,16 @@ extern "C" __global__ void tl_compare_to_f64(const float* got, const double* exp
                                              double tolerance, TlCompareSummary* out) {
     tl_compare(got, expected, n, tolerance, 0, 0, 0, out);
 }
+
+// Drops every 128-byte line of [p, p + lines·128) from L2 without writing it back (PTX
+// discard.global.L2, sm_80+): the lines become invalid, as after a driver's cache invalidation.
+// The counter pass reads a buffer twice L2's size (every dirty line written back) and then
+// discards it, so that L2 holds nothing valid when the profiled launch starts, as under Nsight
+// Compute's cache control. The buffer's contents are undefined afterwards.
+extern "C" __global__ void tl_discard_l2(const char* p, unsigned long long lines) {
+#if __CUDA_ARCH__ >= 800
+    for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < lines;
+         i += (unsigned long long)gridDim.x * blockDim.x)
+        asm volatile("discard.global.L2 [%0], 128;" ::"l"(p + i * 128ull) : "memory");
+#endif
+}

@@ -26,6 +26,10 @@ struct Ceilings {
 struct EngineConfig {
     std::string cache_dir;     // "" = default_cache_dir()
     bool force_model_mode = false;
+    // The hardware counters will be asked for (RunOptions::hardware_counters): the GPU worker sets
+    // CUPTI up as soon as it starts, while the host compiles, so that the first full run pays only
+    // the counter passes. Off for engines that only analyse, and for runs under another profiler.
+    bool prepare_hardware_counters = false;
 };
 
 // Set by the caller to stop a run between repetitions.

@@ -4,6 +4,8 @@
 #include <unistd.h>
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 #include <memory>
 #include <thread>
 #include "runner_device.h"
@@ -77,6 +79,9 @@ public:
             size_t free_bytes = 0, total_bytes = 0;
             device_memory(free_bytes, total_bytes);
             reply = {{"free_bytes", free_bytes}, {"total_bytes", total_bytes}};
+            // TILELAB_HW_PREPARE=0 leaves the set-up to the first pass (to measure what this saves).
+            const char* env = std::getenv("TILELAB_HW_PREPARE");
+            prepare_counters_ = request.value("prepare_counters", false) && !(env && std::string(env) == "0");
         } else if (op == "blocks_per_sm") {
             std::string error;
             const auto kernel = worker::cubin_from_json(request.at("kernel"));
@@ -100,7 +105,16 @@ public:
         return reply;
     }
 
+    // After the reply went: CUPTI's one-time set-up when the engine asked for it, while the host
+    // compiles the first kernel. Never during a request, so never inside a timed run.
+    void after_reply() {
+        if (!prepare_counters_ || !runner_) return;
+        prepare_counters_ = false;
+        runner_->prepare_hardware_counters();
+    }
+
 private:
+    bool prepare_counters_ = false;
     std::string unusable_;
     std::unique_ptr<GpuRunner> runner_;
 };
@@ -142,6 +156,7 @@ int serve_gpu_worker(int channel_fd, int cancel_fd) {
         // A lost context cannot be recovered in this process: leave without running destructors
         // that would only call into it, and let the engine start a new worker.
         if (reply.value("context_lost", false)) _exit(0);
+        worker.after_reply();
     }
 }
 

@@ -306,6 +306,36 @@ HardwareCounterSession::HardwareCounterSession() : state_(std::make_unique<State
 }
 HardwareCounterSession::~HardwareCounterSession() = default;
 
+namespace {
+// A set-up that cannot profile (no privileges, unsupported GPU) is remembered and not retried.
+void remember_if_final(const CuptiFailure& f, std::string& sticky_status, std::string& sticky_reason) {
+    const std::string status = hardware_status_for_cupti(f.code);
+    if (status == hardware_status::insufficient_privileges || status == hardware_status::unsupported) {
+        sticky_status = status;
+        sticky_reason = hardware_reason(status, f.detail);
+    }
+}
+
+double ms_since(std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+}  // namespace
+
+void HardwareCounterSession::prepare() {
+    State& s = *state_;
+    if (s.initialized || !s.sticky_status.empty()) return;
+    const auto start = std::chrono::steady_clock::now();
+    try {
+        s.initialize();
+    } catch (const CuptiFailure& f) {
+        remember_if_final(f, s.sticky_status, s.sticky_reason);   // otherwise collect() tries again
+    } catch (const std::exception&) {
+    }
+    if (std::getenv("TILELAB_HW_TRACE"))
+        std::fprintf(stderr, "hw-trace: prepared at worker start in %.1f ms (%s)\n", ms_since(start),
+                     s.initialized ? "ready" : s.sticky_status.empty() ? "failed, retried at the first pass" : s.sticky_status.c_str());
+}
+
 HardwareCounters HardwareCounterSession::collect(const std::function<void()>& before_pass,
                                                  const std::function<void()>& launch) {
     State& s = *state_;
@@ -324,11 +354,7 @@ HardwareCounters HardwareCounterSession::collect(const std::function<void()>& be
             try {
                 s.initialize();
             } catch (const CuptiFailure& f) {
-                const std::string status = hardware_status_for_cupti(f.code);
-                if (status == hardware_status::insufficient_privileges || status == hardware_status::unsupported) {
-                    s.sticky_status = status;
-                    s.sticky_reason = hardware_reason(status, f.detail);
-                }
+                remember_if_final(f, s.sticky_status, s.sticky_reason);
                 throw;
             }
         }

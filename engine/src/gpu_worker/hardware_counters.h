@@ -35,6 +35,10 @@ public:
     // TILELAB_SIMULATE_CUPTI_ERROR=N (a CUptiResult) makes every pass fail as if CUPTI had
     // returned N, for testing the messages end to end; TILELAB_HW_TRACE=1 prints where the
     // pass's time went (set-up, enable, passes) on stderr.
+    // The one-time set-up alone (what the first collect() would do first), so that it can happen
+    // while the worker is idle. A failure is remembered for collect() to report. Never throws.
+    void prepare();
+
     HardwareCounters collect(const std::function<void()>& before_pass, const std::function<void()>& launch);
 
 private:

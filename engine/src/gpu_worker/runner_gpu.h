@@ -31,6 +31,10 @@ public:
     // and a one-line error. Times and counts only: the host derives the rates. Never throws.
     Measurement measure(const worker::MeasureJob& job, const RunOptions& opt, const CancelFlag* cancel);
 
+    // CUPTI's one-time set-up (libcupti, the chip's counters, the metrics' schedule) ahead of the
+    // first run that reads counters. A failure is kept for that run to report. Never throws.
+    void prepare_hardware_counters();
+
     // Device copy bandwidth and cuBLAS SGEMM at 4096³. Never throws (measured = false on error).
     Ceilings measure_ceilings();
 

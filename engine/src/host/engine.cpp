@@ -82,7 +82,7 @@ struct Engine::Impl {
             target = probe.target;
             // Starts the worker now (it would be started by the first run anyway); if it cannot
             // start, free_bytes stays 0 and the first run says why.
-            device_memory_in_worker(status.free_bytes, status.total_bytes);
+            device_memory_in_worker(status.free_bytes, status.total_bytes, cfg.prepare_hardware_counters);
         } else {
             const Target* preset = find_target("h100");
             if (!preset && !target_presets().empty()) preset = &target_presets().front();

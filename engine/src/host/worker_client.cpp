@@ -271,11 +271,13 @@ Ceilings ceilings_in_worker() {
     return c;
 }
 
-bool device_memory_in_worker(size_t& free_bytes, size_t& total_bytes) {
+bool device_memory_in_worker(size_t& free_bytes, size_t& total_bytes, bool prepare_counters) {
     json reply;
     std::string failure;
     try {
-        if (!WorkerClient::instance().call({{"op", "memory"}}, nullptr, reply, failure)) return false;
+        json request = {{"op", "memory"}};
+        if (prepare_counters) request["prepare_counters"] = true;   // set up after replying (gpu_worker.cpp)
+        if (!WorkerClient::instance().call(request, nullptr, reply, failure)) return false;
         free_bytes = reply.at("free_bytes").get<size_t>();
         total_bytes = reply.at("total_bytes").get<size_t>();
         return true;

@@ -59,6 +59,6 @@ Measurement measure_in_worker(const worker::MeasureJob& job, const RunOptions& o
                               double& worker_ms);
 Ceilings ceilings_in_worker();
 // Free and total device memory as the worker sees it; false if the worker could not say.
-bool device_memory_in_worker(size_t& free_bytes, size_t& total_bytes);
+bool device_memory_in_worker(size_t& free_bytes, size_t& total_bytes, bool prepare_counters = false);
 
 }  // namespace tilelab
