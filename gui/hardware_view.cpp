@@ -126,14 +126,7 @@ void DrawHardwareTable(const RunResult& r) {
     HelpMarker("Model and counted are what the kernel asks for (every access, 4 bytes each); hardware is what "
                "CUPTI's counters saw on one replayed launch, L2 emptied first, read after the timed runs. The "
                "counter names are Nsight Compute's (hover a value).");
-    const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp;
-    if (ImGui::BeginTable("levels", 5, flags)) {
-        ImGui::TableSetupColumn("level", ImGuiTableColumnFlags_WidthStretch, 1.3f);
-        ImGui::TableSetupColumn("model");
-        ImGui::TableSetupColumn("counted");
-        ImGui::TableSetupColumn("hardware");
-        ImGui::TableSetupColumn("ways", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 3.5f);
-        ImGui::TableHeadersRow();
+    if (BeginDataTable("levels", {{"level", 1.3f}, {"model"}, {"counted"}, {"hardware"}, {"ways", 0, 3.5f}})) {
         for (const LevelRow& row : rows) {
             ImGui::TableNextRow();
             ImGui::TableNextColumn();

@@ -53,16 +53,8 @@ void DrawPinning(AppState& state) {
     }
     if (state.pinned.empty()) return;
 
-    const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp;
-    if (ImGui::BeginTable("pinned", 7, flags)) {
-        ImGui::TableSetupColumn("label", ImGuiTableColumnFlags_WidthStretch, 2.5f);
-        ImGui::TableSetupColumn("variant", ImGuiTableColumnFlags_WidthStretch, 1.5f);
-        ImGui::TableSetupColumn("time");
-        ImGui::TableSetupColumn("GFLOP/s");
-        ImGui::TableSetupColumn("occupancy");
-        ImGui::TableSetupColumn("registers");
-        ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 2);
-        ImGui::TableHeadersRow();
+    if (BeginDataTable("pinned", {{"label", 2.5f}, {"variant", 1.5f}, {"time"}, {"GFLOP/s"}, {"occupancy"},
+                                  {"registers"}, {"", 0, 2}})) {
         int remove = -1;
         for (size_t i = 0; i < state.pinned.size(); ++i) {
             const PinnedConfig& pin = state.pinned[i];
@@ -374,18 +366,11 @@ plot::PlotResult DrawSweep2D(AppState& state) {
 void DrawSweepTable(const AppState& state) {
     const ResultList& results = state.sweep.results;
     if (!ImGui::CollapsingHeader("Sweep results as a table")) return;
-    const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp |
-                                  ImGuiTableFlags_ScrollY;
-    float height = ImGui::GetFontSize() * 1.6f * float(std::min<size_t>(results.size() + 1, 14));
-    if (!ImGui::BeginTable("sweep_table", 6, flags, ImVec2(0, height))) return;
-    ImGui::TableSetupScrollFreeze(0, 1);
-    ImGui::TableSetupColumn("configuration", ImGuiTableColumnFlags_WidthStretch, 2.0f);
-    ImGui::TableSetupColumn("time");
-    ImGui::TableSetupColumn("GFLOP/s");
-    ImGui::TableSetupColumn("occupancy");
-    ImGui::TableSetupColumn("registers");
-    ImGui::TableSetupColumn("status", ImGuiTableColumnFlags_WidthStretch, 2.0f);
-    ImGui::TableHeadersRow();
+    const float height = ImGui::GetFontSize() * 1.6f * float(std::min<size_t>(results.size() + 1, 14));
+    if (!BeginDataTable("sweep_table", {{"configuration", 2.0f}, {"time"}, {"GFLOP/s"}, {"occupancy"}, {"registers"},
+                                        {"status", 2.0f}},
+                        ImGuiTableFlags_ScrollY, ImVec2(0, height)))
+        return;
     for (const auto& rp : results) {
         if (!rp) continue;
         const RunResult& r = *rp;

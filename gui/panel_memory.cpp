@@ -59,15 +59,9 @@ void DrawAccessTable(const RunResult& r) {
                "thread/block; the total includes partial blocks at the edges). Counted: an instrumented build of "
                "the same kernel adds up the accesses it really issues, once, on the GPU. The mark says whether the "
                "two totals agree exactly.");
-    const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp;
-    if (!ImGui::BeginTable("accesses", 6, flags)) return;
-    ImGui::TableSetupColumn("access", ImGuiTableColumnFlags_WidthStretch, 1.4f);
-    ImGui::TableSetupColumn("per thread");
-    ImGui::TableSetupColumn("per block");
-    ImGui::TableSetupColumn("total (model)");
-    ImGui::TableSetupColumn("total (counted)");
-    ImGui::TableSetupColumn("match", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 3.5f);
-    ImGui::TableHeadersRow();
+    if (!BeginDataTable("accesses", {{"access", 1.4f}, {"per thread"}, {"per block"}, {"total (model)"},
+                                     {"total (counted)"}, {"match", 0, 3.5f}}))
+        return;
     for (const Row& row : rows) {
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
@@ -118,12 +112,7 @@ void DrawAccessTable(const RunResult& r) {
 void DrawFormulaTable(const char* id, const char* title, const std::vector<Formula>& formulas) {
     if (formulas.empty()) return;
     ImGui::TextUnformatted(title);
-    const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp;
-    if (!ImGui::BeginTable(id, 3, flags)) return;
-    ImGui::TableSetupColumn("quantity", ImGuiTableColumnFlags_WidthStretch, 1.3f);
-    ImGui::TableSetupColumn("formula", ImGuiTableColumnFlags_WidthStretch, 2.0f);
-    ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch, 0.8f);
-    ImGui::TableHeadersRow();
+    if (!BeginDataTable(id, {{"quantity", 1.3f}, {"formula", 2.0f}, {"value", 0.8f}})) return;
     for (const Formula& f : formulas) {
         ImGui::TableNextRow();
         ImGui::TableNextColumn();

@@ -4,6 +4,19 @@
 
 namespace tilelab::gui {
 
+bool BeginDataTable(const char* id, std::initializer_list<TableColumn> columns, ImGuiTableFlags extra, ImVec2 size) {
+    const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp | extra;
+    if (!ImGui::BeginTable(id, int(columns.size()), flags, size)) return false;
+    if (flags & ImGuiTableFlags_ScrollY) ImGui::TableSetupScrollFreeze(0, 1);
+    for (const TableColumn& c : columns) {
+        if (c.fixed_em > 0) ImGui::TableSetupColumn(c.name, ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * c.fixed_em);
+        else if (c.stretch > 0) ImGui::TableSetupColumn(c.name, ImGuiTableColumnFlags_WidthStretch, c.stretch);
+        else ImGui::TableSetupColumn(c.name);
+    }
+    ImGui::TableHeadersRow();
+    return true;
+}
+
 void HelpMarker(const char* text) {
     ImGui::SameLine();
     ImGui::TextDisabled("(?)");

@@ -1,6 +1,7 @@
 // Small helpers every panel shares: the (?) marker, pass/fail colours, and number formatting
 // with units, so the same quantity reads the same everywhere.
 #pragma once
+#include <initializer_list>
 #include <string>
 #include <imgui.h>
 #include "tilelab/format.h"   // format_bytes: sizes as the CLI writes them
@@ -9,6 +10,18 @@ namespace tilelab::gui {
 
 // A greyed "(?)" on the current line; hovering shows `text` wrapped at a readable width.
 void HelpMarker(const char* text);
+
+// A data table's column: a stretch weight (0: ImGui's default), or a fixed width in font heights.
+struct TableColumn {
+    const char* name;
+    float stretch = 0;
+    float fixed_em = 0;
+};
+// ImGui::BeginTable with the look every data table shares (borders, striped rows, proportional
+// widths) plus `extra` flags, then its columns and the header row (frozen when it scrolls). Call
+// ImGui::EndTable() only when it returns true.
+bool BeginDataTable(const char* id, std::initializer_list<TableColumn> columns, ImGuiTableFlags extra = 0,
+                    ImVec2 size = ImVec2(0, 0));
 // A tooltip with `text` wrapped at a readable width; call it while the item is hovered.
 void WrappedTooltip(const char* text);
 

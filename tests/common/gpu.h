@@ -14,13 +14,8 @@ inline Engine& shared_engine() {
 // Options for a test run: `warmup` and `repetitions` as asked, accesses counted when `count`, no
 // reference timing, and no hardware-counter pass unless `hardware` (it replays the launch).
 inline RunOptions test_run_options(int warmup, int repetitions, bool count, bool hardware = false) {
-    RunOptions o;
-    o.warmup = warmup;
-    o.repetitions = repetitions;
-    o.count_accesses = count;
-    o.time_reference = false;
-    o.hardware_counters = hardware;
-    return o;
+    return RunOptions{.warmup = warmup, .repetitions = repetitions, .count_accesses = count, .time_reference = false,
+                      .hardware_counters = hardware};
 }
 
 }  // namespace tilelab::testing
