@@ -1,6 +1,7 @@
 #include "actions.h"
 #include <algorithm>
 #include <chrono>
+#include <sstream>
 #include <vector>
 #include "engine_thread.h"
 
@@ -124,6 +125,53 @@ bool SubmitRequest(AppState& state, const std::string& changed, Change how) {
                                     how == Change::Drag ? kDragDebounce : std::chrono::milliseconds(0), ahead);
     if (how != Change::Drag) state.engine_thread->submit(state.request, state.run_options, std::chrono::milliseconds(0), ahead);
     return true;
+}
+
+bool RunnableConfig(const std::string& config, const Variant& v, ParamValues& out) {
+    std::istringstream words(config);
+    std::string word, name, error;
+    int value = 0, n = 0;
+    while (words >> word) {
+        if (!parse_assignment(word, name, value, error)) return false;
+        if (std::none_of(v.params.begin(), v.params.end(), [&](const ParamSpec& p) { return p.name == name; }))
+            return false;
+        out[name] = value;
+        ++n;
+    }
+    return n > 0;
+}
+
+std::vector<RunRequest> MeasuredAnswerRuns(const AppState& state) {
+    std::vector<RunRequest> runs;
+    const Lesson* lesson = CurrentLesson(state);
+    const Variant* variant = CurrentVariant(state);
+    if (!lesson || !variant || state.step_index >= int(lesson->steps.size())) return runs;
+    for (const MeasuredAnswer& answer : lesson->steps[size_t(state.step_index)].measured)
+        for (const auto& [config, time] : answer.times) {
+            ParamValues set;
+            if (!RunnableConfig(config, *variant, set)) continue;
+            RunRequest r = state.request;
+            r.params = lesson->state_at(state.step_index).params;
+            for (const auto& [name, value] : set) r.params[name] = value;
+            runs.push_back(std::move(r));
+        }
+    return runs;
+}
+
+bool StartLessonRuns(AppState& state) {
+    std::vector<RunRequest> runs = MeasuredAnswerRuns(state);
+    if (!state.engine_thread || runs.empty()) return false;
+    state.engine_thread->submit_sweep(std::move(runs), state.run_options);
+    state.lesson_runs_generation = state.engine_thread->sweep_progress().generation;
+    state.lesson_runs_lesson = state.lesson_index;
+    state.lesson_runs_step = state.step_index;
+    return true;
+}
+
+bool LessonRunsAreThisStep(const AppState& state) {
+    return state.engine_thread && state.lesson_runs_generation != 0 && state.lesson_runs_lesson == state.lesson_index &&
+           state.lesson_runs_step == state.step_index &&
+           state.engine_thread->sweep_progress().generation == state.lesson_runs_generation;
 }
 
 }  // namespace tilelab::gui

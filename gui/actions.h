@@ -38,4 +38,14 @@ enum class Change {
 // none). Returns false (and sets state.size_error) when the problem size does not parse.
 bool SubmitRequest(AppState& state, const std::string& changed = "", Change how = Change::Other);
 
+// A "which is faster?" step's measured answers (<!-- measured: -->): the configurations written as
+// NAME=VALUE that the lesson's variant knows (`out`: those values), as whole requests at this
+// step's state and the current size; StartLessonRuns() runs them on this GPU as a sweep (false
+// when there is nothing to run or no engine), LessonRunsAreThisStep() says whether the sweep's
+// results belong to the step on screen.
+bool RunnableConfig(const std::string& config, const Variant& v, ParamValues& out);
+std::vector<RunRequest> MeasuredAnswerRuns(const AppState& state);
+bool StartLessonRuns(AppState& state);
+bool LessonRunsAreThisStep(const AppState& state);
+
 }  // namespace tilelab::gui

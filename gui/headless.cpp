@@ -296,6 +296,43 @@ bool write_png(const std::string& path, int width, int height, std::string& erro
     return write_file_atomic(path, png, error);
 }
 
+// The step's "Run them here", as the button does it: one line per configuration with this GPU's
+// time beside the reference GPU's, then the frames settle so a screenshot shows the column.
+int run_measured_answers(App& app, FrameDriver& driver, double timeout_s) {
+    AppState& state = app.state();
+    const std::vector<RunRequest> runs = MeasuredAnswerRuns(state);
+    if (runs.empty()) {
+        std::fprintf(stderr, "run-measured: this step has no measured answer to run\n");
+        return 0;
+    }
+    if (!state.engine_thread->device().gpu) {
+        std::fprintf(stderr, "run-measured: %zu configurations, not run: no GPU (%s)\n", runs.size(),
+                     state.engine_thread->device().reason.c_str());
+        return 0;
+    }
+    if (!StartLessonRuns(state)) return 2;
+    const int rc = driver.until(
+        [&] {
+            const SweepProgress p = state.engine_thread->sweep_progress();
+            return !p.running && p.done == p.total;
+        },
+        timeout_s);
+    if (rc != 0) return rc;
+    const auto results = state.engine_thread->sweep_results();
+    for (size_t i = 0; i < runs.size(); ++i) {
+        const RunResult* r = i < results.size() ? results[i].get() : nullptr;
+        std::string config;
+        for (const auto& [name, value] : runs[i].params) config += name + "=" + std::to_string(value) + " ";
+        if (r && r->ok && r->measured)
+            std::fprintf(stderr, "run-measured: %sat %s: %.3f ms here (validated: %s)\n", config.c_str(),
+                         format_problem(r->request.problem).c_str(), r->timing.median_ms,
+                         r->validation.passed ? "yes" : "no");
+        else
+            std::fprintf(stderr, "run-measured: %s: %s\n", config.c_str(), r ? r->error.c_str() : "no result");
+    }
+    return LessonRunsAreThisStep(state) ? 0 : 2;
+}
+
 int walk(App& app, FrameDriver& driver, double timeout_s) {
     AppState& state = app.state();
     const auto& lessons = all_lessons();
@@ -524,6 +561,7 @@ int RunHeadless(const HeadlessOptions& options) {
         if (rc == 3) std::fprintf(stderr, "tilelab: no result within %.0f s\n", options.timeout_s);
         if (rc == 0 && !options.drag.empty())
             rc = measure_drag(app, driver, options.drag, options.drag_values, options.timeout_s);
+        if (rc == 0 && options.run_measured) rc = run_measured_answers(app, driver, options.timeout_s);
     }
     // A few more frames: tabs switched by flag and auto-sized items settle on the second frame.
     for (int i = 0; i < 3 && rc != 2; ++i)

@@ -21,6 +21,7 @@ struct HeadlessOptions {
     bool walk = false;           // every lesson x step x tab, one frame each; fail on any error
     std::string drag;            // measure latency: step this parameter through its legal values
     int drag_values = 0;         // ... at most this many of them, from the current one up (0 = all)
+    bool run_measured = false;   // press the step's "Run them here" and wait for every run (GPU only)
     double timeout_s = 300;      // longest wait for a result
     GlDevice gl_device = GlDevice::Auto;
 };

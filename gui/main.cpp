@@ -164,6 +164,8 @@ int main(int argc, char** argv) {
     cli.add_option("--screenshot", o.screenshot, "Headless: write this PNG once the result is drawn");
     cli.add_flag("--walk", o.walk, "Headless: every lesson x step x tab, one frame each; non-zero exit on any error");
     cli.add_option("--drag", o.drag, "Headless: measure change-to-redraw latency over this parameter's values");
+    cli.add_flag("--run-measured", o.run_measured,
+                 "Headless: press the step's \"Run them here\" and print this GPU's times beside the reference's");
     cli.add_option("--drag-values", o.drag_values,
                    "Headless: drag over at most this many values, from the current one upwards, then below it")
         ->check(CLI::NonNegativeNumber);
@@ -186,8 +188,9 @@ int main(int argc, char** argv) {
                 : gl_device == "software" ? tilelab::gui::GlDevice::Software
                                           : tilelab::gui::GlDevice::Auto;
     if (!headless &&
-        (!o.screenshot.empty() || o.walk || !o.drag.empty() || o.gl_device != tilelab::gui::GlDevice::Auto)) {
-        std::fprintf(stderr, "tilelab: --screenshot, --walk, --drag and --gl-device need --headless\n");
+        (!o.screenshot.empty() || o.walk || !o.drag.empty() || o.run_measured ||
+         o.gl_device != tilelab::gui::GlDevice::Auto)) {
+        std::fprintf(stderr, "tilelab: --screenshot, --walk, --drag, --run-measured and --gl-device need --headless\n");
         return tilelab::kExitInvalidInput;
     }
     if (headless) {

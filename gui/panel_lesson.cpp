@@ -59,20 +59,6 @@ void draw_navigator(AppState& state, const Lesson& lesson) {
 
 // A measured answer's configuration ("TILE=32 PAD=1") as parameter values on top of the step's
 // state; false when it is not one (a label such as "naive 16×16", which names another lesson's kernel).
-bool runnable_config(const std::string& config, const Variant& v, ParamValues& out) {
-    std::istringstream words(config);
-    std::string word, name, error;
-    int value = 0, n = 0;
-    while (words >> word) {
-        if (!parse_assignment(word, name, value, error)) return false;
-        if (std::none_of(v.params.begin(), v.params.end(), [&](const ParamSpec& p) { return p.name == name; }))
-            return false;
-        out[name] = value;
-        ++n;
-    }
-    return n > 0;
-}
-
 // A "which is faster?" step's measured answer (<!-- measured: -->), from the benchmarks on a
 // reference GPU: labelled with that GPU and the date, so it never poses as this machine's. On a
 // GPU, "Run them here" runs the same configurations at the step's size, and their times appear
@@ -80,12 +66,10 @@ bool runnable_config(const std::string& config, const Variant& v, ParamValues& o
 void draw_measured_answers(AppState& state, const Lesson& lesson, const LessonStep& step) {
     const Variant* variant = find_variant(lesson.variant);
     const bool on_gpu = state.engine_thread && state.result && state.result->measured;
-    const bool ours = state.engine_thread && state.lesson_runs_generation != 0 &&
-                      state.lesson_runs_lesson == state.lesson_index && state.lesson_runs_step == state.step_index &&
-                      state.engine_thread->sweep_progress().generation == state.lesson_runs_generation;
+    const bool ours = LessonRunsAreThisStep(state);
     const auto here = ours ? state.engine_thread->sweep_results() : std::vector<std::shared_ptr<const RunResult>>{};
     size_t run_index = 0;   // runnable configurations, in order over all answers: the sweep's requests
-    std::vector<RunRequest> runs;
+    const std::vector<RunRequest> runs = MeasuredAnswerRuns(state);
     for (size_t i = 0; i < step.measured.size(); ++i) {
         const MeasuredAnswer& answer = step.measured[i];
         ImGui::PushID(int(i));
@@ -102,13 +86,7 @@ void draw_measured_answers(AppState& state, const Lesson& lesson, const LessonSt
                 ImGui::TableNextColumn();
                 ImGui::TextUnformatted(time.c_str());
                 ParamValues set;
-                const bool runnable = variant && runnable_config(config, *variant, set);
-                if (runnable) {
-                    RunRequest r = state.request;
-                    r.params = lesson.state_at(state.step_index).params;
-                    for (const auto& [name, value] : set) r.params[name] = value;
-                    runs.push_back(r);
-                }
+                const bool runnable = variant && RunnableConfig(config, *variant, set);
                 if (!on_gpu) continue;
                 ImGui::TableNextColumn();
                 if (!runnable) continue;
@@ -127,12 +105,7 @@ void draw_measured_answers(AppState& state, const Lesson& lesson, const LessonSt
     }
     if (on_gpu && !runs.empty()) {
         const std::string label = "Run them here, at " + format_problem(state.request.problem);
-        if (ImGui::Button(label.c_str())) {
-            state.engine_thread->submit_sweep(runs, state.run_options);
-            state.lesson_runs_generation = state.engine_thread->sweep_progress().generation;
-            state.lesson_runs_lesson = state.lesson_index;
-            state.lesson_runs_step = state.step_index;
-        }
+        if (ImGui::Button(label.c_str())) StartLessonRuns(state);
         if (ImGui::IsItemHovered())
             ImGui::SetTooltip("Runs each configuration of the table on this GPU, at this step's size, one after the "
                               "other, validated and timed like any run; the times appear beside the reference ones.");
