@@ -123,7 +123,7 @@ void draw_measured(const AppState& state, const RunResult& r) {
         headline("Compute", rate(r.gflops, "FLOP/s"), flops_detail, true, "The model's FLOP count divided by the median time.");
         ImGui::TableNextColumn();
         if (r.gbps_dram > 0)   // measured: what DRAM really moved; the model's figure stays, labelled
-            headline("Memory (measured DRAM)", rate(r.gbps_dram, "B/s"),
+            headline("DRAM (measured)", rate(r.gbps_dram, "B/s"),
                      "modelled: " + rate(r.gbps_effective, "B/s") + " compulsory, " + rate(r.gbps_model, "B/s") + " all accesses",
                      true,
                      "DRAM bytes read + written (hardware counters, one replayed launch) divided by the median time. "
