@@ -103,24 +103,26 @@ struct Engine::Impl {
         return it->second.get();
     }
 
-    // A request checked once: its variant, its parameters with defaults filled in and its launch
-    // shape, or (`invalid`) the one sentence saying why it cannot run here.
+    // A request checked once, on target `t`: its variant, its parameters with defaults filled in
+    // (as soon as the variant is known), its launch shape, or (`invalid`) the one sentence saying
+    // why it cannot run there.
     struct Checked {
         const Variant* variant = nullptr;
         ParamValues params;
         LaunchShape launch;
         std::string invalid;
     };
-    Checked check(const RunRequest& req);
-    std::string invalid_reason(const RunRequest& req) { return check(req).invalid; }
+    Checked check(const RunRequest& req, const Target& t);
+    std::string invalid_reason(const RunRequest& req) { return check(req, current_target()).invalid; }
     // Engine::measure() but for the phase.
     void measure(RunResult& r, const RunOptions& opt, const CancelFlag* cancel);
 
     // The build `req` needs, or nullopt when the request is invalid here.
     std::optional<CompileRequest> build_for(const RunRequest& req, bool instrumented) {
-        const Checked c = check(req);
+        const Target t = current_target();
+        const Checked c = check(req, t);
         if (!c.invalid.empty()) return std::nullopt;
-        return kernel_build(c.variant->kernel(c.params), current_target().arch(), instrumented);
+        return kernel_build(c.variant->kernel(c.params), t.arch(), instrumented);
     }
 
     // One compile-ahead item, on the queue's thread.
@@ -166,7 +168,7 @@ std::string Engine::invalid_reason(const RunRequest& req) const {
     }
 }
 
-Engine::Impl::Checked Engine::Impl::check(const RunRequest& req) {
+Engine::Impl::Checked Engine::Impl::check(const RunRequest& req, const Target& t) {
     Checked c;
     const Variant* v = c.variant = find_variant(req.variant);
     auto invalid = [&](std::string why) {
@@ -174,17 +176,16 @@ Engine::Impl::Checked Engine::Impl::check(const RunRequest& req) {
         return c;
     };
     if (!v) return invalid(fmt::format("There is no variant called \"{}\".", req.variant));
+    c.params = with_defaults(v->params, req.params);   // unknown names kept: reported just below
     if (std::string why = not_implemented_reason(*v); !why.empty()) return invalid("The " + why + ".");
     for (const auto& [name, value] : req.params) {
         const auto spec = std::find_if(v->params.begin(), v->params.end(), [&](const ParamSpec& s) { return s.name == name; });
         if (spec == v->params.end()) return invalid(fmt::format("{} has no parameter called {}.", v->id, name));
         if (std::string why = spec->range_reason(value); !why.empty()) return invalid(why);
     }
-    c.params = with_defaults(v->params, req.params);
     const Family* family = checker(v->family);
     if (!family) return invalid(fmt::format("The {} family is not implemented yet.", v->family));
     if (std::string why = family->problem_invalid_reason(req.problem); !why.empty()) return invalid(why);
-    const Target t = current_target();
     if (v->invalid_reason)
         if (std::string why = v->invalid_reason(c.params, req.problem, t); !why.empty()) return invalid(why);
     c.launch = v->launch(c.params, req.problem);
@@ -198,9 +199,9 @@ RunResult Engine::analyze(const RunRequest& req) {
     r.target = t;
     r.stage = "input";
     try {
-        const Impl::Checked checked = impl_->check(req);
+        const Impl::Checked checked = impl_->check(req, t);
         const Variant* v = checked.variant;
-        if (v) r.request.params = with_defaults(v->params, req.params);
+        if (v) r.request.params = checked.params;
         if (!checked.invalid.empty()) {
             r.error = checked.invalid;
             return r;
