@@ -25,12 +25,6 @@ struct LevelRow {
     bool shared = false;   // has a "ways" figure
 };
 
-std::string Exact(double v) {
-    char buf[48];
-    std::snprintf(buf, sizeof buf, "%.0f", v);
-    return buf;
-}
-
 std::string Ways(double wavefronts, double requests) {
     if (!(requests > 0)) return "";
     char buf[32];
@@ -50,15 +44,8 @@ void Cell(const std::string& text, const char* tip = nullptr) {
 
 }  // namespace
 
-std::optional<double> DramBytes(const RunResult& r) {
-    if (!r.hardware.ok()) return std::nullopt;
-    const auto read = r.hardware.get(kDramRead), written = r.hardware.get(kDramWrite);
-    if (!read || !written) return std::nullopt;
-    return *read + *written;
-}
-
 std::optional<double> DramIntensity(const RunResult& r) {
-    const auto bytes = DramBytes(r);
+    const auto bytes = r.hardware.dram_bytes();
     if (!bytes || !(*bytes > 0) || !(r.model.flops > 0)) return std::nullopt;
     return r.model.flops / *bytes;
 }
@@ -117,7 +104,7 @@ void DrawHardwareTable(const RunResult& r) {
                      counted && model_elems > 0 ? requests(load ? r.counted->shared_loads : r.counted->shared_stores) : "",
                      instr ? FormatCount(*instr) + " req" : "", instr && waves ? Ways(*waves, *instr) : "", "", true};
         if (instr && waves && conflicts)
-            row.hardware_tip = Exact(*instr) + " requests, " + Exact(*waves) + " wavefronts, " + Exact(*conflicts) +
+            row.hardware_tip = format_count(*instr) + " requests, " + format_count(*waves) + " wavefronts, " + format_count(*conflicts) +
                                " bank conflicts";
         rows.push_back(row);
     }

@@ -8,8 +8,6 @@
 
 namespace tilelab::gui {
 
-// Measured DRAM bytes of the launch (read + write), when the counter pass produced them.
-std::optional<double> DramBytes(const RunResult& r);
 // Model FLOPs per measured DRAM byte (the roofline's honest point); nullopt without counters.
 std::optional<double> DramIntensity(const RunResult& r);
 // Achieved occupancy, 0..1 (sm__warps_active as a share of the SM's maximum); nullopt without counters.

@@ -60,6 +60,12 @@ std::optional<double> HardwareCounters::shared_ways(bool load) const {
     return *wavefronts / *requests;
 }
 
+std::optional<double> HardwareCounters::dram_bytes() const {
+    const auto read = get("dram__bytes_read.sum"), written = get("dram__bytes_write.sum");
+    if (!ok() || !read || !written) return std::nullopt;
+    return *read + *written;
+}
+
 std::string hardware_reason(const std::string& status, const std::string& detail) {
     namespace hs = hardware_status;
     std::string s;

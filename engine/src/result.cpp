@@ -39,8 +39,7 @@ void RunResult::apply(const Measurement& m) {
     gbps_model = model.global_bytes * per_second / 1e9;
     gbps_effective = model.compulsory_bytes * per_second / 1e9;
     if (reference_ms > 0) pct_of_reference = reference_ms / timing.median_ms * 100;
-    const auto read = hardware.get("dram__bytes_read.sum"), written = hardware.get("dram__bytes_write.sum");
-    if (hardware.ok() && read && written) gbps_dram = (*read + *written) * per_second / 1e9;
+    if (const auto dram = hardware.dram_bytes()) gbps_dram = *dram * per_second / 1e9;
 }
 
 }  // namespace tilelab

@@ -7,14 +7,6 @@ namespace tilelab {
 
 using json = nlohmann::ordered_json;
 
-
-
-
-
-
-
-
-
 void to_json(json& j, const Target& t) {
     j = json{{"name", t.name},
              {"preset", t.preset},
@@ -100,41 +92,9 @@ void to_json(json& j, const Lesson& l) {
     j = json{{"id", l.id}, {"title", l.title}, {"variant", l.variant}, {"steps", steps}};
 }
 
-
-
 json problem_to_json(const Problem& p) {
     return json{{"dim", p.dim}, {"text", format_problem(p)}};
 }
-
-
-namespace {
-
-// The CLI's hardware object: status, reason, passes, pass_ms, then every metric of
-// hardware_metrics() by its ncu name (null unless the status is ok), and the conflict ways.
-json hardware_flat(const HardwareCounters& h) {
-    json j{{"status", h.status}, {"reason", h.reason}, {"passes", h.passes}, {"pass_ms", h.pass_ms}};
-    for (const HardwareMetric& m : hardware_metrics()) {
-        const auto value = h.get(m.name);
-        j[m.name] = h.ok() && value ? json(*value) : json(nullptr);
-    }
-    const auto ld = h.shared_ways(true), st = h.shared_ways(false);
-    j["shared_load_ways"] = h.ok() && ld ? json(*ld) : json(nullptr);
-    j["shared_store_ways"] = h.ok() && st ? json(*st) : json(nullptr);
-    return j;
-}
-
-HardwareCounters hardware_from_flat(const json& j) {
-    HardwareCounters h;
-    h.status = j.at("status").get<std::string>();
-    h.reason = j.at("reason").get<std::string>();
-    h.passes = j.at("passes").get<int>();
-    h.pass_ms = j.at("pass_ms").get<double>();
-    for (const HardwareMetric& m : hardware_metrics())
-        if (j.contains(m.name) && j.at(m.name).is_number()) h.metrics[m.name] = j.at(m.name).get<double>();
-    return h;
-}
-
-}  // namespace
 
 json result_to_json(const RunResult& r, const ResultJsonOptions& opt) {
     json j;
@@ -190,7 +150,7 @@ json result_to_json(const RunResult& r, const ResultJsonOptions& opt) {
         j["validation"] = if_measured(r.validation.checked, r.validation);
         j["counted"] = if_measured(r.counted.has_value(), r.counted ? json(*r.counted) : json());
         j["gbps_dram"] = if_measured(r.hardware.ok(), r.gbps_dram);
-        j["hardware"] = hardware_flat(r.hardware);
+        j["hardware"] = r.hardware;
         j["timing"] = if_measured(true, r.timing);
     }
 
@@ -271,7 +231,7 @@ RunResult result_from_json(const json& j) {
         r.reference_ms = number("reference_ms");
         r.pct_of_reference = number("pct_of_reference");
         r.gbps_dram = j.contains("gbps_dram") ? number("gbps_dram") : 0.0;
-        if (j.contains("hardware")) r.hardware = hardware_from_flat(j.at("hardware"));
+        if (j.contains("hardware")) r.hardware = j.at("hardware").get<HardwareCounters>();
     }
     return r;
 }

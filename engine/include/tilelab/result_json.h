@@ -60,14 +60,17 @@ void from_json(const J& j, LaunchShape& l) {
     l.dynamic_smem = j.at("dynamic_smem").template get<unsigned>();
 }
 
-// HardwareCounters as the worker sends them: status, reason, passes, pass_ms and "metrics" {ncu
-// name: value}; a name not in hardware_metrics() is dropped on input. (result_to_json writes the
-// flat form the CLI documents instead: every metric by name beside status and reason.)
+// HardwareCounters, one form for the worker protocol and the CLI (docs/cli.md): status, reason,
+// passes, pass_ms, then every metric of hardware_metrics() by its ncu name (null unless the status
+// is ok), and shared_load_ways / shared_store_ways (derived: output only). On input, a key that is
+// not a known metric, or not a number, is dropped.
 template <typename J, std::enable_if_t<nlohmann::detail::is_basic_json<J>::value, int> = 0>
 void to_json(J& j, const HardwareCounters& h) {
-    J metrics = J::object();
-    for (const auto& [name, value] : h.metrics) metrics[name] = value;
-    j = J{{"status", h.status}, {"reason", h.reason}, {"passes", h.passes}, {"pass_ms", h.pass_ms}, {"metrics", metrics}};
+    j = J{{"status", h.status}, {"reason", h.reason}, {"passes", h.passes}, {"pass_ms", h.pass_ms}};
+    const auto if_ok = [&](std::optional<double> v) { return h.ok() && v ? J(*v) : J(nullptr); };
+    for (const HardwareMetric& m : hardware_metrics()) j[m.name] = if_ok(h.get(m.name));
+    j["shared_load_ways"] = if_ok(h.shared_ways(true));
+    j["shared_store_ways"] = if_ok(h.shared_ways(false));
 }
 template <typename J, std::enable_if_t<nlohmann::detail::is_basic_json<J>::value, int> = 0>
 void from_json(const J& j, HardwareCounters& h) {
@@ -76,8 +79,8 @@ void from_json(const J& j, HardwareCounters& h) {
     h.reason = j.at("reason").template get<std::string>();
     h.passes = j.at("passes").template get<int>();
     h.pass_ms = j.at("pass_ms").template get<double>();
-    for (const auto& [name, value] : j.at("metrics").items())
-        if (find_hardware_metric(name) && value.is_number()) h.metrics[name] = value.template get<double>();
+    for (const HardwareMetric& m : hardware_metrics())
+        if (j.contains(m.name) && j.at(m.name).is_number()) h.metrics[m.name] = j.at(m.name).template get<double>();
 }
 
 // Measurement: what the GPU worker returns; `counted` is null when nothing was counted.
