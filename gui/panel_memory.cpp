@@ -22,12 +22,6 @@ std::string Rate(double gflops, const char* giga, const char* tera) {
     return gflops >= 1000 ? plot::FormatValue(gflops / 1000) + " " + tera : plot::FormatValue(gflops) + " " + giga;
 }
 
-std::string Exact(double v) {
-    char buf[48];
-    std::snprintf(buf, sizeof buf, "%.0f", v);
-    return buf;
-}
-
 void DrawHeadlines(const CostModel& m) {
     Headline("arithmetic intensity", plot::FormatValue(m.intensity) + " FLOP/B", plot::kHighlight,
              "FLOPs divided by the bytes of every global load and store the kernel issues (model). Reuse "
@@ -74,7 +68,7 @@ void DrawAccessTable(const RunResult& r) {
         ImGui::TableNextColumn();
         double model_total = m.total.*row.field;
         ImGui::TextUnformatted(FormatCount(model_total).c_str());
-        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s elements exactly", Exact(model_total).c_str());
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s elements exactly", format_count(model_total).c_str());
         ImGui::TableNextColumn();
         bool have_count = r.measured && r.counted.has_value();
         // Counted later: the GPU run is still going, or this was a quick run (the full one counts).
@@ -93,7 +87,7 @@ void DrawAccessTable(const RunResult& r) {
             double counted = (*r.counted).*row.field;
             ImGui::TextUnformatted(FormatCount(counted).c_str());
             if (ImGui::IsItemHovered())
-                ImGui::SetTooltip("%s elements counted, %s modelled", Exact(counted).c_str(), Exact(model_total).c_str());
+                ImGui::SetTooltip("%s elements counted, %s modelled", format_count(counted).c_str(), format_count(model_total).c_str());
         }
         ImGui::PopFont();
         ImGui::TableNextColumn();
@@ -103,7 +97,7 @@ void DrawAccessTable(const RunResult& r) {
             if (ImGui::IsItemHovered())
                 ImGui::SetTooltip(counted == model_total ? "model == counted"
                                                          : "model and count differ by %s elements",
-                                  Exact(counted - model_total).c_str());
+                                  format_count(counted - model_total).c_str());
         }
     }
     ImGui::EndTable();

@@ -40,14 +40,6 @@ ParamValues parse_set(const std::string& text) {
     return out;
 }
 
-std::vector<std::string> split(const std::string& text, char sep) {
-    std::vector<std::string> out;
-    std::string part;
-    std::istringstream in(text);
-    while (std::getline(in, part, sep)) out.push_back(trim(part));
-    return out;
-}
-
 bool is_fence(const std::string& line) {
     std::string t = trim(line);
     return starts_with(t, "```") || starts_with(t, "~~~");
@@ -88,7 +80,8 @@ bool parse_check(const std::string& text, LessonCheck& out, std::string& error) 
 
 bool parse_measured(const std::string& text, MeasuredAnswer& out, std::string& error) {
     out = {};
-    const auto parts = split(text, '|');
+    std::vector<std::string> parts = split(text, '|');
+    for (std::string& part : parts) part = trim(part);
     if (parts.size() < 3) {
         error = "a measured answer is 'GPU, date, size | config: time | config: time': '" + text + "'";
         return false;

@@ -1,8 +1,10 @@
 // Small helpers every part of TileLab uses: the engine, the lessons, the CLI and the GUI.
 #pragma once
 #include <cstdint>
+#include <sstream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace tilelab {
 
@@ -15,6 +17,16 @@ inline std::string trim(std::string_view s) {
     const size_t first = s.find_first_not_of(space);
     if (first == std::string_view::npos) return {};
     return std::string(s.substr(first, s.find_last_not_of(space) - first + 1));
+}
+
+// The pieces of `s` between `sep`s, as std::getline cuts them (a trailing separator adds no empty
+// piece), untrimmed.
+inline std::vector<std::string> split(const std::string& s, char sep) {
+    std::vector<std::string> out;
+    std::istringstream in(s);
+    std::string piece;
+    while (std::getline(in, piece, sep)) out.push_back(piece);
+    return out;
 }
 
 }  // namespace tilelab

@@ -310,14 +310,6 @@ int number_with_unit(const std::string& piece, const std::string& unit) {
     return std::atoi(piece.c_str() + d);
 }
 
-std::vector<std::string> split(const std::string& s, char sep) {
-    std::vector<std::string> out;
-    std::stringstream in(s);
-    std::string item;
-    while (std::getline(in, item, sep)) out.push_back(item);
-    return out;
-}
-
 std::string quoted_after(const std::string& line, const std::string& marker) {
     size_t p = line.find(marker);
     if (p == std::string::npos) return {};
