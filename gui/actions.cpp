@@ -146,12 +146,15 @@ std::vector<RunRequest> MeasuredAnswerRuns(const AppState& state) {
     const Lesson* lesson = CurrentLesson(state);
     const Variant* variant = CurrentVariant(state);
     if (!lesson || !variant || state.step_index >= int(lesson->steps.size())) return runs;
-    for (const MeasuredAnswer& answer : lesson->steps[size_t(state.step_index)].measured)
+    const LessonStep& step = lesson->steps[size_t(state.step_index)];
+    if (step.measured.empty()) return runs;
+    const ParamValues step_params = lesson->state_at(state.step_index).params;
+    for (const MeasuredAnswer& answer : step.measured)
         for (const auto& [config, time] : answer.times) {
             ParamValues set;
             if (!RunnableConfig(config, *variant, set)) continue;
             RunRequest r = state.request;
-            r.params = lesson->state_at(state.step_index).params;
+            r.params = step_params;
             for (const auto& [name, value] : set) r.params[name] = value;
             runs.push_back(std::move(r));
         }
