@@ -424,7 +424,7 @@ void App::draw_status_bar() {
         else ImGui::TextDisabled("Model mode: %s (%s)", target.name.c_str(), target.arch_name().c_str());
     }
     ImGui::SameLine();
-    ImGui::TextDisabled("  |  %s", to_string(engine_thread_.phase()));
+    ImGui::TextDisabled("  |  %s", to_string(engine_thread_.activity()));
     if (!state_.notice.empty()) {   // e.g. a settings field that was reset; stays until the app closes
         ImGui::SameLine();
         ImGui::TextColored(ImVec4(0.95f, 0.75f, 0.3f, 1.0f), "  |  %s", state_.notice.c_str());

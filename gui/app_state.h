@@ -92,7 +92,7 @@ struct AppState {
     std::vector<int> sweep_x_values, sweep_y_values;   // and their values
     uint64_t sweep_generation = 0;          // the worker's sweep generation they belong to
     int sweep_metric = 0;                   // heatmap colour: 0 time, 1 GFLOP/s, 2 occupancy
-    // Lesson: a step's measured configurations run on this GPU (a worker sweep of their own).
+    // Lesson: a step's measured configurations run on this GPU (a sweep of the engine thread).
     uint64_t lesson_runs_generation = 0;    // that sweep's generation (0 = none)
     int lesson_runs_lesson = -1, lesson_runs_step = -1;   // the step it belongs to
     std::string export_path = "./tilelab_sweep.csv";
@@ -104,7 +104,7 @@ struct AppState {
     std::string capture_path;
     float capture_min_x = 0, capture_min_y = 0, capture_max_x = 0, capture_max_y = 0;
 
-    // The only way to the engine: the worker owns every call that queries, changes or runs it.
+    // The only way to the engine: the engine thread owns every call that queries, changes or runs it.
     EngineThread* engine_thread = nullptr;   // owned by main
 };
 

@@ -13,8 +13,8 @@ constexpr std::chrono::milliseconds kCeilingsAfterQuiet(1000);
 
 }  // namespace
 
-const char* to_string(EngineActivity p) {
-    switch (p) {
+const char* to_string(EngineActivity a) {
+    switch (a) {
     case EngineActivity::Starting: return "starting the engine";
     case EngineActivity::Idle: return "idle";
     case EngineActivity::Debouncing: return "waiting for the slider to settle";
@@ -45,7 +45,7 @@ Engine* EngineThread::engine_if_ready() { std::lock_guard l(mutex_); return read
 DeviceStatus EngineThread::device() const { std::lock_guard l(mutex_); return device_; }
 Target EngineThread::target() const { std::lock_guard l(mutex_); return target_; }
 Ceilings EngineThread::ceilings() const { std::lock_guard l(mutex_); return ceilings_; }
-EngineActivity EngineThread::phase() const { std::lock_guard l(mutex_); return phase_; }
+EngineActivity EngineThread::activity() const { std::lock_guard l(mutex_); return activity_; }
 
 std::string EngineThread::invalid_reason(const RunRequest& req) const {
     {
@@ -145,7 +145,7 @@ CompileAheadStats EngineThread::compile_ahead_stats() const {
 bool EngineThread::background_idle() const {
     {
         std::lock_guard l(mutex_);
-        if (!ready_ || (device_.gpu && !ceilings_tried_) || phase_ == EngineActivity::MeasuringCeilings) return false;
+        if (!ready_ || (device_.gpu && !ceilings_tried_) || activity_ == EngineActivity::MeasuringCeilings) return false;
     }
     return compile_ahead_stats().idle();
 }
@@ -175,7 +175,7 @@ SweepProgress EngineThread::sweep_progress() const {
     p.generation = sweep_generation_;
     p.done = sweep_done_;
     p.total = sweep_reqs_.size();
-    p.running = sweep_next_ < sweep_reqs_.size() || (phase_ == EngineActivity::Sweeping);
+    p.running = sweep_next_ < sweep_reqs_.size() || (activity_ == EngineActivity::Sweeping);
     return p;
 }
 
@@ -245,7 +245,7 @@ void EngineThread::serve_interactive(std::unique_lock<std::mutex>& lock) {
     const auto started = Clock::now();
     const bool gpu = device_.gpu;
     cancel_run_ = false;
-    phase_ = EngineActivity::Analyzing;
+    activity_ = EngineActivity::Analyzing;
     lock.unlock();
 
     const std::shared_ptr<RunResult> analysed = guarded(engine_mutex_, req, [&] { return engine_->analyze(req); });
@@ -281,7 +281,7 @@ void EngineThread::serve_interactive(std::unique_lock<std::mutex>& lock) {
         last_interactive_ = Clock::now();
         return;
     }
-    phase_ = job.opt.quick ? EngineActivity::RunningQuick : EngineActivity::Running;
+    activity_ = job.opt.quick ? EngineActivity::RunningQuick : EngineActivity::Running;
     lock.unlock();
 
     // The analysis on screen is measured as it is: nothing is analysed or compiled twice.
@@ -306,7 +306,7 @@ void EngineThread::serve_sweep_item(std::unique_lock<std::mutex>& lock) {
     const RunOptions opt = sweep_opt_;
     const uint64_t generation = sweep_generation_;
     cancel_sweep_ = false;
-    phase_ = EngineActivity::Sweeping;
+    activity_ = EngineActivity::Sweeping;
     lock.unlock();
 
     std::shared_ptr<RunResult> r = guarded(engine_mutex_, req, [&] { return engine_->run(req, opt, &cancel_sweep_); });
@@ -342,7 +342,7 @@ void EngineThread::loop(EngineConfig cfg) {
     device_ = engine_->device();
     target_ = engine_->target();
     ready_ = true;
-    phase_ = EngineActivity::Idle;
+    activity_ = EngineActivity::Idle;
 
     while (!stop_) {
         const auto now = Clock::now();
@@ -360,11 +360,11 @@ void EngineThread::loop(EngineConfig cfg) {
         }
         if (pending_ && now >= pending_->due) {
             serve_interactive(lock);
-            phase_ = EngineActivity::Idle;
+            activity_ = EngineActivity::Idle;
             continue;
         }
         if (pending_) {
-            phase_ = EngineActivity::Debouncing;
+            activity_ = EngineActivity::Debouncing;
             wake_.wait_until(lock, pending_->due);
             continue;
         }
@@ -374,17 +374,17 @@ void EngineThread::loop(EngineConfig cfg) {
         }
         if (sweep_next_ < sweep_reqs_.size()) {
             serve_sweep_item(lock);
-            phase_ = EngineActivity::Idle;
+            activity_ = EngineActivity::Idle;
             continue;
         }
         if (device_.gpu && !ceilings_tried_) {
             if (const auto quiet_from = last_interactive_ + kCeilingsAfterQuiet; now < quiet_from) {
-                phase_ = EngineActivity::Idle;
+                activity_ = EngineActivity::Idle;
                 wake_.wait_until(lock, quiet_from);
                 continue;
             }
             ceilings_tried_ = true;
-            phase_ = EngineActivity::MeasuringCeilings;
+            activity_ = EngineActivity::MeasuringCeilings;
             lock.unlock();
             Ceilings c;
             {
@@ -397,10 +397,10 @@ void EngineThread::loop(EngineConfig cfg) {
             }
             lock.lock();
             ceilings_ = c;
-            phase_ = EngineActivity::Idle;
+            activity_ = EngineActivity::Idle;
             continue;
         }
-        phase_ = EngineActivity::Idle;
+        activity_ = EngineActivity::Idle;
         wake_.wait(lock);
     }
     lock.unlock();

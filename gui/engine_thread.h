@@ -83,7 +83,7 @@ public:
     DeviceStatus device() const;        // empty until ready()
     Target target() const;              // the device, or the chosen model-mode preset
     Ceilings ceilings() const;          // measured = false until measured (GPU mode only)
-    EngineActivity phase() const;
+    EngineActivity activity() const;
     // Engine::invalid_reason(); "" while the engine is starting.
     std::string invalid_reason(const RunRequest& req) const;
     // Model mode: analyse for this preset from the next request on (applied on this thread).
@@ -147,7 +147,7 @@ private:
     bool ceilings_tried_ = false;
     bool target_pending_ = false;
     Target pending_target_;
-    EngineActivity phase_ = EngineActivity::Starting;
+    EngineActivity activity_ = EngineActivity::Starting;
 
     // interactive
     std::optional<Interactive> pending_;     // waiting for its debounce or for the engine thread

@@ -295,8 +295,8 @@ void DrawResultsPanel(AppState& state) {
     ImGui::AlignTextToFramePadding();
     const std::shared_ptr<const RunResult> r = state.result;
     if (state.updating) {
-        const EngineActivity phase = state.engine_thread ? state.engine_thread->phase() : EngineActivity::Idle;
-        ImGui::TextColored(kUpdating, "updating: %s...", to_string(phase));
+        const EngineActivity activity = state.engine_thread ? state.engine_thread->activity() : EngineActivity::Idle;
+        ImGui::TextColored(kUpdating, "updating: %s...", to_string(activity));
     } else if (r) {
         ImGui::TextDisabled(r->phase == Phase::quick ? "quick result" : "up to date");
     }

@@ -47,12 +47,13 @@ std::string library_key(const CompileResult& c) {
 
 dim3 to_dim3(const std::array<unsigned, 3>& a) { return dim3(a[0], a[1], a[2]); }
 
-// Milliseconds since `start`; restarts it, so consecutive stages can be timed one after another.
+// The environment variable `name` is set to exactly `value`.
 bool env_equals(const char* name, const char* value) {
     const char* v = std::getenv(name);
     return v != nullptr && std::string_view(v) == value;
 }
 
+// Milliseconds since `start`; restarts it, so consecutive stages can be timed one after another.
 double lap_ms(std::chrono::steady_clock::time_point& start) {
     const auto now = std::chrono::steady_clock::now();
     const double ms = std::chrono::duration<double, std::milli>(now - start).count();
@@ -195,15 +196,17 @@ Measurement GpuRunner::measure(const worker::MeasureJob& job, const RunOptions& 
         // need. Before each pass (outside the profiled range) L2 is emptied, as ncu's cache control
         // does by default (flush and invalidate), so DRAM bytes are those of a cold launch: a read
         // of a buffer twice its size writes every dirty line back, then discarding that buffer's
-        // lines leaves L2 with nothing valid. Not a failure of the run when the counters cannot be read.
+        // lines leaves L2 with nothing valid. DRAM reads then match ncu; DRAM writes still do not
+        // where the output fits in L2 (docs/benchmarks.md). Not a failure of the run when the
+        // counters cannot be read.
         if (opt.hardware_counters) {
             stage = "hardware";
             if (!hardware_) hardware_ = std::make_unique<HardwareCounterSession>();
             // (Measured on an H100, 2026-11-23: a memset instead of the read leaves dirty lines and
             // inflates DRAM writes up to 18× against ncu; the read matches DRAM reads within 0.4 %.)
-            // With only the read, L2 starts full of clean lines and the kernel's own dirty lines
-            // are evicted in a different order than from an empty L2: DRAM writes 8-89 % off ncu
-            // where the output fits in L2. TILELAB_HW_FLUSH=read keeps the read alone (to compare).
+            // The discard was meant to close the 8-89 % gap in DRAM writes against ncu; measured on
+            // the same H100 it did not (the errors moved by at most 0.6 points). TILELAB_HW_FLUSH=read keeps
+            // the read alone, to compare.
             const bool discard = !env_equals("TILELAB_HW_FLUSH", "read");
             const auto cold_l2 = [&] {
                 const L2Flusher& f = flusher();
