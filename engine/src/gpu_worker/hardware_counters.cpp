@@ -1,5 +1,5 @@
-// The counter pass (hardware_counters.h): CUPTI's range profiler with user ranges and user
-// replay, one range around one launch; libcupti opened with dlopen.
+// The counter pass (hardware_counters.h): CUPTI's range profiler with a kernel-level (auto) range
+// and user replay, one range for one launch; libcupti opened with dlopen.
 #include "hardware_counters.h"
 #include <cupti_profiler_host.h>
 #include <cupti_profiler_target.h>
@@ -31,8 +31,8 @@ constexpr int kMaxPasses = 64;
     X(cuptiProfilerHostGetNumOfPasses) X(cuptiProfilerHostEvaluateToGpuValues) X(cuptiRangeProfilerEnable) \
     X(cuptiRangeProfilerDisable) X(cuptiRangeProfilerGetCounterDataSize)                                   \
     X(cuptiRangeProfilerCounterDataImageInitialize) X(cuptiRangeProfilerSetConfig)                         \
-    X(cuptiRangeProfilerStart) X(cuptiRangeProfilerStop) X(cuptiRangeProfilerPushRange)                    \
-    X(cuptiRangeProfilerPopRange) X(cuptiRangeProfilerDecodeData) X(cuptiRangeProfilerGetCounterDataInfo)
+    X(cuptiRangeProfilerStart) X(cuptiRangeProfilerStop) X(cuptiRangeProfilerDecodeData)                   \
+    X(cuptiRangeProfilerGetCounterDataInfo)
 
 struct Cupti {
 #define TL_CUPTI_POINTER(name) decltype(&::name) name = nullptr;
@@ -231,7 +231,11 @@ struct HardwareCounterSession::State {
         set.pConfig = config.data();
         set.counterDataImageSize = data.size();
         set.pCounterDataImage = data.data();
-        set.range = CUPTI_UserRange;
+        // A kernel-level range (auto range: the counters run exactly while the one kernel between
+        // start and stop runs), as ncu's. A user range around the launch also counted what the
+        // stream does between the push and the kernel: on an H100, 1.2-1.5 MB more L2 traffic,
+        // 20-26 % of a small stencil's (docs/benchmarks.md, 2026-11-23).
+        set.range = CUPTI_AutoRange;
         set.replayMode = CUPTI_UserReplay;
         set.maxRangesPerPass = 1;
         set.numNestingLevels = 1;
@@ -247,14 +251,7 @@ struct HardwareCounterSession::State {
             auto start = params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
             start.pRangeProfilerObject = profiler;
             check(api.cuptiRangeProfilerStart(&start), "cuptiRangeProfilerStart");
-            auto push = params<CUpti_RangeProfiler_PushRange_Params>(CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE);
-            push.pRangeProfilerObject = profiler;
-            push.pRangeName = "kernel";
-            check(api.cuptiRangeProfilerPushRange(&push), "cuptiRangeProfilerPushRange");
             launch();
-            auto pop = params<CUpti_RangeProfiler_PopRange_Params>(CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE);
-            pop.pRangeProfilerObject = profiler;
-            check(api.cuptiRangeProfilerPopRange(&pop), "cuptiRangeProfilerPopRange");
             auto stop = params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
             stop.pRangeProfilerObject = profiler;
             check(api.cuptiRangeProfilerStop(&stop), "cuptiRangeProfilerStop");
