@@ -28,7 +28,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LESSONS = os.path.join(ROOT, "lessons")
 
 NUMBERED = re.compile(r"^\d+\.\s")
-NUMBER = re.compile(r"\d+(?:\.\d+)?")
+NUMBER = re.compile(r"\d+(?:\.\d+)?(?!D\b)")   # "3D" is 三维
 
 
 def is_fence(line):
