@@ -37,6 +37,14 @@ protected:
 
 const Exercise& first_exercise() { return all_exercises().front(); }
 
+// Next to this test binary (a build carried to another machine, scripts/carry_build.sh), else
+// where the build put it.
+std::string typist_path() {
+    std::error_code ec;
+    const fs::path here = fs::read_symlink("/proc/self/exe", ec).parent_path() / "exercise_typist";
+    return !ec && fs::exists(here, ec) ? here.string() : std::string(TILELAB_TYPIST_PATH);
+}
+
 TEST_F(ExerciseStoreTest, NothingSavedLoadsTheStartingFileAndASaveRoundTrips) {
     const ExerciseStore store(dir_.string());
     const Exercise& ex = first_exercise();
@@ -97,7 +105,7 @@ TEST_F(ExerciseStoreTest, KillingTheEditorAtRandomPointsWhileTypingLosesNoSavedE
     size_t confirmed = 0;   // keystrokes known saved
     int killed = 0;
     for (int round = 0; round < 25; ++round) {
-        const auto r = test::spawn(TILELAB_TYPIST_PATH, {dir_.string(), number, "100000"}, {},
+        const auto r = test::spawn(typist_path(), {dir_.string(), number, "100000"}, {},
                                    kill_after_ms(rng) / 1000.0, dir_.string());
         ASSERT_TRUE(r.timed_out || r.exit_code == 0) << "round " << round << ": exit " << r.exit_code << ": " << r.err;
         killed += r.timed_out;

@@ -12,9 +12,11 @@
 //
 // Each request compiles a one-line translation unit, #include "<source_file>", instantiates the
 // kernel template through nvrtcAddNameExpression, and asks ptxas for its report (-Xptxas=-v)
-// for registers, spills, stack and shared memory.
+// for registers, spills, stack and shared memory. A user's kernel (CompileRequest::source_text,
+// an exercise) is the translation unit itself, named as the user's file, so NVRTC's errors carry
+// the user's line numbers; the embedded files stay available to it as headers.
 //
-// Cache: the key hashes the NVRTC version, the text of every embedded source, the options, the
+// Cache (not for a user's text, which changes with every edit): the key hashes the NVRTC version, the text of every embedded source, the options, the
 // name expression and the arch. Results live in memory (per service) and on disk (one file
 // per key, written to a temporary name and renamed, so a reader never sees half a file; a file
 // that does not check out is ignored and recompiled).
