@@ -3,6 +3,7 @@
 #pragma once
 #include <string>
 #include "options.h"
+#include "tilelab/engine.h"
 
 namespace tilelab::cli {
 
@@ -12,6 +13,13 @@ int cmd_ceilings(const CliOptions& o);   // cmd_info.cpp: measured copy bandwidt
 int cmd_compile(const CliOptions& o);    // cmd_analyse.cpp: ptxas, occupancy, cost model
 int cmd_run(const CliOptions& o);        // cmd_analyse.cpp: the above plus time and validation
 int cmd_sweep(const CliOptions& o);      // cmd_sweep.cpp: one or two parameters across values
+int cmd_exercise(const CliOptions& o);   // cmd_exercise.cpp: list, one exercise, its starting file
+
+// cmd_exercise.cpp: --source FILE read and checked (a usage error if it cannot be a kernel file).
+UserKernel read_source_flag(const std::string& path);
+// Prints a failed user compile's diagnostics to stderr (file:line:col: error: ...) and returns the
+// line for the exit message.
+std::string report_user_compile_errors(const RunResult& r);
 
 // Colour only for a terminal, and never when NO_COLOR is set (no-color.org).
 bool stdout_wants_color();

@@ -95,6 +95,20 @@ int main(int argc, char** argv) {
     run->add_flag("--no-hardware", o.no_hardware,
                   "Skip the hardware-counter pass (DRAM/L2/L1 bytes, bank conflicts, achieved occupancy; CUPTI)");
 
+    for (CLI::App* sub : {compile, run})
+        sub->add_option("--source", o.source,
+                        "Your kernel file (an exercise, see `exercise`) instead of the lesson's: same entry, launch, "
+                        "validation");
+    run->add_option("--time-limit", o.time_limit_s,
+                    "With --source: stop a run that takes longer than this many seconds (an endless loop)")
+        ->check(tilelab::whole_number(1, 3600));
+
+    auto* exercise = app.add_subcommand(
+        "exercise", "Write it yourself: `exercise list`, `exercise NN` (its TODOs), `exercise NN --skeleton > my.cu`");
+    add_common_flags(exercise, o, f);
+    exercise->add_option("lesson", o.exercise, "`list`, or a lesson number or id")->required();
+    exercise->add_flag("--skeleton", o.skeleton, "Print the starting file (the lesson's kernel with TODOs)");
+
     auto* sweep = app.add_subcommand(
         "sweep", "Sweep one or two parameters across their valid values (run on a GPU, else analysed)");
     add_common_flags(sweep, o, f);
@@ -135,6 +149,7 @@ int main(int argc, char** argv) {
         if (*compile) return cmd_compile(o);
         if (*run) return cmd_run(o);
         if (*sweep) return cmd_sweep(o);
+        if (*exercise) return cmd_exercise(o);
     } catch (const CliError& e) {
         print_error(e.what());
         return e.code();

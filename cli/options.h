@@ -47,6 +47,12 @@ struct CliOptions {
     std::string size;               // --size; "" = the lesson's size or the family default
     std::string target;             // --target preset key, name or sm_XX (model mode)
     int step = -1;                  // --step N (from 0, as the app's): the lesson's state at that step; -1 = not given
+    std::string source;             // compile/run --source FILE: the user's kernel instead of the lesson's
+    int time_limit_s = 10;          // run --time-limit: a run that takes longer is stopped (endless loop)
+
+    // exercise
+    std::string exercise;           // "list" or a lesson number / id
+    bool skeleton = false;          // --skeleton: print the starting file
 
     // How to run (run, sweep)
     int repetitions = RunOptions{}.repetitions;
@@ -72,6 +78,10 @@ struct CliOptions {
         o.time_reference = !no_reference;
         o.hardware_counters = !no_hardware;
         o.seed = seed;
+        if (!source.empty()) {
+            o.count_accesses = false;   // a user's kernel is not counted (tilelab/engine.h, UserKernel)
+            o.time_limit_ms = time_limit_s * 1000;
+        }
         return o;
     }
 };

@@ -172,6 +172,7 @@ json result_to_json(const RunResult& r, const ResultJsonOptions& opt) {
         }
     }
     compile["name_expression"] = r.name_expression;
+    if (!r.user_kernel.empty()) compile["user_kernel"] = r.user_kernel;   // the user's file, not the lesson's
     if (opt.kernel_source) compile["source"] = r.kernel_source;
     j["compile"] = compile;
     j["stages"] = r.stages;   // where the request's time went, wall ms per stage (0: did not run)
@@ -211,6 +212,7 @@ RunResult result_from_json(const json& j) {
         r.compiled = std::move(c);
     }
     r.kernel_source = compile.value("source", "");
+    r.user_kernel = compile.value("user_kernel", "");
     r.stages = j.value("stages", StageTimes{});
     r.launch = j.at("launch").get<LaunchShape>();
     r.occupancy_input = j.value("occupancy_input", OccupancyInput{});

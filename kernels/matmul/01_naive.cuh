@@ -22,13 +22,16 @@ naive_matmul(const float* __restrict__ A, const float* __restrict__ B, float* __
 
     // The grid is rounded up to whole blocks; the extra threads have no element of C. This kernel
     // has no barrier, so they can simply leave (and count nothing).
+    // EXERCISE-BEGIN: a thread whose (row, col) lies outside C has no element: it leaves here
     if (row >= M || col >= N) return;
+    // EXERCISE-END
 
     // 64-bit offsets: M·K or K·N may exceed 2^31 elements on a large card.
     const float* a_row = A + size_t(row) * K;
     const float* b_col = B + col;
 
     float sum = 0.0f;
+    // EXERCISE-BEGIN: sum over k of A[row][k] · B[k][col] (a_row[k] and b_col[k·N])
     for (int k = 0; k < K; ++k) {
         // A[row][k]: with SWAP=0 every lane of a warp row wants the same address (one broadcast
         // transaction); with SWAP=1 the lanes are K floats apart, one transaction each.
@@ -40,7 +43,10 @@ naive_matmul(const float* __restrict__ A, const float* __restrict__ B, float* __
         TL_GLOAD(1);
         sum += a * b;
     }
+    // EXERCISE-END
     // One store per thread: coalesced along a row of C with SWAP=0, N floats apart with SWAP=1.
+    // EXERCISE-BEGIN: store sum to C[row][col] (row-major, N columns)
     C[size_t(row) * N + col] = sum;
+    // EXERCISE-END
     TL_GSTORE(1);
 }

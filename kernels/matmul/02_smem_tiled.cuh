@@ -31,6 +31,7 @@ smem_tiled_matmul(const float* __restrict__ A, const float* __restrict__ B, floa
         // Each thread brings one element of each tile. A lane's neighbour loads the next float of
         // the same row (a_col and col both follow tx), so a warp's loads coalesce. Elements past
         // the edge of A or B are not loaded at all; the tile gets 0, which adds nothing to sum.
+        // EXERCISE-BEGIN: load A[row][a_col] and B[b_row][col] (0 where outside A or B) into a_tile[ty][tx] and b_tile[ty][tx]
         float a = 0.0f, b = 0.0f;
         if (row < M && a_col < K) {
             a = A[size_t(row) * K + a_col];
@@ -44,14 +45,18 @@ smem_tiled_matmul(const float* __restrict__ A, const float* __restrict__ B, floa
         TL_SSTORE(1);
         b_tile[ty][tx] = b;
         TL_SSTORE(1);
+        // EXERCISE-END
 
         // Barrier 1: a thread is about to read elements that other threads stored; wait until
         // the whole tile is in shared memory.
+        // EXERCISE-BEGIN: barrier 1
         __syncthreads();
+        // EXERCISE-END
 
         // TILE multiply-adds from shared memory. Within a warp a_tile[ty][k] is one address per
         // row (a broadcast) and b_tile[k][tx] is consecutive floats (one per bank), so this loop
         // is free of bank conflicts with or without PAD.
+        // EXERCISE-BEGIN: TILE multiply-adds from the tiles into sum
 #pragma unroll
         for (int k = 0; k < TILE; ++k) {
             const float a_k = a_tile[ty][k];
@@ -60,14 +65,19 @@ smem_tiled_matmul(const float* __restrict__ A, const float* __restrict__ B, floa
             TL_SLOAD(1);
             sum += a_k * b_k;
         }
+        // EXERCISE-END
 
         // Barrier 2: the next iteration overwrites the tiles; wait until every thread has
         // finished reading this pair.
+        // EXERCISE-BEGIN: barrier 2
         __syncthreads();
+        // EXERCISE-END
     }
 
+    // EXERCISE-BEGIN: store sum to C[row][col], for threads inside C only
     if (row < M && col < N) {
         C[size_t(row) * N + col] = sum;
         TL_GSTORE(1);
     }
+    // EXERCISE-END
 }

@@ -37,32 +37,44 @@ __global__ void register_1d_matmul(const float* __restrict__ A, const float* __r
             const int e = tid + r * T;
             const int s = e / U, u = e % U;
             const int k = k0 + s, col = col0 + u;
+            // EXERCISE-BEGIN: stage B[k][col] (0 outside B) transposed into Bt[u][s]
             float v = 0.f;
             if (k < K && col < N) { v = B[size_t(k) * N + col]; TL_GLOAD(1); }
             Bt[u][s] = v;
             TL_SSTORE(1);
+            // EXERCISE-END
         }
         // This thread's S values of A go straight to registers: nobody else needs them.
         // Issued before the barrier so their latency overlaps the wait.
 #pragma unroll
         for (int s = 0; s < S; ++s) {
+            // EXERCISE-BEGIN: this thread's A[row][k0 + s] (0 outside A) into a_reg[s]
             float v = 0.f;
             if (row_in && k0 + s < K) { v = A[size_t(row) * K + k0 + s]; TL_GLOAD(1); }
             a_reg[s] = v;
+            // EXERCISE-END
         }
+        // EXERCISE-BEGIN: barrier: the slice of B is complete before anyone reads it
         __syncthreads();   // the slice of B is complete before anyone reads it
+        // EXERCISE-END
         // Every thread of the block reads the same Bt[u][s] at once: a broadcast, no conflict.
+        // EXERCISE-BEGIN: the S·U multiply-adds: c_reg[u] += a_reg[s] · Bt[u][s]
 #pragma unroll
         for (int u = 0; u < U; ++u) {
 #pragma unroll
             for (int s = 0; s < S; ++s) c_reg[u] += a_reg[s] * Bt[u][s];
         }
+        // EXERCISE-END
         TL_SLOAD(S * U);
+        // EXERCISE-BEGIN: barrier: everyone is done reading before the next slice overwrites it
         __syncthreads();   // everyone is done reading before the next slice overwrites it
+        // EXERCISE-END
     }
 
 #pragma unroll
     for (int u = 0; u < U; ++u) {
+        // EXERCISE-BEGIN: store c_reg[u] to C[row][col0 + u] where inside C
         if (row_in && col0 + u < N) { C[size_t(row) * N + col0 + u] = c_reg[u]; TL_GSTORE(1); }
+        // EXERCISE-END
     }
 }

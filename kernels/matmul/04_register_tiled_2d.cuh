@@ -199,10 +199,12 @@ __device__ __forceinline__ void register_2d_matmul_body(const float* __restrict_
                 for (int j = 0; j < TN; ++j) b_frag[j] = bs[k * Tile::kLdB + Tile::col_in_tile(tx, j)];
             }
             TL_SLOAD(TM + TN);
+            // EXERCISE-BEGIN: the outer product: acc[i][j] += a_frag[i] · b_frag[j] for every i < TM, j < TN
 #pragma unroll(UNROLL >= 1 ? TM : 1)
             for (int i = 0; i < TM; ++i)
 #pragma unroll(UNROLL >= 1 ? TN : 1)
                 for (int j = 0; j < TN; ++j) acc[i][j] += a_frag[i] * b_frag[j];
+            // EXERCISE-END
         }
     };
 
@@ -215,19 +217,23 @@ __device__ __forceinline__ void register_2d_matmul_body(const float* __restrict_
         store_tiles(0);
         __syncthreads();
         for (int t = 0; t < steps; ++t) {
+            // EXERCISE-BEGIN: double buffering: load the next tiles (if any) while computing on buffer t & 1, store them to the other buffer, then one barrier
             const bool more = t + 1 < steps;
             if (more) load_tiles((t + 1) * BK);
             compute_tile(t & 1);
             if (more) store_tiles((t + 1) & 1);
             __syncthreads();
+            // EXERCISE-END
         }
     } else {
         for (int t = 0; t < steps; ++t) {
+            // EXERCISE-BEGIN: one K step: load the tiles, store them to buffer 0, barrier, compute, barrier
             load_tiles(t * BK);
             store_tiles(0);
             __syncthreads();   // the tiles are complete before anyone reads them
             compute_tile(0);
             __syncthreads();   // everyone is done reading before the next tiles overwrite them
+            // EXERCISE-END
         }
     }
 
@@ -251,7 +257,9 @@ __device__ __forceinline__ void register_2d_matmul_body(const float* __restrict_
 #pragma unroll
             for (int j = 0; j < TN; ++j) {
                 const int col = block_col + Tile::col_in_tile(tx, j);
+                // EXERCISE-BEGIN: store acc[i][j] to C[row][col] where inside C
                 if (row < M && col < N) { C[size_t(row) * N + col] = acc[i][j]; TL_GSTORE(1); }
+                // EXERCISE-END
             }
         }
     }

@@ -16,18 +16,24 @@ basic_stencil(const float* __restrict__ in, float* __restrict__ out, int nx, int
     const int x = blockIdx.x * BX + threadIdx.x;
     const int y = blockIdx.y * BY + threadIdx.y;
     const int z = blockIdx.z * BZ + threadIdx.z;
+    // EXERCISE-BEGIN: threads past the edge of the grid (x, y or z) leave
     if (x >= nx || y >= ny || z >= nz) return;  // the last blocks overhang the grid
+    // EXERCISE-END
 
     const size_t plane = size_t(nx) * ny;  // size_t: 512³ cells already pass 2^27
     const size_t at = size_t(z) * plane + size_t(y) * nx + x;
     const bool interior = x >= R && x < nx - R && y >= R && y < ny - R && z >= R && z < nz - R;
     if (interior) {
         const long long row = nx, slab = (long long)plane;
+        // EXERCISE-BEGIN: out[at]: the star stencil of radius R over in (apply_star_stencil with a lambda reading in[at + dx + dy·nx + dz·nx·ny])
         out[at] = apply_star_stencil<R>([&](int dx, int dy, int dz) { return in[at + dx + dy * row + dz * slab]; });
         TL_GLOAD(6 * R + 1);
+        // EXERCISE-END
     } else {
+        // EXERCISE-BEGIN: a boundary cell keeps its value: out[at] = in[at]
         out[at] = in[at];  // boundary condition: unchanged
         TL_GLOAD(1);
+        // EXERCISE-END
     }
     TL_GSTORE(1);
 }

@@ -26,19 +26,25 @@ smem_tiled_stencil(const float* __restrict__ in, float* __restrict__ out, int nx
     const size_t at = size_t(z) * plane + size_t(y) * nx + x;
 
     float value = 0.0f;
+    // EXERCISE-BEGIN: a thread inside the grid loads in[at] into value and into tile[tz][ty][tx]
     if (in_grid) {
         value = in[at];
         TL_GLOAD(1);
         tile[tz][ty][tx] = value;
         TL_SSTORE(1);
     }
+    // EXERCISE-END
+    // EXERCISE-BEGIN: barrier: the whole tile must be in shared memory before anyone reads a neighbour
     __syncthreads();  // the whole tile must be in shared memory before anyone reads a neighbour
+    // EXERCISE-END
 
     if (!in_grid) return;
     if (tile_computes(tx, T, x, nx, R) && tile_computes(ty, T, y, ny, R) && tile_computes(tz, T, z, nz, R)) {
+        // EXERCISE-BEGIN: out[at]: the star stencil of radius R read from the tile (tile[tz + dz][ty + dy][tx + dx])
         out[at] = apply_star_stencil<R>([&](int dx, int dy, int dz) { return tile[tz + dz][ty + dy][tx + dx]; });
         TL_SLOAD(6 * R + 1);
         TL_GSTORE(1);
+        // EXERCISE-END
     } else if (tile_owns(tx, T, x, nx, R) && tile_owns(ty, T, y, ny, R) && tile_owns(tz, T, z, nz, R)) {
         out[at] = value;  // a boundary cell this block alone holds
         TL_GSTORE(1);

@@ -113,7 +113,9 @@ coarsened_stencil(const float* __restrict__ in, float* __restrict__ out, int nx,
         if (tile.has_halo && z + 2 + kAhead < z_end) halo_fresh = load(z + 2 + kAhead, tile.halo_column);
         // Plane z+1, stored at the end of the last step, is visible to all; and every thread is
         // done reading plane z−1 (the last step's curr) at its neighbours' cells.
+        // EXERCISE-BEGIN: barrier: plane z+1 is visible to all, and everyone is done reading plane z-1
         __syncthreads();
+        // EXERCISE-END
 
 #pragma unroll
         for (int r = 0; r < RY; ++r) {
@@ -121,9 +123,11 @@ coarsened_stencil(const float* __restrict__ in, float* __restrict__ out, int nx,
             const int sy = tile.row[r] + A, sx = tx + A;
             float result;
             if (tile.computes[r]) {
+                // EXERCISE-BEGIN: result: the 7-point stencil (apply_stencil) of the centre cell, its four neighbours in curr, and the cells of prev and next
                 result = apply_stencil(curr[sy][sx], curr[sy][sx - 1], curr[sy][sx + 1], curr[sy - 1][sx],
                                        curr[sy + 1][sx], prev[sy][sx], next[sy][sx]);
                 TL_SLOAD(7);
+                // EXERCISE-END
             } else {
                 result = curr[sy][sx];  // an x or y boundary cell: copied
                 TL_SLOAD(1);
@@ -146,9 +150,11 @@ coarsened_stencil(const float* __restrict__ in, float* __restrict__ out, int nx,
 #pragma unroll
         for (int k = 0; k + 1 < kAhead; ++k) halo_ahead[k] = halo_ahead[k + 1];
         halo_ahead[kAhead - 1] = halo_fresh;
+        // EXERCISE-BEGIN: rotate the three buffers: the one that held plane z-1 now holds plane z+2
         const int refilled = below;  // now holds plane z+2
         below = centre;
         centre = above;
         above = refilled;
+        // EXERCISE-END
     }
 }

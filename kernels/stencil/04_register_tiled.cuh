@@ -71,7 +71,9 @@ register_tiled_stencil(const float* __restrict__ in, float* __restrict__ out, in
             curr_s[tile.halo_sy][tile.halo_sx] = h[0];
             TL_SSTORE(1);
         }
+        // EXERCISE-BEGIN: barrier: curr_s holds plane z for every thread
         __syncthreads();  // curr_s holds plane z for every thread
+        // EXERCISE-END
 
 #pragma unroll
         for (int r = 0; r < RY; ++r) {
@@ -80,19 +82,25 @@ register_tiled_stencil(const float* __restrict__ in, float* __restrict__ out, in
             float result = q[r][1];  // an x or y boundary cell is copied
             if (tile.computes[r]) {
                 const int sy = tile.row[r] + A, sx = tx + A;
+                // EXERCISE-BEGIN: result: the 7-point stencil (apply_stencil) from q[r][1] (centre), its x/y neighbours in curr_s and the z neighbours q[r][0] and q[r][2]
                 result = apply_stencil(q[r][1], curr_s[sy][sx - 1], curr_s[sy][sx + 1],
                                        curr_s[sy - 1][sx], curr_s[sy + 1][sx], q[r][0], q[r][2]);
                 TL_SLOAD(4);
+                // EXERCISE-END
             }
             store(z, tile.column[r], result);
         }
+        // EXERCISE-BEGIN: barrier: nobody reads plane z from curr_s any more
         __syncthreads();  // nobody reads plane z from curr_s any more
+        // EXERCISE-END
 
 #pragma unroll
         for (int r = 0; r < RY; ++r) {
 #pragma unroll
+            // EXERCISE-BEGIN: move the queue one plane on: q[r][k] = q[r][k+1], the last slot loads plane z + kQueue - 1 (0 past z_end)
             for (int k = 0; k + 1 < kQueue; ++k) q[r][k] = q[r][k + 1];
             q[r][kQueue - 1] = tile.in_grid[r] && z + kQueue - 1 <= z_end ? load(z + kQueue - 1, tile.column[r]) : 0.0f;
+            // EXERCISE-END
         }
         h[0] = h[1];
         h[1] = h[2];

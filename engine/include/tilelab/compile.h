@@ -29,6 +29,11 @@ struct CompileRequest {
     int arch = 0;                         // 90 for sm_90
     int max_registers = 0;                // -maxrregcount (0 = none)
     std::vector<std::string> defines;     // "TILELAB_COUNT=1"
+    // A user's kernel (an exercise): when not empty, this text is compiled instead of
+    // source_file, under the name source_name (the name compile errors give with their lines).
+    // The embedded sources stay available to it as headers. Never cached: every edit differs.
+    std::string source_text{};
+    std::string source_name{};
 };
 
 struct CompileResult {

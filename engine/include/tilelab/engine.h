@@ -13,6 +13,15 @@
 
 namespace tilelab {
 
+// A kernel the user wrote (an exercise) in place of the variant's own: the same entry point,
+// instantiation, launch, validation and timing; compiled from `text`, which compile errors name
+// `name` ("my.cu(12): error: ..."). Its accesses are not counted: the counting build is the
+// lesson's own instrumented kernel, and the user's code need not use the counting macros.
+struct UserKernel {
+    std::string name;   // "my.cu"
+    std::string text;
+};
+
 class Engine {
 public:
     explicit Engine(const EngineConfig& cfg = {});
@@ -37,6 +46,10 @@ public:
     // is, is where the measurements go: nothing is analysed or compiled twice). A failed analysis
     // comes back unchanged; in model mode, with no_gpu_reason set. Never throws.
     RunResult measure(RunResult analysed, const RunOptions& opt = {}, const CancelFlag* cancel = nullptr);
+    // The same with the user's kernel instead of the variant's (RunResult::user_kernel says so).
+    RunResult analyze(const RunRequest& req, const UserKernel& user);
+    RunResult run(const RunRequest& req, const UserKernel& user, const RunOptions& opt = {},
+                  const CancelFlag* cancel = nullptr);
 
     // ---- compile ahead ----------------------------------------------------------------------
     // Compiles the kernels of `reqs` in the background, in order, on one low-priority thread, so

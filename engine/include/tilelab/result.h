@@ -26,6 +26,10 @@ struct RunOptions {
     bool time_reference = true; // time cuBLAS (matmul) at the same size for "% of cuBLAS"
     bool quick = false;         // the drag protocol: a fast validated answer, a full run follows (Phase::quick)
     bool hardware_counters = true; // read the launch's hardware counters (CUPTI) after timing it
+    // The whole measurement (set-up, validation, timing, counters) may take this long, then the GPU
+    // worker is stopped (an endless loop in a user's kernel) and a fresh one starts with the next
+    // run. 0: no limit. Not sent to the worker: the engine's side enforces it.
+    int time_limit_ms = 0;
     uint64_t seed = 1234;
 };
 
@@ -107,6 +111,8 @@ struct RunResult {
     CostModel model;
     std::string kernel_source;    // the .cuh as compiled
     std::string name_expression;  // its instantiation
+    std::string user_kernel;      // the user's file name when the kernel is theirs (Engine::analyze with
+                                  // a UserKernel; kernel_source is then their text), else ""
 
     // Measured (GPU mode only)
     bool measured = false;

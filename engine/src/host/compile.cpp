@@ -12,9 +12,11 @@
 //
 // Each request compiles a one-line translation unit, #include "<source_file>", instantiates the
 // kernel template through nvrtcAddNameExpression, and asks ptxas for its report (-Xptxas=-v)
-// for registers, spills, stack and shared memory.
+// for registers, spills, stack and shared memory. A user's kernel (CompileRequest::source_text,
+// an exercise) is the translation unit itself, named as the user's file, so NVRTC's errors carry
+// the user's line numbers; the embedded files stay available to it as headers.
 //
-// Cache: the key hashes the NVRTC version, the text of every embedded source, the options, the
+// Cache (not for a user's text, which changes with every edit): the key hashes the NVRTC version, the text of every embedded source, the options, the
 // name expression and the arch. Results live in memory (per service) and on disk (one file
 // per key, written to a temporary name and renamed, so a reader never sees half a file; a file
 // that does not check out is ignored and recompiled).
@@ -253,7 +255,8 @@ std::shared_ptr<CompileResult> failure(const std::string& error) {
 
 // Compiles for real. Throws only on NVRTC API misuse (TL_NVRTC_CHECK); compile errors are results.
 std::shared_ptr<CompileResult> compile_with_nvrtc(const CompileRequest& req, const std::vector<std::string>& opts) {
-    if (!embedded_source(req.source_file))
+    const bool user = !req.source_text.empty();
+    if (!user && !embedded_source(req.source_file))
         return failure(fmt::format("No kernel source '{}' is embedded (paths are relative to kernels/).",
                                    req.source_file));
     if (req.name_expression.empty())
@@ -265,8 +268,10 @@ std::shared_ptr<CompileResult> compile_with_nvrtc(const CompileRequest& req, con
         header_names.push_back(name.c_str());
         header_texts.push_back(text->c_str());
     }
-    const std::string unit = fmt::format("#include \"{}\"\n", req.source_file);
-    NvrtcProgram prog(unit, "tilelab_unit.cu", header_texts, header_names);
+    // A user's text is the unit itself, so NVRTC's "name(line): error" lines are the user's lines.
+    const std::string unit = user ? req.source_text : fmt::format("#include \"{}\"\n", req.source_file);
+    const std::string unit_name = user && !req.source_name.empty() ? req.source_name : "tilelab_unit.cu";
+    NvrtcProgram prog(unit, unit_name, header_texts, header_names);
     TL_NVRTC_CHECK(nvrtcAddNameExpression(prog.get(), req.name_expression.c_str()));
 
     std::vector<const char*> argv;
@@ -465,6 +470,20 @@ struct CompileService::Impl {
         if (req.arch < 10)
             return for_this_call(failure(fmt::format("'sm_{}' is not a GPU architecture.", req.arch)), "", t0, origin);
         const std::vector<std::string> opts = nvrtc_options(req);
+        // A user's text changes with every keystroke: compiled each time, kept in neither cache.
+        if (!req.source_text.empty()) {
+            std::shared_ptr<CompileResult> r;
+            try {
+                r = compile_with_nvrtc(req, opts);
+            } catch (const std::exception& e) {
+                r = failure(e.what());
+            }
+            {
+                std::lock_guard lock(mutex);
+                ++stats.nvrtc;
+            }
+            return for_this_call(r, "", t0, origin);
+        }
         std::string key_text;
         const std::string key = key_of(req, opts, &key_text);
 
@@ -525,7 +544,7 @@ struct CompileService::Impl {
     }
 
     bool known(const CompileRequest& req, bool or_in_flight) const {
-        if (req.arch < 10) return false;
+        if (req.arch < 10 || !req.source_text.empty()) return false;
         const std::string key = key_of(req, nvrtc_options(req), nullptr);
         std::lock_guard lock(mutex);
         return memory.count(key) || (or_in_flight && busy.count(key));

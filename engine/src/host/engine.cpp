@@ -60,7 +60,11 @@ std::string generic_invalid_reason(const Variant& v, const ParamValues& params, 
 // The build of a kernel instance the engine compiles: plain, or instrumented to count accesses.
 // analyze(), run() and compile-ahead all go through here, so that their cache keys agree.
 CompileRequest kernel_build(const KernelInstance& k, int arch, bool instrumented) {
-    CompileRequest c{k.source_file, k.name_expression, arch, k.max_registers, {}};
+    CompileRequest c;
+    c.source_file = k.source_file;
+    c.name_expression = k.name_expression;
+    c.arch = arch;
+    c.max_registers = k.max_registers;
     if (instrumented) c.defines.push_back("TILELAB_COUNT=1");
     return c;
 }
@@ -114,6 +118,8 @@ struct Engine::Impl {
     };
     Checked check(const RunRequest& req, const Target& t);
     std::string invalid_reason(const RunRequest& req) { return check(req, current_target()).invalid; }
+    // Engine::analyze(), with the user's kernel when `user` is not null.
+    RunResult analyze(const RunRequest& req, const UserKernel* user);
     // Engine::measure() but for the phase.
     void measure(RunResult& r, const RunOptions& opt, const CancelFlag* cancel);
 
@@ -192,14 +198,22 @@ Engine::Impl::Checked Engine::Impl::check(const RunRequest& req, const Target& t
     return invalid(generic_invalid_reason(*v, c.params, c.launch, t));
 }
 
-RunResult Engine::analyze(const RunRequest& req) {
+RunResult Engine::analyze(const RunRequest& req) { return impl_->analyze(req, nullptr); }
+
+RunResult Engine::analyze(const RunRequest& req, const UserKernel& user) { return impl_->analyze(req, &user); }
+
+RunResult Engine::run(const RunRequest& req, const UserKernel& user, const RunOptions& opt, const CancelFlag* cancel) {
+    return measure(analyze(req, user), opt, cancel);
+}
+
+RunResult Engine::Impl::analyze(const RunRequest& req, const UserKernel* user) {
     RunResult r;
     r.request = req;
-    const Target t = target();
+    const Target t = current_target();
     r.target = t;
     r.stage = "input";
     try {
-        const Impl::Checked checked = impl_->check(req, t);
+        const Checked checked = check(req, t);
         const Variant* v = checked.variant;
         if (v) r.request.params = checked.params;
         if (!checked.invalid.empty()) {
@@ -212,9 +226,19 @@ RunResult Engine::analyze(const RunRequest& req) {
         const KernelInstance k = v->kernel(params);
         r.name_expression = k.name_expression;
         if (const std::string* source = embedded_source(k.source_file)) r.kernel_source = *source;
+        CompileRequest build = kernel_build(k, t.arch(), false);
+        if (user) {
+            if (user->text.empty()) {
+                r.error = fmt::format("{} is empty: there is no kernel to compile.", user->name);
+                return r;
+            }
+            r.user_kernel = user->name.empty() ? "exercise.cu" : user->name;
+            r.kernel_source = build.source_text = user->text;
+            build.source_name = r.user_kernel;
+        }
 
         r.stage = "compile";
-        r.compiled = compiler().compile(kernel_build(k, t.arch(), false));
+        r.compiled = compiler.compile(build);
         r.stages.compile_ms = r.compiled->compile_ms;
         r.stages.compile_cached = r.compiled->cache_level == "memory";
         r.stages.prefetch_hit = r.stages.compile_cached && r.compiled->compiled_ahead;
@@ -268,7 +292,8 @@ void Engine::Impl::measure(RunResult& r, const RunOptions& opt, const CancelFlag
         const Variant* v = find_variant(r.request.variant);
         if (!v) throw std::runtime_error("there is no variant called \"" + r.request.variant + "\"");
         worker::MeasureJob job{v->family, r.request.problem, r.launch, r.compiled, nullptr};
-        if (opt.count_accesses) {   // the same instance built with TILELAB_COUNT=1
+        // A user's kernel is not counted (UserKernel): counted stays empty.
+        if (opt.count_accesses && r.user_kernel.empty()) {   // the same instance built with TILELAB_COUNT=1
             const KernelInstance k = v->kernel(r.request.params);
             job.counting = compiler.compile(kernel_build(k, r.target.arch(), true));
             r.stages.count_compile_ms = job.counting->compile_ms;

@@ -170,10 +170,19 @@ std::string WorkerClient::stop(int grace_ms) {
     return done > 0 ? describe_exit(status) : "could not be reaped";
 }
 
-bool WorkerClient::wait_for_reply(uint32_t id, const CancelFlag* cancel, json& reply, std::string& failure) {
+bool WorkerClient::wait_for_reply(uint32_t id, const CancelFlag* cancel, json& reply, std::string& failure,
+                                  int time_limit_ms) {
     bool cancel_sent = false;
-    auto cancel_sent_at = std::chrono::steady_clock::now();
+    const auto sent_at = std::chrono::steady_clock::now();
+    auto cancel_sent_at = sent_at;
     for (;;) {
+        if (time_limit_ms > 0 && std::chrono::steady_clock::now() - sent_at > std::chrono::milliseconds(time_limit_ms)) {
+            const std::string how = stop(0);
+            failure = fmt::format("the run took longer than {:g} s and was stopped (an endless loop in the kernel?); "
+                                  "the GPU worker was stopped ({}) and a fresh one starts with the next run",
+                                  time_limit_ms / 1000.0, how);
+            return false;
+        }
         if (cancel && cancel->load() && !cancel_sent) {
             const uint8_t note[4] = {uint8_t(id), uint8_t(id >> 8), uint8_t(id >> 16), uint8_t(id >> 24)};
             (void)::send(cancel_, note, sizeof note, MSG_NOSIGNAL);   // a dead worker shows on the channel
@@ -207,7 +216,7 @@ bool WorkerClient::wait_for_reply(uint32_t id, const CancelFlag* cancel, json& r
     }
 }
 
-bool WorkerClient::call(json request, const CancelFlag* cancel, json& reply, std::string& failure) {
+bool WorkerClient::call(json request, const CancelFlag* cancel, json& reply, std::string& failure, int time_limit_ms) {
     std::lock_guard lock(mutex_);
     if (pid_ <= 0 && !start(failure)) return false;
     const uint32_t id = next_id_++;
@@ -219,7 +228,7 @@ bool WorkerClient::call(json request, const CancelFlag* cancel, json& reply, std
         failure = fmt::format("the GPU worker stopped unexpectedly ({}; {}); a fresh one starts with the next run", how, error);
         return false;
     }
-    if (!wait_for_reply(id, cancel, reply, failure)) return false;
+    if (!wait_for_reply(id, cancel, reply, failure, time_limit_ms)) return false;
     if (reply.value("context_lost", false)) stop(kExitGraceMs);   // it exits by itself; a fresh one comes next
     if (reply.contains("failure")) {
         failure = reply["failure"].get<std::string>();
@@ -237,7 +246,7 @@ Measurement measure_in_worker(const worker::MeasureJob& job, const RunOptions& o
     try {
         const auto start = std::chrono::steady_clock::now();
         const json request = {{"op", "run"}, {"job", worker::job_to_json(job)}, {"options", opt}};
-        const bool answered = WorkerClient::instance().call(request, cancel, reply, failure);
+        const bool answered = WorkerClient::instance().call(request, cancel, reply, failure, opt.time_limit_ms);
         worker_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
         if (!answered) {
             m.error = failure;

@@ -27,7 +27,10 @@ public:
     // waiting, a set `cancel` is passed on to the worker. Returns false with `failure` (one line)
     // when there is no reply to give: no worker found, the worker died, the channel broke, or it
     // replied {"failure": ...}. A reply with "context_lost" has already had its worker stopped.
-    bool call(worker::json request, const CancelFlag* cancel, worker::json& reply, std::string& failure);
+    // time_limit_ms > 0: a worker that has not replied by then is stopped (an endless loop in a
+    // user's kernel) and `failure` says so; a fresh worker starts with the next call.
+    bool call(worker::json request, const CancelFlag* cancel, worker::json& reply, std::string& failure,
+              int time_limit_ms = 0);
 
     // Increases each time a worker starts; handles from an earlier worker are void.
     uint64_t generation();
@@ -38,7 +41,8 @@ private:
     // Closes the channel and reaps the child, killing it if it does not exit within `grace_ms`.
     // Returns how it ended ("exited with status 0", "killed by signal 11 (Segmentation fault)").
     std::string stop(int grace_ms);
-    bool wait_for_reply(uint32_t id, const CancelFlag* cancel, worker::json& reply, std::string& failure);
+    bool wait_for_reply(uint32_t id, const CancelFlag* cancel, worker::json& reply, std::string& failure,
+                        int time_limit_ms);
 
     std::mutex mutex_;
     pid_t pid_ = -1;

@@ -1,0 +1,97 @@
+// The user's exercise files (tilelab/exercise_store.h): atomic saves, backups on reset, and a
+// saved file that cannot be read moved aside rather than overwritten.
+#include "tilelab/exercise_store.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+
+#include "tilelab/safe_file.h"
+
+namespace tilelab {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Seconds and milliseconds since the epoch: two backups in one second still get two names.
+std::string time_suffix() {
+    const auto now = std::chrono::system_clock::now().time_since_epoch();
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now).count();
+    return fmt::format("{}.{:03}", ms / 1000, ms % 1000);
+}
+
+bool make_dir(const std::string& dir, std::string& error) {
+    if (dir.empty()) {
+        error = "there is no folder for exercises (neither XDG_DATA_HOME nor HOME is set)";
+        return false;
+    }
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) {
+        error = fmt::format("cannot create {}: {}", dir, ec.message());
+        return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+std::string default_exercise_dir() {
+    if (const char* xdg = std::getenv("XDG_DATA_HOME"); xdg && *xdg) return std::string(xdg) + "/tilelab/exercises";
+    if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.local/share/tilelab/exercises";
+    return {};
+}
+
+std::string ExerciseStore::path_for(const Exercise& ex) const {
+    const std::string& id = ex.lesson->id;
+    const size_t underscore = id.find('_');
+    const std::string slug = underscore == std::string::npos ? id : id.substr(underscore + 1);
+    return (fs::path(dir_) / (slug + ".cu")).string();
+}
+
+std::string ExerciseStore::load(const Exercise& ex, std::string& note) const {
+    note.clear();
+    const std::string path = path_for(ex);
+    std::string text, why;
+    const ReadOutcome got = read_regular_file(path, kMaxUserSourceBytes + 1, text, why);
+    if (got == ReadOutcome::missing) return ex.skeleton;
+    if (got == ReadOutcome::ok) {
+        why = user_source_problem(path, text);
+        if (why.empty()) return text;
+    }
+    // Not usable: keep it where the user can find it, and start from the starting file.
+    const std::string aside = path + ".unreadable-" + time_suffix();
+    std::error_code ec;
+    fs::rename(path, aside, ec);
+    note = ec ? fmt::format("{} could not be used ({}) nor moved aside ({}); it is left as it is and not written",
+                            path, why, ec.message())
+              : fmt::format("{} could not be used ({}); it was moved to {} and the exercise starts afresh", path, why,
+                            aside);
+    return ex.skeleton;
+}
+
+bool ExerciseStore::save(const Exercise& ex, const std::string& text, std::string& error) const {
+    if (!make_dir(dir_, error)) return false;
+    return write_file_atomic(path_for(ex), text, error);
+}
+
+bool ExerciseStore::reset(const Exercise& ex, std::string& backup, std::string& error) const {
+    backup.clear();
+    if (!make_dir(dir_, error)) return false;
+    const std::string path = path_for(ex);
+    std::string current, why;
+    const ReadOutcome got = read_regular_file(path, size_t(64) << 20, current, why);
+    if (got == ReadOutcome::ok) {
+        const std::string bak = path + ".bak-" + time_suffix();
+        if (!write_file_atomic(bak, current, error)) return false;
+        backup = bak;
+    } else if (got != ReadOutcome::missing) {
+        error = fmt::format("{} could not be backed up ({}), so it was not reset", path, why);
+        return false;
+    }
+    return write_file_atomic(path, ex.skeleton, error);
+}
+
+}  // namespace tilelab
