@@ -3,6 +3,7 @@
 // TILE×TILE tile through shared memory: rows in, columns out. The lesson is about the banks the
 // column walk hits, and how PAD, an XOR swizzle and the access width change them.
 #include <fmt/format.h>
+#include <algorithm>
 #include <cstdint>
 #include "tilelab/util.h"
 #include "tilelab/variant.h"
@@ -103,8 +104,8 @@ CostModel transpose_cost_model(const ParamValues& p, const Problem& problem) {
     m.extras = {
         {"shared memory / block (bytes)", "TILE·(TILE+PAD)·4", double(s.smem_bytes())},
         {"wasted shared bytes (padding)", "TILE·PAD·4", double(s.tile * s.pad * 4)},
-        {"row store width (bytes)", "4·VEC if PAD is a multiple of VEC, else 4 (or 8 where the compiler pairs)",
-         double(s.vector_row_store() ? 4 * s.vec : 4)},
+        {"row store width (bytes)", "4·VEC if PAD is a multiple of VEC, else 8 where the pitch is even, else 4",
+         double(4 * (s.vector_row_store() ? s.vec : std::min(s.vec, pow2_alignment(s.pitch()))))},
     };
     return m;
 }
