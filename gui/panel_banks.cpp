@@ -4,6 +4,7 @@
 // and joined to it, the lanes that conflict outlined in red, the address formula beside it. The
 // user picks the site, the warp and the instance; it redraws as PAD, swizzle and width change.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include "analysis_common.h"
@@ -21,7 +22,8 @@ constexpr ImU32 kConflictColor = IM_COL32(235, 80, 70, 255);
 ImU32 BankColor(int bank) {
     // 32 hues around the wheel, so neighbouring banks differ and a shared colour means a shared bank.
     float r = 0, g = 0, b = 0;
-    ImGui::ColorConvertHSVtoRGB(float(bank) / kSharedBanks, 0.55f, 0.95f, r, g, b);
+    // Bank 0 starts at blue, away from the red of a conflict.
+    ImGui::ColorConvertHSVtoRGB(std::fmod(0.55f + float(bank) / kSharedBanks, 1.0f), 0.55f, 0.95f, r, g, b);
     return ImGui::ColorConvertFloat4ToU32(ImVec4(r, g, b, 1.0f));
 }
 
@@ -111,15 +113,18 @@ void DrawWarpPicture(const WarpBanks& w) {
     const float cell = width / kWarpLanes, box = std::min(cell * 0.8f, ImGui::GetFontSize() * 1.4f);
     const float gap = ImGui::GetFontSize() * 5.0f;
     const ImVec2 o = ImGui::GetCursorScreenPos();
-    const float lane_y = o.y + ImGui::GetFontSize() * 1.2f, bank_y = lane_y + box + gap;
-    dl->AddText(ImVec2(o.x, o.y), plot::kDimTextColor, "lanes (threads of the warp)");
-    dl->AddText(ImVec2(o.x, bank_y + box + 2), plot::kDimTextColor, "banks 0..31");
+    const float lane_y = o.y + ImGui::GetFontSize() * 2.3f, bank_y = lane_y + box + gap;
+    dl->AddText(ImVec2(o.x, o.y), plot::kDimTextColor, "lanes 0..31 of the warp (red outline: conflict)");
+    dl->AddText(ImVec2(o.x, bank_y + box + ImGui::GetFontSize() * 1.1f), plot::kDimTextColor, "banks 0..31");
     for (int i = 0; i < kWarpLanes; ++i) {
         const float x = o.x + i * cell + (cell - box) / 2;
         dl->AddRectFilled(ImVec2(x, bank_y), ImVec2(x + box, bank_y + box), plot::WithAlpha(BankColor(i), 0.45f));
-        char label[8];
-        std::snprintf(label, sizeof label, "%d", i);
-        dl->AddText(ImVec2(x + 2, bank_y + 2), plot::kTextColor, label);
+        if (i % 4 == 0) {   // every fourth number, under the banks and over the lanes
+            char label[8];
+            std::snprintf(label, sizeof label, "%d", i);
+            dl->AddText(ImVec2(x, bank_y + box + 1), plot::kDimTextColor, label);
+            dl->AddText(ImVec2(x, lane_y - ImGui::GetFontSize()), plot::kDimTextColor, label);
+        }
     }
     const int words = w.width_bytes / 4;
     for (int i = 0; i < kWarpLanes; ++i) {
@@ -131,9 +136,6 @@ void DrawWarpPicture(const WarpBanks& w) {
         }
         dl->AddRectFilled(ImVec2(x, lane_y), ImVec2(x + box, lane_y + box), BankColor(l.bank));
         if (l.conflict) dl->AddRect(ImVec2(x - 1, lane_y - 1), ImVec2(x + box + 1, lane_y + box + 1), kConflictColor, 0, 0, 3.0f);
-        char label[8];
-        std::snprintf(label, sizeof label, "%d", i);
-        dl->AddText(ImVec2(x + 2, lane_y + 2), IM_COL32(20, 20, 24, 255), label);
         for (int k = 0; k < words; ++k) {
             const int bank = (l.bank + k) % kSharedBanks;
             const float bx = o.x + bank * cell + cell / 2;
@@ -141,7 +143,7 @@ void DrawWarpPicture(const WarpBanks& w) {
                         plot::WithAlpha(l.conflict ? kConflictColor : BankColor(l.bank), l.broadcast ? 0.35f : 0.8f), 1.5f);
         }
     }
-    ImGui::Dummy(ImVec2(width, bank_y + box + ImGui::GetFontSize() * 1.5f - o.y));
+    ImGui::Dummy(ImVec2(width, bank_y + box + ImGui::GetFontSize() * 2.4f - o.y));
 }
 
 }  // namespace
@@ -157,8 +159,14 @@ void DrawBankSection(AppState& state, const RunResult& r) {
     if (!v || !v->shared_sites) return;
     const std::vector<SharedAccessSite> sites = v->shared_sites(r.request.params, r.request.problem);
     if (sites.empty()) return;
-    state.bank_site = std::clamp(state.bank_site, 0, int(sites.size()) - 1);
-    const SharedAccessSite& site = sites[size_t(state.bank_site)];
+    // Until the user picks one, the site with the most conflicts (the first if none has any).
+    int shown = state.bank_site;
+    if (shown < 0 || shown >= int(sites.size())) {
+        shown = 0;
+        for (int i = 0; i < int(b.sites.size()) && i < int(sites.size()); ++i)
+            if (b.sites[size_t(i)].conflicts() > b.sites[size_t(shown)].conflicts()) shown = i;
+    }
+    const SharedAccessSite& site = sites[size_t(shown)];
     ImGui::Spacing();
     ImGui::TextUnformatted("One warp instruction, lane by lane");
     HelpMarker("Pick an access site, a warp of the block and which of its executions (unrolled loop index). Each "
@@ -168,7 +176,7 @@ void DrawBankSection(AppState& state, const RunResult& r) {
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 18);
     if (ImGui::BeginCombo("site", site.name.c_str())) {
         for (int i = 0; i < int(sites.size()); ++i)
-            if (ImGui::Selectable(sites[size_t(i)].name.c_str(), i == state.bank_site)) state.bank_site = i;
+            if (ImGui::Selectable(sites[size_t(i)].name.c_str(), i == shown)) state.bank_site = i;
         ImGui::EndCombo();
     }
     state.bank_warp = std::clamp(state.bank_warp, 0, site.warps() - 1);

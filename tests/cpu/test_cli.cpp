@@ -279,8 +279,8 @@ TEST(Cli, CompileJsonHasTheDocumentedKeysWithSaneValues) {
     const json j = json::parse(r.out);
     for (const char* key : {"variant", "params", "problem", "target", "registers", "spill_stores", "spill_loads",
                             "smem_bytes", "threads_per_block", "blocks_per_sm", "occupancy", "limiter", "flops",
-                            "global_loads", "global_stores", "shared_loads", "shared_stores", "launch", "model",
-                            "compile", "occupancy_detail"})
+                            "global_loads", "global_stores", "shared_loads", "shared_stores", "shared_wavefronts",
+                            "bank_conflicts", "launch", "model", "compile", "occupancy_detail"})
         EXPECT_TRUE(j.contains(key)) << key;
     EXPECT_EQ(j["variant"], v->id);
     EXPECT_EQ(j["status"], "ok");
@@ -306,6 +306,11 @@ TEST(Cli, CompileJsonHasTheDocumentedKeysWithSaneValues) {
     EXPECT_DOUBLE_EQ(j["shared_loads"].get<double>(), model.total.shared_loads);
     EXPECT_DOUBLE_EQ(j["shared_stores"].get<double>(), model.total.shared_stores);
     EXPECT_EQ(j["model"]["formulas"].size(), model.formulas.size());
+    // The bank model's totals, beside the access counts.
+    const BankModel banks = full_cost_model(*v, params, problem).banks;
+    EXPECT_DOUBLE_EQ(j["shared_wavefronts"].get<double>(), banks.wavefronts());
+    EXPECT_DOUBLE_EQ(j["bank_conflicts"].get<double>(), banks.conflicts());
+    EXPECT_EQ(j["model"]["banks"]["sites"].size(), banks.sites.size());
     EXPECT_FALSE(j["compile"].contains("log"));   // only with --log
 }
 
