@@ -3,16 +3,14 @@
 //
 // The source reads and writes single floats in places where consecutive floats of one thread lie
 // next to each other; NVCC merges such a run into float2/float4 accesses wherever it can prove
-// the alignment (LLVM's load/store vectorizer). The rule applied here, checked against the PTX of
-// sm_90 at BM=BN=128, BK=TM=TN=8, DBUF=1, for TRANSPOSE_A 0/1 with PAD 0, 2, 4 and UNROLL 1/2:
-// a run is split from its start into the widest piece (4, 2 or 1 floats) that the address is
-// known to be aligned to — the thread-dependent part of the address is a multiple of `known`
-// floats, the constant part is exact. At odd PAD the PTX mixes widths differently (not exact).
+// the alignment. SharedSiteBuilder (tilelab/banks.h) applies that rule; the instruction counts
+// per width it gives were checked against the PTX of sm_90 at BM=BN=128, BK=TM=TN=8, DBUF=1, for
+// TRANSPOSE_A 0/1 with PAD 0, 2, 4, FLOAT4 0/1 and UNROLL 1/2. At odd PAD the PTX mixes widths
+// differently (and over-reads): the reads carry a caveat there.
 #pragma once
 #include "matmul_common.h"
 
 namespace tilelab::matmul {
-
 
 inline std::vector<SharedAccessSite> register_2d_shared_sites(const Register2dConfig& c, const Problem& p) {
     const int threads = c.threads(), cols = c.bn / c.tn, rows = c.bm / c.tm;
@@ -52,7 +50,8 @@ inline std::vector<SharedAccessSite> register_2d_shared_sites(const Register2dCo
     const auto tx_of = [=](int t) { return t % cols; };
     const bool vec_frag_a = c.transpose_a && group_m == 4 && ld_a % 4 == 0;
     const bool vec_frag_b = group_n == 4 && ld_b % 4 == 0;
-    const int k_known = c.unroll >= 2 ? 4 : gcd4(ld_a);     // k·ld is a constant only when k is unrolled
+    // k·ld_a is a known constant only when the k loop is unrolled; else only its alignment is known.
+    const int k_known = c.unroll >= 2 ? 4 : gcd4(ld_a);
     if (!c.transpose_a && c.unroll >= 2) {
         // As[m][k] with the k loop unrolled: each row's BK floats are one run along k.
         for (int i = 0; i < c.tm; ++i)
@@ -65,7 +64,7 @@ inline std::vector<SharedAccessSite> register_2d_shared_sites(const Register2dCo
                     a_load.run([=](int t) { return ty_of(t) * 4; }, int64_t(k) * ld_a + row_const(g), 4, 4);
                 } else if (c.transpose_a && c.unroll >= 1) {
                     a_load.run([=](int t) { return ty_of(t) * group_m; }, int64_t(k) * ld_a + row_const(g), group_m,
-                               std::min(gcd4(group_m), c.unroll >= 2 ? 4 : k_known));
+                               std::min(gcd4(group_m), k_known));
                 } else {
                     for (int i = g; i < g + group_m; ++i) {
                         if (c.transpose_a)
