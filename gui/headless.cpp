@@ -417,7 +417,7 @@ const char* kernel_origin(const RunResult* r) {
 }
 
 // "auto": the first parameter of the variant with at least two other values the engine accepts
-// at the current state (lesson 03's first parameter, T, has one: its slice S·U fixes it).
+// at the current state (lesson 04's first parameter, T, has one: its slice S·U fixes it).
 std::string pick_drag_param(const Variant& v, const RunRequest& base, const EngineThread& worker) {
     for (const ParamSpec& spec : v.params)
         if (drag_path(spec, base.params.count(spec.name) ? base.params.at(spec.name) : spec.def, base, worker, 2)

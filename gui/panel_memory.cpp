@@ -224,6 +224,8 @@ void DrawMemoryPanel(AppState& state) {
     ImGui::Spacing();
     DrawAccessTable(r);
     ImGui::Spacing();
+    DrawBankSection(state, r);
+    ImGui::Spacing();
     DrawHardwareTable(r);
     ImGui::Spacing();
     DrawFormulaTable("formulas", "How the model counts", r.model.formulas);

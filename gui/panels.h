@@ -18,6 +18,8 @@ void DrawTargetPicker(AppState& state);
 // panel_compare.cpp).
 void DrawOccupancyPanel(AppState& state);
 void DrawMemoryPanel(AppState& state);
+// The Memory panel's shared-memory banks section (gui/panel_banks.cpp).
+void DrawBankSection(AppState& state, const RunResult& r);
 void DrawTilesPanel(AppState& state);
 void DrawComparePanel(AppState& state);
 

@@ -237,7 +237,7 @@ inline CostModel register_2d_cost_model(const Register2dConfig& c, const Problem
 }
 
 // The 2D kernel's constraints, instantiation, launch, tiles, cost model and shared memory, wired into a
-// variant; lessons 04 and 05 both compile this kernel and differ only in their parameters.
+// variant; lessons 05 and 06 both compile this kernel and differ only in their parameters.
 inline void set_register_2d_functions(Variant& v) {
     v.invalid_reason = [](const ParamValues& pv, const Problem& p, const Target& t) {
         return register_2d_invalid_reason(register_2d_config(pv), p, t);

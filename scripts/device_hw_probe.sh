@@ -10,7 +10,7 @@ echo "== fresh worker (CLI run), tiled TILE=32 at 2048"
 TILELAB_HW_TRACE=1 "$cli" run 02 --set TILE=32 --size 2048 --json 2>&1 >/dev/null | grep hw-trace
 echo "== one worker, 4 points (sweep --hardware)"
 TILELAB_HW_TRACE=1 "$cli" sweep 02 --param PAD --values 0,1 --param2 TILE --values2 32 --size 2048 --hardware --json 2>&1 >"$out/sweep.json" | grep hw-trace
-TILELAB_HW_TRACE=1 "$cli" sweep 04 --param DBUF --size 2048 --hardware --json 2>&1 >"$out/sweep4.json" | grep hw-trace
+TILELAB_HW_TRACE=1 "$cli" sweep 05 --param DBUF --size 2048 --hardware --json 2>&1 >"$out/sweep4.json" | grep hw-trace
 python3 - "$out/sweep.json" "$out/sweep4.json" <<'PY'
 import json,sys
 for f in sys.argv[1:]:

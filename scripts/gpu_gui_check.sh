@@ -52,8 +52,8 @@ while read -r l; do
     >"$out/lesson_$l.log" 2>&1 || { echo "lesson $l: exit $?"; status=1; }
 done <<<"$lessons"
 timeout 60 "$app" --headless --lesson 02 --panel memory --screenshot "$out/panel_memory.png" >/dev/null 2>&1
-timeout 60 "$app" --headless --lesson 04 --panel occupancy --screenshot "$out/panel_occupancy.png" >/dev/null 2>&1
-timeout 60 "$app" --headless --lesson 04 --panel tiles --screenshot "$out/panel_tiles.png" >/dev/null 2>&1
+timeout 60 "$app" --headless --lesson 05 --panel occupancy --screenshot "$out/panel_occupancy.png" >/dev/null 2>&1
+timeout 60 "$app" --headless --lesson 05 --panel tiles --screenshot "$out/panel_tiles.png" >/dev/null 2>&1
 step "screenshots"
 
 # Latency: in every lesson at its default size, a drag over 4 values of its parameter, first

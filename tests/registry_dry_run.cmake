@@ -1,5 +1,5 @@
 # Dry run of the registry generator (cmake/registry_run.cmake) on a copy of the lessons with two
-# folders added and nothing else changed: a new last lesson and one numbered between 04 and 05.
+# folders added and nothing else changed: a new last lesson and one numbered between 05 and 06.
 # Both must be registered, each in its folder's place in the teaching order.
 # In: SOURCE_DIR (the checkout), WORK_DIR (scratch; removed first).
 file(REMOVE_RECURSE ${WORK_DIR})
@@ -10,7 +10,7 @@ foreach(f IN LISTS lesson_sources)
 endforeach()
 list(LENGTH lesson_sources real_count)
 
-foreach(folder_and_factory IN ITEMS "99_new_last_lesson|make_new_last_variant" "04a_new_middle_lesson|make_new_middle_variant")
+foreach(folder_and_factory IN ITEMS "99_new_last_lesson|make_new_last_variant" "05a_new_middle_lesson|make_new_middle_variant")
   string(REPLACE "|" ";" pair "${folder_and_factory}")
   list(GET pair 0 folder)
   list(GET pair 1 factory)
@@ -40,9 +40,9 @@ list(GET order -1 last)
 if(NOT last STREQUAL "make_new_last_variant")
   message(FATAL_ERROR "the new lesson 99 should come last, not ${last}")
 endif()
-list(FIND order make_register_2d_matmul i04)
-list(FIND order make_new_middle_variant i04a)
-list(FIND order make_register_pressure_matmul i05)
-if(i04 LESS 0 OR i05 LESS 0 OR NOT (i04 LESS i04a AND i04a LESS i05))
-  message(FATAL_ERROR "the new lesson 04a should come between lessons 04 and 05 (indices ${i04} ${i04a} ${i05})")
+list(FIND order make_register_2d_matmul i05)
+list(FIND order make_new_middle_variant i05a)
+list(FIND order make_register_pressure_matmul i06)
+if(i05 LESS 0 OR i06 LESS 0 OR NOT (i05 LESS i05a AND i05a LESS i06))
+  message(FATAL_ERROR "the new lesson 05a should come between lessons 05 and 06 (indices ${i05} ${i05a} ${i06})")
 endif()

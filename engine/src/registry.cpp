@@ -49,3 +49,13 @@ void add_variant(Variant v) {
 }
 
 }  // namespace tilelab
+
+namespace tilelab {
+
+CostModel full_cost_model(const Variant& v, const ParamValues& params, const Problem& problem) {
+    CostModel m = v.cost_model(params, problem);
+    if (v.shared_sites) m.banks = bank_model(v.shared_sites(params, problem));
+    return m;
+}
+
+}  // namespace tilelab

@@ -128,6 +128,8 @@ json result_to_json(const RunResult& r, const ResultJsonOptions& opt) {
     j["global_stores"] = r.model.total.global_stores;
     j["shared_loads"] = r.model.total.shared_loads;
     j["shared_stores"] = r.model.total.shared_stores;
+    j["shared_wavefronts"] = r.model.banks.wavefronts();
+    j["bank_conflicts"] = r.model.banks.conflicts();
     j["global_bytes"] = r.model.global_bytes;
     j["intensity"] = r.model.intensity;
     j["compulsory_bytes"] = r.model.compulsory_bytes;

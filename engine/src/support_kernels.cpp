@@ -34,7 +34,7 @@ double from_bits(unsigned long long bits) {
 
 struct SupportKernels::Impl {
     cudaLibrary_t library = nullptr;
-    cudaKernel_t fill = nullptr, matmul_ref = nullptr, stencil_ref = nullptr, cmp_f32 = nullptr, cmp_f64 = nullptr, discard = nullptr;
+    cudaKernel_t fill = nullptr, matmul_ref = nullptr, stencil_ref = nullptr, transpose_ref = nullptr, cmp_f32 = nullptr, cmp_f64 = nullptr, discard = nullptr;
     unsigned max_blocks = 0;
     int arch = 0;
     DeviceBuffer summary{sizeof(RawSummary)};
@@ -89,6 +89,7 @@ SupportKernels::SupportKernels() : impl_(std::make_unique<Impl>()) {
     impl_->fill = impl_->kernel("tl_fill_uniform");
     impl_->matmul_ref = impl_->kernel("tl_matmul_reference_f64");
     impl_->stencil_ref = impl_->kernel("tl_stencil7_reference");
+    impl_->transpose_ref = impl_->kernel("tl_transpose_reference");
     impl_->cmp_f32 = impl_->kernel("tl_compare_to_f32");
     impl_->cmp_f64 = impl_->kernel("tl_compare_to_f64");
     impl_->discard = impl_->kernel("tl_discard_l2");
@@ -121,6 +122,11 @@ void SupportKernels::stencil7_reference(const float* in, float* ref, int nx, int
                                         int radius) const {
     void* args[] = {&in, &ref, &nx, &ny, &nz, &coef, &radius};
     impl_->launch(impl_->stencil_ref, uint64_t(nx) * uint64_t(ny) * uint64_t(nz), args);
+}
+
+void SupportKernels::transpose_reference(const float* in, float* out, int W, int H) const {
+    void* args[] = {&in, &out, &W, &H};
+    impl_->launch(impl_->transpose_ref, uint64_t(W) * uint64_t(H), args);
 }
 
 CompareSummary SupportKernels::compare(const float* got, const float* expected, uint64_t n, double tolerance, int nx,

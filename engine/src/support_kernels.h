@@ -33,6 +33,8 @@ public:
     // The order-radius star sweep in double (radius 1: 7 points), rounded to float; boundary cells (within
     // radius of a face) copied. coef: 1 + 6·radius floats on the device.
     void stencil7_reference(const float* in, float* ref, int nx, int ny, int nz, const float* coef, int radius = 1) const;
+    // out (W×H) = inᵀ, in H×W row-major.
+    void transpose_reference(const float* in, float* out, int W, int H) const;
     // got against expected, |got − expected| / max(1, |expected|) ≤ tolerance; with nx > 0 the
     // boundary cells of the nx×ny×nz grid must be exactly equal. Synchronises; returns the summary.
     CompareSummary compare(const float* got, const float* expected, uint64_t n, double tolerance, int nx = 0,

@@ -37,6 +37,17 @@ extern "C" __global__ void tl_matmul_reference_f64(const float* A, const float* 
     }
 }
 
+// out (W×H) = inᵀ (in is H×W), one element per thread, read strided: the plain yardstick for
+// the transpose lesson (validated in the tests against a CPU walk of the same index map).
+extern "C" __global__ void tl_transpose_reference(const float* in, float* out, int W, int H) {
+    const unsigned long long total = (unsigned long long)W * H;
+    const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+    for (unsigned long long at = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; at < total; at += stride) {
+        const unsigned long long x = at / H, y = at % H;   // out[x][y] = in[y][x]
+        out[at] = in[y * W + x];
+    }
+}
+
 // The order-r star sweep in double (r = 1: the 7-point stencil), in the lesson kernels' term
 // order, with explicitly rounded operations (no fused multiply-add) so that it matches the CPU
 // walk in the tests bit for bit; boundary cells (within r of a face) are copies of the input.

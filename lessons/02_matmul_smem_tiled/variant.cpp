@@ -114,6 +114,33 @@ CostModel tiled_cost_model(const ParamValues& p, const Problem& problem) {
     return m;
 }
 
+// The kernel's four shared accesses, 4-byte floats (the PTX has 2 st.shared.f32 and 2·TILE
+// ld.shared.f32). Thread t is (tx, ty) = (t mod T, t / T); a row of a tile is T + PAD floats.
+// Every thread issues them at every k-tile, so all blocks and k-tiles look the same.
+std::vector<SharedAccessSite> tiled_shared_sites(const ParamValues& p, const Problem& problem) {
+    const TiledShape s(p);
+    const int T = s.tile, L = s.tile + s.pad;
+    const double repeats = double(ceil_div(problem.dim[1], T)) * double(ceil_div(problem.dim[0], T)) *
+                           double(ceil_div(problem.dim[2], T));
+    auto site = [&](std::string name, std::string formula, bool store, int instances, auto word) {
+        SharedAccessSite a;
+        a.name = std::move(name);
+        a.formula = std::move(formula);
+        a.store = store;
+        a.threads = s.threads();
+        a.instances = instances;
+        a.repeats = repeats;
+        a.byte_address = [T, word](int k, int t) { return int64_t(4) * word(t % T, t / T, k); };
+        return a;
+    };
+    return {
+        site("a_tile[ty][tx] = a", "word = ty·(T+PAD) + tx", true, 1, [L](int tx, int ty, int) { return ty * L + tx; }),
+        site("b_tile[ty][tx] = b", "word = ty·(T+PAD) + tx", true, 1, [L](int tx, int ty, int) { return ty * L + tx; }),
+        site("a_tile[ty][k]", "word = ty·(T+PAD) + k,  k = 0..T−1", false, T, [L](int, int ty, int k) { return ty * L + k; }),
+        site("b_tile[k][tx]", "word = k·(T+PAD) + tx,  k = 0..T−1", false, T, [L](int tx, int, int k) { return k * L + tx; }),
+    };
+}
+
 }  // namespace
 
 Variant make_smem_tiled_matmul() {
@@ -134,6 +161,7 @@ Variant make_smem_tiled_matmul() {
     v.tiles = tiled_tiles;
     v.cost_model = tiled_cost_model;
     v.smem_bytes = [](const ParamValues& p) { return TiledShape(p).smem_bytes(); };
+    v.shared_sites = tiled_shared_sites;
     return v;
 }
 TILELAB_REGISTER_VARIANT(make_smem_tiled_matmul)

@@ -279,8 +279,8 @@ TEST(Cli, CompileJsonHasTheDocumentedKeysWithSaneValues) {
     const json j = json::parse(r.out);
     for (const char* key : {"variant", "params", "problem", "target", "registers", "spill_stores", "spill_loads",
                             "smem_bytes", "threads_per_block", "blocks_per_sm", "occupancy", "limiter", "flops",
-                            "global_loads", "global_stores", "shared_loads", "shared_stores", "launch", "model",
-                            "compile", "occupancy_detail"})
+                            "global_loads", "global_stores", "shared_loads", "shared_stores", "shared_wavefronts",
+                            "bank_conflicts", "launch", "model", "compile", "occupancy_detail"})
         EXPECT_TRUE(j.contains(key)) << key;
     EXPECT_EQ(j["variant"], v->id);
     EXPECT_EQ(j["status"], "ok");
@@ -306,6 +306,11 @@ TEST(Cli, CompileJsonHasTheDocumentedKeysWithSaneValues) {
     EXPECT_DOUBLE_EQ(j["shared_loads"].get<double>(), model.total.shared_loads);
     EXPECT_DOUBLE_EQ(j["shared_stores"].get<double>(), model.total.shared_stores);
     EXPECT_EQ(j["model"]["formulas"].size(), model.formulas.size());
+    // The bank model's totals, beside the access counts.
+    const BankModel banks = full_cost_model(*v, params, problem).banks;
+    EXPECT_DOUBLE_EQ(j["shared_wavefronts"].get<double>(), banks.wavefronts());
+    EXPECT_DOUBLE_EQ(j["bank_conflicts"].get<double>(), banks.conflicts());
+    EXPECT_EQ(j["model"]["banks"]["sites"].size(), banks.sites.size());
     EXPECT_FALSE(j["compile"].contains("log"));   // only with --log
 }
 
@@ -409,10 +414,10 @@ TEST(Cli, SweepRejectsAnUnknownOrDoubledParameter) {
 // --step N opens a lesson's step as the app does: the same whole state (Lesson::state_at),
 // whichever steps came before; --set and --size apply on top.
 TEST(Cli, StepGivesTheLessonsStateAtThatStep) {
-    const Lesson* lesson = find_lesson("05");
+    const Lesson* lesson = find_lesson("06");
     ASSERT_NE(lesson, nullptr);
     for (int step = 0; step < int(lesson->steps.size()); ++step) {
-        const CliRun r = run_cli({"compile", "05", "--step", std::to_string(step), "--json"});
+        const CliRun r = run_cli({"compile", "06", "--step", std::to_string(step), "--json"});
         ASSERT_EQ(r.exit_code, 0) << r.err;
         const json j = json::parse(r.out);
         const StepState want = lesson->state_at(step);
@@ -422,10 +427,10 @@ TEST(Cli, StepGivesTheLessonsStateAtThatStep) {
         ASSERT_TRUE(parse_problem(want.size, p, error));
         EXPECT_EQ(j["problem"]["dim"], (std::vector<int64_t>{p.dim[0], p.dim[1], p.dim[2]})) << "step " << step;
     }
-    const CliRun over = run_cli({"compile", "05", "--step", "2", "--set", "MINBLOCKS=2", "--size", "1024", "--json"});
+    const CliRun over = run_cli({"compile", "06", "--step", "2", "--set", "MINBLOCKS=2", "--size", "1024", "--json"});
     ASSERT_EQ(over.exit_code, 0) << over.err;
     EXPECT_EQ(json::parse(over.out)["params"]["MINBLOCKS"], 2);
-    const CliRun past = run_cli({"compile", "05", "--step", "99"});
+    const CliRun past = run_cli({"compile", "06", "--step", "99"});
     EXPECT_EQ(past.exit_code, 2);
     EXPECT_NE(past.err.find("there is no step 99"), std::string::npos) << past.err;
     const CliRun variant = run_cli({"compile", "matmul.naive", "--step", "1"});

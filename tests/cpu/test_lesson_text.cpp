@@ -2,6 +2,7 @@
 // question is asked at the size its step runs at, and every number a lesson checks is what the
 // model (or the compiled kernel, on the default target) gives at that step's state.
 #include <gtest/gtest.h>
+#include <algorithm>
 
 #include <cmath>
 #include <regex>
@@ -49,6 +50,14 @@ bool quantity(const RunResult& r, const Target& t, const std::string& name, doub
     else if (name == "registers / SM") out = t.regs_per_sm;
     else if (name == "arithmetic intensity") out = r.model.intensity;
     else if (name == "global loads, total") out = r.model.total.global_loads;
+    else if (name == "bank conflicts") out = r.model.banks.conflicts();
+    else if (name == "shared wavefronts") out = r.model.banks.wavefronts();
+    else if (name == "load ways" || name == "store ways") {
+        // The worst phase of any load (store) site: 1 = conflict-free, 32 = every lane alone.
+        out = 0;
+        for (const BankSiteTotals& site : r.model.banks.sites)
+            if (site.store == (name == "store ways")) out = std::max(out, double(site.worst_ways));
+    }
     else {
         for (const auto* list : {&r.model.formulas, &r.model.extras})
             for (const auto& f : *list)

@@ -107,6 +107,13 @@ TEST(Registry, EveryVariantsTilesMatchItsLaunchForRandomValidConfigurations) {
                 EXPECT_EQ(t.extent[0], req.problem.dim[1]);
                 EXPECT_EQ(t.extent[1], req.problem.dim[0]);
                 EXPECT_EQ(t.block_outputs(), launch.threads_per_block() * t.thread_tile[0] * t.thread_tile[1]);
+            } else if (v.family == "transpose") {
+                // The output tiles cover the W×H matrix (the third size is not used); every element of
+                // a block's tile has a thread.
+                EXPECT_EQ(t.extent[0], req.problem.dim[0]);
+                EXPECT_EQ(t.extent[1], req.problem.dim[1]);
+                EXPECT_EQ(t.extent[2], 1);
+                EXPECT_EQ(t.block_outputs(), launch.threads_per_block() * t.thread_tile[0] * t.thread_tile[1]);
             } else {
                 EXPECT_EQ(t.halo, param_or(req.params, "RADIUS", 1)) << "an order-R stencil reaches R cells (7-point: 1)";
                 // The blocks cover the interior (n − 2R) or the whole grid.

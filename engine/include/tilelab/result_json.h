@@ -30,8 +30,12 @@ namespace tilelab {
 
 TILELAB_JSON_FIELDS(AccessCounts, global_loads, global_stores, shared_loads, shared_stores)
 TILELAB_JSON_FIELDS(Formula, quantity, expression, value)
+TILELAB_JSON_FIELDS(BankSiteTotals, name, formula, store, width_bytes, instructions, wavefronts, min_wavefronts,
+                    broadcasts, worst_ways, caveat)
+TILELAB_JSON_FIELDS(BankModel, sites, load_instructions, store_instructions, load_wavefronts, store_wavefronts,
+                    load_conflicts, store_conflicts)
 TILELAB_JSON_FIELDS(CostModel, flops, per_thread, per_block, total, global_bytes, intensity, compulsory_bytes,
-                    formulas, extras)
+                    formulas, extras, banks)
 TILELAB_JSON_FIELDS(PtxasInfo, parsed, registers, spill_stores, spill_loads, stack_bytes, smem_bytes, cmem_bytes)
 TILELAB_JSON_FIELDS(OccupancyInput, threads_per_block, registers_per_thread, smem_per_block)
 TILELAB_JSON_FIELDS(Occupancy, blocks_per_sm, active_warps, max_warps, occupancy, limiter, limit_warps,

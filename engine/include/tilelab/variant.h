@@ -7,6 +7,7 @@
 #include <functional>
 #include <string>
 #include <vector>
+#include "tilelab/banks.h"
 #include "tilelab/params.h"
 #include "tilelab/registration.h"
 #include "tilelab/target.h"
@@ -52,6 +53,9 @@ struct CostModel {
     double compulsory_bytes = 0;      // each input read once, each output written once
     std::vector<Formula> formulas;    // how the numbers above are derived
     std::vector<Formula> extras;      // variant-specific: halo fraction, register-array accesses ...
+    // Shared-memory wavefronts and bank conflicts of every access site (tilelab/banks.h); filled
+    // by the engine from Variant::shared_sites (empty for a kernel without shared memory).
+    BankModel banks;
 };
 
 struct Variant {
@@ -72,7 +76,13 @@ struct Variant {
     std::function<CostModel(const ParamValues&, const Problem&)> cost_model;
     // Static shared memory the kernel declares, in bytes (known before compiling; checked against ptxas).
     std::function<int(const ParamValues&)> smem_bytes;
+    // Every shared-memory load and store of the kernel as the compiler emits it, with its address
+    // per thread (tilelab/banks.h); unset for a kernel without shared memory.
+    std::function<std::vector<SharedAccessSite>(const ParamValues&, const Problem&)> shared_sites;
 };
+
+// The variant's cost model with its bank model filled in: what the engine reports.
+CostModel full_cost_model(const Variant& v, const ParamValues& params, const Problem& problem);
 
 // The registry. The lessons' variants, in teaching order (the order of their folders).
 const std::vector<Variant>& all_variants();

@@ -222,7 +222,7 @@ RunResult Engine::Impl::analyze(const RunRequest& req, const UserKernel* user) {
         }
         const ParamValues& params = r.request.params;
         r.launch = checked.launch;
-        r.model = v->cost_model(params, req.problem);
+        r.model = full_cost_model(*v, params, req.problem);
         const KernelInstance k = v->kernel(params);
         r.name_expression = k.name_expression;
         if (const std::string* source = embedded_source(k.source_file)) r.kernel_source = *source;

@@ -13,6 +13,35 @@ struct Register1dConfig {
     int smem_bytes() const { return outputs * slice * 4; }
 };
 
+Register1dConfig config_of(const ParamValues& v);
+
+// Bt[U][S], 4-byte floats (the PTX: one st.shared.f32 per r, U·S ld.shared.f32). Every thread of
+// every block issues them at every k-step of S.
+std::vector<SharedAccessSite> shared_sites(const ParamValues& pv, const Problem& p) {
+    const Register1dConfig c = config_of(pv);
+    const int T = c.threads, U = c.outputs, S = c.slice;
+    const double repeats = double(ceil_div(p.dim[1], U)) * double(ceil_div(p.dim[0], T)) * double(ceil_div(p.dim[2], S));
+    SharedAccessSite store;
+    store.name = "Bt[u][s] = B[k0+s][col0+u]";
+    store.formula = "e = t + r·T, u = e mod U, s = e / U:  word = u·S + s,  r = 0..S·U/T−1";
+    store.store = true;
+    store.threads = T;
+    store.instances = c.b_loads_per_thread();
+    store.repeats = repeats;
+    store.byte_address = [T, U, S](int r, int t) {
+        const int e = t + r * T;
+        return int64_t(4) * ((e % U) * S + e / U);
+    };
+    SharedAccessSite load;
+    load.name = "Bt[u][s]";
+    load.formula = "word = u·S + s, the same for every thread,  u = 0..U−1, s = 0..S−1";
+    load.threads = T;
+    load.instances = U * S;
+    load.repeats = repeats;
+    load.byte_address = [S](int i, int) { return int64_t(4) * ((i / S) * S + i % S); };
+    return {store, load};
+}
+
 Register1dConfig config_of(const ParamValues& v) {
     Register1dConfig c;
     if (auto it = v.find("T"); it != v.end()) c.threads = it->second;
@@ -149,6 +178,7 @@ Variant make_register_1d_matmul() {
     };
     v.cost_model = [](const ParamValues& pv, const Problem& p) { return cost_model(config_of(pv), p); };
     v.smem_bytes = [](const ParamValues& pv) { return config_of(pv).smem_bytes(); };
+    v.shared_sites = shared_sites;
     return v;
 }
 TILELAB_REGISTER_VARIANT(make_register_1d_matmul)

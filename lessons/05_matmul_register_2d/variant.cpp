@@ -3,6 +3,7 @@
 // Parameters, constraints and cost model live in lessons/matmul_common.h, shared with the
 // register-pressure lesson, which compiles the same kernel.
 #include "../matmul_common.h"
+#include "../register_2d_banks.h"
 
 namespace tilelab {
 
@@ -15,6 +16,7 @@ Variant make_register_2d_matmul() {
     v.summary = "Each thread computes a TM×TN tile of C from a column of A and a row of B in registers.";
     v.params = register_2d_param_specs();
     set_register_2d_functions(v);
+    v.shared_sites = [](const ParamValues& pv, const Problem& p) { return register_2d_shared_sites(register_2d_config(pv), p); };
     return v;
 }
 TILELAB_REGISTER_VARIANT(make_register_2d_matmul)

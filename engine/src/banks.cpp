@@ -1,0 +1,141 @@
+// The bank model of tilelab/banks.h: per-warp banks and wavefronts, and the totals of a kernel's
+// shared-memory access sites.
+#include "tilelab/banks.h"
+#include <algorithm>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+namespace tilelab {
+
+WarpBanks warp_banks(const std::array<int64_t, kWarpLanes>& bytes, int width_bytes) {
+    if (width_bytes != 4 && width_bytes != 8 && width_bytes != 16)
+        throw std::invalid_argument("shared access width must be 4, 8 or 16 bytes");
+    WarpBanks w;
+    w.width_bytes = width_bytes;
+    const int words_per_lane = width_bytes / 4;
+    const int lanes_per_phase = kWarpLanes / words_per_lane;   // 128 bytes per phase
+    for (int first = 0; first < kWarpLanes; first += lanes_per_phase) {
+        // bank -> its distinct words in this phase, in the order lanes ask for them
+        std::map<int, std::vector<int64_t>> words_of_bank;
+        std::map<int64_t, int> lanes_of_word;   // word -> lanes touching it
+        bool active = false;
+        for (int lane = first; lane < first + lanes_per_phase; ++lane) {
+            const int64_t b = bytes[size_t(lane)];
+            LaneBank& l = w.lanes[size_t(lane)];
+            l.byte = b;
+            l.phase = first / lanes_per_phase;
+            if (b < 0) continue;
+            active = true;
+            l.bank = int((b / 4) % kSharedBanks);
+            for (int i = 0; i < words_per_lane; ++i) {
+                const int64_t word = b / 4 + i;
+                auto& list = words_of_bank[int(word % kSharedBanks)];
+                if (std::find(list.begin(), list.end(), word) == list.end()) list.push_back(word);
+                ++lanes_of_word[word];
+            }
+        }
+        if (!active) continue;
+        ++w.min_wavefronts;
+        size_t busiest = 0;
+        for (const auto& [bank, list] : words_of_bank) busiest = std::max(busiest, list.size());
+        w.wavefronts += int(busiest);
+        for (int lane = first; lane < first + lanes_per_phase; ++lane) {
+            LaneBank& l = w.lanes[size_t(lane)];
+            if (l.byte < 0) continue;
+            bool shared_all = true;
+            for (int i = 0; i < words_per_lane; ++i) {
+                const int64_t word = l.byte / 4 + i;
+                const auto& list = words_of_bank[int(word % kSharedBanks)];
+                if (list.size() > 1) l.conflict = true;
+                const int place = int(std::find(list.begin(), list.end(), word) - list.begin());
+                l.wavefront = std::max(l.wavefront, place);
+                if (lanes_of_word[word] < 2) shared_all = false;
+            }
+            l.broadcast = shared_all;
+        }
+        // Lanes beyond the first to touch a word were served by that fetch.
+        std::set<int64_t> seen;
+        for (int lane = first; lane < first + lanes_per_phase; ++lane) {
+            const LaneBank& l = w.lanes[size_t(lane)];
+            if (l.byte < 0) continue;
+            if (!seen.insert(l.byte / 4).second) ++w.broadcasts;
+        }
+    }
+    return w;
+}
+
+WarpBanks SharedAccessSite::warp(int instance, int warp_index) const {
+    std::array<int64_t, kWarpLanes> bytes;
+    for (int lane = 0; lane < kWarpLanes; ++lane) {
+        const int thread = warp_index * kWarpLanes + lane;
+        bytes[size_t(lane)] = thread < threads ? byte_address(instance, thread) : -1;
+    }
+    return warp_banks(bytes, width_bytes);
+}
+
+BankModel bank_model(const std::vector<SharedAccessSite>& sites) {
+    BankModel m;
+    for (const SharedAccessSite& s : sites) {
+        BankSiteTotals t;
+        t.name = s.name;
+        t.formula = s.formula;
+        t.store = s.store;
+        t.width_bytes = s.width_bytes;
+        t.caveat = s.caveat;
+        double instructions = 0, wavefronts = 0, min_wavefronts = 0, broadcasts = 0;
+        for (int i = 0; i < s.instances; ++i)
+            for (int w = 0; w < s.warps(); ++w) {
+                const WarpBanks wb = s.warp(i, w);
+                if (wb.min_wavefronts == 0) continue;   // no lane took part: not issued
+                instructions += 1;
+                wavefronts += wb.wavefronts;
+                min_wavefronts += wb.min_wavefronts;
+                broadcasts += wb.broadcasts;
+                for (const LaneBank& l : wb.lanes) t.worst_ways = std::max(t.worst_ways, l.wavefront + 1);
+            }
+        t.instructions = instructions * s.repeats;
+        t.wavefronts = wavefronts * s.repeats;
+        t.min_wavefronts = min_wavefronts * s.repeats;
+        t.broadcasts = broadcasts * s.repeats;
+        (s.store ? m.store_instructions : m.load_instructions) += t.instructions;
+        (s.store ? m.store_wavefronts : m.load_wavefronts) += t.wavefronts;
+        (s.store ? m.store_conflicts : m.load_conflicts) += t.conflicts();
+        m.sites.push_back(std::move(t));
+    }
+    return m;
+}
+
+void SharedSiteBuilder::run(std::function<int64_t(int)> thread_part, int64_t constant, int length, int known) {
+    for (int p = 0; p < length;) {
+        const int align = std::min(known, pow2_alignment(constant + p));
+        int w = 4;
+        while (w > align || w > length - p) w /= 2;
+        pieces_[w == 4 ? 2 : w == 2 ? 1 : 0].push_back({thread_part, constant + p});
+        p += w;
+    }
+}
+
+void SharedSiteBuilder::add_to(std::vector<SharedAccessSite>& out, int threads, double repeats) const {
+    for (int slot = 0; slot < 3; ++slot) {
+        const auto& list = pieces_[size_t(slot)];
+        if (list.empty()) continue;
+        const int floats = 1 << slot;
+        SharedAccessSite s;
+        s.name = floats == 1 ? name_ : name_ + " (float" + std::to_string(floats) + ")";
+        s.formula = formula_;
+        s.store = store_;
+        s.width_bytes = 4 * floats;
+        s.caveat = caveat_;
+        s.threads = threads;
+        s.instances = int(list.size());
+        s.repeats = repeats;
+        s.byte_address = [list](int i, int t) {
+            const Piece& p = list[size_t(i)];
+            return 4 * (p.thread_part(t) + p.offset);
+        };
+        out.push_back(std::move(s));
+    }
+}
+
+}  // namespace tilelab

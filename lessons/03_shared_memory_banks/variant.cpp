@@ -1,0 +1,168 @@
+// The shared-memory transpose as data: parameters, constraints, launch shape, cost model and the
+// shared-memory access sites of kernels/transpose/01_smem_transpose.cuh. A block moves one
+// TILE×TILE tile through shared memory: rows in, columns out. The lesson is about the banks the
+// column walk hits, and how PAD, an XOR swizzle and the access width change them.
+#include <fmt/format.h>
+#include <algorithm>
+#include <cstdint>
+#include "tilelab/util.h"
+#include "tilelab/variant.h"
+
+namespace tilelab {
+namespace {
+
+constexpr int kRowsOfThreads = 8;   // threadIdx.y extent (TransposeTile::kRows in the kernel)
+
+struct TransposeShape {
+    int tile, pad, swizzle, vec;
+    explicit TransposeShape(const ParamValues& p)
+        : tile(p.at("TILE")), pad(p.at("PAD")), swizzle(p.at("SWIZZLE")), vec(p.at("VEC")) {}
+    int cols() const { return tile / vec; }                        // threads along x
+    int threads() const { return cols() * kRowsOfThreads; }
+    int pitch() const { return tile + pad; }                       // floats per shared row
+    int smem_bytes() const { return tile * pitch() * int(sizeof(float)); }
+    bool vector_row_store() const { return pad % vec == 0; }       // every row starts aligned
+    // Word of logical element (row, col) of the tile: as transpose_tile_word in the kernel.
+    int64_t word(int row, int col) const {
+        const int chunks = tile / vec;
+        const int chunk = swizzle ? (col / vec) ^ ((row / vec) % chunks) : col / vec;
+        return int64_t(row) * pitch() + chunk * vec + col % vec;
+    }
+};
+
+std::string transpose_invalid_reason(const ParamValues& p, const Problem& problem, const Target& target) {
+    const TransposeShape s(p);
+    if (s.vec != 1 && s.vec != 2 && s.vec != 4)
+        return fmt::format("VEC={} is not an access width: 1, 2 or 4 floats (float, float2, float4).", s.vec);
+    if (s.tile % s.vec != 0)
+        return fmt::format("A row of {} floats does not split into whole {}-float vectors.", s.tile, s.vec);
+    if (s.threads() > target.max_threads_per_block)
+        return fmt::format("{} × {} threads is more than the {} a block may have.", s.cols(), kRowsOfThreads,
+                           target.max_threads_per_block);
+    if (s.smem_bytes() > target.smem_per_block)
+        return fmt::format("A {}×{} tile of floats takes {} bytes of shared memory; {} allows {} per block.", s.tile,
+                           s.pitch(), s.smem_bytes(), target.name, target.smem_per_block);
+    const int64_t W = problem.dim[0], H = problem.dim[1];
+    if (s.vec > 1 && (W % s.vec != 0 || H % s.vec != 0))
+        return fmt::format("{}-byte accesses need every row of the input (W={}) and of the output (H={}) to start "
+                           "on a {}-byte boundary: make W and H multiples of {}, or set VEC=1.",
+                           4 * s.vec, W, H, 4 * s.vec, s.vec);
+    if (ceil_div(H, s.tile) > target.max_grid_dim[1])
+        return fmt::format("H={} needs {} tile rows, more than the {} gridDim.y allows: raise TILE.", H,
+                           ceil_div(H, s.tile), target.max_grid_dim[1]);
+    return "";
+}
+
+KernelInstance transpose_kernel(const ParamValues& p) {
+    const TransposeShape s(p);
+    return {"transpose/01_smem_transpose.cuh",
+            fmt::format("smem_transpose<{}, {}, {}, {}>", s.tile, s.pad, s.swizzle ? 1 : 0, s.vec)};
+}
+
+LaunchShape transpose_launch(const ParamValues& p, const Problem& problem) {
+    const TransposeShape s(p);
+    LaunchShape shape;
+    shape.block = {unsigned(s.cols()), unsigned(kRowsOfThreads), 1};
+    shape.grid = {unsigned(ceil_div(problem.dim[0], s.tile)), unsigned(ceil_div(problem.dim[1], s.tile)), 1};
+    return shape;
+}
+
+TileGeometry transpose_tiles(const ParamValues& p, const Problem& problem) {
+    const TransposeShape s(p);
+    TileGeometry t;
+    t.extent = {problem.dim[0], problem.dim[1], 1};
+    t.block_tile = {s.tile, s.tile, 1};
+    t.thread_tile = {s.vec, s.tile / kRowsOfThreads, 1};
+    return t;
+}
+
+// Counts in 4-byte elements. Every element is loaded and stored once; every block stores and
+// loads its whole tile in shared memory (zeros past the edge), so shared totals count whole tiles.
+CostModel transpose_cost_model(const ParamValues& p, const Problem& problem) {
+    const TransposeShape s(p);
+    const double W = double(problem.dim[0]), H = double(problem.dim[1]), T = s.tile;
+    const double blocks = double(ceil_div(problem.dim[0], s.tile)) * double(ceil_div(problem.dim[1], s.tile));
+    const double per_thread = T * T / s.threads();
+    CostModel m;
+    m.per_thread = {per_thread, per_thread, per_thread, per_thread};
+    m.per_block = {T * T, T * T, T * T, T * T};
+    m.total = {W * H, W * H, blocks * T * T, blocks * T * T};
+    m.flops = 0;
+    m.global_bytes = 4 * (m.total.global_loads + m.total.global_stores);
+    m.intensity = 0;
+    m.compulsory_bytes = 8 * W * H;
+    m.formulas = {
+        {"threads / block", "(TILE/VEC)·8", double(s.threads())},
+        {"blocks", "⌈W/TILE⌉·⌈H/TILE⌉", blocks},
+        {"global loads / thread", "TILE²/threads = TILE·VEC/8", per_thread},
+        {"global loads (total)", "W·H", m.total.global_loads},
+        {"global stores (total)", "W·H", m.total.global_stores},
+        {"shared stores (total)", "blocks·TILE²", m.total.shared_stores},
+        {"shared loads (total)", "blocks·TILE²", m.total.shared_loads},
+        {"global bytes", "4·(loads + stores) = 8·W·H", m.global_bytes},
+    };
+    m.extras = {
+        {"shared memory / block (bytes)", "TILE·(TILE+PAD)·4", double(s.smem_bytes())},
+        {"wasted shared bytes (padding)", "TILE·PAD·4", double(s.tile * s.pad * 4)},
+        {"row store width (bytes)", "4·VEC if PAD is a multiple of VEC, else 8 where the pitch is even, else 4",
+         double(4 * (s.vector_row_store() ? s.vec : std::min(s.vec, pow2_alignment(s.pitch()))))},
+    };
+    return m;
+}
+
+// Thread t is (tx, ty) = (t mod TILE/VEC, t / (TILE/VEC)); per j < TILE/8 it handles row
+// r = ty + 8j: stores VEC floats at tile row r, column VEC·tx, then reads VEC floats down
+// column r, rows VEC·tx .. VEC·tx+VEC−1.
+std::vector<SharedAccessSite> transpose_shared_sites(const ParamValues& p, const Problem& problem) {
+    const TransposeShape s(p);
+    const double repeats = double(ceil_div(problem.dim[0], s.tile)) * double(ceil_div(problem.dim[1], s.tile));
+    const std::string layout = s.swizzle ? "word(row, col) = row·(TILE+PAD) + ((col/VEC) ⊕ ((row/VEC) mod TILE/VEC))·VEC + col mod VEC"
+                                         : "word(row, col) = row·(TILE+PAD) + col";
+    SharedSiteBuilder store("tile[r][VEC·tx] = in (rows)", layout + ",  r = ty + 8j", true);
+    SharedSiteBuilder load("tile[VEC·tx+i][r] (columns)", layout + ",  row = VEC·tx + i, col = r = ty + 8j", false);
+    const int cols = s.cols();
+    for (int j = 0; j < s.tile / kRowsOfThreads; ++j) {
+        const auto r_of = [=](int t) { return t / cols + kRowsOfThreads * j; };
+        const auto row_start = [=](int t) { return s.word(r_of(t), (t % cols) * s.vec); };
+        // A VEC-wide store where the rows stay aligned; else VEC floats the compiler pairs where
+        // the pitch keeps them 8-byte aligned.
+        store.run(row_start, 0, s.vec, s.vector_row_store() ? s.vec : std::min(s.vec, pow2_alignment(s.pitch())));
+        for (int i = 0; i < s.vec; ++i)
+            load.run([=](int t) { return s.word((t % cols) * s.vec + i, r_of(t)); }, 0, 1, 1);
+    }
+    std::vector<SharedAccessSite> out;
+    store.add_to(out, s.threads(), repeats);
+    load.add_to(out, s.threads(), repeats);
+    return out;
+}
+
+}  // namespace
+
+Variant make_smem_transpose() {
+    Variant v;
+    v.id = "transpose.smem";
+    v.family = "transpose";
+    v.title = "Transpose through shared memory";
+    v.summary = "Rows in, columns out through a shared tile: where the column walk lands in the 32 banks.";
+    v.params = {
+        {"TILE", "Tile size (TILE×TILE)", ParamKind::Pow2, 8, 64, 1, 32,
+         "Edge of the square tile a block moves: (TILE/VEC)·8 threads and TILE·(TILE+PAD)·4 bytes of shared memory."},
+        {"PAD", "Padding (floats per row)", ParamKind::Int, 0, 8, 1, 0,
+         "Unused floats at the end of each shared row: row c starts c·PAD banks further on; costs TILE·PAD·4 bytes and, unless a multiple of VEC, the aligned vector row store."},
+        {"SWIZZLE", "XOR swizzle", ParamKind::Bool, 0, 1, 1, 0,
+         "Store column chunk c of row r at chunk c ⊕ (r/VEC mod TILE/VEC): spreads a column over the banks with no extra memory and rows still aligned."},
+        {"VEC", "Access width (floats: 1, 2, 4)", ParamKind::Pow2, 1, 4, 1, 1,
+         "Floats per access: 4, 8 or 16 bytes. Global loads/stores and the shared row store are that wide (served in 1, 2 or 4 phases); column reads stay 4 bytes."},
+    };
+    v.invalid_reason = transpose_invalid_reason;
+    v.kernel = transpose_kernel;
+    v.launch = transpose_launch;
+    v.tiles = transpose_tiles;
+    v.cost_model = transpose_cost_model;
+    v.smem_bytes = [](const ParamValues& p) { return TransposeShape(p).smem_bytes(); };
+    v.shared_sites = transpose_shared_sites;
+    return v;
+}
+TILELAB_REGISTER_VARIANT(make_smem_transpose)
+
+}  // namespace tilelab

@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# Issue #15 on the GPU machine: shared-memory banks, modelled and measured.
+#  1. compute-sanitizer memcheck + racecheck on the transpose kernel (lesson 03) at odd sizes;
+#  2. the GPU tests of the transpose (exact validation, counted == model, hardware wavefronts ==
+#     the bank model) and the generic validation/count tests;
+#  3. the transpose at 8192² for each PAD / SWIZZLE / VEC: ms, % of the device copy, bank
+#     conflicts and wavefronts (model and hardware) -> OUT/transpose.csv;
+#  4. a few configurations of every shared-memory variant: model against hardware, instructions,
+#     wavefronts and conflicts for loads and stores -> OUT/sites.csv (per-site model in the JSON).
+# Prints a short table last. About 3-5 minutes on an H100.
+# Usage: scripts/gpu_bank_check.sh BUILD_DIR [OUT]   (BUILD_DIR holds tilelab-cli, tilelab-gpu-worker,
+#        tests/tilelab_tests; exit 0 only if every check passed)
+set -uo pipefail
+build=${1:?usage: gpu_bank_check.sh BUILD_DIR [OUT]}
+out=${2:-bank_check_out}
+mkdir -p "$out"
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+cli="$build/tilelab-cli"
+tests="$build/tests/tilelab_tests"
+sanitizer=/usr/local/cuda/bin/compute-sanitizer
+failed=0
+summary="$out/summary.txt"
+: > "$summary"
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee -a "$summary"
+date -u +"%Y-%m-%d %H:%M UTC" | tee -a "$summary"
+
+# ---- 1. sanitizer ---------------------------------------------------------------------------
+sanitize() {   # tool size params...
+  local tool=$1 size=$2; shift 2
+  local sets=() name="$tool $size"
+  for s in "$@"; do sets+=(--set "$s"); name+=" $s"; done
+  "$sanitizer" --tool "$tool" --target-processes all --error-exitcode 9 \
+    "$cli" run 03 --size "$size" "${sets[@]}" --reps 1 --warmup 0 --no-reference --no-hardware \
+    >>"$out/sanitizer.log" 2>&1
+  local rc=$?
+  echo "sanitizer $name: rc=$rc" | tee -a "$summary"
+  [ $rc -eq 0 ] || failed=1
+}
+sanitize memcheck 37x1001x1 TILE=32 PAD=0 SWIZZLE=0 VEC=1
+sanitize memcheck 37x1001x1 TILE=64 PAD=3 SWIZZLE=1 VEC=1
+sanitize memcheck 36x1000x1 TILE=16 PAD=1 SWIZZLE=0 VEC=4
+sanitize memcheck 130x66x1 TILE=8 PAD=2 SWIZZLE=1 VEC=2
+sanitize racecheck 37x1001x1 TILE=32 PAD=1 SWIZZLE=0 VEC=1
+sanitize racecheck 36x1000x1 TILE=32 PAD=0 SWIZZLE=1 VEC=4
+
+# ---- 2. GPU tests -----------------------------------------------------------------------------
+"$tests" --gtest_filter='TransposeGpu.*:*OnGpu*.*/transpose_smem' >"$out/gpu_tests.log" 2>&1
+rc=$?
+echo "gpu tests (transpose): rc=$rc, $(grep -c '^\[       OK' "$out/gpu_tests.log") ok, $(grep -c '^\[  FAILED' "$out/gpu_tests.log") failed lines" | tee -a "$summary"
+grep -E "conflicts ld" "$out/gpu_tests.log" | tee -a "$summary"
+[ $rc -eq 0 ] || failed=1
+
+# ---- 3 and 4: runs with the hardware counters --------------------------------------------------
+# One run as JSON; a CSV row: label, ms, % of copy, then model and hardware per op.
+row() {   # csv label variant size params...
+  local csv=$1 label=$2 variant=$3 size=$4; shift 4
+  local sets=()
+  for s in "$@"; do sets+=(--set "$s"); done
+  local json="$out/run-$(echo "$label" | tr ' =/' '__-').json"
+  "$cli" run "$variant" --size "$size" "${sets[@]}" --reps 20 --json >"$json" 2>>"$out/runs.err" || failed=1
+  python3 - "$json" "$label" >>"$csv" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1])); h = j.get("hardware") or {}; b = j["model"]["banks"]
+def hw(k):
+    v = h.get(k)
+    return "" if v is None else "%.0f" % v
+cells = [sys.argv[2], "%.4f" % (j.get("median_ms") or 0), "%.1f" % (j.get("pct_of_reference") or 0),
+         "ok" if (j.get("validation") or {}).get("passed") else "FAIL"]
+for op, name in (("ld", "load"), ("st", "store")):
+    cells += ["%.0f" % b[name + "_instructions"], hw("smsp__inst_executed_op_shared_%s.sum" % op),
+              "%.0f" % b[name + "_wavefronts"], hw("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_%s.sum" % op),
+              "%.0f" % b[name + "_conflicts"], hw("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_%s.sum" % op)]
+print(",".join(cells))
+PY
+}
+header="config,ms,pct_of_copy,valid,ld_instr_model,ld_instr_hw,ld_wavefronts_model,ld_wavefronts_hw,ld_conflicts_model,ld_conflicts_hw,st_instr_model,st_instr_hw,st_wavefronts_model,st_wavefronts_hw,st_conflicts_model,st_conflicts_hw"
+echo "$header" > "$out/transpose.csv"
+for vec in 1 2 4; do
+  for cfg in "PAD=0 SWIZZLE=0" "PAD=1 SWIZZLE=0" "PAD=2 SWIZZLE=0" "PAD=4 SWIZZLE=0" "PAD=0 SWIZZLE=1"; do
+    row "$out/transpose.csv" "T32 VEC=$vec $cfg" 03 8192x8192x1 TILE=32 VEC=$vec $cfg
+  done
+done
+row "$out/transpose.csv" "T64 VEC=4 PAD=0 SWIZZLE=1" 03 8192x8192x1 TILE=64 VEC=4 PAD=0 SWIZZLE=1
+row "$out/transpose.csv" "T16 VEC=1 PAD=0 SWIZZLE=0" 03 8192x8192x1 TILE=16 VEC=1 PAD=0 SWIZZLE=0
+
+echo "$header" > "$out/sites.csv"
+row "$out/sites.csv" "02 TILE=32 PAD=0" 02 2048 TILE=32 PAD=0
+row "$out/sites.csv" "02 TILE=32 PAD=1" 02 2048 TILE=32 PAD=1
+row "$out/sites.csv" "02 TILE=16 PAD=1" 02 2048 TILE=16 PAD=1
+row "$out/sites.csv" "04 T=64 U=16 S=4" 04 2048 T=64 U=16 S=4
+row "$out/sites.csv" "05 default (PAD=4)" 05 2048
+row "$out/sites.csv" "05 PAD=0" 05 2048 PAD=0
+row "$out/sites.csv" "05 TRANSPOSE_A=0" 05 2048 TRANSPOSE_A=0
+row "$out/sites.csv" "05 TRANSPOSE_A=0 PAD=0" 05 2048 TRANSPOSE_A=0 PAD=0
+row "$out/sites.csv" "05 PAD=2" 05 2048 PAD=2
+
+# ---- the table, last ---------------------------------------------------------------------------
+echo
+cat "$summary"
+for f in transpose sites; do
+  echo
+  echo "== $f (model vs hardware; conflicts = wavefronts beyond the conflict-free minimum) =="
+  python3 - "$out/$f.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+fmt = "%-26s %8s %6s %5s |" + " %10s" * 6 + " |" + " %10s" * 6
+print(fmt % ("config", "ms", "%copy", "valid", "ld ins mdl", "ld ins hw", "ld wav mdl", "ld wav hw", "ld cf mdl", "ld cf hw",
+             "st ins mdl", "st ins hw", "st wav mdl", "st wav hw", "st cf mdl", "st cf hw"))
+for r in rows:
+    print(fmt % tuple([r["config"], r["ms"], r["pct_of_copy"], r["valid"]] +
+          [r["%s_%s_%s" % (op, q, w)] for op in ("ld", "st") for q in ("instr", "wavefronts", "conflicts") for w in ("model", "hw")]))
+PY
+done
+echo
+[ $failed -eq 0 ] && echo "gpu_bank_check: all passed" || echo "gpu_bank_check: FAILED (see $out)"
+exit $failed
