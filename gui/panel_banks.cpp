@@ -150,8 +150,9 @@ void DrawWarpPicture(const WarpBanks& w) {
 
 void DrawBankSection(AppState& state, const RunResult& r) {
     const BankModel& b = r.model.banks;
-    if (b.sites.empty()) {
-        ImGui::TextDisabled("This kernel does not use shared memory: no banks to show.");
+    if (!b.modelled || b.sites.empty()) {
+        ImGui::TextDisabled("%s", r.smem_bytes() > 0 ? "Shared-memory banks: the bank model does not cover this kernel's shared accesses yet."
+                                                      : "This kernel does not use shared memory: no banks to show.");
         return;
     }
     DrawSiteTable(r);

@@ -54,7 +54,10 @@ namespace tilelab {
 
 CostModel full_cost_model(const Variant& v, const ParamValues& params, const Problem& problem) {
     CostModel m = v.cost_model(params, problem);
-    if (v.shared_sites) m.banks = bank_model(v.shared_sites(params, problem));
+    if (v.shared_sites) {
+        m.banks = bank_model(v.shared_sites(params, problem));
+        m.banks.modelled = true;
+    }
     return m;
 }
 

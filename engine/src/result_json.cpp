@@ -128,8 +128,11 @@ json result_to_json(const RunResult& r, const ResultJsonOptions& opt) {
     j["global_stores"] = r.model.total.global_stores;
     j["shared_loads"] = r.model.total.shared_loads;
     j["shared_stores"] = r.model.total.shared_stores;
-    j["shared_wavefronts"] = r.model.banks.wavefronts();
-    j["bank_conflicts"] = r.model.banks.conflicts();
+    // Null where the compiled kernel uses shared memory the bank model does not cover (yet): 0
+    // would read as "conflict-free".
+    const bool banks_known = r.model.banks.modelled || r.smem_bytes() == 0;
+    j["shared_wavefronts"] = banks_known ? json(r.model.banks.wavefronts()) : json(nullptr);
+    j["bank_conflicts"] = banks_known ? json(r.model.banks.conflicts()) : json(nullptr);
     j["global_bytes"] = r.model.global_bytes;
     j["intensity"] = r.model.intensity;
     j["compulsory_bytes"] = r.model.compulsory_bytes;

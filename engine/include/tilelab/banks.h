@@ -93,6 +93,7 @@ struct BankSiteTotals {
 
 // Every site's totals, and the kernel's.
 struct BankModel {
+    bool modelled = false;   // the variant declares its shared access sites (false: not covered yet)
     std::vector<BankSiteTotals> sites;
     double load_instructions = 0, store_instructions = 0;
     double load_wavefronts = 0, store_wavefronts = 0;

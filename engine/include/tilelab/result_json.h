@@ -32,7 +32,7 @@ TILELAB_JSON_FIELDS(AccessCounts, global_loads, global_stores, shared_loads, sha
 TILELAB_JSON_FIELDS(Formula, quantity, expression, value)
 TILELAB_JSON_FIELDS(BankSiteTotals, name, formula, store, width_bytes, instructions, wavefronts, min_wavefronts,
                     broadcasts, worst_ways, caveat)
-TILELAB_JSON_FIELDS(BankModel, sites, load_instructions, store_instructions, load_wavefronts, store_wavefronts,
+TILELAB_JSON_FIELDS(BankModel, modelled, sites, load_instructions, store_instructions, load_wavefronts, store_wavefronts,
                     load_conflicts, store_conflicts)
 TILELAB_JSON_FIELDS(CostModel, flops, per_thread, per_block, total, global_bytes, intensity, compulsory_bytes,
                     formulas, extras, banks)
