@@ -23,7 +23,11 @@ static int analyse_or_run(const CliOptions& o, bool run) {
     const RunRequest req = build_request(o, *engine);
     const Variant& v = resolve_variant(req.variant);
     const RunOptions run_options = o.run_options();
-    const RunResult r = run ? engine->run(req, run_options) : engine->analyze(req);
+    RunResult r;
+    {
+        GpuWaitEcho echo(*engine);
+        r = run ? engine->run(req, run_options) : engine->analyze(req);
+    }
     const Outcome outcome = classify(r, run);
 
     switch (o.format) {
