@@ -269,7 +269,8 @@ bool WorkerClient::wait_for_reply(uint32_t id, const CancelFlag* cancel, json& r
         const worker::ReadStatus got = worker::read_frame(channel_, reply, error);
         if (got != worker::ReadStatus::message) {
             if (remote_) {
-                const std::string what = got == worker::ReadStatus::error ? error : "the connection closed in the middle of a run";
+                const std::string what = "the connection closed in the middle of a run" +
+                                         (got == worker::ReadStatus::error ? " (" + error + ")" : std::string());
                 remote_->close(kExitGraceMs);
                 failure = remote_->explain(what);
                 remote_.reset();
