@@ -25,6 +25,9 @@ public:
     // A GPU elsewhere: connects again (after a lost link, or a fixed setting on the GPU host).
     // Returns whether a GPU is in use now; false at once for a local GPU.
     bool reconnect();
+    // The same, to another place (the app's GPU setting); a local GPU is probed again. Call it
+    // with no run in flight (the app's engine thread does).
+    bool reconnect(const GpuLocation& where);
     // What the GPU worker says about the run in hand ("waiting for the GPU: another run holds
     // it"), "" when there is nothing to say. Safe from any thread.
     std::string gpu_note() const;

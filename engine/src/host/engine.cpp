@@ -77,18 +77,34 @@ struct Engine::Impl {
     explicit Impl(const EngineConfig& cfg)
         : compiler(cfg.cache_dir.empty() ? default_cache_dir() : cfg.cache_dir), where(cfg.gpu),
           prepare_counters(cfg.prepare_hardware_counters) {
-        if (!cfg.force_model_mode) WorkerClient::instance().configure(cfg.gpu);
-        if (cfg.gpu.remote() && !cfg.force_model_mode) {
+        locate(cfg.force_model_mode);
+    }
+
+    // Finds the GPU where `where` says: this machine's (probed here), or the remote worker's.
+    void locate(bool force_model_mode) {
+        if (!force_model_mode) WorkerClient::instance().configure(where);
+        if (where.remote() && !force_model_mode) {
             connect_remote();
             return;
         }
-        DeviceProbe probe = probe_device(cfg.force_model_mode);
-        status = probe.status;
-        if (status.gpu) {
-            target = probe.target;
+        DeviceProbe probe = probe_device(force_model_mode);
+        {
+            std::lock_guard lock(status_mutex);
+            status = probe.status;
+        }
+        if (probe.status.gpu) {
+            {
+                std::lock_guard lock(target_mutex);
+                target = probe.target;
+            }
             // Starts the worker now (it would be started by the first run anyway); if it cannot
             // start, free_bytes stays 0 and the first run says why.
-            device_memory_in_worker(status.free_bytes, status.total_bytes, cfg.prepare_hardware_counters);
+            size_t free_bytes = 0, total_bytes = 0;
+            if (device_memory_in_worker(free_bytes, total_bytes, prepare_counters)) {
+                std::lock_guard lock(status_mutex);
+                status.free_bytes = free_bytes;
+                status.total_bytes = total_bytes;
+            }
         } else {
             use_preset();
         }
@@ -233,9 +249,12 @@ Engine::~Engine() = default;
 
 DeviceStatus Engine::device() const { return impl_->current_status(); }
 
-bool Engine::reconnect() {
-    if (!impl_->where.remote()) return false;
-    impl_->connect_remote();
+bool Engine::reconnect() { return reconnect(impl_->where); }
+
+bool Engine::reconnect(const GpuLocation& where) {
+    if (!impl_->where.remote() && !where.remote()) return impl_->current_status().gpu;
+    impl_->where = where;
+    impl_->locate(false);
     {
         std::lock_guard lock(impl_->ceilings_mutex);
         impl_->ceilings.reset();   // another GPU, perhaps
