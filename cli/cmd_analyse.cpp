@@ -24,11 +24,14 @@ static int analyse_or_run(const CliOptions& o, bool run) {
     const Variant& v = resolve_variant(req.variant);
     const RunOptions run_options = o.run_options();
     RunResult r;
-    if (o.source.empty()) {
-        r = run ? engine->run(req, run_options) : engine->analyze(req);
-    } else {
-        const UserKernel user = read_source_flag(o.source);
-        r = run ? engine->run(req, user, run_options) : engine->analyze(req, user);
+    {
+        GpuWaitEcho echo(*engine);
+        if (o.source.empty()) {
+            r = run ? engine->run(req, run_options) : engine->analyze(req);
+        } else {
+            const UserKernel user = read_source_flag(o.source);
+            r = run ? engine->run(req, user, run_options) : engine->analyze(req, user);
+        }
     }
     Outcome outcome = classify(r, run);
     if (!o.source.empty() && outcome.exit_code == kExitCompile) outcome.message = report_user_compile_errors(r);

@@ -177,6 +177,7 @@ int cmd_sweep(const CliOptions& o) {
     apply_target(*engine, o.target);
 
     const bool run = engine->device().gpu && !o.compile_only;
+    GpuWaitEcho echo(*engine);
     RunOptions run_options = o.run_options();
     run_options.hardware_counters = o.hardware;   // off unless --hardware: each point replays several times
     const Target target = engine->target();

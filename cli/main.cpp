@@ -20,7 +20,8 @@ constexpr const char* kProgram = "tilelab-cli";
 
 constexpr const char* kFooter =
     "Exit codes: 0 ok, 1 a launch or CUDA call failed, 2 invalid input, 3 no GPU (model mode),\n"
-    "4 validation failed, 5 compile failed. Model mode: no GPU, --model-mode, or TILELAB_MODEL_MODE=1.";
+    "4 validation failed, 5 compile failed. Model mode: no GPU, --model-mode, or TILELAB_MODEL_MODE=1.\n"
+    "A GPU host or command that cannot be reached, or is lost in a run, exits 1 with the reason.";
 
 // One line, whatever the message: stderr of this tool is meant to be read by scripts too, and a
 // 100 kB argument quoted back by CLI11 must not fill the terminal (tilelab::one_line).
@@ -36,6 +37,16 @@ void add_common_flags(CLI::App* app, CliOptions& o, FormatFlags& f) {
     auto* json = app->add_flag("--json", f.json, "Print JSON instead of a table");
     app->add_flag("--csv", f.csv, "Print CSV instead of a table")->excludes(json);
     app->add_flag("--model-mode", o.model_mode, "Never use a GPU: compile and analyse only (also TILELAB_MODEL_MODE=1)");
+    auto* host = app->add_option("--gpu-host", o.gpu_host,
+                                 "Run on the GPU of [user@]host through ssh (your keys and ~/.ssh/config; no password "
+                                 "prompt): ssh HOST tilelab-gpu-worker --stdio (docs/teaching_server.md)");
+    app->add_option("--gpu-command", o.gpu_command,
+                    "Run through any launcher, by sh -c, that starts `tilelab-gpu-worker --stdio`: e.g. "
+                    "\"srun --gres=gpu:1 --time=10 tilelab-gpu-worker --stdio\" or \"docker exec -i NAME tilelab-gpu-worker --stdio\"")
+        ->excludes(host);
+    app->add_option("--connect-timeout", o.connect_timeout_s,
+                    "Seconds to wait for a GPU host or command to answer (and the most silence in a run); default 15")
+        ->check(tilelab::whole_number(1, 600));
 }
 
 void add_request_flags(CLI::App* app, CliOptions& o) {

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cstdio>
 #include <cstdlib>
 
 #include "format_table.h"
@@ -24,7 +25,36 @@ std::unique_ptr<Engine> make_engine(const CliOptions& o, bool counters_wanted) {
     EngineConfig cfg;
     cfg.force_model_mode = model_mode_requested(o);
     cfg.prepare_hardware_counters = counters_wanted;
-    return std::make_unique<Engine>(cfg);
+    cfg.gpu.host = o.gpu_host;
+    cfg.gpu.command = o.gpu_command;
+    cfg.gpu.connect_timeout_s = o.connect_timeout_s;
+    if (const std::string problem = cfg.gpu.problem(); !problem.empty()) throw usage_error(problem);
+    auto engine = std::make_unique<Engine>(cfg);
+    const DeviceStatus d = engine->device();
+    // Asked for a GPU elsewhere and not reached: a failure with its reason, not model mode.
+    if (d.unreachable) throw CliError(kExitRuntime, d.reason);
+    if (d.gpu && !d.where.empty()) std::fprintf(stderr, "tilelab-cli: GPU: %s on %s\n", d.name.c_str(), d.where.c_str());
+    return engine;
+}
+
+GpuWaitEcho::GpuWaitEcho(const Engine& engine) : thread_([this, &engine] {
+    std::string said;
+    std::unique_lock lock(mutex_);
+    while (!stop_) {
+        wake_.wait_for(lock, std::chrono::milliseconds(200));
+        const std::string note = engine.gpu_note();
+        if (note.rfind("waiting", 0) == 0 && note != said) std::fprintf(stderr, "tilelab-cli: %s\n", note.c_str());
+        said = note;
+    }
+}) {}
+
+GpuWaitEcho::~GpuWaitEcho() {
+    {
+        std::lock_guard lock(mutex_);
+        stop_ = true;
+    }
+    wake_.notify_all();
+    thread_.join();
 }
 
 static std::string variant_ids() {

@@ -1,8 +1,11 @@
 // From command-line text to a RunRequest the engine accepts. Every function here either
 // succeeds or throws a usage error (exit 2) whose message is one sentence naming the bad input.
 #pragma once
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 #include "options.h"
 #include "tilelab/engine.h"
@@ -15,7 +18,22 @@ bool model_mode_requested(const CliOptions& o);
 
 // counters_wanted: the command will read hardware counters, so the GPU worker sets CUPTI up while
 // the kernel compiles (EngineConfig::prepare_hardware_counters).
+// A GPU host or command (--gpu-host, --gpu-command) that cannot be reached throws CliError(1).
 std::unique_ptr<Engine> make_engine(const CliOptions& o, bool counters_wanted = false);
+
+// While it lives, says on stderr when a run waits for a shared GPU ("waiting for the GPU:
+// another run holds it"), once per change.
+class GpuWaitEcho {
+public:
+    explicit GpuWaitEcho(const Engine& engine);
+    ~GpuWaitEcho();
+
+private:
+    std::mutex mutex_;
+    std::condition_variable wake_;
+    bool stop_ = false;
+    std::thread thread_;
+};
 
 // A variant id ("matmul.smem_tiled"), or a lesson id or number ("02") naming one.
 const Variant& resolve_variant(const std::string& name);

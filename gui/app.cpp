@@ -288,6 +288,7 @@ void App::draw_menu_bar() {
         ImGui::MenuItem("Compare tab", nullptr, &state_.show_compare);
         ImGui::EndMenu();
     }
+    DrawGpuMenu(gpu_draft_, engine_thread_, options_.persist ? settings_path_ : "", state_.notice);
     if (ImGui::BeginMenu("Run")) {
         if (ImGui::MenuItem("Run again", "F5")) SubmitRequest(state_);
         RunOptions& o = state_.run_options;
@@ -418,10 +419,7 @@ void App::draw_status_bar() {
     if (!engine_thread_.ready()) {
         ImGui::TextDisabled("engine starting");
     } else {
-        const DeviceStatus device = engine_thread_.device();
-        const Target target = engine_thread_.target();
-        if (device.gpu) ImGui::TextColored(StatusColorVec(true), "GPU: %s (%s)", device.name.c_str(), target.arch_name().c_str());
-        else ImGui::TextDisabled("Model mode: %s (%s)", target.name.c_str(), target.arch_name().c_str());
+        DrawGpuStatus(engine_thread_);   // where runs go (gpu_setting.h)
     }
     ImGui::SameLine();
     ImGui::TextDisabled("  |  %s", to_string(engine_thread_.activity()));

@@ -9,6 +9,7 @@
 #include <vector>
 #include "app_state.h"
 #include "engine_thread.h"
+#include "gpu_setting.h"
 
 namespace tilelab::gui {
 
@@ -84,6 +85,7 @@ private:
     AppState state_;
     std::string settings_path_, ini_path_;
     std::string saved_model_target_;
+    GpuSettingDraft gpu_draft_;
     float built_font_scale_ = 0;
     bool quit_ = false;
     bool initialized_ = false;        // Init succeeded: only then are settings written on exit

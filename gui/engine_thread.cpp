@@ -27,7 +27,7 @@ const char* to_string(EngineActivity a) {
     return "?";
 }
 
-EngineThread::EngineThread(EngineConfig cfg) : thread_([this, cfg] { loop(cfg); }) {}
+EngineThread::EngineThread(EngineConfig cfg) : where_(cfg.gpu), thread_([this, cfg] { loop(cfg); }) {}
 
 EngineThread::~EngineThread() {
     {
@@ -42,7 +42,26 @@ EngineThread::~EngineThread() {
 
 bool EngineThread::ready() const { std::lock_guard l(mutex_); return ready_; }
 Engine* EngineThread::engine_if_ready() { std::lock_guard l(mutex_); return ready_ ? engine_.get() : nullptr; }
-DeviceStatus EngineThread::device() const { std::lock_guard l(mutex_); return device_; }
+// Live: a GPU elsewhere whose link is lost turns the engine to model mode between updates.
+DeviceStatus EngineThread::device() const {
+    std::lock_guard l(mutex_);
+    return ready_ && !reconnecting_ ? engine_->device() : device_;
+}
+GpuLocation EngineThread::location() const { std::lock_guard l(mutex_); return where_; }
+bool EngineThread::reconnecting() const { std::lock_guard l(mutex_); return reconnect_pending_ || reconnecting_; }
+std::string EngineThread::gpu_note() const {
+    std::lock_guard l(mutex_);
+    return ready_ ? engine_->gpu_note() : "";
+}
+
+void EngineThread::reconnect(const GpuLocation& where) {
+    {
+        std::lock_guard l(mutex_);
+        reconnect_pending_ = true;
+        pending_where_ = where_ = where;
+    }
+    wake_.notify_all();
+}
 Target EngineThread::target() const { std::lock_guard l(mutex_); return target_; }
 Ceilings EngineThread::ceilings() const { std::lock_guard l(mutex_); return ceilings_; }
 EngineActivity EngineThread::activity() const { std::lock_guard l(mutex_); return activity_; }
@@ -346,6 +365,23 @@ void EngineThread::loop(EngineConfig cfg) {
 
     while (!stop_) {
         const auto now = Clock::now();
+        if (reconnect_pending_) {
+            reconnect_pending_ = false;
+            reconnecting_ = true;
+            const GpuLocation where = pending_where_;
+            lock.unlock();
+            {
+                std::unique_lock engine_lock(engine_mutex_);
+                engine_->reconnect(where);
+            }
+            lock.lock();
+            reconnecting_ = false;
+            device_ = engine_->device();
+            target_ = engine_->target();
+            ceilings_tried_ = false;
+            ceilings_ = {};
+            continue;
+        }
         if (target_pending_) {
             target_pending_ = false;
             const Target t = pending_target_;

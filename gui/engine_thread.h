@@ -88,6 +88,13 @@ public:
     std::string invalid_reason(const RunRequest& req) const;
     // Model mode: analyse for this preset from the next request on (applied on this thread).
     void set_model_target(const Target& t);
+    // Finds the GPU again at `where` (the GPU setting, or Reconnect after a lost link), on this
+    // thread between requests; device() says "connecting" until it is done.
+    void reconnect(const GpuLocation& where);
+    bool reconnecting() const;
+    GpuLocation location() const;       // where the GPU is looked for now
+    // What the GPU worker says about the run in hand ("waiting for the GPU: another run holds it").
+    std::string gpu_note() const;
 
     // ---- interactive requests ---------------------------------------------------------------
     // Replaces any request still waiting and cancels a run in flight. Returns the request's id.
@@ -146,6 +153,8 @@ private:
     Ceilings ceilings_;
     bool ceilings_tried_ = false;
     bool target_pending_ = false;
+    bool reconnect_pending_ = false, reconnecting_ = false;
+    GpuLocation pending_where_, where_;
     Target pending_target_;
     EngineActivity activity_ = EngineActivity::Starting;
 

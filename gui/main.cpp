@@ -14,7 +14,9 @@
 #include <thread>
 #include "app.h"
 #include "gl_util.h"
+#include "gpu_setting.h"
 #include "headless.h"
+#include "settings.h"
 #include "tilelab/cli_flags.h"
 #include "tilelab/input_policy.h"
 
@@ -178,9 +180,25 @@ int main(int argc, char** argv) {
     cli.add_flag("--log-latency", o.app.log_latency, "Log first-frame time, change-to-redraw latency and frame times");
     cli.add_flag("--presenter", o.app.presenter, "Start in presenter mode (large text, lesson text hidden)");
     cli.add_flag("--model", model, "Model mode even when a GPU is present");
+    std::string gpu_host, gpu_command;
+    int connect_timeout_s = 15;
+    auto* host_flag = cli.add_option("--gpu-host", gpu_host,
+                                     "Run on the GPU of [user@]host through ssh (your keys; remembered; docs/teaching_server.md)");
+    cli.add_option("--gpu-command", gpu_command,
+                   "Run through a launcher (sh -c) that starts tilelab-gpu-worker --stdio: srun ..., docker exec -i ...")
+        ->excludes(host_flag);
+    cli.add_option("--connect-timeout", connect_timeout_s, "Seconds to wait for the GPU host or command (default 15)")
+        ->check(tilelab::whole_number(1, 600));
     if (const int rc = parse_flags(cli, argc, argv); rc >= 0) return rc;
 
     o.engine.force_model_mode = model;
+    o.engine.gpu.host = gpu_host;
+    o.engine.gpu.command = gpu_command;
+    o.engine.gpu.connect_timeout_s = connect_timeout_s;
+    if (const std::string problem = o.engine.gpu.problem(); !problem.empty()) {
+        std::fprintf(stderr, "tilelab: %s\n", problem.c_str());
+        return tilelab::kExitInvalidInput;
+    }
     // Full runs read the hardware counters by default (Run menu): CUPTI is set up while the first
     // kernel compiles. A user who turned them off pays that once, in the background, at start.
     o.engine.prepare_hardware_counters = true;
@@ -197,6 +215,18 @@ int main(int argc, char** argv) {
         // Headless runs are scripted: they neither read nor change the user's settings.
         o.app.persist = false;
         return tilelab::gui::RunHeadless(o);
+    }
+    // The window remembers where the GPU is (the GPU menu); a flag given now is saved there.
+    const std::string settings = tilelab::gui::SettingsPath();
+    if (!o.engine.gpu.remote() && !settings.empty()) {
+        std::string notice;
+        const int timeout = o.engine.gpu.connect_timeout_s;
+        o.engine.gpu = tilelab::gui::LoadGpuSetting(settings, notice);
+        o.engine.gpu.connect_timeout_s = timeout;
+        if (!notice.empty()) std::fprintf(stderr, "tilelab: %s\n", notice.c_str());
+    } else if (o.engine.gpu.remote() && !settings.empty()) {
+        std::string error;
+        if (!tilelab::gui::SaveGpuSetting(settings, o.engine.gpu, error)) std::fprintf(stderr, "tilelab: %s\n", error.c_str());
     }
     return run_windowed(o.app, o.engine, o.width, o.height);
 }

@@ -8,6 +8,8 @@ build=${1:-build}; shift || true
 gui=${TILELAB_GUI:-ON}
 
 pkgs=(cmake g++ make pkg-config libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev libmd4c-dev)
+# ssh reaches a shared GPU machine (--gpu-host); the tests start their own sshd on 127.0.0.1.
+pkgs+=(openssh-client openssh-server)
 if [ "$gui" = ON ]; then
   pkgs+=(libimgui-dev libglfw3-dev python3-glad libegl-dev libgl-dev libstb-dev libegl-mesa0
          libgl1-mesa-dri fonts-dejavu-core fontconfig libfontconfig-dev)

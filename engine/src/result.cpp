@@ -30,6 +30,7 @@ void RunResult::apply(const Measurement& m) {
     stages.count_ms = m.stages.count_ms;
     stages.reference_ms = m.stages.reference_ms;
     stages.hardware_ms = m.stages.hardware_ms;
+    stages.gpu_wait_ms = m.stages.gpu_wait_ms;
 
     measured = m.ok && timing.median_ms > 0;
     gflops = gbps_model = gbps_effective = gbps_dram = pct_of_reference = 0;

@@ -164,6 +164,10 @@ std::string request_problem(const json& request) {
     return "the operation \"" + (op.size() > 40 ? op.substr(0, 40) + "…" : op) + "\" is not known";
 }
 
+bool write_bytes(int fd, const void* data, size_t n, std::string& error) {
+    return write_all(fd, static_cast<const uint8_t*>(data), n, error);
+}
+
 bool write_frame(int fd, const json& message, std::string& error) {
     const std::vector<uint8_t> body = json::to_cbor(message);
     if (body.size() > kMaxFrameBytes) {
@@ -175,7 +179,7 @@ bool write_frame(int fd, const json& message, std::string& error) {
     return write_all(fd, header, sizeof header, error) && write_all(fd, body.data(), body.size(), error);
 }
 
-ReadStatus read_frame(int fd, json& message, std::string& error) {
+ReadStatus read_frame(int fd, json& message, std::string& error, uint32_t max_bytes) {
     uint8_t header[4];
     const ssize_t got = read_all(fd, header, sizeof header);
     if (got == 0) return ReadStatus::closed;
@@ -185,8 +189,9 @@ ReadStatus read_frame(int fd, json& message, std::string& error) {
         return ReadStatus::error;
     }
     const uint32_t n = uint32_t(header[0]) | uint32_t(header[1]) << 8 | uint32_t(header[2]) << 16 | uint32_t(header[3]) << 24;
-    if (n > kMaxFrameBytes) {
-        error = "the GPU worker sent a frame length of " + std::to_string(n) + " bytes, which is not a message";
+    if (n > max_bytes) {
+        error = "a frame length of " + std::to_string(n) + " bytes arrived on the GPU worker channel (at most " +
+                std::to_string(max_bytes) + " are allowed), so it is not a message";
         return ReadStatus::error;
     }
     std::vector<uint8_t> body(n);

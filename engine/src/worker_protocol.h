@@ -19,14 +19,33 @@ using nlohmann::json;
 
 // A frame longer than this is refused rather than allocated (a corrupt length, not a message).
 constexpr uint32_t kMaxFrameBytes = 256u << 20;
+// What a worker on the far end of a byte stream (--stdio) accepts from its peer: a request with
+// two cubins is well under 1 MB, so anything near this is not a request.
+constexpr uint32_t kMaxStdioRequestBytes = 16u << 20;
+
+// ---- the worker over one byte stream (tilelab-gpu-worker --stdio) ---------------------------
+// The worker speaks first: these 8 bytes, then one frame, the greeting {"hello":
+// "tilelab-gpu-worker", "protocol": N, "host": ..., "device": DeviceStatus fields, "target":
+// Target}. The magic tells "not our program" (a login script printing to stdout, a launcher's
+// message) from a greeting. Then requests and replies as over the socket pair; a cancel note is a
+// frame {"cancel": id}; while a request is in hand the worker sends {"note": ..., "id": id} frames
+// (waiting for the GPU, still running) at least once a second, so that silence means a dead link.
+constexpr char kGreetingMagic[8] = {'T', 'I', 'L', 'E', 'L', 'A', 'B', '1'};
+// Raised whenever a message changes meaning; both ends must agree exactly.
+constexpr int kProtocolVersion = 2;
+// How often a worker with a request in hand says so (the client's silence limit is far above).
+constexpr int kNoteIntervalMs = 1000;
 
 // Writes one frame, retrying short writes. On a socket the write never raises SIGPIPE; a closed
 // peer is an error. Returns false and sets `error` on failure.
 bool write_frame(int fd, const json& message, std::string& error);
+// Writes raw bytes (the stdio greeting's magic), retrying short writes, as write_frame.
+bool write_bytes(int fd, const void* data, size_t n, std::string& error);
 
 enum class ReadStatus { message, closed, error };
 // Reads one whole frame, blocking. `closed` when the peer closed before a frame began.
-ReadStatus read_frame(int fd, json& message, std::string& error);
+// A frame longer than `max_bytes` is an error (its body is not read).
+ReadStatus read_frame(int fd, json& message, std::string& error, uint32_t max_bytes = kMaxFrameBytes);
 
 // Checks a request's shape before anything reads it, so that a malformed message is answered
 // with an error instead of ending the worker: an object whose "id" is an unsigned 32-bit integer

@@ -13,6 +13,25 @@ struct DeviceStatus {
     std::string reason;     // why model mode ("no CUDA driver: ...", "no CUDA device")
     std::string name;       // device name when gpu
     size_t free_bytes = 0, total_bytes = 0;
+    std::string where;      // "" for this machine, else where runs go: "gpu01 via ssh"
+    // A GPU elsewhere (GpuLocation) could not be reached or was lost: a failure (CLI exit 1),
+    // not the absence of a GPU (exit 3).
+    bool unreachable = false;
+};
+
+// Where the GPU worker runs (EngineConfig::gpu): on this machine (both empty), on `host` through
+// `ssh -T -o BatchMode=yes ... host tilelab-gpu-worker --stdio`, or through `command` (run by
+// `sh -c`: srun, docker exec -i, ssh with options of its own), which must end in
+// `tilelab-gpu-worker --stdio`. Authentication is the launcher's: nothing of ours listens.
+struct GpuLocation {
+    std::string host;             // [user@]host
+    std::string command;
+    int connect_timeout_s = 15;   // bounds the wait for the worker's greeting and any silence after
+    bool remote() const { return !host.empty() || !command.empty(); }
+    // "gpu01 via ssh", "via srun --gres=gpu:1 ..." (shortened), "" when local.
+    std::string describe() const;
+    // "" or why the setting cannot be used (a host that looks like an option, control characters).
+    std::string problem() const;
 };
 
 // Best the card can do, measured once per size and cached.
@@ -30,6 +49,7 @@ struct EngineConfig {
     // CUPTI up as soon as it starts, while the host compiles, so that the first full run pays only
     // the counter passes. Off for engines that only analyse, and for runs under another profiler.
     bool prepare_hardware_counters = false;
+    GpuLocation gpu{};         // where the GPU is (default: this machine)
 };
 
 // Set by the caller to stop a run between repetitions.

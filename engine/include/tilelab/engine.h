@@ -29,7 +29,17 @@ public:
     Engine(const Engine&) = delete;
     Engine& operator=(const Engine&) = delete;
 
-    const DeviceStatus& device() const;
+    // A copy: a GPU elsewhere (EngineConfig::gpu) that is lost turns the engine to model mode.
+    DeviceStatus device() const;
+    // A GPU elsewhere: connects again (after a lost link, or a fixed setting on the GPU host).
+    // Returns whether a GPU is in use now; false at once for a local GPU.
+    bool reconnect();
+    // The same, to another place (the app's GPU setting); a local GPU is probed again. Call it
+    // with no run in flight (the app's engine thread does).
+    bool reconnect(const GpuLocation& where);
+    // What the GPU worker says about the run in hand ("waiting for the GPU: another run holds
+    // it"), "" when there is nothing to say. Safe from any thread.
+    std::string gpu_note() const;
     // The device's own properties in GPU mode; the chosen preset in model mode.
     Target target() const;
     // Model mode only: pick a preset to compile and analyse for. Returns false in GPU mode.

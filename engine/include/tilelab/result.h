@@ -69,6 +69,7 @@ struct StageTimes {
     double count_ms = 0;           // the instrumented launch
     double reference_ms = 0;       // timing cuBLAS / the device copy (once per problem)
     double hardware_ms = 0;        // the hardware-counter pass (every replay, set-up, evaluation)
+    double gpu_wait_ms = 0;        // waiting for the GPU's lock while another learner's run held it
     // Compile ahead (Engine::compile_ahead): the build was already in the memory cache when the
     // request asked for it (no NVRTC, no disk, no wait), and was put there ahead of time.
     bool compile_cached = false;        // the kernel: found in the memory cache

@@ -43,7 +43,7 @@ TILELAB_JSON_FIELDS(Occupancy, blocks_per_sm, active_warps, max_warps, occupancy
 TILELAB_JSON_FIELDS(Timing, median_ms, min_ms, max_ms, samples_ms)
 TILELAB_JSON_FIELDS(Validation, checked, passed, max_abs_error, max_rel_error, tolerance, reference, message)
 TILELAB_JSON_FIELDS(StageTimes, compile_ms, count_compile_ms, worker_ms, setup_ms, validate_ms, timing_ms, count_ms,
-                    hardware_ms, reference_ms, compile_cached, prefetch_hit, count_compile_cached, count_prefetch_hit)
+                    hardware_ms, reference_ms, gpu_wait_ms, compile_cached, prefetch_hit, count_compile_cached, count_prefetch_hit)
 TILELAB_JSON_FIELDS(RunOptions, warmup, repetitions, flush_l2, count_accesses, time_reference, quick,
                     hardware_counters, seed)
 TILELAB_JSON_FIELDS(DeviceStatus, gpu, reason, name, free_bytes, total_bytes)

@@ -1,6 +1,9 @@
-// The GPU worker's request loop (gpu_worker.h). One request at a time on the channel; a thread
-// reads cancel notes from the second socket, so that a run can be stopped between repetitions.
+// The GPU worker's request loop (gpu_worker.h). One request at a time; the inbox's thread reads
+// cancel notes (from the second socket, or in-band on a stdio stream) so that a run can be
+// stopped between repetitions. Every measurement holds the GPU's lock (gpu_lock.h).
 #include "gpu_worker.h"
+#include <cuda_runtime.h>
+#include <fmt/format.h>
 #include <unistd.h>
 #include <atomic>
 #include <cstdio>
@@ -8,9 +11,12 @@
 #include <string>
 #include <memory>
 #include <thread>
+#include "gpu_lock.h"
 #include "runner_device.h"
 #include "runner_gpu.h"
+#include "tilelab/result_json.h"
 #include "worker_protocol.h"
+#include "worker_stream.h"
 
 namespace tilelab {
 namespace {
@@ -23,6 +29,11 @@ std::atomic<uint32_t> current_request{0};
 std::atomic<uint32_t> cancelled_request{0};
 CancelFlag cancel_flag{false};
 
+void note_cancel(uint32_t id) {
+    cancelled_request = id;
+    if (current_request == id) cancel_flag = true;
+}
+
 void read_cancel_notes(int fd) {
     for (;;) {
         uint8_t note[4];
@@ -32,9 +43,7 @@ void read_cancel_notes(int fd) {
             if (n <= 0) return;   // the engine closed it (or is gone): the channel ends the loop
             got += size_t(n);
         }
-        const uint32_t id = uint32_t(note[0]) | uint32_t(note[1]) << 8 | uint32_t(note[2]) << 16 | uint32_t(note[3]) << 24;
-        cancelled_request = id;
-        if (current_request == id) cancel_flag = true;
+        note_cancel(uint32_t(note[0]) | uint32_t(note[1]) << 8 | uint32_t(note[2]) << 16 | uint32_t(note[3]) << 24);
     }
 }
 
@@ -46,10 +55,38 @@ void begin_request(uint32_t id, bool cancelled_already) {
     if (cancelled_request == id) cancel_flag = true;
 }
 
+std::string host_name() {
+    char name[256] = {};
+    return ::gethostname(name, sizeof name - 1) == 0 ? name : "this host";
+}
+
+// The most a measurement may hold the GPU: TILELAB_GPU_HOLD_S (0 = no limit), default 10 s.
+double hold_limit_s() {
+    const char* env = std::getenv("TILELAB_GPU_HOLD_S");
+    if (!env || !*env) return 10;
+    char* end = nullptr;
+    const double v = std::strtod(env, &end);
+    if (end == env || *end || v < 0) {
+        std::fprintf(stderr, "tilelab-gpu-worker: TILELAB_GPU_HOLD_S=%s is not a number of seconds; using 10\n", env);
+        return 10;
+    }
+    return v;
+}
+
+// The key of the GPU's lock: its UUID, which CUDA_VISIBLE_DEVICES does not renumber.
+std::string device_key(int device) {
+    cudaDeviceProp prop{};
+    if (cudaGetDeviceProperties(&prop, device) != cudaSuccess) return std::to_string(device);
+    std::string key;
+    for (int i = 0; i < 16; ++i) key += fmt::format("{:02x}", uint8_t(prop.uuid.bytes[i]));
+    return key;
+}
+
 class Worker {
 public:
     Worker() {
-        const DeviceProbe probe = probe_device(false);
+        probe_ = probe_device(false);
+        const DeviceProbe& probe = probe_;
         if (!probe.status.gpu) {
             unusable_ = "the GPU worker found no usable device: " + probe.status.reason;
             return;
@@ -59,10 +96,22 @@ public:
             return;
         }
         runner_ = std::make_unique<GpuRunner>(probe.l2_bytes);
+        lock_path_ = gpu_lock_path(device_key(0));
     }
 
+    // The stdio greeting (worker_protocol.h): who we are, and the device the host compiles for.
+    json greeting() const {
+        json device = {{"gpu", runner_ != nullptr}, {"reason", runner_ ? "" : unusable_},
+                       {"name", probe_.status.name}, {"total_bytes", probe_.status.total_bytes}};
+        json hello = {{"hello", "tilelab-gpu-worker"}, {"protocol", worker::kProtocolVersion},
+                      {"host", host_name()}, {"device", device}, {"hold_limit_s", hold_limit_s_}};
+        if (runner_) hello["target"] = json::parse(nlohmann::ordered_json(probe_.target).dump());
+        return hello;
+    }
+    double hold_limit() const { return hold_limit_s_; }
+
     // The reply to one request; sets context_lost() when the worker must exit after sending it.
-    json handle(const json& request) {
+    json handle(const json& request, worker::Notes& notes) {
         json reply;
         if (!runner_) {
             reply["failure"] = unusable_;
@@ -71,10 +120,22 @@ public:
         }
         const std::string op = request.at("op").get<std::string>();
         if (op == "run") {
-            reply["result"] = runner_->measure(worker::job_from_json(request.at("job")),
-                                               request.at("options").get<RunOptions>(), &cancel_flag);
+            Measurement m;
+            m.stage = "run";
+            if (take_turn(notes, m.error)) {
+                m = runner_->measure(worker::job_from_json(request.at("job")), request.at("options").get<RunOptions>(),
+                                     &cancel_flag);
+                give_turn_back(notes, m.ok, m.error);
+                m.stages.gpu_wait_ms = turn_.waited_ms();
+            }
+            reply["result"] = m;
         } else if (op == "ceilings") {
-            reply["ceilings"] = runner_->measure_ceilings();
+            Ceilings c;
+            if (take_turn(notes, c.note)) {
+                c = runner_->measure_ceilings();
+                give_turn_back(notes, c.measured, c.note);
+            }
+            reply["ceilings"] = c;
         } else if (op == "memory") {
             size_t free_bytes = 0, total_bytes = 0;
             device_memory(free_bytes, total_bytes);
@@ -114,6 +175,30 @@ public:
     }
 
 private:
+    // Waits for the GPU's lock, saying so; false with `error` when cancelled or unusable.
+    bool take_turn(worker::Notes& notes, std::string& error) {
+        error = turn_.acquire(lock_path_, &cancel_flag, [&](int others) {
+            notes.say(others == 0 ? std::string("waiting for the GPU: another run holds it")
+                                  : fmt::format("waiting for the GPU: another run holds it and {} more {} waiting", others,
+                                                others == 1 ? "is" : "are"));
+        });
+        if (!error.empty()) return false;
+        notes.holding(true);
+        return true;
+    }
+    void give_turn_back(worker::Notes& notes, bool& ok, std::string& error) {
+        notes.holding(false);
+        turn_.release();
+        if (!notes.overran()) return;
+        ok = false;
+        error = fmt::format("stopped: a run may hold this shared GPU for at most {:g} s (TILELAB_GPU_HOLD_S on {}); "
+                            "try a smaller size or fewer repetitions", hold_limit_s_, host_name());
+    }
+
+    DeviceProbe probe_;
+    double hold_limit_s_ = hold_limit_s();
+    std::string lock_path_;
+    GpuTurn turn_;
     bool prepare_counters_ = false;
     std::string unusable_;
     std::unique_ptr<GpuRunner> runner_;
@@ -121,16 +206,25 @@ private:
 
 }  // namespace
 
-int serve_gpu_worker(int channel_fd, int cancel_fd) {
-    std::thread(read_cancel_notes, cancel_fd).detach();
+int serve_gpu_worker(int in_fd, int out_fd, int cancel_fd) {
+    const bool stdio = cancel_fd < 0;
+    if (!stdio) std::thread(read_cancel_notes, cancel_fd).detach();
+    worker::Outbox out(out_fd);
     Worker worker;
+    std::string error;
+    if (stdio && !out.send_greeting(worker.greeting(), error)) {
+        std::fprintf(stderr, "tilelab-gpu-worker: %s\n", error.c_str());
+        return 1;
+    }
+    // A peer over a byte stream may be anyone the launcher lets in: its frames are held to a
+    // request's size. The engine's own socket pair carries what the engine sends.
+    worker::Inbox inbox(in_fd, stdio ? worker::kMaxStdioRequestBytes : worker::kMaxFrameBytes, note_cancel);
+    worker::Notes notes(out, worker.hold_limit(), cancel_flag);
     for (;;) {
         json request;
-        std::string error;
-        const worker::ReadStatus got = worker::read_frame(channel_fd, request, error);
-        if (got == worker::ReadStatus::closed) return 0;   // the engine is done with us
-        if (got == worker::ReadStatus::error) {
-            std::fprintf(stderr, "tilelab-gpu-worker: %s\n", error.c_str());
+        if (!inbox.next(request, error)) {
+            if (error.empty()) return 0;   // the engine is done with us
+            std::fprintf(stderr, "tilelab-gpu-worker: ending the connection: %s\n", error.c_str());
             return 1;
         }
         // Every message is checked before it is read: a malformed one gets an error reply (with
@@ -143,13 +237,15 @@ int serve_gpu_worker(int channel_fd, int cancel_fd) {
         } else {
             try {
                 begin_request(id, request.value("cancelled", false));
-                reply = worker.handle(request);
+                notes.begin(id);
+                reply = worker.handle(request, notes);
             } catch (const std::exception& e) {   // validated, so only the runtime can get here
                 reply = {{"failure", std::string("the GPU worker could not carry out the request: ") + e.what()}};
             }
+            notes.end();
         }
         reply["id"] = id;
-        if (!worker::write_frame(channel_fd, reply, error)) {
+        if (!out.send(reply, error)) {
             std::fprintf(stderr, "tilelab-gpu-worker: %s\n", error.c_str());
             return 1;
         }

@@ -6,8 +6,10 @@
 
 namespace tilelab {
 
-// `channel_fd`: requests in, replies out (framed CBOR, worker_protocol.h). `cancel_fd`: 4-byte
-// ids of requests to cancel. Returns the process exit status.
-int serve_gpu_worker(int channel_fd, int cancel_fd);
+// Requests come in on `in_fd` and replies go out on `out_fd` (framed CBOR, worker_protocol.h).
+// `cancel_fd` >= 0: the engine's socket pair, cancel notes as 4-byte ids on their own socket.
+// `cancel_fd` < 0: one byte stream (--stdio): the worker greets first, cancel notes come in-band.
+// Returns the process exit status.
+int serve_gpu_worker(int in_fd, int out_fd, int cancel_fd);
 
 }  // namespace tilelab

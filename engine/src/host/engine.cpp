@@ -79,19 +79,114 @@ OccupancyInput occupancy_input(const CompileResult& c, const LaunchShape& launch
 
 struct Engine::Impl {
     explicit Impl(const EngineConfig& cfg)
-        : compiler(cfg.cache_dir.empty() ? default_cache_dir() : cfg.cache_dir) {
-        DeviceProbe probe = probe_device(cfg.force_model_mode);
-        status = probe.status;
-        if (status.gpu) {
-            target = probe.target;
+        : compiler(cfg.cache_dir.empty() ? default_cache_dir() : cfg.cache_dir), where(cfg.gpu),
+          prepare_counters(cfg.prepare_hardware_counters) {
+        locate(cfg.force_model_mode);
+    }
+
+    // Finds the GPU where `where` says: this machine's (probed here), or the remote worker's.
+    void locate(bool force_model_mode) {
+        if (!force_model_mode) WorkerClient::instance().configure(where);
+        if (where.remote() && !force_model_mode) {
+            connect_remote();
+            return;
+        }
+        DeviceProbe probe = probe_device(force_model_mode);
+        {
+            std::lock_guard lock(status_mutex);
+            status = probe.status;
+        }
+        if (probe.status.gpu) {
+            {
+                std::lock_guard lock(target_mutex);
+                target = probe.target;
+            }
             // Starts the worker now (it would be started by the first run anyway); if it cannot
             // start, free_bytes stays 0 and the first run says why.
-            device_memory_in_worker(status.free_bytes, status.total_bytes, cfg.prepare_hardware_counters);
+            size_t free_bytes = 0, total_bytes = 0;
+            if (device_memory_in_worker(free_bytes, total_bytes, prepare_counters)) {
+                std::lock_guard lock(status_mutex);
+                status.free_bytes = free_bytes;
+                status.total_bytes = total_bytes;
+            }
         } else {
-            const Target* preset = find_target("h100");
-            if (!preset && !target_presets().empty()) preset = &target_presets().front();
-            if (preset) target = *preset;
+            use_preset();
         }
+    }
+
+    void use_preset() {
+        std::lock_guard lock(target_mutex);
+        const Target* preset = find_target("h100");
+        if (!preset && !target_presets().empty()) preset = &target_presets().front();
+        if (preset) target = *preset;
+    }
+
+    // The remote worker's greeting says what it runs on: NVRTC here compiles for that target.
+    void connect_remote() {
+        DeviceStatus s;
+        s.where = where.describe();
+        worker::json hello;
+        std::string failure;
+        Target remote_target;
+        bool have_target = false;
+        if (!WorkerClient::instance().connect(hello, failure)) {
+            s.reason = failure;
+            s.unreachable = true;
+        } else {
+            try {
+                const worker::json& d = hello.at("device");
+                s.gpu = d.value("gpu", false);
+                s.name = d.value("name", std::string());
+                s.total_bytes = d.value("total_bytes", size_t(0));
+                const std::string host = hello.value("host", where.host);
+                if (!where.host.empty() && host != where.host) s.where = fmt::format("{} ({}) via ssh", host, where.host);
+                else if (where.host.empty()) s.where = fmt::format("{} {}", host, where.describe());   // "gpu01 via `srun ...`"
+                if (!s.gpu) s.reason = fmt::format("{}: {}", s.where, d.value("reason", std::string("no GPU")));
+                if (s.gpu) {
+                    remote_target = nlohmann::ordered_json::parse(hello.at("target").dump()).get<Target>();
+                    have_target = true;
+                }
+            } catch (const std::exception& e) {
+                s = {};
+                s.where = where.describe();
+                s.unreachable = true;
+                s.reason = fmt::format("The GPU worker {} sent a greeting that could not be read: {}.", s.where, e.what());
+            }
+        }
+        {
+            std::lock_guard lock(status_mutex);
+            status = s;
+        }
+        if (have_target) {
+            std::lock_guard lock(target_mutex);
+            target = remote_target;
+        } else {
+            use_preset();
+        }
+        if (s.gpu) {   // as locally: free memory, and the counters set up while the host compiles
+            size_t free_bytes = 0, total_bytes = 0;
+            if (device_memory_in_worker(free_bytes, total_bytes, prepare_counters)) {
+                std::lock_guard lock(status_mutex);
+                status.free_bytes = free_bytes;
+            }
+        }
+    }
+
+    // A remote link that was lost turns the engine to model mode, saying why.
+    void note_link_lost() {
+        if (!where.remote()) return;
+        const std::string lost = WorkerClient::instance().lost();
+        if (lost.empty()) return;
+        std::lock_guard lock(status_mutex);
+        if (!status.gpu) return;
+        status.gpu = false;
+        status.unreachable = true;
+        status.reason = lost;
+    }
+
+    DeviceStatus current_status() const {
+        std::lock_guard lock(status_mutex);
+        return status;
     }
 
     Target current_target() const {
@@ -140,8 +235,11 @@ struct Engine::Impl {
         return AheadOutcome::Compiled;
     }
 
+    mutable std::mutex status_mutex;
     DeviceStatus status;
     CompileService compiler;
+    GpuLocation where;
+    bool prepare_counters = false;
     mutable std::mutex target_mutex;
     Target target;
     std::mutex checker_mutex;
@@ -155,12 +253,27 @@ struct Engine::Impl {
 Engine::Engine(const EngineConfig& cfg) : impl_(std::make_unique<Impl>(cfg)) {}
 Engine::~Engine() = default;
 
-const DeviceStatus& Engine::device() const { return impl_->status; }
+DeviceStatus Engine::device() const { return impl_->current_status(); }
+
+bool Engine::reconnect() { return reconnect(impl_->where); }
+
+bool Engine::reconnect(const GpuLocation& where) {
+    if (!impl_->where.remote() && !where.remote()) return impl_->current_status().gpu;
+    impl_->where = where;
+    impl_->locate(false);
+    {
+        std::lock_guard lock(impl_->ceilings_mutex);
+        impl_->ceilings.reset();   // another GPU, perhaps
+    }
+    return impl_->current_status().gpu;
+}
+
+std::string Engine::gpu_note() const { return WorkerClient::instance().note(); }
 Target Engine::target() const { return impl_->current_target(); }
 CompileService& Engine::compiler() { return impl_->compiler; }
 
 bool Engine::set_target(const Target& t) {
-    if (impl_->status.gpu) return false;
+    if (impl_->current_status().gpu) return false;
     std::lock_guard lock(impl_->target_mutex);
     impl_->target = t;
     return true;
@@ -280,6 +393,7 @@ RunResult Engine::measure(RunResult r, const RunOptions& opt, const CancelFlag* 
 
 void Engine::Impl::measure(RunResult& r, const RunOptions& opt, const CancelFlag* cancel) {
     if (!r.ok) return;
+    const DeviceStatus status = current_status();
     if (!status.gpu) {
         r.no_gpu_reason = status.reason;
         if (opt.hardware_counters) {
@@ -312,6 +426,7 @@ void Engine::Impl::measure(RunResult& r, const RunOptions& opt, const CancelFlag
         }
         // One request at a time: the worker client serializes them.
         r.apply(measure_in_worker(job, opt, cancel, r.stages.worker_ms));
+        note_link_lost();
     } catch (const std::exception& e) {
         r.ok = false;
         r.stage = "run";
@@ -386,14 +501,15 @@ std::vector<RunRequest> Engine::neighbours(const RunRequest& req, const std::str
 }
 
 Ceilings Engine::ceilings() {
-    if (!impl_->status.gpu) {
+    if (const DeviceStatus status = impl_->current_status(); !status.gpu) {
         Ceilings c;
-        c.note = "not measured in model mode: " + impl_->status.reason;
+        c.note = "not measured in model mode: " + status.reason;
         return c;
     }
     std::lock_guard lock(impl_->ceilings_mutex);
     if (!impl_->ceilings) {
         Ceilings c = ceilings_in_worker();
+        impl_->note_link_lost();
         if (!c.measured) return c;   // try again next time
         impl_->ceilings = c;
     }

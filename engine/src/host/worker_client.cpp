@@ -14,6 +14,7 @@
 #include <cstring>
 #include <filesystem>
 #include <thread>
+#include "remote_link.h"
 
 extern char** environ;
 
@@ -87,7 +88,55 @@ WorkerClient& WorkerClient::instance() {
 
 WorkerClient::~WorkerClient() {
     std::lock_guard lock(mutex_);
-    if (pid_ > 0) stop(kExitGraceMs);
+    if (pid_ > 0 || remote_) stop(kExitGraceMs);
+}
+
+void WorkerClient::configure(const GpuLocation& where) {
+    std::lock_guard lock(mutex_);
+    if (where.host == where_.host && where.command == where_.command && where.connect_timeout_s == where_.connect_timeout_s)
+        return;
+    if (pid_ > 0 || remote_) stop(kExitGraceMs);
+    where_ = where;
+    lost_.clear();
+}
+
+bool WorkerClient::connect(json& hello, std::string& failure) {
+    std::lock_guard lock(mutex_);
+    if (pid_ > 0 || remote_) stop(kExitGraceMs);
+    lost_.clear();
+    if (!connect_locked(hello, failure)) {
+        lost_ = failure;
+        return false;
+    }
+    return true;
+}
+
+bool WorkerClient::connect_locked(json& hello, std::string& failure) {
+    if (!where_.remote()) {
+        failure = "the GPU worker runs on this machine; there is nothing to connect to";
+        return false;
+    }
+    auto link = std::make_unique<RemoteLink>(where_);
+    if (!link->open(hello, failure)) return false;
+    remote_ = std::move(link);
+    channel_ = remote_->channel();
+    ++generation_;
+    return true;
+}
+
+std::string WorkerClient::lost() {
+    std::lock_guard lock(mutex_);
+    return lost_;
+}
+
+std::string WorkerClient::note() {
+    std::lock_guard lock(note_mutex_);
+    return note_;
+}
+
+void WorkerClient::set_note(const std::string& note) {
+    std::lock_guard lock(note_mutex_);
+    note_ = note;
 }
 
 uint64_t WorkerClient::generation() {
@@ -151,6 +200,12 @@ bool WorkerClient::start(std::string& failure) {
 }
 
 std::string WorkerClient::stop(int grace_ms) {
+    if (remote_) {   // the link owns the channel and the launcher
+        channel_ = -1;
+        const std::string how = remote_->close(grace_ms);
+        remote_.reset();
+        return how;
+    }
     if (channel_ >= 0) ::close(channel_);
     if (cancel_ >= 0) ::close(cancel_);
     channel_ = cancel_ = -1;
@@ -175,6 +230,10 @@ bool WorkerClient::wait_for_reply(uint32_t id, const CancelFlag* cancel, json& r
     bool cancel_sent = false;
     const auto sent_at = std::chrono::steady_clock::now();
     auto cancel_sent_at = sent_at;
+    // A remote worker says at least once a second that it is busy (worker_protocol.h): silence
+    // for the connect time-out means the link is dead, even where TCP has not noticed yet.
+    auto last_heard = sent_at;
+    const auto silence_limit = std::chrono::seconds(where_.connect_timeout_s);
     for (;;) {
         if (time_limit_ms > 0 && std::chrono::steady_clock::now() - sent_at > std::chrono::milliseconds(time_limit_ms)) {
             const std::string how = stop(0);
@@ -184,8 +243,13 @@ bool WorkerClient::wait_for_reply(uint32_t id, const CancelFlag* cancel, json& r
             return false;
         }
         if (cancel && cancel->load() && !cancel_sent) {
-            const uint8_t note[4] = {uint8_t(id), uint8_t(id >> 8), uint8_t(id >> 16), uint8_t(id >> 24)};
-            (void)::send(cancel_, note, sizeof note, MSG_NOSIGNAL);   // a dead worker shows on the channel
+            if (remote_) {
+                std::string ignored;   // a dead link shows on the channel
+                (void)worker::write_frame(channel_, {{"cancel", id}}, ignored);
+            } else {
+                const uint8_t note[4] = {uint8_t(id), uint8_t(id >> 8), uint8_t(id >> 16), uint8_t(id >> 24)};
+                (void)::send(cancel_, note, sizeof note, MSG_NOSIGNAL);   // a dead worker shows on the channel
+            }
             cancel_sent = true;
             cancel_sent_at = std::chrono::steady_clock::now();
         }
@@ -202,33 +266,77 @@ bool WorkerClient::wait_for_reply(uint32_t id, const CancelFlag* cancel, json& r
             stop(0);
             return false;
         }
+        if (remote_ && ready == 0 && std::chrono::steady_clock::now() - last_heard > silence_limit) {
+            failure = fmt::format("The connection to the GPU worker {} went silent for {} s in the middle of a run.",
+                                  where_.describe(), where_.connect_timeout_s);
+            stop(0);
+            lost_ = failure;
+            return false;
+        }
         if (ready <= 0) continue;
         std::string error;
         const worker::ReadStatus got = worker::read_frame(channel_, reply, error);
         if (got != worker::ReadStatus::message) {
+            if (remote_) {
+                const std::string what = "the connection closed in the middle of a run" +
+                                         (got == worker::ReadStatus::error ? " (" + error + ")" : std::string());
+                remote_->close(kExitGraceMs);
+                failure = remote_->explain(what);
+                remote_.reset();
+                channel_ = -1;
+                lost_ = failure;
+                return false;
+            }
             const std::string how = stop(kExitGraceMs);
             failure = fmt::format("the GPU worker stopped unexpectedly ({}{}); a fresh one starts with the next run", how,
                                   got == worker::ReadStatus::error ? "; " + error : "");
             return false;
         }
+        last_heard = std::chrono::steady_clock::now();
+        if (reply.contains("note")) {   // the worker is busy with it: waiting for the GPU, or running
+            if (reply.value("id", 0u) == id && reply.at("note").is_string()) set_note(reply.at("note").get<std::string>());
+            continue;
+        }
         if (reply.value("id", 0u) != id) continue;   // a late reply to an abandoned request
+        set_note("");
         return true;
     }
 }
 
 bool WorkerClient::call(json request, const CancelFlag* cancel, json& reply, std::string& failure, int time_limit_ms) {
     std::lock_guard lock(mutex_);
-    if (pid_ <= 0 && !start(failure)) return false;
+    if (where_.remote()) {
+        if (!lost_.empty()) {   // until the user reconnects
+            failure = lost_;
+            return false;
+        }
+        json hello;   // after a fault ended the remote worker: a fresh one, as locally
+        if (!remote_ && !connect_locked(hello, failure)) {
+            lost_ = failure;
+            return false;
+        }
+    } else if (pid_ <= 0 && !start(failure)) {
+        return false;
+    }
     const uint32_t id = next_id_++;
     request["id"] = id;
     request["cancelled"] = cancel && cancel->load();
     std::string error;
     if (!worker::write_frame(channel_, request, error)) {
+        if (remote_) {
+            remote_->close(kExitGraceMs);
+            failure = lost_ = remote_->explain("the connection closed: " + error);
+            remote_.reset();
+            channel_ = -1;
+            return false;
+        }
         const std::string how = stop(kExitGraceMs);
         failure = fmt::format("the GPU worker stopped unexpectedly ({}; {}); a fresh one starts with the next run", how, error);
         return false;
     }
-    if (!wait_for_reply(id, cancel, reply, failure, time_limit_ms)) return false;
+    const bool answered = wait_for_reply(id, cancel, reply, failure, time_limit_ms);
+    set_note("");
+    if (!answered) return false;
     if (reply.value("context_lost", false)) stop(kExitGraceMs);   // it exits by itself; a fresh one comes next
     if (reply.contains("failure")) {
         failure = reply["failure"].get<std::string>();

@@ -5,6 +5,7 @@
 #pragma once
 #include <sys/types.h>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
 #include "tilelab/device.h"
@@ -14,6 +15,8 @@ namespace tilelab {
 
 // Appended to the error of the request whose fault lost the worker's context.
 inline constexpr const char* kWorkerRestartedNote = "the GPU worker process was restarted, so the next run starts afresh";
+
+class RemoteLink;
 
 class WorkerClient {
 public:
@@ -35,6 +38,19 @@ public:
     // Increases each time a worker starts; handles from an earlier worker are void.
     uint64_t generation();
 
+    // ---- a worker elsewhere (GpuLocation) ------------------------------------------------------
+    // Where the next worker starts; stops the current one if the place changed.
+    void configure(const GpuLocation& where);
+    // Remote only: (re)connects now and returns the worker's greeting (worker_protocol.h); false
+    // with one sentence in `failure`. A link that failed stays failed (calls answer with the
+    // reason at once) until connect() is called again: the app's Reconnect.
+    bool connect(worker::json& hello, std::string& failure);
+    // Why the remote link was lost ("" while it is up, or when local).
+    std::string lost();
+    // What the worker says about the request in hand ("waiting for the GPU: another run holds
+    // it"); "" when nothing is in hand. Safe from any thread.
+    std::string note();
+
 private:
     WorkerClient() = default;
     bool start(std::string& failure);
@@ -43,6 +59,8 @@ private:
     std::string stop(int grace_ms);
     bool wait_for_reply(uint32_t id, const CancelFlag* cancel, worker::json& reply, std::string& failure,
                         int time_limit_ms);
+    bool connect_locked(worker::json& hello, std::string& failure);
+    void set_note(const std::string& note);
 
     std::mutex mutex_;
     pid_t pid_ = -1;
@@ -50,6 +68,11 @@ private:
     int cancel_ = -1;    // cancel notes: the 4-byte id of the request to stop (a socket)
     uint32_t next_id_ = 1;
     uint64_t generation_ = 0;
+    GpuLocation where_;
+    std::unique_ptr<RemoteLink> remote_;   // the launcher, when where_.remote()
+    std::string lost_;
+    std::mutex note_mutex_;
+    std::string note_;
 };
 
 // Where the worker binary is: $TILELAB_GPU_WORKER, else next to this executable, else in its

@@ -1,0 +1,290 @@
+// Reaching a GPU worker through a launcher (remote_link.h).
+#include "remote_link.h"
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <fmt/format.h>
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+extern char** environ;
+
+namespace tilelab {
+
+// The last lines a launcher wrote to stderr (ssh's, srun's, the shell's, the worker's own).
+struct StderrTail {
+    std::mutex mutex;
+    std::deque<std::string> lines;
+    std::string partial;
+    void add(const char* data, size_t n) {
+        std::lock_guard lock(mutex);
+        for (size_t i = 0; i < n; ++i) {
+            if (data[i] == '\n' || data[i] == '\r') {
+                if (!partial.empty()) lines.push_back(std::move(partial));
+                partial.clear();
+                while (lines.size() > 8) lines.pop_front();
+            } else if (partial.size() < 400) {
+                partial += data[i];
+            }
+        }
+    }
+    std::vector<std::string> last(size_t n) {
+        std::lock_guard lock(mutex);
+        std::vector<std::string> out(lines.begin(), lines.end());
+        if (!partial.empty()) out.push_back(partial);
+        if (out.size() > n) out.erase(out.begin(), out.end() - long(n));
+        return out;
+    }
+};
+
+namespace {
+
+using worker::json;
+using Clock = std::chrono::steady_clock;
+
+bool contains(const std::string& s, const char* what) { return s.find(what) != std::string::npos; }
+
+std::string shortened(const std::string& s, size_t n) { return s.size() <= n ? s : s.substr(0, n) + "…"; }
+
+void read_stderr(int fd, std::shared_ptr<StderrTail> tail) {
+    char buffer[1024];
+    for (;;) {
+        const ssize_t n = ::read(fd, buffer, sizeof buffer);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        tail->add(buffer, size_t(n));
+    }
+    ::close(fd);
+}
+
+// Reads exactly n bytes before `deadline`. "" or what happened.
+std::string read_by(int fd, uint8_t* data, size_t n, Clock::time_point deadline, size_t& got) {
+    got = 0;
+    while (got < n) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+        if (left <= 0) return "timeout";
+        pollfd p{fd, POLLIN, 0};
+        const int ready = ::poll(&p, 1, int(std::min<long long>(left, 100)));
+        if (ready < 0 && errno != EINTR) return std::string("poll: ") + std::strerror(errno);
+        if (ready <= 0) continue;
+        const ssize_t r = ::read(fd, data + got, n - got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) return std::string("read: ") + std::strerror(errno);
+        if (r == 0) return "closed";
+        got += size_t(r);
+    }
+    return "";
+}
+
+std::string printable(const uint8_t* data, size_t n) {
+    std::string s;
+    for (size_t i = 0; i < n; ++i) s += (data[i] >= 32 && data[i] < 127) ? char(data[i]) : '.';
+    return s;
+}
+
+}  // namespace
+
+std::string GpuLocation::describe() const {
+    if (!host.empty()) return host + " via ssh";
+    if (!command.empty()) return "via `" + shortened(command, 60) + "`";
+    return "";
+}
+
+std::string GpuLocation::problem() const {
+    if (!host.empty() && !command.empty()) return "give either a GPU host or a GPU command, not both";
+    if (!host.empty()) {
+        if (host[0] == '-') return fmt::format("'{}' is not a host name (it starts with '-')", shortened(host, 40));
+        for (char c : host)
+            if (c <= ' ' || c == 127) return fmt::format("'{}' is not a host name (it holds spaces or control characters)", shortened(host, 40));
+    }
+    for (char c : command)
+        if (c == '\n' || c == '\r' || c == '\0') return "the GPU command must be one line";
+    if (connect_timeout_s < 1 || connect_timeout_s > 600) return "the connect time-out must be 1 to 600 seconds";
+    return "";
+}
+
+std::vector<std::string> launcher_argv(const GpuLocation& where) {
+    if (!where.host.empty())
+        // -T: no terminal (a byte stream); BatchMode: keys only, never a password prompt that
+        // nobody sees; the keep-alives end a dropped link within about 15 s.
+        return {"ssh", "-T", "-o", "BatchMode=yes", "-o", fmt::format("ConnectTimeout={}", where.connect_timeout_s),
+                "-o", "ServerAliveInterval=5", "-o", "ServerAliveCountMax=3", "--", where.host, "tilelab-gpu-worker", "--stdio"};
+    return {"/bin/sh", "-c", where.command};
+}
+
+RemoteLink::~RemoteLink() { close(0); }
+
+bool RemoteLink::open(json& hello, std::string& failure) {
+    if (const std::string p = where_.problem(); !p.empty()) {
+        failure = p;
+        return false;
+    }
+    int pair[2], err[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0 || pipe2(err, O_CLOEXEC) != 0) {
+        failure = std::string("could not create the channel to the GPU worker: ") + std::strerror(errno);
+        return false;
+    }
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, pair[1], 0);
+    posix_spawn_file_actions_adddup2(&actions, pair[1], 1);
+    posix_spawn_file_actions_adddup2(&actions, err[1], 2);
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    sigset_t none, defaults;
+    sigemptyset(&none);
+    sigemptyset(&defaults);
+    sigaddset(&defaults, SIGPIPE);
+    posix_spawnattr_setsigmask(&attr, &none);
+    posix_spawnattr_setsigdefault(&attr, &defaults);
+    // Its own process group: a terminal's Ctrl-C reaches the app, not ssh (which would drop the link).
+    posix_spawnattr_setpgroup(&attr, 0);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
+    const std::vector<std::string> args = launcher_argv(where_);
+    std::vector<char*> argv;
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    const int rc = posix_spawnp(&pid_, argv[0], &actions, &attr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attr);
+    ::close(pair[1]);
+    ::close(err[1]);
+    if (rc != 0) {
+        ::close(pair[0]);
+        ::close(err[0]);
+        pid_ = -1;
+        failure = rc == ENOENT && args[0] == "ssh"
+                      ? "ssh is not installed on this computer (Debian: openssh-client), so the GPU host cannot be reached"
+                      : fmt::format("could not start {}: {}", args[0], std::strerror(rc));
+        return false;
+    }
+    channel_ = pair[0];
+    reaped_ = false;
+    tail_ = std::make_shared<StderrTail>();
+    std::thread(read_stderr, err[0], tail_).detach();
+
+    const std::string problem = read_greeting(channel_, where_.connect_timeout_s * 1000, hello);
+    if (problem.empty()) {
+        if (std::string p = greeting_problem(hello, where_.describe()); !p.empty()) {
+            failure = p;
+            close(2000);
+            return false;
+        }
+        return true;
+    }
+    if (problem == "timeout") {
+        close(0);
+        failure = explain(fmt::format("no answer within {} s", where_.connect_timeout_s));
+    } else if (problem == "closed") {
+        close(2000);   // it has exited or is exiting: its status and stderr tell why
+        failure = explain("the launcher ended before the GPU worker answered");
+    } else {
+        close(2000);
+        failure = explain(problem);
+    }
+    return false;
+}
+
+int RemoteLink::exit_status() {
+    if (!reaped_ && pid_ > 0) {
+        int status = 0;
+        if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+            reaped_ = true;
+            status_ = status;
+        }
+    }
+    return reaped_ ? status_ : -1;
+}
+
+std::string RemoteLink::close(int grace_ms) {
+    if (channel_ >= 0) ::close(channel_);
+    channel_ = -1;
+    if (pid_ <= 0) return "not running";
+    for (int waited = 0; exit_status() < 0 && waited < grace_ms; waited += 10)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (exit_status() < 0) {
+        ::kill(pid_, SIGKILL);
+        int status = 0;
+        if (::waitpid(pid_, &status, 0) == pid_) status_ = status;
+        reaped_ = true;
+    }
+    pid_ = -1;
+    // Give the stderr reader a moment to take the launcher's last words.
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (WIFEXITED(status_)) return fmt::format("exited with status {}", WEXITSTATUS(status_));
+    if (WIFSIGNALED(status_)) return fmt::format("killed by signal {}", WTERMSIG(status_));
+    return "stopped";
+}
+
+std::string RemoteLink::explain(const std::string& what) {
+    const std::vector<std::string> lines = tail_ ? tail_->last(3) : std::vector<std::string>{};
+    std::string said;
+    for (const std::string& l : lines) said += (said.empty() ? "" : " / ") + l;
+    const std::string all = said;
+    const int code = reaped_ && WIFEXITED(status_) ? WEXITSTATUS(status_) : -1;
+    const std::string where = where_.describe();
+    const std::string host = where_.host.empty() ? "the GPU machine" : where_.host;
+    const std::string quoted = said.empty() ? "" : fmt::format(" (it said: {})", shortened(said, 300));
+    if (contains(all, "Could not resolve hostname") || contains(all, "Name or service not known"))
+        return fmt::format("The GPU host {} is unknown{}.", host, quoted);
+    if (contains(all, "Permission denied") || contains(all, "Too many authentication failures"))
+        return fmt::format("{} refused the SSH login: only keys are tried, never a password (set up key login, e.g. "
+                           "ssh-copy-id){}.", host, quoted);
+    if (contains(all, "Host key verification failed") || contains(all, "REMOTE HOST IDENTIFICATION HAS CHANGED"))
+        return fmt::format("{}'s SSH host key is unknown or has changed: connect once with plain ssh to check it{}.", host, quoted);
+    if (contains(all, "Connection refused") || contains(all, "Connection timed out") || contains(all, "No route to host") ||
+        contains(all, "Network is unreachable") || contains(all, "Connection closed by") || contains(all, "Connection reset"))
+        return fmt::format("The GPU host {} could not be reached{}.", host, quoted);
+    if (code == 127 || contains(all, "tilelab-gpu-worker: not found") || contains(all, "tilelab-gpu-worker: command not found") ||
+        contains(all, "No such file or directory"))
+        return fmt::format("tilelab-gpu-worker was not found {}: install it there (docs/teaching_server.md){}.",
+                           where_.host.empty() ? "where the GPU command runs" : "on " + where_.host, quoted);
+    if (contains(all, "srun:") || contains(all, "salloc:") || contains(all, "sbatch:"))
+        return fmt::format("Slurm did not start the GPU worker ({}){}.", what, quoted);
+    const std::string ended = code >= 0 ? fmt::format("; the launcher exited with status {}", code)
+                              : reaped_ && WIFSIGNALED(status_) ? fmt::format("; the launcher was killed by signal {}", WTERMSIG(status_))
+                                                                : "";
+    return fmt::format("The GPU worker {} could not be used: {}{}{}.", where, what, ended, quoted);
+}
+
+std::string read_greeting(int fd, int timeout_ms, json& hello) {
+    const auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+    uint8_t magic[sizeof worker::kGreetingMagic];
+    size_t got = 0;
+    std::string r = read_by(fd, magic, sizeof magic, deadline, got);
+    if (got > 0 && std::memcmp(magic, worker::kGreetingMagic, got) != 0)
+        return fmt::format("the command printed \"{}\" where the GPU worker's greeting belongs (is it "
+                           "tilelab-gpu-worker --stdio? a login script writing to stdout?)", printable(magic, got));
+    if (!r.empty()) return got > 0 && r == "closed" ? "the stream closed in the middle of the greeting" : r;
+    uint8_t header[4];
+    if (r = read_by(fd, header, 4, deadline, got); !r.empty()) return r == "closed" ? "the stream closed in the middle of the greeting" : r;
+    const uint32_t n = uint32_t(header[0]) | uint32_t(header[1]) << 8 | uint32_t(header[2]) << 16 | uint32_t(header[3]) << 24;
+    if (n > 64 * 1024) return fmt::format("the greeting claims {} bytes, far more than a greeting has", n);
+    std::vector<uint8_t> body(n);
+    if (r = read_by(fd, body.data(), n, deadline, got); !r.empty()) return r == "closed" ? "the stream closed in the middle of the greeting" : r;
+    hello = json::from_cbor(body, true, false);
+    if (hello.is_discarded() || !hello.is_object()) return "the greeting is not a valid message";
+    return "";
+}
+
+std::string greeting_problem(const json& hello, const std::string& where) {
+    if (hello.value("hello", std::string()) != "tilelab-gpu-worker") return "the greeting is not tilelab-gpu-worker's";
+    const json& v = hello.contains("protocol") ? hello.at("protocol") : json();
+    if (!v.is_number_integer()) return "the greeting carries no protocol version";
+    if (v.get<int64_t>() != worker::kProtocolVersion)
+        return fmt::format("The tilelab-gpu-worker {} speaks protocol {}, this TileLab speaks {}: install the same TileLab "
+                           "version on both machines.", where, v.get<int64_t>(), worker::kProtocolVersion);
+    if (!hello.contains("device") || !hello.at("device").is_object()) return "the greeting does not describe the device";
+    return "";
+}
+
+}  // namespace tilelab

@@ -1,0 +1,140 @@
+// Where the GPU is, as a setting (gpu_setting.h).
+#include "gpu_setting.h"
+#include <imgui.h>
+#include <nlohmann/json.hpp>
+#include <cstdio>
+#include <cstring>
+#include "tilelab/safe_file.h"
+#include "ui_common.h"
+
+namespace tilelab::gui {
+namespace {
+
+using nlohmann::json;
+constexpr size_t kMaxSettingsBytes = 1 << 20;
+
+// The file's object, or false (absent: an empty object).
+bool read_settings(const std::string& path, json& j, std::string& error) {
+    std::string text;
+    const ReadOutcome got = read_regular_file(path, kMaxSettingsBytes, text, error);
+    if (got == ReadOutcome::missing) {
+        j = json::object();
+        return true;
+    }
+    if (got != ReadOutcome::ok) return false;
+    j = json::parse(text, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) {
+        error = path + " does not parse; the GPU setting was not saved into it";
+        return false;
+    }
+    return true;
+}
+
+GpuLocation draft_location(const GpuSettingDraft& d) {
+    GpuLocation where;
+    where.host = d.host;
+    where.command = d.command;
+    return where;
+}
+
+void apply(const GpuLocation& where, GpuSettingDraft& draft, EngineThread& engine, const std::string& path,
+           std::string& notice) {
+    if (const std::string p = where.problem(); !p.empty()) {
+        notice = "GPU setting: " + p;
+        return;
+    }
+    engine.reconnect(where);
+    std::string error;
+    if (!path.empty() && !SaveGpuSetting(path, where, error)) notice = "GPU setting not saved: " + error;
+    draft.loaded = false;
+}
+
+}  // namespace
+
+GpuLocation LoadGpuSetting(const std::string& settings_path, std::string& notice) {
+    GpuLocation where;
+    json j;
+    std::string error;
+    if (settings_path.empty() || !read_settings(settings_path, j, error)) return where;
+    for (const char* key : {"gpu_host", "gpu_command"}) {
+        if (!j.contains(key)) continue;
+        if (!j.at(key).is_string()) {
+            notice = std::string("settings: \"") + key + "\" is not text; using this computer's GPU";
+            return GpuLocation{};
+        }
+        (std::strcmp(key, "gpu_host") == 0 ? where.host : where.command) = j.at(key).get<std::string>();
+    }
+    if (const std::string p = where.problem(); !p.empty()) {
+        notice = "settings: the GPU setting is not usable (" + p + "); using this computer's GPU";
+        return GpuLocation{};
+    }
+    return where;
+}
+
+bool SaveGpuSetting(const std::string& settings_path, const GpuLocation& where, std::string& error) {
+    json j;
+    if (!read_settings(settings_path, j, error)) return false;
+    j["gpu_host"] = where.host;
+    j["gpu_command"] = where.command;
+    return write_file_atomic(settings_path, j.dump(2) + "\n", error);
+}
+
+void DrawGpuMenu(GpuSettingDraft& draft, EngineThread& engine, const std::string& settings_path, std::string& notice) {
+    if (!ImGui::BeginMenu("GPU")) return;
+    if (!draft.loaded) {
+        std::string ignored;
+        const GpuLocation now = engine.location();
+        std::snprintf(draft.host, sizeof draft.host, "%s", now.host.c_str());
+        std::snprintf(draft.command, sizeof draft.command, "%s", now.command.c_str());
+        draft.loaded = true;
+    }
+    ImGui::TextDisabled("Where runs go. Compiling stays on this computer.");
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 18);
+    ImGui::InputTextWithHint("GPU host", "[user@]host", draft.host, sizeof draft.host);
+    if (ImGui::IsItemHovered())
+        WrappedTooltip("Runs go to this machine through ssh, with your own keys and ~/.ssh/config (no password prompt): "
+                       "ssh -T -o BatchMode=yes HOST tilelab-gpu-worker --stdio. See docs/teaching_server.md.");
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 18);
+    ImGui::InputTextWithHint("GPU command", "srun --gres=gpu:1 tilelab-gpu-worker --stdio", draft.command,
+                             sizeof draft.command);
+    if (ImGui::IsItemHovered())
+        WrappedTooltip("Instead of a host: any launcher, run by sh -c, that starts tilelab-gpu-worker --stdio "
+                       "(Slurm's srun, docker exec -i NAME, ssh with options of its own).");
+    if (ImGui::MenuItem("Connect")) apply(draft_location(draft), draft, engine, settings_path, notice);
+    if (ImGui::MenuItem("Use this computer's GPU")) apply(GpuLocation{}, draft, engine, settings_path, notice);
+    const DeviceStatus d = engine.device();
+    if (ImGui::MenuItem("Reconnect", nullptr, false, engine.location().remote())) engine.reconnect(engine.location());
+    if (!d.gpu && !d.reason.empty()) ImGui::TextDisabled("%s", d.reason.c_str());
+    ImGui::EndMenu();
+}
+
+void DrawGpuStatus(EngineThread& engine) {
+    const DeviceStatus device = engine.device();
+    const Target target = engine.target();
+    if (engine.reconnecting()) {
+        ImGui::TextDisabled("GPU: connecting...");
+        return;
+    }
+    if (device.gpu) {
+        const std::string where = device.where.empty() ? "" : " on " + device.where;
+        ImGui::TextColored(StatusColorVec(true), "GPU: %s (%s)%s", device.name.c_str(), target.arch_name().c_str(),
+                           where.c_str());
+        if (const std::string note = engine.gpu_note(); note.rfind("waiting", 0) == 0) {
+            ImGui::SameLine();
+            ImGui::TextColored(ImVec4(0.95f, 0.75f, 0.3f, 1.0f), "  %s", note.c_str());
+        }
+        return;
+    }
+    ImGui::TextDisabled("Model mode: %s (%s)", target.name.c_str(), target.arch_name().c_str());
+    if (!device.where.empty() || device.unreachable) {
+        ImGui::SameLine();
+        ImGui::TextColored(ImVec4(0.95f, 0.75f, 0.3f, 1.0f), " %s", device.reason.c_str());
+        if (ImGui::IsItemHovered()) WrappedTooltip(device.reason.c_str());
+        if (device.unreachable) {
+            ImGui::SameLine();
+            if (ImGui::SmallButton("Reconnect")) engine.reconnect(engine.location());
+        }
+    }
+}
+
+}  // namespace tilelab::gui
