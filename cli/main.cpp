@@ -9,6 +9,7 @@
 #include <exception>
 
 #include "commands.h"
+#include "tilelab/i18n.h"
 #include "tilelab/cli_flags.h"
 #include "options.h"
 
@@ -36,6 +37,8 @@ void add_common_flags(CLI::App* app, CliOptions& o, FormatFlags& f) {
     auto* json = app->add_flag("--json", f.json, "Print JSON instead of a table");
     app->add_flag("--csv", f.csv, "Print CSV instead of a table")->excludes(json);
     app->add_flag("--model-mode", o.model_mode, "Never use a GPU: compile and analyse only (also TILELAB_MODEL_MODE=1)");
+    app->add_option("--lang", o.lang, "Language of messages and tables: en or zh (default: LC_ALL / LC_MESSAGES / LANG)")
+        ->check(CLI::IsMember({"en", "zh"}));
 }
 
 void add_request_flags(CLI::App* app, CliOptions& o) {
@@ -65,6 +68,8 @@ void add_run_flags(CLI::App* app, CliOptions& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // The locale's language until --lang says otherwise (JSON and CSV keys stay English).
+    tilelab::set_language(tilelab::language_from_locale());
     CliOptions o;
     FormatFlags f;
     CLI::App app("Compile, analyse, run and sweep TileLab's tiled GPU kernels.", kProgram);
@@ -118,7 +123,7 @@ int main(int argc, char** argv) {
         if (argc > 1 && argv[1][0] != '-' && !known) {
             std::vector<std::string> names;
             for (CLI::App* s : subcommands) names.push_back(s->get_name());
-            print_error(fmt::format("unknown subcommand '{}'; the subcommands are {}", tilelab::shortened(argv[1]),
+            print_error(tilelab::trf("cli.unknown_subcommand", tilelab::shortened(argv[1]),
                                     fmt::join(names, ", ")));
             return kExitUsage;
         }
@@ -126,6 +131,7 @@ int main(int argc, char** argv) {
         return kExitUsage;
     }
     o.format = f.json ? OutputFormat::Json : f.csv ? OutputFormat::Csv : OutputFormat::Table;
+    if (tilelab::Language lang; !o.lang.empty() && tilelab::parse_language(o.lang, lang)) tilelab::set_language(lang);
 
     try {
         tilelab::refuse_empty_values(&app);
@@ -142,7 +148,7 @@ int main(int argc, char** argv) {
         print_error(e.what());
         return kExitUsage;
     } catch (const std::exception& e) {
-        print_error(fmt::format("unexpected error: {}", e.what()));
+        print_error(tilelab::trf("cli.unexpected_error", e.what()));
         return kExitRuntime;
     }
     return kExitUsage;

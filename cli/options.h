@@ -42,6 +42,7 @@ struct CliOptions {
     bool with_log = false;          // --log: the NVRTC/ptxas log in the report
 
     // What to compile or run
+    std::string lang;               // --lang en|zh; "" = the locale's
     std::string variant;            // variant id, or a lesson id / number
     std::vector<std::string> sets;  // --set NAME=VALUE, repeatable
     std::string size;               // --size; "" = the lesson's size or the family default

@@ -21,6 +21,7 @@ struct AppOptions {
     std::string size;               // problem size override
     std::string panel;              // tab to open: occupancy, memory, code, tiles, compare
     bool presenter = false;
+    std::string lang;               // "en" / "zh" from --lang; "" = the settings file's, else the locale's
     Clock::time_point launched = Clock::now();
 };
 
@@ -85,6 +86,7 @@ private:
     std::string settings_path_, ini_path_;
     std::string saved_model_target_;
     float built_font_scale_ = 0;
+    Language built_language_ = Language::English;   // the language the fonts were built for
     bool quit_ = false;
     bool initialized_ = false;        // Init succeeded: only then are settings written on exit
     bool engine_seen_ = false;

@@ -178,6 +178,8 @@ int main(int argc, char** argv) {
     cli.add_flag("--log-latency", o.app.log_latency, "Log first-frame time, change-to-redraw latency and frame times");
     cli.add_flag("--presenter", o.app.presenter, "Start in presenter mode (large text, lesson text hidden)");
     cli.add_flag("--model", model, "Model mode even when a GPU is present");
+    cli.add_option("--lang", o.app.lang, "Language: en or zh (default: the settings file's, else LANG/LC_ALL)")
+        ->check(CLI::IsMember({"en", "zh"}));
     if (const int rc = parse_flags(cli, argc, argv); rc >= 0) return rc;
 
     o.engine.force_model_mode = model;

@@ -111,6 +111,14 @@ const std::string& quantity_label(const std::string& english) {
     return english;
 }
 
+std::string limiter_label(const std::string& limiter) {
+    if (language() != Language::Chinese) return limiter;
+    std::string out, rest = limiter;
+    for (size_t at; (at = rest.find(" and ")) != std::string::npos; rest = rest.substr(at + 5))
+        out += quantity_label(rest.substr(0, at)) + "和";
+    return out + quantity_label(rest);
+}
+
 namespace detail {
 std::string format_or_key(std::string_view key, const std::string& pattern, fmt::format_args args) {
     try {

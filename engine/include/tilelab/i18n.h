@@ -40,6 +40,10 @@ const std::string& tr(std::string_view key, Language lang);
 // English): its translation from the table ("quantity.global loads / thread"), else the English.
 const std::string& quantity_label(const std::string& english);
 
+// An occupancy limiter ("registers and shared memory", as tilelab/occupancy.h names it) in the
+// current language.
+std::string limiter_label(const std::string& limiter);
+
 // Every key and its text in one table (the tests, the font's glyph list).
 const std::map<std::string, std::string>& string_table(Language lang);
 // Problems found while reading the tables (a file that does not parse); empty when all is well.

@@ -27,7 +27,7 @@ struct ParamSpec {
     int step = 1;
     int def = 0;
     std::string help;  // one line: what this parameter trades
-    std::string label_zh, help_zh;   // the same in Simplified Chinese ("" = shown in English)
+    std::string label_zh{}, help_zh{};   // the same in Simplified Chinese ("" = shown in English)
 
     // label / help in the current language (tilelab/i18n.h), English where no translation exists.
     const std::string& shown_label() const;
