@@ -131,6 +131,7 @@ void merge_cjk(ImFontAtlas* atlas, const FontFile& font, float px, const ImWchar
 struct CjkRanges {
     ImVector<ImWchar> used;     // every character ChineseTextInUse() holds, Latin included
     ImVector<ImWchar> common;   // used + ImGui's ~2500 common simplified characters
+    ImVector<ImWchar> headline; // the big headline font: numbers and the occupancy limiters' names
 };
 CjkRanges g_cjk_ranges;
 
@@ -144,6 +145,11 @@ void build_cjk_ranges() {
     common.AddText(text.c_str(), text.c_str() + text.size());
     common.AddRanges(ImGui::GetIO().Fonts->GetGlyphRangesChineseSimplifiedCommon());
     common.BuildRanges(&g_cjk_ranges.common);
+    ImFontGlyphRangesBuilder headline;
+    for (const char* limiter : {"warps", "registers", "shared memory", "blocks"})
+        headline.AddText(tr(std::string("quantity.") + limiter, Language::Chinese).c_str());
+    headline.AddText("和-");
+    headline.BuildRanges(&g_cjk_ranges.headline);
 }
 
 // ---- the box drawn for a missing character, and counting it ------------------------------------
@@ -257,7 +263,7 @@ void add_roles(ImFontAtlas* atlas, Fonts& f, const FontFiles& files, float scale
     f.h1 = role(heading, body_px * 1.55f, true, used_cjk);
     f.h2 = role(heading, body_px * 1.3f, true, used_cjk);
     f.h3 = role(heading, body_px * 1.12f, true, used_cjk);
-    f.big = role(heading, body_px * 2.2f, true, nullptr);   // numbers only
+    f.big = role(heading, body_px * 2.2f, true, g_cjk_ranges.headline.Data);   // numbers, limiter names
     g_box_rect = atlas->AddCustomRectRegular(kBoxW, kBoxH);
 }
 

@@ -10,7 +10,7 @@ gui=${TILELAB_GUI:-ON}
 pkgs=(cmake g++ make pkg-config libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev libmd4c-dev)
 if [ "$gui" = ON ]; then
   pkgs+=(libimgui-dev libglfw3-dev python3-glad libegl-dev libgl-dev libstb-dev libegl-mesa0
-         libgl1-mesa-dri fonts-dejavu-core fontconfig libfontconfig-dev)
+         libgl1-mesa-dri fonts-dejavu-core fonts-wqy-microhei fontconfig libfontconfig-dev)
 fi
 missing=()
 for p in "${pkgs[@]}"; do

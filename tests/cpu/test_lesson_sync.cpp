@@ -103,7 +103,9 @@ TEST(LessonSync, ALessonWithoutChineseTextFallsBackToEnglishMarked) {
                                         [&](const auto& e) { return e.first == en[i].id; });
         EXPECT_EQ(zh[i].translation_missing, !has_zh) << en[i].id;
         EXPECT_EQ(zh[i].file, has_zh ? "lesson.zh.md" : "lesson.md") << en[i].id;
-        if (!has_zh) EXPECT_EQ(zh[i].title, en[i].title);
+        if (!has_zh) {
+            EXPECT_EQ(zh[i].title, en[i].title);
+        }
         EXPECT_FALSE(en[i].translation_missing);
     }
 }
