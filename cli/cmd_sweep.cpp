@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "commands.h"
+#include "tilelab/i18n.h"
 #include "format_table.h"
 #include "report.h"
 #include "request.h"
@@ -165,12 +166,12 @@ int cmd_sweep(const CliOptions& o) {
     const ParamSpec& px = require_param(v, o.param);
     const ParamSpec* py = o.param2.empty() ? nullptr : &require_param(v, o.param2);
     if (py != nullptr && py->name == px.name)
-        throw usage_error(fmt::format("--param and --param2 are both {}; sweep two different parameters", px.name));
-    if (py == nullptr && !o.values2.empty()) throw usage_error("--values2 needs --param2");
+        throw usage_error(trf("cli.sweep_same_param", px.name));
+    if (py == nullptr && !o.values2.empty()) throw usage_error(tr("cli.values2_needs_param2"));
     const ParamValues fixed = parse_sets(v, o.sets);
     for (const ParamSpec* swept : {&px, py})
         if (swept != nullptr && fixed.count(swept->name))
-            throw usage_error(fmt::format("{} is swept, so it cannot also be --set", swept->name));
+            throw usage_error(trf("cli.swept_and_set", swept->name));
     const std::vector<int> xs = swept_values(px, o.values, "--values");
     const std::vector<int> ys = py ? swept_values(*py, o.values2, "--values2") : std::vector<int>{0};
     const Problem problem = resolve_problem(v, o.size);
@@ -240,7 +241,7 @@ int cmd_sweep(const CliOptions& o) {
     std::fflush(stdout);
 
     const int code = sweep_exit_code(points);
-    if (code == kExitUsage) throw usage_error("every point of the sweep is invalid; see the reasons above");
+    if (code == kExitUsage) throw usage_error(tr("cli.every_point_invalid"));
     if (code != kExitOk) {
         const auto bad = std::find_if(points.begin(), points.end(), [&](const SweepPoint& p) {
             return p.skipped_reason.empty() && p.outcome.exit_code == code;

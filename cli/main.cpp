@@ -9,6 +9,7 @@
 #include <exception>
 
 #include "commands.h"
+#include "tilelab/i18n.h"
 #include "tilelab/cli_flags.h"
 #include "options.h"
 
@@ -47,6 +48,8 @@ void add_common_flags(CLI::App* app, CliOptions& o, FormatFlags& f) {
     app->add_option("--connect-timeout", o.connect_timeout_s,
                     "Seconds to wait for a GPU host or command to answer (and the most silence in a run); default 15")
         ->check(tilelab::whole_number(1, 600));
+    app->add_option("--lang", o.lang, "Language of messages and tables: en or zh (default: LC_ALL / LC_MESSAGES / LANG)")
+        ->check(CLI::IsMember({"en", "zh"}));
 }
 
 void add_request_flags(CLI::App* app, CliOptions& o) {
@@ -76,6 +79,8 @@ void add_run_flags(CLI::App* app, CliOptions& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // The locale's language until --lang says otherwise (JSON and CSV keys stay English).
+    tilelab::set_language(tilelab::language_from_locale());
     CliOptions o;
     FormatFlags f;
     CLI::App app("Compile, analyse, run and sweep TileLab's tiled GPU kernels.", kProgram);
@@ -143,7 +148,7 @@ int main(int argc, char** argv) {
         if (argc > 1 && argv[1][0] != '-' && !known) {
             std::vector<std::string> names;
             for (CLI::App* s : subcommands) names.push_back(s->get_name());
-            print_error(fmt::format("unknown subcommand '{}'; the subcommands are {}", tilelab::shortened(argv[1]),
+            print_error(tilelab::trf("cli.unknown_subcommand", tilelab::shortened(argv[1]),
                                     fmt::join(names, ", ")));
             return kExitUsage;
         }
@@ -151,6 +156,7 @@ int main(int argc, char** argv) {
         return kExitUsage;
     }
     o.format = f.json ? OutputFormat::Json : f.csv ? OutputFormat::Csv : OutputFormat::Table;
+    if (tilelab::Language lang; !o.lang.empty() && tilelab::parse_language(o.lang, lang)) tilelab::set_language(lang);
 
     try {
         tilelab::refuse_empty_values(&app);
@@ -168,7 +174,7 @@ int main(int argc, char** argv) {
         print_error(e.what());
         return kExitUsage;
     } catch (const std::exception& e) {
-        print_error(fmt::format("unexpected error: {}", e.what()));
+        print_error(tilelab::trf("cli.unexpected_error", e.what()));
         return kExitRuntime;
     }
     return kExitUsage;

@@ -45,6 +45,7 @@ struct CliOptions {
     int connect_timeout_s = 15;     // --connect-timeout
 
     // What to compile or run
+    std::string lang;               // --lang en|zh; "" = the locale's
     std::string variant;            // variant id, or a lesson id / number
     std::vector<std::string> sets;  // --set NAME=VALUE, repeatable
     std::string size;               // --size; "" = the lesson's size or the family default

@@ -1,5 +1,6 @@
 // The readable report of one configuration, its CSV row, and its exit code.
 #include "report.h"
+#include "tilelab/i18n.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -156,7 +157,7 @@ static void render_accesses(std::string& out, const RunResult& r, const ReportOp
         if (fs.empty()) return;
         section(out, title);
         Table ft({{"quantity", Align::Left}, {"formula", Align::Left}, {"value", Align::Right}});
-        for (const auto& f : fs) ft.add_row({f.quantity, f.expression, format_count(f.value)});
+        for (const auto& f : fs) ft.add_row({quantity_label(f.quantity), f.expression, format_count(f.value)});
         out += ft.render(2);
     };
     formula_table("Formulas", m.formulas);

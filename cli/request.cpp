@@ -1,5 +1,6 @@
 // Turning command-line text into a checked RunRequest.
 #include "request.h"
+#include "tilelab/i18n.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -70,7 +71,7 @@ const Variant& resolve_variant(const std::string& name) {
     }
     std::vector<std::string> ids;
     for (const auto& v : all_variants()) ids.push_back(v.id);
-    std::string message = fmt::format("unknown variant '{}'; the variants are {} (or give a lesson number)", shortened(name),
+    std::string message = trf("cli.unknown_variant", shortened(name),
                                       variant_ids());
     if (const auto close = close_names(name, ids); !close.empty()) message += "; did you mean " + fmt::format("{}", fmt::join(close, " or ")) + "?";
     throw usage_error(message);
@@ -92,9 +93,9 @@ static std::string lesson_size(const Variant& v) {
 static StepState step_state(const CliOptions& o) {
     const Lesson* lesson = find_lesson(o.variant);
     if (!lesson)
-        throw usage_error(fmt::format("--step needs a lesson (its number or id), not '{}'", shortened(o.variant)));
+        throw usage_error(trf("cli.step_needs_lesson", shortened(o.variant)));
     if (o.step >= int(lesson->steps.size()))
-        throw usage_error(fmt::format("lesson {} has {} steps (0 to {}); there is no step {}", lesson->id,
+        throw usage_error(trf("cli.no_such_step", lesson->id,
                                       lesson->steps.size(), lesson->steps.size() - 1, o.step));
     return lesson->state_at(o.step);
 }
@@ -116,14 +117,12 @@ void apply_target(Engine& engine, const std::string& key) {
         const bool is_device = key == "device" || key == current.name || key == current.arch_name() ||
                                (wanted != nullptr && wanted->arch() == current.arch());
         if (is_device) return;
-        throw usage_error(fmt::format(
-            "--target {} applies to model mode only: kernels run on the {} ({}) here; "
-            "add --model-mode to analyse for {} instead",
+        throw usage_error(trf("cli.target_model_mode_only",
             shortened(key), current.name, current.arch_name(), shortened(key)));
     }
     const Target& preset = require_target(key);
     if (!engine.set_target(preset))
-        throw usage_error(fmt::format("the engine refused target '{}'", shortened(key)));
+        throw usage_error(trf("cli.target_refused", shortened(key)));
 }
 
 RunRequest build_request(const CliOptions& o, Engine& engine) {

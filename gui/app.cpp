@@ -1,4 +1,5 @@
 #include "app.h"
+#include "tilelab/i18n.h"
 #include "compare_export.h"
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>   // key codes only: ImGui 1.86's GLFW backend indexes io.KeysDown by them
@@ -85,9 +86,17 @@ std::string App::init_from_options() {
         ImGui::GetIO().IniFilename = nullptr;
     }
     if (options_.presenter) state_.presenter_mode = true;
+    // --lang, else the settings file's (read above), else the locale's.
+    if (!options_.lang.empty()) {
+        if (!parse_language(options_.lang, state_.language))
+            return "--lang: '" + shortened(options_.lang) + "' is not a language (en or zh).";
+    } else if (place.language.empty() || !parse_language(place.language, state_.language)) {
+        state_.language = language_from_locale();
+    }
+    set_language(state_.language);
 
     const auto& lessons = all_lessons();
-    if (lessons.empty()) return "No lessons are compiled into this build.";
+    if (lessons.empty()) return tr("menu.no_lessons_are_compiled_into_this_build").c_str();
     int lesson_index = 0, step = options_.step >= 0 ? options_.step : 0;
     const std::string wanted = !options_.lesson.empty() ? options_.lesson : place.lesson_id;
     if (!wanted.empty()) {
@@ -163,10 +172,22 @@ void App::apply_style() {
 
 void App::BeforeNewFrame() {
     const float scale = effective_font_scale();
-    if (scale == built_font_scale_) return;
+    if (scale == built_font_scale_ && state_.language == built_language_) return;
     const auto start = Clock::now();
-    BuildFonts(scale);
+    const bool chinese = state_.language == Language::Chinese;
+    BuildFonts(scale, chinese);
     RebuildFontTexture();
+    if (chinese && !AppFonts().chinese) {
+        // No Chinese font (or none that fits the atlas): English, with a one-line notice.
+        state_.language = Language::English;
+        state_.notice = tr("notice.no_chinese_font", Language::English);
+    }
+    if (language() != state_.language) {
+        set_language(state_.language);
+        // Everything the engine words (reasons, occupancy arithmetic) is asked for again.
+        if (initialized_) SubmitRequest(state_);
+    }
+    built_language_ = state_.language;
     if (options_.log_latency)
         std::fprintf(stderr, "latency: fonts built and uploaded in %.1f ms (%s)\n", ms_between(start, Clock::now()),
                      AppFonts().system_fonts ? "system fonts" : "ImGui's default font");
@@ -259,12 +280,12 @@ void App::handle_keys() {
 
 void App::draw_menu_bar() {
     if (!ImGui::BeginMenuBar()) return;
-    if (ImGui::BeginMenu("File")) {
-        if (ImGui::MenuItem("Save settings", nullptr, false, options_.persist)) SaveSettingsNow();
-        if (ImGui::MenuItem("Quit", "Ctrl+Q")) quit_ = true;
+    if (ImGui::BeginMenu(tr("menu.file").c_str())) {
+        if (ImGui::MenuItem(tr("menu.save_settings").c_str(), nullptr, false, options_.persist)) SaveSettingsNow();
+        if (ImGui::MenuItem(tr("menu.quit").c_str(), "Ctrl+Q")) quit_ = true;
         ImGui::EndMenu();
     }
-    if (ImGui::BeginMenu("Lessons")) {
+    if (ImGui::BeginMenu(tr("menu.lessons").c_str())) {
         const auto& lessons = all_lessons();
         for (size_t i = 0; i < lessons.size(); ++i)
             if (ImGui::MenuItem(lessons[i].title.c_str(), lessons[i].id.substr(0, 2).c_str(),
@@ -272,49 +293,58 @@ void App::draw_menu_bar() {
                 EnterLesson(state_, int(i));
         ImGui::EndMenu();
     }
-    if (ImGui::BeginMenu("View")) {
-        ImGui::MenuItem("Presenter mode", "Ctrl+P", &state_.presenter_mode);
-        ImGui::MenuItem("Full screen", "F11", &state_.fullscreen);
-        ImGui::MenuItem("Lesson text", nullptr, &state_.show_lesson, !state_.presenter_mode);
+    if (ImGui::BeginMenu(tr("menu.view").c_str())) {
+        ImGui::MenuItem(tr("menu.presenter_mode").c_str(), "Ctrl+P", &state_.presenter_mode);
+        ImGui::MenuItem(tr("menu.full_screen").c_str(), "F11", &state_.fullscreen);
+        ImGui::MenuItem(tr("menu.lesson_text").c_str(), nullptr, &state_.show_lesson, !state_.presenter_mode);
         ImGui::Separator();
-        if (ImGui::MenuItem("Larger text", "Ctrl +")) state_.font_scale = std::min(3.0f, state_.font_scale + 0.1f);
-        if (ImGui::MenuItem("Smaller text", "Ctrl -")) state_.font_scale = std::max(0.5f, state_.font_scale - 0.1f);
-        if (ImGui::MenuItem("Normal text", "Ctrl 0")) state_.font_scale = 1.0f;
+        if (ImGui::MenuItem(tr("menu.larger_text").c_str(), "Ctrl +")) state_.font_scale = std::min(3.0f, state_.font_scale + 0.1f);
+        if (ImGui::MenuItem(tr("menu.smaller_text").c_str(), "Ctrl -")) state_.font_scale = std::max(0.5f, state_.font_scale - 0.1f);
+        if (ImGui::MenuItem(tr("menu.normal_text").c_str(), "Ctrl 0")) state_.font_scale = 1.0f;
         ImGui::Separator();
-        ImGui::MenuItem("Occupancy tab", nullptr, &state_.show_occupancy);
-        ImGui::MenuItem("Memory tab", nullptr, &state_.show_memory);
-        ImGui::MenuItem("Code tab", nullptr, &state_.show_code);
-        ImGui::MenuItem("Tiles tab", nullptr, &state_.show_tiles);
-        ImGui::MenuItem("Compare tab", nullptr, &state_.show_compare);
+        ImGui::MenuItem(tr("menu.occupancy_tab").c_str(), nullptr, &state_.show_occupancy);
+        ImGui::MenuItem(tr("menu.memory_tab").c_str(), nullptr, &state_.show_memory);
+        ImGui::MenuItem(tr("menu.code_tab").c_str(), nullptr, &state_.show_code);
+        ImGui::MenuItem(tr("menu.tiles_tab").c_str(), nullptr, &state_.show_tiles);
+        ImGui::MenuItem(tr("menu.compare_tab").c_str(), nullptr, &state_.show_compare);
+        ImGui::Separator();
+        // Each language in its own name, so a user who cannot read the current one finds theirs.
+        if (ImGui::BeginMenu(tr("menu.language").c_str())) {
+            if (ImGui::MenuItem("English", nullptr, state_.language == Language::English))
+                state_.language = Language::English;
+            if (ImGui::MenuItem("简体中文", nullptr, state_.language == Language::Chinese))
+                state_.language = Language::Chinese;
+            ImGui::EndMenu();
+        }
         ImGui::EndMenu();
     }
     DrawGpuMenu(gpu_draft_, engine_thread_, options_.persist ? settings_path_ : "", state_.notice);
-    if (ImGui::BeginMenu("Run")) {
-        if (ImGui::MenuItem("Run again", "F5")) SubmitRequest(state_);
+    if (ImGui::BeginMenu(tr("menu.run").c_str())) {
+        if (ImGui::MenuItem(tr("menu.run_again").c_str(), "F5")) SubmitRequest(state_);
         RunOptions& o = state_.run_options;
         bool changed = false;
-        changed |= ImGui::MenuItem("Flush L2 between repetitions", nullptr, &o.flush_l2);
-        changed |= ImGui::MenuItem("Count accesses (instrumented build)", nullptr, &o.count_accesses);
-        changed |= ImGui::MenuItem("Time the reference (cuBLAS / copy)", nullptr, &o.time_reference);
-        changed |= ImGui::MenuItem("Hardware counters (CUPTI, full runs)", nullptr, &o.hardware_counters);
+        changed |= ImGui::MenuItem(tr("menu.flush_l2_between_repetitions").c_str(), nullptr, &o.flush_l2);
+        changed |= ImGui::MenuItem(tr("menu.count_accesses_instrumented_build").c_str(), nullptr, &o.count_accesses);
+        changed |= ImGui::MenuItem(tr("menu.time_the_reference_cublas_copy").c_str(), nullptr, &o.time_reference);
+        changed |= ImGui::MenuItem(tr("menu.hardware_counters_cupti_full_runs").c_str(), nullptr, &o.hardware_counters);
         if (ImGui::IsItemHovered())
             WrappedTooltip("After the timed runs, replay the kernel under CUPTI's range profiler to read DRAM, L2, L1 "
                            "and shared-memory counters and achieved occupancy (about 0.2 s per full run). A drag never "
                            "reads them; the full run when the slider is let go does.");
         ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
-        if (ImGui::SliderInt("Repetitions", &o.repetitions, 1, 100)) changed = true;
+        if (ImGui::SliderInt(tr("menu.repetitions").c_str(), &o.repetitions, 1, 100)) changed = true;
         ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
-        if (ImGui::SliderInt("Warm-up runs", &o.warmup, 0, 20)) changed = true;
+        if (ImGui::SliderInt(tr("menu.warm_up_runs").c_str(), &o.warmup, 0, 20)) changed = true;
         if (changed && !ImGui::IsAnyItemActive()) SubmitRequest(state_);
         ImGui::EndMenu();
     }
-    if (ImGui::BeginMenu("Help")) {
-        ImGui::TextUnformatted("Left / Right     previous / next step");
-        ImGui::TextUnformatted("PgUp / PgDn      previous / next lesson");
-        ImGui::TextUnformatted("Ctrl + / Ctrl -  larger / smaller text");
-        ImGui::TextUnformatted("Ctrl P           presenter mode");
-        ImGui::TextUnformatted("F11              full screen");
-        ImGui::TextUnformatted("F5               run again");
+    if (ImGui::BeginMenu(tr("menu.help").c_str())) {
+        ImGui::TextUnformatted(tr("menu.left_right_previous_next_step").c_str());
+        ImGui::TextUnformatted(tr("menu.pgup_pgdn_previous_next_lesson").c_str());
+        ImGui::TextUnformatted(tr("menu.ctrl_ctrl_larger_smaller_text").c_str());
+        ImGui::TextUnformatted(tr("menu.ctrl_p_presenter_mode").c_str());
+        ImGui::TextUnformatted(tr("menu.f11_full_screen").c_str());
+        ImGui::TextUnformatted(tr("menu.f5_run_again").c_str());
         ImGui::EndMenu();
     }
     // Lesson and step on the right of the menu bar: where we are, always visible.
@@ -330,7 +360,7 @@ void App::draw_menu_bar() {
 
 void App::draw_model_banner() {
     if (!engine_thread_.ready()) {
-        ImGui::TextDisabled("Starting the engine (looking for a GPU)...");
+        ImGui::TextDisabled("%s", tr("menu.starting_the_engine_looking_for_a_gpu").c_str());
         return;
     }
     const DeviceStatus device = engine_thread_.device();
@@ -366,7 +396,9 @@ void App::draw_tabs() {
     for (int i = 0; i < 5; ++i) {
         if (!shown[i]) continue;
         const ImGuiTabItemFlags flags = select == kTabNames[i] ? ImGuiTabItemFlags_SetSelected : 0;
-        if (ImGui::BeginTabItem(kTabNames[i], nullptr, flags)) {
+        // Shown translated; "###name" keeps the tab's identity (and the settings' tab) in every language.
+        const std::string label = tr(std::string("tab.") + kTabNames[i]) + "###" + kTabNames[i];
+        if (ImGui::BeginTabItem(label.c_str(), nullptr, flags)) {
             state_.active_tab = kTabNames[i];
             ImGui::BeginChild(kTabNames[i], ImVec2(0, 0), false);
             draw[i](state_);

@@ -22,6 +22,7 @@ struct AppOptions {
     std::string size;               // problem size override
     std::string panel;              // tab to open: occupancy, memory, code, tiles, compare
     bool presenter = false;
+    std::string lang;               // "en" / "zh" from --lang; "" = the settings file's, else the locale's
     Clock::time_point launched = Clock::now();
 };
 
@@ -87,6 +88,7 @@ private:
     std::string saved_model_target_;
     GpuSettingDraft gpu_draft_;
     float built_font_scale_ = 0;
+    Language built_language_ = Language::English;   // the language the fonts were built for
     bool quit_ = false;
     bool initialized_ = false;        // Init succeeded: only then are settings written on exit
     bool engine_seen_ = false;

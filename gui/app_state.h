@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 #include "tilelab/engine.h"
+#include "tilelab/i18n.h"
 #include "tilelab/lesson.h"
 #include "tilelab/result.h"
 
@@ -99,6 +100,8 @@ struct AppState {
     std::string export_path = "./tilelab_sweep.csv";
     std::string export_message;             // the last export's outcome
     std::string notice;                     // shown in the status bar: a settings problem, a failed save
+    Language language = Language::English;  // what the user chose (View > Language), persisted; the
+                                            // app applies it (tilelab/i18n.h) before the next frame
     // A PNG of a screen rectangle, taken after the frame is rendered (App::Render): see
     // gui/plot_export.h. Coordinates are ImGui screen coordinates.
     bool capture_pending = false;

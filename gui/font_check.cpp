@@ -127,6 +127,13 @@ bool CheckFontBytes(const std::string& b, std::string& why) {
     return true;
 }
 
+bool FontHasCodepoint(const std::string& bytes, int codepoint) {
+    stbtt_fontinfo info;
+    const auto* data = reinterpret_cast<const unsigned char*>(bytes.data());
+    const int offset = stbtt_GetFontOffsetForIndex(data, 0);
+    return offset >= 0 && stbtt_InitFont(&info, data, offset) && stbtt_FindGlyphIndex(&info, codepoint) != 0;
+}
+
 bool LoadCheckedFont(const std::string& path, std::string& bytes, std::string& why) {
     std::error_code ec;
     const std::filesystem::path real = std::filesystem::canonical(path, ec);

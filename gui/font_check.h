@@ -12,6 +12,9 @@ namespace tilelab::gui {
 // On success `bytes` holds the file; otherwise `why` says in a few words what is wrong.
 bool LoadCheckedFont(const std::string& path, std::string& bytes, std::string& why);
 
+// Whether a checked font (its first face, as ImGui loads it) has a glyph for `codepoint`.
+bool FontHasCodepoint(const std::string& bytes, int codepoint);
+
 // The checks alone, on bytes already in memory.
 bool CheckFontBytes(const std::string& bytes, std::string& why);
 

@@ -4,12 +4,16 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <filesystem>
 #include <set>
 #include <string>
 #include <vector>
 #include "font_check.h"
+#include "tilelab/i18n.h"
 #include "tilelab/input_policy.h"
+#include "tilelab/lesson.h"
+#include "tilelab/variant.h"
 
 namespace tilelab::gui {
 
@@ -71,7 +75,7 @@ void report_once(const std::string& path, const std::string& why) {
 // the font packages can unpack them anywhere and point here), what fontconfig finds for the role,
 // then the usual Debian paths. The first that passes the checks wins; the others are passed over
 // with a notice.
-FontFile find_font(const char* fontconfig_pattern, const char* const* paths) {
+FontFile find_font(const char* fontconfig_pattern, const char* const* paths, int needs_codepoint = 0) {
     std::vector<std::string> candidates;
     const char* dir = std::getenv("TILELAB_FONT_DIR");
     if (dir && *dir)
@@ -86,6 +90,8 @@ FontFile find_font(const char* fontconfig_pattern, const char* const* paths) {
         FontFile f;
         std::string why;
         if (LoadCheckedFont(path, f.bytes, why)) {
+            // fontconfig answers every pattern with some font: a CJK role checks it has 中.
+            if (needs_codepoint && !FontHasCodepoint(f.bytes, needs_codepoint)) continue;
             f.path = path;
             return f;
         }
@@ -108,6 +114,80 @@ ImFont* load(ImFontAtlas* atlas, const FontFile& font, float px, bool large = fa
     return atlas->AddFontFromMemoryTTF(data, int(font.bytes.size()), px, &cfg, large ? kHeadingRanges : kTextRanges);
 }
 
+// Merges the CJK font's `ranges` into the font added last (ImGui's MergeMode). CJK glyphs are
+// dense and square: no horizontal oversampling, which halves their share of the atlas.
+void merge_cjk(ImFontAtlas* atlas, const FontFile& font, float px, const ImWchar* ranges) {
+    ImFontConfig cfg;
+    cfg.MergeMode = true;
+    cfg.OversampleH = cfg.OversampleV = 1;
+    cfg.PixelSnapH = true;
+    void* data = IM_ALLOC(font.bytes.size());
+    std::memcpy(data, font.bytes.data(), font.bytes.size());
+    atlas->AddFontFromMemoryTTF(data, int(font.bytes.size()), px, &cfg, ranges);
+}
+
+// The glyph ranges the Chinese interface needs (the atlas keeps pointers to them until the next
+// build, so they live here).
+struct CjkRanges {
+    ImVector<ImWchar> used;     // every character ChineseTextInUse() holds, Latin included
+    ImVector<ImWchar> common;   // used + ImGui's ~2500 common simplified characters
+    ImVector<ImWchar> headline; // the big headline font: numbers and the occupancy limiters' names
+};
+CjkRanges g_cjk_ranges;
+
+void build_cjk_ranges() {
+    if (!g_cjk_ranges.used.empty()) return;   // the texts are embedded: collected once per process
+    const std::string text = ChineseTextInUse();
+    ImFontGlyphRangesBuilder used;
+    used.AddText(text.c_str(), text.c_str() + text.size());
+    used.BuildRanges(&g_cjk_ranges.used);
+    ImFontGlyphRangesBuilder common;
+    common.AddText(text.c_str(), text.c_str() + text.size());
+    common.AddRanges(ImGui::GetIO().Fonts->GetGlyphRangesChineseSimplifiedCommon());
+    common.BuildRanges(&g_cjk_ranges.common);
+    ImFontGlyphRangesBuilder headline;
+    for (const char* limiter : {"warps", "registers", "shared memory", "blocks"})
+        headline.AddText(tr(std::string("quantity.") + limiter, Language::Chinese).c_str());
+    headline.AddText("和-");
+    headline.BuildRanges(&g_cjk_ranges.headline);
+}
+
+// ---- the box drawn for a missing character, and counting it ------------------------------------
+// A custom rectangle of the atlas holds a hollow box; every font's fallback glyph draws it, so a
+// character no font has shows as a box and can be counted in the draw data by its texture
+// coordinates.
+constexpr int kBoxW = 10, kBoxH = 14;
+int g_box_rect = -1;
+ImVec2 g_box_uv0, g_box_uv1;
+std::deque<ImFontGlyph> g_box_glyphs;   // one per font (sized to it); stable addresses
+
+void paint_box_and_use_it(ImFontAtlas* atlas) {
+    g_box_glyphs.clear();
+    if (g_box_rect < 0) return;
+    const ImFontAtlasCustomRect* r = atlas->GetCustomRectByIndex(g_box_rect);
+    if (!r->IsPacked() || !atlas->TexPixelsAlpha8) return;
+    for (int y = 0; y < kBoxH; ++y)
+        for (int x = 0; x < kBoxW; ++x) {
+            const bool edge = x == 0 || y == 0 || x == kBoxW - 1 || y == kBoxH - 1;
+            atlas->TexPixelsAlpha8[(r->Y + y) * atlas->TexWidth + r->X + x] = edge ? 0xFF : 0x00;
+        }
+    atlas->CalcCustomRectUV(r, &g_box_uv0, &g_box_uv1);
+    for (ImFont* font : atlas->Fonts) {
+        const float size = font->FontSize;
+        ImFontGlyph g{};
+        g.Visible = 1;
+        g.Codepoint = 0xFFFD;
+        g.AdvanceX = font->FallbackAdvanceX;
+        g.X0 = size * 0.08f;
+        g.X1 = std::max(g.X0 + 2, std::min(g.AdvanceX, size * 0.6f) - size * 0.08f);
+        g.Y0 = size * 0.18f;
+        g.Y1 = size * 0.9f;
+        g.U0 = g_box_uv0.x, g.V0 = g_box_uv0.y, g.U1 = g_box_uv1.x, g.V1 = g_box_uv1.y;
+        g_box_glyphs.push_back(g);
+        font->FallbackGlyph = &g_box_glyphs.back();
+    }
+}
+
 void add_default_fonts(ImFontAtlas* atlas, Fonts& f, float scale) {
     // ImGui's built-in font is a 13 px bitmap; scale it as a whole instead.
     ImFontConfig cfg;
@@ -123,7 +203,73 @@ void add_default_fonts(ImFontAtlas* atlas, Fonts& f, float scale) {
 
 const Fonts& AppFonts() { return g_fonts; }
 
-void BuildFonts(float scale) {
+std::string ChineseTextInUse() {
+    std::string text;
+    for (const auto& [key, value] : string_table(Language::Chinese)) text += value;
+    for (const auto& [id, markdown] : chinese_lesson_texts()) text += markdown;
+    for (const Variant& v : all_variants())
+        for (const ParamSpec& p : v.params) text += p.label_zh + p.help_zh;
+    return text;
+}
+
+ImVec2 FontAtlasSize() {
+    const ImFontAtlas* atlas = ImGui::GetIO().Fonts;
+    return ImVec2(float(atlas->TexWidth), float(atlas->TexHeight));
+}
+
+int CountMissingGlyphs(const ImDrawData* draw_data) {
+    if (!draw_data || g_box_glyphs.empty()) return 0;
+    // The box's texture rectangle, shrunk by a quarter texel so neighbours' edges do not count.
+    const ImFontAtlas* atlas = ImGui::GetIO().Fonts;
+    const float eu = 0.25f / float(std::max(1, atlas->TexWidth)), ev = 0.25f / float(std::max(1, atlas->TexHeight));
+    int corners = 0;
+    for (int i = 0; i < draw_data->CmdListsCount; ++i)
+        for (const ImDrawVert& v : draw_data->CmdLists[i]->VtxBuffer)
+            if (v.uv.x >= g_box_uv0.x - eu && v.uv.x <= g_box_uv1.x + eu && v.uv.y >= g_box_uv0.y - ev &&
+                v.uv.y <= g_box_uv1.y + ev)
+                ++corners;
+    return corners / 4;   // a glyph is a quad of four vertices
+}
+
+namespace {
+
+constexpr int kMaxAtlasPx = 4096;
+
+struct FontFiles {
+    FontFile sans, bold, italic, mono, cjk;
+};
+
+// Adds every role to `atlas` (cleared first); with a CJK font, merged at `tier` (see Fonts).
+void add_roles(ImFontAtlas* atlas, Fonts& f, const FontFiles& files, float scale, int tier) {
+    atlas->Clear();
+    f.body = f.bold = f.italic = f.mono = f.h1 = f.h2 = f.h3 = f.big = nullptr;
+    const FontFile& heading = files.bold.bytes.empty() ? files.sans : files.bold;
+    const float body_px = 18.0f * scale;
+    const bool cjk = !files.cjk.bytes.empty();
+    atlas->TexDesiredWidth = cjk ? kMaxAtlasPx : 0;
+    const ImWchar* body_cjk = tier == 0 ? g_cjk_ranges.common.Data : g_cjk_ranges.used.Data;
+    const ImWchar* used_cjk = g_cjk_ranges.used.Data;
+    auto role = [&](const FontFile& file, float px, bool large, const ImWchar* cjk_ranges) {
+        ImFont* font = load(atlas, file, px, large);
+        if (font && cjk && cjk_ranges) merge_cjk(atlas, files.cjk, px, cjk_ranges);
+        return font;
+    };
+    // The first font added is ImGui's default: body text.
+    f.body = role(files.sans, body_px, false, body_cjk);
+    if (!f.body) return;
+    f.bold = role(heading, body_px, false, used_cjk);
+    f.italic = role(files.italic.bytes.empty() ? files.sans : files.italic, body_px, false, used_cjk);
+    f.mono = role(files.mono.bytes.empty() ? files.sans : files.mono, body_px * 0.92f, false, used_cjk);
+    f.h1 = role(heading, body_px * 1.55f, true, used_cjk);
+    f.h2 = role(heading, body_px * 1.3f, true, used_cjk);
+    f.h3 = role(heading, body_px * 1.12f, true, used_cjk);
+    f.big = role(heading, body_px * 2.2f, true, g_cjk_ranges.headline.Data);   // numbers, limiter names
+    g_box_rect = atlas->AddCustomRectRegular(kBoxW, kBoxH);
+}
+
+}  // namespace
+
+void BuildFonts(float scale, bool chinese) {
     static const char* const kSans[] = {"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
                                         "/usr/share/fonts/truetype/noto/NotoSans-Regular.ttf", nullptr};
     static const char* const kBold[] = {"/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf",
@@ -132,41 +278,58 @@ void BuildFonts(float scale) {
                                           "/usr/share/fonts/truetype/noto/NotoSans-Italic.ttf", nullptr};
     static const char* const kMono[] = {"/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf",
                                         "/usr/share/fonts/truetype/noto/NotoSansMono-Regular.ttf", nullptr};
+    // TrueType outlines only (font_check.h): Noto Sans CJK's OpenType/CFF files cannot be used.
+    static const char* const kCjk[] = {"/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",
+                                       "/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc", nullptr};
 
     ImFontAtlas* atlas = ImGui::GetIO().Fonts;
-    atlas->Clear();
     Fonts f;
     f.scale = scale;
-    const FontFile sans = find_font("DejaVu Sans", kSans), bold = find_font("DejaVu Sans:style=Bold", kBold);
-    const FontFile italic = find_font("DejaVu Sans:style=Oblique", kItalic), mono = find_font("DejaVu Sans Mono", kMono);
-    const FontFile& heading = bold.bytes.empty() ? sans : bold;
-    const float body_px = 18.0f * scale;
-
-    // The first font added is ImGui's default: body text.
-    f.body = load(atlas, sans, body_px);
-    if (f.body) {
-        f.system_fonts = true;
-        f.bold = load(atlas, heading, body_px);
-        f.italic = load(atlas, italic.bytes.empty() ? sans : italic, body_px);
-        f.mono = load(atlas, mono.bytes.empty() ? sans : mono, body_px * 0.92f);
-        f.h1 = load(atlas, heading, body_px * 1.55f, true);
-        f.h2 = load(atlas, heading, body_px * 1.3f, true);
-        f.h3 = load(atlas, heading, body_px * 1.12f, true);
-        f.big = load(atlas, heading, body_px * 2.2f, true);
-    } else {
-        if (g_reported.insert("(built-in)").second)
-            std::fprintf(stderr, "tilelab: no usable DejaVu or Noto font found; using ImGui's built-in font\n");
-        add_default_fonts(atlas, f, scale);
+    FontFiles files;
+    files.sans = find_font("DejaVu Sans", kSans);
+    files.bold = find_font("DejaVu Sans:style=Bold", kBold);
+    files.italic = find_font("DejaVu Sans:style=Oblique", kItalic);
+    files.mono = find_font("DejaVu Sans Mono", kMono);
+    if (chinese && !files.sans.bytes.empty()) {
+        files.cjk = find_font("WenQuanYi Micro Hei", kCjk, 0x4E2D /* 中 */);
+        if (files.cjk.bytes.empty() && g_reported.insert("(cjk)").second)
+            std::fprintf(stderr, "tilelab: no Chinese font found (install fonts-wqy-microhei); the interface stays in English\n");
+        if (!files.cjk.bytes.empty()) build_cjk_ranges();
     }
-    if (!atlas->Build() && f.system_fonts) {
+
+    bool built = false;
+    if (!files.sans.bytes.empty()) {
+        // Tier 0, then tier 1 when the atlas would pass 4096 px (large presenter sizes), then no CJK.
+        for (int tier = 0; tier < 2 && !built; ++tier) {
+            add_roles(atlas, f, files, scale, tier);
+            built = atlas->Build() && atlas->TexHeight <= kMaxAtlasPx && atlas->TexWidth <= kMaxAtlasPx;
+            f.cjk_glyph_tier = tier;
+            if (files.cjk.bytes.empty()) break;
+        }
+        if (!built && !files.cjk.bytes.empty()) {
+            if (g_reported.insert("(cjk-size)").second)
+                std::fprintf(stderr, "tilelab: the Chinese glyphs do not fit a 4096×4096 atlas at this text size; English is used\n");
+            files.cjk = {};
+            add_roles(atlas, f, files, scale, 0);
+            built = atlas->Build();
+        }
+        f.system_fonts = built;
+        f.chinese = built && !files.cjk.bytes.empty();
+    } else if (g_reported.insert("(built-in)").second) {
+        std::fprintf(stderr, "tilelab: no usable DejaVu or Noto font found; using ImGui's built-in font\n");
+    }
+    if (!built) {
         // Checked fonts should build; if one still does not, the built-in font always does.
-        std::fprintf(stderr, "tilelab: the font atlas could not be built; using ImGui's built-in font\n");
+        if (!files.sans.bytes.empty())
+            std::fprintf(stderr, "tilelab: the font atlas could not be built; using ImGui's built-in font\n");
         atlas->Clear();
         f = Fonts{};
         f.scale = scale;
         add_default_fonts(atlas, f, scale);
+        g_box_rect = atlas->AddCustomRectRegular(kBoxW, kBoxH);
         atlas->Build();
     }
+    paint_box_and_use_it(atlas);
     g_fonts = f;
 }
 

@@ -4,6 +4,7 @@
 // whenever the font scale changes.
 #pragma once
 #include <imgui.h>
+#include <string>
 
 namespace tilelab::gui {
 
@@ -18,14 +19,30 @@ struct Fonts {
     ImFont* big = nullptr;      // the headline numbers of the Results panel
     float scale = 1.0f;         // the scale they were built for
     bool system_fonts = false;  // false: ImGui's default font at every role
+    bool chinese = false;       // a CJK font is merged into every role (see BuildFonts)
+    int cjk_glyph_tier = 0;     // 0: body with ImGui's common Chinese set + every character used; 1: every
+                                // role with only the characters used (a larger scale would pass 4096 px)
 };
+
+// Every character the Chinese interface can show that is known before it is drawn: the zh string
+// table, every lesson.zh.md, the parameters' Chinese labels and help.
+std::string ChineseTextInUse();
 
 // The current set (valid after BuildFonts).
 const Fonts& AppFonts();
 
-// Clears the atlas and loads every role at `scale` (1 = body text of 18 px). Call before
-// NewFrame(); then the renderer's font texture must be re-created (RebuildFontTexture).
-void BuildFonts(float scale);
+// Clears the atlas and loads every role at `scale` (1 = body text of 18 px). With `chinese`, a
+// CJK font (WenQuanYi Micro Hei or Noto Sans CJK, through fontconfig) is merged into every role
+// with the glyphs ChineseTextInUse() needs (and, for body text, ImGui's common Chinese set) while
+// the atlas stays within 4096×4096; without one, Fonts::chinese stays false and a one-line notice
+// goes to stderr. Call before NewFrame(); then re-create the renderer's texture (RebuildFontTexture).
+void BuildFonts(float scale, bool chinese = false);
+// The atlas's size after the last BuildFonts.
+ImVec2 FontAtlasSize();
+
+// A character no font has is drawn as a box (not '?', which is a real character): glyphs drawn
+// from that box in `draw_data`, i.e. characters missing from the atlas (the headless walk counts them).
+int CountMissingGlyphs(const ImDrawData* draw_data);
 // Re-uploads the atlas through the OpenGL3 backend (after BuildFonts on a live context).
 void RebuildFontTexture();
 

@@ -1,4 +1,6 @@
 #include "headless.h"
+#include "fonts.h"
+#include "tilelab/i18n.h"
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
 #include <backends/imgui_impl_opengl3.h>
@@ -224,6 +226,7 @@ public:
         ImGui::NewFrame();
         app_.Frame();
         ImGui::Render();
+        missing_glyphs_ += CountMissingGlyphs(ImGui::GetDrawData());
         const auto built = Clock::now();
         app_.Render(width_, height_);
         FinishGl();
@@ -264,6 +267,8 @@ public:
     }
 
     int frames() const { return frames_; }
+    // Characters drawn as the box because no font in the atlas has them, over every frame so far.
+    int missing_glyphs() const { return missing_glyphs_; }
     // Where frame time goes: building the UI (CPU) against drawing it (GL; llvmpipe is the CPU too).
     void print_split(std::FILE* out) const {
         if (frames_ > 0)
@@ -276,6 +281,7 @@ private:
     App& app_;
     int width_, height_;
     int frames_ = 0;
+    int missing_glyphs_ = 0;
     double build_ms_ = 0, render_ms_ = 0;
     Clock::time_point last_ = Clock::now();
     std::string error_;
@@ -362,6 +368,11 @@ int walk(App& app, FrameDriver& driver, double timeout_s) {
             }
         }
     }
+    // Every character drawn must be in the atlas: one drawn as the box is a failure (tilelab/i18n.h).
+    const ImVec2 atlas = FontAtlasSize();
+    std::fprintf(stderr, "walk: language %s, font atlas %.0fx%.0f, %d glyphs missing from the atlas\n",
+                 language_code(language()), atlas.x, atlas.y, driver.missing_glyphs());
+    if (driver.missing_glyphs() > 0) return 2;
     std::fprintf(stderr, "walk: %zu lessons, %d steps, 5 tabs each, %d frames: no GL error, invariants held\n",
                  lessons.size(), steps, driver.frames());
     return 0;

@@ -189,6 +189,8 @@ int main(int argc, char** argv) {
         ->excludes(host_flag);
     cli.add_option("--connect-timeout", connect_timeout_s, "Seconds to wait for the GPU host or command (default 15)")
         ->check(tilelab::whole_number(1, 600));
+    cli.add_option("--lang", o.app.lang, "Language: en or zh (default: the settings file's, else LANG/LC_ALL)")
+        ->check(CLI::IsMember({"en", "zh"}));
     if (const int rc = parse_flags(cli, argc, argv); rc >= 0) return rc;
 
     o.engine.force_model_mode = model;

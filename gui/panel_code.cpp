@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 #include "actions.h"
+#include "tilelab/i18n.h"
 #include "fonts.h"
 #include "panels.h"
 #include "ui_common.h"
@@ -154,15 +155,15 @@ void draw_ptxas(const RunResult& r, const CompileResult& c) {
     };
     const ImVec4 red = StatusColorVec(false);
     const bool spills = p.spill_stores > 0 || p.spill_loads > 0;
-    cell("Registers / thread", p.parsed ? std::to_string(p.registers) : "?");
-    cell("Spill stores / loads", std::to_string(p.spill_stores) + " B / " + std::to_string(p.spill_loads) + " B",
+    cell(tr("code.registers_thread").c_str(), p.parsed ? std::to_string(p.registers) : "?");
+    cell(tr("code.spill_stores_loads").c_str(), std::to_string(p.spill_stores) + " B / " + std::to_string(p.spill_loads) + " B",
          spills ? &red : nullptr);
-    cell("Static shared memory", format_bytes(p.smem_bytes));
-    cell("Stack frame", format_bytes(p.stack_bytes));
-    cell("Constant bank 0", format_bytes(p.cmem_bytes));
-    cell("Target", r.target.name.empty() ? "?" : r.target.arch_name());
-    cell("Compile time", FormatTime(c.compile_ms));
-    cell("Cache", c.cache_hit ? "hit (" + c.cache_level + ")" : "miss: compiled now");
+    cell(tr("code.static_shared_memory").c_str(), format_bytes(p.smem_bytes));
+    cell(tr("code.stack_frame").c_str(), format_bytes(p.stack_bytes));
+    cell(tr("code.constant_bank_0").c_str(), format_bytes(p.cmem_bytes));
+    cell(tr("code.target").c_str(), r.target.name.empty() ? "?" : r.target.arch_name());
+    cell(tr("code.compile_time").c_str(), FormatTime(c.compile_ms));
+    cell(tr("code.cache").c_str(), c.cache_hit ? "hit (" + c.cache_level + ")" : tr("code.miss_compiled_now").c_str());
     ImGui::EndTable();
 }
 
@@ -171,14 +172,14 @@ void draw_ptxas(const RunResult& r, const CompileResult& c) {
 void DrawCodePanel(AppState& state) {
     const std::shared_ptr<const RunResult> r = state.result;
     if (!r) {
-        ImGui::TextDisabled("Nothing compiled yet.");
+        ImGui::TextDisabled("%s", tr("code.nothing_compiled_yet").c_str());
         return;
     }
     const Variant* variant = find_variant(r->request.variant);
     std::string file;
     if (variant && variant->kernel) file = variant->kernel(r->request.params).source_file;
 
-    ImGui::TextDisabled("Instantiation");
+    ImGui::TextDisabled("%s", tr("code.instantiation").c_str());
     HelpMarker("NVRTC compiles the kernel's template for exactly these parameter values, so every tile size "
                "you choose is real code with its own register count.");
     PushFontOrDefault(AppFonts().mono);
@@ -201,7 +202,7 @@ void DrawCodePanel(AppState& state) {
         ImGui::TextDisabled("nvrtc %s", c->options.c_str());
         ImGui::PopTextWrapPos();
     }
-    if (c && !c->log.empty() && ImGui::CollapsingHeader("Compiler log (NVRTC and ptxas)")) {
+    if (c && !c->log.empty() && ImGui::CollapsingHeader(tr("code.compiler_log_nvrtc_and_ptxas").c_str())) {
         PushFontOrDefault(AppFonts().mono);
         ImGui::PushTextWrapPos(0);
         ImGui::TextUnformatted(c->log.c_str());
@@ -210,7 +211,7 @@ void DrawCodePanel(AppState& state) {
     }
     ImGui::Separator();
     if (r->kernel_source.empty()) {
-        ImGui::TextDisabled("No source was attached to this result.");
+        ImGui::TextDisabled("%s", tr("code.no_source_was_attached_to_this_result").c_str());
         return;
     }
     ImGui::BeginChild("##source", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);

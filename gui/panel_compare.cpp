@@ -10,6 +10,7 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 #include "actions.h"
+#include "tilelab/i18n.h"
 #include "analysis_common.h"
 #include "compare_export.h"
 #include "panels.h"
@@ -31,14 +32,14 @@ double OccupancyOf(const RunResult& r) { return r.ok || r.stage != "input" ? r.o
 // ---- pinning --------------------------------------------------------------------------------
 
 void DrawPinning(AppState& state) {
-    ImGui::TextUnformatted("Pinned configurations");
+    ImGui::TextUnformatted(tr("compare.pinned_configurations").c_str());
     HelpMarker("Pin the current result to keep it next to later ones: the bars below compare every pinned "
                "configuration, and they appear on the Memory panel's roofline.");
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 18);
-    ImGui::InputTextWithHint("##pin_label", "label (default: the parameters)", &state.pin_label);
+    ImGui::InputTextWithHint("##pin_label", tr("compare.label_default_the_parameters").c_str(), &state.pin_label);
     ImGui::SameLine();
     ImGui::BeginDisabled(!state.result);
-    if (ImGui::Button("Pin current")) {
+    if (ImGui::Button(tr("compare.pin_current").c_str())) {
         PinnedConfig pin;
         pin.result = state.result;
         pin.label = !state.pin_label.empty() ? state.pin_label : ParamSummary(state.result->request.params);
@@ -49,7 +50,7 @@ void DrawPinning(AppState& state) {
     ImGui::EndDisabled();
     if (!state.pinned.empty()) {
         ImGui::SameLine();
-        if (ImGui::Button("Clear pins")) state.pinned.clear();
+        if (ImGui::Button(tr("compare.clear_pins").c_str())) state.pinned.clear();
     }
     if (state.pinned.empty()) return;
 
@@ -79,7 +80,7 @@ void DrawPinning(AppState& state) {
             ImGui::Text("%d", r.compiled ? r.compiled->ptxas.registers : 0);
             ImGui::TableNextColumn();
             if (ImGui::SmallButton("x")) remove = int(i);
-            if (ImGui::IsItemHovered()) ImGui::SetTooltip("Unpin");
+            if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("compare.unpin").c_str());
             ImGui::PopID();
         }
         ImGui::EndTable();
@@ -90,7 +91,7 @@ void DrawPinning(AppState& state) {
     plot::BarChart time, gflops, occupancy;
     time.title = "time (lower is better)";
     time.value_axis.label = "ms";
-    gflops.title = "GFLOP/s (higher is better)";
+    gflops.title = tr("compare.gflop_s_higher_is_better").c_str();
     gflops.value_axis.label = "GFLOP/s";
     occupancy.title = "occupancy";
     occupancy.value_axis.label = "%";
@@ -250,10 +251,10 @@ plot::PlotResult DrawSweep1D(AppState& state, const Variant& v) {
     fig.legend_left = false;
 
     plot::Series time, failed, occupancy;
-    time.name = "median time";
+    time.name = tr("compare.median_time").c_str();
     time.color = plot::Palette(0);
     time.marker = plot::MarkerShape::Circle;
-    failed.name = "failed validation";
+    failed.name = tr("compare.failed_validation").c_str();
     failed.color = StatusColor(false);
     failed.line = false;
     failed.marker = plot::MarkerShape::Square;
@@ -339,7 +340,7 @@ plot::PlotResult DrawSweep2D(AppState& state) {
     for (size_t i = 0; i < n; ++i) {
         const RunResult* r = i < results.size() ? results[i].get() : nullptr;
         double v = kNaN;
-        std::string note = r ? Why(*r) : "not run yet";
+        std::string note = r ? Why(*r) : tr("compare.not_run_yet").c_str();
         if (r && Passed(*r)) {
             v = state.sweep_metric == 0 ? TimeOf(*r) : state.sweep_metric == 1 ? GflopsOf(*r) : OccupancyOf(*r);
             if (!r->measured && state.sweep_metric < 2) note = kNoGpu;
@@ -365,7 +366,7 @@ plot::PlotResult DrawSweep2D(AppState& state) {
 
 void DrawSweepTable(const AppState& state) {
     const ResultList& results = state.sweep.results;
-    if (!ImGui::CollapsingHeader("Sweep results as a table")) return;
+    if (!ImGui::CollapsingHeader(tr("compare.sweep_results_as_a_table").c_str())) return;
     const float height = ImGui::GetFontSize() * 1.6f * float(std::min<size_t>(results.size() + 1, 14));
     if (!BeginDataTable("sweep_table", {{"configuration", 2.0f}, {"time"}, {"GFLOP/s"}, {"occupancy"}, {"registers"},
                                         {"status", 2.0f}},
@@ -404,9 +405,8 @@ std::string WithExtension(const std::string& path, const std::string& ext) {
 }
 
 void DrawExport(AppState& state, const plot::PlotResult* plot_rect) {
-    ImGui::TextUnformatted("Export");
-    HelpMarker("Writes the sweep's results (or the pinned configurations when there is no sweep) to the file. "
-               "The extension decides the format of the data; the plot is saved next to it as .png.");
+    ImGui::TextUnformatted(tr("compare.export").c_str());
+    HelpMarker(tr("compare.export_help").c_str());
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 20);
     ImGui::InputText("##export_path", &state.export_path);
     ResultList rows = state.sweep.results;
@@ -428,7 +428,7 @@ void DrawExport(AppState& state, const plot::PlotResult* plot_rect) {
     ImGui::EndDisabled();
     ImGui::SameLine();
     ImGui::BeginDisabled(!plot_rect);
-    if (ImGui::Button("Plot as PNG") && plot_rect)
+    if (ImGui::Button(tr("compare.plot_as_png").c_str()) && plot_rect)
         RequestCapture(state, WithExtension(state.export_path, ".png"), plot_rect->min.x, plot_rect->min.y,
                        plot_rect->max.x, plot_rect->max.y);
     ImGui::EndDisabled();
@@ -437,12 +437,12 @@ void DrawExport(AppState& state, const plot::PlotResult* plot_rect) {
 
 void DrawSweep(AppState& state) {
     const Variant* v = CurrentVariant(state);
-    ImGui::TextUnformatted("Sweep");
+    ImGui::TextUnformatted(tr("compare.sweep").c_str());
     HelpMarker("Runs every value of one parameter (or every pair of two) at the current size, with the other "
                "parameters as they are now. Combinations that cannot run are kept with the reason. Click a point "
                "or a cell to load that configuration.");
     if (!v || v->params.empty()) {
-        ImGui::TextDisabled("This variant has no parameters to sweep.");
+        ImGui::TextDisabled("%s", tr("compare.this_variant_has_no_parameters_to_sweep").c_str());
         return;
     }
     if (state.sweep.param_x.empty() || !FindSpec(*v, state.sweep.param_x)) state.sweep.param_x = v->params.front().name;
@@ -467,7 +467,7 @@ void DrawSweep(AppState& state) {
     ImGui::EndDisabled();
     if (ours && progress.running) {
         ImGui::SameLine();
-        if (ImGui::Button("Cancel")) state.engine_thread->cancel_sweep();
+        if (ImGui::Button(tr("compare.cancel").c_str())) state.engine_thread->cancel_sweep();
         ImGui::SameLine();
         std::string text = std::to_string(progress.done) + " / " + std::to_string(progress.total);
         ImGui::ProgressBar(progress.total ? float(progress.done) / float(progress.total) : 0.0f, ImVec2(-1, 0), text.c_str());

@@ -5,6 +5,7 @@
 #include <sstream>
 #include <string>
 #include "actions.h"
+#include "tilelab/i18n.h"
 #include "fonts.h"
 #include "markdown.h"
 #include "panels.h"
@@ -41,7 +42,7 @@ void draw_navigator(AppState& state, const Lesson& lesson) {
     if (lesson.steps.empty()) return;
     // Steps as numbered buttons; the current one highlighted, titles on hover.
     ImGui::AlignTextToFramePadding();
-    ImGui::TextDisabled("Step");
+    ImGui::TextDisabled("%s", tr("lesson.step").c_str());
     for (size_t i = 0; i < lesson.steps.size(); ++i) {
         ImGui::SameLine();
         const bool current = int(i) == state.step_index;
@@ -61,7 +62,7 @@ void draw_navigator(AppState& state, const Lesson& lesson) {
 // state; false when it is not one (a label such as "naive 16×16", which names another lesson's kernel).
 // A "which is faster?" step's measured answer (<!-- measured: -->), from the benchmarks on a
 // reference GPU: labelled with that GPU and the date, so it never poses as this machine's. On a
-// GPU, "Run them here" runs the same configurations at the step's size, and their times appear
+// GPU, tr("lesson.run_them_here").c_str() runs the same configurations at the step's size, and their times appear
 // beside the reference ones.
 void draw_measured_answers(AppState& state, const Lesson& lesson, const LessonStep& step) {
     const Variant* variant = find_variant(lesson.variant);
@@ -117,7 +118,7 @@ void draw_measured_answers(AppState& state, const Lesson& lesson, const LessonSt
 void DrawLessonPanel(AppState& state) {
     const Lesson* lesson = CurrentLesson(state);
     if (!lesson) {
-        ImGui::TextWrapped("No lesson is loaded.");
+        ImGui::TextWrapped("%s", tr("lesson.no_lesson_is_loaded").c_str());
         return;
     }
     draw_navigator(state, *lesson);
@@ -128,6 +129,8 @@ void DrawLessonPanel(AppState& state) {
     state.drawn_lesson = state.lesson_index;
     state.drawn_step = state.step_index;
 
+    if (lesson->translation_missing)   // asked for in Chinese, no lesson.zh.md yet: said once, on top
+        ImGui::TextColored(ImVec4(0.95f, 0.75f, 0.3f, 1.0f), "%s", tr("lesson.not_translated").c_str());
     if (state.step_index == 0) {
         PushFontOrDefault(AppFonts().h1);
         ImGui::TextWrapped("%s", lesson->title.c_str());
@@ -138,7 +141,7 @@ void DrawLessonPanel(AppState& state) {
         RenderMarkdown(lesson->steps[size_t(state.step_index)].markdown);
         draw_measured_answers(state, *lesson, lesson->steps[size_t(state.step_index)]);
     } else if (lesson->intro.empty()) {
-        ImGui::TextDisabled("This lesson has no text yet.");
+        ImGui::TextDisabled("%s", tr("lesson.this_lesson_has_no_text_yet").c_str());
     }
     ImGui::EndChild();
 

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <string>
 #include "analysis_common.h"
+#include "tilelab/i18n.h"
 #include "fonts.h"
 #include "hardware_view.h"
 #include "panels.h"
@@ -23,16 +24,15 @@ std::string Rate(double gflops, const char* giga, const char* tera) {
 }
 
 void DrawHeadlines(const CostModel& m) {
-    Headline("arithmetic intensity", plot::FormatValue(m.intensity) + " FLOP/B", plot::kHighlight,
+    Headline(tr("memory.arithmetic_intensity").c_str(), plot::FormatValue(m.intensity) + " FLOP/B", plot::kHighlight,
              "FLOPs divided by the bytes of every global load and store the kernel issues (model). Reuse "
              "from shared memory or registers raises it; caches do not (they are not in the model).",
              false);
     Headline("FLOPs", FormatCount(m.flops), plot::kTextColor, "Floating-point operations of the whole launch.");
-    Headline("global traffic (model)", format_bytes(m.global_bytes), plot::kTextColor,
-             "(global loads + stores) × 4 bytes, counting every access the kernel issues.");
-    Headline("compulsory traffic", format_bytes(m.compulsory_bytes), plot::kTextColor,
-             "Each input read once and each output written once: the least any kernel must move. "
-             "The gap to the modelled traffic is what better tiling can still save.");
+    Headline(tr("memory.global_traffic_model").c_str(), format_bytes(m.global_bytes), plot::kTextColor,
+             tr("memory.global_loads_stores_4_bytes_counting_every_acces").c_str());
+    Headline(tr("memory.compulsory_traffic").c_str(), format_bytes(m.compulsory_bytes), plot::kTextColor,
+             tr("memory.compulsory_traffic_help").c_str());
 }
 
 // Rows: the four kinds of access. Columns: model per thread, per block, total; counted total.
@@ -43,18 +43,18 @@ void DrawAccessTable(const RunResult& r) {
         double AccessCounts::*field;
     };
     const Row rows[] = {
-        {"global loads", &AccessCounts::global_loads},
-        {"global stores", &AccessCounts::global_stores},
-        {"shared loads", &AccessCounts::shared_loads},
-        {"shared stores", &AccessCounts::shared_stores},
+        {tr("memory.global_loads").c_str(), &AccessCounts::global_loads},
+        {tr("memory.global_stores").c_str(), &AccessCounts::global_stores},
+        {tr("memory.shared_loads").c_str(), &AccessCounts::shared_loads},
+        {tr("memory.shared_stores").c_str(), &AccessCounts::shared_stores},
     };
-    ImGui::TextUnformatted("Accesses, in 4-byte elements");
+    ImGui::TextUnformatted(tr("memory.accesses_in_4_byte_elements").c_str());
     HelpMarker("Model: closed-form counts from the formulas below (per thread and per block for a full interior "
                "thread/block; the total includes partial blocks at the edges). Counted: an instrumented build of "
                "the same kernel adds up the accesses it really issues, once, on the GPU. The mark says whether the "
                "two totals agree exactly.");
-    if (!BeginDataTable("accesses", {{"access", 1.4f}, {"per thread"}, {"per block"}, {"total (model)"},
-                                     {"total (counted)"}, {"match", 0, 3.5f}}))
+    if (!BeginDataTable("accesses", {{"access", 1.4f}, {tr("memory.per_thread").c_str()}, {tr("memory.per_block").c_str()}, {tr("memory.total_model").c_str()},
+                                     {tr("memory.total_counted").c_str()}, {"match", 0, 3.5f}}))
         return;
     for (const Row& row : rows) {
         ImGui::TableNextRow();
@@ -76,8 +76,8 @@ void DrawAccessTable(const RunResult& r) {
         if (pending) {
             ImGui::TextDisabled("pending");
             if (ImGui::IsItemHovered())
-                ImGui::SetTooltip(r.measured ? "Quick run: the full measurement that follows counts the accesses."
-                                             : "Counted once the run on the GPU is done.");
+                ImGui::SetTooltip(r.measured ? tr("memory.quick_run_the_full_measurement_that_follows_coun").c_str()
+                                             : tr("memory.counted_once_the_run_on_the_gpu_is_done").c_str());
         } else if (!r.measured) {
             ImGui::TextDisabled("%s", kNoGpu);
         } else if (!have_count) {
@@ -95,7 +95,7 @@ void DrawAccessTable(const RunResult& r) {
             double counted = (*r.counted).*row.field;
             MatchMark(counted == model_total);
             if (ImGui::IsItemHovered())
-                ImGui::SetTooltip(counted == model_total ? "model == counted"
+                ImGui::SetTooltip(counted == model_total ? tr("memory.model_counted").c_str()
                                                          : "model and count differ by %s elements",
                                   format_count(counted - model_total).c_str());
         }
@@ -110,7 +110,7 @@ void DrawFormulaTable(const char* id, const char* title, const std::vector<Formu
     for (const Formula& f : formulas) {
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
-        ImGui::TextWrapped("%s", f.quantity.c_str());
+        ImGui::TextWrapped("%s", quantity_label(f.quantity).c_str());
         ImGui::TableNextColumn();
         PushFontOrDefault(AppFonts().mono);
         ImGui::TextWrapped("%s", f.expression.c_str());
@@ -133,7 +133,7 @@ void DrawRoofline(const AppState& state, const RunResult& r) {
         roof.bandwidth_gbps = ceilings.copy_gbps;
         roof.peak_label = "SGEMM " + Rate(roof.peak_gflops, "GFLOP/s", "TFLOP/s");
         roof.bandwidth_label = "copy " + Rate(roof.bandwidth_gbps, "GB/s", "TB/s");
-        source = "Ceilings measured on this GPU: cuBLAS SGEMM for compute, a device-to-device copy for bandwidth.";
+        source = tr("memory.ceilings_measured_on_this_gpu_cublas_sgemm_for_c").c_str();
     } else {
         roof.peak_gflops = t.peak_fp32_gflops;
         roof.bandwidth_gbps = t.dram_gbps;
@@ -184,7 +184,7 @@ void DrawRoofline(const AppState& state, const RunResult& r) {
         now.hollow = true;
         now.color = plot::kHighlight;
         now.label = "now: at most " + Rate(now.gflops, "GFLOP/s", "TFLOP/s") + " (" + kNoGpu + ")";
-        now.note = "Not measured: the hollow ring is the roof's bound at this intensity.";
+        now.note = tr("memory.not_measured_the_hollow_ring_is_the_roof_s_bound").c_str();
     }
     if (r.model.intensity > 0) roof.points.push_back(now);
     // The honest point: the same FLOPs over the bytes DRAM really moved (hardware counters).
@@ -197,7 +197,7 @@ void DrawRoofline(const AppState& state, const RunResult& r) {
         roof.points.push_back(d);
     }
 
-    ImGui::TextUnformatted("Roofline");
+    ImGui::TextUnformatted(tr("memory.roofline").c_str());
     HelpMarker("Attainable GFLOP/s = min(compute roof, bandwidth × intensity). Left of the ridge a kernel is "
                "memory-bound, right of it compute-bound. The intensity here counts every global access the kernel "
                "issues; caches serve many of them, so a measured point can sit above the memory roof. With hardware "
@@ -228,9 +228,9 @@ void DrawMemoryPanel(AppState& state) {
     ImGui::Spacing();
     DrawHardwareTable(r);
     ImGui::Spacing();
-    DrawFormulaTable("formulas", "How the model counts", r.model.formulas);
+    DrawFormulaTable("formulas", tr("memory.how_the_model_counts").c_str(), r.model.formulas);
     ImGui::Spacing();
-    DrawFormulaTable("extras", "More of this variant", r.model.extras);
+    DrawFormulaTable("extras", tr("memory.more_of_this_variant").c_str(), r.model.extras);
     ImGui::Spacing();
     DrawRoofline(state, r);
 }

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <string>
 #include "analysis_common.h"
+#include "tilelab/i18n.h"
 #include "hardware_view.h"
 #include "tilelab/util.h"
 #include "panels.h"
@@ -23,7 +24,7 @@ constexpr int kUnlimited = INT_MAX / 2;
 
 void DrawHeadlines(const RunResult& r) {
     const Occupancy& occ = r.occupancy;
-    Headline("occupancy (theoretical)", std::to_string(int(std::lround(occ.occupancy * 100))) + "%", plot::kTextColor,
+    Headline(tr("occupancy.occupancy_theoretical").c_str(), std::to_string(int(std::lround(occ.occupancy * 100))) + "%", plot::kTextColor,
              "Resident warps divided by the most warps one SM can hold. Higher occupancy hides more "
              "memory latency, up to the point where something else (bandwidth, instruction issue) limits.",
              false);
@@ -34,12 +35,12 @@ void DrawHeadlines(const RunResult& r) {
                  "the last wave leaves SMs half empty.");
     else
         Headline("achieved", "\xe2\x80\x94", plot::kTextColor, HardwareMissingReason(r).c_str());
-    Headline("active warps / SM", std::to_string(occ.active_warps) + " / " + std::to_string(occ.max_warps),
-             plot::kTextColor, "Warps of this kernel resident on one SM at a time: blocks per SM × warps per block.");
-    Headline("blocks / SM", std::to_string(occ.blocks_per_sm), plot::kTextColor,
-             "Blocks of this kernel one SM runs at once: the smallest of the per-resource limits below.");
-    Headline("limited by", occ.limiter.empty() ? "-" : occ.limiter, plot::kHighlight,
-             "The resource that runs out first. Use less of it per block (or per thread) to fit more blocks.");
+    Headline(tr("occupancy.active_warps_sm").c_str(), std::to_string(occ.active_warps) + " / " + std::to_string(occ.max_warps),
+             plot::kTextColor, tr("occupancy.warps_of_this_kernel_resident_on_one_sm_at_a_tim").c_str());
+    Headline(tr("occupancy.blocks_sm").c_str(), std::to_string(occ.blocks_per_sm), plot::kTextColor,
+             tr("occupancy.blocks_of_this_kernel_one_sm_runs_at_once_the_sm").c_str());
+    Headline(tr("occupancy.limited_by").c_str(), occ.limiter.empty() ? "-" : limiter_label(occ.limiter), plot::kHighlight,
+             tr("occupancy.the_resource_that_runs_out_first_use_less_of_it").c_str());
 }
 
 // The four limits as horizontal bars; the limiting ones in the highlight colour.
@@ -50,13 +51,13 @@ void DrawLimitBars(const Occupancy& occ, const OccupancyInput& in, const Target&
          occ.limit_warps},
         {"registers (" + std::to_string(in.registers_per_thread) + " per thread)", occ.limit_registers},
         {"shared memory (" + format_bytes(in.smem_per_block) + " per block)", occ.limit_smem},
-        {"blocks (hardware limit)", occ.limit_blocks},
+        {tr("occupancy.blocks_hardware_limit").c_str(), occ.limit_blocks},
     };
     plot::BarChart chart;
-    chart.title = "Blocks per SM each resource allows on its own";
+    chart.title = tr("occupancy.blocks_per_sm_each_resource_allows_on_its_own").c_str();
     chart.horizontal = true;
     chart.legend = false;
-    chart.value_axis.label = "blocks per SM";
+    chart.value_axis.label = tr("occupancy.blocks_per_sm").c_str();
     plot::BarSeries bars;
     bars.color = plot::Palette(0);
     int finite_max = 1;
@@ -66,7 +67,7 @@ void DrawLimitBars(const Occupancy& occ, const OccupancyInput& in, const Target&
         chart.categories.push_back(l.name);
         bool unlimited = l.blocks >= kUnlimited;
         bars.values.push_back(unlimited ? finite_max * 1.1 : l.blocks);
-        bars.value_labels.push_back(unlimited ? "no limit" : std::to_string(l.blocks));
+        bars.value_labels.push_back(unlimited ? tr("occupancy.no_limit").c_str() : std::to_string(l.blocks));
         bool limiting = !unlimited && l.blocks == occ.blocks_per_sm;
         bars.bar_colors.push_back(limiting ? plot::kHighlight : 0);
     }
@@ -78,7 +79,7 @@ void DrawLimitBars(const Occupancy& occ, const OccupancyInput& in, const Target&
 
 void DrawSteps(const Occupancy& occ) {
     if (occ.steps.empty()) return;
-    if (!ImGui::CollapsingHeader("The arithmetic, step by step", ImGuiTreeNodeFlags_DefaultOpen)) return;
+    if (!ImGui::CollapsingHeader(tr("occupancy.the_arithmetic_step_by_step").c_str(), ImGuiTreeNodeFlags_DefaultOpen)) return;
     ImGui::Indent();
     for (size_t i = 0; i < occ.steps.size(); ++i) {
         ImGui::TextDisabled("%zu.", i + 1);
@@ -97,7 +98,7 @@ plot::Figure CurveFigure(const char* title, const char* x_label, const std::vect
     fig.y.label = "occupancy %";
     fig.y.range = plot::Range{0, 105};
     fig.y.tick_values = {0, 25, 50, 75, 100};
-    fig.empty_text = "no curve (the kernel did not compile)";
+    fig.empty_text = tr("occupancy.no_curve_the_kernel_did_not_compile").c_str();
     plot::Series s;
     s.name = "occupancy";
     s.color = plot::Palette(0);
@@ -125,12 +126,12 @@ void DrawCurves(AppState& state, const RunResult& r, const OccupancyInput& in, c
     }
     const OccupancyCurves& c = state.occupancy_curves;
     double occ = r.occupancy.occupancy;
-    plot::Figure block = CurveFigure("vs threads per block", "threads per block", c.vs_block_size, in.threads_per_block, occ);
+    plot::Figure block = CurveFigure(tr("occupancy.vs_threads_per_block").c_str(), tr("occupancy.threads_per_block").c_str(), c.vs_block_size, in.threads_per_block, occ);
     block.x.range = plot::Range{0, double(t.max_threads_per_block)};
-    plot::Figure regs = CurveFigure("vs registers per thread", "registers per thread", c.vs_registers,
+    plot::Figure regs = CurveFigure(tr("occupancy.vs_registers_per_thread").c_str(), tr("occupancy.registers_per_thread").c_str(), c.vs_registers,
                                     in.registers_per_thread, occ);
     regs.x.range = plot::Range{0, double(t.max_regs_per_thread + 1)};
-    plot::Figure smem = CurveFigure("vs shared memory per block", "shared memory per block", c.vs_smem, in.smem_per_block, occ);
+    plot::Figure smem = CurveFigure(tr("occupancy.vs_shared_memory_per_block").c_str(), tr("occupancy.shared_memory_per_block").c_str(), c.vs_smem, in.smem_per_block, occ);
     smem.x.format = [](double v) { return format_bytes(v); };
     // Ticks at powers-of-two multiples of a KiB, so they read 32 KiB, 64 KiB ... not 48.8 KiB.
     if (!c.vs_smem.empty()) {
@@ -178,7 +179,7 @@ void DrawOccupancyPanel(AppState& state) {
     DrawLimitBars(occ, in, t);
     DrawSteps(occ);
     ImGui::Spacing();
-    ImGui::TextUnformatted("Occupancy as one input changes, the other two held at their current values");
+    ImGui::TextUnformatted(tr("occupancy.occupancy_as_one_input_changes_the_other_two_hel").c_str());
     HelpMarker("Each curve is computed by the same calculator for every value of one input. Steps show where one "
                "more register, warp or kilobyte of shared memory costs a whole block per SM. The ring marks the "
                "current configuration.");

@@ -8,6 +8,7 @@
 #include <cctype>
 #include <string>
 #include "actions.h"
+#include "tilelab/i18n.h"
 #include "fonts.h"
 #include "panels.h"
 #include "ui_common.h"
@@ -124,9 +125,10 @@ void draw_param(AppState& state, const ParamSpec& spec) {
     int& value = slot->second;
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
-    const std::string help = spec.help + (spec.help.empty() ? "" : "\n\n") + "On the command line: --set " +
-                             spec.name + "=" + std::to_string(value) + "   (default " + std::to_string(spec.def) + ")";
-    label_with_help(spec.label.c_str(), help.c_str());
+    const std::string& text = spec.shown_help();
+    const std::string help = text + (text.empty() ? "" : "\n\n") +
+                             trf("params.on_the_command_line", spec.name, value, spec.def);
+    label_with_help(spec.shown_label().c_str(), help.c_str());
     ImGui::TableNextColumn();
     ImGui::PushID(spec.name.c_str());
     const std::vector<int> values = spec.values();
@@ -158,12 +160,12 @@ void draw_param(AppState& state, const ParamSpec& spec) {
 void draw_problem_size(AppState& state) {
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
-    std::string help = "One number for a cube (4096 means 4096 in every dimension), or three as AxBxC";
+    std::string help = tr("params.one_number_for_a_cube_4096_means_4096_in_every_d").c_str();
     if (const Variant* variant = CurrentVariant(state)) {
         if (const auto dims = family_dim_names(variant->family); !dims[0].empty())
             help += ", here " + dims[0] + " x " + dims[1] + " x " + dims[2];
     }
-    label_with_help("Problem size", (help + ". Press Enter to apply.").c_str());
+    label_with_help(tr("params.problem_size").c_str(), (help + ". Press Enter to apply.").c_str());
     ImGui::TableNextColumn();
     const float button_w = ImGui::GetFrameHeight() * 1.6f;
     const float spacing = ImGui::GetStyle().ItemSpacing.x;
@@ -183,10 +185,10 @@ void draw_problem_size(AppState& state) {
     };
     if (buttons_beside) ImGui::SameLine();
     if (ImGui::Button("\xc3\xb7" "2", ImVec2(button_w, 0))) scale(0.5);
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Halve every dimension");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("params.halve_every_dimension").c_str());
     ImGui::SameLine();
     if (ImGui::Button("\xc3\x97" "2", ImVec2(button_w, 0))) scale(2.0);
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Double every dimension");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("params.double_every_dimension").c_str());
     if (!state.size_error.empty()) ImGui::TextColored(StatusColorVec(false), "%s", state.size_error.c_str());
 }
 
@@ -241,7 +243,7 @@ void DrawParamsPanel(AppState& state) {
         if (state.engine_thread && state.engine_thread->ready() && !state.engine_thread->device().gpu) {
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
-            label_with_help("Target GPU", "Model mode: there is no GPU here, so kernels are compiled, and occupancy "
+            label_with_help(tr("params.target_gpu").c_str(), "Model mode: there is no GPU here, so kernels are compiled, and occupancy "
                                           "and the model computed, for this card's datasheet figures.");
             ImGui::TableNextColumn();
             DrawTargetPicker(state);
@@ -256,7 +258,7 @@ void DrawParamsPanel(AppState& state) {
                                             [&](const ParamSpec& p) { return names_param(reason, p.name); }))
             show_reason(reason);
     }
-    if (ImGui::Button("Reset this step")) ResetStep(state);
+    if (ImGui::Button(tr("params.reset_this_step").c_str())) ResetStep(state);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Every parameter and the size back to this step's state: the lesson's defaults and the presets of its steps up to this one");
 }
 

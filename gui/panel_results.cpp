@@ -8,6 +8,7 @@
 #include <map>
 #include <string>
 #include "actions.h"
+#include "tilelab/i18n.h"
 #include "fonts.h"
 #include "panels.h"
 #include "plot.h"
@@ -116,28 +117,28 @@ void draw_measured(const AppState& state, const RunResult& r) {
         bytes_detail = "model traffic at this time: " + rate(r.gbps_model, "B/s");
     if (ImGui::BeginTable("##headlines", 3, ImGuiTableFlags_SizingStretchSame)) {
         ImGui::TableNextColumn();
-        headline("Time (median)", FormatTime(t.median_ms), time_detail, true,
+        headline(tr("results.time_median").c_str(), FormatTime(t.median_ms), time_detail, true,
                  "Median of the timed repetitions (CUDA events around each launch, after warm-up; L2 flushed "
                  "between repetitions unless turned off in the Run menu).");
         ImGui::TableNextColumn();
-        headline("Compute", rate(r.gflops, "FLOP/s"), flops_detail, true, "The model's FLOP count divided by the median time.");
+        headline(tr("results.compute").c_str(), rate(r.gflops, "FLOP/s"), flops_detail, true, tr("results.the_model_s_flop_count_divided_by_the_median_tim").c_str());
         ImGui::TableNextColumn();
         if (r.gbps_dram > 0)   // measured: what DRAM really moved; the model's figure stays, labelled
-            headline("DRAM (measured)", rate(r.gbps_dram, "B/s"),
+            headline(tr("results.dram_measured").c_str(), rate(r.gbps_dram, "B/s"),
                      "modelled: " + rate(r.gbps_effective, "B/s") + " compulsory, " + rate(r.gbps_model, "B/s") + " all accesses",
                      true,
                      "DRAM bytes read + written (hardware counters, one replayed launch) divided by the median time. "
                      "Modelled: compulsory bytes (each input once, the output once) and every global access the "
                      "kernel issues, over the same time.");
         else
-            headline("Memory (model)", rate(r.gbps_effective, "B/s"), bytes_detail, true,
+            headline(tr("results.memory_model").c_str(), rate(r.gbps_effective, "B/s"), bytes_detail, true,
                      "Compulsory bytes (each input read once, the output written once) divided by the median time: "
                      "the bandwidth the kernel delivers as seen from outside. Measured DRAM bytes replace it when "
                      "the hardware counters are read.");
         ImGui::EndTable();
     }
     if (!r.validation.checked) {
-        badge("NOT CHECKED", "This run was not validated.", kBadgeGrey);
+        badge("NOT CHECKED", tr("results.this_run_was_not_validated").c_str(), kBadgeGrey);
         return;
     }
     const Validation& v = r.validation;
@@ -153,22 +154,22 @@ void draw_modelled(const RunResult& r, bool measuring) {
     const Occupancy& o = r.occupancy;
     if (ImGui::BeginTable("##headlines", 3, ImGuiTableFlags_SizingStretchSame)) {
         ImGui::TableNextColumn();
-        headline("FLOPs (model)", FormatCount(r.model.flops), "", true, "Floating-point operations of the whole launch.");
+        headline(tr("results.flops_model").c_str(), FormatCount(r.model.flops), "", true, tr("results.floating_point_operations_of_the_whole_launch").c_str());
         ImGui::TableNextColumn();
-        headline("Intensity (model)", FormatCount(r.model.intensity) + " FLOP/B", "", true,
+        headline(tr("results.intensity_model").c_str(), FormatCount(r.model.intensity) + " FLOP/B", "", true,
                  "Model FLOPs over model global bytes: where the kernel sits on the roofline.");
         ImGui::TableNextColumn();
-        headline("Occupancy", o.max_warps > 0 ? fixed(100.0 * o.occupancy, 0) + "%" : "-",
-                 o.limiter.empty() ? "" : "limited by " + o.limiter, true,
-                 "Active warps per SM over the most an SM holds (cuda_occupancy.h).");
+        headline(tr("results.occupancy").c_str(), o.max_warps > 0 ? fixed(100.0 * o.occupancy, 0) + "%" : "-",
+                 o.limiter.empty() ? "" : trf("results.limited_by", limiter_label(o.limiter)), true,
+                 tr("results.active_warps_per_sm_over_the_most_an_sm_holds_cu").c_str());
         ImGui::EndTable();
     }
     if (measuring) {
-        badge("MEASURING", "Compiled and analysed; the validated run on the GPU follows.", kBadgeGrey);
+        badge("MEASURING", tr("results.compiled_and_analysed_the_validated_run_on_the_g").c_str(), kBadgeGrey);
         return;
     }
     const std::string why = r.no_gpu_reason.empty() ? "" : " (" + r.no_gpu_reason + ")";
-    badge("NO GPU", "Time, FLOP/s, GB/s and validation need a GPU" + why + ".", kBadgeGrey);
+    badge("NO GPU", tr("results.time_flop_s_gb_s_and_validation_need_a_gpu").c_str() + why + ".", kBadgeGrey);
 }
 
 // Says that the numbers shown are the quick run's (a drag, or first after a click), not the full
@@ -206,31 +207,31 @@ void draw_analysis(const RunResult& r) {
                   FormatCount(double(l.blocks())).c_str());
     std::snprintf(block, sizeof block, "%u \xc3\x97 %u \xc3\x97 %u  (%lld threads)", l.block[0], l.block[1], l.block[2],
                   static_cast<long long>(l.threads_per_block()));
-    row("Grid", grid);
-    row("Block", block);
+    row(tr("results.grid").c_str(), grid);
+    row(tr("results.block").c_str(), block);
     if (r.compiled && r.compiled->ok) {
         const PtxasInfo& p = r.compiled->ptxas;
         const bool spills = p.spill_stores > 0 || p.spill_loads > 0;
         const ImVec4 red = StatusColorVec(false);
-        row("Registers / thread", std::to_string(p.registers) + (spills ? ", spills " + std::to_string(p.spill_stores) +
+        row(tr("results.registers_thread").c_str(), std::to_string(p.registers) + (spills ? ", spills " + std::to_string(p.spill_stores) +
                                   " B stored, " + std::to_string(p.spill_loads) + " B loaded" : ", no spills"),
-            "From ptxas's report on the compiled kernel. Spilled values live in local memory (cached DRAM).",
+            tr("results.from_ptxas_s_report_on_the_compiled_kernel_spill").c_str(),
             spills ? &red : nullptr);
-        row("Shared memory / block", format_bytes(r.smem_bytes()));
+        row(tr("results.shared_memory_block").c_str(), format_bytes(r.smem_bytes()));
     }
     const Occupancy& o = r.occupancy;
     if (o.error.empty() && o.max_warps > 0)
-        row("Occupancy", fixed(100.0 * o.occupancy, 0) + "%, " + std::to_string(o.active_warps) + "/" +
-                             std::to_string(o.max_warps) + " warps, limited by " + o.limiter,
-            "Active warps per SM over the most an SM can hold, from cuda_occupancy.h. The Occupancy tab shows the arithmetic.");
+        row(tr("results.occupancy").c_str(), fixed(100.0 * o.occupancy, 0) + "%, " + std::to_string(o.active_warps) + "/" +
+                             std::to_string(o.max_warps) + trf("results.warps_limited_by", limiter_label(o.limiter)),
+            tr("results.active_warps_per_sm_over_the_most_an_sm_can_hold").c_str());
     else if (!o.error.empty())
-        row("Occupancy", o.error);
+        row(tr("results.occupancy").c_str(), o.error);
     const CostModel& m = r.model;
-    row("FLOPs (model)", FormatCount(m.flops));
-    row("Global traffic (model)", format_bytes(m.global_bytes),
+    row(tr("results.flops_model").c_str(), FormatCount(m.flops));
+    row(tr("results.global_traffic_model").c_str(), format_bytes(m.global_bytes),
         "Every global load and store the kernel issues, times 4 bytes, with no cache: the Memory tab breaks it down.");
-    row("Compulsory traffic", format_bytes(m.compulsory_bytes), "Each input read once and the output written once.");
-    row("Arithmetic intensity", fixed(m.intensity, 2) + " FLOP/B", "Model FLOPs over model global bytes.");
+    row(tr("results.compulsory_traffic").c_str(), format_bytes(m.compulsory_bytes), tr("results.each_input_read_once_and_the_output_written_once").c_str());
+    row(tr("results.arithmetic_intensity").c_str(), fixed(m.intensity, 2) + " FLOP/B", tr("results.model_flops_over_model_global_bytes").c_str());
     ImGui::EndTable();
 }
 
@@ -240,8 +241,8 @@ void draw_history(const AppState& state) {
     for (auto it = state.history.rbegin(); it != state.history.rend(); ++it)
         if (!it->dragged.empty() && it->params.count(it->dragged)) { name = it->dragged; break; }
     if (name.empty()) {
-        ImGui::TextDisabled(state.history.empty() ? "Measured runs appear here as a plot of time against the parameter you change."
-                                                  : "Change a parameter to plot time against it.");
+        ImGui::TextDisabled(state.history.empty() ? tr("results.measured_runs_appear_here_as_a_plot_of_time_agai").c_str()
+                                                  : tr("results.change_a_parameter_to_plot_time_against_it").c_str());
         return;
     }
     // Points that differ from the current configuration only in that parameter; newest per value.
@@ -258,7 +259,7 @@ void draw_history(const AppState& state) {
     fig.x.label = name;
     fig.y.label = "median time (ms)";
     fig.y.include_zero = true;
-    fig.empty_text = "No runs at the current settings yet.";
+    fig.empty_text = tr("results.no_runs_at_the_current_settings_yet").c_str();
     plot::Series ok, bad;
     ok.name = "correct";
     ok.marker = plot::MarkerShape::Circle;
@@ -289,7 +290,7 @@ void draw_history(const AppState& state) {
 
 void DrawResultsPanel(AppState& state) {
     PushFontOrDefault(AppFonts().h2);
-    ImGui::TextUnformatted("Results");
+    ImGui::TextUnformatted(tr("results.results").c_str());
     ImGui::PopFont();
     ImGui::SameLine();
     ImGui::AlignTextToFramePadding();
@@ -301,15 +302,15 @@ void DrawResultsPanel(AppState& state) {
         ImGui::TextDisabled(r->phase == Phase::quick ? "quick result" : "up to date");
     }
     if (!r) {
-        ImGui::TextDisabled("Waiting for the first result...");
+        ImGui::TextDisabled("%s", tr("results.waiting_for_the_first_result").c_str());
         return;
     }
     if (r->request.variant != state.request.variant)
-        ImGui::TextDisabled("Showing the previous lesson's result until this one is ready.");
+        ImGui::TextDisabled("%s", tr("results.showing_the_previous_lesson_s_result_until_this").c_str());
 
     if (!r->ok) {
         const std::string stage = r->stage.empty() ? "" : " (" + r->stage + ")";
-        badge("CANNOT RUN" + stage, r->error.empty() ? "The engine gave no reason." : r->error,
+        badge("CANNOT RUN" + stage, r->error.empty() ? tr("results.the_engine_gave_no_reason").c_str() : r->error,
               badge_colour(false));
         if (r->compiled && r->compiled->ok) draw_analysis(*r);
         return;

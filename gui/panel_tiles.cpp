@@ -11,6 +11,7 @@
 #include <cmath>
 #include <string>
 #include "analysis_common.h"
+#include "tilelab/i18n.h"
 #include "panels.h"
 #include "plot.h"
 #include "ui_common.h"
@@ -138,7 +139,7 @@ void Swatch(ImU32 color, const char* text) {
 void StepControls(AppState& state, const char* what, int64_t steps) {
     int last = int(std::max<int64_t>(1, steps) - 1);
     state.tile_k_step = std::clamp(state.tile_k_step, 0, last);
-    if (ImGui::Button(state.tile_playing ? "Pause" : "Play")) state.tile_playing = !state.tile_playing;
+    if (ImGui::Button(state.tile_playing ? tr("tiles.pause").c_str() : tr("tiles.play").c_str())) state.tile_playing = !state.tile_playing;
     ImGui::SameLine();
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 16);
     std::string format = std::string(what) + " %d of " + std::to_string(last + 1);
@@ -241,8 +242,8 @@ void DrawBlockZoom(const AppState& state, const MatmulGeometry& g, float width, 
     Swatch(kRegisterFill, ("thread (0, 0): " + std::to_string(g.TM) + "×" + std::to_string(g.TN) +
                            (g.TM * g.TN > 1 ? " outputs, held in registers" : " output"))
                               .c_str());
-    if (g.a_shared || g.b_shared) Swatch(kSmemFill, "staged once per k-step, then read by every thread of the block");
-    if (!g.a_shared || !g.b_shared) Swatch(kTileFill, "read from global memory by each thread");
+    if (g.a_shared || g.b_shared) Swatch(kSmemFill, tr("tiles.staged_once_per_k_step_then_read_by_every_thread").c_str());
+    if (!g.a_shared || !g.b_shared) Swatch(kTileFill, tr("tiles.read_from_global_memory_by_each_thread").c_str());
 }
 
 void DrawProduct(AppState& state, const TileGeometry& t, const RunResult& r) {
@@ -282,7 +283,7 @@ void DrawProduct(AppState& state, const TileGeometry& t, const RunResult& r) {
     ImGui::SliderInt("##by", &state.tile_block_y, 0, int(g.grid_y - 1), "y = %d");
     HelpMarker("Click a tile of C to pick its block. Play walks the k-steps: at each one the block loads the bright "
                "A and B tiles and adds their product into its C tile.");
-    StepControls(state, "k-step", g.k_steps);
+    StepControls(state, tr("tiles.k_step").c_str(), g.k_steps);
 
     const float font = ImGui::GetFontSize();
     const float avail_w = ImGui::GetContentRegionAvail().x;
@@ -314,7 +315,7 @@ void DrawStencilSlice(const StencilGeometry& g, float width, float max_height) {
     const ImVec2 s0(origin.x, origin.y + font * 1.5f), s1(s0.x + cell * float(in_x), s0.y + cell * float(in_y));
     ImGui::InvisibleButton("##slice", ImVec2(width, s1.y - origin.y + font * 0.4f));
     ImDrawList* dl = ImGui::GetWindowDrawList();
-    Caption(dl, origin, "one x–y plane of a block's tile");
+    Caption(dl, origin, tr("tiles.one_x_y_plane_of_a_block_s_tile").c_str());
     Rect(dl, s0, s1, kHaloFill, plot::kTextColor);
     const ImVec2 o0(s0.x + cell * float(g.halo), s0.y + cell * float(g.halo));
     const ImVec2 o1(o0.x + cell * float(g.out[0]), o0.y + cell * float(g.out[1]));
@@ -378,7 +379,7 @@ void DrawStencilPlanes(const AppState& state, const StencilGeometry& g, float wi
                        format_bytes(g.smem_bytes) + ")")
                           .c_str());
     if (g.planes_in_smem < 3)
-        Swatch(kRegisterFill, "registers: each thread keeps prev and next of its own cells");
+        Swatch(kRegisterFill, tr("tiles.registers_each_thread_keeps_prev_and_next_of_its").c_str());
 }
 
 void DrawNeighbourhood(AppState& state, const TileGeometry& t, const RunResult& r) {
@@ -398,7 +399,7 @@ void DrawNeighbourhood(AppState& state, const TileGeometry& t, const RunResult& 
         ImGui::TextWrapped("No shared memory: every thread reads its seven inputs from global memory, so each input "
                            "is loaded by up to seven threads.");
     if (g.streams_z) {
-        StepControls(state, "z plane", g.out[2]);
+        StepControls(state, tr("tiles.z_plane").c_str(), g.out[2]);
         HelpMarker("A coarsened block walks along z: at each step it needs the plane below (prev), the current one "
                    "and the one above (next). Play walks the planes.");
     }

@@ -191,6 +191,11 @@ SavedPlace LoadSettings(const std::string& path, AppState& state, std::vector<st
         f.bad("model_target", "is not a target preset (" + shortened(place.model_target) + ")", "the default target");
         place.model_target.clear();
     }
+    f.text("language", place.language, "the locale's language");
+    if (Language lang; !place.language.empty() && !parse_language(place.language, lang)) {
+        f.bad("language", "is not a language (" + shortened(place.language) + ")", "the locale's language");
+        place.language.clear();
+    }
     f.number("font_scale", state.font_scale, 0.5f, 3.0f);
     f.boolean("presenter", state.presenter_mode);
     f.boolean("show_lesson", state.show_lesson);
@@ -277,6 +282,7 @@ bool SaveSettings(const std::string& path, const AppState& state, std::string& e
     if (!j.is_object()) j = json::object();
     if (const Lesson* lesson = CurrentLesson(state)) j["lesson"] = lesson->id;
     j["step"] = state.step_index;
+    j["language"] = language_code(state.language);
     j["font_scale"] = state.font_scale;
     j["presenter"] = state.presenter_mode;
     j["show_lesson"] = state.show_lesson;

@@ -23,6 +23,7 @@ struct SavedPlace {
     std::string lesson_id;                   // "" = start at the first lesson
     int step = 0;
     std::string model_target;                // preset key, "" = the engine's default
+    std::string language;                    // "en" / "zh", "" = not saved (the locale decides)
 };
 
 // Reads what exists into `state` (comfort and per-variant memory) and returns where to resume.

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 #include <fmt/format.h>
+#include "tilelab/i18n.h"
 #include "tilelab/util.h"
 #include "tilelab/variant.h"
 
@@ -69,34 +70,58 @@ inline Register2dConfig register_2d_config(const ParamValues& v) {
 inline std::vector<ParamSpec> register_2d_param_specs() {
     return {
         {"BM", "Block tile rows (BM)", ParamKind::Pow2, 16, 256, 1, 128,
-         "Rows of C per block: larger reuses each B element more, but needs more threads or a larger thread tile."},
+         "Rows of C per block: larger reuses each B element more, but needs more threads or a larger thread tile.",
+         "线程块分块行数（BM）",
+         "每个线程块负责的 C 的行数：越大每个 B 元素重用越多，但需要更多线程或更大的线程分块。"},
         {"BN", "Block tile columns (BN)", ParamKind::Pow2, 16, 256, 1, 128,
-         "Columns of C per block: larger reuses each A element more, at the same costs as BM."},
+         "Columns of C per block: larger reuses each A element more, at the same costs as BM.",
+         "线程块分块列数（BN）",
+         "每个线程块负责的 C 的列数：越大每个 A 元素重用越多，代价与 BM 相同。"},
         {"BK", "K step (BK)", ParamKind::Pow2, 1, 64, 1, 8,
-         "Depth of each shared tile: larger means fewer barriers per FMA but more shared memory."},
+         "Depth of each shared tile: larger means fewer barriers per FMA but more shared memory.",
+         "K 步长（BK）",
+         "每个共享内存分块的深度：越大每次 FMA 分摊的同步越少，但共享内存越多。"},
         {"TM", "Thread tile rows (TM)", ParamKind::Pow2, 1, 16, 1, 8,
-         "Rows of C per thread: each A value read from shared memory feeds TN FMAs, at TM·TN accumulator registers."},
+         "Rows of C per thread: each A value read from shared memory feeds TN FMAs, at TM·TN accumulator registers.",
+         "线程分块行数（TM）",
+         "每个线程负责的 C 的行数：从共享内存读出的每个 A 值参与 TN 次 FMA，代价是 TM·TN 个累加寄存器。"},
         {"TN", "Thread tile columns (TN)", ParamKind::Pow2, 1, 16, 1, 8,
-         "Columns of C per thread: each B value read from shared memory feeds TM FMAs, at TM·TN accumulator registers."},
+         "Columns of C per thread: each B value read from shared memory feeds TM FMAs, at TM·TN accumulator registers.",
+         "线程分块列数（TN）",
+         "每个线程负责的 C 的列数：从共享内存读出的每个 B 值参与 TM 次 FMA，代价是 TM·TN 个累加寄存器。"},
         {"FLOAT4", "float4 global loads", ParamKind::Bool, 0, 1, 1, 1,
-         "Load A and B (and store C) 16 bytes at a time: a quarter of the load instructions; needs K and N multiples of 4."},
+         "Load A and B (and store C) 16 bytes at a time: a quarter of the load instructions; needs K and N multiples of 4.",
+         "float4 全局加载",
+         "一次 16 字节地加载 A 和 B（以及写回 C）：加载指令只有四分之一；要求 K 和 N 是 4 的倍数。"},
         {"TRANSPOSE_A", "A transposed in shared memory", ParamKind::Bool, 0, 1, 1, 1,
-         "Store the A tile as As[k][m] so a thread's TM values of A are contiguous (float4 reads, no strided conflicts)."},
+         "Store the A tile as As[k][m] so a thread's TM values of A are contiguous (float4 reads, no strided conflicts).",
+         "A 在共享内存中转置",
+         "把 A 分块存成 As[k][m]，使一个线程的 TM 个 A 值连续（float4 读取，没有跨步冲突）。"},
         {"PAD", "Shared-memory padding", ParamKind::Int, 0, 8, 1, 4,
-         "Floats added to each shared row: shifts rows across banks; a multiple of 4 keeps float4 reads aligned."},
+         "Floats added to each shared row: shifts rows across banks; a multiple of 4 keeps float4 reads aligned.",
+         "共享内存填充",
+         "每行共享内存追加的 float 数：让各行错开存储体；取 4 的倍数可保持 float4 读取对齐。"},
         {"DBUF", "Prefetch next tile (double buffer)", ParamKind::Bool, 0, 1, 1, 1,
-         "Load the next tiles into registers while computing on the current ones: hides global latency for 2× shared memory."},
+         "Load the next tiles into registers while computing on the current ones: hides global latency for 2× shared memory.",
+         "预取下一个分块（双缓冲）",
+         "在计算当前分块的同时把下一个分块加载到寄存器：用 2 倍共享内存隐藏全局内存延迟。"},
     };
 }
 
 inline std::vector<ParamSpec> register_pressure_param_specs() {
     std::vector<ParamSpec> specs = register_2d_param_specs();
     specs.push_back({"MAXREG", "Register cap (-maxrregcount)", ParamKind::Int, 0, 255, 1, 0,
-                     "0 = no cap; 32..255 caps registers per thread: more blocks fit per SM, but what does not fit spills to local memory."});
+                     "0 = no cap; 32..255 caps registers per thread: more blocks fit per SM, but what does not fit spills to local memory.",
+         "寄存器上限（-maxrregcount）",
+         "0 = 不限制；32..255 限制每个线程的寄存器数：每个 SM 能放下更多线程块，但放不下的会溢出（spill）到局部内存。"});
     specs.push_back({"MINBLOCKS", "__launch_bounds__ min blocks/SM", ParamKind::Int, 0, 32, 1, 0,
-                     "0 = no launch bounds; n asks ptxas to fit n blocks per SM, capping registers at about regs/SM ÷ (n·threads)."});
+                     "0 = no launch bounds; n asks ptxas to fit n blocks per SM, capping registers at about regs/SM ÷ (n·threads).",
+         "__launch_bounds__ 每 SM 最少线程块数",
+         "0 = 不加启动边界；n 要求 ptxas 让每个 SM 放下 n 个线程块，寄存器上限约为 每 SM 寄存器数 ÷ (n·线程数)。"});
     specs.push_back({"UNROLL", "Loop unrolling", ParamKind::Int, 0, 2, 1, 2,
-                     "2 = every loop unrolled; 1 = the k loop kept rolled; 0 = nothing unrolled, so the register arrays move to local memory."});
+                     "2 = every loop unrolled; 1 = the k loop kept rolled; 0 = nothing unrolled, so the register arrays move to local memory.",
+         "循环展开",
+         "2 = 所有循环都展开；1 = k 循环不展开；0 = 都不展开，于是寄存器数组被放到局部内存。"});
     return specs;
 }
 
@@ -104,47 +129,48 @@ inline std::string register_2d_invalid_reason(const Register2dConfig& c, const P
                                               const Target& t) {
     const int64_t M = p.dim[0], N = p.dim[1], K = p.dim[2];
     if (c.bm % c.tm != 0)
-        return fmt::format("TM={} does not divide BM={}: the block's rows must split evenly into thread tiles.", c.tm, c.bm);
+        return say("TM={} does not divide BM={}: the block's rows must split evenly into thread tiles.", "TM={} 不整除 BM={}：线程块的行必须能平均分成线程分块。", c.tm, c.bm);
     if (c.bn % c.tn != 0)
-        return fmt::format("TN={} does not divide BN={}: the block's columns must split evenly into thread tiles.", c.tn, c.bn);
+        return say("TN={} does not divide BN={}: the block's columns must split evenly into thread tiles.", "TN={} 不整除 BN={}：线程块的列必须能平均分成线程分块。", c.tn, c.bn);
     const int threads = c.threads();
     if (threads > t.max_threads_per_block)
-        return fmt::format("(BM/TM)·(BN/TN) = {} threads per block is more than the {} a block may have.", threads,
+        return say("(BM/TM)·(BN/TN) = {} threads per block is more than the {} a block may have.", "(BM/TM)·(BN/TN) = 每个线程块 {} 个线程，超过了线程块允许的 {} 个。", threads,
                            t.max_threads_per_block);
     if ((c.bm * c.bk) % threads != 0)
-        return fmt::format("The A tile has BM·BK = {} elements, which {} threads cannot load in equal shares: make BM·BK a multiple of the thread count.",
+        return say("The A tile has BM·BK = {} elements, which {} threads cannot load in equal shares: make BM·BK a multiple of the thread count.", "A 分块有 BM·BK = {} 个元素，{} 个线程无法平均分担加载：让 BM·BK 成为线程数的倍数。",
                            c.bm * c.bk, threads);
     if ((c.bk * c.bn) % threads != 0)
-        return fmt::format("The B tile has BK·BN = {} elements, which {} threads cannot load in equal shares: make BK·BN a multiple of the thread count.",
+        return say("The B tile has BK·BN = {} elements, which {} threads cannot load in equal shares: make BK·BN a multiple of the thread count.", "B 分块有 BK·BN = {} 个元素，{} 个线程无法平均分担加载：让 BK·BN 成为线程数的倍数。",
                            c.bk * c.bn, threads);
     if (c.float4_loads) {
         if (c.bk % 4 != 0)
-            return fmt::format("float4 loads of A read 4 consecutive k, so BK must be a multiple of 4 (BK={}).", c.bk);
+            return say("float4 loads of A read 4 consecutive k, so BK must be a multiple of 4 (BK={}).", "A 的 float4 加载读取 4 个连续的 k，所以 BK 必须是 4 的倍数（BK={}）。", c.bk);
         if ((c.bm * c.bk / 4) % threads != 0 || (c.bk * c.bn / 4) % threads != 0)
-            return fmt::format("With float4 loads each thread must load whole float4s: the A and B tiles hold {} and {} float4s for {} threads.",
+            return say("With float4 loads each thread must load whole float4s: the A and B tiles hold {} and {} float4s for {} threads.", "使用 float4 加载时每个线程必须加载完整的 float4：A 和 B 分块分别有 {} 和 {} 个 float4，而线程有 {} 个。",
                                c.bm * c.bk / 4, c.bk * c.bn / 4, threads);
         if (K % 4 != 0)
-            return fmt::format("float4 loads of A need each row of A to start on a 16-byte boundary, so K must be a multiple of 4 (K={}); turn FLOAT4 off for this size.", K);
+            return say("float4 loads of A need each row of A to start on a 16-byte boundary, so K must be a multiple of 4 (K={}); turn FLOAT4 off for this size.", "A 的 float4 加载要求 A 的每一行从 16 字节边界开始，所以 K 必须是 4 的倍数（K={}）；这个规模请关闭 FLOAT4。", K);
         if (N % 4 != 0)
-            return fmt::format("float4 loads of B and stores of C need each row to start on a 16-byte boundary, so N must be a multiple of 4 (N={}); turn FLOAT4 off for this size.", N);
+            return say("float4 loads of B and stores of C need each row to start on a 16-byte boundary, so N must be a multiple of 4 (N={}); turn FLOAT4 off for this size.", "B 的 float4 加载和 C 的 float4 写回要求每一行从 16 字节边界开始，所以 N 必须是 4 的倍数（N={}）；这个规模请关闭 FLOAT4。", N);
     }
     if (c.smem_bytes() > t.smem_per_block)
-        return fmt::format("The tiles need {} bytes of static shared memory, more than the {} a block may declare.", c.smem_bytes(),
+        return say("The tiles need {} bytes of static shared memory, more than the {} a block may declare.", "这些分块需要 {} 字节静态共享内存，超过了一个线程块可声明的 {} 字节。", c.smem_bytes(),
                            t.smem_per_block);
     if (ceil_div(M, c.bm) > t.max_grid_dim[1])
-        return fmt::format("M={} needs {} block rows, more than the {} gridDim.y allows: raise BM.", M, ceil_div(M, c.bm),
+        return say("M={} needs {} block rows, more than the {} gridDim.y allows: raise BM.", "M={} 需要 {} 行线程块，超过了 gridDim.y 允许的 {}：请增大 BM。", M, ceil_div(M, c.bm),
                            t.max_grid_dim[1]);
-    if (c.unroll < 0 || c.unroll > 2) return fmt::format("UNROLL={} must be 0, 1 or 2.", c.unroll);
+    if (c.unroll < 0 || c.unroll > 2) return say("UNROLL={} must be 0, 1 or 2.", "UNROLL={} 只能是 0、1 或 2。", c.unroll);
     if (c.max_registers != 0 && (c.max_registers < 32 || c.max_registers > t.max_regs_per_thread))
-        return fmt::format("MAXREG={} must be 0 (no cap) or between 32 and {}, the most registers a thread may have.", c.max_registers,
+        return say("MAXREG={} must be 0 (no cap) or between 32 and {}, the most registers a thread may have.", "MAXREG={} 必须是 0（不限制），或在 32 到 {}（一个线程最多可用的寄存器数）之间。", c.max_registers,
                            t.max_regs_per_thread);
     if (c.max_registers != 0 && c.min_blocks != 0)
-        return "ptxas ignores -maxrregcount for a kernel with __launch_bounds__: set either MAXREG or MINBLOCKS, not both.";
+        return say("ptxas ignores -maxrregcount for a kernel with __launch_bounds__: set either MAXREG or MINBLOCKS, not both.",
+                   "带 __launch_bounds__ 的内核会让 ptxas 忽略 -maxrregcount：MAXREG 和 MINBLOCKS 只能设一个。");
     if (c.min_blocks != 0) {
         if (c.min_blocks > t.max_blocks_per_sm)
-            return fmt::format("MINBLOCKS={} asks for more blocks per SM than the {} an SM can hold.", c.min_blocks, t.max_blocks_per_sm);
+            return say("MINBLOCKS={} asks for more blocks per SM than the {} an SM can hold.", "MINBLOCKS={} 要求的每 SM 线程块数超过了一个 SM 能容纳的 {} 个。", c.min_blocks, t.max_blocks_per_sm);
         if (int64_t(c.min_blocks) * threads > t.max_threads_per_sm)
-            return fmt::format("MINBLOCKS={} blocks of {} threads is {} threads, more than the {} an SM can hold.", c.min_blocks, threads,
+            return say("MINBLOCKS={} blocks of {} threads is {} threads, more than the {} an SM can hold.", "MINBLOCKS={} 个线程块、每块 {} 个线程，共 {} 个线程，超过了一个 SM 能容纳的 {} 个。", c.min_blocks, threads,
                                int64_t(c.min_blocks) * threads, t.max_threads_per_sm);
     }
     return {};

@@ -12,7 +12,7 @@ pkgs=(cmake g++ make pkg-config libcli11-dev nlohmann-json3-dev libfmt-dev libgt
 pkgs+=(openssh-client openssh-server)
 if [ "$gui" = ON ]; then
   pkgs+=(libimgui-dev libglfw3-dev python3-glad libegl-dev libgl-dev libstb-dev libegl-mesa0
-         libgl1-mesa-dri fonts-dejavu-core fontconfig libfontconfig-dev)
+         libgl1-mesa-dri fonts-dejavu-core fonts-wqy-microhei fontconfig libfontconfig-dev)
 fi
 missing=()
 for p in "${pkgs[@]}"; do

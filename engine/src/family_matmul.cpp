@@ -9,6 +9,7 @@
 #include <cmath>
 #include <vector>
 #include "cuda_check.h"
+#include "tilelab/i18n.h"
 #include "device_buffer.h"
 #include "family.h"
 #include "runner_timing.h"
@@ -59,7 +60,7 @@ public:
         const auto names = dim_names();
         for (int i = 0; i < 3; ++i)
             if (p.dim[i] < 1 || p.dim[i] > kMaxDim)
-                return fmt::format("{} must be between 1 and {} (got {}).", names[i], kMaxDim, p.dim[i]);
+                return say("{} must be between 1 and {} (got {}).", "{} 必须在 1 到 {} 之间（实际为 {}）。", names[i], kMaxDim, p.dim[i]);
         return "";
     }
 

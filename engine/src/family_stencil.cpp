@@ -12,6 +12,7 @@
 #include <cmath>
 #include <vector>
 #include "cuda_check.h"
+#include "tilelab/i18n.h"
 #include "device_buffer.h"
 #include "family.h"
 #include "runner_timing.h"
@@ -40,17 +41,17 @@ public:
         const auto names = dim_names();
         for (int i = 0; i < 3; ++i) {
             if (p.dim[i] < 3)
-                return fmt::format("{} is {}, but a 7-point stencil needs at least 3 cells along each axis "
-                                   "(one interior cell between two boundary cells).",
+                return say("{} is {}, but a 7-point stencil needs at least 3 cells along each axis "
+                                   "(one interior cell between two boundary cells).", "{} 为 {}，但 7 点模板在每个轴上至少需要 3 个格点（两个边界格点之间至少一个内部格点）。",
                                    names[i], p.dim[i]);
             if (p.dim[i] > INT_MAX)
-                return fmt::format("{} is {}, but the kernels take their sizes as int (at most {}).", names[i],
+                return say("{} is {}, but the kernels take their sizes as int (at most {}).", "{} 为 {}，但内核以 int 接收规模（最大 {}）。", names[i],
                                    p.dim[i], INT_MAX);
         }
         const double points = double(p.dim[0]) * double(p.dim[1]) * double(p.dim[2]);
         if (points > kMaxPoints)
-            return fmt::format("The grid has {:.0f} cells; TileLab keeps stencil grids at or below 2^30 (1024³) "
-                               "so the input, output and reference fit in memory.",
+            return say("The grid has {:.0f} cells; TileLab keeps stencil grids at or below 2^30 (1024³) "
+                               "so the input, output and reference fit in memory.", "网格有 {:.0f} 个格点；TileLab 把模板网格限制在 2^30（1024³）以内，使输入、输出和参考结果都能放进内存。",
                                points);
         return "";
     }

@@ -177,19 +177,58 @@ Lesson parse_lesson(const std::string& id, const std::string& markdown) {
     return lesson;
 }
 
-const std::vector<Lesson>& all_lessons() {
-    static const std::vector<Lesson> lessons = [] {
-        std::vector<Lesson> out;
-        for (const auto& [path, text] : embedded_lesson_table()) {
-            // "02_matmul_smem_tiled/lesson.md" -> "02_matmul_smem_tiled"
-            std::string id = path.substr(0, path.find('/'));
-            out.push_back(parse_lesson(id, text));
+namespace {
+
+// "02_matmul_smem_tiled/lesson.zh.md" -> ("02_matmul_smem_tiled", "lesson.zh.md").
+std::pair<std::string, std::string> split_lesson_path(const std::string& path) {
+    const size_t slash = path.find('/');
+    return {path.substr(0, slash), slash == std::string::npos ? "" : path.substr(slash + 1)};
+}
+
+std::vector<Lesson> load_lessons(Language lang) {
+    std::vector<Lesson> out;
+    for (const auto& [path, text] : embedded_lesson_table()) {
+        const auto [id, file] = split_lesson_path(path);
+        if (file != "lesson.md") continue;
+        out.push_back(parse_lesson(id, text));
+        out.back().file = file;
+    }
+    if (lang == Language::Chinese) {
+        for (Lesson& lesson : out) {
+            const auto& zh = chinese_lesson_texts();
+            auto it = std::find_if(zh.begin(), zh.end(), [&](const auto& e) { return e.first == lesson.id; });
+            if (it == zh.end()) {
+                lesson.translation_missing = true;
+                continue;
+            }
+            lesson = parse_lesson(lesson.id, it->second);
+            lesson.file = "lesson.zh.md";
         }
-        std::sort(out.begin(), out.end(), [](const Lesson& a, const Lesson& b) { return a.id < b.id; });
+    }
+    std::sort(out.begin(), out.end(), [](const Lesson& a, const Lesson& b) { return a.id < b.id; });
+    return out;
+}
+
+}  // namespace
+
+const std::vector<std::pair<std::string, std::string>>& chinese_lesson_texts() {
+    static const std::vector<std::pair<std::string, std::string>> texts = [] {
+        std::vector<std::pair<std::string, std::string>> out;
+        for (const auto& [path, text] : embedded_lesson_table())
+            if (const auto [id, file] = split_lesson_path(path); file == "lesson.zh.md") out.emplace_back(id, text);
         return out;
     }();
-    return lessons;
+    return texts;
 }
+
+const std::vector<Lesson>& all_lessons(Language lang) {
+    // Both lists live as long as the process: a pointer into one stays valid after a switch.
+    static const std::vector<Lesson> english = load_lessons(Language::English);
+    static const std::vector<Lesson> chinese = load_lessons(Language::Chinese);
+    return lang == Language::Chinese ? chinese : english;
+}
+
+const std::vector<Lesson>& all_lessons() { return all_lessons(language()); }
 
 const Lesson* find_lesson(const std::string& key) {
     if (key.empty()) return nullptr;

@@ -2,6 +2,7 @@
 // teaching steps redo its arithmetic in words with the header's own granularities, and
 // tests/cpu/test_occupancy.cpp checks over thousands of inputs that both agree.
 #include "tilelab/occupancy.h"
+#include "tilelab/i18n.h"
 #include "tilelab/util.h"
 
 #include <cuda_occupancy.h>
@@ -52,19 +53,19 @@ std::string count_or_infinity(int n) { return n == INT_MAX ? std::string("∞") 
 // Why the input cannot run at all, or "".
 std::string input_error(const Target& t, const OccupancyInput& in) {
     if (in.threads_per_block <= 0)
-        return fmt::format("A block needs at least one thread, not {}.", in.threads_per_block);
+        return say("A block needs at least one thread, not {}.", "一个线程块至少要有一个线程，而不是 {}。", in.threads_per_block);
     if (in.threads_per_block > t.max_threads_per_block)
-        return fmt::format("A block of {} threads exceeds the {} threads a block may have on {}.",
+        return say("A block of {} threads exceeds the {} threads a block may have on {}.", "{0} 个线程的线程块超过了 {2} 上一个线程块允许的 {1} 个线程。",
                            in.threads_per_block, t.max_threads_per_block, t.arch_name());
     if (in.registers_per_thread < 0)
-        return fmt::format("{} registers per thread is not a register count.", in.registers_per_thread);
+        return say("{} registers per thread is not a register count.", "每个线程 {} 个寄存器不是有效的寄存器数。", in.registers_per_thread);
     if (in.registers_per_thread > t.max_regs_per_thread)
-        return fmt::format("{} registers per thread exceeds the {} a thread may use.",
+        return say("{} registers per thread exceeds the {} a thread may use.", "每个线程 {} 个寄存器超过了一个线程可用的 {} 个。",
                            in.registers_per_thread, t.max_regs_per_thread);
     if (in.smem_per_block < 0)
-        return fmt::format("{} bytes of shared memory is not a size.", in.smem_per_block);
+        return say("{} bytes of shared memory is not a size.", "{} 字节共享内存不是有效的大小。", in.smem_per_block);
     if (in.smem_per_block > t.smem_per_block_optin)
-        return fmt::format("{} B of shared memory per block exceeds the {} B a block may use on {}.",
+        return say("{} B of shared memory per block exceeds the {} B a block may use on {}.", "每个线程块 {0} B 共享内存超过了 {2} 上一个线程块可用的 {1} B。",
                            in.smem_per_block, t.smem_per_block_optin, t.arch_name());
     return {};
 }
@@ -85,13 +86,13 @@ Steps explain(const Target& t, const OccupancyInput& in, const cudaOccDeviceProp
     const int warps_per_sm = t.max_threads_per_sm / warp;
 
     if (in.threads_per_block % warp == 0)
-        s.lines.push_back(fmt::format("block: {} threads = {} warps", in.threads_per_block, warps_per_block));
+        s.lines.push_back(say("block: {} threads = {} warps", "线程块：{} 个线程 = {} 个线程束", in.threads_per_block, warps_per_block));
     else
-        s.lines.push_back(fmt::format("block: {} threads = {} warps (a partial warp still takes a whole one)",
+        s.lines.push_back(say("block: {} threads = {} warps (a partial warp still takes a whole one)", "线程块：{} 个线程 = {} 个线程束（不满的线程束也占一整个）",
                                       in.threads_per_block, warps_per_block));
 
     // Warps.
-    s.lines.push_back(fmt::format("warps: {} warps per SM / {} per block = {} blocks", warps_per_sm,
+    s.lines.push_back(say("warps: {} warps per SM / {} per block = {} blocks", "线程束：每 SM {} 个线程束 / 每块 {} 个 = {} 个线程块", warps_per_sm,
                                   warps_per_block, warps_per_sm / warps_per_block));
 
     // Registers: allocated per warp in units of the allocation granularity, from each of the
@@ -100,7 +101,7 @@ Steps explain(const Target& t, const OccupancyInput& in, const cudaOccDeviceProp
     cudaOccRegAllocationGranularity(&reg_unit, &prop);
     cudaOccSubPartitionsPerMultiprocessor(&partitions, &prop);
     if (in.registers_per_thread == 0) {
-        s.lines.push_back("registers: none used → no limit");
+        s.lines.push_back(say("registers: none used → no limit", "寄存器：未使用 → 无限制"));
     } else {
         int per_warp = in.registers_per_thread * warp;
         int alloc_per_warp = round_up(per_warp, reg_unit);
@@ -109,29 +110,29 @@ Steps explain(const Target& t, const OccupancyInput& in, const cudaOccDeviceProp
         int warps_per_partition = per_partition / alloc_per_warp;
         int warps = warps_per_partition * partitions;
         std::string alloc = alloc_per_warp == per_warp
-                                ? fmt::format("{} per warp (a multiple of the {}-register allocation unit)",
+                                ? say("{} per warp (a multiple of the {}-register allocation unit)", "每线程束 {} 个（是 {} 个寄存器分配单位的倍数）",
                                               per_warp, reg_unit)
-                                : fmt::format("{} per warp, rounded up to the {}-register allocation unit: {}",
+                                : say("{} per warp, rounded up to the {}-register allocation unit: {}", "每线程束 {} 个，向上取整到 {} 个寄存器的分配单位：{}",
                                               per_warp, reg_unit, alloc_per_warp);
         // The hardware checks a block's registers as if its warps were spread over all partitions.
         int assumed_per_block = alloc_per_warp * round_up(warps_per_block, partitions);
         if (per_block > t.regs_per_block || assumed_per_block > t.regs_per_block) {
             std::string need = assumed_per_block == per_block
                                    ? fmt::format("{}", per_block)
-                                   : fmt::format("{} (counted as {} warps, a multiple of the {} partitions: {})",
+                                   : say("{} (counted as {} warps, a multiple of the {} partitions: {})", "{}（按 {} 个线程束计，即 {} 个分区的倍数：{}）",
                                                  per_block, round_up(warps_per_block, partitions), partitions,
                                                  assumed_per_block);
-            s.lines.push_back(fmt::format(
+            s.lines.push_back(say(
                 "registers: {} regs × {} threads = {}; the block needs {} registers, more than the {} a block "
-                "may use = 0 blocks",
+                "may use = 0 blocks", "寄存器：{} 个 × {} 个线程 = {}；线程块需要 {} 个寄存器，超过了一个线程块可用的 {} 个 = 0 个线程块",
                 in.registers_per_thread, warp, alloc, need, t.regs_per_block));
-            s.error = fmt::format(
-                "A block of {} threads at {} registers each needs {} registers, more than the {} a block may use.",
+            s.error = say(
+                "A block of {} threads at {} registers each needs {} registers, more than the {} a block may use.", "{} 个线程、每个 {} 个寄存器的线程块需要 {} 个寄存器，超过了一个线程块可用的 {} 个。",
                 in.threads_per_block, in.registers_per_thread, assumed_per_block, t.regs_per_block);
         } else {
-            s.lines.push_back(fmt::format(
+            s.lines.push_back(say(
                 "registers: {} regs × {} threads = {}; {} per SM in {} partitions of {} = {} warps each, "
-                "{} warps per SM / {} per block = {} blocks",
+                "{} warps per SM / {} per block = {} blocks", "寄存器：{} 个 × {} 个线程 = {}；每 SM {} 个，分成 {} 个分区、每区 {} 个 = 每区 {} 个线程束，每 SM {} 个线程束 / 每块 {} 个 = {} 个线程块",
                 in.registers_per_thread, warp, alloc, t.regs_per_sm, partitions, per_partition,
                 warps_per_partition, warps, warps_per_block, warps / warps_per_block));
         }
@@ -146,28 +147,36 @@ Steps explain(const Target& t, const OccupancyInput& in, const cudaOccDeviceProp
     int used = in.smem_per_block + t.reserved_smem_per_block;
     int alloc = round_up(used, smem_unit);
     if (alloc == 0) {
-        s.lines.push_back("shared memory: none used → no limit");
+        s.lines.push_back(say("shared memory: none used → no limit", "共享内存：未使用 → 无限制"));
     } else {
         std::string what = t.reserved_smem_per_block > 0
-                               ? fmt::format("{} + {} reserved = {} B per block", in.smem_per_block,
+                               ? say("{} + {} reserved = {} B per block", "每线程块 {} + {} 保留 = {} B", in.smem_per_block,
                                              t.reserved_smem_per_block, used)
-                               : fmt::format("{} B per block", used);
-        if (alloc != used) what += fmt::format(", rounded up to the {} B allocation unit: {} B", smem_unit, alloc);
+                               : say("{} B per block", "每线程块 {} B", used);
+        if (alloc != used) what += say(", rounded up to the {} B allocation unit: {} B", "，向上取整到 {} B 的分配单位：{} B", smem_unit, alloc);
         if (carveout < size_t(alloc)) {
             // The SM picks a larger carveout when the preferred one cannot hold a single block.
             cudaOccAlignUpShmemSizeVoltaPlus(&carveout, &prop);
         }
-        s.lines.push_back(fmt::format("shared memory: {}; {} B per SM / {} B = {} blocks", what, carveout,
+        s.lines.push_back(say("shared memory: {}; {} B per SM / {} B = {} blocks", "共享内存：{}；每 SM {} B / {} B = {} 个线程块", what, carveout,
                                       alloc, int(carveout / size_t(alloc))));
     }
 
     int hw_blocks = 0;
     cudaOccMaxBlocksPerMultiprocessor(&hw_blocks, &prop);
-    s.lines.push_back(fmt::format("blocks: at most {} resident per SM on {} = {} blocks", hw_blocks, t.arch_name(), hw_blocks));
+    s.lines.push_back(say("blocks: at most {} resident per SM on {} = {} blocks", "线程块：{1} 上每 SM 最多驻留 {0} 个 = {2} 个线程块", hw_blocks, t.arch_name(), hw_blocks));
     return s;
 }
 
 }  // namespace
+
+// " (limited by registers and shared memory)" in the current language.
+std::string limited_by(const std::vector<std::string>& limiters) {
+    std::string names;
+    for (size_t i = 0; i < limiters.size(); ++i)
+        names += (i ? say(" and ", "和") : std::string()) + quantity_label(limiters[i]);
+    return say(" (limited by {})", "（受限于{}）", names);
+}
 
 Occupancy compute_occupancy(const Target& t, const OccupancyInput& in) {
     Occupancy occ;
@@ -186,8 +195,8 @@ Occupancy compute_occupancy(const Target& t, const OccupancyInput& in) {
                                                                   in.threads_per_block, size_t(in.smem_per_block));
     if (status != CUDA_OCC_SUCCESS) {
         occ.error = status == CUDA_OCC_ERROR_UNKNOWN_DEVICE
-                        ? fmt::format("cuda_occupancy.h does not know {}.", t.arch_name())
-                        : fmt::format("cuda_occupancy.h rejected the input for {} (check the target's limits).",
+                        ? say("cuda_occupancy.h does not know {}.", "cuda_occupancy.h 不认识 {}。", t.arch_name())
+                        : say("cuda_occupancy.h rejected the input for {} (check the target's limits).", "cuda_occupancy.h 拒绝了 {} 的输入（请检查目标的限制）。",
                                       t.arch_name());
         occ.steps.push_back(occ.error);
         return occ;
@@ -212,12 +221,12 @@ Occupancy compute_occupancy(const Target& t, const OccupancyInput& in) {
     Steps steps = explain(t, in, prop, state);
     occ.steps = std::move(steps.lines);
     occ.error = steps.error;
-    occ.steps.push_back(fmt::format("→ min({}, {}, {}, {}) = {} blocks per SM = {} warps of {} = {}{}",
+    occ.steps.push_back(say("→ min({}, {}, {}, {}) = {} blocks per SM = {} warps of {} = {}{}", "→ min({}, {}, {}, {}) = 每 SM {} 个线程块 = {} / {} 个线程束 = {}{}",
                                     occ.limit_warps, count_or_infinity(occ.limit_registers),
                                     count_or_infinity(occ.limit_smem), occ.limit_blocks,
                                     occ.blocks_per_sm, occ.active_warps, occ.max_warps,
                                     format_pct(occ.occupancy),
-                                    occ.limiter.empty() ? "" : " (limited by " + occ.limiter + ")"));
+                                    occ.limiter.empty() ? "" : limited_by(limiters)));
     return occ;
 }
 

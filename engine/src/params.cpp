@@ -1,5 +1,6 @@
 // Parameter ranges, problem sizes and NAME=VALUE assignments: parsing with one-sentence errors.
 #include "tilelab/params.h"
+#include "tilelab/i18n.h"
 #include "tilelab/util.h"
 
 #include <cctype>
@@ -47,21 +48,28 @@ std::vector<int> ParamSpec::values() const {
     return out;
 }
 
+const std::string& ParamSpec::shown_label() const {
+    return language() == Language::Chinese && !label_zh.empty() ? label_zh : label;
+}
+const std::string& ParamSpec::shown_help() const {
+    return language() == Language::Chinese && !help_zh.empty() ? help_zh : help;
+}
+
 std::string ParamSpec::range_reason(int v) const {
     switch (kind) {
     case ParamKind::Bool:
         if (v == 0 || v == 1) return {};
-        return fmt::format("{}={} must be 0 or 1.", name, v);
+        return say("{}={} must be 0 or 1.", "{}={} 只能是 0 或 1。", name, v);
     case ParamKind::Pow2:
         if (is_power_of_two(v) && v >= min && v <= max) return {};
-        return fmt::format("{}={} is not a power of two between {} and {}.", name, v, min, max);
+        return say("{}={} is not a power of two between {} and {}.", "{}={} 不是 {} 到 {} 之间的 2 的幂。", name, v, min, max);
     case ParamKind::Int: {
         int s = step > 0 ? step : 1;
         if (v < min || v > max)
-            return fmt::format("{}={} is not between {} and {}.", name, v, min, max);
+            return say("{}={} is not between {} and {}.", "{}={} 不在 {} 到 {} 之间。", name, v, min, max);
         if ((v - min) % s != 0)
-            return fmt::format("{}={} is not one of {}, {}, ... {} (steps of {}).", name, v, min,
-                               min + s, max, s);
+            return say("{}={} is not one of {}, {}, ... {} (steps of {}).", "{}={} 不是 {}, {}, ... {}（步长 {}）中的值。",
+                       name, v, min, min + s, max, s);
         return {};
     }
     }

@@ -2,6 +2,7 @@
 // kernels/matmul/01_naive.cuh. One thread per element of C; every operand comes from global memory.
 #include <fmt/format.h>
 #include <cstdint>
+#include "tilelab/i18n.h"
 #include "tilelab/util.h"
 #include "tilelab/variant.h"
 #include "../matmul_common.h"
@@ -19,14 +20,14 @@ std::string naive_invalid_reason(const ParamValues& p, const Problem& problem, c
     const NaiveShape s(p);
     const int64_t threads = int64_t(s.bx) * s.by;
     if (threads > target.max_threads_per_block)
-        return fmt::format("A {}×{} block has {} threads; the limit is {} per block.", s.bx, s.by,
+        return say("A {}×{} block has {} threads; the limit is {} per block.", "{}×{} 的线程块有 {} 个线程；每个线程块最多 {} 个。", s.bx, s.by,
                            threads, target.max_threads_per_block);
     // threadIdx.y's axis gets blockIdx.y, whose range is far smaller than blockIdx.x's.
     const int64_t along_y = s.swap ? problem.dim[1] : problem.dim[0];
     const int64_t blocks_y = ceil_div(along_y, s.by);
     if (blocks_y > target.max_grid_dim[1])
-        return fmt::format("Covering {} {} with blocks {} high needs {} blocks along y; the grid allows at most {}.",
-                           along_y, s.swap ? "columns" : "rows", s.by, blocks_y, target.max_grid_dim[1]);
+        return say("Covering {} {} with blocks {} high needs {} blocks along y; the grid allows at most {}.", "用高 {2} 的线程块覆盖 {0} {1}，y 方向需要 {3} 个线程块；网格最多允许 {4} 个。",
+                           along_y, s.swap ? say("columns", "列") : say("rows", "行"), s.by, blocks_y, target.max_grid_dim[1]);
     return "";
 }
 
@@ -106,11 +107,17 @@ Variant make_naive_matmul() {
     v.summary = "Each thread reads a row of A and a column of B from global memory: 2·K+1 accesses for 2·K FLOPs.";
     v.params = {
         {"BX", "Block width (threadIdx.x)", ParamKind::Pow2, 1, 1024, 1, 16,
-         "Threads along threadIdx.x: a warp spans min(BX, 32) neighbouring columns (rows with SWAP), so BX sets how many floats one warp access covers."},
+         "Threads along threadIdx.x: a warp spans min(BX, 32) neighbouring columns (rows with SWAP), so BX sets how many floats one warp access covers.",
+         "线程块宽度（threadIdx.x）",
+         "沿 threadIdx.x 的线程数：一个线程束（warp）覆盖 min(BX, 32) 个相邻的列（SWAP 时为行），所以 BX 决定一次线程束访问覆盖多少个 float。"},
         {"BY", "Block height (threadIdx.y)", ParamKind::Pow2, 1, 1024, 1, 16,
-         "Threads along threadIdx.y: with BX it sets the block size, which trades scheduling granularity against blocks per SM."},
+         "Threads along threadIdx.y: with BX it sets the block size, which trades scheduling granularity against blocks per SM.",
+         "线程块高度（threadIdx.y）",
+         "沿 threadIdx.y 的线程数：与 BX 一起决定线程块大小，在调度粒度与每个 SM 的线程块数之间取舍。"},
         {"SWAP", "Swap mapping (threadIdx.x walks rows)", ParamKind::Bool, 0, 1, 1, 0,
-         "Off: lanes read neighbouring B and C elements (coalesced). On: lanes are K or N floats apart, so each warp access needs many transactions."},
+         "Off: lanes read neighbouring B and C elements (coalesced). On: lanes are K or N floats apart, so each warp access needs many transactions.",
+         "交换映射（threadIdx.x 沿行走）",
+         "关：相邻线程读取相邻的 B 和 C 元素（合并访存）。开：相邻线程相隔 K 或 N 个 float，每次线程束访问需要很多次事务。"},
     };
     v.invalid_reason = naive_invalid_reason;
     v.kernel = naive_kernel;

@@ -3,6 +3,7 @@
 // memory so that each element loaded from global memory is used TILE times.
 #include <fmt/format.h>
 #include <cstdint>
+#include "tilelab/i18n.h"
 #include "tilelab/util.h"
 #include "tilelab/variant.h"
 #include "../matmul_common.h"
@@ -21,16 +22,16 @@ struct TiledShape {
 std::string tiled_invalid_reason(const ParamValues& p, const Problem& problem, const Target& target) {
     const TiledShape s(p);
     if (s.threads() > target.max_threads_per_block)
-        return fmt::format(
-            "A {0}×{0} tile needs {1} threads, one per element of C; the limit is {2} per block.",
+        return say(
+            "A {0}×{0} tile needs {1} threads, one per element of C; the limit is {2} per block.", "{0}×{0} 的分块需要 {1} 个线程（C 的每个元素一个）；每个线程块最多 {2} 个。",
             s.tile, s.threads(), target.max_threads_per_block);
     if (s.smem_bytes() > target.smem_per_block)
-        return fmt::format(
-            "Two {}×{} tiles of floats take {} bytes of shared memory; {} allows {} per block.",
+        return say(
+            "Two {}×{} tiles of floats take {} bytes of shared memory; {} allows {} per block.", "两个 {}×{} 的 float 分块占用 {} 字节共享内存；{} 每个线程块最多允许 {} 字节。",
             s.tile, s.tile + s.pad, s.smem_bytes(), target.name, target.smem_per_block);
     const int64_t blocks_y = ceil_div(problem.dim[0], s.tile);
     if (blocks_y > target.max_grid_dim[1])
-        return fmt::format("Covering {} rows with {}-row tiles needs {} blocks along y; the grid allows at most {}.",
+        return say("Covering {} rows with {}-row tiles needs {} blocks along y; the grid allows at most {}.", "用 {1} 行的分块覆盖 {0} 行，y 方向需要 {2} 个线程块；网格最多允许 {3} 个。",
                            problem.dim[0], s.tile, blocks_y, target.max_grid_dim[1]);
     return "";
 }
@@ -151,9 +152,13 @@ Variant make_smem_tiled_matmul() {
     v.summary = "A TILE×TILE block stages tiles of A and B in shared memory: global loads fall by a factor of TILE.";
     v.params = {
         {"TILE", "Tile size (T×T threads)", ParamKind::Int, 4, 32, 4, 16,
-         "Edge of the square tile and of the block: each loaded element is reused T times, for T² threads and 2·T·(T+PAD)·4 bytes of shared memory per block."},
+         "Edge of the square tile and of the block: each loaded element is reused T times, for T² threads and 2·T·(T+PAD)·4 bytes of shared memory per block.",
+         "分块大小（T×T 个线程）",
+         "正方形分块和线程块的边长：每个加载的元素被重用 T 次，代价是每个线程块 T² 个线程和 2·T·(T+PAD)·4 字节共享内存。"},
         {"PAD", "Pad shared rows (+1 column)", ParamKind::Bool, 0, 1, 1, 0,
-         "Adds one unused float per shared row so a column walk hits different banks; costs 2·T·4 bytes per block."},
+         "Adds one unused float per shared row so a column walk hits different banks; costs 2·T·4 bytes per block.",
+         "共享内存行填充（+1 列）",
+         "每行共享内存多放一个不用的 float，使按列访问落在不同的存储体（bank）上；每个线程块多用 2·T·4 字节。"},
     };
     v.invalid_reason = tiled_invalid_reason;
     v.kernel = tiled_kernel;

@@ -3,6 +3,7 @@
 // (kernels/matmul/03_register_tiled_1d.cuh).
 #include <algorithm>
 #include "../matmul_common.h"
+#include "tilelab/i18n.h"
 
 namespace tilelab {
 namespace {
@@ -53,16 +54,16 @@ Register1dConfig config_of(const ParamValues& v) {
 std::string invalid_reason(const Register1dConfig& c, const Problem& p, const Target& t) {
     const int T = c.threads, U = c.outputs, S = c.slice;
     if (T > t.max_threads_per_block)
-        return fmt::format("T={} threads per block is more than the {} a block may have.", T, t.max_threads_per_block);
+        return say("T={} threads per block is more than the {} a block may have.", "每个线程块 T={} 个线程，超过了线程块允许的 {} 个。", T, t.max_threads_per_block);
     if ((S * U) % T != 0)
-        return fmt::format("The S×U slice of B has S·U = {} elements, which T = {} threads cannot load in equal shares: "
-                           "S·U must be a multiple of T (S = T/U gives one element each).",
+        return say("The S×U slice of B has S·U = {} elements, which T = {} threads cannot load in equal shares: "
+                           "S·U must be a multiple of T (S = T/U gives one element each).", "B 的 S×U 切片有 S·U = {} 个元素，T = {} 个线程无法平均分担加载：S·U 必须是 T 的倍数（S = T/U 时每个线程一个元素）。",
                            S * U, T);
     if (c.smem_bytes() > t.smem_per_block)
-        return fmt::format("The B slice needs {} bytes of shared memory, more than the {} a block may declare.", c.smem_bytes(),
+        return say("The B slice needs {} bytes of shared memory, more than the {} a block may declare.", "B 切片需要 {} 字节共享内存，超过了一个线程块可声明的 {} 字节。", c.smem_bytes(),
                            t.smem_per_block);
     if (ceil_div(p.dim[0], T) > t.max_grid_dim[1])
-        return fmt::format("M={} needs {} block rows, more than the {} gridDim.y allows: raise T.", p.dim[0], ceil_div(p.dim[0], T),
+        return say("M={} needs {} block rows, more than the {} gridDim.y allows: raise T.", "M={} 需要 {} 行线程块，超过了 gridDim.y 允许的 {}：请增大 T。", p.dim[0], ceil_div(p.dim[0], T),
                            t.max_grid_dim[1]);
     return {};
 }
@@ -137,13 +138,19 @@ Variant make_register_1d_matmul() {
     v.summary = "Each thread computes U outputs of one row from S values of A in registers and B transposed in shared memory.";
     v.params = {
         {"T", "Threads per block (T)", ParamKind::Pow2, 32, 1024, 1, 128,
-         "Rows of C per block: more threads share each staged slice of B, but each block needs T·(U+S) registers."},
+         "Rows of C per block: more threads share each staged slice of B, but each block needs T·(U+S) registers.",
+         "每个线程块的线程数（T）",
+         "每个线程块负责的 C 的行数：更多线程共享每次暂存的 B 切片，但每个线程块需要 T·(U+S) 个寄存器。"},
         {"U", "Outputs per thread (U)", ParamKind::Pow2, 1, 256, 1, 128,
-         "Consecutive outputs of a row per thread: each A value in a register feeds U FMAs, at U accumulator registers."},
+         "Consecutive outputs of a row per thread: each A value in a register feeds U FMAs, at U accumulator registers.",
+         "每个线程的输出数（U）",
+         "每个线程负责一行中连续的 U 个输出：寄存器里的每个 A 值参与 U 次 FMA，代价是 U 个累加寄存器。"},
         // S stops at 8: the fully unrolled S×U inner loop at S=64 took NVRTC over a minute to
         // compile (255 registers, spills) and taught nothing the smaller slices do not.
         {"S", "K slice (S)", ParamKind::Pow2, 1, 8, 1, 1,
-         "Values of A per thread per step: fewer barriers per FMA, more registers; S·U must be a multiple of T."},
+         "Values of A per thread per step: fewer barriers per FMA, more registers; S·U must be a multiple of T.",
+         "K 切片（S）",
+         "每个线程每步取的 A 值个数：每次 FMA 分摊的同步更少，寄存器更多；S·U 必须是 T 的倍数。"},
     };
     v.invalid_reason = [](const ParamValues& pv, const Problem& p, const Target& t) {
         return invalid_reason(config_of(pv), p, t);

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <cmath>
 #include "../stencil_common.h"
+#include "tilelab/i18n.h"
 
 namespace tilelab {
 namespace {
@@ -26,15 +27,15 @@ std::string tiled_invalid_reason(const ParamValues& p, const Problem& problem, c
     const TiledShape s(p);
     if (auto r = stencil::grid_too_small_reason(problem, s.r); !r.empty()) return r;
     if (s.inner() < 1)
-        return fmt::format("A tile of T = {} has no output inside its halo of RADIUS = {} cells on each side: "
-                           "T must be at least 2·RADIUS + 1 = {}.",
+        return say("A tile of T = {} has no output inside its halo of RADIUS = {} cells on each side: "
+                           "T must be at least 2·RADIUS + 1 = {}.", "T = {} 的分块在每侧 RADIUS = {} 层的光环（halo）之内没有输出：T 至少要 2·RADIUS + 1 = {}。",
                            s.t, s.r, 2 * s.r + 1);
     if (s.threads() > target.max_threads_per_block) {
         // The largest cube of threads a block can hold: 10 for 1024 threads.
         int largest = 1;
         while ((largest + 1) * (largest + 1) * (largest + 1) <= target.max_threads_per_block) ++largest;
-        return fmt::format("A T×T×T tile with T = {} needs T³ = {} threads (one per input cell), but a block "
-                           "may have at most {}, so T can be at most {}.",
+        return say("A T×T×T tile with T = {} needs T³ = {} threads (one per input cell), but a block "
+                           "may have at most {}, so T can be at most {}.", "T = {} 的 T×T×T 分块需要 T³ = {} 个线程（每个输入格点一个），但一个线程块最多 {} 个线程，所以 T 最大为 {}。",
                            s.t, s.threads(), target.max_threads_per_block, largest);
     }
     // Block sides, shared memory and the grid are the engine's generic checks.
@@ -127,7 +128,9 @@ Variant make_smem_tiled_stencil() {
     v.summary = "A T³ block loads a T³ tile once and computes its (T−2)³ inner cells: 1.37 OP/B at T = 8, and T³ ≤ 1024 stops it at 10.";
     v.params = {
         {"T", "Tile edge (T×T×T threads)", ParamKind::Int, 3, 12, 1, 8,
-         "Input tile edge: larger tiles waste less on the halo, but need T³ threads per block (T ≤ 10 for 1024) and 4·T³ bytes of shared memory."},
+         "Input tile edge: larger tiles waste less on the halo, but need T³ threads per block (T ≤ 10 for 1024) and 4·T³ bytes of shared memory.",
+         "分块边长（T×T×T 个线程）",
+         "输入分块的边长：分块越大，浪费在光环（halo）上的越少，但每个线程块需要 T³ 个线程（1024 时 T ≤ 10）和 4·T³ 字节共享内存。"},
         stencil::radius_param(),
     };
     v.invalid_reason = tiled_invalid_reason;

@@ -2,6 +2,7 @@
 // variant it teaches (its presets must name real parameters with allowed values).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <regex>
 
 #include "tilelab/lesson.h"
@@ -78,7 +79,9 @@ TEST(Lesson, WindowsLineEndingsAndNoSteps) {
 
 TEST(Lesson, AllLessonsInFolderOrderAndFoundByNumber) {
     const auto& lessons = all_lessons();
-    EXPECT_EQ(lessons.size(), embedded_lesson_table().size());
+    const auto english = std::count_if(embedded_lesson_table().begin(), embedded_lesson_table().end(),
+                                       [](const auto& e) { return e.first.ends_with("/lesson.md"); });
+    EXPECT_EQ(lessons.size(), size_t(english));
     for (size_t i = 1; i < lessons.size(); ++i) EXPECT_LT(lessons[i - 1].id, lessons[i].id);
     for (const auto& l : lessons) {
         EXPECT_EQ(find_lesson(l.id), &l);

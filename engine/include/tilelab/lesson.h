@@ -1,4 +1,8 @@
 // Lessons: text in lessons/NN_slug/lesson.md (embedded at build time), in teaching order.
+// The Chinese text is lessons/NN_slug/lesson.zh.md beside it: the same steps with the same
+// directives (set, size, check, measured) in the same order and the same number of questions, so
+// both languages open every step at the same state (tests/cpu/test_lesson_sync.cpp). A lesson
+// without one is shown in English, marked (Lesson::translation_missing).
 // A lesson.md begins with "# Title" and an HTML comment naming its variant:
 //   <!-- variant: matmul.smem_tiled -->
 // Each level-2 heading ("## ...") starts a step. A step may preset parameters with
@@ -22,6 +26,7 @@
 #pragma once
 #include <string>
 #include <vector>
+#include "tilelab/i18n.h"
 #include "tilelab/params.h"
 
 namespace tilelab {
@@ -59,6 +64,8 @@ struct StepState {
 
 struct Lesson {
     std::string id;         // folder name: "02_matmul_smem_tiled"
+    std::string file;       // "lesson.md" or "lesson.zh.md"
+    bool translation_missing = false;   // asked for in Chinese, shown in English (no lesson.zh.md)
     std::string title;
     std::string variant;    // variant id
     std::string default_size;   // "<!-- size: ... -->" before the first step
@@ -71,7 +78,12 @@ struct Lesson {
     StepState state_at(int step) const;
 };
 
+// The lessons in the current language (tilelab/i18n.h); the same ids in the same order in
+// every language, so an index into one list is valid in the other.
 const std::vector<Lesson>& all_lessons();
+const std::vector<Lesson>& all_lessons(Language lang);
+// The embedded lesson.zh.md texts by lesson id (the font's glyph list, the sync tests).
+const std::vector<std::pair<std::string, std::string>>& chinese_lesson_texts();
 const Lesson* find_lesson(const std::string& id);   // by id or by its number prefix ("02")
 Lesson parse_lesson(const std::string& id, const std::string& markdown);
 // "MAXREG=80 | occupancy % = 37.5" -> a check; false (and why) if it is not one.

@@ -27,6 +27,11 @@ struct ParamSpec {
     int step = 1;
     int def = 0;
     std::string help;  // one line: what this parameter trades
+    std::string label_zh{}, help_zh{};   // the same in Simplified Chinese ("" = shown in English)
+
+    // label / help in the current language (tilelab/i18n.h), English where no translation exists.
+    const std::string& shown_label() const;
+    const std::string& shown_help() const;
 
     // Every value the parameter may take, in increasing order.
     std::vector<int> values() const;

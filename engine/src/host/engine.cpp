@@ -2,6 +2,7 @@
 // it to the GPU worker process to be measured (worker_client.h: a kernel fault then costs only
 // that process). Model mode when there is no driver or device, or when asked.
 #include "tilelab/engine.h"
+#include "tilelab/i18n.h"
 #include <fmt/format.h>
 #include <algorithm>
 #include <map>
@@ -30,30 +31,30 @@ std::string generic_invalid_reason(const Variant& v, const ParamValues& params, 
                                    const Target& t) {
     const int64_t threads = launch.threads_per_block();
     if (threads > t.max_threads_per_block)
-        return fmt::format("A block of {} threads exceeds the {} threads a block may have on {}.", threads,
+        return say("A block of {} threads exceeds the {} threads a block may have on {}.", "{} 个线程的线程块超过了 {} 上一个线程块允许的 {} 个线程。", threads,
                            t.max_threads_per_block, t.arch_name());
     const char* axis = "xyz";
     for (int i = 0; i < 3; ++i) {
         if (launch.block[i] < 1 || launch.grid[i] < 1)
-            return fmt::format("The launch shape (grid {}, block {}) has an empty dimension.", format_dims(launch.grid),
+            return say("The launch shape (grid {}, block {}) has an empty dimension.", "启动配置（网格 {}，线程块 {}）有一个维度为空。", format_dims(launch.grid),
                                format_dims(launch.block));
         if (launch.block[i] > unsigned(t.max_block_dim[i]))
-            return fmt::format("A block {} of {} exceeds the limit of {} on {}.", axis[i], launch.block[i],
+            return say("A block {} of {} exceeds the limit of {} on {}.", "线程块的 {0} 维为 {1}，超过了 {3} 上的上限 {2}。", axis[i], launch.block[i],
                                t.max_block_dim[i], t.arch_name());
         if (launch.grid[i] > t.max_grid_dim[i])
-            return fmt::format("The launch needs {} blocks along {}, but a grid may have at most {} there; use a "
-                               "smaller problem or larger tiles.", launch.grid[i], axis[i], t.max_grid_dim[i]);
+            return say("The launch needs {} blocks along {}, but a grid may have at most {} there; use a "
+                               "smaller problem or larger tiles.", "启动需要沿 {1} 方向 {0} 个线程块，但网格在该方向最多 {2} 个；请用更小的问题规模或更大的分块。", launch.grid[i], axis[i], t.max_grid_dim[i]);
     }
     // Static shared memory is capped at the default per-block limit; dynamic shared memory may use
     // the opt-in limit, because the runner sets cudaFuncAttributeMaxDynamicSharedMemorySize.
     const int static_smem = v.smem_bytes ? v.smem_bytes(params) : 0;
     if (static_smem > t.smem_per_block)
-        return fmt::format("The kernel declares {} bytes of static shared memory; a block may have {} on {}.",
+        return say("The kernel declares {} bytes of static shared memory; a block may have {} on {}.", "内核声明了 {0} 字节静态共享内存；{2} 上一个线程块最多 {1} 字节。",
                            static_smem, t.smem_per_block, t.arch_name());
     const int64_t smem = int64_t(static_smem) + launch.dynamic_smem;
     const int limit = launch.dynamic_smem > 0 && t.smem_per_block_optin > 0 ? t.smem_per_block_optin : t.smem_per_block;
     if (smem > limit)
-        return fmt::format("A block needs {} bytes of shared memory; {} allows {} per block.", smem, t.arch_name(), limit);
+        return say("A block needs {} bytes of shared memory; {} allows {} per block.", "一个线程块需要 {} 字节共享内存；{} 每个线程块最多允许 {} 字节。", smem, t.arch_name(), limit);
     return "";
 }
 
@@ -283,7 +284,7 @@ std::string Engine::invalid_reason(const RunRequest& req) const {
     try {
         return impl_->invalid_reason(req);
     } catch (const std::exception& e) {
-        return fmt::format("The request could not be checked: {}.", e.what());
+        return say("The request could not be checked: {}.", "无法检查该请求：{}。", e.what());
     }
 }
 

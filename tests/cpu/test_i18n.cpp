@@ -1,0 +1,193 @@
+// The two languages of the interface stay complete: every key in both string tables, the same
+// placeholders in both, every key the code asks for present, every parameter and every formula
+// label of every variant translated. And the setting itself: locale, --lang words, say().
+#include <gtest/gtest.h>
+#include <fmt/args.h>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+#include "tilelab/i18n.h"
+#include "tilelab/lesson.h"
+#include "tilelab/variant.h"
+
+using namespace tilelab;
+
+namespace {
+
+// Restores the language a test changed.
+struct LanguageGuard {
+    Language saved = language();
+    ~LanguageGuard() { set_language(saved); }
+};
+
+// Formats `pattern` with `n` string arguments; "" if fmt refuses the pattern.
+std::string format_with(const std::string& pattern, int n, std::string& error) {
+    fmt::dynamic_format_arg_store<fmt::format_context> args;
+    for (int i = 0; i < n; ++i) args.push_back(i);   // numbers: patterns may ask for {:.1f}
+    try {
+        return fmt::vformat(pattern, args);
+    } catch (const fmt::format_error& e) {
+        error = e.what();
+        return "";
+    }
+}
+
+int placeholders(const std::string& s) {
+    int n = 0;
+    for (size_t i = 0; i < s.size(); ++i) {
+        if (s[i] == '{' && i + 1 < s.size() && s[i + 1] == '{') ++i;        // an escaped brace
+        else if (s[i] == '{') ++n;
+    }
+    return n;
+}
+
+}  // namespace
+
+TEST(StringTables, ParseAndHaveTheSameKeys) {
+    EXPECT_EQ(string_table_problems(), "");
+    const auto& en = string_table(Language::English);
+    const auto& zh = string_table(Language::Chinese);
+    ASSERT_FALSE(en.empty());
+    for (const auto& [key, text] : en) {
+        EXPECT_TRUE(zh.count(key)) << "strings/zh.json lacks '" << key << "' (\"" << text << "\")";
+        EXPECT_FALSE(text.empty()) << key;
+    }
+    for (const auto& [key, text] : zh) {
+        EXPECT_TRUE(en.count(key)) << "strings/en.json lacks '" << key << "' (zh: \"" << text << "\")";
+        EXPECT_FALSE(text.empty()) << key;
+    }
+}
+
+TEST(StringTables, BothLanguagesTakeTheSameArguments) {
+    const auto& en = string_table(Language::English);
+    const auto& zh = string_table(Language::Chinese);
+    for (const auto& [key, text] : en) {
+        auto it = zh.find(key);
+        if (it == zh.end()) continue;   // reported above
+        const int n = placeholders(text);
+        EXPECT_EQ(n, placeholders(it->second)) << key << ": \"" << text << "\" vs \"" << it->second << "\"";
+        std::string error;
+        if (n > 0) {
+            EXPECT_NE(format_with(text, n, error), "") << key << " (en): " << error;
+            EXPECT_NE(format_with(it->second, n, error), "") << key << " (zh): " << error;
+        }
+    }
+}
+
+// Every literal key ("group.name": the doc comments' tr("key") is no call) passed to tr() or trf() in the sources is in the English table (and so, by the
+// test above, in the Chinese one).
+TEST(StringTables, EveryKeyTheCodeUsesExists) {
+    const std::regex call(R"re(\btrf?\("([a-z_]+\.[a-z0-9_.]+)")re");
+    int found = 0;
+    for (const char* dir : {"gui", "cli", "engine", "lessons"}) {
+        const std::filesystem::path root = std::filesystem::path(TILELAB_SOURCE_DIR) / dir;
+        if (!std::filesystem::exists(root)) continue;
+        for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
+            const auto ext = entry.path().extension();
+            if (ext != ".cpp" && ext != ".h") continue;
+            std::ifstream in(entry.path());
+            std::stringstream text;
+            text << in.rdbuf();
+            const std::string s = text.str();
+            for (std::sregex_iterator m(s.begin(), s.end(), call), end; m != end; ++m) {
+                ++found;
+                EXPECT_TRUE(string_table(Language::English).count((*m)[1].str()))
+                    << entry.path().filename() << " asks for '" << (*m)[1].str() << "'";
+            }
+        }
+    }
+    EXPECT_GT(found, 50) << "the scan found the tr() calls";
+}
+
+TEST(StringTables, MissingKeysShowAsTheKeyAndFallBackToEnglish) {
+    LanguageGuard guard;
+    set_language(Language::Chinese);
+    EXPECT_EQ(tr("no.such.key"), "no.such.key");
+    EXPECT_EQ(tr("menu.view"), string_table(Language::Chinese).at("menu.view"));
+    EXPECT_EQ(tr("menu.view", Language::English), "View");
+    EXPECT_NE(tr("menu.view"), "View");
+}
+
+TEST(Language, EveryParameterOfEveryVariantIsTranslated) {
+    for (const Variant& v : all_variants())
+        for (const ParamSpec& p : v.params) {
+            EXPECT_FALSE(p.label_zh.empty()) << v.id << " " << p.name << ": label_zh";
+            EXPECT_FALSE(p.help_zh.empty()) << v.id << " " << p.name << ": help_zh";
+        }
+}
+
+// Formula and extra labels are translated through the table ("quantity.<English label>"), at every
+// lesson step's state (a variant may name its formulas by its parameters).
+TEST(Language, EveryFormulaLabelIsTranslated) {
+    std::set<std::string> labels;
+    for (const Lesson& l : all_lessons(Language::English)) {
+        const Variant* v = find_variant(l.variant);
+        if (!v || !v->cost_model) continue;
+        for (int step = 0; step < std::max<int>(1, int(l.steps.size())); ++step) {
+            const StepState s = l.state_at(step);
+            Problem p;
+            std::string error;
+            if (!parse_problem(s.size, p, error)) continue;
+            const CostModel m = v->cost_model(s.params, p);
+            for (const Formula& f : m.formulas) labels.insert(f.quantity);
+            for (const Formula& f : m.extras) labels.insert(f.quantity);
+        }
+    }
+    ASSERT_GT(labels.size(), 20u);
+    for (const std::string& label : labels)
+        EXPECT_TRUE(string_table(Language::Chinese).count("quantity." + label)) << "\"quantity." << label << "\"";
+}
+
+TEST(Language, SayAndConstraintReasonsFollowTheSetting) {
+    LanguageGuard guard;
+    ParamSpec spec{"TILE", "Tile", ParamKind::Pow2, 4, 32, 1, 16, "help"};
+    set_language(Language::English);
+    EXPECT_EQ(spec.range_reason(12), "TILE=12 is not a power of two between 4 and 32.");
+    EXPECT_EQ(say("{} warps", "{} 个线程束", 4), "4 warps");
+    EXPECT_EQ(spec.shown_label(), "Tile");
+    set_language(Language::Chinese);
+    EXPECT_EQ(spec.range_reason(12), "TILE=12 不是 4 到 32 之间的 2 的幂。");
+    EXPECT_EQ(say("{} warps", "{} 个线程束", 4), "4 个线程束");
+    EXPECT_EQ(spec.shown_label(), "Tile") << "no translation: English";
+    spec.label_zh = "分块";
+    EXPECT_EQ(spec.shown_label(), "分块");
+}
+
+TEST(Language, WordsAndLocale) {
+    Language l = Language::English;
+    for (const char* zh : {"zh", "ZH", "zh_CN", "zh-CN", "chinese"}) {
+        EXPECT_TRUE(parse_language(zh, l)) << zh;
+        EXPECT_EQ(l, Language::Chinese) << zh;
+    }
+    EXPECT_TRUE(parse_language("en", l));
+    EXPECT_EQ(l, Language::English);
+    EXPECT_FALSE(parse_language("fr", l));
+    EXPECT_FALSE(parse_language("", l));
+
+    // LC_ALL over LC_MESSAGES over LANG; an empty value counts as unset.
+    const char* names[] = {"LC_ALL", "LC_MESSAGES", "LANG"};
+    std::string saved[3];
+    bool had[3];
+    for (int i = 0; i < 3; ++i) {
+        const char* v = std::getenv(names[i]);
+        had[i] = v != nullptr;
+        if (v) saved[i] = v;
+    }
+    setenv("LC_ALL", "", 1);
+    setenv("LC_MESSAGES", "", 1);
+    setenv("LANG", "zh_CN.UTF-8", 1);
+    EXPECT_EQ(language_from_locale(), Language::Chinese);
+    setenv("LC_MESSAGES", "en_GB.UTF-8", 1);
+    EXPECT_EQ(language_from_locale(), Language::English);
+    setenv("LC_ALL", "zh_CN.UTF-8", 1);
+    EXPECT_EQ(language_from_locale(), Language::Chinese);
+    setenv("LC_ALL", "C.UTF-8", 1);
+    EXPECT_EQ(language_from_locale(), Language::English);
+    for (int i = 0; i < 3; ++i) {
+        if (had[i]) setenv(names[i], saved[i].c_str(), 1);
+        else unsetenv(names[i]);
+    }
+}
