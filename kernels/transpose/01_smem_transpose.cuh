@@ -1,4 +1,4 @@
-// Lesson 3, transpose through a shared tile: out (W×H) = inᵀ (in is H×W, row-major). A block moves
+// Lesson 3, transpose through a shared tile: out (W×H) = the transpose of in (in is H×W, row-major). A block moves
 // one TILE×TILE tile: it reads TILE rows of `in` (coalesced), stores them as rows of a shared tile,
 // then reads the tile by columns and writes TILE rows of `out` (coalesced again). Without shared
 // memory one of the two global sides would be strided; with it, the stride moves into shared
