@@ -105,9 +105,13 @@ void ExerciseEdited(AppState& state, const std::string& new_text) {
     const Exercise* ex = CurrentExercise(state);
     ExerciseEditorState& e = state.exercise;
     if (!ex || e.lesson_id != ex->lesson->id || new_text == e.text) return;
-    // Typing in one burst is one version; a pause (or a paste, undo, reset) starts the next.
+    // Typing in one burst (a character added or removed at a time) is one version; a pause, a
+    // paste, a cut or anything larger starts the next.
     const auto now = SteadyClock::now();
-    if (e.undo.empty() || now - e.last_edit > kExerciseSnapshotGap || now - e.last_snapshot > 10 * kExerciseSnapshotGap) {
+    const long grown = long(new_text.size()) - long(e.text.size());
+    const bool keystroke = grown == 1 || grown == -1;
+    if (e.undo.empty() || !keystroke || now - e.last_edit > kExerciseSnapshotGap ||
+        now - e.last_snapshot > 10 * kExerciseSnapshotGap) {
         e.undo.push_back(e.text);
         e.last_snapshot = now;
         if (e.undo.size() > kExerciseHistory) e.undo.erase(e.undo.begin());
