@@ -194,8 +194,10 @@ void ExerciseUpdate(AppState& state, std::chrono::steady_clock::time_point /*now
     const Lesson* lesson = CurrentLesson(state);
     if (e.lesson_id.empty() || !lesson || lesson->id != e.lesson_id || !state.engine_thread->ready()) return;
     // A lesson switch loads that lesson's exercise (only while the editor is open, see the panel);
-    // new parameters or a new size compile the same text for them, to compare like with like.
-    if (e.submit_due || (e.submitted_id != 0 && !(e.submitted_request == state.request)))
+    // new parameters or a new size compile the same text for them, to compare like with like, but
+    // only while the editor shows: a slider dragged in another tab does not wait on the user's compile.
+    const bool showing = state.active_tab == "Code" && state.code_view == "Exercise";
+    if (e.submit_due || (showing && e.submitted_id != 0 && !(e.submitted_request == state.request)))
         submit(state, e.submitted_id == 0 ? std::chrono::milliseconds(0) : kExerciseDebounce);
 }
 
