@@ -14,6 +14,7 @@
 #include "hardware_view.h"
 #include "panels.h"
 #include "settings.h"
+#include "tilelab/exercise_store.h"
 #include "tilelab/input_policy.h"
 #include "ui_common.h"
 
@@ -139,12 +140,23 @@ std::string App::init_from_options() {
         if (const std::string reason = engine_thread_.invalid_reason(state_.request); !reason.empty()) return reason;
     }
 
-    if (!options_.panel.empty()) {
+    state_.exercise.dir = options_.persist ? default_exercise_dir() : options_.exercise_dir;
+    if (same_name(options_.panel, "exercise") || !options_.exercise_text.empty()) {
+        state_.select_tab = "Code";
+        state_.select_code_view = "Exercise";
+    } else if (!options_.panel.empty()) {
         const auto* tab = std::find_if(std::begin(kTabNames), std::end(kTabNames),
                                        [&](const char* t) { return same_name(t, options_.panel); });
         if (tab == std::end(kTabNames))
-            return "--panel: there is no panel '" + shortened(options_.panel) + "' (occupancy, memory, code, tiles, compare).";
+            return "--panel: there is no panel '" + shortened(options_.panel) + "' (occupancy, memory, code, tiles, compare, exercise).";
         state_.select_tab = *tab;
+    }
+    if (!options_.exercise_text.empty()) {   // as if the user had typed it
+        std::string text, error, why;
+        if (!read_user_source(options_.exercise_text, text, error)) return "--exercise-text: " + error;
+        if (!CurrentExercise(state_, &why)) return "--exercise-text: " + why;
+        ExerciseEnsureLoaded(state_);
+        ExerciseEdited(state_, text);
     }
     return "";
 }
@@ -245,6 +257,7 @@ void App::poll_worker() {
         }
     }
     state_.updating = engine_thread_.busy() || (state_.result && state_.result->phase == Phase::analysed);
+    ExerciseUpdate(state_, Clock::now());
 }
 
 bool App::settled() const {

@@ -20,7 +20,11 @@ struct AppOptions {
     int step = -1;                  // -1 = resume / first step
     std::vector<std::string> sets;  // "NAME=VALUE" overrides after the step's presets
     std::string size;               // problem size override
-    std::string panel;              // tab to open: occupancy, memory, code, tiles, compare
+    std::string panel;              // tab to open: occupancy, memory, code, tiles, compare, exercise
+    // Exercises: where they are saved when `persist` is off ("" = not saved; with `persist`, the
+    // exercise store's own folder), and a file whose text is typed into the editor at start.
+    std::string exercise_dir;
+    std::string exercise_text;
     bool presenter = false;
     std::string lang;               // "en" / "zh" from --lang; "" = the settings file's, else the locale's
     Clock::time_point launched = Clock::now();

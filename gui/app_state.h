@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 #include <vector>
+#include "exercise_editor.h"
 #include "tilelab/engine.h"
 #include "tilelab/i18n.h"
 #include "tilelab/lesson.h"
@@ -107,6 +108,11 @@ struct AppState {
     bool capture_pending = false;
     std::string capture_path;
     float capture_min_x = 0, capture_min_y = 0, capture_max_x = 0, capture_max_y = 0;
+
+    // Code tab: which of its two views is open ("Kernel" or "Exercise"), and the exercise editor.
+    std::string code_view = "Kernel";
+    std::string select_code_view;           // set to switch on the next frame
+    ExerciseEditorState exercise;
 
     // The only way to the engine: the engine thread owns every call that queries, changes or runs it.
     EngineThread* engine_thread = nullptr;   // owned by main

@@ -1,4 +1,5 @@
 #include "engine_thread.h"
+#include "engine_thread_detail.h"
 #include <algorithm>
 #include <exception>
 #include <utility>
@@ -36,6 +37,7 @@ EngineThread::~EngineThread() {
     }
     cancel_run_ = true;
     cancel_sweep_ = true;
+    cancel_user_ = true;
     wake_.notify_all();
     thread_.join();
 }
@@ -216,31 +218,6 @@ void EngineThread::publish(std::shared_ptr<const RunResult> r, const Interactive
     has_update_ = true;
 }
 
-namespace {
-
-std::shared_ptr<RunResult> failed_result(const RunRequest& req, const char* what) {
-    auto r = std::make_shared<RunResult>();
-    r->request = req;
-    r->ok = false;
-    r->stage = "engine";
-    r->phase = Phase::full;
-    r->error = std::string("The engine stopped with an error: ") + what + ".";
-    return r;
-}
-
-// One engine call with the engine held shared (its target cannot change meanwhile); an exception
-// becomes a failed result for `req` instead of ending the thread.
-template <typename Call>
-std::shared_ptr<RunResult> guarded(std::shared_mutex& engine_mutex, const RunRequest& req, Call&& call) {
-    std::shared_lock engine_lock(engine_mutex);
-    try {
-        return std::make_shared<RunResult>(call());
-    } catch (const std::exception& e) {
-        return failed_result(req, e.what());
-    }
-}
-
-}  // namespace
 
 void EngineThread::queue_compile_ahead(const Interactive& job) {
     const RunRequest& req = job.req;
@@ -267,7 +244,7 @@ void EngineThread::serve_interactive(std::unique_lock<std::mutex>& lock) {
     activity_ = EngineActivity::Analyzing;
     lock.unlock();
 
-    const std::shared_ptr<RunResult> analysed = guarded(engine_mutex_, req, [&] { return engine_->analyze(req); });
+    const std::shared_ptr<RunResult> analysed = detail::guarded(engine_mutex_, req, [&] { return engine_->analyze(req); });
     {
         std::shared_lock engine_lock(engine_mutex_);
         // The user will look at this for a while: guess what comes next and compile it in the
@@ -305,7 +282,7 @@ void EngineThread::serve_interactive(std::unique_lock<std::mutex>& lock) {
 
     // The analysis on screen is measured as it is: nothing is analysed or compiled twice.
     const std::shared_ptr<RunResult> measured =
-        guarded(engine_mutex_, req, [&] { return engine_->measure(*analysed, job.opt, &cancel_run_); });
+        detail::guarded(engine_mutex_, req, [&] { return engine_->measure(*analysed, job.opt, &cancel_run_); });
 
     lock.lock();
     last_interactive_ = Clock::now();
@@ -328,7 +305,7 @@ void EngineThread::serve_sweep_item(std::unique_lock<std::mutex>& lock) {
     activity_ = EngineActivity::Sweeping;
     lock.unlock();
 
-    std::shared_ptr<RunResult> r = guarded(engine_mutex_, req, [&] { return engine_->run(req, opt, &cancel_sweep_); });
+    std::shared_ptr<RunResult> r = detail::guarded(engine_mutex_, req, [&] { return engine_->run(req, opt, &cancel_sweep_); });
 
     lock.lock();
     if (generation == sweep_generation_ && !cancel_sweep_) {
@@ -348,8 +325,12 @@ void EngineThread::loop(EngineConfig cfg) {
         while (!stop_) {
             if (follow_up_) pending_ = std::exchange(follow_up_, std::nullopt);   // only the newest needs an answer
             if (pending_) {
-                publish(failed_result(pending_->req, e.what()), *pending_, Clock::now());
+                publish(detail::failed_result(pending_->req, e.what()), *pending_, Clock::now());
                 pending_.reset();
+            }
+            if (user_pending_) {
+                publish_user(detail::failed_result(user_pending_->req, e.what()), *user_pending_, Clock::now());
+                user_pending_.reset();
             }
             wake_.wait(lock);
         }
@@ -399,9 +380,16 @@ void EngineThread::loop(EngineConfig cfg) {
             activity_ = EngineActivity::Idle;
             continue;
         }
-        if (pending_) {
+        if (user_pending_ && now >= user_pending_->due) {   // the lesson's own request still debouncing
+            serve_user(lock);
+            activity_ = EngineActivity::Idle;
+            continue;
+        }
+        if (pending_ || user_pending_) {
             activity_ = EngineActivity::Debouncing;
-            wake_.wait_until(lock, pending_->due);
+            wake_.wait_until(lock, pending_ && user_pending_ ? std::min(pending_->due, user_pending_->due)
+                                   : pending_             ? pending_->due
+                                                          : user_pending_->due);
             continue;
         }
         if (follow_up_) {   // its quick run is done

@@ -112,6 +112,17 @@ public:
     bool busy() const;
     uint64_t last_submitted_id() const;
 
+    // ---- the user's kernel (an exercise, gui/panel_exercise.cpp) ------------------------------
+    // Compiles and analyses `user` in place of the variant's kernel and, on a GPU, measures it
+    // with `opt` (its time_limit_ms stops an endless loop). The newest replaces one still waiting
+    // and cancels one in flight; it starts once `debounce` has passed since this call. Served
+    // after the lesson's own requests, never instead of them; results come through poll_user().
+    uint64_t submit_user(const RunRequest& req, UserKernel user, const RunOptions& opt,
+                         std::chrono::milliseconds debounce = std::chrono::milliseconds(0));
+    bool poll_user(EngineUpdate& out);
+    // A user's kernel is waiting or being compiled or run.
+    bool user_busy() const;
+
     // ---- background work --------------------------------------------------------------------
     InteractiveCompileStats compile_stats() const;
     CompileAheadStats compile_ahead_stats() const;   // zeros while the engine is starting
@@ -141,6 +152,15 @@ private:
     };
     void queue_compile_ahead(const Interactive& job);   // engine lock held shared, mutex_ not held
     void publish(std::shared_ptr<const RunResult> r, const Interactive& job, Clock::time_point started);
+    struct UserJob {
+        RunRequest req;
+        UserKernel user;
+        RunOptions opt;
+        uint64_t id = 0;
+        Clock::time_point submitted, due;
+    };
+    void serve_user(std::unique_lock<std::mutex>& lock);   // gui/engine_thread_user.cpp
+    void publish_user(std::shared_ptr<const RunResult> r, const UserJob& job, Clock::time_point started);
 
     mutable std::mutex mutex_;
     std::condition_variable wake_;
@@ -171,6 +191,14 @@ private:
     CancelFlag cancel_run_{false};
     bool has_update_ = false;
     EngineUpdate update_;
+
+    // the user's kernel
+    std::optional<UserJob> user_pending_;
+    uint64_t next_user_id_ = 1;
+    bool user_in_flight_ = false;
+    CancelFlag cancel_user_{false};
+    bool has_user_update_ = false;
+    EngineUpdate user_update_;
 
     // sweep
     std::vector<RunRequest> sweep_reqs_;

@@ -339,6 +339,23 @@ int run_measured_answers(App& app, FrameDriver& driver, double timeout_s) {
     return LessonRunsAreThisStep(state) ? 0 : 2;
 }
 
+// --exercise-text: frames until the typed text has its answer, then its compile messages on
+// stderr (file:line:col as the CLI prints them) and one summary line.
+int wait_for_exercise(App& app, FrameDriver& driver, double timeout_s) {
+    const ExerciseEditorState& e = app.state().exercise;
+    const int rc = driver.until([&] { return e.result && !e.busy && e.submitted_text == e.text; }, timeout_s);
+    if (rc != 0) {
+        if (rc == 3) std::fprintf(stderr, "tilelab: the exercise had no result within %.0f s\n", timeout_s);
+        return rc;
+    }
+    for (const Diagnostic& d : e.diagnostics) std::fprintf(stderr, "exercise: %s\n", format_diagnostic(d).c_str());
+    const RunResult& r = *e.result;
+    std::fprintf(stderr, "exercise: %s: %s, %zu messages, saved=%s\n", e.file_name.c_str(),
+                 r.compiled && r.compiled->ok ? "compiled" : "does not compile", e.diagnostics.size(),
+                 e.saved ? "yes" : "no");
+    return 0;
+}
+
 int walk(App& app, FrameDriver& driver, double timeout_s) {
     AppState& state = app.state();
     const auto& lessons = all_lessons();
@@ -366,6 +383,17 @@ int walk(App& app, FrameDriver& driver, double timeout_s) {
                     return 2;
                 }
             }
+            // The Code tab's second view, the exercise editor, then back to the kernel.
+            for (const char* view : {"Exercise", "Kernel"}) {
+                state.select_tab = "Code";
+                state.select_code_view = view;
+                for (int k = 0; k < 4 && (k < 2 || state.code_view != view); ++k)
+                    if (!driver.frame()) return 2;
+                if (state.code_view != view) {
+                    std::fprintf(stderr, "walk: Code view %s never became active\n", view);
+                    return 2;
+                }
+            }
         }
     }
     // Every character drawn must be in the atlas: one drawn as the box is a failure (tilelab/i18n.h).
@@ -373,7 +401,7 @@ int walk(App& app, FrameDriver& driver, double timeout_s) {
     std::fprintf(stderr, "walk: language %s, font atlas %.0fx%.0f, %d glyphs missing from the atlas\n",
                  language_code(language()), atlas.x, atlas.y, driver.missing_glyphs());
     if (driver.missing_glyphs() > 0) return 2;
-    std::fprintf(stderr, "walk: %zu lessons, %d steps, 5 tabs each, %d frames: no GL error, invariants held\n",
+    std::fprintf(stderr, "walk: %zu lessons, %d steps, 5 tabs and the exercise each, %d frames: no GL error, invariants held\n",
                  lessons.size(), steps, driver.frames());
     return 0;
 }
@@ -573,6 +601,7 @@ int RunHeadless(const HeadlessOptions& options) {
         if (rc == 0 && !options.drag.empty())
             rc = measure_drag(app, driver, options.drag, options.drag_values, options.timeout_s);
         if (rc == 0 && options.run_measured) rc = run_measured_answers(app, driver, options.timeout_s);
+        if (rc == 0 && !options.app.exercise_text.empty()) rc = wait_for_exercise(app, driver, options.timeout_s);
     }
     // A few more frames: tabs switched by flag and auto-sized items settle on the second frame.
     for (int i = 0; i < 3 && rc != 2; ++i)

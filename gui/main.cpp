@@ -100,7 +100,7 @@ int run_windowed(const tilelab::gui::AppOptions& app_options, const tilelab::Eng
         std::signal(SIGINT, on_stop_signal);
         std::signal(SIGTERM, on_stop_signal);
         while (rc == 0 && !glfwWindowShouldClose(window) && !app.quit_requested() && !g_stop_signal) {
-            if (app.state().updating) glfwWaitEventsTimeout(kBusyWaitSeconds);
+            if (app.state().updating || app.state().exercise.busy) glfwWaitEventsTimeout(kBusyWaitSeconds);
             else glfwWaitEventsTimeout(kIdleWaitSeconds);
             const auto start = Clock::now();
             app.BeforeNewFrame();
@@ -160,7 +160,12 @@ int main(int argc, char** argv) {
     cli.add_option("--step", o.app.step, "Step of the lesson, from 0")->check(tilelab::whole_number(0, 1000));
     cli.add_option("--set", o.app.sets, "Parameter value after the step's presets: NAME=VALUE (repeatable)");
     cli.add_option("--size", o.app.size, "Problem size: 4096 or MxNxK");
-    cli.add_option("--panel", o.app.panel, "Tab to show: occupancy, memory, code, tiles, compare");
+    cli.add_option("--panel", o.app.panel, "Tab to show: occupancy, memory, code, tiles, compare, exercise");
+    cli.add_option("--exercise-dir", o.app.exercise_dir,
+                   "Headless: save exercise files here (headless runs save none otherwise)");
+    cli.add_option("--exercise-text", o.app.exercise_text,
+                   "Type this file's text into the lesson's exercise editor at start (opens it); headless: waits "
+                   "for its compile and prints its compile messages");
     cli.add_option("--width", o.width, "Window or image width")->check(tilelab::whole_number(320, 8192));
     cli.add_option("--height", o.height, "Window or image height")->check(tilelab::whole_number(240, 8192));
     cli.add_option("--screenshot", o.screenshot, "Headless: write this PNG once the result is drawn");

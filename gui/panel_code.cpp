@@ -167,9 +167,7 @@ void draw_ptxas(const RunResult& r, const CompileResult& c) {
     ImGui::EndTable();
 }
 
-}  // namespace
-
-void DrawCodePanel(AppState& state) {
+void draw_kernel(AppState& state) {
     const std::shared_ptr<const RunResult> r = state.result;
     if (!r) {
         ImGui::TextDisabled("%s", tr("code.nothing_compiled_yet").c_str());
@@ -217,6 +215,26 @@ void DrawCodePanel(AppState& state) {
     ImGui::BeginChild("##source", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
     draw_source(r->kernel_source);
     ImGui::EndChild();
+}
+
+}  // namespace
+
+// Two views: the lesson's kernel as compiled, and the exercise (write it yourself).
+void DrawCodePanel(AppState& state) {
+    if (!ImGui::BeginTabBar("##code_views")) return;
+    const char* const views[2] = {"Kernel", "Exercise"};
+    void (*const draw[2])(AppState&) = {draw_kernel, DrawExercisePanel};
+    const std::string select = state.select_code_view;
+    for (int i = 0; i < 2; ++i) {
+        const ImGuiTabItemFlags flags = select == views[i] ? ImGuiTabItemFlags_SetSelected : 0;
+        if (ImGui::BeginTabItem(views[i], nullptr, flags)) {
+            state.code_view = views[i];
+            draw[i](state);
+            ImGui::EndTabItem();
+        }
+    }
+    if (!select.empty() && state.code_view == select) state.select_code_view.clear();
+    ImGui::EndTabBar();
 }
 
 }  // namespace tilelab::gui

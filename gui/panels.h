@@ -11,6 +11,10 @@ void DrawLessonPanel(AppState& state);
 void DrawParamsPanel(AppState& state);
 void DrawResultsPanel(AppState& state);
 void DrawCodePanel(AppState& state);
+// The Code tab's Exercise view (gui/panel_exercise.cpp) and its side-by-side table
+// (gui/panel_exercise_compare.cpp).
+void DrawExercisePanel(AppState& state);
+void DrawExerciseComparison(AppState& state);
 // Model mode: a combo of the target presets (gui/panel_params.cpp); used by the banner too.
 void DrawTargetPicker(AppState& state);
 

@@ -1,0 +1,229 @@
+// [SECTION] Exercise (Code tab): write the lesson's kernel yourself. An editor with line numbers
+// in a gutter (same font and line height, scrolled with the text), compile errors marked at their
+// lines and listed under it (a click moves the cursor there), Undo/Redo over saved versions, a
+// reset to the starting file that keeps a backup, and the user's kernel next to the lesson's:
+// time, rate, registers, spills, occupancy, validation. State and actions: gui/exercise_editor.*.
+#include <imgui.h>
+#include <algorithm>
+#include <string>
+#include "exercise_editor.h"
+#include "fonts.h"
+#include "panels.h"
+#include "ui_common.h"
+
+namespace tilelab::gui {
+
+namespace {
+
+// The panel's words, in one place.
+const char* const kNoExercise = "This lesson has no exercise: %s";
+const char* const kUndo = "Undo";
+const char* const kRedo = "Redo";
+const char* const kReset = "Reset to the starting file...";
+const char* const kResetTitle = "Reset the exercise?";
+const char* const kResetText = "Your text is replaced by the starting file. The file as it is now is kept as a backup "
+                               "next to it, and Undo brings it back.";
+const char* const kHelp = "Fill in the TODOs. Every change is saved at once and compiled 0.3 s after your last "
+                          "keystroke, with the lesson's parameters and size; on a GPU it then runs, is validated "
+                          "against the lesson's reference and timed, next to the lesson's own kernel.";
+
+const ImVec4 kGutterText(0.50f, 0.53f, 0.60f, 1.0f);
+const ImVec4 kErrorText(1.00f, 0.45f, 0.40f, 1.0f);
+const ImVec4 kWarningText(0.95f, 0.78f, 0.35f, 1.0f);
+const ImU32 kErrorLine = IM_COL32(220, 60, 50, 70);
+const ImU32 kEditorBg = IM_COL32(24, 26, 32, 255);
+
+struct EditorCallbackData {
+    ExerciseEditorState* e;
+    std::string* buffer;
+};
+
+int offset_of(const char* text, int length, int line, int column) {
+    int at = 0;
+    for (int l = 1; l < line && at < length; ++at)
+        if (text[at] == '\n') ++l;
+    for (int c = 1; c < column && at < length && text[at] != '\n'; ++c) ++at;
+    return at;
+}
+
+int editor_callback(ImGuiInputTextCallbackData* data) {
+    auto* ctx = static_cast<EditorCallbackData*>(data->UserData);
+    if (data->EventFlag == ImGuiInputTextFlags_CallbackResize) {
+        ctx->buffer->resize(size_t(data->BufTextLen));
+        data->Buf = ctx->buffer->data();
+        return 0;
+    }
+    ExerciseEditorState& e = *ctx->e;
+    if (e.goto_line > 0) {   // a click on an error: the cursor to its line and column
+        data->CursorPos = data->SelectionStart = data->SelectionEnd =
+            offset_of(data->Buf, data->BufTextLen, e.goto_line, std::max(1, e.goto_column));
+        e.goto_line = 0;
+    }
+    e.cursor_line = 1 + int(std::count(data->Buf, data->Buf + data->CursorPos, '\n'));
+    return 0;
+}
+
+const Diagnostic* first_at_line(const std::vector<Diagnostic>& ds, int line) {
+    for (const Diagnostic& d : ds)
+        if (d.line == line) return &d;
+    return nullptr;
+}
+
+void draw_toolbar(AppState& state) {
+    ExerciseEditorState& e = state.exercise;
+    ImGui::BeginDisabled(e.undo.empty());
+    if (ImGui::Button(kUndo)) ExerciseUndo(state);
+    ImGui::EndDisabled();
+    ImGui::SameLine();
+    ImGui::BeginDisabled(e.redo.empty());
+    if (ImGui::Button(kRedo)) ExerciseRedo(state);
+    ImGui::EndDisabled();
+    ImGui::SameLine();
+    if (ImGui::Button(kReset)) ImGui::OpenPopup(kResetTitle);
+    ImGui::SameLine();
+    HelpMarker(kHelp);
+    ImGui::SameLine();
+    if (e.dir.empty()) {
+        ImGui::TextColored(kWarningText, "not saved (no folder)");
+    } else {
+        if (e.saved) ImGui::TextDisabled("saved: %s", e.file_name.c_str());
+        else ImGui::TextColored(kErrorText, "NOT saved: %s", e.file_name.c_str());
+        if (ImGui::IsItemHovered()) WrappedTooltip((e.dir + "/" + e.file_name).c_str());
+    }
+    if (!e.note.empty()) {
+        ImGui::PushTextWrapPos(0);
+        ImGui::TextColored(e.note_is_error ? kErrorText : kGutterText, "%s", e.note.c_str());
+        ImGui::PopTextWrapPos();
+    }
+    if (ImGui::BeginPopupModal(kResetTitle, nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
+        ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30);
+        ImGui::TextUnformatted(kResetText);
+        ImGui::PopTextWrapPos();
+        if (ImGui::Button("Reset")) {
+            ExerciseReset(state);
+            ImGui::CloseCurrentPopup();
+        }
+        ImGui::SameLine();
+        if (ImGui::Button("Cancel") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) ImGui::CloseCurrentPopup();
+        ImGui::EndPopup();
+    }
+}
+
+void draw_editor(AppState& state, float height) {
+    ExerciseEditorState& e = state.exercise;
+    PushFontOrDefault(AppFonts().mono);
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const float line_h = ImGui::GetFontSize();   // InputTextMultiline's line height
+    const int lines = 1 + int(std::count(e.text.begin(), e.text.end(), '\n'));
+    const int digits = std::max(3, int(std::to_string(lines).size()));
+    const float gutter_w = ImGui::CalcTextSize("0").x * float(digits + 1) + style.FramePadding.x;
+    float text_w = 0;
+    for (size_t start = 0; start <= e.text.size();) {
+        size_t end = e.text.find('\n', start);
+        if (end == std::string::npos) end = e.text.size();
+        text_w = std::max(text_w, ImGui::CalcTextSize(e.text.data() + start, e.text.data() + end).x);
+        start = end + 1;
+    }
+
+    ImGui::BeginChild("##exercise_scroll", ImVec2(0, height), true, ImGuiWindowFlags_HorizontalScrollbar);
+    const bool want_goto = e.goto_line > 0;
+    const int goto_line = e.goto_line;
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    const float editor_h = float(lines + 1) * line_h + 2 * style.FramePadding.y;
+    const float editor_w = std::max(ImGui::GetContentRegionAvail().x - gutter_w, text_w + 4 * line_h);
+    const ImVec2 text_min(origin.x + gutter_w, origin.y);
+    draw->AddRectFilled(text_min, ImVec2(text_min.x + editor_w, text_min.y + editor_h), kEditorBg);
+    // The gutter and the error lines, for the visible lines only.
+    const float scroll_y = ImGui::GetScrollY();
+    const int first = std::max(0, int((scroll_y - style.FramePadding.y) / line_h));
+    const int last = std::min(lines, first + int(ImGui::GetWindowHeight() / line_h) + 2);
+    for (int i = first; i < last; ++i) {
+        const float y = origin.y + style.FramePadding.y + float(i) * line_h;
+        const Diagnostic* d = first_at_line(e.diagnostics, i + 1);
+        if (d && d->severity == "error")
+            draw->AddRectFilled(ImVec2(origin.x, y), ImVec2(text_min.x + editor_w, y + line_h), kErrorLine);
+        const std::string number = std::to_string(i + 1);
+        const float w = ImGui::CalcTextSize(number.c_str()).x;
+        const ImVec4& colour = d ? (d->severity == "error" ? kErrorText : kWarningText) : kGutterText;
+        draw->AddText(ImVec2(text_min.x - style.FramePadding.x - w, y), ImGui::GetColorU32(colour), number.c_str());
+    }
+
+    ImGui::SetCursorScreenPos(text_min);
+    if (want_goto) ImGui::SetKeyboardFocusHere();
+    std::string buffer = e.text;
+    EditorCallbackData ctx{&e, &buffer};
+    ImGui::PushStyleColor(ImGuiCol_FrameBg, IM_COL32(0, 0, 0, 0));   // drawn above, under the error lines
+    const bool changed = ImGui::InputTextMultiline(
+        "##exercise_text", buffer.data(), buffer.capacity() + 1, ImVec2(editor_w, editor_h),
+        ImGuiInputTextFlags_AllowTabInput | ImGuiInputTextFlags_CallbackResize | ImGuiInputTextFlags_CallbackAlways,
+        editor_callback, &ctx);
+    ImGui::PopStyleColor();
+    if (changed) {
+        buffer.resize(std::char_traits<char>::length(buffer.c_str()));
+        ExerciseEdited(state, buffer);
+    }
+    // Keep the cursor's line in view as it moves (typing, arrows, a click on an error).
+    const bool active = ImGui::IsItemActive();
+    e.editor_active = active;
+    if (e.reveal_line > 0 && !active && !want_goto) {   // new errors while the user is not typing: show the first
+        const float y = style.FramePadding.y + float(e.reveal_line - 1) * line_h;
+        if (y < ImGui::GetScrollY() || y + line_h > ImGui::GetScrollY() + ImGui::GetWindowHeight() - style.ScrollbarSize)
+            ImGui::SetScrollY(std::max(0.0f, y - ImGui::GetWindowHeight() / 3));
+    }
+    e.reveal_line = 0;
+    if (want_goto || (active && e.cursor_line != e.shown_cursor_line)) {
+        const int line = want_goto ? goto_line : e.cursor_line;
+        const float y = style.FramePadding.y + float(line - 1) * line_h;
+        const float view_h = ImGui::GetWindowHeight() - style.ScrollbarSize - 2 * style.WindowPadding.y;
+        if (want_goto) ImGui::SetScrollY(std::max(0.0f, y - view_h / 3));
+        else if (y < ImGui::GetScrollY()) ImGui::SetScrollY(y);
+        else if (y + line_h > ImGui::GetScrollY() + view_h) ImGui::SetScrollY(y + line_h - view_h);
+        e.shown_cursor_line = e.cursor_line;
+    }
+    ImGui::EndChild();
+    ImGui::PopFont();
+}
+
+void draw_diagnostics(ExerciseEditorState& e) {
+    for (size_t i = 0; i < e.diagnostics.size(); ++i) {
+        const Diagnostic& d = e.diagnostics[i];
+        const std::string label = std::to_string(d.line) + (d.column > 0 ? ":" + std::to_string(d.column) : "") + "  " +
+                                  d.severity + ": " + d.message + "##diag" + std::to_string(i);
+        ImGui::PushStyleColor(ImGuiCol_Text, d.severity == "error" ? kErrorText : kWarningText);
+        if (ImGui::Selectable(label.c_str())) {
+            e.goto_line = d.line;
+            e.goto_column = d.column;
+        }
+        ImGui::PopStyleColor();
+        if (ImGui::IsItemHovered()) WrappedTooltip("Click to put the cursor there.");
+    }
+}
+
+}  // namespace
+
+void DrawExercisePanel(AppState& state) {
+    std::string why;
+    if (!CurrentExercise(state, &why)) {
+        ImGui::PushTextWrapPos(0);
+        ImGui::TextDisabled(kNoExercise, why.c_str());
+        ImGui::PopTextWrapPos();
+        return;
+    }
+    ExerciseEnsureLoaded(state);
+    ExerciseEditorState& e = state.exercise;
+    draw_toolbar(state);
+    DrawExerciseComparison(state);
+    // The errors under the editor: up to six lines of them visible, the rest scroll.
+    const float row_h = ImGui::GetTextLineHeightWithSpacing();
+    const float list_h = e.diagnostics.empty() ? 0 : row_h * float(std::min<size_t>(e.diagnostics.size(), 6)) + row_h;
+    const float avail = ImGui::GetContentRegionAvail().y;
+    draw_editor(state, std::max(row_h * 8, avail - list_h - ImGui::GetStyle().ItemSpacing.y));
+    if (!e.diagnostics.empty()) {
+        ImGui::BeginChild("##exercise_errors", ImVec2(0, 0), false);
+        draw_diagnostics(e);
+        ImGui::EndChild();
+    }
+}
+
+}  // namespace tilelab::gui
