@@ -74,7 +74,9 @@ smem_transpose(const float* __restrict__ in, float* __restrict__ out, int W, int
     }
 
     // Every row of the tile must be in place before any thread reads a column.
+    // EXERCISE-BEGIN: wait until every row of the tile is in shared memory
     __syncthreads();
+    // EXERCISE-END
 
     // Columns of the tile -> rows of `out`: output row x0 + r holds column r of the tile, so this
     // thread gathers VEC floats down column r (VEC 4-byte shared reads, one per row) and writes
@@ -84,8 +86,10 @@ smem_transpose(const float* __restrict__ in, float* __restrict__ out, int W, int
         const int r = ty + j * Tile::kRows;
         Vec v;
         float* parts = reinterpret_cast<float*>(&v);
+        // EXERCISE-BEGIN: gather VEC floats down column r of the tile into parts[] (transpose_tile_word gives the word)
 #pragma unroll
         for (int i = 0; i < VEC; ++i) parts[i] = tile[transpose_tile_word<TILE, PAD, SWIZZLE, VEC>(c + i, r)];
+        // EXERCISE-END
         TL_SLOAD(VEC);
         if (x0 + r < W && y0 + c < H) {
             *reinterpret_cast<Vec*>(out + size_t(x0 + r) * H + y0 + c) = v;

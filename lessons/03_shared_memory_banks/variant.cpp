@@ -146,13 +146,21 @@ Variant make_smem_transpose() {
     v.summary = "Rows in, columns out through a shared tile: where the column walk lands in the 32 banks.";
     v.params = {
         {"TILE", "Tile size (TILE×TILE)", ParamKind::Pow2, 8, 64, 1, 32,
-         "Edge of the square tile a block moves: (TILE/VEC)·8 threads and TILE·(TILE+PAD)·4 bytes of shared memory."},
+         "Edge of the square tile a block moves: (TILE/VEC)·8 threads and TILE·(TILE+PAD)·4 bytes of shared memory.",
+         "分块大小（TILE×TILE）",
+         "一个线程块搬运的正方形分块的边长：(TILE/VEC)·8 个线程，TILE·(TILE+PAD)·4 字节共享内存。"},
         {"PAD", "Padding (floats per row)", ParamKind::Int, 0, 8, 1, 0,
-         "Unused floats at the end of each shared row: row c starts c·PAD banks further on; costs TILE·PAD·4 bytes and, unless a multiple of VEC, the aligned vector row store."},
+         "Unused floats at the end of each shared row: row c starts c·PAD banks further on; costs TILE·PAD·4 bytes and, unless a multiple of VEC, the aligned vector row store.",
+         "填充（每行多少个 float）",
+         "每个共享内存行末尾不用的 float：第 c 行的起点因此后移 c·PAD 个存储体；代价是 TILE·PAD·4 字节，且 PAD 不是 VEC 的倍数时，行存储不能再用对齐的向量指令。"},
         {"SWIZZLE", "XOR swizzle", ParamKind::Bool, 0, 1, 1, 0,
-         "Store column chunk c of row r at chunk c ⊕ (r/VEC mod TILE/VEC): spreads a column over the banks with no extra memory and rows still aligned."},
+         "Store column chunk c of row r at chunk c ⊕ (r/VEC mod TILE/VEC): spreads a column over the banks with no extra memory and rows still aligned.",
+         "异或重排（swizzle）",
+         "把第 r 行的第 c 块存到第 c ⊕ (r/VEC mod TILE/VEC) 块：不多用内存、行仍然对齐，就能把一列分散到各个存储体上。"},
         {"VEC", "Access width (floats: 1, 2, 4)", ParamKind::Pow2, 1, 4, 1, 1,
-         "Floats per access: 4, 8 or 16 bytes. Global loads/stores and the shared row store are that wide (served in 1, 2 or 4 phases); column reads stay 4 bytes."},
+         "Floats per access: 4, 8 or 16 bytes. Global loads/stores and the shared row store are that wide (served in 1, 2 or 4 phases); column reads stay 4 bytes.",
+         "访问宽度（float 个数：1、2、4）",
+         "每次访问的 float 个数：4、8 或 16 字节。全局加载/存储和共享内存的行存储都是这个宽度（分 1、2 或 4 个阶段完成）；按列读取仍是 4 字节。"},
     };
     v.invalid_reason = transpose_invalid_reason;
     v.kernel = transpose_kernel;

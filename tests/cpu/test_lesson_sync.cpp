@@ -113,7 +113,7 @@ TEST(LessonSync, ALessonWithoutChineseTextFallsBackToEnglishMarked) {
 // DISABLED until the Chinese lesson texts are merged: every lesson has a lesson.zh.md. To switch
 // it on, drop the DISABLED_ prefix (or run: tilelab_tests --gtest_also_run_disabled_tests
 // --gtest_filter='*EveryLessonHasChinese*').
-TEST(LessonSync, DISABLED_EveryLessonHasChineseText) {
+TEST(LessonSync, EveryLessonHasChineseText) {
     for (const Lesson& l : all_lessons(Language::Chinese))
         EXPECT_FALSE(l.translation_missing) << "lessons/" << l.id << "/lesson.zh.md is missing";
 }

@@ -170,6 +170,8 @@ TEST(LessonText, EveryCheckedNumberIsTheModels) {
     const std::regex check_line(R"(^\s*<!--\s*check:(.*)-->\s*$)");
     size_t written = 0;
     for (const auto& [path, text] : embedded_lesson_table()) {
+        // The Chinese texts carry the same directives (tests/cpu/test_lesson_sync.cpp): count the English.
+        if (path.size() >= 9 && path.compare(path.size() - 9, 9, "lesson.md") != 0) continue;
         std::istringstream in(text);
         std::string line;
         while (std::getline(in, line)) {
