@@ -1,6 +1,7 @@
 #include "markdown.h"
 #include <md4c.h>
 #include <imgui.h>
+#include <imgui_internal.h>
 #include <string>
 #include <vector>
 #include "fonts.h"
@@ -13,6 +14,49 @@ const ImVec4 kCodeText(0.95f, 0.72f, 0.45f, 1.0f);
 const ImVec4 kLinkText(0.45f, 0.70f, 1.0f, 1.0f);
 const ImVec4 kQuoteText(0.75f, 0.78f, 0.85f, 1.0f);
 const ImU32 kCodeBackground = IM_COL32(255, 255, 255, 22);
+
+// Chinese puts no spaces between words: a line may break between two characters either of which
+// is CJK (ideographs, CJK punctuation, full-width forms), but never before closing punctuation.
+bool is_cjk(unsigned c) {
+    return (c >= 0x2E80 && c <= 0x9FFF) || (c >= 0xF900 && c <= 0xFAFF) || (c >= 0xFF00 && c <= 0xFFEF);
+}
+bool closes(unsigned c) {
+    for (unsigned p : {0xFF0Cu, 0x3002u, 0x3001u, 0xFF1Bu, 0xFF1Au, 0xFF1Fu, 0xFF01u, 0xFF09u, 0x300Bu, 0x300Du, 0x300Fu})
+        if (c == p) return true;
+    return false;
+}
+
+// Where [b, e) must break to fit `avail` pixels: at the last space or CJK boundary that fits; e if
+// it all fits; b if no break point fits (the caller then moves the text down or lets it overflow).
+const char* wrap_position(ImFont* font, const char* b, const char* e, float avail) {
+    float width = 0.0f;
+    const char* last_break = b;
+    unsigned prev = 0;
+    for (const char* s = b; s < e;) {
+        unsigned c = 0;
+        const int n = ImTextCharFromUtf8(&c, s, e);
+        if (c == '\n') return s;
+        if (s > b && !closes(c) && (c == ' ' || prev == ' ' || is_cjk(c) || is_cjk(prev))) last_break = s;
+        width += font->GetCharAdvance(ImWchar(c));
+        if (width > avail) return last_break;
+        prev = c;
+        s += n > 0 ? n : 1;
+    }
+    return e;
+}
+
+// The first place after b's first character where a line may break (see wrap_position).
+const char* next_break(const char* b, const char* e) {
+    unsigned prev = 0;
+    for (const char* s = b; s < e;) {
+        unsigned c = 0;
+        const int n = ImTextCharFromUtf8(&c, s, e);
+        if (s > b && !closes(c) && (c == ' ' || c == '\n' || is_cjk(c) || is_cjk(prev))) return s;
+        prev = c;
+        s += n > 0 ? n : 1;
+    }
+    return e;
+}
 
 struct ListLevel {
     bool ordered = false;
@@ -59,11 +103,8 @@ struct Renderer {
         while (b < e) {
             if (line_started) ImGui::SameLine(0, 0);
             const float avail = ImGui::GetContentRegionAvail().x;
-            const char* brk = active->CalcWordWrapPositionA(1.0f, b, e, avail);
-            // ImGui cuts a word that does not fit a line; mid-line, move the word down instead.
-            const char* word_end = b;
-            while (word_end < e && *word_end != ' ' && *word_end != '\n') ++word_end;
-            if (line_started && brk < word_end) brk = b;
+            // A word (or a CJK character) that does not fit moves down whole, never cut.
+            const char* brk = wrap_position(active, b, e, avail);
             if (brk == b) {
                 if (line_started) {   // nothing fits after what is there: start a new line
                     ImGui::NewLine();
@@ -71,8 +112,7 @@ struct Renderer {
                     while (b < e && *b == ' ') ++b;
                     continue;
                 }
-                brk = b + 1;          // a word wider than the column: let it overflow
-                while (brk < e && *brk != ' ') ++brk;
+                brk = next_break(b, e);   // wider than the column: let it overflow to the next break point
             }
             if (code_span) {
                 const ImVec2 p = ImGui::GetCursorScreenPos();
