@@ -5,6 +5,8 @@
 #include <cstdio>
 
 #include "commands.h"
+#include "tilelab/i18n.h"
+#include "tilelab/variant_text.h"
 #include "format_table.h"
 #include "request.h"
 #include "tilelab/result_json.h"
@@ -52,22 +54,23 @@ int cmd_list(const CliOptions& o) {
         return kExitOk;
     }
 
-    std::string out = "Variants\n\n";
+    std::string out = tr("cli.list_variants") + "\n\n";
     for (const auto& v : variants) {
-        out += fmt::format("{}  ({})  {}\n", v.id, v.family, v.title);
-        if (!v.summary.empty()) out += "  " + v.summary + "\n";
+        out += fmt::format("{}  ({})  {}\n", v.id, v.family, variant_title(v));
+        if (!v.summary.empty()) out += "  " + variant_summary(v) + "\n";
         if (v.params.empty()) {
-            out += "  (no parameters)\n\n";
+            out += "  " + tr("report.no_parameters") + "\n\n";
             continue;
         }
-        Table t({{"param", Align::Left}, {"values", Align::Left}, {"default", Align::Right}, {"what it trades", Align::Left}});
-        for (const auto& p : v.params) t.add_row({p.name, values_text(p), std::to_string(p.def), p.help});
+        Table t({{tr("cli.col_param"), Align::Left}, {tr("cli.col_values"), Align::Left}, {tr("cli.col_default"), Align::Right},
+                 {tr("cli.col_what_it_trades"), Align::Left}});
+        for (const auto& p : v.params) t.add_row({p.name, values_text(p), std::to_string(p.def), p.shown_help()});
         out += t.render(2) + "\n";
     }
-    out += "Lessons\n\n";
-    Table t({{"id", Align::Left}, {"title", Align::Left}, {"variant", Align::Left}, {"steps", Align::Right}});
+    out += tr("cli.list_lessons") + "\n\n";
+    Table t({{"id", Align::Left}, {tr("cli.col_title"), Align::Left}, {tr("compare.col_variant"), Align::Left}, {tr("cli.col_steps"), Align::Right}});
     for (const auto& l : lessons) t.add_row({l.id, l.title, l.variant, std::to_string(l.steps.size())});
-    out += t.empty() ? "  (none)\n" : t.render(2);
+    out += t.empty() ? "  " + tr("code.none") + "\n" : t.render(2);
     print(out);
     return kExitOk;
 }
@@ -124,10 +127,9 @@ int cmd_targets(const CliOptions& o) {
 
     std::string out;
     if (dev.gpu)
-        out += fmt::format("GPU mode: kernels run on the {} ({}).\n", dev.name, current.arch_name());
+        out += trf("cli.gpu_mode_line", dev.name, current.arch_name()) + "\n";
     else
-        out += fmt::format("Model mode: {}.\nAnalysing for {} ({}); pick another target with --target KEY.\n",
-                           dev.reason, current.name, current.arch_name());
+        out += trf("cli.model_mode_line", dev.reason, current.name, current.arch_name()) + "\n";
     out += "\n";
     std::vector<Column> cols = {{"", Align::Left}};
     for (size_t i = 0; i < kTargetHeaders.size(); ++i)
@@ -140,8 +142,7 @@ int cmd_targets(const CliOptions& o) {
         t.add_row(cells);
     }
     out += t.render();
-    out += "\n* = the target compile, run and sweep use. Figures: the device's own properties in GPU mode,\n"
-           "the datasheet for presets.\n";
+    out += "\n" + tr("cli.targets_footnote") + "\n";
     print(out);
     return kExitOk;
 }

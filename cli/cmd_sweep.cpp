@@ -11,6 +11,7 @@
 
 #include "commands.h"
 #include "tilelab/i18n.h"
+#include "tilelab/variant_text.h"
 #include "format_table.h"
 #include "report.h"
 #include "request.h"
@@ -224,7 +225,7 @@ int cmd_sweep(const CliOptions& o) {
         break;
     }
     case OutputFormat::Table: {
-        std::string out = fmt::format("{}  {}: sweep of {}{}, problem {}, target {} ({})\n", v.id, v.title, px.name,
+        std::string out = fmt::format("{}  {}: sweep of {}{}, problem {}, target {} ({})\n", v.id, variant_title(v), px.name,
                                       py ? " and " + py->name : "", format_problem(problem), target.name,
                                       target.arch_name());
         if (!fixed.empty()) out += "fixed: " + params_text(v, fixed) + "\n";

@@ -14,6 +14,7 @@ int cmd_compile(const CliOptions& o);    // cmd_analyse.cpp: ptxas, occupancy, c
 int cmd_run(const CliOptions& o);        // cmd_analyse.cpp: the above plus time and validation
 int cmd_sweep(const CliOptions& o);      // cmd_sweep.cpp: one or two parameters across values
 int cmd_exercise(const CliOptions& o);   // cmd_exercise.cpp: list, one exercise, its starting file
+int cmd_drill(const CliOptions& o);      // cmd_drill.cpp: a lesson's drills; check an answer
 
 // cmd_exercise.cpp: --source FILE read and checked (a usage error if it cannot be a kernel file).
 UserKernel read_source_flag(const std::string& path);

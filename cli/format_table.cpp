@@ -17,9 +17,21 @@ void Table::add_row(std::vector<std::string> cells) {
 }
 
 size_t display_width(const std::string& s) {
-    // Count every byte that does not continue a multi-byte UTF-8 sequence.
-    return size_t(std::count_if(s.begin(), s.end(),
-                                [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+    // Columns on a terminal: one per character, two for the wide East Asian ones (CJK ideographs,
+    // their punctuation and full-width forms), so Chinese cells line up.
+    size_t width = 0;
+    for (size_t i = 0; i < s.size();) {
+        const unsigned char b = static_cast<unsigned char>(s[i]);
+        const int len = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xE ? 3 : (b >> 3) == 0x1E ? 4 : 1;
+        char32_t cp = len == 1 ? b : char32_t(b & (0x7F >> len));
+        for (int k = 1; k < len && i + size_t(k) < s.size(); ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + size_t(k)]) & 0x3F);
+        const bool wide = (cp >= 0x1100 && cp <= 0x115F) || (cp >= 0x2E80 && cp <= 0xA4CF) || (cp >= 0xAC00 && cp <= 0xD7A3) ||
+                          (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0xFE30 && cp <= 0xFE4F) || (cp >= 0xFF00 && cp <= 0xFF60) ||
+                          (cp >= 0xFFE0 && cp <= 0xFFE6);
+        width += wide ? 2 : 1;
+        i += size_t(len);
+    }
+    return width;
 }
 
 static void append_cell(std::string& out, const std::string& text, size_t width, Align align,

@@ -58,6 +58,10 @@ struct CliOptions {
     std::string exercise;           // "list" or a lesson number / id
     bool skeleton = false;          // --skeleton: print the starting file
 
+    // drill
+    std::string drill_answer;       // --answer K=VALUE: check drill K (number from 1, or id)
+    bool drill_reveal = false;      // --reveal: every drill's answer as the engine gives it here
+
     // How to run (run, sweep)
     int repetitions = RunOptions{}.repetitions;
     int warmup = RunOptions{}.warmup;

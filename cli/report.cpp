@@ -1,6 +1,7 @@
 // The readable report of one configuration, its CSV row, and its exit code.
 #include "report.h"
 #include "tilelab/i18n.h"
+#include "tilelab/variant_text.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -48,7 +49,7 @@ std::string params_text(const Variant& v, const ParamValues& values) {
     for (const auto& [name, value] : values)
         if (std::none_of(v.params.begin(), v.params.end(), [&](const ParamSpec& s) { return s.name == name; }))
             parts.push_back(fmt::format("{}={}", name, value));
-    return parts.empty() ? "(no parameters)" : fmt::format("{}", fmt::join(parts, " "));
+    return parts.empty() ? tr("report.no_parameters") : fmt::format("{}", fmt::join(parts, " "));
 }
 
 static std::string dims(const std::array<unsigned, 3>& d) { return fmt::format("{}x{}x{}", d[0], d[1], d[2]); }
@@ -59,7 +60,7 @@ static std::string badge(bool passed, bool color) {
 }
 
 // cuda_occupancy.h reports "this resource sets no limit" as INT_MAX.
-static std::string limit_text(int blocks) { return blocks == INT_MAX ? "no limit" : std::to_string(blocks); }
+static std::string limit_text(int blocks) { return blocks == INT_MAX ? tr("report.no_limit") : std::to_string(blocks); }
 
 static void section(std::string& out, const std::string& title) { out += "\n" + title + "\n"; }
 
@@ -67,66 +68,60 @@ static void section(std::string& out, const std::string& title) { out += "\n" + 
 
 static void render_compile(std::string& out, const RunResult& r, const ReportOptions& opt) {
     Table kv({{"", Align::Left}, {"", Align::Left}}, false);
-    kv.add_row({"Kernel", r.name_expression.empty() ? "-" : r.name_expression});
+    kv.add_row({tr("report.kernel"), r.name_expression.empty() ? "-" : r.name_expression});
     const CompileResult* c = r.compiled.get();
     if (c == nullptr) {
-        kv.add_row({"Compile", "not compiled"});
+        kv.add_row({tr("report.compile"), tr("report.not_compiled")});
     } else if (!c->ok) {
-        kv.add_row({"Compile", "FAILED: " + c->error});
+        kv.add_row({tr("report.compile"), trf("report.compile_failed", c->error)});
     } else {
         const std::string cache = c->cache_hit ? fmt::format(" (cache: {})", c->cache_level) : "";
-        kv.add_row({"Compile", fmt::format("NVRTC {} ms{}", fmt_fixed(c->compile_ms, 1), cache)});
-        kv.add_row({"Options", c->options});
+        kv.add_row({tr("report.compile"), fmt::format("NVRTC {} ms{}", fmt_fixed(c->compile_ms, 1), cache)});
+        kv.add_row({tr("report.options"), c->options});
         const PtxasInfo& p = c->ptxas;
-        kv.add_row({"ptxas", fmt::format("{} registers/thread, spill stores {}, spill loads {}, stack {}, "
-                                         "static shared {}, constant {}",
-                                         p.registers, format_bytes(p.spill_stores), format_bytes(p.spill_loads),
+        kv.add_row({"ptxas", trf("report.ptxas_line", p.registers, format_bytes(p.spill_stores), format_bytes(p.spill_loads),
                                          format_bytes(p.stack_bytes), format_bytes(p.smem_bytes),
                                          format_bytes(p.cmem_bytes))});
     }
     const LaunchShape& l = r.launch;
-    kv.add_row({"Launch", fmt::format("grid {} = {} blocks, block {} = {} threads, dynamic shared {}",
-                                      dims(l.grid), format_count(double(l.blocks())), dims(l.block),
+    kv.add_row({tr("report.launch"), trf("report.launch_line", dims(l.grid), format_count(double(l.blocks())), dims(l.block),
                                       l.threads_per_block(), format_bytes(l.dynamic_smem))});
     if (c != nullptr && c->ok) {
         const Occupancy& o = r.occupancy;
         if (!o.error.empty()) {
-            kv.add_row({"Occupancy", o.error});
+            kv.add_row({tr("report.occupancy"), o.error});
         } else {
-            kv.add_row({"Occupancy", fmt::format("{} ({} of {} warps per SM, {} blocks/SM), limited by {}",
-                                                 fmt_pct(o.occupancy), o.active_warps, o.max_warps,
-                                                 o.blocks_per_sm, o.limiter)});
-            kv.add_row({"Limits", fmt::format("blocks/SM allowed by warps {}, by registers {}, by shared memory {}, "
-                                              "by the block limit {}",
-                                              limit_text(o.limit_warps), limit_text(o.limit_registers),
+            kv.add_row({tr("report.occupancy"), trf("report.occupancy_line", fmt_pct(o.occupancy), o.active_warps,
+                                                        o.max_warps, o.blocks_per_sm, limiter_label(o.limiter))});
+            kv.add_row({tr("report.limits"), trf("report.limits_line", limit_text(o.limit_warps), limit_text(o.limit_registers),
                                               limit_text(o.limit_smem), limit_text(o.limit_blocks))});
         }
     }
     out += kv.render();
     if (c != nullptr && c->ok && !r.occupancy.steps.empty()) {
-        section(out, "Occupancy, step by step");
+        section(out, tr("report.occupancy_steps"));
         for (const auto& step : r.occupancy.steps) out += "  " + step + "\n";
     }
     if (opt.compile_log && c != nullptr) {
-        section(out, "Compile log");
+        section(out, tr("report.compile_log"));
         // NUL bytes (a C terminator kept by an older cache entry) would cut the output short.
         std::string log = c->log;
         std::erase(log, '\0');
-        out += log.empty() ? "  (empty)\n" : log;
+        out += log.empty() ? "  " + tr("report.empty") + "\n" : log;
         if (!log.empty() && log.back() != '\n') out += '\n';
     }
 }
 
 static void render_accesses(std::string& out, const RunResult& r, const ReportOptions& opt) {
     const CostModel& m = r.model;
-    section(out, "Memory accesses (4-byte elements): model and counted");
+    section(out, tr("report.accesses_section"));
     std::vector<Column> cols = {{"", Align::Left},
-                                {"per thread", Align::Right},
-                                {"per block", Align::Right},
-                                {"total (model)", Align::Right}};
+                                {tr("memory.per_thread"), Align::Right},
+                                {tr("memory.per_block"), Align::Right},
+                                {tr("memory.total_model"), Align::Right}};
     if (opt.measurement) {
-        cols.push_back({"total (counted)", Align::Right});
-        cols.push_back({"match", Align::Left});
+        cols.push_back({tr("memory.total_counted"), Align::Right});
+        cols.push_back({tr("memory.col_match"), Align::Left});
     }
     Table t(cols);
     auto row = [&](const char* name, double AccessCounts::*field) {
@@ -136,73 +131,69 @@ static void render_accesses(std::string& out, const RunResult& r, const ReportOp
             if (r.counted) {
                 const double counted = (*r.counted).*field;
                 cells.push_back(format_count(counted));
-                cells.push_back(counted == m.total.*field ? "yes" : "NO");
+                cells.push_back(counted == m.total.*field ? tr("report.yes") : tr("report.no"));
             } else {
-                cells.push_back(r.measured ? "not counted" : "no GPU");
+                cells.push_back(r.measured ? tr("report.not_counted") : tr("banner.no_gpu"));
                 cells.push_back("");
             }
         }
         t.add_row(cells);
     };
-    row("global loads", &AccessCounts::global_loads);
-    row("global stores", &AccessCounts::global_stores);
-    row("shared loads", &AccessCounts::shared_loads);
-    row("shared stores", &AccessCounts::shared_stores);
+    row(tr("memory.global_loads").c_str(), &AccessCounts::global_loads);
+    row(tr("memory.global_stores").c_str(), &AccessCounts::global_stores);
+    row(tr("memory.shared_loads").c_str(), &AccessCounts::shared_loads);
+    row(tr("memory.shared_stores").c_str(), &AccessCounts::shared_stores);
     out += t.render(2);
-    out += fmt::format("  FLOPs {}, global traffic {} ({}), intensity {} FLOP/B, compulsory traffic {}\n",
-                       format_count(m.flops), format_bytes(m.global_bytes), format_count(m.global_bytes) + " B",
-                       fmt_fixed(m.intensity, 3), format_bytes(m.compulsory_bytes));
+    out += "  " + trf("report.totals_line", format_count(m.flops), format_bytes(m.global_bytes), format_count(m.global_bytes) + " B",
+                       fmt_fixed(m.intensity, 3), format_bytes(m.compulsory_bytes)) + "\n";
 
     auto formula_table = [&](const char* title, const std::vector<Formula>& fs) {
         if (fs.empty()) return;
         section(out, title);
-        Table ft({{"quantity", Align::Left}, {"formula", Align::Left}, {"value", Align::Right}});
+        Table ft({{tr("memory.col_quantity"), Align::Left}, {tr("memory.col_formula"), Align::Left}, {tr("memory.col_value"), Align::Right}});
         for (const auto& f : fs) ft.add_row({quantity_label(f.quantity), f.expression, format_count(f.value)});
         out += ft.render(2);
     };
-    formula_table("Formulas", m.formulas);
-    formula_table("Extras", m.extras);
+    formula_table(tr("report.formulas").c_str(), m.formulas);
+    formula_table(tr("report.extras").c_str(), m.extras);
 }
 
 static void render_measurement(std::string& out, const RunResult& r, const ReportOptions& opt) {
-    section(out, "Measured");
+    section(out, tr("report.measured"));
     Table kv({{"", Align::Left}, {"", Align::Left}}, false);
     if (!r.measured) {
-        kv.add_row({"Time", "no GPU: " + r.no_gpu_reason});
+        kv.add_row({tr("report.time"), trf("report.no_gpu_reason", r.no_gpu_reason)});
         out += kv.render(2);
         render_hardware(out, r);
         return;
     }
-    kv.add_row({"Time", fmt::format("median {} ms, min {} ms, max {} ms ({} runs after {} warm-up, L2 {})",
-                                    fmt_ms(r.timing.median_ms), fmt_ms(r.timing.min_ms), fmt_ms(r.timing.max_ms),
+    kv.add_row({tr("report.time"), trf("report.time_line", fmt_ms(r.timing.median_ms), fmt_ms(r.timing.min_ms), fmt_ms(r.timing.max_ms),
                                     r.timing.samples_ms.size(), opt.run.warmup,
-                                    opt.run.flush_l2 ? "flushed between runs" : "not flushed")});
-    kv.add_row({"Throughput", fmt::format("{} GFLOP/s, {} GB/s modelled global traffic, {} GB/s effective "
-                                          "(compulsory bytes)",
-                                          fmt_fixed(r.gflops, 1), fmt_fixed(r.gbps_model, 1),
+                                    tr(opt.run.flush_l2 ? "report.l2_flushed" : "report.l2_not_flushed"))});
+    kv.add_row({tr("report.throughput"), trf("report.throughput_line", fmt_fixed(r.gflops, 1), fmt_fixed(r.gbps_model, 1),
                                           fmt_fixed(r.gbps_effective, 1))});
     if (r.reference_ms > 0)
-        kv.add_row({"Reference", fmt::format("{} {} ms: this kernel runs at {} of {}", r.reference_name,
+        kv.add_row({tr("report.reference"), trf("report.reference_line", r.reference_name,
                                              fmt_ms(r.reference_ms), fmt_pct(r.pct_of_reference / 100.0),
                                              r.reference_name)});
     else
-        kv.add_row({"Reference", "not timed"});
+        kv.add_row({tr("report.reference"), tr("report.not_timed")});
     const Validation& v = r.validation;
     if (v.checked)
-        kv.add_row({"Validation", fmt::format("{} max abs error {}, max rel error {}, tolerance {}, against {}{}",
+        kv.add_row({tr("report.validation"), trf("report.validation_line",
                                               badge(v.passed, opt.color), fmt_sci(v.max_abs_error),
                                               fmt_sci(v.max_rel_error), fmt_sci(v.tolerance), v.reference,
                                               v.message.empty() ? "" : " — " + v.message)});
     else
-        kv.add_row({"Validation", "not checked"});
+        kv.add_row({tr("report.validation"), tr("report.not_checked")});
     out += kv.render(2);
     render_hardware(out, r);
 }
 
 std::string render_result(const RunResult& r, const Variant& v, const ReportOptions& opt) {
-    std::string out = fmt::format("{}  {}\n", v.id, v.title);
-    out += fmt::format("{}, problem {}, target {} ({})\n\n", params_text(v, r.request.params),
-                       format_problem(r.request.problem), r.target.name, r.target.arch_name());
+    std::string out = fmt::format("{}  {}\n", v.id, variant_title(v));
+    out += trf("report.header_line", params_text(v, r.request.params),
+                       format_problem(r.request.problem), r.target.name, r.target.arch_name()) + "\n\n";
     render_compile(out, r, opt);
     render_accesses(out, r, opt);
     if (opt.measurement) render_measurement(out, r, opt);

@@ -3,13 +3,15 @@
 #include <cfloat>
 #include "fonts.h"
 #include "ui_common.h"
+#include "tilelab/i18n.h"
+#include "tilelab/variant_text.h"
 #include "engine_thread.h"
 
 namespace tilelab::gui {
 
 const RunResult* ResultOrHint(const AppState& state, const char* purpose) {
     if (!state.result)
-        ImGui::TextDisabled("No result yet: pick a lesson or change a parameter to %s.", purpose);
+        ImGui::TextDisabled("%s", trf("hint.no_result_yet", purpose).c_str());
     return state.result.get();
 }
 
@@ -74,7 +76,7 @@ std::string ParamSummary(const ParamValues& params) {
 
 std::string ConfigLabel(const RunResult& r) {
     const Variant* v = find_variant(r.request.variant);
-    std::string title = v ? v->title : r.request.variant;
+    std::string title = v ? variant_title(*v) : r.request.variant;
     std::string params = ParamSummary(r.request.params);
     return title + (params.empty() ? "" : " " + params) + " @ " + format_problem(r.request.problem);
 }

@@ -5,11 +5,12 @@
 #include <string>
 #include <imgui.h>
 #include "app_state.h"
+#include "tilelab/i18n.h"
 
 namespace tilelab::gui {
 
-// Shown wherever a value needs a GPU and there is none (model mode).
-inline constexpr const char* kNoGpu = "no GPU";
+// "no GPU", in the current language: what a measured column shows in model mode.
+inline const char* NoGpu() { return tr("banner.no_gpu").c_str(); }
 
 // The result a panel draws, or null after saying so in one dim line ("No result yet: ... to
 // `purpose`.").

@@ -20,7 +20,7 @@
 
 namespace tilelab::gui {
 
-const char* const kTabNames[5] = {"Occupancy", "Memory", "Code", "Tiles", "Compare"};
+const char* const kTabNames[6] = {"Occupancy", "Memory", "Code", "Tiles", "Compare", "Drills"};
 
 namespace {
 
@@ -72,13 +72,11 @@ std::string App::init_from_options() {
         std::string why;
         settings_path_ = ConfigDir(why).empty() ? "" : SettingsPath();
         std::vector<std::string> notices;
-        if (settings_path_.empty()) notices.push_back("settings: " + why + "; nothing will be saved.");
+        if (settings_path_.empty()) notices.push_back(trf("notice.settings_nothing_saved", why));
         place = LoadSettings(settings_path_, state_, notices);
         for (const std::string& n : notices) std::fprintf(stderr, "tilelab: %s\n", n.c_str());
         if (!notices.empty())
-            state_.notice = notices.front() + (notices.size() > 1 ? " (and " + std::to_string(notices.size() - 1) +
-                                                                        " more on stderr)"
-                                                                  : "");
+            state_.notice = notices.front() + (notices.size() > 1 ? trf("notice.and_more_on_stderr", notices.size() - 1) : "");
         saved_model_target_ = place.model_target;
         const std::string dir = ConfigDir();
         ini_path_ = dir.empty() ? "" : UsableIniPath(dir + "/imgui.ini");   // ImGui keeps the pointer
@@ -103,7 +101,7 @@ std::string App::init_from_options() {
     if (!wanted.empty()) {
         const Lesson* found = find_lesson(wanted);
         if (!found) {
-            if (!options_.lesson.empty()) return "--lesson: there is no lesson '" + shortened(wanted) + "'.";
+            if (!options_.lesson.empty()) return trf("app.no_such_lesson", shortened(wanted));
         } else {
             lesson_index = int(found - lessons.data());
             if (options_.step < 0 && options_.lesson.empty()) step = place.step;
@@ -111,9 +109,8 @@ std::string App::init_from_options() {
     }
     if (options_.step >= 0 && options_.step >= int(lessons[size_t(lesson_index)].steps.size()) &&
         !lessons[size_t(lesson_index)].steps.empty())
-        return "Lesson " + lessons[size_t(lesson_index)].id + " has " +
-               std::to_string(lessons[size_t(lesson_index)].steps.size()) + " steps; there is no step " +
-               std::to_string(options_.step) + ".";
+        return trf("app.no_such_step", lessons[size_t(lesson_index)].id, lessons[size_t(lesson_index)].steps.size(),
+                   options_.step);
     EnterLesson(state_, lesson_index, step);
 
     // The same checks, in the same words, as tilelab-cli's (tilelab/input_policy.h).
@@ -125,11 +122,11 @@ std::string App::init_from_options() {
             return e.what();
         }
     } else if (!options_.sets.empty()) {
-        return "Variant " + state_.request.variant + " is not known, so --set cannot apply.";
+        return trf("app.unknown_variant_set", state_.request.variant);
     }
     if (!options_.size.empty()) state_.size_text = options_.size;
     if (!options_.sets.empty() || !options_.size.empty())
-        if (!SubmitRequest(state_)) return "Bad problem size: " + state_.size_error;
+        if (!SubmitRequest(state_)) return trf("app.bad_size", state_.size_error);
 
     // A combination the engine cannot run is invalid input, as tilelab-cli says: refused with
     // the engine's reason rather than drawn as "cannot run". The engine starts on the worker's
@@ -148,8 +145,25 @@ std::string App::init_from_options() {
         const auto* tab = std::find_if(std::begin(kTabNames), std::end(kTabNames),
                                        [&](const char* t) { return same_name(t, options_.panel); });
         if (tab == std::end(kTabNames))
-            return "--panel: there is no panel '" + shortened(options_.panel) + "' (occupancy, memory, code, tiles, compare, exercise).";
+            return "--panel: there is no panel '" + shortened(options_.panel) + "' (occupancy, memory, code, tiles, compare, drills, exercise).";
         state_.select_tab = *tab;
+    }
+    // The drills' scores, kept between runs (headless runs neither read nor write them).
+    state_.drill_scores_path = options_.persist ? DrillScores::default_path() : options_.drill_scores;
+    if (!state_.drill_scores_path.empty()) {
+        std::string error;
+        if (!state_.drill_scores_path.empty() && !state_.drill_scores.load(state_.drill_scores_path, error)) {
+            std::fprintf(stderr, "tilelab: %s\n", error.c_str());
+            state_.notice = error;
+            state_.drill_scores_path.clear();   // never overwrite a file we could not read
+        }
+    }
+    if (!options_.drill_answer.empty()) {
+        state_.select_tab = "Drills";
+        const auto deadline = Clock::now() + std::chrono::seconds(120);
+        while (!engine_thread_.ready() && Clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        std::string error;
+        if (!DrillAnswerFromText(state_, options_.drill_answer, error)) return "--drill-answer: " + error;
     }
     if (!options_.exercise_text.empty()) {   // as if the user had typed it
         std::string text, error, why;
@@ -188,7 +202,9 @@ void App::BeforeNewFrame() {
     const auto start = Clock::now();
     const bool chinese = state_.language == Language::Chinese;
     BuildFonts(scale, chinese);
+    const auto uploading = Clock::now();
     RebuildFontTexture();
+    const double upload_ms = ms_between(uploading, Clock::now());
     if (chinese && !AppFonts().chinese) {
         // No Chinese font (or none that fits the atlas): English, with a one-line notice.
         state_.language = Language::English;
@@ -200,9 +216,15 @@ void App::BeforeNewFrame() {
         if (initialized_) SubmitRequest(state_);
     }
     built_language_ = state_.language;
+    // ui-strings: off (--log-latency: measurements for developers and scripts, in English)
     if (options_.log_latency)
-        std::fprintf(stderr, "latency: fonts built and uploaded in %.1f ms (%s)\n", ms_between(start, Clock::now()),
-                     AppFonts().system_fonts ? "system fonts" : "ImGui's default font");
+        std::fprintf(stderr,
+                     "latency: fonts built and uploaded in %.1f ms (%s; files %.1f ms, characters collected %.1f ms, "
+                     "atlas %.1f ms, texture %.1f ms; %d glyphs, %.0fx%.0f)\n",
+                     ms_between(start, Clock::now()), AppFonts().system_fonts ? "system fonts" : "ImGui's default font",
+                     AppFonts().files_ms, AppFonts().collect_ms, AppFonts().rasterize_ms, upload_ms, AppFonts().glyphs,
+                     FontAtlasSize().x, FontAtlasSize().y);
+    // ui-strings: on
     apply_style();
     built_font_scale_ = scale;
     fonts_rebuilt_ = true;
@@ -320,6 +342,7 @@ void App::draw_menu_bar() {
         ImGui::MenuItem(tr("menu.code_tab").c_str(), nullptr, &state_.show_code);
         ImGui::MenuItem(tr("menu.tiles_tab").c_str(), nullptr, &state_.show_tiles);
         ImGui::MenuItem(tr("menu.compare_tab").c_str(), nullptr, &state_.show_compare);
+        ImGui::MenuItem(tr("menu.drills_tab").c_str(), nullptr, &state_.show_drills);
         ImGui::Separator();
         // Each language in its own name, so a user who cannot read the current one finds theirs.
         if (ImGui::BeginMenu(tr("menu.language").c_str())) {
@@ -341,9 +364,7 @@ void App::draw_menu_bar() {
         changed |= ImGui::MenuItem(tr("menu.time_the_reference_cublas_copy").c_str(), nullptr, &o.time_reference);
         changed |= ImGui::MenuItem(tr("menu.hardware_counters_cupti_full_runs").c_str(), nullptr, &o.hardware_counters);
         if (ImGui::IsItemHovered())
-            WrappedTooltip("After the timed runs, replay the kernel under CUPTI's range profiler to read DRAM, L2, L1 "
-                           "and shared-memory counters and achieved occupancy (about 0.2 s per full run). A drag never "
-                           "reads them; the full run when the slider is let go does.");
+            WrappedTooltip(tr("menu.hardware_counters_help").c_str());
         ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
         if (ImGui::SliderInt(tr("menu.repetitions").c_str(), &o.repetitions, 1, 100)) changed = true;
         ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
@@ -362,8 +383,8 @@ void App::draw_menu_bar() {
     }
     // Lesson and step on the right of the menu bar: where we are, always visible.
     if (const Lesson* lesson = CurrentLesson(state_)) {
-        const std::string where = lesson->title + "  \xc2\xb7  step " + std::to_string(state_.step_index + 1) + "/" +
-                                  std::to_string(std::max<size_t>(1, lesson->steps.size()));
+        const std::string where = lesson->title + "  \xc2\xb7  " +
+                                  trf("menu.step_of", state_.step_index + 1, std::max<size_t>(1, lesson->steps.size()));
         const float w = ImGui::CalcTextSize(where.c_str()).x;
         ImGui::SameLine(std::max(ImGui::GetCursorPosX() + 20, ImGui::GetWindowWidth() - w - ImGui::GetStyle().WindowPadding.x * 2));
         ImGui::TextDisabled("%s", where.c_str());
@@ -384,16 +405,16 @@ void App::draw_model_banner() {
     ImGui::SetCursorPos(ImVec2(ImGui::GetStyle().WindowPadding.x, ImGui::GetStyle().WindowPadding.y * 0.5f));
     ImGui::AlignTextToFramePadding();
     PushFontOrDefault(AppFonts().bold);
-    ImGui::TextUnformatted("MODEL MODE");
+    ImGui::TextUnformatted(tr("banner.model_mode").c_str());
     ImGui::PopFont();
     // The picker first: whatever the width, it stays reachable; the reason may run off the end.
     ImGui::SameLine();
-    ImGui::TextUnformatted("for");
+    ImGui::TextUnformatted(tr("banner.for").c_str());
     ImGui::SameLine();
     DrawTargetPicker(state_);
     ImGui::SameLine();
-    const std::string reason = device.reason.empty() ? "no GPU" : device.reason;
-    ImGui::Text("Compiled and analysed; nothing is measured: %s.", reason.c_str());
+    const std::string reason = device.reason.empty() ? tr("banner.no_gpu") : device.reason;
+    ImGui::TextUnformatted(trf("banner.nothing_measured", reason).c_str());
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", reason.c_str());
     ImGui::EndChild();
     ImGui::PopStyleColor();
@@ -401,12 +422,12 @@ void App::draw_model_banner() {
 
 void App::draw_tabs() {
     if (!ImGui::BeginTabBar("##analysis_tabs")) return;
-    const bool shown[5] = {state_.show_occupancy, state_.show_memory, state_.show_code, state_.show_tiles,
-                           state_.show_compare};
-    void (*const draw[5])(AppState&) = {DrawOccupancyPanel, DrawMemoryPanel, DrawCodePanel, DrawTilesPanel,
-                                        DrawComparePanel};
+    const bool shown[6] = {state_.show_occupancy, state_.show_memory, state_.show_code, state_.show_tiles,
+                           state_.show_compare, state_.show_drills};
+    void (*const draw[6])(AppState&) = {DrawOccupancyPanel, DrawMemoryPanel, DrawCodePanel, DrawTilesPanel,
+                                        DrawComparePanel, DrawDrillsPanel};
     const std::string select = state_.select_tab;
-    for (int i = 0; i < 5; ++i) {
+    for (int i = 0; i < 6; ++i) {
         if (!shown[i]) continue;
         const ImGuiTabItemFlags flags = select == kTabNames[i] ? ImGuiTabItemFlags_SetSelected : 0;
         // Shown translated; "###name" keeps the tab's identity (and the settings' tab) in every language.
@@ -429,9 +450,9 @@ void App::draw_columns(float height) {
                                   ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_NoSavedSettings;
     if (!ImGui::BeginTable(lesson_column ? "##layout3" : "##layout2", lesson_column ? 3 : 2, flags, ImVec2(0, height)))
         return;
-    if (lesson_column) ImGui::TableSetupColumn("lesson", ImGuiTableColumnFlags_WidthStretch, 0.31f);
-    ImGui::TableSetupColumn("centre", ImGuiTableColumnFlags_WidthStretch, lesson_column ? 0.29f : 0.42f);
-    ImGui::TableSetupColumn("tabs", ImGuiTableColumnFlags_WidthStretch, lesson_column ? 0.40f : 0.58f);
+    if (lesson_column) ImGui::TableSetupColumn("lesson", ImGuiTableColumnFlags_WidthStretch, 0.31f);   // ui-strings: not shown
+    ImGui::TableSetupColumn("centre", ImGuiTableColumnFlags_WidthStretch, lesson_column ? 0.29f : 0.42f);   // ui-strings: not shown
+    ImGui::TableSetupColumn("tabs", ImGuiTableColumnFlags_WidthStretch, lesson_column ? 0.40f : 0.58f);   // ui-strings: not shown
     ImGui::TableNextRow(ImGuiTableRowFlags_None, height);
     if (lesson_column) {
         ImGui::TableNextColumn();
@@ -462,7 +483,7 @@ void App::draw_columns(float height) {
 void App::draw_status_bar() {
     ImGui::Separator();
     if (!engine_thread_.ready()) {
-        ImGui::TextDisabled("engine starting");
+        ImGui::TextDisabled("%s", tr("status.engine_starting").c_str());
     } else {
         DrawGpuStatus(engine_thread_);   // where runs go (gpu_setting.h)
     }
@@ -473,13 +494,14 @@ void App::draw_status_bar() {
         ImGui::TextColored(ImVec4(0.95f, 0.75f, 0.3f, 1.0f), "  |  %s", state_.notice.c_str());
     }
     char frame[64];
-    std::snprintf(frame, sizeof frame, "frame %.1f ms", last_frame_ms_);
+    std::snprintf(frame, sizeof frame, "%s %.1f ms", tr("status.frame").c_str(), last_frame_ms_);
     ImGui::SameLine(ImGui::GetWindowWidth() - ImGui::CalcTextSize(frame).x - ImGui::GetStyle().WindowPadding.x * 2);
     ImGui::TextDisabled("%s", frame);
 }
 
 void App::Frame() {
     poll_worker();
+    UpdateDrillChecks(state_);
     handle_keys();
     const ImGuiViewport* viewport = ImGui::GetMainViewport();
     ImGui::SetNextWindowPos(viewport->WorkPos);
@@ -502,6 +524,7 @@ void App::Render(int framebuffer_width, int framebuffer_height) {
     ServicePendingCapture(state_, framebuffer_width, framebuffer_height);
 }
 
+// ui-strings: off (the latency and frame logs below are measurements for developers and scripts)
 void App::AfterFrame(double frame_ms) {
     last_frame_ms_ = frame_ms;
     const auto now = Clock::now();
@@ -591,6 +614,7 @@ void App::PrintCompileAheadStats(std::FILE* out) const {
                  static_cast<unsigned long long>(a.invalid), static_cast<unsigned long long>(a.dropped), a.queued);
 }
 
+// ui-strings: on
 std::string App::CheckInvariants() const {
     const Lesson* lesson = CurrentLesson(state_);
     if (!lesson) return "lesson index " + std::to_string(state_.lesson_index) + " is out of range";

@@ -25,12 +25,14 @@ struct AppOptions {
     // exercise store's own folder), and a file whose text is typed into the editor at start.
     std::string exercise_dir;
     std::string exercise_text;
+    std::string drill_answer;       // --drill-answer K=VALUE: drill K of the lesson answered and checked at start
+    std::string drill_scores;       // --drill-scores FILE: the drills' scores, when `persist` is off ("" = none)
     bool presenter = false;
     std::string lang;               // "en" / "zh" from --lang; "" = the settings file's, else the locale's
     Clock::time_point launched = Clock::now();
 };
 
-extern const char* const kTabNames[5];   // "Occupancy", "Memory", "Code", "Tiles", "Compare"
+extern const char* const kTabNames[6];   // "Occupancy", "Memory", "Code", "Tiles", "Compare", "Drills"
 
 struct FrameStats {
     int frames = 0, busy_frames = 0, font_frames = 0;

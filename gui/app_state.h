@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 #include "exercise_editor.h"
+#include "tilelab/drills.h"
 #include "tilelab/engine.h"
 #include "tilelab/i18n.h"
 #include "tilelab/lesson.h"
@@ -37,6 +38,19 @@ struct SweepState {             // Compare panel: one- or two-parameter sweep
     std::string param_x, param_y;   // param_y "" = one-parameter sweep
     bool running = false;
     std::vector<std::shared_ptr<const RunResult>> results;
+};
+
+// One drill of the Drills tab (gui/panel_drills.cpp): what the user entered, the check in flight
+// (a sweep of the engine thread) and its outcome.
+struct DrillView {
+    std::string input;          // a number drill's text field
+    int choice = -1;            // a choice drill's radio button
+    bool checking = false;
+    uint64_t generation = 0;    // the engine thread's sweep that evaluates it
+    DrillAnswer answer;         // what was checked
+    int outcome = -1;           // -1 not checked, 0 wrong, 1 right
+    std::string shown;          // the engine's answer, as the user reads it
+    std::string note;           // why it could not be checked (needs a GPU, a failed compile ...)
 };
 
 struct AppState {
@@ -75,7 +89,7 @@ struct AppState {
     bool presenter_mode = false;
     bool fullscreen = false;
     bool show_lesson = true, show_params = true, show_results = true, show_occupancy = true;
-    bool show_memory = true, show_code = true, show_tiles = true, show_compare = true;
+    bool show_memory = true, show_code = true, show_tiles = true, show_compare = true, show_drills = true;
     int model_target_index = 0;     // preset chosen in model mode
     std::string active_tab = "Occupancy";   // right-hand tab shown (Occupancy/Memory/Code/Tiles/Compare)
     std::string select_tab;                 // set to switch tabs programmatically on the next frame
@@ -113,6 +127,12 @@ struct AppState {
     std::string code_view = "Kernel";
     std::string select_code_view;           // set to switch on the next frame
     ExerciseEditorState exercise;
+
+    // Drills tab: the view of each drill by "lesson id/drill id", and the scores kept between runs
+    // in DrillScores::default_path() (drill_scores_path "" = not saved: headless runs).
+    std::map<std::string, DrillView> drill_views;
+    DrillScores drill_scores;
+    std::string drill_scores_path;
 
     // The only way to the engine: the engine thread owns every call that queries, changes or runs it.
     EngineThread* engine_thread = nullptr;   // owned by main

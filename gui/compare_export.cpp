@@ -7,6 +7,7 @@
 #include <imgui.h>
 #include "tilelab/result_json.h"
 #include "gl_util.h"
+#include "tilelab/i18n.h"
 #include "tilelab/input_policy.h"
 #include "tilelab/safe_file.h"
 
@@ -78,7 +79,7 @@ std::string ResultsToJson(const ResultList& results) {
 std::string WriteTextFile(const std::string& path, const std::string& text) {
     std::string error;
     if (write_file_atomic(path, text, error)) return "";
-    return "Not saved: " + error + ".";
+    return trf("export.not_saved", error);
 }
 
 void RequestCapture(AppState& state, const std::string& path, float min_x, float min_y, float max_x, float max_y) {
@@ -100,7 +101,7 @@ void ServicePendingCapture(AppState& state, int framebuffer_width, int framebuff
     const int x1 = std::clamp(int(state.capture_max_x * scale.x + 0.5f), 0, framebuffer_width);
     const int y1 = std::clamp(int(state.capture_max_y * scale.y + 0.5f), 0, framebuffer_height);
     if (x1 <= x0 || y1 <= y0) {
-        state.export_message = "Nothing to save: the plot is not on screen.";
+        state.export_message = tr("export.nothing_to_save");
         return;
     }
     const std::vector<uint8_t> frame = ReadPixelsRgba(framebuffer_width, framebuffer_height);
@@ -116,12 +117,11 @@ void ServicePendingCapture(AppState& state, int framebuffer_width, int framebuff
         static_cast<std::string*>(context)->append(static_cast<const char*>(data), size_t(size));
     };
     if (!stbi_write_png_to_func(append, &png, w, h, 4, region.data(), w * 4))
-        state.export_message = "Not saved: the PNG for " + shortened_path(state.capture_path) + " could not be encoded.";
+        state.export_message = trf("export.png_not_encoded", shortened_path(state.capture_path));
     else if (!write_file_atomic(state.capture_path, png, error))
-        state.export_message = "Not saved: " + error + ".";
+        state.export_message = trf("export.not_saved", error);
     else
-        state.export_message = "Saved the plot to " + state.capture_path + " (" + std::to_string(w) + "×" +
-                               std::to_string(h) + ").";
+        state.export_message = trf("export.saved_plot", state.capture_path, w, h);
 }
 
 }  // namespace tilelab::gui

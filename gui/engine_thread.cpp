@@ -1,4 +1,5 @@
 #include "engine_thread.h"
+#include "tilelab/i18n.h"
 #include "engine_thread_detail.h"
 #include <algorithm>
 #include <exception>
@@ -16,14 +17,14 @@ constexpr std::chrono::milliseconds kCeilingsAfterQuiet(1000);
 
 const char* to_string(EngineActivity a) {
     switch (a) {
-    case EngineActivity::Starting: return "starting the engine";
-    case EngineActivity::Idle: return "idle";
-    case EngineActivity::Debouncing: return "waiting for the slider to settle";
-    case EngineActivity::Analyzing: return "compiling and analysing";
-    case EngineActivity::RunningQuick: return "quick run on the GPU";
-    case EngineActivity::Running: return "running on the GPU";
-    case EngineActivity::Sweeping: return "running the sweep";
-    case EngineActivity::MeasuringCeilings: return "measuring the card's ceilings";
+    case EngineActivity::Starting: return tr("activity.starting").c_str();
+    case EngineActivity::Idle: return tr("activity.idle").c_str();
+    case EngineActivity::Debouncing: return tr("activity.debouncing").c_str();
+    case EngineActivity::Analyzing: return tr("activity.analyzing").c_str();
+    case EngineActivity::RunningQuick: return tr("activity.running_quick").c_str();
+    case EngineActivity::Running: return tr("activity.running").c_str();
+    case EngineActivity::Sweeping: return tr("activity.sweeping").c_str();
+    case EngineActivity::MeasuringCeilings: return tr("activity.measuring_ceilings").c_str();
     }
     return "?";
 }

@@ -1,4 +1,5 @@
 #include "exercise_editor.h"
+#include "tilelab/i18n.h"
 #include <algorithm>
 #include "actions.h"
 #include "app_state.h"
@@ -17,7 +18,7 @@ bool save_now(AppState& state, const Exercise& ex) {
     ExerciseEditorState& e = state.exercise;
     if (e.dir.empty()) {
         e.saved = false;
-        e.note = "Not saved: no folder for exercises (set XDG_DATA_HOME or HOME). Your text is kept while the app runs.";
+        e.note = tr("exercise.note_no_folder");
         e.note_is_error = true;
         e.unsaved_by_lesson[e.lesson_id] = e.text;
         return false;
@@ -25,7 +26,7 @@ bool save_now(AppState& state, const Exercise& ex) {
     std::string error;
     if (!ExerciseStore(e.dir).save(ex, e.text, error)) {
         e.saved = false;
-        e.note = "Not saved (" + error + "). Your text is kept; the next change tries again.";
+        e.note = trf("exercise.note_not_saved", error);
         e.note_is_error = true;
         e.unsaved_by_lesson[e.lesson_id] = e.text;
         return false;
@@ -65,7 +66,7 @@ void set_text(AppState& state, const Exercise& ex, std::string text) {
 const Exercise* CurrentExercise(const AppState& state, std::string* why) {
     const Lesson* lesson = CurrentLesson(state);
     if (!lesson) {
-        if (why) *why = "No lesson is open.";
+        if (why) *why = tr("exercise.no_lesson_open");
         return nullptr;
     }
     const Exercise* ex = find_exercise(lesson->id);
@@ -86,7 +87,7 @@ bool ExerciseEnsureLoaded(AppState& state) {
     if (const auto it = e.unsaved_by_lesson.find(e.lesson_id); it != e.unsaved_by_lesson.end()) {
         e.text = it->second;   // a save failed earlier: the text typed then, not the file
         e.saved = false;
-        e.note = "This text was never saved: the last save failed.";
+        e.note = tr("exercise.note_never_saved");
         e.note_is_error = true;
     } else if (e.dir.empty()) {
         e.text = ex->skeleton;
@@ -151,7 +152,7 @@ bool ExerciseReset(AppState& state) {
     if (!ex) return false;
     std::string backup, error;
     if (!e.dir.empty() && !ExerciseStore(e.dir).reset(*ex, backup, error)) {
-        e.note = "Not reset: " + error;
+        e.note = trf("exercise.note_not_reset", error);
         e.note_is_error = true;
         return false;
     }
@@ -162,7 +163,7 @@ bool ExerciseReset(AppState& state) {
     e.redo.clear();
     e.last_snapshot = {};
     set_text(state, *ex, ex->skeleton);
-    if (!e.note_is_error) e.note = backup.empty() ? "Reset to the starting file." : "Reset to the starting file; your file was kept as " + backup;
+    if (!e.note_is_error) e.note = backup.empty() ? tr("exercise.note_reset") : trf("exercise.note_reset_backup", backup);
     return true;
 }
 

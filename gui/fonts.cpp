@@ -1,6 +1,8 @@
 #include "fonts.h"
 #include <backends/imgui_impl_opengl3.h>
 #include <fontconfig/fontconfig.h>
+#include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -10,6 +12,7 @@
 #include <string>
 #include <vector>
 #include "font_check.h"
+#include "tilelab/drills.h"
 #include "tilelab/i18n.h"
 #include "tilelab/input_policy.h"
 #include "tilelab/lesson.h"
@@ -68,7 +71,7 @@ std::set<std::string> g_reported;
 
 void report_once(const std::string& path, const std::string& why) {
     if (!g_reported.insert(path).second) return;
-    std::fprintf(stderr, "tilelab: font %s passed over: %s\n", shortened_path(path).c_str(), why.c_str());
+    std::fprintf(stderr, "tilelab: %s\n", trf("fonts.passed_over", shortened_path(path), why).c_str());
 }
 
 // Candidates in order: TILELAB_FONT_DIR (a folder holding e.g. DejaVuSans.ttf; machines without
@@ -132,6 +135,7 @@ struct CjkRanges {
     ImVector<ImWchar> used;     // every character ChineseTextInUse() holds, Latin included
     ImVector<ImWchar> common;   // used + ImGui's ~2500 common simplified characters
     ImVector<ImWchar> headline; // the big headline font: numbers and the occupancy limiters' names
+    ImVector<ImWchar> heading;  // h1..h3: what ChineseHeadingText() holds
 };
 CjkRanges g_cjk_ranges;
 
@@ -150,6 +154,10 @@ void build_cjk_ranges() {
         headline.AddText(tr(std::string("quantity.") + limiter, Language::Chinese).c_str());
     headline.AddText("和-");
     headline.BuildRanges(&g_cjk_ranges.headline);
+    const std::string heading_text = ChineseHeadingText();
+    ImFontGlyphRangesBuilder heading;
+    heading.AddText(heading_text.c_str(), heading_text.c_str() + heading_text.size());
+    heading.BuildRanges(&g_cjk_ranges.heading);
 }
 
 // ---- the box drawn for a missing character, and counting it ------------------------------------
@@ -188,6 +196,22 @@ void paint_box_and_use_it(ImFontAtlas* atlas) {
     }
 }
 
+// Gives `to` every glyph of `from` that it lacks (the merged Chinese characters, mostly), drawn
+// from the same atlas pixels: scaled by the two fonts' size ratio and placed on `to`'s baseline.
+// Bold and italic share the body's size exactly; mono (0.92 of it) draws the body's bitmaps
+// slightly smaller, which costs a little sharpness in the code views and nothing in the atlas.
+void share_cjk_glyphs(const ImFont* from, ImFont* to) {
+    if (!from || !to || from == to) return;
+    const float s = to->FontSize / from->FontSize;
+    const float from_base = std::floor(from->Ascent + 0.5f), to_base = std::floor(to->Ascent + 0.5f);
+    for (const ImFontGlyph& g : from->Glyphs) {
+        if (to->FindGlyphNoFallback(ImWchar(g.Codepoint))) continue;
+        to->AddGlyph(nullptr, ImWchar(g.Codepoint), g.X0 * s, (g.Y0 - from_base) * s + to_base, g.X1 * s,
+                     (g.Y1 - from_base) * s + to_base, g.U0, g.V0, g.U1, g.V1, g.AdvanceX * s);
+    }
+    to->BuildLookupTable();
+}
+
 void add_default_fonts(ImFontAtlas* atlas, Fonts& f, float scale) {
     // ImGui's built-in font is a 13 px bitmap; scale it as a whole instead.
     ImFontConfig cfg;
@@ -209,6 +233,29 @@ std::string ChineseTextInUse() {
     for (const auto& [id, markdown] : chinese_lesson_texts()) text += markdown;
     for (const Variant& v : all_variants())
         for (const ParamSpec& p : v.params) text += p.label_zh + p.help_zh;
+    for (const Lesson& l : all_lessons(Language::Chinese))   // the drills' questions, choices, explanations
+        for (const Drill& d : lesson_drills(l.id, Language::Chinese)) {
+            text += d.question + d.explanation;
+            for (const DrillChoice& c : d.choices) text += c.label;
+        }
+    return text;
+}
+
+std::string ChineseHeadingText() {
+    std::string text;
+    for (const auto& [key, value] : string_table(Language::Chinese))
+        if (key.size() > 6 && (key.compare(key.size() - 6, 6, ".title") == 0 || key.rfind("heading.", 0) == 0))
+            text += value;
+    for (const auto& [id, markdown] : chinese_lesson_texts()) {
+        size_t at = 0;
+        while (at < markdown.size()) {
+            size_t end = markdown.find('\n', at);
+            if (end == std::string::npos) end = markdown.size();
+            size_t first = markdown.find_first_not_of(" \t", at);
+            if (first < end && markdown[first] == '#') text.append(markdown, first, end - first);
+            at = end + 1;
+        }
+    }
     return text;
 }
 
@@ -247,8 +294,13 @@ void add_roles(ImFontAtlas* atlas, Fonts& f, const FontFiles& files, float scale
     const float body_px = 18.0f * scale;
     const bool cjk = !files.cjk.bytes.empty();
     atlas->TexDesiredWidth = cjk ? kMaxAtlasPx : 0;
+    // The texture as tall as the glyphs need, not rounded up to a power of two: at 4096 px wide a
+    // rounded height is up to twice the pixels to convert and upload (OpenGL 3.3 takes any size).
+    atlas->Flags |= ImFontAtlasFlags_NoPowerOfTwoHeight;
     const ImWchar* body_cjk = tier == 0 ? g_cjk_ranges.common.Data : g_cjk_ranges.used.Data;
-    const ImWchar* used_cjk = g_cjk_ranges.used.Data;
+    // Headings are a few hundred characters of the lessons' headings and the titles; rasterised at
+    // three large sizes, every character in use would be most of the atlas.
+    const ImWchar* heading_cjk = tier == 0 ? g_cjk_ranges.heading.Data : g_cjk_ranges.used.Data;
     auto role = [&](const FontFile& file, float px, bool large, const ImWchar* cjk_ranges) {
         ImFont* font = load(atlas, file, px, large);
         if (font && cjk && cjk_ranges) merge_cjk(atlas, files.cjk, px, cjk_ranges);
@@ -257,12 +309,14 @@ void add_roles(ImFontAtlas* atlas, Fonts& f, const FontFiles& files, float scale
     // The first font added is ImGui's default: body text.
     f.body = role(files.sans, body_px, false, body_cjk);
     if (!f.body) return;
-    f.bold = role(heading, body_px, false, used_cjk);
-    f.italic = role(files.italic.bytes.empty() ? files.sans : files.italic, body_px, false, used_cjk);
-    f.mono = role(files.mono.bytes.empty() ? files.sans : files.mono, body_px * 0.92f, false, used_cjk);
-    f.h1 = role(heading, body_px * 1.55f, true, used_cjk);
-    f.h2 = role(heading, body_px * 1.3f, true, used_cjk);
-    f.h3 = role(heading, body_px * 1.12f, true, used_cjk);
+    // Bold, italic and mono take the body's Chinese glyphs after the build (share_cjk_glyphs):
+    // WenQuanYi has no bold or italic, so rasterising them again would draw the same bitmaps.
+    f.bold = role(heading, body_px, false, nullptr);
+    f.italic = role(files.italic.bytes.empty() ? files.sans : files.italic, body_px, false, nullptr);
+    f.mono = role(files.mono.bytes.empty() ? files.sans : files.mono, body_px * 0.92f, false, nullptr);
+    f.h1 = role(heading, body_px * 1.55f, true, heading_cjk);
+    f.h2 = role(heading, body_px * 1.3f, true, heading_cjk);
+    f.h3 = role(heading, body_px * 1.12f, true, heading_cjk);
     f.big = role(heading, body_px * 2.2f, true, g_cjk_ranges.headline.Data);   // numbers, limiter names
     g_box_rect = atlas->AddCustomRectRegular(kBoxW, kBoxH);
 }
@@ -286,15 +340,20 @@ void BuildFonts(float scale, bool chinese) {
     Fonts f;
     f.scale = scale;
     FontFiles files;
+    const auto files_start = std::chrono::steady_clock::now();
     files.sans = find_font("DejaVu Sans", kSans);
     files.bold = find_font("DejaVu Sans:style=Bold", kBold);
     files.italic = find_font("DejaVu Sans:style=Oblique", kItalic);
     files.mono = find_font("DejaVu Sans Mono", kMono);
-    if (chinese && !files.sans.bytes.empty()) {
+    if (chinese && !files.sans.bytes.empty())
         files.cjk = find_font("WenQuanYi Micro Hei", kCjk, 0x4E2D /* 中 */);
+    f.files_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - files_start).count();
+    if (chinese && !files.sans.bytes.empty()) {
         if (files.cjk.bytes.empty() && g_reported.insert("(cjk)").second)
-            std::fprintf(stderr, "tilelab: no Chinese font found (install fonts-wqy-microhei); the interface stays in English\n");
+            std::fprintf(stderr, "tilelab: %s\n", tr("notice.no_chinese_font", Language::English).c_str());
+        const auto t0 = std::chrono::steady_clock::now();
         if (!files.cjk.bytes.empty()) build_cjk_ranges();
+        f.collect_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     }
 
     bool built = false;
@@ -302,13 +361,18 @@ void BuildFonts(float scale, bool chinese) {
         // Tier 0, then tier 1 when the atlas would pass 4096 px (large presenter sizes), then no CJK.
         for (int tier = 0; tier < 2 && !built; ++tier) {
             add_roles(atlas, f, files, scale, tier);
-            built = atlas->Build() && atlas->TexHeight <= kMaxAtlasPx && atlas->TexWidth <= kMaxAtlasPx;
+            const auto t0 = std::chrono::steady_clock::now();
+            built = atlas->Build();
+            if (built && !files.cjk.bytes.empty())
+                for (ImFont* to : {f.bold, f.italic, f.mono}) share_cjk_glyphs(f.body, to);
+            f.rasterize_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+            built = built && atlas->TexHeight <= kMaxAtlasPx && atlas->TexWidth <= kMaxAtlasPx;
             f.cjk_glyph_tier = tier;
             if (files.cjk.bytes.empty()) break;
         }
         if (!built && !files.cjk.bytes.empty()) {
             if (g_reported.insert("(cjk-size)").second)
-                std::fprintf(stderr, "tilelab: the Chinese glyphs do not fit a 4096×4096 atlas at this text size; English is used\n");
+                std::fprintf(stderr, "tilelab: %s\n", tr("fonts.cjk_does_not_fit", Language::English).c_str());
             files.cjk = {};
             add_roles(atlas, f, files, scale, 0);
             built = atlas->Build();
@@ -316,12 +380,12 @@ void BuildFonts(float scale, bool chinese) {
         f.system_fonts = built;
         f.chinese = built && !files.cjk.bytes.empty();
     } else if (g_reported.insert("(built-in)").second) {
-        std::fprintf(stderr, "tilelab: no usable DejaVu or Noto font found; using ImGui's built-in font\n");
+        std::fprintf(stderr, "tilelab: %s\n", tr("fonts.no_usable_font").c_str());
     }
     if (!built) {
         // Checked fonts should build; if one still does not, the built-in font always does.
         if (!files.sans.bytes.empty())
-            std::fprintf(stderr, "tilelab: the font atlas could not be built; using ImGui's built-in font\n");
+            std::fprintf(stderr, "tilelab: %s\n", tr("fonts.atlas_failed").c_str());
         atlas->Clear();
         f = Fonts{};
         f.scale = scale;
@@ -330,10 +394,21 @@ void BuildFonts(float scale, bool chinese) {
         atlas->Build();
     }
     paint_box_and_use_it(atlas);
+    for (const ImFont* font : atlas->Fonts) f.glyphs += font->Glyphs.Size;
     g_fonts = f;
 }
 
 void RebuildFontTexture() {
+    // The renderer's first NewFrame creates its device objects, and with them the font texture
+    // again (a second conversion and upload of the whole atlas at start-up). Create them here the
+    // first time instead, once per renderer (its backend data changes with every Init).
+    static const void* renderer_with_objects = nullptr;
+    const void* renderer = ImGui::GetIO().BackendRendererUserData;
+    if (renderer && renderer != renderer_with_objects) {
+        renderer_with_objects = renderer;
+        ImGui_ImplOpenGL3_CreateDeviceObjects();   // the shader, buffers and the font texture
+        return;
+    }
     ImGui_ImplOpenGL3_DestroyFontsTexture();
     ImGui_ImplOpenGL3_CreateFontsTexture();
 }

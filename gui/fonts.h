@@ -20,6 +20,10 @@ struct Fonts {
     float scale = 1.0f;         // the scale they were built for
     bool system_fonts = false;  // false: ImGui's default font at every role
     bool chinese = false;       // a CJK font is merged into every role (see BuildFonts)
+    // Where the last build's time went (--log-latency): finding and checking the font files,
+    // collecting the Chinese characters in use, laying out and rasterising the atlas.
+    double files_ms = 0, collect_ms = 0, rasterize_ms = 0;
+    int glyphs = 0;             // glyphs rasterised into the atlas, every role together
     int cjk_glyph_tier = 0;     // 0: body with ImGui's common Chinese set + every character used; 1: every
                                 // role with only the characters used (a larger scale would pass 4096 px)
 };
@@ -27,6 +31,11 @@ struct Fonts {
 // Every character the Chinese interface can show that is known before it is drawn: the zh string
 // table, every lesson.zh.md, the parameters' Chinese labels and help.
 std::string ChineseTextInUse();
+
+// What the heading fonts (h1..h3) need in Chinese: every heading line of every lesson.zh.md and the
+// string table's titles (keys ending in ".title" or starting with "heading."); a text drawn in a
+// heading font must be one of these (the walk counts any character that is not).
+std::string ChineseHeadingText();
 
 // The current set (valid after BuildFonts).
 const Fonts& AppFonts();

@@ -6,6 +6,7 @@
 #include <cstring>
 #include "tilelab/safe_file.h"
 #include "ui_common.h"
+#include "tilelab/i18n.h"
 
 namespace tilelab::gui {
 namespace {
@@ -40,12 +41,12 @@ GpuLocation draft_location(const GpuSettingDraft& d) {
 void apply(const GpuLocation& where, GpuSettingDraft& draft, EngineThread& engine, const std::string& path,
            std::string& notice) {
     if (const std::string p = where.problem(); !p.empty()) {
-        notice = "GPU setting: " + p;
+        notice = trf("gpu.setting_problem", p);
         return;
     }
     engine.reconnect(where);
     std::string error;
-    if (!path.empty() && !SaveGpuSetting(path, where, error)) notice = "GPU setting not saved: " + error;
+    if (!path.empty() && !SaveGpuSetting(path, where, error)) notice = trf("gpu.setting_not_saved", error);
     draft.loaded = false;
 }
 
@@ -59,13 +60,13 @@ GpuLocation LoadGpuSetting(const std::string& settings_path, std::string& notice
     for (const char* key : {"gpu_host", "gpu_command"}) {
         if (!j.contains(key)) continue;
         if (!j.at(key).is_string()) {
-            notice = std::string("settings: \"") + key + "\" is not text; using this computer's GPU";
+            notice = trf("gpu.setting_not_text", key);
             return GpuLocation{};
         }
         (std::strcmp(key, "gpu_host") == 0 ? where.host : where.command) = j.at(key).get<std::string>();
     }
     if (const std::string p = where.problem(); !p.empty()) {
-        notice = "settings: the GPU setting is not usable (" + p + "); using this computer's GPU";
+        notice = trf("gpu.setting_not_usable", p);
         return GpuLocation{};
     }
     return where;
@@ -80,7 +81,7 @@ bool SaveGpuSetting(const std::string& settings_path, const GpuLocation& where, 
 }
 
 void DrawGpuMenu(GpuSettingDraft& draft, EngineThread& engine, const std::string& settings_path, std::string& notice) {
-    if (!ImGui::BeginMenu("GPU")) return;
+    if (!ImGui::BeginMenu("GPU")) return;   // the same word in both languages
     if (!draft.loaded) {
         std::string ignored;
         const GpuLocation now = engine.location();
@@ -88,22 +89,20 @@ void DrawGpuMenu(GpuSettingDraft& draft, EngineThread& engine, const std::string
         std::snprintf(draft.command, sizeof draft.command, "%s", now.command.c_str());
         draft.loaded = true;
     }
-    ImGui::TextDisabled("Where runs go. Compiling stays on this computer.");
+    ImGui::TextDisabled("%s", tr("gpu.where_runs_go").c_str());
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 18);
-    ImGui::InputTextWithHint("GPU host", "[user@]host", draft.host, sizeof draft.host);
+    ImGui::InputTextWithHint((tr("gpu.host") + "###gpu_host").c_str(), tr("gpu.host_hint").c_str(), draft.host, sizeof draft.host);
     if (ImGui::IsItemHovered())
-        WrappedTooltip("Runs go to this machine through ssh, with your own keys and ~/.ssh/config (no password prompt): "
-                       "ssh -T -o BatchMode=yes HOST tilelab-gpu-worker --stdio. See docs/teaching_server.md.");
+        WrappedTooltip(tr("gpu.host_help").c_str());
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 18);
-    ImGui::InputTextWithHint("GPU command", "srun --gres=gpu:1 tilelab-gpu-worker --stdio", draft.command,
+    ImGui::InputTextWithHint((tr("gpu.command") + "###gpu_command").c_str(), "srun --gres=gpu:1 tilelab-gpu-worker --stdio", draft.command,
                              sizeof draft.command);
     if (ImGui::IsItemHovered())
-        WrappedTooltip("Instead of a host: any launcher, run by sh -c, that starts tilelab-gpu-worker --stdio "
-                       "(Slurm's srun, docker exec -i NAME, ssh with options of its own).");
-    if (ImGui::MenuItem("Connect")) apply(draft_location(draft), draft, engine, settings_path, notice);
-    if (ImGui::MenuItem("Use this computer's GPU")) apply(GpuLocation{}, draft, engine, settings_path, notice);
+        WrappedTooltip(tr("gpu.command_help").c_str());
+    if (ImGui::MenuItem(tr("gpu.connect").c_str())) apply(draft_location(draft), draft, engine, settings_path, notice);
+    if (ImGui::MenuItem(tr("gpu.use_this_computer").c_str())) apply(GpuLocation{}, draft, engine, settings_path, notice);
     const DeviceStatus d = engine.device();
-    if (ImGui::MenuItem("Reconnect", nullptr, false, engine.location().remote())) engine.reconnect(engine.location());
+    if (ImGui::MenuItem(tr("gpu.reconnect").c_str(), nullptr, false, engine.location().remote())) engine.reconnect(engine.location());
     if (!d.gpu && !d.reason.empty()) ImGui::TextDisabled("%s", d.reason.c_str());
     ImGui::EndMenu();
 }
@@ -112,27 +111,26 @@ void DrawGpuStatus(EngineThread& engine) {
     const DeviceStatus device = engine.device();
     const Target target = engine.target();
     if (engine.reconnecting()) {
-        ImGui::TextDisabled("GPU: connecting...");
+        ImGui::TextDisabled("%s", tr("gpu.connecting").c_str());
         return;
     }
     if (device.gpu) {
-        const std::string where = device.where.empty() ? "" : " on " + device.where;
-        ImGui::TextColored(StatusColorVec(true), "GPU: %s (%s)%s", device.name.c_str(), target.arch_name().c_str(),
-                           where.c_str());
+        const std::string where = device.where.empty() ? "" : trf("gpu.on_host", device.where);
+        ImGui::TextColored(StatusColorVec(true), "%s", trf("gpu.status_gpu", device.name, target.arch_name(), where).c_str());
         if (const std::string note = engine.gpu_note(); note.rfind("waiting", 0) == 0) {
             ImGui::SameLine();
             ImGui::TextColored(ImVec4(0.95f, 0.75f, 0.3f, 1.0f), "  %s", note.c_str());
         }
         return;
     }
-    ImGui::TextDisabled("Model mode: %s (%s)", target.name.c_str(), target.arch_name().c_str());
+    ImGui::TextDisabled("%s", trf("gpu.status_model", target.name, target.arch_name()).c_str());
     if (!device.where.empty() || device.unreachable) {
         ImGui::SameLine();
         ImGui::TextColored(ImVec4(0.95f, 0.75f, 0.3f, 1.0f), " %s", device.reason.c_str());
         if (ImGui::IsItemHovered()) WrappedTooltip(device.reason.c_str());
         if (device.unreachable) {
             ImGui::SameLine();
-            if (ImGui::SmallButton("Reconnect")) engine.reconnect(engine.location());
+            if (ImGui::SmallButton(tr("gpu.reconnect").c_str())) engine.reconnect(engine.location());
         }
     }
 }

@@ -7,6 +7,7 @@
 #include "analysis_common.h"
 #include "fonts.h"
 #include "ui_common.h"
+#include "tilelab/i18n.h"
 
 namespace tilelab::gui {
 
@@ -63,10 +64,10 @@ std::string HardwareMissingReason(const RunResult& r) {
     if (!r.measured && !r.no_gpu_reason.empty()) return hardware_reason(hardware_status::no_gpu);
     if (h.status != hardware_status::skipped)
         return h.reason.empty() ? hardware_reason(h.status) : h.reason;
-    if (r.phase == Phase::analysed) return "Hardware counters: read after the timed runs on the GPU, which follow.";
-    if (r.phase == Phase::quick) return "Hardware counters: the full run after the drag reads them (a drag skips them).";
-    if (!r.ok) return "Hardware counters: none, the run did not finish.";
-    return "Hardware counters are off: turn them on in the Run menu (each full run then replays the kernel twice or so).";
+    if (r.phase == Phase::analysed) return tr("hardware.after_timed_runs");
+    if (r.phase == Phase::quick) return tr("hardware.after_drag");
+    if (!r.ok) return tr("hardware.run_did_not_finish");
+    return tr("hardware.off");
 }
 
 void DrawHardwareTable(const RunResult& r) {
@@ -79,16 +80,16 @@ void DrawHardwareTable(const RunResult& r) {
     const auto requests = [](double elements) { return FormatCount(elements / 32) + " req"; };
 
     std::vector<LevelRow> rows;
-    rows.push_back({"DRAM read", "Bytes read from device memory: what missed in L2. At least the compulsory bytes.", "", "",
+    rows.push_back({tr("hardware.dram_read").c_str(), tr("hardware.dram_read_help").c_str(), "", "",
                     bytes(hw(kDramRead)), "", ""});
-    rows.push_back({"DRAM write", "Bytes written back to device memory during the kernel (L2 write-backs).", "", "",
+    rows.push_back({tr("hardware.dram_write").c_str(), tr("hardware.dram_write_help").c_str(), "", "",
                     bytes(hw(kDramWrite)), "", ""});
-    rows.push_back({"L2", "Bytes through the L2 slices: every request that missed in L1.", "", "",
+    rows.push_back({"L2", tr("hardware.l2_help").c_str(), "", "",
                     bytes(hw("lts__t_bytes.sum")), "", ""});
-    rows.push_back({"L1 global loads", "Bytes of global loads the SMs asked of L1 (model and counted: loads \xc3\x97 4 B).",
+    rows.push_back({tr("hardware.l1_loads").c_str(), tr("hardware.l1_loads_help").c_str(),
                     format_bytes(4 * m.total.global_loads), counted ? format_bytes(4 * r.counted->global_loads) : "",
                     bytes(hw("l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum")), "", ""});
-    rows.push_back({"L1 global stores", "Bytes of global stores through L1 (model and counted: stores \xc3\x97 4 B).",
+    rows.push_back({tr("hardware.l1_stores").c_str(), tr("hardware.l1_stores_help").c_str(),
                     format_bytes(4 * m.total.global_stores), counted ? format_bytes(4 * r.counted->global_stores) : "",
                     bytes(hw("l1tex__t_bytes_pipe_lsu_mem_global_op_st.sum")), "", ""});
     for (const bool load : {true, false}) {
@@ -97,23 +98,19 @@ void DrawHardwareTable(const RunResult& r) {
         const auto waves = hw((std::string("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_") + op + ".sum").c_str());
         const auto conflicts = hw((std::string("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_") + op + ".sum").c_str());
         const double model_elems = load ? m.total.shared_loads : m.total.shared_stores;
-        LevelRow row{load ? "shared loads" : "shared stores",
-                     "Warp-wide shared-memory requests (model and counted: accesses \xc3\x97 32 lanes). Ways = "
-                     "wavefronts per request: 1 without bank conflicts, up to 32.",
+        LevelRow row{tr(load ? "memory.shared_loads" : "memory.shared_stores").c_str(), tr("hardware.shared_help").c_str(),
                      model_elems > 0 ? requests(model_elems) : "",
                      counted && model_elems > 0 ? requests(load ? r.counted->shared_loads : r.counted->shared_stores) : "",
                      instr ? FormatCount(*instr) + " req" : "", instr && waves ? Ways(*waves, *instr) : "", "", true};
         if (instr && waves && conflicts)
-            row.hardware_tip = format_count(*instr) + " requests, " + format_count(*waves) + " wavefronts, " + format_count(*conflicts) +
-                               " bank conflicts";
+            row.hardware_tip = trf("hardware.shared_tip", format_count(*instr), format_count(*waves), format_count(*conflicts));
         rows.push_back(row);
     }
 
-    ImGui::TextUnformatted("By level: model, counted, hardware");
-    HelpMarker("Model and counted are what the kernel asks for (every access, 4 bytes each); hardware is what "
-               "CUPTI's counters saw on one replayed launch, L2 emptied first, read after the timed runs. The "
-               "counter names are Nsight Compute's (hover a value).");
-    if (BeginDataTable("levels", {{"level", 1.3f}, {"model"}, {"counted"}, {"hardware"}, {"ways", 0, 3.5f}})) {
+    ImGui::TextUnformatted(tr("hardware.by_level").c_str());
+    HelpMarker(tr("hardware.by_level_help").c_str());
+    if (BeginDataTable("##levels", {{tr("hardware.col_level").c_str(), 1.3f}, {tr("hardware.col_model").c_str()}, {tr("hardware.col_counted").c_str()},
+                                  {tr("hardware.col_hardware").c_str()}, {tr("banks.col_ways").c_str(), 0, 3.5f}})) {
         for (const LevelRow& row : rows) {
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
@@ -124,7 +121,7 @@ void DrawHardwareTable(const RunResult& r) {
             Cell(row.counted);
             if (!have) {
                 ImGui::TableNextColumn();
-                ImGui::TextDisabled("%s", r.measured || r.phase != Phase::full ? "\xe2\x80\x94" : kNoGpu);
+                ImGui::TextDisabled("%s", r.measured || r.phase != Phase::full ? "\xe2\x80\x94" : NoGpu());
             } else {
                 Cell(row.hardware, row.hardware_tip.c_str());
             }

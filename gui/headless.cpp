@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 #include "actions.h"
+#include "panels.h"
 #include "gl_util.h"
 #include "tilelab/input_policy.h"
 #include "tilelab/safe_file.h"
@@ -602,6 +603,19 @@ int RunHeadless(const HeadlessOptions& options) {
             rc = measure_drag(app, driver, options.drag, options.drag_values, options.timeout_s);
         if (rc == 0 && options.run_measured) rc = run_measured_answers(app, driver, options.timeout_s);
         if (rc == 0 && !options.app.exercise_text.empty()) rc = wait_for_exercise(app, driver, options.timeout_s);
+        if (rc == 0 && (!options.app.drill_answer.empty() || !options.app.drill_scores.empty())) {
+            rc = driver.until([&] { return !DrillsChecking(app.state()); }, options.timeout_s);
+            if (const Lesson* lesson = CurrentLesson(app.state())) {
+                int right = 0, counted = 0;
+                DrillScore(app.state(), *lesson, right, counted);
+                std::fprintf(stderr, "drill-score: %s %d/%d\n", lesson->id.c_str(), right, counted);  // ui-strings: not shown
+            }
+            for (const auto& [key, v] : app.state().drill_views)
+                if (v.outcome >= 0 || !v.note.empty())
+                    std::fprintf(stderr, "drill: %s: %s\n", key.c_str(),  // ui-strings: not shown
+                                 v.outcome < 0 ? one_line(v.note).c_str()
+                                               : (std::string(v.outcome == 1 ? "right" : "wrong") + ", the answer here: " + v.shown).c_str());  // ui-strings: not shown
+        }
     }
     // A few more frames: tabs switched by flag and auto-sized items settle on the second frame.
     for (int i = 0; i < 3 && rc != 2; ++i)

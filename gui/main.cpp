@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <string_view>
 #include <thread>
 #include "app.h"
 #include "gl_util.h"
@@ -18,6 +19,7 @@
 #include "headless.h"
 #include "settings.h"
 #include "tilelab/cli_flags.h"
+#include "tilelab/i18n.h"
 #include "tilelab/input_policy.h"
 
 namespace {
@@ -135,7 +137,7 @@ int parse_flags(CLI::App& cli, int argc, char** argv) {
         tilelab::refuse_empty_values(&cli);
     } catch (const CLI::ParseError& e) {
         if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return cli.exit(e);   // --help
-        std::fprintf(stderr, "tilelab: %s (run with --help for usage)\n", tilelab::one_line(e.what()).c_str());
+        std::fprintf(stderr, "tilelab: %s\n", tilelab::trf("cli.parse_error", tilelab::one_line(e.what())).c_str());
         return tilelab::kExitInvalidInput;
     } catch (const tilelab::InputError& e) {
         std::fprintf(stderr, "tilelab: %s\n", tilelab::one_line(e.what()).c_str());
@@ -148,53 +150,61 @@ int parse_flags(CLI::App& cli, int argc, char** argv) {
 
 int main(int argc, char** argv) {
     const auto launched = Clock::now();
-    CLI::App cli{"TileLab: learn GPU tiling by dragging the parameters of real kernels.", "tilelab"};
-    cli.footer("Exit codes: 0 ok, 1 something failed (no display or GL device, an output not written, a timeout), "
-               "2 invalid input.");
+    // --lang (else the locale) before the parser is built, so --help and flag errors are in that
+    // language; the app decides again once the settings file is read.
+    tilelab::set_language(tilelab::language_from_locale());
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view arg = argv[i];
+        tilelab::Language lang;
+        if (arg == "--lang" && i + 1 < argc && tilelab::parse_language(argv[i + 1], lang)) tilelab::set_language(lang);
+        else if (arg.rfind("--lang=", 0) == 0 && tilelab::parse_language(arg.substr(7), lang)) tilelab::set_language(lang);
+    }
+    CLI::App cli{tilelab::tr("apphelp.app"), "tilelab"};
+    cli.footer(tilelab::tr("apphelp.footer"));
     tilelab::gui::HeadlessOptions o;
     o.app.launched = launched;
     bool headless = false, model = false;
     std::string gl_device = "auto";
-    cli.add_flag("--headless", headless, "Render offscreen through EGL (no window, no X server)");
-    cli.add_option("--lesson", o.app.lesson, "Lesson to open: its id or number (02)");
-    cli.add_option("--step", o.app.step, "Step of the lesson, from 0")->check(tilelab::whole_number(0, 1000));
-    cli.add_option("--set", o.app.sets, "Parameter value after the step's presets: NAME=VALUE (repeatable)");
-    cli.add_option("--size", o.app.size, "Problem size: 4096 or MxNxK");
-    cli.add_option("--panel", o.app.panel, "Tab to show: occupancy, memory, code, tiles, compare, exercise");
+    cli.add_flag("--headless", headless, tilelab::tr("apphelp.headless"));
+    cli.add_option("--lesson", o.app.lesson, tilelab::tr("apphelp.lesson"));
+    cli.add_option("--step", o.app.step, tilelab::tr("apphelp.step"))->check(tilelab::whole_number(0, 1000));
+    cli.add_option("--set", o.app.sets, tilelab::tr("apphelp.set"));
+    cli.add_option("--size", o.app.size, tilelab::tr("apphelp.size"));
+    cli.add_option("--panel", o.app.panel, tilelab::tr("apphelp.panel"));
+    cli.add_option("--drill-answer", o.app.drill_answer, tilelab::tr("apphelp.drill_answer"));
+    cli.add_option("--drill-scores", o.app.drill_scores, tilelab::tr("apphelp.drill_scores"));
     cli.add_option("--exercise-dir", o.app.exercise_dir,
-                   "Headless: save exercise files here (headless runs save none otherwise)");
+                   tilelab::tr("apphelp.exercise_dir"));
     cli.add_option("--exercise-text", o.app.exercise_text,
-                   "Type this file's text into the lesson's exercise editor at start (opens it); headless: waits "
-                   "for its compile and prints its compile messages");
-    cli.add_option("--width", o.width, "Window or image width")->check(tilelab::whole_number(320, 8192));
-    cli.add_option("--height", o.height, "Window or image height")->check(tilelab::whole_number(240, 8192));
-    cli.add_option("--screenshot", o.screenshot, "Headless: write this PNG once the result is drawn");
-    cli.add_flag("--walk", o.walk, "Headless: every lesson x step x tab, one frame each; non-zero exit on any error");
-    cli.add_option("--drag", o.drag, "Headless: measure change-to-redraw latency over this parameter's values");
+                   tilelab::tr("apphelp.exercise_text"));
+    cli.add_option("--width", o.width, tilelab::tr("apphelp.width"))->check(tilelab::whole_number(320, 8192));
+    cli.add_option("--height", o.height, tilelab::tr("apphelp.height"))->check(tilelab::whole_number(240, 8192));
+    cli.add_option("--screenshot", o.screenshot, tilelab::tr("apphelp.screenshot"));
+    cli.add_flag("--walk", o.walk, tilelab::tr("apphelp.walk"));
+    cli.add_option("--drag", o.drag, tilelab::tr("apphelp.drag"));
     cli.add_flag("--run-measured", o.run_measured,
-                 "Headless: press the step's \"Run them here\" and print this GPU's times beside the reference's");
+                 tilelab::tr("apphelp.run_measured"));
     cli.add_option("--drag-values", o.drag_values,
-                   "Headless: drag over at most this many values, from the current one upwards, then below it")
+                   tilelab::tr("apphelp.drag_values"))
         ->check(CLI::NonNegativeNumber);
-    cli.add_option("--timeout", o.timeout_s, "Headless: longest wait for a result, seconds")
+    cli.add_option("--timeout", o.timeout_s, tilelab::tr("apphelp.timeout"))
         ->check(CLI::Range(0.001, 86400.0));
     cli.add_option("--gl-device", gl_device,
-                   "Headless: the EGL device that renders: auto, gpu or software (Mesa's llvmpipe, keeping GL off "
-                   "the GPU that measures)")
+                   tilelab::tr("apphelp.gl_device"))
         ->check(CLI::IsMember({"auto", "gpu", "software"}));
-    cli.add_flag("--log-latency", o.app.log_latency, "Log first-frame time, change-to-redraw latency and frame times");
-    cli.add_flag("--presenter", o.app.presenter, "Start in presenter mode (large text, lesson text hidden)");
-    cli.add_flag("--model", model, "Model mode even when a GPU is present");
+    cli.add_flag("--log-latency", o.app.log_latency, tilelab::tr("apphelp.log_latency"));
+    cli.add_flag("--presenter", o.app.presenter, tilelab::tr("apphelp.presenter"));
+    cli.add_flag("--model", model, tilelab::tr("apphelp.model"));
     std::string gpu_host, gpu_command;
     int connect_timeout_s = 15;
     auto* host_flag = cli.add_option("--gpu-host", gpu_host,
-                                     "Run on the GPU of [user@]host through ssh (your keys; remembered; docs/teaching_server.md)");
+                                     tilelab::tr("apphelp.gpu_host"));
     cli.add_option("--gpu-command", gpu_command,
-                   "Run through a launcher (sh -c) that starts tilelab-gpu-worker --stdio: srun ..., docker exec -i ...")
+                   tilelab::tr("apphelp.gpu_command"))
         ->excludes(host_flag);
-    cli.add_option("--connect-timeout", connect_timeout_s, "Seconds to wait for the GPU host or command (default 15)")
+    cli.add_option("--connect-timeout", connect_timeout_s, tilelab::tr("apphelp.connect_timeout"))
         ->check(tilelab::whole_number(1, 600));
-    cli.add_option("--lang", o.app.lang, "Language: en or zh (default: the settings file's, else LANG/LC_ALL)")
+    cli.add_option("--lang", o.app.lang, tilelab::tr("apphelp.lang"))
         ->check(CLI::IsMember({"en", "zh"}));
     if (const int rc = parse_flags(cli, argc, argv); rc >= 0) return rc;
 

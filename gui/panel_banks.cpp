@@ -10,6 +10,7 @@
 #include "analysis_common.h"
 #include "fonts.h"
 #include "panels.h"
+#include "tilelab/i18n.h"
 #include "plot.h"
 #include "ui_common.h"
 
@@ -34,13 +35,12 @@ std::string Hw(const RunResult& r, const char* name) {
 
 void DrawSiteTable(const RunResult& r) {
     const BankModel& b = r.model.banks;
-    ImGui::TextUnformatted("Shared-memory banks, per access site");
-    HelpMarker("One row per shared load or store of the kernel, as the compiler emits it. Wavefronts: the 128-byte "
-               "cycles the warp instructions need (4-byte accesses in one phase, 8-byte in two half-warp phases, "
-               "16-byte in four quarter-warp phases; per phase, the busiest bank's distinct words). Ways: the "
-               "worst phase (1 = conflict-free). Conflicts = wavefronts \xe2\x88\x92 the conflict-free minimum.");
-    if (!BeginDataTable("bank_sites", {{"site", 2.2f}, {"op", 0, 2.5f}, {"bytes", 0, 3.0f}, {"instructions"},
-                                       {"wavefronts"}, {"ways", 0, 3.0f}, {"conflicts"}}))
+    ImGui::TextUnformatted(tr("banks.per_site").c_str());
+    HelpMarker(tr("banks.per_site_help").c_str());
+    if (!BeginDataTable("##bank_sites", {{tr("banks.col_site").c_str(), 2.2f}, {tr("banks.col_op").c_str(), 0, 2.5f},
+                                         {tr("banks.col_bytes").c_str(), 0, 3.0f}, {tr("banks.col_instructions").c_str()},
+                                         {tr("banks.col_wavefronts").c_str()}, {tr("banks.col_ways").c_str(), 0, 3.0f},
+                                         {tr("banks.col_conflicts").c_str()}}))
         return;
     for (const BankSiteTotals& s : b.sites) {
         ImGui::TableNextRow();
@@ -69,7 +69,7 @@ void DrawSiteTable(const RunResult& r) {
         const char* op = load ? "ld" : "st";
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
-        ImGui::Text("all %s: model", load ? "loads" : "stores");
+        ImGui::TextUnformatted(tr(load ? "banks.all_loads_model" : "banks.all_stores_model").c_str());
         PushFontOrDefault(AppFonts().mono);
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(op);
@@ -84,12 +84,9 @@ void DrawSiteTable(const RunResult& r) {
         ImGui::PopFont();
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
-        ImGui::Text("all %s: hardware", load ? "loads" : "stores");
+        ImGui::TextUnformatted(tr(load ? "banks.all_loads_hardware" : "banks.all_stores_hardware").c_str());
         if (ImGui::IsItemHovered())
-            WrappedTooltip("smsp__inst_executed_op_shared_*, l1tex__data_pipe_lsu_wavefronts_mem_shared_op_* and "
-                           "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_* of one replayed launch. The "
-                           "conflict counter also counts stalls that are not address conflicts (lesson 03): "
-                           "compare wavefronts first.");
+            WrappedTooltip(tr("banks.hardware_help").c_str());
         PushFontOrDefault(AppFonts().mono);
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(op);
@@ -151,8 +148,7 @@ void DrawWarpPicture(const WarpBanks& w) {
 void DrawBankSection(AppState& state, const RunResult& r) {
     const BankModel& b = r.model.banks;
     if (!b.modelled || b.sites.empty()) {
-        ImGui::TextDisabled("%s", r.smem_bytes() > 0 ? "Shared-memory banks: the bank model does not cover this kernel's shared accesses yet."
-                                                      : "This kernel does not use shared memory: no banks to show.");
+        ImGui::TextDisabled("%s", tr(r.smem_bytes() > 0 ? "banks.not_covered" : "banks.no_shared_memory").c_str());
         return;
     }
     DrawSiteTable(r);
@@ -169,13 +165,10 @@ void DrawBankSection(AppState& state, const RunResult& r) {
     }
     const SharedAccessSite& site = sites[size_t(shown)];
     ImGui::Spacing();
-    ImGui::TextUnformatted("One warp instruction, lane by lane");
-    HelpMarker("Pick an access site, a warp of the block and which of its executions (unrolled loop index). Each "
-               "lane is coloured by the bank of its first word and joined to every bank it touches; lanes outlined "
-               "in red share a bank with another lane of their phase at a different word (a conflict); faint lines "
-               "are broadcasts (another lane reads the same word).");
+    ImGui::TextUnformatted(tr("banks.one_warp").c_str());
+    HelpMarker(tr("banks.one_warp_help").c_str());
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 18);
-    if (ImGui::BeginCombo("site", site.name.c_str())) {
+    if (ImGui::BeginCombo((tr("banks.site") + "###site").c_str(), site.name.c_str())) {
         for (int i = 0; i < int(sites.size()); ++i)
             if (ImGui::Selectable(sites[size_t(i)].name.c_str(), i == shown)) state.bank_site = i;
         ImGui::EndCombo();
@@ -183,18 +176,16 @@ void DrawBankSection(AppState& state, const RunResult& r) {
     state.bank_warp = std::clamp(state.bank_warp, 0, site.warps() - 1);
     state.bank_instance = std::clamp(state.bank_instance, 0, site.instances - 1);
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
-    ImGui::SliderInt("warp", &state.bank_warp, 0, site.warps() - 1);
+    ImGui::SliderInt((tr("banks.warp") + "###warp").c_str(), &state.bank_warp, 0, site.warps() - 1);
     ImGui::SameLine();
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
-    ImGui::SliderInt("instance", &state.bank_instance, 0, site.instances - 1);
+    ImGui::SliderInt((tr("banks.instance") + "###instance").c_str(), &state.bank_instance, 0, site.instances - 1);
     const WarpBanks w = site.warp(state.bank_instance, state.bank_warp);
     PushFontOrDefault(AppFonts().mono);
-    ImGui::TextWrapped("%s   [%s, %d bytes per lane]", site.formula.c_str(), site.store ? "store" : "load", site.width_bytes);
+    ImGui::TextWrapped("%s   %s", site.formula.c_str(), trf(site.store ? "banks.store_bytes_per_lane" : "banks.load_bytes_per_lane", site.width_bytes).c_str());
     ImGui::PopFont();
-    ImGui::Text("%d wavefront%s (conflict-free: %d), %d-way worst, %d broadcast lane%s", w.wavefronts,
-                w.wavefronts == 1 ? "" : "s", w.min_wavefronts,
-                [&] { int m = 0; for (const LaneBank& l : w.lanes) m = std::max(m, l.wavefront + 1); return m; }(),
-                w.broadcasts, w.broadcasts == 1 ? "" : "s");
+    const int worst = [&] { int m = 0; for (const LaneBank& l : w.lanes) m = std::max(m, l.wavefront + 1); return m; }();
+    ImGui::TextUnformatted(trf("banks.warp_summary", w.wavefronts, w.min_wavefronts, worst, w.broadcasts).c_str());
     DrawWarpPicture(w);
 }
 

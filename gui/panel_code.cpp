@@ -178,26 +178,25 @@ void draw_kernel(AppState& state) {
     if (variant && variant->kernel) file = variant->kernel(r->request.params).source_file;
 
     ImGui::TextDisabled("%s", tr("code.instantiation").c_str());
-    HelpMarker("NVRTC compiles the kernel's template for exactly these parameter values, so every tile size "
-               "you choose is real code with its own register count.");
+    HelpMarker(tr("code.instantiation_help").c_str());
     PushFontOrDefault(AppFonts().mono);
-    ImGui::TextColored(kNumber, "%s", r->name_expression.empty() ? "(none)" : r->name_expression.c_str());
+    ImGui::TextColored(kNumber, "%s", r->name_expression.empty() ? tr("code.none").c_str() : r->name_expression.c_str());
     ImGui::PopFont();
     if (!file.empty()) {
         ImGui::SameLine();
-        ImGui::TextDisabled("from kernels/%s", file.c_str());
+        ImGui::TextDisabled("%s", trf("code.from_file", file).c_str());
     }
     const CompileResult* c = r->compiled.get();
     if (!c) {
-        ImGui::TextDisabled("Not compiled%s", r->error.empty() ? "." : (": " + r->error).c_str());
+        ImGui::TextDisabled("%s", r->error.empty() ? tr("code.not_compiled").c_str() : trf("code.not_compiled_because", r->error).c_str());
     } else if (!c->ok) {
-        ImGui::TextColored(StatusColorVec(false), "Compilation failed: %s", c->error.c_str());
+        ImGui::TextColored(StatusColorVec(false), "%s", trf("code.compilation_failed", c->error).c_str());
     } else {
         draw_ptxas(*r, *c);
     }
     if (c && !c->options.empty()) {
         ImGui::PushTextWrapPos(0);
-        ImGui::TextDisabled("nvrtc %s", c->options.c_str());
+        ImGui::TextDisabled("nvrtc %s", c->options.c_str());   // ui-strings: not shown (the compiler's command line)
         ImGui::PopTextWrapPos();
     }
     if (c && !c->log.empty() && ImGui::CollapsingHeader(tr("code.compiler_log_nvrtc_and_ptxas").c_str())) {
@@ -222,12 +221,14 @@ void draw_kernel(AppState& state) {
 // Two views: the lesson's kernel as compiled, and the exercise (write it yourself).
 void DrawCodePanel(AppState& state) {
     if (!ImGui::BeginTabBar("##code_views")) return;
-    const char* const views[2] = {"Kernel", "Exercise"};
+    const char* const views[2] = {"Kernel", "Exercise"};   // ui-strings: not shown (IDs; the labels are code.view_*)
     void (*const draw[2])(AppState&) = {draw_kernel, DrawExercisePanel};
     const std::string select = state.select_code_view;
     for (int i = 0; i < 2; ++i) {
         const ImGuiTabItemFlags flags = select == views[i] ? ImGuiTabItemFlags_SetSelected : 0;
-        if (ImGui::BeginTabItem(views[i], nullptr, flags)) {
+        // The label in the current language, the ID ("###") the same in both.
+        const std::string label = tr(std::string("code.view_") + views[i]) + "###" + views[i];
+        if (ImGui::BeginTabItem(label.c_str(), nullptr, flags)) {
             state.code_view = views[i];
             draw[i](state);
             ImGui::EndTabItem();

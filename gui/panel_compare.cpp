@@ -11,6 +11,7 @@
 #include <imgui_stdlib.h>
 #include "actions.h"
 #include "tilelab/i18n.h"
+#include "tilelab/variant_text.h"
 #include "analysis_common.h"
 #include "compare_export.h"
 #include "panels.h"
@@ -33,8 +34,7 @@ double OccupancyOf(const RunResult& r) { return r.ok || r.stage != "input" ? r.o
 
 void DrawPinning(AppState& state) {
     ImGui::TextUnformatted(tr("compare.pinned_configurations").c_str());
-    HelpMarker("Pin the current result to keep it next to later ones: the bars below compare every pinned "
-               "configuration, and they appear on the Memory panel's roofline.");
+    HelpMarker(tr("compare.pin_help").c_str());
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 18);
     ImGui::InputTextWithHint("##pin_label", tr("compare.label_default_the_parameters").c_str(), &state.pin_label);
     ImGui::SameLine();
@@ -54,8 +54,9 @@ void DrawPinning(AppState& state) {
     }
     if (state.pinned.empty()) return;
 
-    if (BeginDataTable("pinned", {{"label", 2.5f}, {"variant", 1.5f}, {"time"}, {"GFLOP/s"}, {"occupancy"},
-                                  {"registers"}, {"", 0, 2}})) {
+    if (BeginDataTable("##pinned", {{tr("compare.col_label").c_str(), 2.5f}, {tr("compare.col_variant").c_str(), 1.5f},
+                                    {tr("compare.col_time").c_str()}, {"GFLOP/s"}, {tr("compare.col_occupancy").c_str()},
+                                    {tr("compare.col_registers").c_str()}, {"", 0, 2}})) {
         int remove = -1;
         for (size_t i = 0; i < state.pinned.size(); ++i) {
             const PinnedConfig& pin = state.pinned[i];
@@ -67,12 +68,12 @@ void DrawPinning(AppState& state) {
             ImGui::TextUnformatted(pin.label.c_str());
             ImGui::TableNextColumn();
             const Variant* v = find_variant(r.request.variant);
-            ImGui::TextUnformatted(v ? v->title.c_str() : r.request.variant.c_str());
+            ImGui::TextUnformatted(v ? variant_title(*v).c_str() : r.request.variant.c_str());
             ImGui::TableNextColumn();
-            if (!r.measured) ImGui::TextDisabled("%s", kNoGpu);
+            if (!r.measured) ImGui::TextDisabled("%s", NoGpu());
             else ImGui::TextColored(StatusColorVec(Passed(r)), "%s", FormatTime(r.timing.median_ms).c_str());
             ImGui::TableNextColumn();
-            if (!r.measured) ImGui::TextDisabled("%s", kNoGpu);
+            if (!r.measured) ImGui::TextDisabled("%s", NoGpu());
             else ImGui::TextUnformatted(plot::FormatValue(r.gflops).c_str());
             ImGui::TableNextColumn();
             ImGui::Text("%.0f%%", r.occupancy.occupancy * 100);
@@ -89,11 +90,11 @@ void DrawPinning(AppState& state) {
 
     // Three bar charts: the same pins, three measures.
     plot::BarChart time, gflops, occupancy;
-    time.title = "time (lower is better)";
+    time.title = tr("compare.time_lower_is_better");
     time.value_axis.label = "ms";
     gflops.title = tr("compare.gflop_s_higher_is_better").c_str();
     gflops.value_axis.label = "GFLOP/s";
-    occupancy.title = "occupancy";
+    occupancy.title = tr("compare.col_occupancy");
     occupancy.value_axis.label = "%";
     occupancy.value_axis.range = plot::Range{0, 100};
     plot::BarSeries t, g, o;
@@ -112,21 +113,21 @@ void DrawPinning(AppState& state) {
         ImU32 status = Passed(r) ? 0 : StatusColor(false);   // failed runs stand out red
         t.bar_colors.push_back(status);
         g.bar_colors.push_back(status);
-        t.value_labels.push_back(r.measured ? FormatTime(r.timing.median_ms) : kNoGpu);
-        g.value_labels.push_back(r.measured ? plot::FormatValue(r.gflops) : kNoGpu);
+        t.value_labels.push_back(r.measured ? FormatTime(r.timing.median_ms) : NoGpu());
+        g.value_labels.push_back(r.measured ? plot::FormatValue(r.gflops) : NoGpu());
     }
     time.series.push_back(t);
     gflops.series.push_back(g);
     occupancy.series.push_back(o);
     time.horizontal = gflops.horizontal = occupancy.horizontal = true;
     time.legend = gflops.legend = occupancy.legend = false;
-    time.empty_text = gflops.empty_text = kNoGpu;
+    time.empty_text = gflops.empty_text = NoGpu();
 
     float font = ImGui::GetFontSize();
     float height = font * (5.5f + 2.2f * float(state.pinned.size()));
     float avail = ImGui::GetContentRegionAvail().x;
     if (!any_measured) {
-        ImGui::TextDisabled("Times and GFLOP/s: %s (model mode). Occupancy is static analysis:", kNoGpu);
+        ImGui::TextDisabled("%s", trf("compare.model_mode_bars", NoGpu()).c_str());
         plot::DrawBars("pinned_occupancy", ImVec2(-1, height), occupancy);
     } else {
         ThreeAcross(avail, height, [&](ImVec2 size) { plot::DrawBars("pinned_time", size, time); },
@@ -149,10 +150,10 @@ std::vector<int> ParamRangeChooser(const char* id, const Variant& v, std::string
     ImGui::PushID(id);
     const ParamSpec* spec = FindSpec(v, name);
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 12);
-    if (ImGui::BeginCombo("##param", spec ? spec->label.c_str() : "none")) {
-        if (allow_none && ImGui::Selectable("none", !spec)) name.clear();
+    if (ImGui::BeginCombo("##param", spec ? spec->shown_label().c_str() : tr("compare.none").c_str())) {
+        if (allow_none && ImGui::Selectable(tr("compare.none").c_str(), !spec)) name.clear();
         for (const ParamSpec& p : v.params)
-            if (ImGui::Selectable(p.label.c_str(), spec == &p)) {
+            if (ImGui::Selectable(p.shown_label().c_str(), spec == &p)) {
                 name = p.name;
                 from = 0;
                 to = -1;
@@ -169,7 +170,7 @@ std::vector<int> ParamRangeChooser(const char* id, const Variant& v, std::string
             from = std::clamp(from, 0, to);
             auto value_combo = [&](const char* label, int& index, int lo, int hi) {
                 ImGui::SameLine();
-                ImGui::TextUnformatted(label);
+                ImGui::TextUnformatted(tr(std::string("compare.range_") + label).c_str());
                 ImGui::SameLine();
                 ImGui::SetNextItemWidth(ImGui::GetFontSize() * 5);
                 ImGui::PushID(label);
@@ -238,15 +239,15 @@ plot::PlotResult DrawSweep1D(AppState& state, const Variant& v) {
     const ResultList& results = state.sweep.results;
     const ParamSpec* spec = FindSpec(v, state.swept_x);
     plot::Figure fig;
-    fig.title = "Sweep of " + (spec ? spec->label : state.swept_x);
+    fig.title = trf("compare.sweep_of", spec ? spec->shown_label() : state.swept_x);
     fig.x.label = state.swept_x;
     if (spec && spec->kind == ParamKind::Pow2) fig.x.scale = plot::Scale::Log10;
     for (int x : state.sweep_x_values) fig.x.tick_values.push_back(x);
-    fig.y.label = "time (ms)";
+    fig.y.label = tr("compare.time_ms");
     fig.y.include_zero = true;
     fig.y.format = [](double ms) { return FormatTime(ms); };
     fig.y2 = plot::Axis();
-    fig.y2->label = "occupancy %";
+    fig.y2->label = tr("occupancy.axis_percent");
     fig.y2->range = plot::Range{0, 100};
     fig.legend_left = false;
 
@@ -258,7 +259,7 @@ plot::PlotResult DrawSweep1D(AppState& state, const Variant& v) {
     failed.color = StatusColor(false);
     failed.line = false;
     failed.marker = plot::MarkerShape::Square;
-    occupancy.name = "occupancy";
+    occupancy.name = tr("compare.col_occupancy");
     occupancy.color = plot::Palette(1);
     occupancy.dashed = true;
     occupancy.marker = plot::MarkerShape::Diamond;
@@ -283,14 +284,14 @@ plot::PlotResult DrawSweep1D(AppState& state, const Variant& v) {
         }
     }
     if (!any_measured) {
-        fig.y.label = std::string("time: ") + kNoGpu;
+        fig.y.label = trf("compare.time_no_gpu", NoGpu());
         fig.y.range = plot::Range{0, 1};
         fig.y.format = [](double) { return std::string(); };
     }
     if (!time.x.empty()) fig.series.push_back(time);
     if (!failed.x.empty()) fig.series.push_back(failed);
     fig.series.push_back(occupancy);
-    fig.empty_text = "waiting for results";
+    fig.empty_text = tr("compare.waiting_for_results");
     plot::PlotResult pr = plot::DrawFigure("sweep1d", ImVec2(-1, ImGui::GetFontSize() * 20), fig);
     if (pr.clicked && pr.hovered_series >= 0) {
         // Map the clicked point back to its x value, then to the sweep index.
@@ -308,9 +309,9 @@ plot::PlotResult DrawSweep2D(AppState& state) {
     const bool any_measured =
         std::any_of(results.begin(), results.end(), [](const auto& r) { return r && r->measured; });
     if (!any_measured) state.sweep_metric = 2;
-    const char* metrics[] = {"time", "GFLOP/s", "occupancy"};
+    const char* metrics[] = {tr("compare.col_time").c_str(), "GFLOP/s", tr("compare.col_occupancy").c_str()};
     ImGui::AlignTextToFramePadding();
-    ImGui::TextUnformatted("colour:");
+    ImGui::TextUnformatted(tr("compare.colour").c_str());
     for (int i = 0; i < 3; ++i) {
         ImGui::SameLine();
         ImGui::BeginDisabled(!any_measured && i < 2);
@@ -319,10 +320,10 @@ plot::PlotResult DrawSweep2D(AppState& state) {
     }
     if (!any_measured) {
         ImGui::SameLine();
-        ImGui::TextDisabled("(time, GFLOP/s: %s)", kNoGpu);
+        ImGui::TextDisabled("%s", trf("compare.time_gflops_no_gpu", NoGpu()).c_str());
     }
     plot::Heatmap map;
-    map.title = "Sweep of " + state.swept_x + " × " + state.swept_y;
+    map.title = trf("compare.sweep_of", state.swept_x + " × " + state.swept_y);
     map.x_label = state.swept_x;
     map.y_label = state.swept_y;
     for (int x : state.sweep_x_values) map.x_categories.push_back(std::to_string(x));
@@ -343,7 +344,7 @@ plot::PlotResult DrawSweep2D(AppState& state) {
         std::string note = r ? Why(*r) : tr("compare.not_run_yet").c_str();
         if (r && Passed(*r)) {
             v = state.sweep_metric == 0 ? TimeOf(*r) : state.sweep_metric == 1 ? GflopsOf(*r) : OccupancyOf(*r);
-            if (!r->measured && state.sweep_metric < 2) note = kNoGpu;
+            if (!r->measured && state.sweep_metric < 2) note = NoGpu();
         }
         map.values.push_back(v);
         map.cell_notes.push_back(note);
@@ -368,8 +369,9 @@ void DrawSweepTable(const AppState& state) {
     const ResultList& results = state.sweep.results;
     if (!ImGui::CollapsingHeader(tr("compare.sweep_results_as_a_table").c_str())) return;
     const float height = ImGui::GetFontSize() * 1.6f * float(std::min<size_t>(results.size() + 1, 14));
-    if (!BeginDataTable("sweep_table", {{"configuration", 2.0f}, {"time"}, {"GFLOP/s"}, {"occupancy"}, {"registers"},
-                                        {"status", 2.0f}},
+    if (!BeginDataTable("##sweep_table", {{tr("compare.col_configuration").c_str(), 2.0f}, {tr("compare.col_time").c_str()},
+                                          {"GFLOP/s"}, {tr("compare.col_occupancy").c_str()},
+                                          {tr("compare.col_registers").c_str()}, {tr("compare.col_status").c_str(), 2.0f}},
                         ImGuiTableFlags_ScrollY, ImVec2(0, height)))
         return;
     for (const auto& rp : results) {
@@ -380,17 +382,17 @@ void DrawSweepTable(const AppState& state) {
         ImGui::TextUnformatted(ParamSummary(r.request.params).c_str());
         ImGui::TableNextColumn();
         if (r.measured && r.ok) ImGui::TextUnformatted(FormatTime(r.timing.median_ms).c_str());
-        else ImGui::TextDisabled("%s", r.measured ? "-" : kNoGpu);
+        else ImGui::TextDisabled("%s", r.measured ? "-" : NoGpu());
         ImGui::TableNextColumn();
         if (r.measured && r.ok) ImGui::TextUnformatted(plot::FormatValue(r.gflops).c_str());
-        else ImGui::TextDisabled("%s", r.measured ? "-" : kNoGpu);
+        else ImGui::TextDisabled("%s", r.measured ? "-" : NoGpu());
         ImGui::TableNextColumn();
         if (r.ok || r.stage != "input") ImGui::Text("%.0f%%", r.occupancy.occupancy * 100);
         ImGui::TableNextColumn();
         if (r.compiled) ImGui::Text("%d", r.compiled->ptxas.registers);
         ImGui::TableNextColumn();
         std::string why = Why(r);
-        if (why.empty()) ImGui::TextColored(StatusColorVec(true), "%s", r.measured ? "valid" : "analysed");
+        if (why.empty()) ImGui::TextColored(StatusColorVec(true), "%s", tr(r.measured ? "compare.valid" : "compare.analysed").c_str());
         else ImGui::TextColored(StatusColorVec(false), "%s", why.c_str());
         if (!why.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", why.c_str());
     }
@@ -417,13 +419,13 @@ void DrawExport(AppState& state, const plot::PlotResult* plot_rect) {
     if (ImGui::Button("CSV")) {
         std::string path = WithExtension(state.export_path, ".csv");
         std::string error = WriteTextFile(path, ResultsToCsv(rows));
-        state.export_message = error.empty() ? "Wrote " + std::to_string(rows.size()) + " rows to " + path + "." : error;
+        state.export_message = error.empty() ? trf("compare.wrote_rows", rows.size(), path) : error;
     }
     ImGui::SameLine();
     if (ImGui::Button("JSON")) {
         std::string path = WithExtension(state.export_path, ".json");
         std::string error = WriteTextFile(path, ResultsToJson(rows));
-        state.export_message = error.empty() ? "Wrote " + std::to_string(rows.size()) + " results to " + path + "." : error;
+        state.export_message = error.empty() ? trf("compare.wrote_results", rows.size(), path) : error;
     }
     ImGui::EndDisabled();
     ImGui::SameLine();
@@ -438,9 +440,7 @@ void DrawExport(AppState& state, const plot::PlotResult* plot_rect) {
 void DrawSweep(AppState& state) {
     const Variant* v = CurrentVariant(state);
     ImGui::TextUnformatted(tr("compare.sweep").c_str());
-    HelpMarker("Runs every value of one parameter (or every pair of two) at the current size, with the other "
-               "parameters as they are now. Combinations that cannot run are kept with the reason. Click a point "
-               "or a cell to load that configuration.");
+    HelpMarker(tr("compare.sweep_help").c_str());
     if (!v || v->params.empty()) {
         ImGui::TextDisabled("%s", tr("compare.this_variant_has_no_parameters_to_sweep").c_str());
         return;
@@ -462,7 +462,7 @@ void DrawSweep(AppState& state) {
     SweepProgress progress = state.engine_thread ? state.engine_thread->sweep_progress() : SweepProgress{};
     bool ours = state.engine_thread && progress.generation == state.sweep_generation && state.sweep_generation != 0;
     ImGui::BeginDisabled(!state.engine_thread || !state.engine_thread->ready() || count == 0);
-    std::string run_label = "Run sweep (" + std::to_string(count) + " configurations)";
+    std::string run_label = trf("compare.run_sweep", count) + "###run_sweep";
     if (ImGui::Button(run_label.c_str())) StartSweep(state, xs, ys);
     ImGui::EndDisabled();
     if (ours && progress.running) {

@@ -9,23 +9,13 @@
 #include "exercise_editor.h"
 #include "fonts.h"
 #include "panels.h"
+#include "tilelab/i18n.h"
 #include "ui_common.h"
 
 namespace tilelab::gui {
 
 namespace {
 
-// The panel's words, in one place.
-const char* const kNoExercise = "This lesson has no exercise: %s";
-const char* const kUndo = "Undo";
-const char* const kRedo = "Redo";
-const char* const kReset = "Reset to the starting file...";
-const char* const kResetTitle = "Reset the exercise?";
-const char* const kResetText = "Your text is replaced by the starting file. The file as it is now is kept as a backup "
-                               "next to it, and Undo brings it back.";
-const char* const kHelp = "Fill in the TODOs. Every change is saved at once and compiled 0.3 s after your last "
-                          "keystroke, with the lesson's parameters and size; on a GPU it then runs, is validated "
-                          "against the lesson's reference and timed, next to the lesson's own kernel.";
 
 const ImVec4 kGutterText(0.50f, 0.53f, 0.60f, 1.0f);
 const ImVec4 kErrorText(1.00f, 0.45f, 0.40f, 1.0f);
@@ -72,22 +62,24 @@ const Diagnostic* first_at_line(const std::vector<Diagnostic>& ds, int line) {
 void draw_toolbar(AppState& state) {
     ExerciseEditorState& e = state.exercise;
     ImGui::BeginDisabled(e.undo.empty());
-    if (ImGui::Button(kUndo)) ExerciseUndo(state);
+    if (ImGui::Button(tr("exercise.undo").c_str())) ExerciseUndo(state);
     ImGui::EndDisabled();
     ImGui::SameLine();
     ImGui::BeginDisabled(e.redo.empty());
-    if (ImGui::Button(kRedo)) ExerciseRedo(state);
+    if (ImGui::Button(tr("exercise.redo").c_str())) ExerciseRedo(state);
     ImGui::EndDisabled();
     ImGui::SameLine();
-    if (ImGui::Button(kReset)) ImGui::OpenPopup(kResetTitle);
+    // The popup's ID stays the same in both languages ("###"), so a switch never loses it.
+    const std::string reset_title = tr("exercise.reset_title") + "###reset_exercise";
+    if (ImGui::Button(tr("exercise.reset_button").c_str())) ImGui::OpenPopup(reset_title.c_str());
     ImGui::SameLine();
-    HelpMarker(kHelp);
+    HelpMarker(tr("exercise.help").c_str());
     ImGui::SameLine();
     if (e.dir.empty()) {
-        ImGui::TextColored(kWarningText, "not saved (no folder)");
+        ImGui::TextColored(kWarningText, "%s", tr("exercise.not_saved_no_folder").c_str());
     } else {
-        if (e.saved) ImGui::TextDisabled("saved: %s", e.file_name.c_str());
-        else ImGui::TextColored(kErrorText, "NOT saved: %s", e.file_name.c_str());
+        if (e.saved) ImGui::TextDisabled("%s", trf("exercise.saved_as", e.file_name).c_str());
+        else ImGui::TextColored(kErrorText, "%s", trf("exercise.not_saved_as", e.file_name).c_str());
         if (ImGui::IsItemHovered()) WrappedTooltip((e.dir + "/" + e.file_name).c_str());
     }
     if (!e.note.empty()) {
@@ -95,16 +87,16 @@ void draw_toolbar(AppState& state) {
         ImGui::TextColored(e.note_is_error ? kErrorText : kGutterText, "%s", e.note.c_str());
         ImGui::PopTextWrapPos();
     }
-    if (ImGui::BeginPopupModal(kResetTitle, nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
+    if (ImGui::BeginPopupModal(reset_title.c_str(), nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
         ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30);
-        ImGui::TextUnformatted(kResetText);
+        ImGui::TextUnformatted(tr("exercise.reset_text").c_str());
         ImGui::PopTextWrapPos();
-        if (ImGui::Button("Reset")) {
+        if (ImGui::Button(tr("exercise.reset").c_str())) {
             ExerciseReset(state);
             ImGui::CloseCurrentPopup();
         }
         ImGui::SameLine();
-        if (ImGui::Button("Cancel") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) ImGui::CloseCurrentPopup();
+        if (ImGui::Button(tr("compare.cancel").c_str()) || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) ImGui::CloseCurrentPopup();
         ImGui::EndPopup();
     }
 }
@@ -196,7 +188,7 @@ void draw_diagnostics(ExerciseEditorState& e) {
             e.goto_column = d.column;
         }
         ImGui::PopStyleColor();
-        if (ImGui::IsItemHovered()) WrappedTooltip("Click to put the cursor there.");
+        if (ImGui::IsItemHovered()) WrappedTooltip(tr("exercise.click_to_go").c_str());
     }
 }
 
@@ -206,7 +198,7 @@ void DrawExercisePanel(AppState& state) {
     std::string why;
     if (!CurrentExercise(state, &why)) {
         ImGui::PushTextWrapPos(0);
-        ImGui::TextDisabled(kNoExercise, why.c_str());
+        ImGui::TextDisabled("%s", trf("exercise.no_exercise", why).c_str());
         ImGui::PopTextWrapPos();
         return;
     }

@@ -8,6 +8,7 @@
 #include "exercise_editor.h"
 #include "panels.h"
 #include "ui_common.h"
+#include "tilelab/i18n.h"
 
 namespace tilelab::gui {
 
@@ -38,11 +39,11 @@ std::string occupancy_of(const RunResult& r) {
 // "passed", "FAILED" (the status line has the first mismatch), "not run", or the stage that failed.
 std::string validation_of(const RunResult& r, bool& ok) {
     ok = false;
-    if (!r.ok && r.stage != "validate") return r.stage == "compile" ? "no compile" : r.stage + " failed";
-    if (!r.measured) return "not run";
-    if (!r.validation.checked) return "not checked";
+    if (!r.ok && r.stage != "validate") return r.stage == "compile" ? tr("exercise.no_compile") : trf("exercise.stage_failed", StageName(r.stage));
+    if (!r.measured) return tr("exercise.not_run");
+    if (!r.validation.checked) return tr("exercise.not_checked");
     ok = r.validation.passed;
-    return ok ? "passed" : "FAILED";
+    return tr(ok ? "exercise.passed" : "exercise.failed");
 }
 
 // One line: where the user's kernel is.
@@ -52,23 +53,23 @@ void status_line(const AppState& state) {
     const bool stale = !r || e.submitted_text != e.text || e.busy;
     ImGui::PushTextWrapPos(0);
     if (!state.engine_thread || !state.engine_thread->ready()) {
-        ImGui::TextDisabled("Starting the engine...");
+        ImGui::TextDisabled("%s", tr("exercise.starting_engine").c_str());
     } else if (!r) {
-        ImGui::TextDisabled("Compiling your kernel...");
+        ImGui::TextDisabled("%s", tr("exercise.compiling_yours").c_str());
     } else if (r->compiled && !r->compiled->ok) {
         const size_t n = e.diagnostics.size();
-        ImGui::TextColored(StatusColorVec(false), "Your kernel does not compile: %zu message%s, marked at %s line%s below.%s",
-                           n, n == 1 ? "" : "s", n == 1 ? "its" : "their", n == 1 ? "" : "s",
-                           stale ? " (compiling again...)" : "");
+        ImGui::TextColored(StatusColorVec(false), "%s%s",
+                           trf(n == 1 ? "exercise.does_not_compile_one" : "exercise.does_not_compile_many", n).c_str(),
+                           stale ? tr("exercise.compiling_again").c_str() : "");
     } else if (!r->ok) {
-        ImGui::TextColored(StatusColorVec(false), "Your kernel failed (%s): %s", r->stage.c_str(), r->error.c_str());
+        ImGui::TextColored(StatusColorVec(false), "%s", trf("exercise.yours_failed", StageName(r->stage), r->error).c_str());
     } else if (!r->measured) {
-        ImGui::TextDisabled("Model mode: your kernel compiled; registers and occupancy below; not run (%s).%s",
-                            r->no_gpu_reason.empty() ? "no GPU" : r->no_gpu_reason.c_str(), stale ? " Compiling again..." : "");
+        ImGui::TextDisabled("%s%s", trf("exercise.model_mode_compiled", r->no_gpu_reason.empty() ? tr("banner.no_gpu") : r->no_gpu_reason).c_str(),
+                            stale ? tr("exercise.compiling_again").c_str() : "");
     } else {
-        ImGui::TextColored(StatusColorVec(r->validation.passed), "Your kernel ran: %s%s.%s",
-                           r->validation.passed ? "correct" : "wrong result: ",
-                           r->validation.passed ? "" : r->validation.message.c_str(), stale ? " Running again..." : "");
+        ImGui::TextColored(StatusColorVec(r->validation.passed), "%s%s",
+                           (r->validation.passed ? tr("exercise.ran_correct") : trf("exercise.ran_wrong", r->validation.message)).c_str(),
+                           stale ? tr("exercise.running_again").c_str() : "");
     }
     ImGui::PopTextWrapPos();
 }
@@ -86,16 +87,17 @@ void DrawExerciseComparison(AppState& state) {
     const Variant* v = find_variant(mine->request.variant);
     const bool flops = v && v->family == "matmul";
     // One row per kernel, so the editor keeps the height.
-    if (!BeginDataTable("##exercise_vs_lesson", {{"", 1.1f}, {"Time", 1.1f}, {flops ? "FLOP/s" : "B/s", 1.1f},
-                                                 {"Regs", 0.7f}, {"Spills", 1.0f}, {"Occupancy", 1.2f}, {"Check", 1.2f}}))
+    if (!BeginDataTable("##exercise_vs_lesson", {{"", 1.1f}, {tr("exercise.col_time").c_str(), 1.1f}, {flops ? "FLOP/s" : "B/s", 1.1f},
+                                                 {tr("exercise.col_regs").c_str(), 0.7f}, {tr("exercise.col_spills").c_str(), 1.0f},
+                                                 {tr("exercise.col_occupancy").c_str(), 1.2f}, {tr("exercise.col_check").c_str(), 1.2f}}))
         return;
     for (const RunResult* r : {mine, lesson}) {
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
-        ImGui::TextUnformatted(r == mine ? "Yours" : "Lesson's");
+        ImGui::TextUnformatted(tr(r == mine ? "exercise.row_yours" : "exercise.row_lessons").c_str());
         if (!r) {
             ImGui::TableNextColumn();
-            ImGui::TextDisabled("updating");
+            ImGui::TextDisabled("%s", tr("exercise.updating").c_str());
             continue;
         }
         for (const std::string& value : {r->measured ? FormatTime(r->timing.median_ms) : std::string("-"),

@@ -55,7 +55,7 @@ void draw_navigator(AppState& state, const Lesson& lesson) {
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", lesson.steps[i].title.c_str());
     }
     ImGui::SameLine();
-    ImGui::TextDisabled("(\xe2\x86\x90 \xe2\x86\x92 keys)");
+    ImGui::TextDisabled("%s", tr("lesson.keys_hint").c_str());
 }
 
 // A measured answer's configuration ("TILE=32 PAD=1") as parameter values on top of the step's
@@ -76,7 +76,7 @@ void draw_measured_answers(AppState& state, const Lesson& lesson, const LessonSt
         ImGui::PushID(int(i));
         ImGui::Spacing();
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-        ImGui::TextWrapped("Measured on %s:", answer.where.c_str());
+        ImGui::TextWrapped("%s", trf("lesson.measured_on", answer.where).c_str());
         ImGui::PopStyleColor();
         const int columns = on_gpu ? 3 : 2;
         if (ImGui::BeginTable("##measured", columns, ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingFixedFit)) {
@@ -94,10 +94,10 @@ void draw_measured_answers(AppState& state, const Lesson& lesson, const LessonSt
                 const size_t k = run_index++;
                 if (k < here.size() && here[k]) {
                     const RunResult& r = *here[k];
-                    if (r.ok && r.measured) ImGui::Text("here: %.3f ms", r.timing.median_ms);
-                    else ImGui::TextDisabled("here: %s", r.ok ? "not measured" : r.error.c_str());
+                    if (r.ok && r.measured) ImGui::TextUnformatted(trf("lesson.here_ms", fmt::format("{:.3f}", r.timing.median_ms)).c_str());
+                    else ImGui::TextDisabled("%s", trf("lesson.here_text", r.ok ? tr("lesson.not_measured") : r.error).c_str());
                 } else if (ours) {
-                    ImGui::TextDisabled("here: running ...");
+                    ImGui::TextDisabled("%s", tr("lesson.here_running").c_str());
                 }
             }
             ImGui::EndTable();
@@ -105,11 +105,10 @@ void draw_measured_answers(AppState& state, const Lesson& lesson, const LessonSt
         ImGui::PopID();
     }
     if (on_gpu && !runs.empty()) {
-        const std::string label = "Run them here, at " + format_problem(state.request.problem);
+        const std::string label = trf("lesson.run_them_here_at", format_problem(state.request.problem));
         if (ImGui::Button(label.c_str())) StartLessonRuns(state);
         if (ImGui::IsItemHovered())
-            ImGui::SetTooltip("Runs each configuration of the table on this GPU, at this step's size, one after the "
-                              "other, validated and timed like any run; the times appear beside the reference ones.");
+            WrappedTooltip(tr("lesson.run_them_here_help").c_str());
     }
 }
 
@@ -151,11 +150,11 @@ void DrawLessonPanel(AppState& state) {
     const bool last = state.lesson_index + 1 >= int(all_lessons().size()) &&
                       state.step_index + 1 >= int(lesson->steps.size());
     ImGui::BeginDisabled(first);
-    if (ImGui::Button("\xe2\x86\x90 Previous", ImVec2(half, 0))) StepBack(state);
+    if (ImGui::Button(tr("lesson.previous").c_str(), ImVec2(half, 0))) StepBack(state);
     ImGui::EndDisabled();
     ImGui::SameLine();
     ImGui::BeginDisabled(last);
-    if (ImGui::Button("Next \xe2\x86\x92", ImVec2(half, 0))) StepForward(state);
+    if (ImGui::Button(tr("lesson.next").c_str(), ImVec2(half, 0))) StepForward(state);
     ImGui::EndDisabled();
 }
 

@@ -25,10 +25,9 @@ std::string Rate(double gflops, const char* giga, const char* tera) {
 
 void DrawHeadlines(const CostModel& m) {
     Headline(tr("memory.arithmetic_intensity").c_str(), plot::FormatValue(m.intensity) + " FLOP/B", plot::kHighlight,
-             "FLOPs divided by the bytes of every global load and store the kernel issues (model). Reuse "
-             "from shared memory or registers raises it; caches do not (they are not in the model).",
+             tr("memory.intensity_help").c_str(),
              false);
-    Headline("FLOPs", FormatCount(m.flops), plot::kTextColor, "Floating-point operations of the whole launch.");
+    Headline("FLOPs", FormatCount(m.flops), plot::kTextColor, tr("results.floating_point_operations_of_the_whole_launch").c_str());
     Headline(tr("memory.global_traffic_model").c_str(), format_bytes(m.global_bytes), plot::kTextColor,
              tr("memory.global_loads_stores_4_bytes_counting_every_acces").c_str());
     Headline(tr("memory.compulsory_traffic").c_str(), format_bytes(m.compulsory_bytes), plot::kTextColor,
@@ -49,12 +48,9 @@ void DrawAccessTable(const RunResult& r) {
         {tr("memory.shared_stores").c_str(), &AccessCounts::shared_stores},
     };
     ImGui::TextUnformatted(tr("memory.accesses_in_4_byte_elements").c_str());
-    HelpMarker("Model: closed-form counts from the formulas below (per thread and per block for a full interior "
-               "thread/block; the total includes partial blocks at the edges). Counted: an instrumented build of "
-               "the same kernel adds up the accesses it really issues, once, on the GPU. The mark says whether the "
-               "two totals agree exactly.");
-    if (!BeginDataTable("accesses", {{"access", 1.4f}, {tr("memory.per_thread").c_str()}, {tr("memory.per_block").c_str()}, {tr("memory.total_model").c_str()},
-                                     {tr("memory.total_counted").c_str()}, {"match", 0, 3.5f}}))
+    HelpMarker(tr("memory.accesses_help").c_str());
+    if (!BeginDataTable("##accesses", {{tr("memory.col_access").c_str(), 1.4f}, {tr("memory.per_thread").c_str()}, {tr("memory.per_block").c_str()}, {tr("memory.total_model").c_str()},
+                                     {tr("memory.total_counted").c_str()}, {tr("memory.col_match").c_str(), 0, 3.5f}}))
         return;
     for (const Row& row : rows) {
         ImGui::TableNextRow();
@@ -68,26 +64,26 @@ void DrawAccessTable(const RunResult& r) {
         ImGui::TableNextColumn();
         double model_total = m.total.*row.field;
         ImGui::TextUnformatted(FormatCount(model_total).c_str());
-        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s elements exactly", format_count(model_total).c_str());
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", trf("memory.elements_exactly", format_count(model_total)).c_str());
         ImGui::TableNextColumn();
         bool have_count = r.measured && r.counted.has_value();
         // Counted later: the GPU run is still going, or this was a quick run (the full one counts).
         const bool pending = (!r.measured && r.phase == Phase::analysed) || (r.measured && !have_count && r.phase == Phase::quick);
         if (pending) {
-            ImGui::TextDisabled("pending");
+            ImGui::TextDisabled("%s", tr("memory.pending").c_str());
             if (ImGui::IsItemHovered())
                 ImGui::SetTooltip(r.measured ? tr("memory.quick_run_the_full_measurement_that_follows_coun").c_str()
                                              : tr("memory.counted_once_the_run_on_the_gpu_is_done").c_str());
         } else if (!r.measured) {
-            ImGui::TextDisabled("%s", kNoGpu);
+            ImGui::TextDisabled("%s", NoGpu());
         } else if (!have_count) {
             ImGui::TextDisabled("—");
-            if (ImGui::IsItemHovered()) ImGui::SetTooltip("Not counted: turn on \"count accesses\" in the run options.");
+            if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("memory.not_counted").c_str());
         } else {
             double counted = (*r.counted).*row.field;
             ImGui::TextUnformatted(FormatCount(counted).c_str());
             if (ImGui::IsItemHovered())
-                ImGui::SetTooltip("%s elements counted, %s modelled", format_count(counted).c_str(), format_count(model_total).c_str());
+                ImGui::SetTooltip("%s", trf("memory.counted_vs_modelled", format_count(counted), format_count(model_total)).c_str());
         }
         ImGui::PopFont();
         ImGui::TableNextColumn();
@@ -95,9 +91,8 @@ void DrawAccessTable(const RunResult& r) {
             double counted = (*r.counted).*row.field;
             MatchMark(counted == model_total);
             if (ImGui::IsItemHovered())
-                ImGui::SetTooltip(counted == model_total ? tr("memory.model_counted").c_str()
-                                                         : "model and count differ by %s elements",
-                                  format_count(counted - model_total).c_str());
+                ImGui::SetTooltip("%s", counted == model_total ? tr("memory.model_counted").c_str()
+                                                               : trf("memory.differ_by", format_count(counted - model_total)).c_str());
         }
     }
     ImGui::EndTable();
@@ -106,7 +101,7 @@ void DrawAccessTable(const RunResult& r) {
 void DrawFormulaTable(const char* id, const char* title, const std::vector<Formula>& formulas) {
     if (formulas.empty()) return;
     ImGui::TextUnformatted(title);
-    if (!BeginDataTable(id, {{"quantity", 1.3f}, {"formula", 2.0f}, {"value", 0.8f}})) return;
+    if (!BeginDataTable(id, {{tr("memory.col_quantity").c_str(), 1.3f}, {tr("memory.col_formula").c_str(), 2.0f}, {tr("memory.col_value").c_str(), 0.8f}})) return;
     for (const Formula& f : formulas) {
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
@@ -132,15 +127,14 @@ void DrawRoofline(const AppState& state, const RunResult& r) {
         roof.peak_gflops = ceilings.sgemm_gflops;
         roof.bandwidth_gbps = ceilings.copy_gbps;
         roof.peak_label = "SGEMM " + Rate(roof.peak_gflops, "GFLOP/s", "TFLOP/s");
-        roof.bandwidth_label = "copy " + Rate(roof.bandwidth_gbps, "GB/s", "TB/s");
+        roof.bandwidth_label = tr("memory.roof_copy") + " " + Rate(roof.bandwidth_gbps, "GB/s", "TB/s");
         source = tr("memory.ceilings_measured_on_this_gpu_cublas_sgemm_for_c").c_str();
     } else {
         roof.peak_gflops = t.peak_fp32_gflops;
         roof.bandwidth_gbps = t.dram_gbps;
         roof.peak_label = "FP32 " + Rate(roof.peak_gflops, "GFLOP/s", "TFLOP/s");
         roof.bandwidth_label = "DRAM " + Rate(roof.bandwidth_gbps, "GB/s", "TB/s");
-        source = r.measured ? "Datasheet ceilings of " + t.name + " until the worker has measured this GPU's own."
-                            : "Datasheet ceilings of " + t.name + " (model mode: nothing is measured).";
+        source = r.measured ? trf("memory.datasheet_until_measured", t.name) : trf("memory.datasheet_model_mode", t.name);
     }
 
     // Earlier runs first, so the current point is drawn on top.
@@ -150,12 +144,12 @@ void DrawRoofline(const AppState& state, const RunResult& r) {
         p.intensity = h.intensity;
         p.gflops = h.gflops;
         p.color = h.valid ? plot::WithAlpha(plot::Palette(0), 0.7f) : StatusColor(false);
-        p.note = ParamSummary(h.params) + ", " + FormatTime(h.median_ms) + (h.valid ? "" : " — failed validation");
+        p.note = ParamSummary(h.params) + ", " + FormatTime(h.median_ms) + (h.valid ? "" : tr("memory.note_failed_validation"));
         roof.points.push_back(p);
         if (h.dram_intensity > 0) {   // the same run placed by its measured DRAM bytes
             p.intensity = h.dram_intensity;
             p.color = h.valid ? plot::WithAlpha(plot::Palette(1), 0.7f) : StatusColor(false);
-            p.note = ParamSummary(h.params) + ", by measured DRAM bytes";
+            p.note = ParamSummary(h.params) + tr("memory.note_by_dram_bytes");
             roof.points.push_back(p);
         }
     }
@@ -167,7 +161,7 @@ void DrawRoofline(const AppState& state, const RunResult& r) {
         p.gflops = pin.result->gflops;
         p.label = pin.label;
         p.color = pin.result->validation.passed ? plot::Palette(int(i) + 2) : StatusColor(false);
-        p.note = "pinned";
+        p.note = tr("memory.note_pinned");
         roof.points.push_back(p);
     }
     plot::RooflinePoint now;
@@ -177,13 +171,13 @@ void DrawRoofline(const AppState& state, const RunResult& r) {
         bool passed = !r.validation.checked || r.validation.passed;
         now.gflops = r.gflops;
         now.color = passed ? plot::kHighlight : StatusColor(false);
-        now.label = "now: " + Rate(r.gflops, "GFLOP/s", "TFLOP/s") + (passed ? "" : " (failed validation)");
-        now.note = "measured: model FLOPs / median time";
+        now.label = trf("plot.now_text", Rate(r.gflops, "GFLOP/s", "TFLOP/s")) + (passed ? "" : tr("memory.failed_validation_paren"));
+        now.note = tr("memory.note_measured_time");
     } else {
         now.gflops = plot::RooflineAttainable(roof.peak_gflops, roof.bandwidth_gbps, r.model.intensity);
         now.hollow = true;
         now.color = plot::kHighlight;
-        now.label = "now: at most " + Rate(now.gflops, "GFLOP/s", "TFLOP/s") + " (" + kNoGpu + ")";
+        now.label = trf("memory.now_at_most", Rate(now.gflops, "GFLOP/s", "TFLOP/s"), NoGpu());
         now.note = tr("memory.not_measured_the_hollow_ring_is_the_roof_s_bound").c_str();
     }
     if (r.model.intensity > 0) roof.points.push_back(now);
@@ -192,16 +186,13 @@ void DrawRoofline(const AppState& state, const RunResult& r) {
         plot::RooflinePoint d = now;
         d.intensity = *dram;
         d.color = plot::Palette(1);
-        d.label = "by DRAM bytes: " + plot::FormatValue(*dram) + " FLOP/B";
-        d.note = "measured: model FLOPs / DRAM bytes read + written (hardware counters)";
+        d.label = trf("memory.by_dram_bytes", plot::FormatValue(*dram));
+        d.note = tr("memory.note_measured_dram");
         roof.points.push_back(d);
     }
 
     ImGui::TextUnformatted(tr("memory.roofline").c_str());
-    HelpMarker("Attainable GFLOP/s = min(compute roof, bandwidth × intensity). Left of the ridge a kernel is "
-               "memory-bound, right of it compute-bound. The intensity here counts every global access the kernel "
-               "issues; caches serve many of them, so a measured point can sit above the memory roof. With hardware "
-               "counters the run is placed a second time, by the bytes DRAM really moved: that point stays under the roof.");
+    HelpMarker(tr("memory.roofline_help").c_str());
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
     ImGui::TextWrapped("%s", source.c_str());
     ImGui::PopStyleColor();
@@ -211,12 +202,12 @@ void DrawRoofline(const AppState& state, const RunResult& r) {
 }  // namespace
 
 void DrawMemoryPanel(AppState& state) {
-    const RunResult* shown = ResultOrHint(state, "analyse a kernel");
+    const RunResult* shown = ResultOrHint(state, tr("hint.analyse_a_kernel").c_str());
     if (!shown) return;
     const RunResult& r = *shown;
     if (!r.ok && r.stage == "input") {
         ImGui::PushStyleColor(ImGuiCol_Text, StatusColorVec(false));
-        ImGui::TextWrapped("No model: %s", r.error.c_str());
+        ImGui::TextWrapped("%s", trf("memory.no_model", r.error).c_str());
         ImGui::PopStyleColor();
         return;
     }

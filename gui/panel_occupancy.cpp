@@ -25,16 +25,13 @@ constexpr int kUnlimited = INT_MAX / 2;
 void DrawHeadlines(const RunResult& r) {
     const Occupancy& occ = r.occupancy;
     Headline(tr("occupancy.occupancy_theoretical").c_str(), std::to_string(int(std::lround(occ.occupancy * 100))) + "%", plot::kTextColor,
-             "Resident warps divided by the most warps one SM can hold. Higher occupancy hides more "
-             "memory latency, up to the point where something else (bandwidth, instruction issue) limits.",
+             tr("occupancy.theoretical_help").c_str(),
              false);
     if (const auto achieved = AchievedOccupancy(r))
-        Headline("achieved", std::to_string(int(std::lround(*achieved * 100))) + "%", plot::kHighlight,
-                 "Measured (hardware counters, sm__warps_active): warps resident per active cycle over the SM's "
-                 "maximum, averaged over the launch. Below the theoretical figure when blocks finish unevenly or "
-                 "the last wave leaves SMs half empty.");
+        Headline(tr("occupancy.achieved").c_str(), std::to_string(int(std::lround(*achieved * 100))) + "%",
+                 plot::kHighlight, tr("occupancy.achieved_help").c_str());
     else
-        Headline("achieved", "\xe2\x80\x94", plot::kTextColor, HardwareMissingReason(r).c_str());
+        Headline(tr("occupancy.achieved").c_str(), "\xe2\x80\x94", plot::kTextColor, HardwareMissingReason(r).c_str());
     Headline(tr("occupancy.active_warps_sm").c_str(), std::to_string(occ.active_warps) + " / " + std::to_string(occ.max_warps),
              plot::kTextColor, tr("occupancy.warps_of_this_kernel_resident_on_one_sm_at_a_tim").c_str());
     Headline(tr("occupancy.blocks_sm").c_str(), std::to_string(occ.blocks_per_sm), plot::kTextColor,
@@ -47,10 +44,9 @@ void DrawHeadlines(const RunResult& r) {
 void DrawLimitBars(const Occupancy& occ, const OccupancyInput& in, const Target& t) {
     struct Limit { std::string name; int blocks; };
     const Limit limits[] = {
-        {"warps (" + std::to_string(ceil_div(in.threads_per_block, std::max(1, t.warp_size))) + " per block)",
-         occ.limit_warps},
-        {"registers (" + std::to_string(in.registers_per_thread) + " per thread)", occ.limit_registers},
-        {"shared memory (" + format_bytes(in.smem_per_block) + " per block)", occ.limit_smem},
+        {trf("occupancy.bar_warps", ceil_div(in.threads_per_block, std::max(1, t.warp_size))), occ.limit_warps},
+        {trf("occupancy.bar_registers", in.registers_per_thread), occ.limit_registers},
+        {trf("occupancy.bar_smem", format_bytes(in.smem_per_block)), occ.limit_smem},
         {tr("occupancy.blocks_hardware_limit").c_str(), occ.limit_blocks},
     };
     plot::BarChart chart;
@@ -95,12 +91,12 @@ plot::Figure CurveFigure(const char* title, const char* x_label, const std::vect
     fig.title = title;
     fig.legend = false;
     fig.x.label = x_label;
-    fig.y.label = "occupancy %";
+    fig.y.label = tr("occupancy.axis_percent");
     fig.y.range = plot::Range{0, 105};
     fig.y.tick_values = {0, 25, 50, 75, 100};
     fig.empty_text = tr("occupancy.no_curve_the_kernel_did_not_compile").c_str();
     plot::Series s;
-    s.name = "occupancy";
+    s.name = tr("occupancy.series");
     s.color = plot::Palette(0);
     s.thickness = 3.0f;
     s.marker = plot::MarkerShape::Circle;   // the calculator's samples, so gaps between them show
@@ -114,7 +110,7 @@ plot::Figure CurveFigure(const char* title, const char* x_label, const std::vect
     plot::Marker now;
     now.x = current_x;
     now.y = current_occupancy * 100;
-    now.label = "now: " + std::to_string(int(std::lround(now.y))) + "%";
+    now.label = trf("plot.now_percent", int(std::lround(now.y)));
     fig.markers.push_back(now);
     return fig;
 }
@@ -150,7 +146,7 @@ void DrawCurves(AppState& state, const RunResult& r, const OccupancyInput& in, c
 }  // namespace
 
 void DrawOccupancyPanel(AppState& state) {
-    const RunResult* shown = ResultOrHint(state, "analyse a kernel");
+    const RunResult* shown = ResultOrHint(state, tr("hint.analyse_a_kernel").c_str());
     if (!shown) return;
     const RunResult& r = *shown;
     const Occupancy& occ = r.occupancy;
@@ -159,7 +155,7 @@ void DrawOccupancyPanel(AppState& state) {
 
     if (!r.ok && (r.stage == "input" || r.stage == "compile")) {
         ImGui::PushStyleColor(ImGuiCol_Text, StatusColorVec(false));
-        ImGui::TextWrapped("No occupancy: the %s stage failed. %s", r.stage.c_str(), r.error.c_str());
+        ImGui::TextWrapped("%s", trf("occupancy.stage_failed", StageName(r.stage), r.error).c_str());
         ImGui::PopStyleColor();
         return;
     }
@@ -171,18 +167,16 @@ void DrawOccupancyPanel(AppState& state) {
 
     DrawHeadlines(r);
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
-    ImGui::TextWrapped("%d threads per block, %d registers per thread, %s shared memory per block on %s (%s, %s)",
-                       in.threads_per_block, in.registers_per_thread, format_bytes(in.smem_per_block).c_str(),
-                       t.name.c_str(), t.arch_name().c_str(), t.source.empty() ? "?" : t.source.c_str());
+    ImGui::TextWrapped("%s", trf("occupancy.inputs_line", in.threads_per_block, in.registers_per_thread,
+                                 format_bytes(in.smem_per_block), t.name, t.arch_name(),
+                                 t.source.empty() ? "?" : t.source).c_str());
     ImGui::PopStyleColor();
     ImGui::Spacing();
     DrawLimitBars(occ, in, t);
     DrawSteps(occ);
     ImGui::Spacing();
     ImGui::TextUnformatted(tr("occupancy.occupancy_as_one_input_changes_the_other_two_hel").c_str());
-    HelpMarker("Each curve is computed by the same calculator for every value of one input. Steps show where one "
-               "more register, warp or kilobyte of shared memory costs a whole block per SM. The ring marks the "
-               "current configuration.");
+    HelpMarker(tr("occupancy.curves_help").c_str());
     DrawCurves(state, r, in, t);
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include "actions.h"
 #include "tilelab/i18n.h"
+#include "tilelab/variant_text.h"
 #include "fonts.h"
 #include "panels.h"
 #include "ui_common.h"
@@ -137,14 +138,14 @@ void draw_param(AppState& state, const ParamSpec& spec) {
         const std::string reason = reason_for(state, spec.name, other);
         bool on = value != 0;
         ImGui::BeginDisabled(!reason.empty());
-        if (ImGui::Checkbox(on ? "on##bool" : "off##bool", &on)) {
+        if (ImGui::Checkbox((tr(on ? "params.on" : "params.off") + "##bool").c_str(), &on)) {
             value = on ? 1 : 0;
             SubmitRequest(state, spec.name, Change::Click);
         }
         ImGui::EndDisabled();
         tooltip_when_hovered(reason);
     } else if (values.empty()) {
-        ImGui::TextDisabled("%d (no legal values declared)", value);
+        ImGui::TextDisabled("%s", trf("params.no_legal_values", value).c_str());
     } else if (values.size() <= kMaxButtons) {
         draw_buttons(state, spec, value, values);
     } else {
@@ -163,9 +164,9 @@ void draw_problem_size(AppState& state) {
     std::string help = tr("params.one_number_for_a_cube_4096_means_4096_in_every_d").c_str();
     if (const Variant* variant = CurrentVariant(state)) {
         if (const auto dims = family_dim_names(variant->family); !dims[0].empty())
-            help += ", here " + dims[0] + " x " + dims[1] + " x " + dims[2];
+            help += trf("params.size_here", dims[0], dims[1], dims[2]);
     }
-    label_with_help(tr("params.problem_size").c_str(), (help + ". Press Enter to apply.").c_str());
+    label_with_help(tr("params.problem_size").c_str(), (help + tr("params.press_enter")).c_str());
     ImGui::TableNextColumn();
     const float button_w = ImGui::GetFrameHeight() * 1.6f;
     const float spacing = ImGui::GetStyle().ItemSpacing.x;
@@ -212,9 +213,8 @@ void DrawTargetPicker(AppState& state) {
                 SubmitRequest(state, "target");
             }
             if (ImGui::IsItemHovered())
-                ImGui::SetTooltip("%d SMs, %s shared memory per SM, %d registers per SM\nFP32 peak %.1f TFLOP/s, DRAM %.0f GB/s (%s)",
-                                  t.sm_count, format_bytes(t.smem_per_sm).c_str(), t.regs_per_sm,
-                                  t.peak_fp32_gflops / 1000.0, t.dram_gbps, t.source.c_str());
+                ImGui::SetTooltip("%s", trf("params.target_tooltip", t.sm_count, format_bytes(t.smem_per_sm), t.regs_per_sm,
+                                            fmt::format("{:.1f}", t.peak_fp32_gflops / 1000.0), fmt::format("{:.0f}", t.dram_gbps), t.source).c_str());
         }
         ImGui::EndCombo();
     }
@@ -223,28 +223,27 @@ void DrawTargetPicker(AppState& state) {
 void DrawParamsPanel(AppState& state) {
     const Variant* variant = CurrentVariant(state);
     PushFontOrDefault(AppFonts().h2);
-    ImGui::TextUnformatted(variant ? variant->title.c_str() : state.request.variant.c_str());
+    ImGui::TextUnformatted(variant ? variant_title(*variant).c_str() : state.request.variant.c_str());
     ImGui::PopFont();
     if (!variant) {
-        ImGui::TextColored(StatusColorVec(false), "The variant \"%s\" is not in this build.", state.request.variant.c_str());
+        ImGui::TextColored(StatusColorVec(false), "%s", trf("params.variant_not_in_build", state.request.variant).c_str());
         return;
     }
     if (!variant->summary.empty()) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-        ImGui::TextWrapped("%s", variant->summary.c_str());
+        ImGui::TextWrapped("%s", variant_summary(*variant).c_str());
         ImGui::PopStyleColor();
     }
 
     if (ImGui::BeginTable("##params", 2, ImGuiTableFlags_SizingStretchProp)) {
-        ImGui::TableSetupColumn("name", ImGuiTableColumnFlags_WidthStretch, 0.42f);
-        ImGui::TableSetupColumn("control", ImGuiTableColumnFlags_WidthStretch, 0.58f);
+        ImGui::TableSetupColumn("name", ImGuiTableColumnFlags_WidthStretch, 0.42f);   // ui-strings: not shown
+        ImGui::TableSetupColumn("control", ImGuiTableColumnFlags_WidthStretch, 0.58f);   // ui-strings: not shown
         for (const ParamSpec& spec : variant->params) draw_param(state, spec);
         draw_problem_size(state);
         if (state.engine_thread && state.engine_thread->ready() && !state.engine_thread->device().gpu) {
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
-            label_with_help(tr("params.target_gpu").c_str(), "Model mode: there is no GPU here, so kernels are compiled, and occupancy "
-                                          "and the model computed, for this card's datasheet figures.");
+            label_with_help(tr("params.target_gpu").c_str(), tr("params.target_gpu_help").c_str());
             ImGui::TableNextColumn();
             DrawTargetPicker(state);
         }
@@ -259,7 +258,7 @@ void DrawParamsPanel(AppState& state) {
             show_reason(reason);
     }
     if (ImGui::Button(tr("params.reset_this_step").c_str())) ResetStep(state);
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Every parameter and the size back to this step's state: the lesson's defaults and the presets of its steps up to this one");
+    if (ImGui::IsItemHovered()) WrappedTooltip(tr("params.reset_this_step_help").c_str());
 }
 
 }  // namespace tilelab::gui

@@ -105,47 +105,41 @@ void badge(const std::string& title, const std::string& detail, ImU32 colour) {
 void draw_measured(const AppState& state, const RunResult& r) {
     const Timing& t = r.timing;
     const double spread = t.median_ms > 0 ? 100.0 * (t.max_ms - t.min_ms) / t.median_ms : 0;
-    const std::string time_detail = FormatTime(t.min_ms) + " to " + FormatTime(t.max_ms) + " (spread " +
-                                    fixed(spread, 1) + "%), " + std::to_string(t.samples_ms.size()) + " runs";
+    const std::string time_detail =
+        trf("results.time_detail", FormatTime(t.min_ms), FormatTime(t.max_ms), fixed(spread, 1), t.samples_ms.size());
     std::string flops_detail, bytes_detail;
     if (r.reference_ms > 0)
-        flops_detail = fixed(r.pct_of_reference, 0) + "% of " + r.reference_name + " (" + FormatTime(r.reference_ms) + ")";
+        flops_detail = trf("results.pct_of_reference", fixed(r.pct_of_reference, 0), r.reference_name, FormatTime(r.reference_ms));
     const Ceilings c = state.engine_thread ? state.engine_thread->ceilings() : Ceilings{};
     if (c.measured && c.copy_gbps > 0)
-        bytes_detail = fixed(100.0 * r.gbps_effective / c.copy_gbps, 0) + "% of device copy (" + rate(c.copy_gbps, "B/s") + ")";
+        bytes_detail = trf("results.pct_of_device_copy", fixed(100.0 * r.gbps_effective / c.copy_gbps, 0), rate(c.copy_gbps, "B/s"));
     else
-        bytes_detail = "model traffic at this time: " + rate(r.gbps_model, "B/s");
+        bytes_detail = trf("results.model_traffic_at_this_time", rate(r.gbps_model, "B/s"));
     if (ImGui::BeginTable("##headlines", 3, ImGuiTableFlags_SizingStretchSame)) {
         ImGui::TableNextColumn();
         headline(tr("results.time_median").c_str(), FormatTime(t.median_ms), time_detail, true,
-                 "Median of the timed repetitions (CUDA events around each launch, after warm-up; L2 flushed "
-                 "between repetitions unless turned off in the Run menu).");
+                 tr("results.time_median_help").c_str());
         ImGui::TableNextColumn();
         headline(tr("results.compute").c_str(), rate(r.gflops, "FLOP/s"), flops_detail, true, tr("results.the_model_s_flop_count_divided_by_the_median_tim").c_str());
         ImGui::TableNextColumn();
         if (r.gbps_dram > 0)   // measured: what DRAM really moved; the model's figure stays, labelled
             headline(tr("results.dram_measured").c_str(), rate(r.gbps_dram, "B/s"),
-                     "modelled: " + rate(r.gbps_effective, "B/s") + " compulsory, " + rate(r.gbps_model, "B/s") + " all accesses",
-                     true,
-                     "DRAM bytes read + written (hardware counters, one replayed launch) divided by the median time. "
-                     "Modelled: compulsory bytes (each input once, the output once) and every global access the "
-                     "kernel issues, over the same time.");
+                     trf("results.dram_detail", rate(r.gbps_effective, "B/s"), rate(r.gbps_model, "B/s")), true,
+                     tr("results.dram_measured_help").c_str());
         else
             headline(tr("results.memory_model").c_str(), rate(r.gbps_effective, "B/s"), bytes_detail, true,
-                     "Compulsory bytes (each input read once, the output written once) divided by the median time: "
-                     "the bandwidth the kernel delivers as seen from outside. Measured DRAM bytes replace it when "
-                     "the hardware counters are read.");
+                     tr("results.memory_model_help").c_str());
         ImGui::EndTable();
     }
     if (!r.validation.checked) {
-        badge("NOT CHECKED", tr("results.this_run_was_not_validated").c_str(), kBadgeGrey);
+        badge(tr("results.badge_not_checked"), tr("results.this_run_was_not_validated").c_str(), kBadgeGrey);
         return;
     }
     const Validation& v = r.validation;
     char errors[200];
-    std::snprintf(errors, sizeof errors, "max error %.2g (relative %.2g), tolerance %.2g, against %s", v.max_abs_error,
-                  v.max_rel_error, v.tolerance, v.reference.c_str());
-    badge(v.passed ? "CORRECT" : "WRONG RESULT", v.passed ? errors : v.message + "  \xe2\x80\x94  " + errors,
+    std::snprintf(errors, sizeof errors, tr("results.validation_errors").c_str(), v.max_abs_error, v.max_rel_error,
+                  v.tolerance, v.reference.c_str());
+    badge(tr(v.passed ? "results.badge_correct" : "results.badge_wrong"), v.passed ? errors : v.message + "  \xe2\x80\x94  " + errors,
           badge_colour(v.passed));
 }
 
@@ -157,7 +151,7 @@ void draw_modelled(const RunResult& r, bool measuring) {
         headline(tr("results.flops_model").c_str(), FormatCount(r.model.flops), "", true, tr("results.floating_point_operations_of_the_whole_launch").c_str());
         ImGui::TableNextColumn();
         headline(tr("results.intensity_model").c_str(), FormatCount(r.model.intensity) + " FLOP/B", "", true,
-                 "Model FLOPs over model global bytes: where the kernel sits on the roofline.");
+                 tr("results.intensity_help").c_str());
         ImGui::TableNextColumn();
         headline(tr("results.occupancy").c_str(), o.max_warps > 0 ? fixed(100.0 * o.occupancy, 0) + "%" : "-",
                  o.limiter.empty() ? "" : trf("results.limited_by", limiter_label(o.limiter)), true,
@@ -165,24 +159,21 @@ void draw_modelled(const RunResult& r, bool measuring) {
         ImGui::EndTable();
     }
     if (measuring) {
-        badge("MEASURING", tr("results.compiled_and_analysed_the_validated_run_on_the_g").c_str(), kBadgeGrey);
+        badge(tr("results.badge_measuring"), tr("results.compiled_and_analysed_the_validated_run_on_the_g").c_str(), kBadgeGrey);
         return;
     }
     const std::string why = r.no_gpu_reason.empty() ? "" : " (" + r.no_gpu_reason + ")";
-    badge("NO GPU", tr("results.time_flop_s_gb_s_and_validation_need_a_gpu").c_str() + why + ".", kBadgeGrey);
+    badge(tr("results.badge_no_gpu"), tr("results.time_flop_s_gb_s_and_validation_need_a_gpu").c_str() + why + ".", kBadgeGrey);
 }
 
 // Says that the numbers shown are the quick run's (a drag, or first after a click), not the full
 // measurement's.
 void quick_note(const RunResult& r) {
     ImGui::PushStyleColor(ImGuiCol_Text, kUpdating);
-    ImGui::TextWrapped("Quick run: %zu repetitions, accesses not counted yet \xe2\x80\x94 full measurement follows.",
-                       r.timing.samples_ms.size());
+    ImGui::TextWrapped("%s", trf("results.quick_run_note", r.timing.samples_ms.size()).c_str());
     ImGui::PopStyleColor();
     if (ImGui::IsItemHovered())
-        WrappedTooltip("While a slider is dragged, and first after a click, a value gets one warm-up and three timed "
-                       "repetitions, validated as always, and no instrumented build. The full protocol follows when "
-                       "the slider is let go: more repetitions and the counted accesses.");
+        WrappedTooltip(tr("results.quick_run_help").c_str());
 }
 
 void row(const char* name, const std::string& value, const char* help = nullptr, const ImVec4* colour = nullptr) {
@@ -199,22 +190,23 @@ void row(const char* name, const std::string& value, const char* help = nullptr,
 
 void draw_analysis(const RunResult& r) {
     if (!ImGui::BeginTable("##analysis", 2, ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_RowBg)) return;
-    ImGui::TableSetupColumn("what", ImGuiTableColumnFlags_WidthStretch, 0.45f);
-    ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch, 0.55f);
+    ImGui::TableSetupColumn("what", ImGuiTableColumnFlags_WidthStretch, 0.45f);   // ui-strings: not shown
+    ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch, 0.55f);   // ui-strings: not shown
     const LaunchShape& l = r.launch;
     char grid[96], block[96];
-    std::snprintf(grid, sizeof grid, "%u \xc3\x97 %u \xc3\x97 %u  (%s blocks)", l.grid[0], l.grid[1], l.grid[2],
-                  FormatCount(double(l.blocks())).c_str());
-    std::snprintf(block, sizeof block, "%u \xc3\x97 %u \xc3\x97 %u  (%lld threads)", l.block[0], l.block[1], l.block[2],
-                  static_cast<long long>(l.threads_per_block()));
+    std::snprintf(grid, sizeof grid, "%u \xc3\x97 %u \xc3\x97 %u  %s", l.grid[0], l.grid[1], l.grid[2],
+                  trf("results.n_blocks", FormatCount(double(l.blocks()))).c_str());
+    std::snprintf(block, sizeof block, "%u \xc3\x97 %u \xc3\x97 %u  %s", l.block[0], l.block[1], l.block[2],
+                  trf("results.n_threads", static_cast<long long>(l.threads_per_block())).c_str());
     row(tr("results.grid").c_str(), grid);
     row(tr("results.block").c_str(), block);
     if (r.compiled && r.compiled->ok) {
         const PtxasInfo& p = r.compiled->ptxas;
         const bool spills = p.spill_stores > 0 || p.spill_loads > 0;
         const ImVec4 red = StatusColorVec(false);
-        row(tr("results.registers_thread").c_str(), std::to_string(p.registers) + (spills ? ", spills " + std::to_string(p.spill_stores) +
-                                  " B stored, " + std::to_string(p.spill_loads) + " B loaded" : ", no spills"),
+        row(tr("results.registers_thread").c_str(),
+            spills ? trf("results.registers_spills", p.registers, p.spill_stores, p.spill_loads)
+                   : trf("results.registers_no_spills", p.registers),
             tr("results.from_ptxas_s_report_on_the_compiled_kernel_spill").c_str(),
             spills ? &red : nullptr);
         row(tr("results.shared_memory_block").c_str(), format_bytes(r.smem_bytes()));
@@ -229,7 +221,7 @@ void draw_analysis(const RunResult& r) {
     const CostModel& m = r.model;
     row(tr("results.flops_model").c_str(), FormatCount(m.flops));
     row(tr("results.global_traffic_model").c_str(), format_bytes(m.global_bytes),
-        "Every global load and store the kernel issues, times 4 bytes, with no cache: the Memory tab breaks it down.");
+        tr("results.global_traffic_help").c_str());
     row(tr("results.compulsory_traffic").c_str(), format_bytes(m.compulsory_bytes), tr("results.each_input_read_once_and_the_output_written_once").c_str());
     row(tr("results.arithmetic_intensity").c_str(), fixed(m.intensity, 2) + " FLOP/B", tr("results.model_flops_over_model_global_bytes").c_str());
     ImGui::EndTable();
@@ -255,15 +247,15 @@ void draw_history(const AppState& state) {
         if (same_elsewhere && p.params.count(name)) newest[p.params.at(name)] = &p;
     }
     plot::Figure fig;
-    fig.title = "Time against " + name;
+    fig.title = trf("results.time_against", name);
     fig.x.label = name;
-    fig.y.label = "median time (ms)";
+    fig.y.label = tr("results.median_time_ms");
     fig.y.include_zero = true;
     fig.empty_text = tr("results.no_runs_at_the_current_settings_yet").c_str();
     plot::Series ok, bad;
-    ok.name = "correct";
+    ok.name = tr("results.series_correct");
     ok.marker = plot::MarkerShape::Circle;
-    bad.name = "wrong result";
+    bad.name = tr("results.series_wrong");
     bad.line = false;
     bad.marker = plot::MarkerShape::Square;
     bad.color = StatusColor(false);
@@ -279,7 +271,7 @@ void draw_history(const AppState& state) {
         plot::Marker now;
         now.x = cur->second;
         now.y = newest.at(cur->second)->median_ms;
-        now.label = "now: " + FormatTime(now.y);
+        now.label = trf("plot.now_text", FormatTime(now.y));
         fig.markers.push_back(now);
     }
     const float h = std::max(ImGui::GetFontSize() * 12, ImGui::GetContentRegionAvail().y);
@@ -290,16 +282,16 @@ void draw_history(const AppState& state) {
 
 void DrawResultsPanel(AppState& state) {
     PushFontOrDefault(AppFonts().h2);
-    ImGui::TextUnformatted(tr("results.results").c_str());
+    ImGui::TextUnformatted(tr("heading.results").c_str());
     ImGui::PopFont();
     ImGui::SameLine();
     ImGui::AlignTextToFramePadding();
     const std::shared_ptr<const RunResult> r = state.result;
     if (state.updating) {
         const EngineActivity activity = state.engine_thread ? state.engine_thread->activity() : EngineActivity::Idle;
-        ImGui::TextColored(kUpdating, "updating: %s...", to_string(activity));
+        ImGui::TextColored(kUpdating, "%s", trf("results.updating", to_string(activity)).c_str());
     } else if (r) {
-        ImGui::TextDisabled(r->phase == Phase::quick ? "quick result" : "up to date");
+        ImGui::TextDisabled("%s", tr(r->phase == Phase::quick ? "results.quick_result" : "results.up_to_date").c_str());
     }
     if (!r) {
         ImGui::TextDisabled("%s", tr("results.waiting_for_the_first_result").c_str());
@@ -309,8 +301,8 @@ void DrawResultsPanel(AppState& state) {
         ImGui::TextDisabled("%s", tr("results.showing_the_previous_lesson_s_result_until_this").c_str());
 
     if (!r->ok) {
-        const std::string stage = r->stage.empty() ? "" : " (" + r->stage + ")";
-        badge("CANNOT RUN" + stage, r->error.empty() ? tr("results.the_engine_gave_no_reason").c_str() : r->error,
+        const std::string stage = r->stage.empty() ? "" : " (" + StageName(r->stage) + ")";
+        badge(tr("results.badge_cannot_run") + stage, r->error.empty() ? tr("results.the_engine_gave_no_reason").c_str() : r->error,
               badge_colour(false));
         if (r->compiled && r->compiled->ok) draw_analysis(*r);
         return;

@@ -253,36 +253,26 @@ void DrawProduct(AppState& state, const TileGeometry& t, const RunResult& r) {
     state.tile_block_y = std::clamp(state.tile_block_y, 0, int(g.grid_y - 1));
 
     const std::string per_thread = plot::FormatValue(g.outputs_per_thread);
-    ImGui::TextWrapped("Each block computes a %lld×%lld tile of C with %lld threads (%lld×%lld); each thread computes "
-                       "%s output%s (%lld×%lld). The grid is %lld×%lld blocks.",
-                       (long long)g.BM, (long long)g.BN, (long long)g.threads, (long long)g.bx, (long long)g.by,
-                       per_thread.c_str(), g.outputs_per_thread == 1 ? "" : "s", (long long)g.TM, (long long)g.TN,
-                       (long long)g.grid_x, (long long)g.grid_y);
+    ImGui::TextWrapped("%s", trf(g.outputs_per_thread == 1 ? "tiles.matmul_block_one" : "tiles.matmul_block", g.BM, g.BN,
+                                 g.threads, g.bx, g.by, per_thread, g.TM, g.TN, g.grid_x, g.grid_y).c_str());
     if (g.a_shared && g.b_shared)
-        ImGui::TextWrapped("Per k-step the block stages a %lld×%lld tile of A and a %lld×%lld tile of B in shared memory "
-                           "(%s), then every thread reads them from there: %lld k-steps cover K = %lld.",
-                           (long long)g.BM, (long long)g.BK, (long long)g.BK, (long long)g.BN,
-                           format_bytes(g.smem_bytes).c_str(), (long long)g.k_steps, (long long)g.K);
+        ImGui::TextWrapped("%s", trf("tiles.both_shared", g.BM, g.BK, g.BK, g.BN, format_bytes(g.smem_bytes), g.k_steps,
+                                     g.K).c_str());
     else if (g.a_shared || g.b_shared)
-        ImGui::TextWrapped("Per k-step the block stages its %s tile in shared memory (%s), which every thread reads from "
-                           "there, while each thread reads its own part of the %s tile from global memory: %lld k-steps "
-                           "cover K = %lld.",
-                           g.a_shared ? "A" : "B", format_bytes(g.smem_bytes).c_str(), g.a_shared ? "B" : "A",
-                           (long long)g.k_steps, (long long)g.K);
+        ImGui::TextWrapped("%s", trf("tiles.one_shared", g.a_shared ? "A" : "B", format_bytes(g.smem_bytes),
+                                     g.a_shared ? "B" : "A", g.k_steps, g.K).c_str());
     else
-        ImGui::TextWrapped("No shared memory: at every k each thread reads its A and B elements straight from global "
-                           "memory, so neighbouring threads load the same elements again.");
+        ImGui::TextWrapped("%s", tr("tiles.no_shared_matmul").c_str());
 
     ImGui::AlignTextToFramePadding();
-    ImGui::TextUnformatted("block");
+    ImGui::TextUnformatted(tr("tiles.block").c_str());
     ImGui::SameLine();
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
     ImGui::SliderInt("##bx", &state.tile_block_x, 0, int(g.grid_x - 1), "x = %d");
     ImGui::SameLine();
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
     ImGui::SliderInt("##by", &state.tile_block_y, 0, int(g.grid_y - 1), "y = %d");
-    HelpMarker("Click a tile of C to pick its block. Play walks the k-steps: at each one the block loads the bright "
-               "A and B tiles and adds their product into its C tile.");
+    HelpMarker(tr("tiles.matmul_help").c_str());
     StepControls(state, tr("tiles.k_step").c_str(), g.k_steps);
 
     const float font = ImGui::GetFontSize();
@@ -385,23 +375,15 @@ void DrawStencilPlanes(const AppState& state, const StencilGeometry& g, float wi
 void DrawNeighbourhood(AppState& state, const TileGeometry& t, const RunResult& r) {
     const StencilGeometry g = DeriveStencil(t, r);
     const std::string per_thread = plot::FormatValue(g.outputs_per_thread);
-    ImGui::TextWrapped("Each block computes %lld×%lld×%lld outputs with %lld threads (%lld×%lld×%lld): %s output%s per "
-                       "thread on average.",
-                       (long long)g.out[0], (long long)g.out[1], (long long)g.out[2], (long long)g.threads,
-                       (long long)g.block[0], (long long)g.block[1], (long long)g.block[2], per_thread.c_str(),
-                       g.outputs_per_thread == 1 ? "" : "s");
+    ImGui::TextWrapped("%s", trf(g.outputs_per_thread == 1 ? "tiles.stencil_block_one" : "tiles.stencil_block", g.out[0],
+                                 g.out[1], g.out[2], g.threads, g.block[0], g.block[1], g.block[2], per_thread).c_str());
     if (g.planes_in_smem > 0)
-        ImGui::TextWrapped("Its input tile is %lld×%lld per x–y plane: the outputs plus a halo of %lld on each side, "
-                           "loaded once into shared memory (%s) and read by neighbouring threads from there.",
-                           (long long)g.in_x, (long long)g.in_y, (long long)g.halo,
-                           format_bytes(g.smem_bytes).c_str());
+        ImGui::TextWrapped("%s", trf("tiles.stencil_input_tile", g.in_x, g.in_y, g.halo, format_bytes(g.smem_bytes)).c_str());
     else
-        ImGui::TextWrapped("No shared memory: every thread reads its seven inputs from global memory, so each input "
-                           "is loaded by up to seven threads.");
+        ImGui::TextWrapped("%s", tr("tiles.no_shared_stencil").c_str());
     if (g.streams_z) {
         StepControls(state, tr("tiles.z_plane").c_str(), g.out[2]);
-        HelpMarker("A coarsened block walks along z: at each step it needs the plane below (prev), the current one "
-                   "and the one above (next). Play walks the planes.");
+        HelpMarker(tr("tiles.coarsened_help").c_str());
     }
 
     const float font = ImGui::GetFontSize();
@@ -426,22 +408,22 @@ void DrawNeighbourhood(AppState& state, const TileGeometry& t, const RunResult& 
 }  // namespace
 
 void DrawTilesPanel(AppState& state) {
-    const RunResult* shown = ResultOrHint(state, "see its tiles");
+    const RunResult* shown = ResultOrHint(state, tr("hint.see_its_tiles").c_str());
     if (!shown) return;
     const RunResult& r = *shown;
     const Variant* v = find_variant(r.request.variant);
     if (!v) {
-        ImGui::TextDisabled("Unknown variant %s.", r.request.variant.c_str());
+        ImGui::TextDisabled("%s", trf("tiles.unknown_variant", r.request.variant).c_str());
         return;
     }
     if (!r.ok && r.stage == "input") {
         ImGui::PushStyleColor(ImGuiCol_Text, StatusColorVec(false));
-        ImGui::TextWrapped("This configuration cannot run: %s", r.error.c_str());
+        ImGui::TextWrapped("%s", trf("tiles.cannot_run", r.error).c_str());
         ImGui::PopStyleColor();
         return;
     }
     if (!v->tiles) {
-        ImGui::TextDisabled("%s does not declare its tiles.", v->id.c_str());
+        ImGui::TextDisabled("%s", trf("tiles.no_tiles", v->id).c_str());
         return;
     }
     const TileGeometry t = v->tiles(with_defaults(v->params, r.request.params), r.request.problem);
@@ -449,7 +431,7 @@ void DrawTilesPanel(AppState& state) {
         if (t.extent[a] <= 0 || t.block_tile[a] <= 0 || t.thread_tile[a] <= 0) return;
     if (t.reduction > 0) DrawProduct(state, t, r);
     else if (t.halo > 0) DrawNeighbourhood(state, t, r);
-    else ImGui::TextDisabled("%s declares neither a reduction nor a halo: no tile picture yet.", v->id.c_str());
+    else ImGui::TextDisabled("%s", trf("tiles.no_picture", v->id).c_str());
 }
 
 }  // namespace tilelab::gui

@@ -27,4 +27,17 @@ void DrawBankSection(AppState& state, const RunResult& r);
 void DrawTilesPanel(AppState& state);
 void DrawComparePanel(AppState& state);
 
+// The Drills tab (gui/panel_drills.cpp): the current lesson's interview drills. CheckDrill sends
+// the drill's state to the engine thread; UpdateDrillChecks (every frame, whichever tab is shown)
+// grades the answers whose evaluation came back and saves the score.
+void DrawDrillsPanel(AppState& state);
+bool CheckDrill(AppState& state, const Lesson& lesson, const Drill& drill);
+void UpdateDrillChecks(AppState& state);
+bool DrillsChecking(const AppState& state);
+// The lesson's score: right answers among the drills that count here (a measured drill counts only on a GPU).
+void DrillScore(const AppState& state, const Lesson& lesson, int& right, int& counted);
+// --drill-answer K=VALUE: as if the user had entered VALUE for drill K of the current lesson and
+// pressed Check. False (and why) when it cannot be checked.
+bool DrillAnswerFromText(AppState& state, const std::string& key_value, std::string& error);
+
 }  // namespace tilelab::gui

@@ -2,6 +2,7 @@
 // margins from the font size and the tick labels, draws, then answers hover. The arithmetic
 // (ticks, mapping, colours) is in plot_math.cpp.
 #include "plot.h"
+#include "tilelab/i18n.h"
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -793,11 +794,11 @@ Figure RooflineFigure(const Roofline& roof) {
     Figure fig;
     fig.title = roof.title;
     fig.legend = false;
-    fig.x.label = "arithmetic intensity (FLOP/byte)";
+    fig.x.label = tr("plot.intensity_axis");
     fig.x.scale = Scale::Log10;
     fig.y.label = "GFLOP/s";
     fig.y.scale = Scale::Log10;
-    fig.empty_text = "no ceilings for this target";
+    fig.empty_text = tr("plot.no_ceilings");
     if (!(roof.peak_gflops > 0) || !(roof.bandwidth_gbps > 0)) return fig;
 
     double ridge = RooflineRidge(roof.peak_gflops, roof.bandwidth_gbps);
@@ -824,7 +825,7 @@ Figure RooflineFigure(const Roofline& roof) {
     fig.series.push_back(roofs);
     Guide ridge_guide;
     ridge_guide.value = ridge;
-    ridge_guide.label = "ridge " + FormatValue(ridge) + " FLOP/B";
+    ridge_guide.label = trf("plot.ridge", FormatValue(ridge));
     fig.guides.push_back(ridge_guide);
 
     // The memory-roof label runs along the slope, starting near its low end; the compute-roof

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include "actions.h"
+#include "tilelab/i18n.h"
 #include "app.h"
 #include "tilelab/input_policy.h"
 #include "tilelab/safe_file.h"
@@ -155,7 +156,7 @@ std::string UsableIniPath(const std::string& path) {
     std::string bytes, why;
     const ReadOutcome got = read_regular_file(path, kMaxSettingsBytes, bytes, why);
     if (got == ReadOutcome::ok || got == ReadOutcome::missing) return path;
-    std::fprintf(stderr, "tilelab: the window layout is not kept: %s\n", why.c_str());
+    std::fprintf(stderr, "tilelab: %s\n", trf("notice.layout_not_kept", why).c_str());
     return "";
 }
 
@@ -275,8 +276,8 @@ bool SaveSettings(const std::string& path, const AppState& state, std::string& e
             error = "settings not saved: " + shortened_path(path) + " cannot be used (" + why + ") nor moved aside (" + move_error + ")";
             return false;
         }
-        std::fprintf(stderr, "tilelab: settings: %s cannot be used (%s); it was moved to %s\n", shortened_path(path).c_str(),
-                     why.c_str(), shortened_path(moved).c_str());
+        std::fprintf(stderr, "tilelab: %s\n",
+                     trf("notice.settings_moved_aside", shortened_path(path), why, shortened_path(moved)).c_str());
         j = json::object();
     }
     if (!j.is_object()) j = json::object();

@@ -1,4 +1,5 @@
 #include "ui_common.h"
+#include "tilelab/i18n.h"
 #include <cmath>
 #include <cstdio>
 
@@ -69,6 +70,11 @@ std::string FormatTime(double ms) {
     if (std::fabs(ms) >= 1.0) return ThreeDigits(ms, "ms");
     if (std::fabs(ms) >= 1e-3) return ThreeDigits(ms * 1000.0, "us");
     return ThreeDigits(ms * 1e6, "ns");
+}
+
+std::string StageName(const std::string& stage) {
+    const std::string& text = tr("stage." + stage);
+    return text.rfind("stage.", 0) == 0 ? stage : text;   // a stage the table does not name: as it is
 }
 
 }  // namespace tilelab::gui

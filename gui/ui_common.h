@@ -25,6 +25,9 @@ bool BeginDataTable(const char* id, std::initializer_list<TableColumn> columns, 
 // A tooltip with `text` wrapped at a readable width; call it while the item is hovered.
 void WrappedTooltip(const char* text);
 
+// A result's stage ("input", "compile", "launch", "run", ...) in the current language.
+std::string StageName(const std::string& stage);
+
 // Green for a pass / valid value, red for a failure.
 ImU32 StatusColor(bool ok);
 ImVec4 StatusColorVec(bool ok);

@@ -1,6 +1,7 @@
 // The language setting and the string tables (tilelab/i18n.h). The tables are strings/en.json and
 // strings/zh.json, embedded at build time: flat JSON objects, key -> text.
 #include "tilelab/i18n.h"
+#include "tilelab/variant_text.h"
 
 #include <nlohmann/json.hpp>
 #include <atomic>
@@ -110,6 +111,18 @@ const std::string& quantity_label(const std::string& english) {
     if (auto it = zh.find("quantity." + english); it != zh.end()) return it->second;
     return english;
 }
+
+namespace {
+const std::string& variant_text(const Variant& v, const char* field, const std::string& english) {
+    if (language() != Language::Chinese) return english;
+    const auto& zh = tables().zh;
+    if (auto it = zh.find("variant." + v.id + "." + field); it != zh.end()) return it->second;
+    return english;
+}
+}  // namespace
+
+const std::string& variant_title(const Variant& v) { return variant_text(v, "title", v.title); }
+const std::string& variant_summary(const Variant& v) { return variant_text(v, "summary", v.summary); }
 
 std::string limiter_label(const std::string& limiter) {
     if (language() != Language::Chinese) return limiter;

@@ -3,6 +3,7 @@
 // the (T−2R)³ outputs inside its R-cell halo from shared memory (R = 1: the 7-point stencil).
 #include <fmt/format.h>
 #include <cmath>
+#include "../stencil_banks.h"
 #include "../stencil_common.h"
 #include "tilelab/i18n.h"
 
@@ -118,6 +119,57 @@ CostModel tiled_cost_model(const ParamValues& p, const Problem& problem) {
     return m;
 }
 
+// The kernel's shared accesses, single floats (ld/st.shared.f32 in the PTX): each thread whose
+// cell is in the grid stores it at word t = (tz·T + ty)·T + tx, and each computing thread reads
+// its 6·R + 1 cells, one load each, in apply_star_stencil's order. Only the last block along an
+// axis can be cut by the grid, so a site has one instance per class of blocks (whole or last along
+// x, y and z), weighted by how many blocks it stands for.
+std::vector<SharedAccessSite> tiled_shared_sites(const ParamValues& p, const Problem& problem) {
+    const TiledShape s(p);
+    if (s.inner() < 1 || !stencil::grid_too_small_reason(problem, s.r).empty()) return {};
+    const auto blocks = s.blocks(problem);
+    struct BlockClass {
+        std::array<int64_t, 3> start;   // the tile's first cell along x, y, z
+    };
+    std::vector<BlockClass> classes;
+    std::vector<double> weights;
+    for (const auto& cz : stencil::axis_classes(blocks[2], false))
+        for (const auto& cy : stencil::axis_classes(blocks[1], false))
+            for (const auto& cx : stencil::axis_classes(blocks[0], false)) {
+                const int64_t step = s.inner();
+                classes.push_back({{cx.block * step, cy.block * step, cz.block * step}});
+                weights.push_back(cx.count * cy.count * cz.count);
+            }
+    const int T = s.t, R = s.r;
+    const std::array<int64_t, 3> n = {problem.dim[0], problem.dim[1], problem.dim[2]};
+    // Thread t's cell (t mod T, t/T mod T, t/T²) and what it does in block class i.
+    auto site = [&](std::string name, std::string formula, bool store, std::array<int, 3> d) {
+        return stencil::float_site(std::move(name), std::move(formula), store, s.threads(), weights,
+                                   [classes, n, T, R, store, d](int i, int t) -> int64_t {
+                                       const std::array<int, 3> tc = {t % T, t / T % T, t / (T * T)};
+                                       for (int a = 0; a < 3; ++a) {
+                                           const int64_t c = classes[size_t(i)].start[size_t(a)] + tc[size_t(a)];
+                                           const bool on = store ? c < n[size_t(a)] : stencil::tile_computes(tc[size_t(a)], T, c, n[size_t(a)], R);
+                                           if (!on) return -1;
+                                       }
+                                       return t + d[0] + int64_t(T) * d[1] + int64_t(T) * T * d[2];
+                                   });
+    };
+    std::vector<SharedAccessSite> out;
+    out.push_back(site("tile store", "word = (tz·T + ty)·T + tx", true, {0, 0, 0}));
+    out.push_back(site("load centre", "word = (tz·T + ty)·T + tx", false, {0, 0, 0}));
+    for (int d = 1; d <= R; ++d) {
+        const std::string k = std::to_string(d), kt = d == 1 ? "" : k + "·";
+        out.push_back(site("load x−" + k, "word = (tz·T + ty)·T + tx − " + k, false, {-d, 0, 0}));
+        out.push_back(site("load x+" + k, "word = (tz·T + ty)·T + tx + " + k, false, {d, 0, 0}));
+        out.push_back(site("load y−" + k, "word = (tz·T + ty − " + k + ")·T + tx", false, {0, -d, 0}));
+        out.push_back(site("load y+" + k, "word = (tz·T + ty + " + k + ")·T + tx", false, {0, d, 0}));
+        out.push_back(site("load z−" + k, "word = (tz·T + ty)·T + tx − " + kt + "T²", false, {0, 0, -d}));
+        out.push_back(site("load z+" + k, "word = (tz·T + ty)·T + tx + " + kt + "T²", false, {0, 0, d}));
+    }
+    return out;
+}
+
 }  // namespace
 
 Variant make_smem_tiled_stencil() {
@@ -139,6 +191,7 @@ Variant make_smem_tiled_stencil() {
     v.tiles = tiled_tiles;
     v.cost_model = tiled_cost_model;
     v.smem_bytes = [](const ParamValues& p) { return TiledShape(p).smem_bytes(); };
+    v.shared_sites = tiled_shared_sites;
     return v;
 }
 TILELAB_REGISTER_VARIANT(make_smem_tiled_stencil)

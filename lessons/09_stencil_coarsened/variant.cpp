@@ -2,6 +2,7 @@
 // kernels/stencil/03_coarsened.cuh. A TX×TY block walks Z output planes along z with three input
 // planes in shared memory, so the tile grows to 32×32 without a 32³-thread block.
 #include <fmt/format.h>
+#include "../stencil_banks.h"
 #include "../stencil_common.h"
 
 namespace tilelab {
@@ -53,6 +54,84 @@ CostModel coarsened_cost_model(const ParamValues& p, const Problem& problem) {
     return m;
 }
 
+// The kernel's shared accesses, single floats (ld/st.shared.f32 in the PTX), in its order:
+//  - before the walk, each in-grid row stores planes z₀−1, z₀, z₀+1 into buffers 0, 1, 2, and a
+//    halo thread the halo of planes z₀ (buffer 1) and z₀+1 (buffer 2, if the block walks two);
+//  - at step i the buffers are prev = i mod 3, curr = (i+1) mod 3, next = (i+2) mod 3; each
+//    row it owns reads its centre from curr (the compiler hoists that load out of the branch:
+//    boundary cells copy it), and each computing row its four x-y neighbours in curr and its
+//    cells of prev and next; then each in-grid row stores plane z+2 into prev (while z+2 ≤ the
+//    block's last input plane) and a halo thread its cell of plane z+2 (while z+2 is an output).
+// One instance per x-y block class and row r (and buffer, before the walk). In the walk a step's
+// buffers are a whole-warp shift of step 0's by a multiple of S words, which moves every lane's
+// bank alike and changes no count, so its sites show step 0's buffers and count every step (the
+// walk test serves the rotating buffers themselves).
+std::vector<SharedAccessSite> coarsened_shared_sites(const ParamValues& p, const Problem& problem) {
+    const PlaneWalkShape s(p);
+    if (!stencil::plane_walk_invalid_reason(s, problem).empty()) return {};
+    const auto classes = stencil::plane_block_classes(s, problem);
+    const int RY = s.ry, pitch = s.tx + (s.around ? 2 : 0), plane = (s.rows() + (s.around ? 2 : 0)) * pitch;
+    // Weights of instances (class, r, buffer b < buffers): blocks × steps, `steps(b)` per block.
+    auto weights = [&](int rows, int buffers, auto steps) {
+        std::vector<double> w;
+        for (const auto& c : classes)
+            for (int r = 0; r < rows; ++r)
+                for (int b = 0; b < buffers; ++b) w.push_back(c.count * steps(b));
+        return w;
+    };
+    auto steps_where = [&](auto pred) {
+        return [&s, &problem, pred](int b) { return stencil::z_steps(s, problem, [&](int i, int n) { return pred(i, n, b); }); };
+    };
+    const auto prologue = steps_where([](int i, int, int) { return i == 0; });
+    const auto prologue_halo = steps_where([](int i, int n, int b) { return i == 0 && b > 0 && (b == 1 || n >= 2); });
+    const auto each_step = steps_where([](int, int, int) { return true; });
+    const auto store_step = steps_where([](int i, int n, int) { return i + 2 <= n; });
+    const auto halo_step = steps_where([](int i, int n, int) { return i + 2 < n; });
+
+    // Row r's cell in buffer b + shift, moved by `delta` words, where the row takes part.
+    enum class Who { in_grid, owns, computes };
+    auto cell_site = [&](std::string name, std::string formula, bool store, int buffers, auto steps, int shift,
+                         int64_t delta, Who who) {
+        return stencil::float_site(std::move(name), std::move(formula), store, s.threads(), weights(RY, buffers, steps),
+                                   [classes, RY, buffers, plane, shift, delta, who](int i, int t) -> int64_t {
+                                       const int b = i % buffers, r = (i / buffers) % RY;
+                                       const auto c = classes[size_t(i / buffers / RY)].cells.cell(t, r);
+                                       const bool on = who == Who::in_grid ? c.in_grid : who == Who::owns ? c.owns : c.computes;
+                                       return on ? int64_t((b + shift) % 3) * plane + c.word + delta : -1;
+                                   });
+    };
+    auto halo_site = [&](std::string name, std::string formula, int buffers, auto steps) {
+        return stencil::float_site(std::move(name), std::move(formula), true, s.threads(), weights(1, buffers, steps),
+                                   [classes, buffers, plane](int i, int t) -> int64_t {
+                                       const int64_t h = classes[size_t(i / buffers)].cells.halo_word(t);
+                                       return h < 0 ? -1 : (i % buffers) * int64_t(plane) + h;
+                                   });
+    };
+    const std::string S = s.around ? "S = (R+2)·(TX+2)" : "S = TX·R";
+    const std::string cell = stencil::plane_cell_formula(s);
+    const std::string halo = "word = b·S + sy·(TX+2) + sx: rows 0 and R+1 for t < 2·TX, then columns 0 and TX+1, " + S;
+    auto in_curr = [&](const std::string& dy, const std::string& dx) {
+        return "word = c·S + " + stencil::plane_cell_formula(s, dy, dx) + ",  c = (i+1) mod 3 (curr), " + S;
+    };
+    std::vector<SharedAccessSite> out;
+    out.push_back(cell_site("tile store (planes z₀−1, z₀, z₀+1)", "word = b·S + " + cell + ",  b = 0, 1, 2, " + S, true,
+                            3, prologue, 0, 0, Who::in_grid));
+    if (s.around) out.push_back(halo_site("halo store (planes z₀, z₀+1)", halo + ",  b = 1, 2", 3, prologue_halo));
+    out.push_back(cell_site("load centre", in_curr("", ""), false, 1, each_step, 1, 0, Who::owns));
+    out.push_back(cell_site("load x−1", in_curr("", " − 1"), false, 1, each_step, 1, -1, Who::computes));
+    out.push_back(cell_site("load x+1", in_curr("", " + 1"), false, 1, each_step, 1, 1, Who::computes));
+    out.push_back(cell_site("load y−1", in_curr(" − 1", ""), false, 1, each_step, 1, -pitch, Who::computes));
+    out.push_back(cell_site("load y+1", in_curr(" + 1", ""), false, 1, each_step, 1, pitch, Who::computes));
+    out.push_back(cell_site("load z−1 (prev)", "word = p·S + " + cell + ",  p = i mod 3 (prev), " + S, false,
+                            1, each_step, 0, 0, Who::computes));
+    out.push_back(cell_site("load z+1 (next)", "word = n·S + " + cell + ",  n = (i+2) mod 3 (next), " + S, false,
+                            1, each_step, 2, 0, Who::computes));
+    out.push_back(cell_site("tile store (plane z+2)", "word = p·S + " + cell + ",  p = i mod 3 (prev), " + S, true,
+                            1, store_step, 0, 0, Who::in_grid));
+    if (s.around) out.push_back(halo_site("halo store (plane z+2)", halo + ",  b = i mod 3 (prev)", 1, halo_step));
+    return out;
+}
+
 }  // namespace
 
 Variant make_coarsened_stencil() {
@@ -68,6 +147,7 @@ Variant make_coarsened_stencil() {
     v.tiles = [](const ParamValues& p, const Problem& problem) { return PlaneWalkShape(p).tiles(problem, 3); };
     v.cost_model = coarsened_cost_model;
     v.smem_bytes = [](const ParamValues& p) { return coarsened_smem_bytes(PlaneWalkShape(p)); };
+    v.shared_sites = coarsened_shared_sites;
     return v;
 }
 TILELAB_REGISTER_VARIANT(make_coarsened_stencil)

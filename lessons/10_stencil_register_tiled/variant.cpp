@@ -2,6 +2,7 @@
 // kernels/stencil/04_register_tiled.cuh. The coarsened walk along z, with only the current plane
 // in shared memory; the planes above and below stay in each thread's registers.
 #include <fmt/format.h>
+#include "../stencil_banks.h"
 #include "../stencil_common.h"
 
 namespace tilelab {
@@ -54,6 +55,43 @@ CostModel register_tiled_cost_model(const ParamValues& p, const Problem& problem
     return m;
 }
 
+// The kernel's shared accesses, single floats (ld/st.shared.f32 in the PTX): at every step of the
+// walk, each in-grid row stores its cell of plane z and a halo thread its halo cell; after the
+// barrier each computing row reads its four x-y neighbours (the centre and the z neighbours come
+// from registers). One instance per x-y block class and row r; the steps along z are the same.
+std::vector<SharedAccessSite> register_tiled_shared_sites(const ParamValues& p, const Problem& problem) {
+    const PlaneWalkShape s(p);
+    if (!stencil::plane_walk_invalid_reason(s, problem).empty()) return {};
+    const auto classes = stencil::plane_block_classes(s, problem);
+    const double steps = stencil::z_steps(s, problem, [](int, int) { return true; });   // Nz − 2
+    std::vector<double> per_row, per_block;
+    for (const auto& c : classes) {
+        per_block.push_back(c.count * steps);
+        for (int r = 0; r < s.ry; ++r) per_row.push_back(c.count * steps);
+    }
+    const int RY = s.ry, pitch = s.tx + (s.around ? 2 : 0);
+    // A row's cell moved by `delta` words, where the row takes part (`computing`: it gets the stencil).
+    auto cell_site = [&](std::string name, std::string formula, bool store, int64_t delta, bool computing) {
+        return stencil::float_site(std::move(name), "word = " + formula, store, s.threads(), per_row,
+                                   [classes, RY, delta, computing](int i, int t) -> int64_t {
+                                       const auto c = classes[size_t(i / RY)].cells.cell(t, i % RY);
+                                       return (computing ? c.computes : c.in_grid) ? c.word + delta : -1;
+                                   });
+    };
+    std::vector<SharedAccessSite> out;
+    out.push_back(cell_site("tile store (plane z)", stencil::plane_cell_formula(s), true, 0, false));
+    if (s.around)
+        out.push_back(stencil::float_site(
+            "halo store (plane z)", "word = sy·(TX+2) + sx: rows 0 and R+1 for t < 2·TX, then columns 0 and TX+1",
+            true, s.threads(), per_block,
+            [classes](int i, int t) { return classes[size_t(i)].cells.halo_word(t); }));
+    out.push_back(cell_site("load x−1", stencil::plane_cell_formula(s, "", " − 1"), false, -1, true));
+    out.push_back(cell_site("load x+1", stencil::plane_cell_formula(s, "", " + 1"), false, 1, true));
+    out.push_back(cell_site("load y−1", stencil::plane_cell_formula(s, " − 1"), false, -pitch, true));
+    out.push_back(cell_site("load y+1", stencil::plane_cell_formula(s, " + 1"), false, pitch, true));
+    return out;
+}
+
 }  // namespace
 
 Variant make_register_tiled_stencil() {
@@ -69,6 +107,7 @@ Variant make_register_tiled_stencil() {
     v.tiles = [](const ParamValues& p, const Problem& problem) { return PlaneWalkShape(p).tiles(problem, 1); };
     v.cost_model = register_tiled_cost_model;
     v.smem_bytes = [](const ParamValues& p) { return register_tiled_smem_bytes(PlaneWalkShape(p)); };
+    v.shared_sites = register_tiled_shared_sites;
     return v;
 }
 TILELAB_REGISTER_VARIANT(make_register_tiled_stencil)

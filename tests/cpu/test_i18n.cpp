@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 #include "tilelab/i18n.h"
+#include "tilelab/variant_text.h"
 #include "tilelab/lesson.h"
 #include "tilelab/variant.h"
 
@@ -117,6 +118,26 @@ TEST(Language, EveryParameterOfEveryVariantIsTranslated) {
             EXPECT_FALSE(p.label_zh.empty()) << v.id << " " << p.name << ": label_zh";
             EXPECT_FALSE(p.help_zh.empty()) << v.id << " " << p.name << ": help_zh";
         }
+}
+
+// A variant's title and summary come from the table by its id: a new variant adds
+// "variant.<id>.title" and "variant.<id>.summary" to both tables, and its English stays the same.
+TEST(Language, EveryVariantHasItsTitleAndSummaryInBothTables) {
+    LanguageGuard guard;
+    for (const Variant& v : all_variants()) {
+        for (const char* field : {"title", "summary"}) {
+            const std::string key = "variant." + v.id + "." + field;
+            ASSERT_TRUE(string_table(Language::Chinese).count(key)) << "strings/zh.json lacks '" << key << "'";
+            ASSERT_TRUE(string_table(Language::English).count(key)) << "strings/en.json lacks '" << key << "'";
+            EXPECT_EQ(string_table(Language::English).at(key), field == std::string("title") ? v.title : v.summary)
+                << key << ": the English table and the variant's declaration differ";
+        }
+        set_language(Language::Chinese);
+        EXPECT_EQ(variant_title(v), string_table(Language::Chinese).at("variant." + v.id + ".title"));
+        EXPECT_NE(variant_summary(v), v.summary) << v.id;
+        set_language(Language::English);
+        EXPECT_EQ(variant_title(v), v.title);
+    }
 }
 
 // Formula and extra labels are translated through the table ("quantity.<English label>"), at every

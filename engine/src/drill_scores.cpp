@@ -1,0 +1,79 @@
+// The drills' score per lesson, kept between runs of the app (tilelab/drills.h): one small JSON
+// file in the user's data folder, replaced whole on every save (tilelab/safe_file.h).
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "tilelab/drills.h"
+#include "tilelab/safe_file.h"
+
+namespace tilelab {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+std::string DrillScores::default_path() {
+    if (const char* xdg = std::getenv("XDG_DATA_HOME"); xdg && *xdg) return std::string(xdg) + "/tilelab/drills.json";
+    if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.local/share/tilelab/drills.json";
+    return {};
+}
+
+std::string DrillScores::slug(const std::string& lesson_id) {
+    const size_t underscore = lesson_id.find('_');
+    return underscore == std::string::npos ? lesson_id : lesson_id.substr(underscore + 1);
+}
+
+bool DrillScores::load(const std::string& path, std::string& error) {
+    outcomes_.clear();
+    std::string text;
+    switch (read_regular_file(path, 1 << 20, text, error)) {
+    case ReadOutcome::missing: return true;
+    case ReadOutcome::ok: break;
+    default: return false;
+    }
+    const json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+    const auto lessons = j.is_object() ? j.find("lessons") : j.end();
+    if (j.is_discarded() || lessons == j.end() || !lessons->is_object()) {
+        error = "the drill scores in " + path + " are not {\"lessons\": {...}}; they were left as they are";
+        return false;
+    }
+    // Field by field: an entry that is not "right" or "wrong" is left out.
+    for (const auto& [slug_name, drills] : lessons->items()) {
+        if (!drills.is_object()) continue;
+        for (const auto& [drill_id, outcome] : drills.items())
+            if (outcome == "right" || outcome == "wrong") outcomes_[slug_name][drill_id] = outcome == "right";
+    }
+    return true;
+}
+
+bool DrillScores::save(const std::string& path, std::string& error) const {
+    json lessons = json::object();
+    for (const auto& [slug_name, drills] : outcomes_)
+        for (const auto& [drill_id, right] : drills) lessons[slug_name][drill_id] = right ? "right" : "wrong";
+    const json j = {{"version", 1}, {"lessons", lessons}};
+    std::error_code ec;
+    if (const fs::path parent = fs::path(path).parent_path(); !parent.empty()) fs::create_directories(parent, ec);
+    return write_file_atomic(path, j.dump(1) + "\n", error);
+}
+
+void DrillScores::record(const std::string& lesson_id, const std::string& drill_id, bool right) {
+    outcomes_[slug(lesson_id)][drill_id] = right;
+}
+
+int DrillScores::outcome(const std::string& lesson_id, const std::string& drill_id) const {
+    const auto lesson = outcomes_.find(slug(lesson_id));
+    if (lesson == outcomes_.end()) return -1;
+    const auto it = lesson->second.find(drill_id);
+    return it == lesson->second.end() ? -1 : int(it->second);
+}
+
+int DrillScores::right_count(const std::string& lesson_id, const std::vector<std::string>& drill_ids) const {
+    int n = 0;
+    for (const std::string& id : drill_ids) n += outcome(lesson_id, id) == 1;
+    return n;
+}
+
+void DrillScores::reset(const std::string& lesson_id) { outcomes_.erase(slug(lesson_id)); }
+
+}  // namespace tilelab

@@ -1,0 +1,422 @@
+// The stencil kernels' shared-memory bank sites (lessons/08..10, lessons/stencil_banks.h) against a
+// CPU walk of each kernel: every block of the launch, every step of its walk along z, every shared
+// load and store in the order the kernel issues them, each thread's address worked out here from
+// the kernel source, grouped into warps of 32 consecutive linear thread ids (x fastest) and served
+// by the same warp_banks() the model uses. Small odd sizes, so the edge blocks are cut by the grid.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+#include "test_target.h"
+#include "tilelab/banks.h"
+#include "tilelab/variant.h"
+
+using namespace tilelab;
+
+namespace {
+
+struct SiteTally {
+    bool store = false;
+    double instructions = 0, wavefronts = 0, min_wavefronts = 0;
+};
+
+// What one block's warps issue, tallied per site over the whole launch.
+struct KernelWalk {
+    int threads = 0;   // of the block being walked
+    std::map<std::string, SiteTally> sites;
+
+    // One shared access in the source, executed by every warp of the block: word(thread) is the
+    // float index the thread touches, -1 where it does not take part. A warp none of whose lanes
+    // takes part does not issue it.
+    template <typename Word>
+    void issue(const std::string& name, bool store, Word word) {
+        for (int warp = 0; warp * kWarpLanes < threads; ++warp) {
+            std::array<int64_t, kWarpLanes> bytes;
+            for (int lane = 0; lane < kWarpLanes; ++lane) {
+                const int t = warp * kWarpLanes + lane;
+                const int64_t w = t < threads ? word(t) : -1;
+                bytes[size_t(lane)] = w < 0 ? -1 : 4 * w;
+            }
+            const WarpBanks wb = warp_banks(bytes, 4);
+            if (wb.min_wavefronts == 0) continue;
+            SiteTally& s = sites[name];
+            s.store = store;
+            s.instructions += 1;
+            s.wavefronts += wb.wavefronts;
+            s.min_wavefronts += wb.min_wavefronts;
+        }
+    }
+};
+
+void expect_model_equals_walk(const Variant& v, const ParamValues& p, const Problem& prob, const KernelWalk& walk) {
+    ASSERT_TRUE(v.shared_sites) << v.id << " declares its shared sites";
+    const BankModel m = full_cost_model(v, p, prob).banks;
+    ASSERT_TRUE(m.modelled);
+    double loads = 0, stores = 0, load_wf = 0, store_wf = 0, load_min = 0, store_min = 0;
+    for (const auto& [name, w] : walk.sites) {
+        (w.store ? stores : loads) += w.instructions;
+        (w.store ? store_wf : load_wf) += w.wavefronts;
+        (w.store ? store_min : load_min) += w.min_wavefronts;
+    }
+    std::map<std::string, int> declared;
+    for (const BankSiteTotals& s : m.sites) {
+        SCOPED_TRACE(s.name);
+        EXPECT_EQ(++declared[s.name], 1) << "one site per name";
+        EXPECT_NE(s.formula.find("word ="), std::string::npos) << s.formula;
+        EXPECT_EQ(s.width_bytes, 4) << "the stencil kernels read and write single floats";
+        const auto it = walk.sites.find(s.name);
+        const SiteTally w = it == walk.sites.end() ? SiteTally{s.store} : it->second;
+        EXPECT_EQ(s.store, w.store);
+        EXPECT_EQ(s.instructions, w.instructions);
+        EXPECT_EQ(s.wavefronts, w.wavefronts);
+        EXPECT_EQ(s.min_wavefronts, w.min_wavefronts);
+    }
+    for (const auto& [name, w] : walk.sites) EXPECT_EQ(declared.count(name), 1u) << "the walk issued " << name;
+    EXPECT_EQ(m.load_instructions, loads);
+    EXPECT_EQ(m.store_instructions, stores);
+    EXPECT_EQ(m.load_wavefronts, load_wf);
+    EXPECT_EQ(m.store_wavefronts, store_wf);
+    EXPECT_EQ(m.load_conflicts, load_wf - load_min);
+    EXPECT_EQ(m.store_conflicts, store_wf - store_min);
+}
+
+int64_t ceil_div64(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// kernels/stencil/stencil_common.cuh, as the kernels call them.
+bool computes_along(int t, int tile, int64_t c, int64_t n, int r) { return t >= r && t <= tile - 1 - r && c < n - r; }
+bool owns_along(int t, int tile, int64_t c, int64_t n) {
+    return computes_along(t, tile, c, n, 1) || (c < 1 && t == c) || (c >= n - 1 && c - t + tile >= n);
+}
+
+// kernels/stencil/02_smem_tiled.cuh, every block.
+KernelWalk walk_smem_tiled(int T, int R, const Problem& prob) {
+    const std::array<int64_t, 3> n = {prob.dim[0], prob.dim[1], prob.dim[2]};
+    KernelWalk walk;
+    walk.threads = T * T * T;
+    const int step = T - 2 * R;
+    for (int64_t bz = 0; bz < ceil_div64(n[2] - 2 * R, step); ++bz)
+        for (int64_t by = 0; by < ceil_div64(n[1] - 2 * R, step); ++by)
+            for (int64_t bx = 0; bx < ceil_div64(n[0] - 2 * R, step); ++bx) {
+                std::vector<bool> in_grid(size_t(walk.threads)), computes(size_t(walk.threads));
+                for (int tz = 0; tz < T; ++tz)
+                    for (int ty = 0; ty < T; ++ty)
+                        for (int tx = 0; tx < T; ++tx) {
+                            const int t = (tz * T + ty) * T + tx;
+                            const int64_t x = bx * step + tx, y = by * step + ty, z = bz * step + tz;
+                            in_grid[size_t(t)] = x < n[0] && y < n[1] && z < n[2];
+                            computes[size_t(t)] = in_grid[size_t(t)] && computes_along(tx, T, x, n[0], R) &&
+                                                  computes_along(ty, T, y, n[1], R) && computes_along(tz, T, z, n[2], R);
+                        }
+                // tile[tz][ty][tx] is word (tz·T + ty)·T + tx = t.
+                walk.issue("tile store", true, [&](int t) { return in_grid[size_t(t)] ? t : -1; });
+                auto load = [&](const std::string& name, int dx, int dy, int dz) {
+                    walk.issue(name, false, [&](int t) -> int64_t {
+                        return computes[size_t(t)] ? t + dx + int64_t(T) * dy + int64_t(T) * T * dz : -1;
+                    });
+                };
+                load("load centre", 0, 0, 0);
+                for (int d = 1; d <= R; ++d) {
+                    const std::string k = std::to_string(d);
+                    load("load x−" + k, -d, 0, 0);
+                    load("load x+" + k, d, 0, 0);
+                    load("load y−" + k, 0, -d, 0);
+                    load("load y+" + k, 0, d, 0);
+                    load("load z−" + k, 0, 0, -d);
+                    load("load z+" + k, 0, 0, d);
+                }
+            }
+    return walk;
+}
+
+// One thread of a plane-walking block (PlaneTile in kernels/stencil/stencil_common.cuh).
+struct PlaneThread {
+    std::vector<bool> in_grid, owns, computes;
+    std::vector<int> row;
+    bool has_halo = false;
+    int halo_sx = 0, halo_sy = 0;
+};
+
+struct PlaneConfig {
+    int TX, TY, RY, Z;
+    bool around;
+    int R() const { return TY * RY; }
+    int A() const { return around ? 1 : 0; }
+    int pitch() const { return TX + 2 * A(); }
+    int plane() const { return (R() + 2 * A()) * pitch(); }
+};
+
+std::vector<PlaneThread> plane_threads(const PlaneConfig& c, const Problem& prob, int64_t bx, int64_t by) {
+    const int64_t nx = prob.dim[0], ny = prob.dim[1];
+    const int R = c.R();
+    const int64_t x0 = c.around ? bx * c.TX : bx * (c.TX - 2), y0 = c.around ? by * R : by * (R - 2);
+    std::vector<PlaneThread> out(size_t(c.TX * c.TY));
+    for (int ty = 0; ty < c.TY; ++ty)
+        for (int tx = 0; tx < c.TX; ++tx) {
+            PlaneThread& p = out[size_t(ty * c.TX + tx)];
+            const int64_t x = x0 + tx;
+            for (int r = 0; r < c.RY; ++r) {
+                const int row = ty + r * c.TY;
+                const int64_t y = y0 + row;
+                const bool in = x < nx && y < ny;
+                p.row.push_back(row);
+                p.in_grid.push_back(in);
+                if (c.around) {
+                    p.owns.push_back(in);
+                    p.computes.push_back(in && x > 0 && x < nx - 1 && y > 0 && y < ny - 1);
+                } else {
+                    p.owns.push_back(in && owns_along(tx, c.TX, x, nx) && owns_along(row, R, y, ny));
+                    p.computes.push_back(computes_along(tx, c.TX, x, nx, 1) && computes_along(row, R, y, ny, 1));
+                }
+            }
+            if (c.around) {
+                const int t = ty * c.TX + tx;
+                int64_t hx = -1, hy = -1;
+                if (t < c.TX) {
+                    hx = x0 + t, hy = y0 - 1, p.halo_sx = t + 1, p.halo_sy = 0;
+                } else if (t < 2 * c.TX) {
+                    hx = x0 + t - c.TX, hy = y0 + R, p.halo_sx = t - c.TX + 1, p.halo_sy = R + 1;
+                } else if (t < 2 * c.TX + R) {
+                    hx = x0 - 1, hy = y0 + t - 2 * c.TX, p.halo_sx = 0, p.halo_sy = t - 2 * c.TX + 1;
+                } else if (t < 2 * c.TX + 2 * R) {
+                    hx = x0 + c.TX, hy = y0 + t - 2 * c.TX - R, p.halo_sx = c.TX + 1, p.halo_sy = t - 2 * c.TX - R + 1;
+                }
+                p.has_halo = hx >= 0 && hy >= 0 && hx < nx && hy < ny;
+            }
+        }
+    return out;
+}
+
+std::array<int64_t, 3> plane_blocks(const PlaneConfig& c, const Problem& prob) {
+    const int64_t gz = ceil_div64(prob.dim[2] - 2, c.Z);
+    if (c.around) return {ceil_div64(prob.dim[0], c.TX), ceil_div64(prob.dim[1], c.R()), gz};
+    return {ceil_div64(prob.dim[0] - 2, c.TX - 2), ceil_div64(prob.dim[1] - 2, c.R() - 2), gz};
+}
+
+// kernels/stencil/03_coarsened.cuh, every block and step.
+KernelWalk walk_coarsened(const PlaneConfig& c, const Problem& prob) {
+    KernelWalk walk;
+    walk.threads = c.TX * c.TY;
+    const int64_t nz = prob.dim[2];
+    const int A = c.A(), P = c.pitch(), S = c.plane();
+    const auto blocks = plane_blocks(c, prob);
+    for (int64_t bz = 0; bz < blocks[2]; ++bz)
+        for (int64_t by = 0; by < blocks[1]; ++by)
+            for (int64_t bx = 0; bx < blocks[0]; ++bx) {
+                const auto th = plane_threads(c, prob, bx, by);
+                const int64_t z_first = 1 + bz * c.Z, z_end = std::min(z_first + c.Z, nz - 1);
+                // planes[b][sy][sx] is word b·S + sy·P + sx.
+                auto cell = [&](const std::string& name, bool store, int r, int buffer, int dy, int dx,
+                                const std::vector<bool> PlaneThread::*who) {
+                    walk.issue(name, store, [&](int t) -> int64_t {
+                        const PlaneThread& p = th[size_t(t)];
+                        if (!(p.*who)[size_t(r)]) return -1;
+                        return int64_t(buffer) * S + int64_t(p.row[size_t(r)] + A + dy) * P + t % c.TX + A + dx;
+                    });
+                };
+                auto halo = [&](const std::string& name, int buffer) {
+                    walk.issue(name, true, [&](int t) -> int64_t {
+                        const PlaneThread& p = th[size_t(t)];
+                        return p.has_halo ? int64_t(buffer) * S + int64_t(p.halo_sy) * P + p.halo_sx : -1;
+                    });
+                };
+                for (int r = 0; r < c.RY; ++r)
+                    for (int k = 0; k < 3; ++k) cell("tile store (planes z₀−1, z₀, z₀+1)", true, r, k, 0, 0, &PlaneThread::in_grid);
+                halo("halo store (planes z₀, z₀+1)", 1);
+                if (z_first + 1 < z_end) halo("halo store (planes z₀, z₀+1)", 2);
+                int below = 0, centre = 1, above = 2;
+                for (int i = 0; i < c.Z; ++i) {
+                    const int64_t z = z_first + i;
+                    if (z >= z_end) break;
+                    for (int r = 0; r < c.RY; ++r) {
+                        // The centre load is common to both branches: the compiler hoists it (PTX).
+                        cell("load centre", false, r, centre, 0, 0, &PlaneThread::owns);
+                        cell("load x−1", false, r, centre, 0, -1, &PlaneThread::computes);
+                        cell("load x+1", false, r, centre, 0, 1, &PlaneThread::computes);
+                        cell("load y−1", false, r, centre, -1, 0, &PlaneThread::computes);
+                        cell("load y+1", false, r, centre, 1, 0, &PlaneThread::computes);
+                        cell("load z−1 (prev)", false, r, below, 0, 0, &PlaneThread::computes);
+                        cell("load z+1 (next)", false, r, above, 0, 0, &PlaneThread::computes);
+                    }
+                    for (int r = 0; r < c.RY; ++r)
+                        if (z + 2 <= z_end) cell("tile store (plane z+2)", true, r, below, 0, 0, &PlaneThread::in_grid);
+                    if (z + 2 < z_end) halo("halo store (plane z+2)", below);
+                    const int refilled = below;
+                    below = centre;
+                    centre = above;
+                    above = refilled;
+                }
+            }
+    return walk;
+}
+
+// kernels/stencil/04_register_tiled.cuh, every block and step.
+KernelWalk walk_register_tiled(const PlaneConfig& c, const Problem& prob) {
+    KernelWalk walk;
+    walk.threads = c.TX * c.TY;
+    const int64_t nz = prob.dim[2];
+    const int A = c.A(), P = c.pitch();
+    const auto blocks = plane_blocks(c, prob);
+    for (int64_t bz = 0; bz < blocks[2]; ++bz)
+        for (int64_t by = 0; by < blocks[1]; ++by)
+            for (int64_t bx = 0; bx < blocks[0]; ++bx) {
+                const auto th = plane_threads(c, prob, bx, by);
+                const int64_t z_first = 1 + bz * c.Z, z_end = std::min(z_first + c.Z, nz - 1);
+                // curr_s[sy][sx] is word sy·P + sx.
+                auto cell = [&](const std::string& name, bool store, int r, int dy, int dx, bool computing) {
+                    walk.issue(name, store, [&](int t) -> int64_t {
+                        const PlaneThread& p = th[size_t(t)];
+                        const bool on = computing ? p.owns[size_t(r)] && p.computes[size_t(r)] : p.in_grid[size_t(r)];
+                        return on ? int64_t(p.row[size_t(r)] + A + dy) * P + t % c.TX + A + dx : -1;
+                    });
+                };
+                for (int i = 0; i < c.Z; ++i) {
+                    if (z_first + i >= z_end) break;
+                    for (int r = 0; r < c.RY; ++r) cell("tile store (plane z)", true, r, 0, 0, false);
+                    walk.issue("halo store (plane z)", true, [&](int t) -> int64_t {
+                        const PlaneThread& p = th[size_t(t)];
+                        return p.has_halo ? int64_t(p.halo_sy) * P + p.halo_sx : -1;
+                    });
+                    for (int r = 0; r < c.RY; ++r) {
+                        cell("load x−1", false, r, 0, -1, true);
+                        cell("load x+1", false, r, 0, 1, true);
+                        cell("load y−1", false, r, -1, 0, true);
+                        cell("load y+1", false, r, 1, 0, true);
+                    }
+                }
+            }
+    return walk;
+}
+
+// A random valid plane-walk configuration at a small odd-ish size.
+bool random_plane_config(std::mt19937& rng, const Variant& v, PlaneConfig& c, Problem& prob, ParamValues& p) {
+    c = {int(3 + rng() % 38), int(1 + rng() % 12), int(1 + rng() % 3), int(1 + rng() % 7), rng() % 2 == 1};
+    prob = Problem{{int64_t(3 + rng() % 90), int64_t(3 + rng() % 60), int64_t(3 + rng() % 20)}};
+    p = with_defaults(v.params, {{"TX", c.TX}, {"TY", c.TY}, {"RY", c.RY}, {"Z", c.Z}, {"HALO", c.around ? 1 : 0}});
+    return c.TX * c.TY <= 1024 && v.invalid_reason(p, prob, tilelab::testing::test_target()).empty();
+}
+
+}  // namespace
+
+TEST(StencilBanks, SmemTiledModelEqualsAWalkOfEveryBlock) {
+    const Variant* v = find_variant("stencil.smem_tiled");
+    ASSERT_NE(v, nullptr);
+    std::mt19937 rng(8);
+    for (int n = 0; n < 20;) {
+        const int R = int(1 + rng() % 2), T = int(2 * R + 1 + rng() % (11 - 2 * R));
+        const Problem prob{{int64_t(2 * R + 1 + rng() % 30), int64_t(2 * R + 1 + rng() % 30), int64_t(2 * R + 1 + rng() % 20)}};
+        const ParamValues p = with_defaults(v->params, {{"T", T}, {"RADIUS", R}});
+        if (!v->invalid_reason(p, prob, tilelab::testing::test_target()).empty()) continue;
+        ++n;
+        SCOPED_TRACE(::testing::Message() << "T=" << T << " R=" << R << " at " << prob.dim[0] << "x" << prob.dim[1] << "x" << prob.dim[2]);
+        expect_model_equals_walk(*v, p, prob, walk_smem_tiled(T, R, prob));
+    }
+}
+
+TEST(StencilBanks, CoarsenedModelEqualsAWalkOfEveryBlockAndStep) {
+    const Variant* v = find_variant("stencil.coarsened");
+    ASSERT_NE(v, nullptr);
+    std::mt19937 rng(9);
+    for (int n = 0; n < 20;) {
+        PlaneConfig c{};
+        Problem prob;
+        ParamValues p;
+        if (!random_plane_config(rng, *v, c, prob, p)) continue;
+        ++n;
+        SCOPED_TRACE(::testing::Message() << "TX=" << c.TX << " TY=" << c.TY << " RY=" << c.RY << " Z=" << c.Z << " HALO="
+                                          << c.around << " at " << prob.dim[0] << "x" << prob.dim[1] << "x" << prob.dim[2]);
+        expect_model_equals_walk(*v, p, prob, walk_coarsened(c, prob));
+    }
+}
+
+TEST(StencilBanks, RegisterTiledModelEqualsAWalkOfEveryBlockAndStep) {
+    const Variant* v = find_variant("stencil.register_tiled");
+    ASSERT_NE(v, nullptr);
+    std::mt19937 rng(10);
+    for (int n = 0; n < 20;) {
+        PlaneConfig c{};
+        Problem prob;
+        ParamValues p;
+        if (!random_plane_config(rng, *v, c, prob, p)) continue;
+        ++n;
+        SCOPED_TRACE(::testing::Message() << "TX=" << c.TX << " TY=" << c.TY << " RY=" << c.RY << " Z=" << c.Z << " HALO="
+                                          << c.around << " at " << prob.dim[0] << "x" << prob.dim[1] << "x" << prob.dim[2]);
+        expect_model_equals_walk(*v, p, prob, walk_register_tiled(c, prob));
+    }
+}
+
+// What the plane walks' banks look like at the lessons' widths: a warp is one row of a 32-wide tile,
+// so every tile load and store is conflict-free; with the halo around the tile a shared row is
+// TX + 2 = 34 floats, and the 32 halo cells of a column, 34 words apart, fall on 16 banks: 2-way.
+TEST(StencilBanks, ThirtyTwoWideTilesAreConflictFreeButTheirHaloColumnsAreTwoWay) {
+    for (const char* id : {"stencil.coarsened", "stencil.register_tiled"}) {
+        const Variant* v = find_variant(id);
+        ASSERT_NE(v, nullptr);
+        for (int halo = 0; halo <= 1; ++halo) {
+            SCOPED_TRACE(::testing::Message() << id << " HALO=" << halo);
+            const ParamValues p = with_defaults(v->params, {{"TX", 32}, {"TY", 32}, {"RY", 1}, {"Z", 8}, {"HALO", halo}});
+            const Problem prob{{256, 256, 64}};
+            ASSERT_EQ(v->invalid_reason(p, prob, tilelab::testing::test_target()), "");
+            const BankModel m = full_cost_model(*v, p, prob).banks;
+            ASSERT_TRUE(m.modelled);
+            for (const BankSiteTotals& s : m.sites) {
+                const bool halo_column = s.name.find("halo store") != std::string::npos;
+                EXPECT_EQ(s.worst_ways, halo_column ? 2 : 1) << s.name;
+                EXPECT_GT(s.instructions, 0) << s.name;
+            }
+            EXPECT_EQ(m.load_conflicts, 0);
+            EXPECT_EQ(m.store_conflicts > 0, halo == 1);
+        }
+    }
+}
+
+// An instance weight counts its instance that many times (tilelab/banks.h).
+TEST(StencilBanks, InstanceWeightsScaleEachInstance) {
+    SharedAccessSite s;
+    s.name = "two rows";
+    s.threads = 32;
+    s.instances = 2;
+    s.repeats = 3;
+    s.instance_weights = {5, 0};
+    s.byte_address = [](int instance, int t) { return int64_t(4) * (instance == 0 ? t : 32 * t); };
+    const BankModel m = bank_model({s});
+    EXPECT_EQ(m.load_instructions, 15);
+    EXPECT_EQ(m.load_wavefronts, 15) << "the 32-way instance has weight 0";
+    EXPECT_EQ(m.sites.at(0).worst_ways, 1);
+}
+
+// `compile --json` gives the bank model's totals for every stencil kernel with shared memory
+// (null was "not covered yet"), and none for the basic one, which has no shared memory.
+TEST(StencilBanks, CompileJsonHasSharedWavefrontsForTheTiledStencils) {
+    const char* moved = std::getenv("TILELAB_CLI");
+    const std::string cli = moved && *moved ? moved : TILELAB_CLI_PATH;
+    for (const char* id : {"stencil.smem_tiled", "stencil.coarsened", "stencil.register_tiled", "stencil.basic"}) {
+        SCOPED_TRACE(id);
+        const std::string cmd = "TILELAB_MODEL_MODE=1 '" + cli + "' compile " + id + " --size 63 --json 2>/dev/null";
+        FILE* pipe = ::popen(cmd.c_str(), "r");
+        ASSERT_NE(pipe, nullptr);
+        std::string out;
+        char buf[4096];
+        for (size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) out.append(buf, n);
+        ASSERT_EQ(::pclose(pipe), 0) << out;
+        const auto j = nlohmann::json::parse(out);
+        const Variant* v = find_variant(id);
+        ASSERT_NE(v, nullptr);
+        const BankModel banks = full_cost_model(*v, j["params"].get<ParamValues>(), Problem{{63, 63, 63}}).banks;
+        if (j["smem_bytes"].get<int>() == 0) {
+            EXPECT_FALSE(banks.modelled);
+            EXPECT_EQ(j["shared_wavefronts"].get<double>(), 0);
+            continue;
+        }
+        ASSERT_FALSE(j["shared_wavefronts"].is_null());
+        ASSERT_FALSE(j["bank_conflicts"].is_null());
+        EXPECT_GT(j["shared_wavefronts"].get<double>(), 0);
+        EXPECT_DOUBLE_EQ(j["shared_wavefronts"].get<double>(), banks.wavefronts());
+        EXPECT_DOUBLE_EQ(j["bank_conflicts"].get<double>(), banks.conflicts());
+        EXPECT_EQ(j["model"]["banks"]["sites"].size(), banks.sites.size());
+    }
+}
