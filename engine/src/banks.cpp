@@ -8,23 +8,36 @@
 
 namespace tilelab {
 
-WarpBanks warp_banks(const std::array<int64_t, kWarpLanes>& bytes, int width_bytes) {
+namespace {
+
+// Fetches a load needs for one quad of lanes (4l..4l+3): lanes l and l^1 share a fetch when their
+// addresses are equal, and the two pairs share one when they are equal lane by lane.
+int quad_fetches(const int64_t* a) {
+    const auto distinct = [](int64_t x, int64_t y) { return (x >= 0) + (y >= 0 && y != x); };
+    if (a[0] == a[2] && a[1] == a[3]) return distinct(a[0], a[1]);
+    return distinct(a[0], a[1]) + distinct(a[2], a[3]);
+}
+
+}  // namespace
+
+WarpBanks warp_banks(const std::array<int64_t, kWarpLanes>& bytes, int width_bytes, bool store) {
     if (width_bytes != 4 && width_bytes != 8 && width_bytes != 16)
         throw std::invalid_argument("shared access width must be 4, 8 or 16 bytes");
     WarpBanks w;
     w.width_bytes = width_bytes;
+    w.store = store;
     const int words_per_lane = width_bytes / 4;
-    const int lanes_per_phase = kWarpLanes / words_per_lane;   // 128 bytes per phase
-    for (int first = 0; first < kWarpLanes; first += lanes_per_phase) {
-        // bank -> its distinct words in this phase, in the order lanes ask for them
+    const int unit = lanes_served_together(width_bytes, store);
+    for (int first = 0; first < kWarpLanes; first += unit) {
+        // bank -> its distinct words in this unit, in the order lanes ask for them
         std::map<int, std::vector<int64_t>> words_of_bank;
         std::map<int64_t, int> lanes_of_word;   // word -> lanes touching it
         bool active = false;
-        for (int lane = first; lane < first + lanes_per_phase; ++lane) {
+        for (int lane = first; lane < first + unit; ++lane) {
             const int64_t b = bytes[size_t(lane)];
             LaneBank& l = w.lanes[size_t(lane)];
             l.byte = b;
-            l.phase = first / lanes_per_phase;
+            l.phase = first / unit;
             if (b < 0) continue;
             active = true;
             l.bank = int((b / 4) % kSharedBanks);
@@ -36,18 +49,27 @@ WarpBanks warp_banks(const std::array<int64_t, kWarpLanes>& bytes, int width_byt
             }
         }
         if (!active) continue;
-        ++w.min_wavefronts;
+        // The conflict-free minimum: a store moves 128 bytes of lanes per wavefront; a load the
+        // bytes its quads fetch, 128 per wavefront.
+        int minimum = 1;
+        if (!store) {
+            int fetched = 0;
+            for (int q = first; q < first + unit; q += 4) fetched += quad_fetches(&bytes[size_t(q)]) * width_bytes;
+            minimum = (fetched + 127) / 128;
+        }
         size_t busiest = 0;
         for (const auto& [bank, list] : words_of_bank) busiest = std::max(busiest, list.size());
-        w.wavefronts += int(busiest);
-        for (int lane = first; lane < first + lanes_per_phase; ++lane) {
+        w.min_wavefronts += minimum;
+        w.wavefronts += std::max(minimum, int(busiest));
+        w.worst_ways = std::max(w.worst_ways, (int(busiest) + minimum - 1) / minimum);
+        for (int lane = first; lane < first + unit; ++lane) {
             LaneBank& l = w.lanes[size_t(lane)];
             if (l.byte < 0) continue;
             bool shared_all = true;
             for (int i = 0; i < words_per_lane; ++i) {
                 const int64_t word = l.byte / 4 + i;
                 const auto& list = words_of_bank[int(word % kSharedBanks)];
-                if (list.size() > 1) l.conflict = true;
+                if (int(list.size()) > minimum) l.conflict = true;
                 const int place = int(std::find(list.begin(), list.end(), word) - list.begin());
                 l.wavefront = std::max(l.wavefront, place);
                 if (lanes_of_word[word] < 2) shared_all = false;
@@ -56,7 +78,7 @@ WarpBanks warp_banks(const std::array<int64_t, kWarpLanes>& bytes, int width_byt
         }
         // Lanes beyond the first to touch a word were served by that fetch.
         std::set<int64_t> seen;
-        for (int lane = first; lane < first + lanes_per_phase; ++lane) {
+        for (int lane = first; lane < first + unit; ++lane) {
             const LaneBank& l = w.lanes[size_t(lane)];
             if (l.byte < 0) continue;
             if (!seen.insert(l.byte / 4).second) ++w.broadcasts;
@@ -71,7 +93,7 @@ WarpBanks SharedAccessSite::warp(int instance, int warp_index) const {
         const int thread = warp_index * kWarpLanes + lane;
         bytes[size_t(lane)] = thread < threads ? byte_address(instance, thread) : -1;
     }
-    return warp_banks(bytes, width_bytes);
+    return warp_banks(bytes, width_bytes, store);
 }
 
 BankModel bank_model(const std::vector<SharedAccessSite>& sites) {
@@ -84,16 +106,19 @@ BankModel bank_model(const std::vector<SharedAccessSite>& sites) {
         t.width_bytes = s.width_bytes;
         t.caveat = s.caveat;
         double instructions = 0, wavefronts = 0, min_wavefronts = 0, broadcasts = 0;
-        for (int i = 0; i < s.instances; ++i)
+        for (int i = 0; i < s.instances; ++i) {
+            const double weight = s.instance_weights.empty() ? 1.0 : s.instance_weights.at(size_t(i));
+            if (weight == 0) continue;
             for (int w = 0; w < s.warps(); ++w) {
                 const WarpBanks wb = s.warp(i, w);
                 if (wb.min_wavefronts == 0) continue;   // no lane took part: not issued
-                instructions += 1;
-                wavefronts += wb.wavefronts;
-                min_wavefronts += wb.min_wavefronts;
-                broadcasts += wb.broadcasts;
-                for (const LaneBank& l : wb.lanes) t.worst_ways = std::max(t.worst_ways, l.wavefront + 1);
+                instructions += weight;
+                wavefronts += weight * wb.wavefronts;
+                min_wavefronts += weight * wb.min_wavefronts;
+                broadcasts += weight * wb.broadcasts;
+                t.worst_ways = std::max(t.worst_ways, wb.worst_ways);
             }
+        }
         t.instructions = instructions * s.repeats;
         t.wavefronts = wavefronts * s.repeats;
         t.min_wavefronts = min_wavefronts * s.repeats;

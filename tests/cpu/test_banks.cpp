@@ -4,7 +4,10 @@
 // from the variants' site formulas) and count wavefronts their own way: per 128-byte phase, the
 // busiest bank's number of distinct 4-byte words.
 #include <gtest/gtest.h>
+#include <cstdlib>
+#include <fstream>
 #include <map>
+#include <sstream>
 #include <random>
 #include <set>
 #include "tilelab/banks.h"
@@ -23,87 +26,167 @@ std::array<int64_t, kWarpLanes> lanes(int64_t (*f)(int)) {
 }  // namespace
 
 TEST(Banks, ConsecutiveFloatsTakeOneWavefront) {
-    const WarpBanks w = warp_banks(lanes([](int l) { return int64_t(4 * l); }), 4);
+    const WarpBanks w = warp_banks(lanes([](int l) { return int64_t(4 * l); }), 4, false);
     EXPECT_EQ(w.wavefronts, 1);
     EXPECT_EQ(w.conflicts(), 0);
     EXPECT_EQ(w.lanes[5].bank, 5);
 }
 
 TEST(Banks, AColumnOfA32WideTileIs32Way) {
-    const WarpBanks w = warp_banks(lanes([](int l) { return int64_t(4 * 32 * l); }), 4);
-    EXPECT_EQ(w.wavefronts, 32);
-    EXPECT_EQ(w.conflicts(), 31);
-    for (const LaneBank& l : w.lanes) EXPECT_TRUE(l.conflict);
-    EXPECT_EQ(w.lanes[31].wavefront, 31);
+    for (const bool store : {false, true}) {
+        const WarpBanks w = warp_banks(lanes([](int l) { return int64_t(4 * 32 * l); }), 4, store);
+        EXPECT_EQ(w.wavefronts, 32);
+        EXPECT_EQ(w.conflicts(), 31);
+        EXPECT_EQ(w.worst_ways, 32);
+        for (const LaneBank& l : w.lanes) EXPECT_TRUE(l.conflict);
+        EXPECT_EQ(w.lanes[31].wavefront, 31);
+    }
 }
 
 TEST(Banks, PaddingOneFloatMakesTheColumnConflictFree) {
-    const WarpBanks w = warp_banks(lanes([](int l) { return int64_t(4 * 33 * l); }), 4);
+    const WarpBanks w = warp_banks(lanes([](int l) { return int64_t(4 * 33 * l); }), 4, false);
     EXPECT_EQ(w.wavefronts, 1);
+    EXPECT_EQ(w.worst_ways, 1);
 }
 
 TEST(Banks, OneWordForEveryLaneIsABroadcast) {
-    const WarpBanks w = warp_banks(lanes([](int) { return int64_t(64); }), 4);
+    const WarpBanks w = warp_banks(lanes([](int) { return int64_t(64); }), 4, false);
     EXPECT_EQ(w.wavefronts, 1);
     EXPECT_EQ(w.broadcasts, 31);
     EXPECT_TRUE(w.lanes[0].broadcast);
 }
 
-TEST(Banks, Float4IsServedInFourQuarterWarpPhases) {
-    // Consecutive float4s: 512 bytes, 4 phases of 128, no conflict.
-    const WarpBanks w = warp_banks(lanes([](int l) { return int64_t(16 * l); }), 16);
-    EXPECT_EQ(w.wavefronts, 4);
-    EXPECT_EQ(w.min_wavefronts, 4);
-    EXPECT_EQ(w.conflicts(), 0);
-    EXPECT_EQ(w.lanes[9].phase, 1);
-    // Lanes 0 and 1 of one phase both on banks 0-3 (a 128-byte stride): a conflict in every phase.
-    const WarpBanks s = warp_banks(lanes([](int l) { return int64_t(128 * l); }), 16);
-    EXPECT_EQ(s.wavefronts, 4 * 8);
+TEST(Banks, ConsecutiveFloat4TakeFourWavefrontsLoadedOrStored) {
+    // 512 bytes, 128 per wavefront, no conflict: loads in half-warps, stores in quarter-warps.
+    for (const bool store : {false, true}) {
+        const WarpBanks w = warp_banks(lanes([](int l) { return int64_t(16 * l); }), 16, store);
+        EXPECT_EQ(w.wavefronts, 4);
+        EXPECT_EQ(w.min_wavefronts, 4);
+        EXPECT_EQ(w.conflicts(), 0);
+        EXPECT_EQ(w.worst_ways, 1);
+        EXPECT_EQ(w.lanes[9].phase, store ? 1 : 0);
+        // A 128-byte stride puts every lane on banks 0-3: 8 lanes per quarter, 8-way.
+        const WarpBanks s = warp_banks(lanes([](int l) { return int64_t(128 * l); }), 16, store);
+        EXPECT_EQ(s.wavefronts, 4 * 8);
+        EXPECT_EQ(s.worst_ways, 8);
+    }
 }
 
-TEST(Banks, Float2IsServedInTwoHalfWarpPhases) {
-    const WarpBanks w = warp_banks(lanes([](int l) { return int64_t(8 * l); }), 8);
+TEST(Banks, AUniformFloat4LoadTakesOneWavefrontPerHalfWarpAndAStoreOnePerQuarter) {
+    const auto uniform = lanes([](int) { return int64_t(0); });
+    EXPECT_EQ(warp_banks(uniform, 16, false).wavefronts, 2);
+    EXPECT_EQ(warp_banks(uniform, 16, true).wavefronts, 4);
+    EXPECT_EQ(warp_banks(uniform, 16, false).conflicts(), 0);
+    // Half-warps on two float4 (the 2D kernel's A fragment): 2 wavefronts, where 4 quarter-warp
+    // phases would take 4.
+    EXPECT_EQ(warp_banks(lanes([](int l) { return int64_t(l < 16 ? 0 : 16); }), 16, false).wavefronts, 2);
+}
+
+TEST(Banks, LoadsFetchOncePerEqualPairAndPerEqualPairOfPairs) {
+    // Lanes 2m and 2m+1 on one float4: 8 fetches per half-warp, 128 bytes, 1 wavefront each.
+    EXPECT_EQ(warp_banks(lanes([](int l) { return int64_t(16 * (l / 2)); }), 16, false).wavefronts, 2);
+    // Quads (a, b, a, b): the pairs are equal, 2 fetches per quad.
+    EXPECT_EQ(warp_banks(lanes([](int l) { return int64_t(16 * (l % 2)); }), 16, false).wavefronts, 2);
+    // Quads (a, a, a, b): 3 fetches per quad although only 2 addresses: 192 bytes per half-warp.
+    EXPECT_EQ(warp_banks(lanes([](int l) { return int64_t(16 * (l % 4 == 3 ? 1 : 0) + 32 * (l / 4)); }), 16, false).wavefronts, 4);
+    // Quads (0, 1, 2, 3) repeated: no two lanes of a quad share, 512 bytes.
+    EXPECT_EQ(warp_banks(lanes([](int l) { return int64_t(16 * (l % 4)); }), 16, false).wavefronts, 4);
+}
+
+TEST(Banks, Float2LoadsServeTheWholeWarpStoresHalfWarps) {
+    const WarpBanks w = warp_banks(lanes([](int l) { return int64_t(8 * l); }), 8, false);
     EXPECT_EQ(w.wavefronts, 2);
     EXPECT_EQ(w.conflicts(), 0);
-    // Lane l and lane l+16 conflict only if they are in the same phase: they are not.
-    const WarpBanks h = warp_banks(lanes([](int l) { return int64_t(8 * (l % 16) + (l >= 16 ? 128 : 0)); }), 8);
-    EXPECT_EQ(h.wavefronts, 2);
+    // One float2 per half-warp, in the same bank: a conflict for a load (one unit), none for a store.
+    const auto halves = lanes([](int l) { return int64_t(l < 16 ? 0 : 128); });
+    EXPECT_EQ(warp_banks(halves, 8, false).wavefronts, 2);
+    EXPECT_EQ(warp_banks(halves, 8, false).conflicts(), 1);
+    EXPECT_EQ(warp_banks(halves, 8, true).wavefronts, 2);
+    EXPECT_EQ(warp_banks(halves, 8, true).conflicts(), 0);
+    // Lanes 2m, 2m+1 on one float2, 128 bytes in all: one wavefront for the whole warp.
+    EXPECT_EQ(warp_banks(lanes([](int l) { return int64_t(8 * (l / 2)); }), 8, false).wavefronts, 1);
 }
 
 TEST(Banks, InactiveLanesDoNotCount) {
-    const WarpBanks w = warp_banks(lanes([](int l) { return l < 8 ? int64_t(4 * 32 * l) : int64_t(-1); }), 4);
+    const WarpBanks w = warp_banks(lanes([](int l) { return l < 8 ? int64_t(4 * 32 * l) : int64_t(-1); }), 4, false);
     EXPECT_EQ(w.wavefronts, 8);
     EXPECT_EQ(w.lanes[8].bank, -1);
+    EXPECT_EQ(warp_banks(lanes([](int l) { return l < 8 ? int64_t(16 * l) : int64_t(-1); }), 16, false).wavefronts, 1);
+}
+
+// The patterns of scripts/bank_probe, with the wavefronts and conflicts Nsight Compute counted for
+// them on a GPU, replayed against the model. TILELAB_BANK_PROBE names another table (another GPU).
+TEST(BankProbe, TheModelReproducesEveryMeasuredPattern) {
+    const char* env = std::getenv("TILELAB_BANK_PROBE");
+    const std::string path = env ? env : TILELAB_SOURCE_DIR "/tests/cpu/data/bank_probe_h100.txt";
+    std::ifstream in(path);
+    ASSERT_TRUE(in) << "cannot read " << path;
+    int patterns = 0;
+    for (std::string line; std::getline(in, line);) {
+        if (line.empty() || line[0] == '#') continue;
+        const std::string pattern = line.substr(line.find(" # ") + 3);
+        std::istringstream f(line.substr(0, line.find(" # ")));
+        std::string op;
+        int width = 0;
+        std::array<int64_t, kWarpLanes> bytes{};
+        double wavefronts = -1, conflicts = -1;
+        f >> op >> width;
+        for (int64_t& b : bytes) f >> b;
+        f >> wavefronts >> conflicts;
+        ASSERT_TRUE(f) << "malformed line: " << line;
+        const WarpBanks w = warp_banks(bytes, width, op == "st");
+        EXPECT_EQ(w.wavefronts, wavefronts) << op << " " << pattern;
+        EXPECT_EQ(w.conflicts(), conflicts) << op << " " << pattern;
+        ++patterns;
+    }
+    EXPECT_GE(patterns, 90);
 }
 
 // ---- independent walks -------------------------------------------------------------------
 
 namespace {
 
-// Wavefronts of one warp instruction, counted independently of warp_banks: 128/width lanes per
-// phase, per phase the busiest bank's distinct words.
+// Wavefronts of one warp instruction, counted independently of warp_banks (same rule, other
+// code): stores per 128 bytes of lanes, loads per warp (per half-warp for float4) with the fetches
+// of each quad (equal neighbours l, l^1 once; equal pairs once); per unit the larger of
+// ceil(fetched bytes / 128) and the busiest bank's distinct words.
 struct Tally {
     double instructions = 0, wavefronts = 0, minimum = 0;
+    bool store = false;
     void add(const std::vector<int64_t>& word_of_lane, int floats) {   // -1: inactive
-        const int per_phase = 32 / floats;
+        const int unit = store ? 32 / floats : floats == 4 ? 16 : 32;
+        const auto word = [&](int l) { return l < int(word_of_lane.size()) ? word_of_lane[size_t(l)] : int64_t(-1); };
         bool any = false;
-        for (int p = 0; p < 32; p += per_phase) {
+        for (int p = 0; p < 32; p += unit) {
             std::map<int64_t, std::set<int64_t>> bank;
-            for (int l = p; l < p + per_phase && l < int(word_of_lane.size()); ++l)
-                if (word_of_lane[size_t(l)] >= 0)
-                    for (int i = 0; i < floats; ++i) bank[(word_of_lane[size_t(l)] + i) % 32].insert(word_of_lane[size_t(l)] + i);
+            for (int l = p; l < p + unit; ++l)
+                if (word(l) >= 0)
+                    for (int i = 0; i < floats; ++i) bank[(word(l) + i) % 32].insert(word(l) + i);
+            if (bank.empty()) continue;
             size_t most = 0;
             for (const auto& [b, words] : bank) most = std::max(most, words.size());
-            wavefronts += double(most);
-            minimum += most > 0 ? 1 : 0;
-            any = any || most > 0;
+            size_t least = 1;
+            if (!store) {
+                size_t fetches = 0;
+                for (int q = p; q < p + unit; q += 4) {
+                    std::set<int64_t> first{word(q), word(q + 1)}, second{word(q + 2), word(q + 3)};
+                    first.erase(-1);
+                    second.erase(-1);
+                    const bool pairs_equal = word(q) == word(q + 2) && word(q + 1) == word(q + 3);
+                    fetches += pairs_equal ? first.size() : first.size() + second.size();
+                }
+                least = (fetches * size_t(floats) * 4 + 127) / 128;
+            }
+            wavefronts += double(std::max(most, least));
+            minimum += double(least);
+            any = true;
         }
         instructions += any ? 1 : 0;
     }
 };
 
 struct Walked {
-    Tally loads, stores;
+    Tally loads, stores{0, 0, 0, true};
 };
 
 void expect_model_equals_walk(const Variant& v, const ParamValues& p, const Problem& prob, const Walked& w, double repeats) {
@@ -175,10 +258,13 @@ TEST(BanksWalk, SmemTiledMatmulModelEqualsTheWalk) {
             Walked w;
             for (int warp = 0; warp < (threads + 31) / 32; ++warp) {
                 for (int s = 0; s < 2; ++s) w.stores.add(warp_words(warp, threads, [&](int t) { return int64_t(t / T) * L + t % T; }), 1);
-                for (int k = 0; k < T; ++k) {
-                    w.loads.add(warp_words(warp, threads, [&](int t) { return int64_t(t / T) * L + k; }), 1);
+                // Unpadded rows are 16-byte aligned: the compiler reads a_tile[ty][k..k+3] as one
+                // float4 (the H100's shared-load instruction count says so: 5/8 of all-scalar).
+                const int a_width = pad == 0 ? 4 : 1;
+                for (int k = 0; k < T; k += a_width)
+                    w.loads.add(warp_words(warp, threads, [&](int t) { return int64_t(t / T) * L + k; }), a_width);
+                for (int k = 0; k < T; ++k)
                     w.loads.add(warp_words(warp, threads, [&](int t) { return int64_t(k) * L + t % T; }), 1);
-                }
             }
             const Problem prob{{100, 70, 90}};
             const double repeats = double((70 + T - 1) / T) * double((100 + T - 1) / T) * double((90 + T - 1) / T);

@@ -3,24 +3,26 @@
 // (SharedAccessSite: an address formula per lane); one generic piece here computes per-warp banks,
 // wavefronts and broadcasts, and the totals per kernel. No CUDA here: the GUI, CLI and tests read it.
 //
-// The rule implemented (NVIDIA GPUs since Maxwell; shared memory has 32 banks of 4 bytes, and the
-// data path serves 128 bytes per cycle, one "wavefront"):
+// The rule implemented (shared memory has 32 banks of 4 bytes; one "wavefront" moves at most 128
+// bytes). It was measured, not taken from a manual: scripts/bank_probe/ runs one warp instruction
+// per launch with a chosen address per lane and reads Nsight Compute's wavefront and conflict
+// counters; on an H100 (2026-11-23) the rule below reproduces all 48 load and 48 store patterns
+// (tests/cpu/test_banks.cpp replays them; docs/benchmarks.md has the table).
 //  - bank = (byte address / 4) mod 32.
-//  - A 4-byte access is served for the whole warp at once; an 8-byte access in 2 phases (lanes
-//    0–15, 16–31), a 16-byte access in 4 phases (lanes 0–7, 8–15, 16–23, 24–31): each phase moves
-//    at most 128 bytes. Conflicts happen only between lanes of the same phase. (NVIDIA, GTC 2019
-//    S9593 "cuTENSOR", shared-memory slide: 128-bit accesses in quarter-warp phases; the Nsight
-//    Compute forum thread "bank_conflicts metric vs wavefronts for shared memory LDS.128" (2024):
-//    an LDS.128 with distinct banks per quarter warp takes 4 wavefronts and counts 0 conflicts.)
-//  - Within a phase, lanes that touch the same 4-byte word share it (a broadcast for loads; for
-//    stores one of them writes). Lanes that touch different words of the same bank are served in
-//    different wavefronts: the phase needs as many wavefronts as the busiest bank has distinct words.
-//  - Instruction wavefronts = the sum over its phases; the conflict-free minimum is the number of
-//    phases with an active lane; bank conflicts = wavefronts − minimum, the quantity Nsight Compute
-//    reports as l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{ld,st} when nothing else
-//    collides in the pipe (lessons/03_shared_memory_banks/lesson.md says when it does).
-// Not modelled: CC 7.x's packing of uniform-address loads (forum thread "Unexpected shared memory
-// bank conflict", 2019), which can halve the wavefronts of a wide broadcast.
+//  - Lanes are served in units: stores 128 bytes of lanes at a time (4-byte: the warp; 8-byte:
+//    half-warps 0–15, 16–31; 16-byte: quarter-warps of 8 lanes), loads the whole warp for 4- and
+//    8-byte accesses and half-warps for 16-byte ones. Nothing is shared between units.
+//  - A unit's conflict-free minimum: 1 wavefront for a store; for a load, the bytes it fetches
+//    over 128, where within each quad of lanes (4l..4l+3) lanes l and l^1 with equal addresses
+//    fetch once and the two pairs fetch once if they are equal lane by lane (a uniform float4
+//    load takes 2 wavefronts, one per half-warp; 16 lanes reading 8 float4 pairwise take 1).
+//  - A unit's wavefronts: the larger of that minimum and the busiest bank's number of distinct
+//    words (lanes touching the same word share it: a broadcast).
+//  - Instruction wavefronts = the sum over its units; bank conflicts = wavefronts − the minimum,
+//    which is what l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{ld,st} reports for one warp
+//    alone. In a full kernel the hardware counts more: accesses that collide with the L1's other
+//    traffic in the same data banks are replayed and counted as extra wavefronts and conflicts
+//    (0 with one block per SM, up to ~12 % with several; lessons/03_shared_memory_banks/lesson.md).
 #pragma once
 #include <array>
 #include <cstdint>
@@ -37,24 +39,31 @@ inline constexpr int kSharedBanks = 32;
 struct LaneBank {
     int64_t byte = -1;      // byte address in shared memory; -1: the lane does not take part
     int bank = -1;          // bank of its first word
-    int phase = 0;          // which phase serves it (0 for 4-byte accesses)
-    int wavefront = 0;      // its place in its bank's queue: 0 = first wavefront of the phase
-    bool conflict = false;  // another lane of its phase needs a different word of one of its banks
-    bool broadcast = false; // another lane of its phase reads the same word(s) (served together)
+    int phase = 0;          // which unit of lanes serves it (lanes_served_together)
+    int wavefront = 0;      // its place in its bank's queue: 0 = first wavefront of its unit
+    bool conflict = false;  // one of its banks holds more distinct words of its unit than the minimum
+    bool broadcast = false; // another lane of its unit touches the same word(s) (served together)
 };
 
 // One warp instruction: every lane, and what the hardware needs for them.
 struct WarpBanks {
     std::array<LaneBank, kWarpLanes> lanes{};
     int width_bytes = 4;
-    int wavefronts = 0;       // sum over phases of the busiest bank's distinct words
-    int min_wavefronts = 0;   // phases with at least one active lane
+    bool store = false;
+    int wavefronts = 0;       // sum over units of max(minimum, the busiest bank's distinct words)
+    int min_wavefronts = 0;   // the conflict-free minimum, summed over units
+    int worst_ways = 0;       // the worst unit's wavefronts over its minimum, rounded up (1 = none)
     int broadcasts = 0;       // lanes served by another lane's fetch of the same word
     int conflicts() const { return wavefronts - min_wavefronts; }
 };
 
+// How many consecutive lanes the hardware serves together (see the rule above).
+inline int lanes_served_together(int width_bytes, bool store) {
+    return store ? kWarpLanes * 4 / width_bytes : width_bytes == 16 ? kWarpLanes / 2 : kWarpLanes;
+}
+
 // `bytes[lane]` = the lane's byte address (-1 inactive); width 4, 8 or 16.
-WarpBanks warp_banks(const std::array<int64_t, kWarpLanes>& bytes, int width_bytes);
+WarpBanks warp_banks(const std::array<int64_t, kWarpLanes>& bytes, int width_bytes, bool store);
 
 // A shared-memory access site of a kernel: one load or store in the source, as the compiler emits
 // it, executed by every warp of a block `instances` times per block step (unrolled loop indices),
@@ -71,6 +80,10 @@ struct SharedAccessSite {
     // Byte address accessed by `thread` (linear index in the block, x fastest) at `instance`,
     // relative to the start of the array; -1 if the thread does not take part.
     std::function<int64_t(int instance, int thread)> byte_address;
+    // Where blocks differ (edge blocks of a grid the tiles do not divide, a last block with fewer
+    // loop trips), how many block steps each instance stands for: instance i counts
+    // repeats · instance_weights[i] times. Empty: every instance counts `repeats` times.
+    std::vector<double> instance_weights;
 
     int warps() const { return (threads + kWarpLanes - 1) / kWarpLanes; }
     WarpBanks warp(int instance, int warp_index) const;
@@ -85,7 +98,7 @@ struct BankSiteTotals {
     double wavefronts = 0;
     double min_wavefronts = 0;
     double broadcasts = 0;
-    int worst_ways = 0;          // most wavefronts one phase needed (1 = conflict-free)
+    int worst_ways = 0;          // the worst unit's ways (WarpBanks::worst_ways; 1 = conflict-free)
     std::string caveat;          // as SharedAccessSite::caveat
     double conflicts() const { return wavefronts - min_wavefronts; }
     bool operator==(const BankSiteTotals&) const = default;
