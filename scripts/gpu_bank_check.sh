@@ -93,6 +93,14 @@ row "$out/sites.csv" "05 PAD=0" 05 2048 PAD=0
 row "$out/sites.csv" "05 TRANSPOSE_A=0" 05 2048 TRANSPOSE_A=0
 row "$out/sites.csv" "05 TRANSPOSE_A=0 PAD=0" 05 2048 TRANSPOSE_A=0 PAD=0
 row "$out/sites.csv" "05 PAD=2" 05 2048 PAD=2
+# small sizes, where the hardware counts no L1-traffic replays: model == hardware expected
+row "$out/sites.csv" "02 256 TILE=32 PAD=0" 02 256 TILE=32 PAD=0
+row "$out/sites.csv" "05 256 default" 05 256
+# the stencils' shared sites (halo loads, neighbour reads), at an odd size and a larger one
+for l in stencil.smem_tiled stencil.coarsened stencil.register_tiled; do
+  row "$out/sites.csv" "$l 33 default" $l 33
+  row "$out/sites.csv" "$l 256 default" $l 256
+done
 
 # ---- the table, last ---------------------------------------------------------------------------
 echo
