@@ -42,7 +42,7 @@ struct KernelWalk {
                 const int64_t w = t < threads ? word(t) : -1;
                 bytes[size_t(lane)] = w < 0 ? -1 : 4 * w;
             }
-            const WarpBanks wb = warp_banks(bytes, 4);
+            const WarpBanks wb = warp_banks(bytes, 4, store);
             if (wb.min_wavefronts == 0) continue;
             SiteTally& s = sites[name];
             s.store = store;
