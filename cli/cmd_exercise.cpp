@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "format_table.h"
+#include "tilelab/i18n.h"
 #include "tilelab/exercise.h"
 #include "tilelab/result_json.h"
 
@@ -50,10 +51,8 @@ static int exercise_list(const CliOptions& o) {
                            ex.kernel_file);
     // A lesson without one is named, so a new lesson's missing markers do not go unnoticed.
     for (const Lesson& l : all_lessons())
-        if (!find_exercise(l.id)) out += fmt::format("{}  (no exercise: {})\n", lesson_number(l), exercise_missing_reason(l.id));
-    out += "\ntilelab-cli exercise NN --skeleton > my.cu     the starting file\n"
-           "tilelab-cli compile NN --source my.cu          compile it: errors at your lines, registers, occupancy\n"
-           "tilelab-cli run NN --source my.cu              run it: validated against the lesson's kernel, timed\n";
+        if (!find_exercise(l.id)) out += trf("cliex.no_exercise", lesson_number(l), exercise_missing_reason(l.id)) + "\n";
+    out += "\n" + tr("cliex.how") + "\n";
     print(out);
     return kExitOk;
 }
@@ -63,7 +62,7 @@ int cmd_exercise(const CliOptions& o) {
     const Exercise* ex = find_exercise(o.exercise);
     if (!ex) {
         const std::string why = exercise_missing_reason(o.exercise);
-        throw usage_error(why.empty() ? fmt::format("no exercise for '{}'", o.exercise) : why + " (see `exercise list`)");
+        throw usage_error(why.empty() ? trf("cliex.none_for", o.exercise) : trf("cliex.see_list", why));
     }
     if (o.skeleton) {
         print(ex->skeleton);
@@ -76,10 +75,8 @@ int cmd_exercise(const CliOptions& o) {
     std::string out = fmt::format("Exercise {}: {}\nkernel: {} as {}\n\n", lesson_number(*ex->lesson), ex->lesson->title,
                                   ex->kernel_file, ex->name_expression);
     for (size_t i = 0; i < ex->blocks.size(); ++i)
-        out += fmt::format("TODO({}): {}  ({} lines in the lesson's kernel)\n", i + 1, ex->blocks[i].hint,
-                           ex->blocks[i].lines.size());
-    out += fmt::format("\ntilelab-cli exercise {0} --skeleton > my.cu && tilelab-cli run {0} --source my.cu\n",
-                       lesson_number(*ex->lesson));
+        out += trf("cliex.todo", i + 1, ex->blocks[i].hint, ex->blocks[i].lines.size()) + "\n";
+    out += "\n" + trf("cliex.next", lesson_number(*ex->lesson)) + "\n";
     print(out);
     return kExitOk;
 }

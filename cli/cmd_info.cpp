@@ -156,7 +156,7 @@ int cmd_ceilings(const CliOptions& o) {
     if (!dev.gpu) {
         if (o.format == OutputFormat::Json)
             print(json{{"measured", false}, {"no_gpu_reason", dev.reason}}.dump(2) + "\n");
-        throw CliError(kExitNoGpu, "no GPU: " + dev.reason);
+        throw CliError(kExitNoGpu, trf("ceilings.no_gpu", dev.reason));
     }
     const Ceilings c = engine->ceilings();
     const double copy_pct = t.dram_gbps > 0 ? c.copy_gbps / t.dram_gbps : 0;
@@ -174,19 +174,15 @@ int cmd_ceilings(const CliOptions& o) {
                         fmt::format("{}", t.dram_gbps), fmt::format("{}", t.peak_fp32_gflops), c.note}));
     } else {
         Table kv({{"", Align::Left}, {"", Align::Left}}, false);
-        kv.add_row({"Device", dev.name});
-        kv.add_row({"Copy bandwidth", fmt::format("{} GB/s measured (device-to-device, read + write); "
-                                                  "{} of the {} GB/s the target lists",
-                                                  fmt_fixed(c.copy_gbps, 0), fmt_pct(copy_pct),
-                                                  format_count(t.dram_gbps))});
-        kv.add_row({"cuBLAS SGEMM", fmt::format("{} GFLOP/s measured; {} of the {} GFLOP/s FP32 peak the "
-                                                "target lists",
-                                                fmt_fixed(c.sgemm_gflops, 0), fmt_pct(sgemm_pct),
-                                                format_count(t.peak_fp32_gflops))});
-        if (!c.note.empty()) kv.add_row({"Note", c.note});
+        kv.add_row({tr("ceilings.device"), dev.name});
+        kv.add_row({tr("ceilings.copy"), trf("ceilings.copy_line", fmt_fixed(c.copy_gbps, 0), fmt_pct(copy_pct),
+                                             format_count(t.dram_gbps))});
+        kv.add_row({"cuBLAS SGEMM", trf("ceilings.sgemm_line", fmt_fixed(c.sgemm_gflops, 0), fmt_pct(sgemm_pct),
+                                        format_count(t.peak_fp32_gflops))});
+        if (!c.note.empty()) kv.add_row({tr("ceilings.note"), c.note});
         print(kv.render());
     }
-    if (!c.measured) throw CliError(kExitRuntime, "the ceilings could not be measured: " + c.note);
+    if (!c.measured) throw CliError(kExitRuntime, trf("ceilings.not_measured", c.note));
     return kExitOk;
 }
 

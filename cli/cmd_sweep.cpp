@@ -200,8 +200,8 @@ int cmd_sweep(const CliOptions& o) {
             p.skipped_reason = engine->invalid_reason(p.request);
             if (p.skipped_reason.empty()) {
                 if (progress)
-                    std::fprintf(stderr, "\rsweep: point %zu of %zu (%s) ", points.size() + 1, xs.size() * ys.size(),
-                                 params_text(v, values).c_str());
+                    std::fprintf(stderr, "\r%s ", trf("sweep.progress", points.size() + 1, xs.size() * ys.size(),
+                                                      params_text(v, values)).c_str());
                 p.result = run ? engine->run(p.request, run_options) : engine->analyze(p.request);
                 p.outcome = classify(*p.result, run);
                 p.request = p.result->request;
@@ -228,9 +228,9 @@ int cmd_sweep(const CliOptions& o) {
         std::string out = fmt::format("{}  {}: sweep of {}{}, problem {}, target {} ({})\n", v.id, variant_title(v), px.name,
                                       py ? " and " + py->name : "", format_problem(problem), target.name,
                                       target.arch_name());
-        if (!fixed.empty()) out += "fixed: " + params_text(v, fixed) + "\n";
+        if (!fixed.empty()) out += trf("sweep.fixed", params_text(v, fixed)) + "\n";
         if (!run)
-            out += engine->device().gpu ? "compile only: each point is analysed, none is run\n"
+            out += engine->device().gpu ? tr("sweep.compile_only") + "\n"
                                         : fmt::format("Model mode: {}; each point is analysed, none is run\n",
                                                       engine->device().reason);
         out += "\n" + table_text(points, px, py, run);
@@ -247,8 +247,7 @@ int cmd_sweep(const CliOptions& o) {
         const auto bad = std::find_if(points.begin(), points.end(), [&](const SweepPoint& p) {
             return p.skipped_reason.empty() && p.outcome.exit_code == code;
         });
-        throw CliError(code, fmt::format("{} ({}; and maybe others)", bad->outcome.message,
-                                         params_text(v, bad->request.params)));
+        throw CliError(code, trf("sweep.and_others", bad->outcome.message, params_text(v, bad->request.params)));
     }
     return kExitOk;
 }

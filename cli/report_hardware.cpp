@@ -4,6 +4,7 @@
 #include "format_table.h"
 #include "report.h"
 #include "tilelab/hardware.h"
+#include "tilelab/i18n.h"
 
 namespace tilelab::cli {
 namespace {
@@ -17,47 +18,46 @@ std::string ratio(double measured, double model) {
 void render_hardware(std::string& out, const RunResult& r) {
     const HardwareCounters& h = r.hardware;
     if (h.status == hardware_status::skipped) return;   // not asked for (--no-hardware)
-    out += "\nHardware counters\n";
+    out += "\n" + tr("hwreport.title") + "\n";
     if (!h.ok()) {
-        out += fmt::format("  not read ({}): {}\n", h.status, h.reason);
+        out += trf("hwreport.not_read", h.status, h.reason) + "\n";
         return;
     }
     const auto m = [&](const char* name) { return h.get(name).value_or(0); };
     const CostModel& model = r.model;
     const double model_loads_bytes = 4 * model.total.global_loads;
     const double model_stores_bytes = 4 * model.total.global_stores;
-    Table t({{"level", Align::Left}, {"counter", Align::Left}, {"measured", Align::Right},
-             {"beside", Align::Left}, {"ratio", Align::Right}});
-    t.add_row({"DRAM", "read", format_bytes(m("dram__bytes_read.sum")),
-               "compulsory " + format_bytes(model.compulsory_bytes),
+    Table t({{tr("hwreport.col_level"), Align::Left}, {tr("hwreport.col_counter"), Align::Left},
+             {tr("hwreport.col_measured"), Align::Right}, {tr("hwreport.col_beside"), Align::Left},
+             {tr("hwreport.col_ratio"), Align::Right}});
+    t.add_row({"DRAM", tr("hwreport.read"), format_bytes(m("dram__bytes_read.sum")),
+               trf("hwreport.compulsory", format_bytes(model.compulsory_bytes)),
                ratio(m("dram__bytes_read.sum"), model.compulsory_bytes)});
-    t.add_row({"DRAM", "write", format_bytes(m("dram__bytes_write.sum")), "", ""});
-    t.add_row({"L2", "bytes (all requests)", format_bytes(m("lts__t_bytes.sum")),
-               "model global " + format_bytes(model.global_bytes), ratio(m("lts__t_bytes.sum"), model.global_bytes)});
-    t.add_row({"L1", "global load bytes", format_bytes(m("l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum")),
-               "model 4 B × loads " + format_bytes(model_loads_bytes),
+    t.add_row({"DRAM", tr("hwreport.write"), format_bytes(m("dram__bytes_write.sum")), "", ""});
+    t.add_row({"L2", tr("hwreport.l2_bytes"), format_bytes(m("lts__t_bytes.sum")),
+               trf("hwreport.model_global", format_bytes(model.global_bytes)), ratio(m("lts__t_bytes.sum"), model.global_bytes)});
+    t.add_row({"L1", tr("hwreport.global_load_bytes"), format_bytes(m("l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum")),
+               trf("hwreport.model_loads", format_bytes(model_loads_bytes)),
                ratio(m("l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum"), model_loads_bytes)});
-    t.add_row({"L1", "global store bytes", format_bytes(m("l1tex__t_bytes_pipe_lsu_mem_global_op_st.sum")),
-               "model 4 B × stores " + format_bytes(model_stores_bytes),
+    t.add_row({"L1", tr("hwreport.global_store_bytes"), format_bytes(m("l1tex__t_bytes_pipe_lsu_mem_global_op_st.sum")),
+               trf("hwreport.model_stores", format_bytes(model_stores_bytes)),
                ratio(m("l1tex__t_bytes_pipe_lsu_mem_global_op_st.sum"), model_stores_bytes)});
     for (const bool load : {true, false}) {
         const char* op = load ? "ld" : "st";
         const double wavefronts = m(fmt::format("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{}.sum", op).c_str());
         const double conflicts = m(fmt::format("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{}.sum", op).c_str());
         const auto ways = h.shared_ways(load);
-        t.add_row({"shared", load ? "load wavefronts / conflicts" : "store wavefronts / conflicts",
+        t.add_row({tr("hwreport.shared"), tr(load ? "hwreport.load_wavefronts" : "hwreport.store_wavefronts"),
                    format_count(wavefronts) + " / " + format_count(conflicts),
-                   ways ? fmt::format("{:.2f} wavefronts per instruction", *ways) : "no shared accesses", ""});
+                   ways ? trf("hwreport.per_instruction", fmt_fixed(*ways, 2)) : tr("hwreport.no_shared"), ""});
     }
     const double achieved = m("sm__warps_active.avg.pct_of_peak_sustained_active") / 100.0;
-    t.add_row({"SM", "achieved occupancy", fmt_pct(achieved), "theoretical " + fmt_pct(r.occupancy.occupancy),
+    t.add_row({"SM", tr("hwreport.achieved"), fmt_pct(achieved), trf("hwreport.theoretical", fmt_pct(r.occupancy.occupancy)),
                ratio(achieved, r.occupancy.occupancy)});
     out += t.render(2);
-    out += fmt::format("  DRAM throughput {} GB/s measured (read + write / median time) vs {} GB/s modelled global traffic\n",
-                       fmt_fixed(r.gbps_dram, 1), fmt_fixed(r.gbps_model, 1));
-    out += fmt::format("  {} passes (the launch replayed, L2 flushed before each), {} ms; CUPTI range profiler\n",
-                       h.passes, fmt_ms(h.pass_ms));
-    out += "  " + std::string(kModelVsDramNote) + "\n";
+    out += trf("hwreport.dram_line", fmt_fixed(r.gbps_dram, 1), fmt_fixed(r.gbps_model, 1)) + "\n";
+    out += trf("hwreport.passes", h.passes, fmt_ms(h.pass_ms)) + "\n";
+    out += "  " + model_vs_dram_note() + "\n";
 }
 
 }  // namespace tilelab::cli

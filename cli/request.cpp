@@ -34,7 +34,7 @@ std::unique_ptr<Engine> make_engine(const CliOptions& o, bool counters_wanted) {
     const DeviceStatus d = engine->device();
     // Asked for a GPU elsewhere and not reached: a failure with its reason, not model mode.
     if (d.unreachable) throw CliError(kExitRuntime, d.reason);
-    if (d.gpu && !d.where.empty()) std::fprintf(stderr, "tilelab-cli: GPU: %s on %s\n", d.name.c_str(), d.where.c_str());
+    if (d.gpu && !d.where.empty()) std::fprintf(stderr, "%s\n", trf("cli.gpu_where", d.name, d.where).c_str());
     return engine;
 }
 

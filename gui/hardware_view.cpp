@@ -133,7 +133,7 @@ void DrawHardwareTable(const RunResult& r) {
     }
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
     if (have) {
-        ImGui::TextWrapped("%s", kModelVsDramNote);
+        ImGui::TextWrapped("%s", model_vs_dram_note().c_str());
     } else {
         ImGui::TextWrapped("%s", HardwareMissingReason(r).c_str());
     }

@@ -8,6 +8,7 @@
 #include <stb_image_write.h>
 #include <algorithm>
 #include <cfloat>
+#include <cmath>
 #include <cstdio>
 #include <climits>
 #include <cstdlib>
@@ -346,7 +347,7 @@ int wait_for_exercise(App& app, FrameDriver& driver, double timeout_s) {
     const ExerciseEditorState& e = app.state().exercise;
     const int rc = driver.until([&] { return e.result && !e.busy && e.submitted_text == e.text; }, timeout_s);
     if (rc != 0) {
-        if (rc == 3) std::fprintf(stderr, "tilelab: the exercise had no result within %.0f s\n", timeout_s);
+        if (rc == 3) std::fprintf(stderr, "%s\n", trf("headless.exercise_no_result", std::lround(timeout_s)).c_str());
         return rc;
     }
     for (const Diagnostic& d : e.diagnostics) std::fprintf(stderr, "exercise: %s\n", format_diagnostic(d).c_str());
@@ -571,18 +572,18 @@ int measure_drag(App& app, FrameDriver& driver, std::string name, int max_values
 int RunHeadless(const HeadlessOptions& options) {
     EglContext egl(options.width, options.height, options.gl_device);
     if (!egl.ok()) {
-        std::fprintf(stderr, "tilelab: no headless OpenGL context: %s\n", egl.error().c_str());
+        std::fprintf(stderr, "%s\n", trf("headless.no_context", egl.error()).c_str());
         return 1;
     }
     if (!LoadGl(&eglGetProcAddress)) {
-        std::fprintf(stderr, "tilelab: the EGL context does not provide OpenGL 3.3\n");
+        std::fprintf(stderr, "%s\n", tr("headless.no_gl33").c_str());
         return 1;
     }
     if (options.app.log_latency)
         std::fprintf(stderr, "headless: EGL %s, GL %s\n", egl.platform().c_str(), GlVersionString().c_str());
     ImGuiRenderer renderer;
     if (!renderer.ok) {
-        std::fprintf(stderr, "tilelab: ImGui's OpenGL3 renderer did not start\n");
+        std::fprintf(stderr, "%s\n", tr("headless.no_renderer").c_str());
         return 1;
     }
     EngineThread engine_thread(options.engine);
@@ -598,7 +599,7 @@ int RunHeadless(const HeadlessOptions& options) {
         rc = walk(app, driver, options.timeout_s);
     } else {
         rc = driver.until_settled(options.timeout_s);
-        if (rc == 3) std::fprintf(stderr, "tilelab: no result within %.0f s\n", options.timeout_s);
+        if (rc == 3) std::fprintf(stderr, "%s\n", trf("headless.no_result", std::lround(options.timeout_s)).c_str());
         if (rc == 0 && !options.drag.empty())
             rc = measure_drag(app, driver, options.drag, options.drag_values, options.timeout_s);
         if (rc == 0 && options.run_measured) rc = run_measured_answers(app, driver, options.timeout_s);
@@ -624,7 +625,7 @@ int RunHeadless(const HeadlessOptions& options) {
     if (!options.screenshot.empty()) {
         std::string error;
         if (!write_png(options.screenshot, options.width, options.height, error)) {
-            std::fprintf(stderr, "tilelab: screenshot not written: %s\n", error.c_str());
+            std::fprintf(stderr, "%s\n", trf("headless.screenshot_failed", error).c_str());
             if (rc == 0) rc = 1;
         }
     }

@@ -36,7 +36,7 @@ constexpr double kBusyWaitSeconds = 1.0 / 60.0;
 volatile std::sig_atomic_t g_stop_signal = 0;
 void on_stop_signal(int) { g_stop_signal = 1; }
 
-void on_glfw_error(int code, const char* text) { std::fprintf(stderr, "GLFW error %d: %s\n", code, text); }
+void on_glfw_error(int code, const char* text) { std::fprintf(stderr, "%s\n", tilelab::trf("app.glfw_error", code, text).c_str()); }
 
 // Switches between a window and full screen on the window's current monitor.
 class FullscreenToggle {
@@ -65,7 +65,7 @@ int run_windowed(const tilelab::gui::AppOptions& app_options, const tilelab::Eng
                  int height) {
     glfwSetErrorCallback(on_glfw_error);
     if (!glfwInit()) {
-        std::fprintf(stderr, "tilelab: no display (GLFW could not start). Use --headless to render offscreen.\n");
+        std::fprintf(stderr, "%s\n", tilelab::tr("app.no_display").c_str());
         return 1;
     }
     glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
@@ -74,14 +74,14 @@ int run_windowed(const tilelab::gui::AppOptions& app_options, const tilelab::Eng
     glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
     GLFWwindow* window = glfwCreateWindow(width, height, "TileLab", nullptr, nullptr);
     if (!window) {
-        std::fprintf(stderr, "tilelab: could not open an OpenGL 3.3 window.\n");
+        std::fprintf(stderr, "%s\n", tilelab::tr("app.no_gl_window").c_str());
         glfwTerminate();
         return 1;
     }
     glfwMakeContextCurrent(window);
     glfwSwapInterval(1);
     if (!tilelab::gui::LoadGl(&glfwGetProcAddress)) {
-        std::fprintf(stderr, "tilelab: the window's context does not provide OpenGL 3.3.\n");
+        std::fprintf(stderr, "%s\n", tilelab::tr("app.no_gl33").c_str());
         return 1;
     }
     IMGUI_CHECKVERSION();
@@ -225,7 +225,7 @@ int main(int argc, char** argv) {
     if (!headless &&
         (!o.screenshot.empty() || o.walk || !o.drag.empty() || o.run_measured ||
          o.gl_device != tilelab::gui::GlDevice::Auto)) {
-        std::fprintf(stderr, "tilelab: --screenshot, --walk, --drag, --run-measured and --gl-device need --headless\n");
+        std::fprintf(stderr, "%s\n", tilelab::tr("app.needs_headless").c_str());
         return tilelab::kExitInvalidInput;
     }
     if (headless) {

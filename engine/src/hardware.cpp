@@ -1,6 +1,7 @@
 // The hardware-counter metric table and the sentences for counters that cannot be read
 // (tilelab/hardware.h). No CUDA here: the CLI, the GUI and the CPU tests use it.
 #include "tilelab/hardware.h"
+#include "tilelab/i18n.h"
 #include <array>
 
 namespace tilelab {
@@ -35,9 +36,7 @@ constexpr std::array<HardwareMetric, 12> kMetrics{{
 
 }  // namespace
 
-const char* const kModelVsDramNote =
-    "The model counts every load the code issues; DRAM sees only what misses in L1 and L2, so where the "
-    "inputs fit in L2 the DRAM bytes fall to about the compulsory bytes (each input read once).";
+std::string model_vs_dram_note() { return tr("hardware.model_vs_dram"); }
 
 std::span<const HardwareMetric> hardware_metrics() { return kMetrics; }
 

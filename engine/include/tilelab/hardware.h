@@ -60,6 +60,6 @@ struct HardwareCounters {
 std::string hardware_reason(const std::string& status, const std::string& detail = "");
 
 // One sentence for the Memory panel and the CLI: why the model's bytes and DRAM's bytes differ.
-extern const char* const kModelVsDramNote;
+std::string model_vs_dram_note();
 
 }  // namespace tilelab
