@@ -1,5 +1,6 @@
 // [SECTION] Exercise, side by side: the user's kernel next to the lesson's at the same parameters
 // and size (the lesson's is the app's current result): time, rate, registers, spills, occupancy
+// DRAM bytes and shared-memory bank conflicts from the hardware counters (where they were read),
 // and validation, with one line saying what state the user's kernel is in (compiling, compile
 // errors, model mode: compiled and analysed, not run).
 #include <imgui.h>
@@ -34,6 +35,21 @@ std::string spills_of(const RunResult& r) {
 std::string occupancy_of(const RunResult& r) {
     if (!r.compiled || !r.compiled->ok || r.occupancy.max_warps == 0) return "-";
     return std::to_string(int(r.occupancy.occupancy * 100 + 0.5)) + " %";
+}
+
+// What DRAM moved (read + write) and the shared-memory bank conflicts (loads + stores), from the
+// hardware counters; "-" where they were not read (model mode, switched off, not allowed).
+std::string dram_of(const RunResult& r) {
+    const HardwareCounters& h = r.hardware;
+    if (!h.ok()) return "-";
+    return FormatCount(h.get("dram__bytes_read.sum").value_or(0) + h.get("dram__bytes_write.sum").value_or(0)) + "B";
+}
+
+std::string conflicts_of(const RunResult& r) {
+    const HardwareCounters& h = r.hardware;
+    if (!h.ok()) return "-";
+    return FormatCount(h.get("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum").value_or(0) +
+                       h.get("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum").value_or(0));
 }
 
 // "passed", "FAILED" (the status line has the first mismatch), "not run", or the stage that failed.
@@ -88,8 +104,9 @@ void DrawExerciseComparison(AppState& state) {
     const bool flops = v && v->family == "matmul";
     // One row per kernel, so the editor keeps the height.
     if (!BeginDataTable("##exercise_vs_lesson", {{"", 1.1f}, {tr("exercise.col_time").c_str(), 1.1f}, {flops ? "FLOP/s" : "B/s", 1.1f},
-                                                 {tr("exercise.col_regs").c_str(), 0.7f}, {tr("exercise.col_spills").c_str(), 1.0f},
-                                                 {tr("exercise.col_occupancy").c_str(), 1.2f}, {tr("exercise.col_check").c_str(), 1.2f}}))
+                                                 {tr("exercise.col_regs").c_str(), 0.8f}, {tr("exercise.col_spills").c_str(), 1.0f},
+                                                 {tr("exercise.col_occupancy").c_str(), 1.2f}, {"DRAM", 1.0f},
+                                                 {tr("exercise.col_conflicts").c_str(), 1.0f}, {tr("exercise.col_check").c_str(), 1.2f}}))
         return;
     for (const RunResult* r : {mine, lesson}) {
         ImGui::TableNextRow();
@@ -101,10 +118,13 @@ void DrawExerciseComparison(AppState& state) {
             continue;
         }
         for (const std::string& value : {r->measured ? FormatTime(r->timing.median_ms) : std::string("-"),
-                                         rate_of(*r, flops), registers_of(*r), spills_of(*r), occupancy_of(*r)}) {
+                                         rate_of(*r, flops), registers_of(*r), spills_of(*r), occupancy_of(*r),
+                                         dram_of(*r), conflicts_of(*r)}) {
             ImGui::TableNextColumn();
             ImGui::TextUnformatted(value.c_str());
         }
+        if (r->measured && !r->hardware.ok() && !r->hardware.reason.empty() && ImGui::IsItemHovered())
+            WrappedTooltip(r->hardware.reason.c_str());
         ImGui::TableNextColumn();
         bool ok = false;
         const std::string check = validation_of(*r, ok);
