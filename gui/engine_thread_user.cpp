@@ -1,7 +1,9 @@
 // The engine thread's third queue: the user's own kernel (an exercise). One slot, the newest text
 // wins; it is compiled and analysed like a lesson's request and, on a GPU, measured with the same
 // protocol under a time limit, so an endless loop in the user's code costs that limit and no more.
-// The lesson's own requests go first: the user's kernel waits while one is due.
+// The lesson's own requests go first: the user's kernel waits while one is due. On a GPU it is
+// measured twice, as a lesson's drag is: a quick validated run first (no counter pass), shown at
+// once, then the full run with the hardware counters, unless a newer text came in between.
 #include <utility>
 #include "engine_thread.h"
 #include "engine_thread_detail.h"
@@ -68,6 +70,23 @@ void EngineThread::serve_user(std::unique_lock<std::mutex>& lock) {
     // A newer text waiting makes this one's answer stale: it is not shown.
     if (!user_pending_) publish_user(analysed, job, started);
     if (final || user_pending_) {
+        user_in_flight_ = false;
+        return;
+    }
+    activity_ = EngineActivity::RunningQuick;
+    lock.unlock();
+
+    RunOptions quick_opt = job.opt;
+    quick_opt.quick = true;
+    quick_opt.hardware_counters = false;
+    const std::shared_ptr<RunResult> quick =
+        detail::guarded(engine_mutex_, job.req, [&] { return engine_->measure(*analysed, quick_opt, &cancel_user_); });
+
+    lock.lock();
+    const bool full_follows = quick->ok && !cancel_user_ && !user_pending_ && !job.opt.quick;
+    quick->phase = full_follows ? Phase::quick : Phase::full;
+    if (!cancel_user_ && !user_pending_) publish_user(quick, job, started);
+    if (!full_follows) {
         user_in_flight_ = false;
         return;
     }

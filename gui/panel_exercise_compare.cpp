@@ -83,9 +83,10 @@ void status_line(const AppState& state) {
         ImGui::TextDisabled("%s%s", trf("exercise.model_mode_compiled", r->no_gpu_reason.empty() ? tr("banner.no_gpu") : r->no_gpu_reason).c_str(),
                             stale ? tr("exercise.compiling_again").c_str() : "");
     } else {
+        const bool counters_next = r->phase == Phase::quick && e.submitted_text == e.text;
         ImGui::TextColored(StatusColorVec(r->validation.passed), "%s%s",
                            (r->validation.passed ? tr("exercise.ran_correct") : trf("exercise.ran_wrong", r->validation.message)).c_str(),
-                           stale ? tr("exercise.running_again").c_str() : "");
+                           counters_next ? tr("exercise.measuring_fully").c_str() : stale ? tr("exercise.running_again").c_str() : "");
     }
     ImGui::PopTextWrapPos();
 }
