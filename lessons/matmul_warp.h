@@ -250,12 +250,15 @@ inline CostModel warp_cost_model(const WarpConfig& c, const Problem& p) {
     add_extra(m, "copy instructions, total", "blocks·threads·(copy instructions / thread)", blocks * T * copies_per_thread);
     add_extra(m, "shared bytes stored, total", "4 · shared stores, total", 4 * m.total.shared_stores);
     add_extra(m, "global bytes loaded, total", "4 · global loads, total", 4 * m.total.global_loads);
-    // Register arrays: zeroing and writing out the accumulators; per k, the fragments' writes and
-    // per FMA two fragment reads and the accumulator's read and write.
+    // Register arrays: zeroing the accumulators; per k, the fragments' writes and per FMA two
+    // fragment reads and the accumulator's read and write; reading out the accumulators that are
+    // stored (all of them in an interior thread, one per element of C in total).
     const double reg = 2 * rows * cols + kk * (rows + cols + 4 * rows * cols);
     add_extra(m, "register-array accesses / thread",
               "2·R·S + ⌈K/BK⌉·BK·(R+S+4·R·S), R = WMITER·TM, S = WNITER·TN", reg);
-    add_extra(m, "register-array accesses, total", "blocks · threads · per thread", reg * T * blocks);
+    add_extra(m, "register-array accesses / block", "threads · per thread", reg * T);
+    add_extra(m, "register-array accesses, total", "blocks·threads·(R·S + ⌈K/BK⌉·BK·(R+S+4·R·S)) + M·N",
+              blocks * T * (reg - rows * cols) + M * N);
     add_extra(m, "dynamic shared memory (bytes)", "STAGES·BK·((BM+4) + BN)·4", c.dynamic_smem_bytes());
     return m;
 }

@@ -88,6 +88,7 @@ struct Walked {
     double copy_instructions = 0;        // cp.async (or load + store) instructions, A and B
     double shared_load_instructions = 0; // float4 fragment reads
     double global_store_instructions = 0;
+    double register_accesses = 0;        // acc, a_frag, b_frag elements read or written
     bool ring_ok = true;                 // no buffer was overwritten before it was computed
 };
 
@@ -155,6 +156,7 @@ Walked walk(const matmul::WarpConfig& c, const Problem& p, const Matrices* in, s
             for (int k = 0; k < c.bk; ++k) {
                 w.elements.shared_loads += rows + cols;
                 w.shared_load_instructions += (rows + cols) / 4;
+                w.register_accesses += rows + cols + 4.0 * rows * cols;   // fragments, then the FMAs
                 if (!in) continue;
                 for (int wm = 0; wm < wmiter; ++wm)
                     for (int i = 0; i < c.tm; ++i) {
@@ -173,6 +175,7 @@ Walked walk(const matmul::WarpConfig& c, const Problem& p, const Matrices* in, s
         for (int64_t bx = 0; bx < ceil_div(N, c.bn); ++bx) {
             const int64_t block_row = by * c.bm, block_col = bx * c.bn;
             std::fill(acc.begin(), acc.end(), 0.f);
+            w.register_accesses += double(T) * rows * cols;   // acc = 0
             std::fill(holds.begin(), holds.end(), -1);
             std::fill(computed.begin(), computed.end(), false);
             if (S == 1) {
@@ -201,6 +204,7 @@ Walked walk(const matmul::WarpConfig& c, const Problem& p, const Matrices* in, s
                                 if (row >= M || col >= N) continue;
                                 w.elements.global_stores += width;
                                 w.global_store_instructions += 1;
+                                w.register_accesses += width;   // acc read out
                                 if (out)
                                     for (int x = 0; x < width; ++x)
                                         (*out)[size_t(row * N + col + x)] =
@@ -224,6 +228,7 @@ void expect_model_is_the_walk(const matmul::WarpConfig& c, const Problem& p, boo
     EXPECT_EQ(m.total, w.elements);
     EXPECT_EQ(extra(m, "copy instructions, total"), w.copy_instructions);
     EXPECT_EQ(extra(m, "shared load instructions, total"), w.shared_load_instructions);
+    EXPECT_EQ(extra(m, "register-array accesses, total"), w.register_accesses);
     EXPECT_EQ(m.flops, 2.0 * p.dim[0] * p.dim[1] * p.dim[2]);
     // The sites the bank model sees issue exactly the walked instructions and elements.
     double load_elems = 0, store_elems = 0, load_instr = 0, store_instr = 0;
