@@ -188,6 +188,8 @@ inline TileGeometry warp_tiles(const WarpConfig& c, const Problem& p) {
     t.reduction = p.dim[2];
     t.k_step = c.bk;
     t.a_in_shared = t.b_in_shared = true;
+    t.warp_tile = {c.wn, c.wm};
+    t.warp_steps = {c.wniter, c.wmiter()};
     return t;
 }
 
