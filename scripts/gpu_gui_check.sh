@@ -9,6 +9,8 @@
 # optionally, Mesa's EGL/llvmpipe packages and their dependencies in DEBS/mesa (apt-get
 # download libegl-mesa0 libgl1-mesa-dri libgbm1 ... ).
 # Usage: scripts/gpu_gui_check.sh BIN DEBS
+# Env:   LESSONS="02 06" checks only these lessons (screenshots and drags; the walk still visits
+#        every lesson), for a short session on the GPU machine. Default: every lesson.
 # PNGs and logs are written to a work folder and packed into $OUT/gui_check.tar (the device
 # tool brings back only a few files).
 set -uo pipefail
@@ -46,6 +48,10 @@ for lesson in json.load(sys.stdin)["lessons"]:
     print(lesson["id"].split("_")[0])
 ') || { echo "tilelab-cli list --json failed"; exit 1; }
 [ -n "$lessons" ] || { echo "no lessons listed"; exit 1; }
+if [ -n "${LESSONS:-}" ]; then
+  for l in $LESSONS; do grep -qx "$l" <<<"$lessons" || { echo "LESSONS: no lesson $l"; exit 2; }; done
+  lessons=$(tr ' ' '\n' <<<"$LESSONS")
+fi
 
 while read -r l; do
   timeout 120 "$app" --headless --lesson "$l" --screenshot "$out/lesson_$l.png" --log-latency \

@@ -18,7 +18,32 @@ int quad_fetches(const int64_t* a) {
     return distinct(a[0], a[1]) + distinct(a[2], a[3]);
 }
 
+// Whether lanes first..first+count-1 of a load fit one wavefront: their quads fetch at most 128
+// bytes and no bank is asked for two different words.
+bool load_fits_one_wavefront(const std::array<int64_t, kWarpLanes>& bytes, int first, int count, int width_bytes) {
+    int fetched = 0;
+    for (int q = first; q < first + count; q += 4) fetched += quad_fetches(&bytes[size_t(q)]) * width_bytes;
+    if (fetched > 128) return false;
+    std::map<int, int64_t> word_of_bank;
+    for (int lane = first; lane < first + count; ++lane) {
+        if (bytes[size_t(lane)] < 0) continue;
+        for (int i = 0; i < width_bytes / 4; ++i) {
+            const int64_t word = bytes[size_t(lane)] / 4 + i;
+            const auto [at, fresh] = word_of_bank.emplace(int(word % kSharedBanks), word);
+            if (!fresh && at->second != word) return false;
+        }
+    }
+    return true;
+}
+
 }  // namespace
+
+int lanes_served_together(const std::array<int64_t, kWarpLanes>& bytes, int width_bytes, bool store) {
+    if (store) return kWarpLanes * 4 / width_bytes;
+    if (width_bytes == 16) return kWarpLanes / 2;
+    if (width_bytes == 8 && !load_fits_one_wavefront(bytes, 0, kWarpLanes, width_bytes)) return kWarpLanes / 2;
+    return kWarpLanes;
+}
 
 WarpBanks warp_banks(const std::array<int64_t, kWarpLanes>& bytes, int width_bytes, bool store) {
     if (width_bytes != 4 && width_bytes != 8 && width_bytes != 16)
@@ -27,7 +52,7 @@ WarpBanks warp_banks(const std::array<int64_t, kWarpLanes>& bytes, int width_byt
     w.width_bytes = width_bytes;
     w.store = store;
     const int words_per_lane = width_bytes / 4;
-    const int unit = lanes_served_together(width_bytes, store);
+    const int unit = lanes_served_together(bytes, width_bytes, store);
     for (int first = 0; first < kWarpLanes; first += unit) {
         // bank -> its distinct words in this unit, in the order lanes ask for them
         std::map<int, std::vector<int64_t>> words_of_bank;
@@ -83,6 +108,13 @@ WarpBanks warp_banks(const std::array<int64_t, kWarpLanes>& bytes, int width_byt
             if (l.byte < 0) continue;
             if (!seen.insert(l.byte / 4).second) ++w.broadcasts;
         }
+    }
+    // A float2 load split into half-warps: the hardware still counts its conflicts against the
+    // whole warp's minimum (measured: 0 and 128 in the two halves are 2 wavefronts, 1 conflict).
+    if (!store && width_bytes == 8 && unit < kWarpLanes) {
+        int fetched = 0;
+        for (int q = 0; q < kWarpLanes; q += 4) fetched += quad_fetches(&bytes[size_t(q)]) * width_bytes;
+        w.min_wavefronts = std::max(1, (fetched + 127) / 128);
     }
     return w;
 }

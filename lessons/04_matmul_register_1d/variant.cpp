@@ -16,8 +16,10 @@ struct Register1dConfig {
 
 Register1dConfig config_of(const ParamValues& v);
 
-// Bt[U][S], 4-byte floats (the PTX: one st.shared.f32 per r, U·S ld.shared.f32). Every thread of
-// every block issues them at every k-step of S.
+// Bt[U][S]: one 4-byte store per r. The U·S reads (ld.shared.f32 in the PTX) walk the whole array
+// in order at constant offsets, so ptxas merges them into 16-byte loads (LDS.128) when U·S is a
+// multiple of 4, else 8-byte ones when it is even: the H100's counters show U·S/4 load
+// instructions at T=64 U=16 S=4. Every thread of every block issues them at every k-step of S.
 std::vector<SharedAccessSite> shared_sites(const ParamValues& pv, const Problem& p) {
     const Register1dConfig c = config_of(pv);
     const int T = c.threads, U = c.outputs, S = c.slice;
@@ -34,12 +36,15 @@ std::vector<SharedAccessSite> shared_sites(const ParamValues& pv, const Problem&
         return int64_t(4) * ((e % U) * S + e / U);
     };
     SharedAccessSite load;
-    load.name = "Bt[u][s]";
-    load.formula = "word = u·S + s, the same for every thread,  u = 0..U−1, s = 0..S−1";
+    const int floats = (U * S) % 4 == 0 ? 4 : (U * S) % 2 == 0 ? 2 : 1;
+    load.name = floats == 1 ? "Bt[u][s]" : floats == 2 ? "Bt[u][s] (float2)" : "Bt[u][s] (float4)";
+    load.formula = "word = u·S + s = i, the same for every thread,  i = 0..U·S−1 in steps of the width";
+    load.store = false;
+    load.width_bytes = 4 * floats;
     load.threads = T;
-    load.instances = U * S;
+    load.instances = U * S / floats;
     load.repeats = repeats;
-    load.byte_address = [S](int i, int) { return int64_t(4) * ((i / S) * S + i % S); };
+    load.byte_address = [floats](int i, int) { return int64_t(4) * floats * i; };
     return {store, load};
 }
 

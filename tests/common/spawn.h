@@ -25,6 +25,13 @@ struct Spawned {
     std::string out, err;
 };
 
+// The CLI under test: TILELAB_CLI where the binaries were moved (the GPU machine runs a build
+// made elsewhere), else the one this build made.
+inline std::string cli_path() {
+    const char* moved = std::getenv("TILELAB_CLI");
+    return moved && *moved ? moved : TILELAB_CLI_PATH;
+}
+
 inline std::string slurp(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     std::stringstream ss;

@@ -105,6 +105,12 @@ TEST(Banks, Float2LoadsServeTheWholeWarpStoresHalfWarps) {
     EXPECT_EQ(warp_banks(halves, 8, true).conflicts(), 0);
     // Lanes 2m, 2m+1 on one float2, 128 bytes in all: one wavefront for the whole warp.
     EXPECT_EQ(warp_banks(lanes([](int l) { return int64_t(8 * (l / 2)); }), 8, false).wavefronts, 1);
+    // A 16-byte stride in each half-warp, the halves alike (the 2D kernel's B fragment at PAD=2):
+    // not one wavefront, so half-warps, each 2-way: 4, where the whole warp would need only 2.
+    const WarpBanks strided = warp_banks(lanes([](int l) { return int64_t(16 * (l % 16)); }), 8, false);
+    EXPECT_EQ(strided.wavefronts, 4);
+    EXPECT_EQ(strided.conflicts(), 2);
+    EXPECT_EQ(strided.lanes[16].phase, 1);
 }
 
 TEST(Banks, InactiveLanesDoNotCount) {
@@ -147,22 +153,22 @@ TEST(BankProbe, TheModelReproducesEveryMeasuredPattern) {
 namespace {
 
 // Wavefronts of one warp instruction, counted independently of warp_banks (same rule, other
-// code): stores per 128 bytes of lanes, loads per warp (per half-warp for float4) with the fetches
-// of each quad (equal neighbours l, l^1 once; equal pairs once); per unit the larger of
-// ceil(fetched bytes / 128) and the busiest bank's distinct words.
+// code): stores per 128 bytes of lanes, loads per warp (per half-warp for float4, and for float2
+// when the warp does not fit one wavefront) with the fetches of each quad (equal neighbours l,
+// l^1 once; equal pairs once); per unit the larger of ceil(fetched bytes / 128) and the busiest
+// bank's distinct words.
 struct Tally {
     double instructions = 0, wavefronts = 0, minimum = 0;
     bool store = false;
     void add(const std::vector<int64_t>& word_of_lane, int floats) {   // -1: inactive
-        const int unit = store ? 32 / floats : floats == 4 ? 16 : 32;
         const auto word = [&](int l) { return l < int(word_of_lane.size()) ? word_of_lane[size_t(l)] : int64_t(-1); };
-        bool any = false;
-        for (int p = 0; p < 32; p += unit) {
+        // {busiest bank's distinct words, minimum} of lanes p..p+unit-1; {0, 0} when none is active
+        const auto serve = [&](int p, int unit) {
             std::map<int64_t, std::set<int64_t>> bank;
             for (int l = p; l < p + unit; ++l)
                 if (word(l) >= 0)
                     for (int i = 0; i < floats; ++i) bank[(word(l) + i) % 32].insert(word(l) + i);
-            if (bank.empty()) continue;
+            if (bank.empty()) return std::pair<size_t, size_t>{0, 0};
             size_t most = 0;
             for (const auto& [b, words] : bank) most = std::max(most, words.size());
             size_t least = 1;
@@ -177,10 +183,19 @@ struct Tally {
                 }
                 least = (fetches * size_t(floats) * 4 + 127) / 128;
             }
+            return std::pair<size_t, size_t>{most, least};
+        };
+        int unit = store ? 32 / floats : floats == 4 ? 16 : 32;
+        if (!store && floats == 2 && serve(0, 32) != std::pair<size_t, size_t>{1, 1}) unit = 16;
+        bool any = false;
+        for (int p = 0; p < 32; p += unit) {
+            const auto [most, least] = serve(p, unit);
+            if (least == 0) continue;
             wavefronts += double(std::max(most, least));
-            minimum += double(least);
+            minimum += double(!store && unit == 16 && floats == 2 ? 0 : least);
             any = true;
         }
+        if (!store && unit == 16 && floats == 2 && any) minimum += double(serve(0, 32).second);   // the warp's minimum
         instructions += any ? 1 : 0;
     }
 };
@@ -272,18 +287,24 @@ TEST(BanksWalk, SmemTiledMatmulModelEqualsTheWalk) {
         }
 }
 
-// kernels/matmul/03_register_tiled_1d.cuh: Bt[u][s] stored transposed, read by all at once.
+// kernels/matmul/03_register_tiled_1d.cuh: Bt[u][s] stored transposed, read by all at once, the
+// U·S consecutive floats as the widest vectors U·S allows (what ptxas emits).
 TEST(BanksWalk, Register1dMatmulModelEqualsTheWalk) {
     const Variant* v = find_variant("matmul.register_1d");
     ASSERT_NE(v, nullptr);
-    for (const auto& [T, U, S] : {std::array{64, 16, 4}, std::array{128, 128, 1}, std::array{32, 64, 2}, std::array{64, 32, 8}}) {
+    for (const auto& [T, U, S] : {std::array{64, 16, 4}, std::array{128, 128, 1}, std::array{32, 64, 2}, std::array{64, 32, 8},
+                                  std::array{32, 32, 3}, std::array{32, 1, 32}, std::array{96, 3, 32}}) {
         SCOPED_TRACE(::testing::Message() << "T=" << T << " U=" << U << " S=" << S);
         Walked w;
         for (int warp = 0; warp < (T + 31) / 32; ++warp) {
             for (int r = 0; r < S * U / T; ++r)
                 w.stores.add(warp_words(warp, T, [&](int t) { const int e = t + r * T; return int64_t(e % U) * S + e / U; }), 1);
+            const int floats = (U * S) % 4 == 0 ? 4 : (U * S) % 2 == 0 ? 2 : 1;
             for (int u = 0; u < U; ++u)
-                for (int s = 0; s < S; ++s) w.loads.add(warp_words(warp, T, [&](int) { return int64_t(u) * S + s; }), 1);
+                for (int s = 0; s < S; ++s) {
+                    if ((u * S + s) % floats != 0) continue;   // inside the vector an earlier load began
+                    w.loads.add(warp_words(warp, T, [&](int) { return int64_t(u) * S + s; }), floats);
+                }
         }
         const Problem prob{{300, 200, 100}};
         const double repeats = double((200 + U - 1) / U) * double((300 + T - 1) / T) * double((100 + S - 1) / S);

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "spawn.h"
+
 #include "tilelab/engine.h"
 #include "tilelab/lesson.h"
 #include "tilelab/variant.h"
@@ -47,11 +49,8 @@ CliRun run_cli(const std::vector<std::string>& args) {
     name += ::testing::UnitTest::GetInstance()->current_test_info()->name();
     const auto dir = std::filesystem::temp_directory_path() / name;
     std::filesystem::create_directories(dir);
-    // The build machine's path is compiled in; TILELAB_CLI overrides it where the binary moved
-    // (the GPU machine runs binaries built here from another folder).
-    const char* moved = std::getenv("TILELAB_CLI");
     std::string cmd = "TILELAB_MODEL_MODE=1 ";
-    cmd += shell_quote(moved && *moved ? moved : TILELAB_CLI_PATH);
+    cmd += shell_quote(test::cli_path());
     // Appended piecewise: GCC 12 warns (-Wrestrict, a false positive) on "x" + std::string&&.
     for (const auto& a : args) {
         cmd += ' ';

@@ -27,8 +27,7 @@ protected:
     void TearDown() override { fs::remove_all(dir_); }
 
     test::Spawned cli(const std::vector<std::string>& args) {
-        const char* moved = std::getenv("TILELAB_CLI");
-        return test::spawn(moved && *moved ? moved : TILELAB_CLI_PATH, args, {"TILELAB_MODEL_MODE=1"}, 300,
+        return test::spawn(test::cli_path(), args, {"TILELAB_MODEL_MODE=1"}, 300,
                            dir_.string());
     }
     std::string write(const std::string& name, const std::string& bytes) {

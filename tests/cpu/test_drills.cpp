@@ -30,9 +30,8 @@ std::string scratch(const std::string& name) {
 }
 
 test::Spawned drill_cli(const std::vector<std::string>& args, const std::string& name) {
-    const char* moved = std::getenv("TILELAB_CLI");
     const std::string dir = scratch(name);
-    test::Spawned r = test::spawn(moved && *moved ? moved : TILELAB_CLI_PATH, args, {"TILELAB_MODEL_MODE=1", "LANG=C"},
+    test::Spawned r = test::spawn(test::cli_path(), args, {"TILELAB_MODEL_MODE=1", "LANG=C"},
                                   120, dir);
     std::filesystem::remove_all(dir);
     return r;

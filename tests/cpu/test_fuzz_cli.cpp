@@ -26,11 +26,6 @@ constexpr int kParallel = 4;   // cases in flight at once: each mostly waits for
 constexpr double kLimitSeconds = 60;
 constexpr size_t kLongestMessage = 700;   // bytes: a quoted value is cut past 300 characters
 
-std::string cli_path() {
-    const char* moved = std::getenv("TILELAB_CLI");
-    return moved && *moved ? moved : TILELAB_CLI_PATH;
-}
-
 class CliFuzz : public ::testing::Test {
 protected:
     void SetUp() override {
@@ -43,7 +38,7 @@ protected:
         const fs::path scratch = dir_ / ("slot" + std::to_string(slot));
         fs::create_directories(scratch);
         // One cache for every case: a configuration compiled once is read back afterwards.
-        return spawn(cli_path(), args, {"TILELAB_MODEL_MODE=1", "XDG_CACHE_HOME=" + (dir_ / "cache").string()},
+        return spawn(tilelab::test::cli_path(), args, {"TILELAB_MODEL_MODE=1", "XDG_CACHE_HOME=" + (dir_ / "cache").string()},
                      kLimitSeconds, scratch.string());
     }
 

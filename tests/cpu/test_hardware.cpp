@@ -112,15 +112,10 @@ TEST(HardwareProtocol, RunOptionsCarryTheHardwareSwitchAndAreCheckedBeforeUse) {
 
 // ---- the CLI in model mode ------------------------------------------------------------------
 
-std::string cli_path() {
-    const char* moved = std::getenv("TILELAB_CLI");
-    return moved && *moved ? moved : TILELAB_CLI_PATH;
-}
-
 test::Spawned run_model_mode(const std::vector<std::string>& args) {
     const auto dir = std::filesystem::temp_directory_path() / ("tilelab_hw_test_" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
-    auto r = test::spawn(cli_path(), args, {"TILELAB_MODEL_MODE=1", "XDG_CACHE_HOME=" + (dir / "cache").string()},
+    auto r = test::spawn(test::cli_path(), args, {"TILELAB_MODEL_MODE=1", "XDG_CACHE_HOME=" + (dir / "cache").string()},
                          120, dir.string());
     return r;
 }

@@ -168,7 +168,7 @@ TEST_F(SshServer, AModelModeSessionRunsOverSshAndSaysWhereTheRunsGo) {
 }
 
 TEST_F(SshServer, TheCliOverSshExitsAsItWouldLocally) {
-    const test::Spawned r = test::spawn(TILELAB_CLI_PATH, {"run", "02", "--size", "256", "--gpu-command", ssh_command()}, {},
+    const test::Spawned r = test::spawn(test::cli_path(), {"run", "02", "--size", "256", "--gpu-command", ssh_command()}, {},
                                         60, dir.string());
     EXPECT_TRUE(r.exit_code == 3 || r.exit_code == 0) << r.err;
     if (r.exit_code == 3) {

@@ -205,12 +205,12 @@ TEST(RemoteStdio, TheEngineFallsBackToModelModeWhenTheGpuCannotBeReached) {
 
 TEST(RemoteStdio, TheCliExitsOneWithTheReasonWhenTheGpuCannotBeReached) {
     Scratch s;
-    const test::Spawned r = test::spawn(TILELAB_CLI_PATH, {"run", "02", "--gpu-command", "echo 'no route' >&2; exit 255"},
+    const test::Spawned r = test::spawn(test::cli_path(), {"run", "02", "--gpu-command", "echo 'no route' >&2; exit 255"},
                                         {}, 30, s.dir.string());
     EXPECT_EQ(r.exit_code, 1) << r.err;
     EXPECT_NE(r.err.find("no route"), std::string::npos) << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-    const test::Spawned bad = test::spawn(TILELAB_CLI_PATH, {"run", "02", "--gpu-host", "-oProxyCommand=touch x"}, {}, 30,
+    const test::Spawned bad = test::spawn(test::cli_path(), {"run", "02", "--gpu-host", "-oProxyCommand=touch x"}, {}, 30,
                                           s.dir.string());
     EXPECT_EQ(bad.exit_code, 2) << bad.err;
     EXPECT_NE(bad.err.find("is not a host name"), std::string::npos) << bad.err;

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 #include "test_target.h"
+#include "spawn.h"
 #include "tilelab/banks.h"
 #include "tilelab/variant.h"
 
@@ -392,8 +393,7 @@ TEST(StencilBanks, InstanceWeightsScaleEachInstance) {
 // `compile --json` gives the bank model's totals for every stencil kernel with shared memory
 // (null was "not covered yet"), and none for the basic one, which has no shared memory.
 TEST(StencilBanks, CompileJsonHasSharedWavefrontsForTheTiledStencils) {
-    const char* moved = std::getenv("TILELAB_CLI");
-    const std::string cli = moved && *moved ? moved : TILELAB_CLI_PATH;
+    const std::string cli = test::cli_path();
     for (const char* id : {"stencil.smem_tiled", "stencil.coarsened", "stencil.register_tiled", "stencil.basic"}) {
         SCOPED_TRACE(id);
         const std::string cmd = "TILELAB_MODEL_MODE=1 '" + cli + "' compile " + id + " --size 63 --json 2>/dev/null";

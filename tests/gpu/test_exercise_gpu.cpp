@@ -82,13 +82,15 @@ TEST(ExerciseGpu, TypicalWrongSolutionsAreCaughtWithTheFirstMismatch) {
 
     expect_caught(run_user(odd, mutated(*ex, "for (int k = 0; k < TILE; ++k)", "for (int k = 0; k < TILE - 1; ++k)")),
                   "off-by-one bound of the inner loop");
-    expect_caught(run_user(odd, mutated(*ex, "b_tile[k][tx]", "b_tile[tx][k]")), "swapped indices of the B tile");
-    // Without the K bound, the last k-tile reads past the end of A's rows (the next row's
-    // elements): only a size whose K is not a multiple of the tile shows it.
-    const std::string no_bound = mutated(*ex, "if (row < M && a_col < K) {", "if (row < M) {");
-    expect_caught(run_user(odd, no_bound), "missing bounds check at an odd size");
-    const RunResult even = run_user(request_at(*ex, "256"), no_bound);
-    EXPECT_TRUE(even.ok && even.validation.passed) << "at 256³ the missing check changes nothing: "
+    expect_caught(run_user(odd, mutated(*ex, "const float b_k = b_tile[k][tx];", "const float b_k = b_tile[tx][k];")),
+                  "swapped indices of the B tile");
+    // Rounding the k-tile count down drops K's last partial tile: only a size whose K is not a
+    // multiple of the tile shows it. (A missing bound on A or on B alone would not: the other
+    // operand's zero fill cancels the stray product.)
+    const std::string no_tail = mutated(*ex, "const int k_tiles = (K + TILE - 1) / TILE;", "const int k_tiles = K / TILE;");
+    expect_caught(run_user(odd, no_tail), "K's last partial tile dropped at an odd size");
+    const RunResult even = run_user(request_at(*ex, "256"), no_tail);
+    EXPECT_TRUE(even.ok && even.validation.passed) << "at 256³ the rounding changes nothing: "
                                                    << even.error << even.validation.message;
 }
 

@@ -7,11 +7,16 @@
 // bytes). It was measured, not taken from a manual: scripts/bank_probe/ runs one warp instruction
 // per launch with a chosen address per lane and reads Nsight Compute's wavefront and conflict
 // counters; on an H100 (2026-11-23) the rule below reproduces all 48 load and 48 store patterns
-// (tests/cpu/test_banks.cpp replays them; docs/benchmarks.md has the table).
+// (tests/cpu/test_banks.cpp replays them; docs/benchmarks.md has the table) and the hardware's
+// totals of the 2D kernel at PAD=2, whose float2 fragment reads split into half-warps.
 //  - bank = (byte address / 4) mod 32.
 //  - Lanes are served in units: stores 128 bytes of lanes at a time (4-byte: the warp; 8-byte:
-//    half-warps 0–15, 16–31; 16-byte: quarter-warps of 8 lanes), loads the whole warp for 4- and
-//    8-byte accesses and half-warps for 16-byte ones. Nothing is shared between units.
+//    half-warps 0–15, 16–31; 16-byte: quarter-warps of 8 lanes), loads the whole warp for 4-byte
+//    accesses, half-warps for 16-byte ones, and for 8-byte ones the whole warp when it fits one
+//    wavefront (the minimum below is 1 and no bank holds two different words), else half-warps
+//    (so 16 lanes reading float2 at a 16-byte stride, the other 16 the same: 2 wavefronts per
+//    half, 4 in all, not 2; its conflicts are still counted against the whole warp's minimum).
+//    Nothing is shared between units.
 //  - A unit's conflict-free minimum: 1 wavefront for a store; for a load, the bytes it fetches
 //    over 128, where within each quad of lanes (4l..4l+3) lanes l and l^1 with equal addresses
 //    fetch once and the two pairs fetch once if they are equal lane by lane (a uniform float4
@@ -57,10 +62,8 @@ struct WarpBanks {
     int conflicts() const { return wavefronts - min_wavefronts; }
 };
 
-// How many consecutive lanes the hardware serves together (see the rule above).
-inline int lanes_served_together(int width_bytes, bool store) {
-    return store ? kWarpLanes * 4 / width_bytes : width_bytes == 16 ? kWarpLanes / 2 : kWarpLanes;
-}
+// How many consecutive lanes the hardware serves together for this instruction (see the rule above).
+int lanes_served_together(const std::array<int64_t, kWarpLanes>& bytes, int width_bytes, bool store);
 
 // `bytes[lane]` = the lane's byte address (-1 inactive); width 4, 8 or 16.
 WarpBanks warp_banks(const std::array<int64_t, kWarpLanes>& bytes, int width_bytes, bool store);
