@@ -246,8 +246,8 @@ inline CostModel warp_cost_model(const WarpConfig& c, const Problem& p) {
     add_extra(m, "shared load bytes / thread", "4 · shared loads / thread", 4 * m.per_thread.shared_loads);
     add_extra(m, "shared load instructions, total", "blocks·threads·(shared load instructions / thread)",
               blocks * T * lds_per_thread);
-    add_extra(m, "copy instructions / thread", vec_n ? "⌈K/BK⌉·(BM·BK + BK·BN/4) / threads (A 4 B, B 16 B)"
-                                                     : "⌈K/BK⌉·(BM·BK + BK·BN) / threads (4 B each: N % 4 ≠ 0)",
+    add_extra(m, "copy instructions / thread", vec_n ? "⌈K/BK⌉·(BM·BK + BK·BN/4) / threads (A: 4-byte copies, B: 16-byte)"
+                                                     : "⌈K/BK⌉·(BM·BK + BK·BN) / threads (all 4-byte: N % 4 ≠ 0)",
               copies_per_thread);
     add_extra(m, "copy instructions, total", "blocks·threads·(copy instructions / thread)", blocks * T * copies_per_thread);
     add_extra(m, "shared bytes stored, total", "4 · shared stores, total", 4 * m.total.shared_stores);
