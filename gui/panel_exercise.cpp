@@ -180,8 +180,10 @@ void draw_editor(AppState& state, float height) {
 void draw_diagnostics(ExerciseEditorState& e) {
     for (size_t i = 0; i < e.diagnostics.size(); ++i) {
         const Diagnostic& d = e.diagnostics[i];
-        const std::string label = std::to_string(d.line) + (d.column > 0 ? ":" + std::to_string(d.column) : "") + "  " +
-                                  d.severity + ": " + d.message + "##diag" + std::to_string(i);
+        // Appended piece by piece: `":" + std::to_string(...)` trips GCC 12's false -Wrestrict at -O3.
+        std::string label = std::to_string(d.line);
+        if (d.column > 0) label.append(":").append(std::to_string(d.column));
+        label.append("  ").append(d.severity).append(": ").append(d.message).append("##diag").append(std::to_string(i));
         ImGui::PushStyleColor(ImGuiCol_Text, d.severity == "error" ? kErrorText : kWarningText);
         if (ImGui::Selectable(label.c_str())) {
             e.goto_line = d.line;

@@ -29,6 +29,8 @@ struct MatmulGeometry {
     int64_t BM = 1, BN = 1, BK = 1;   // C tile rows × columns; the k-step depth
     int64_t threads = 1, bx = 1, by = 1;
     int64_t TM = 1, TN = 1;           // one thread's outputs (rows × columns)
+    int64_t WM = 0, WN = 0;           // one warp's outputs (0: no warp tiles)
+    int64_t steps_m = 1, steps_n = 1; // the warp's steps over them; a thread's outputs split alike
     double outputs_per_thread = 1;
     int smem_bytes = 0;
     bool a_shared = false, b_shared = false;   // where a k-step's tiles of A and B are staged
@@ -47,6 +49,10 @@ MatmulGeometry DeriveMatmul(const TileGeometry& t, const RunResult& r) {
     g.BK = std::max<int64_t>(1, t.k_step);
     g.TN = t.thread_tile[0];
     g.TM = t.thread_tile[1];
+    g.WN = t.warp_tile[0];
+    g.WM = t.warp_tile[1];
+    g.steps_n = std::max<int64_t>(1, t.warp_steps[0]);
+    g.steps_m = std::max<int64_t>(1, t.warp_steps[1]);
     g.bx = r.launch.block[0];
     g.by = int64_t(r.launch.block[1]) * r.launch.block[2];
     g.threads = std::max<int64_t>(1, r.launch.threads_per_block());
@@ -228,20 +234,37 @@ void DrawBlockZoom(const AppState& state, const MatmulGeometry& g, float width, 
     Rect(dl, za0, za1, staged_a, plot::kTextColor);
     Rect(dl, zb0, zb1, staged_b, plot::kTextColor);
     Rect(dl, zc0, zc1, plot::WithAlpha(kOutputFill, 0.35f), plot::kHighlight, 2.0f);
-    GridLines(dl, zc0, zc1, std::max<int64_t>(1, g.BN / g.TN), std::max<int64_t>(1, g.BM / g.TM), IM_COL32(255, 255, 255, 40));
     auto zat = [&](ImVec2 base, int64_t x, int64_t y) { return ImVec2(base.x + float(x) * zs, base.y + float(y) * zs); };
-    Rect(dl, zat(za0, 0, 0), zat(za0, g.BK, g.TM), kRegisterFill, 0);
-    Rect(dl, zat(zb0, 0, 0), zat(zb0, g.TN, g.BK), kRegisterFill, 0);
-    Rect(dl, zc0, zat(zc0, g.TN, g.TM), kRegisterFill, plot::kTextColor, 2.0f);
+    const bool warps = g.WM > 0 && g.WN > 0;
+    if (warps) {
+        // The warp tiles, warp 0's outlined, and thread (0, 0)'s micro-tile in each of its steps.
+        GridLines(dl, zc0, zc1, std::max<int64_t>(1, g.BN / g.WN), std::max<int64_t>(1, g.BM / g.WM), IM_COL32(255, 255, 255, 90));
+        Rect(dl, zc0, zat(zc0, g.WN, g.WM), 0, plot::kHighlight, 2.0f);
+        const int64_t mt = g.TM / g.steps_m, nt = g.TN / g.steps_n, sm = g.WM / g.steps_m, sn = g.WN / g.steps_n;
+        for (int64_t i = 0; i < g.steps_m; ++i) Rect(dl, zat(za0, 0, i * sm), zat(za0, g.BK, i * sm + mt), kRegisterFill, 0);
+        for (int64_t j = 0; j < g.steps_n; ++j) Rect(dl, zat(zb0, j * sn, 0), zat(zb0, j * sn + nt, g.BK), kRegisterFill, 0);
+        for (int64_t i = 0; i < g.steps_m; ++i)
+            for (int64_t j = 0; j < g.steps_n; ++j)
+                Rect(dl, zat(zc0, j * sn, i * sm), zat(zc0, j * sn + nt, i * sm + mt), kRegisterFill, plot::kTextColor, 2.0f);
+    } else {
+        GridLines(dl, zc0, zc1, std::max<int64_t>(1, g.BN / g.TN), std::max<int64_t>(1, g.BM / g.TM), IM_COL32(255, 255, 255, 40));
+        Rect(dl, zat(za0, 0, 0), zat(za0, g.BK, g.TM), kRegisterFill, 0);
+        Rect(dl, zat(zb0, 0, 0), zat(zb0, g.TN, g.BK), kRegisterFill, 0);
+        Rect(dl, zc0, zat(zc0, g.TN, g.TM), kRegisterFill, plot::kTextColor, 2.0f);
+    }
     const std::string a = "A " + std::to_string(g.BM) + "×" + std::to_string(g.BK);
     const std::string b = "B " + std::to_string(g.BK) + "×" + std::to_string(g.BN);
     Caption(dl, ImVec2(origin.x, zb0.y - label),
             g.a_shared == g.b_shared ? (g.a_shared ? "in shared memory: " : "from global: ") + a + ", " + b
                                      : "in shared memory: " + (g.a_shared ? a : b) + "; from global: " + (g.a_shared ? b : a));
     Caption(dl, ImVec2(zc0.x, zc1.y + font * 0.2f), "C tile " + std::to_string(g.BM) + "×" + std::to_string(g.BN));
-    Swatch(kRegisterFill, ("thread (0, 0): " + std::to_string(g.TM) + "×" + std::to_string(g.TN) +
-                           (g.TM * g.TN > 1 ? " outputs, held in registers" : " output"))
-                              .c_str());
+    if (warps)
+        Swatch(kRegisterFill, trf("tiles.warp_thread", g.WM, g.WN, g.steps_m, g.steps_n, g.TM / g.steps_m,
+                                  g.TN / g.steps_n).c_str());
+    else
+        Swatch(kRegisterFill, ("thread (0, 0): " + std::to_string(g.TM) + "×" + std::to_string(g.TN) +
+                               (g.TM * g.TN > 1 ? " outputs, held in registers" : " output"))
+                                  .c_str());
     if (g.a_shared || g.b_shared) Swatch(kSmemFill, tr("tiles.staged_once_per_k_step_then_read_by_every_thread").c_str());
     if (!g.a_shared || !g.b_shared) Swatch(kTileFill, tr("tiles.read_from_global_memory_by_each_thread").c_str());
 }

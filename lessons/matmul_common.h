@@ -1,4 +1,4 @@
-// Shared by the register-tiling lessons (03 1D, 04 2D, 05 registers/spills/occupancy): the 2D
+// Shared by the register-tiling lessons (05 2D, 07 registers/spills/occupancy): the 2D
 // kernel's parameters, constraints, launch shape and cost model, declared once and used by the
 // 2D variant and by the register-pressure variant, which compiles the same kernel.
 #pragma once
@@ -263,7 +263,7 @@ inline CostModel register_2d_cost_model(const Register2dConfig& c, const Problem
 }
 
 // The 2D kernel's constraints, instantiation, launch, tiles, cost model and shared memory, wired into a
-// variant; lessons 05 and 06 both compile this kernel and differ only in their parameters.
+// variant; lessons 05 and 07 both compile this kernel and differ only in their parameters.
 inline void set_register_2d_functions(Variant& v) {
     v.invalid_reason = [](const ParamValues& pv, const Problem& p, const Target& t) {
         return register_2d_invalid_reason(register_2d_config(pv), p, t);

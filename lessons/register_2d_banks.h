@@ -1,5 +1,5 @@
 // The 2D register-tiled kernel's shared-memory accesses (kernels/matmul/04_register_tiled_2d.cuh)
-// as the compiler emits them, for the bank model (tilelab/banks.h). Lessons 05 and 06 use it.
+// as the compiler emits them, for the bank model (tilelab/banks.h). Lessons 05 and 07 use it.
 //
 // The source reads and writes single floats in places where consecutive floats of one thread lie
 // next to each other; NVCC merges such a run into float2/float4 accesses wherever it can prove

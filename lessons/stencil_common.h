@@ -1,4 +1,4 @@
-// What the four stencil variants (lessons 07–10) share on the host: the grid's counts, the way
+// What the four stencil variants (lessons 08–11) share on the host: the grid's counts, the way
 // tiled kernels cover an axis, and the checks every variant makes. Formulas here are the ones the
 // cost models show; tests/cpu/test_stencil_models.cpp checks them against a walk of each kernel.
 #pragma once

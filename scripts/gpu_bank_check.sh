@@ -96,6 +96,11 @@ row "$out/sites.csv" "05 PAD=2" 05 2048 PAD=2
 # small sizes, where the hardware counts no L1-traffic replays: model == hardware expected
 row "$out/sites.csv" "02 256 TILE=32 PAD=0" 02 256 TILE=32 PAD=0
 row "$out/sites.csv" "05 256 default" 05 256
+# the warp-tiled kernel (lesson 06): fragment reads at the least wavefronts; its copies are st.shared
+# at STAGES=1 but cp.async (LDGSTS, not counted as shared stores by the hardware) at STAGES>1
+row "$out/sites.csv" "06 default (cp.async)" 06 2048
+row "$out/sites.csv" "06 STAGES=1" 06 2048 STAGES=1
+row "$out/sites.csv" "06 256 STAGES=1" 06 256 STAGES=1
 # the stencils' shared sites (halo loads, neighbour reads), at an odd size and a larger one
 for l in stencil.smem_tiled stencil.coarsened stencil.register_tiled; do
   row "$out/sites.csv" "$l 33 default" $l 33

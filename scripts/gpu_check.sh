@@ -125,11 +125,12 @@ if [ "$what" = all ] || [ "$what" = bench ] || [[ "$what" == bench_* ]]; then
       add "$name" "absent" "$script not written yet"
       continue
     fi
-    # What each script takes: the build folder, except bench_matmul_register.sh (the CLI's path)
+    # What each script takes: the build folder, except bench_matmul_register.sh and
+    # bench_matmul_warp.sh (the CLI's path)
     # and bench_compile.sh (an arch and a count; the folder comes from $BUILD). Raw output of
     # scripts that keep some goes to $OUT/NAME.d.
     case $name in
-      bench_matmul_register) args=("$cli") ;;
+      bench_matmul_register|bench_matmul_warp) args=("$cli") ;;
       bench_compile) args=() ;;
       *) args=("$build") ;;
     esac

@@ -20,7 +20,7 @@ export LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH
 export TILELAB_LOCK_DIR=${TILELAB_LOCK_DIR:-/tmp}
 cli=$build/tilelab-cli
 stdio=(--gpu-command "$build/tilelab-gpu-worker --stdio")
-lessons=${LESSONS:-"02 04 05 07"}
+lessons=${LESSONS:-"02 04 05 08"}
 reps=${REPS:-30}
 
 echo "== 1. full lesson runs, local vs stdio launcher (reps $reps)"

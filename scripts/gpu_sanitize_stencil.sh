@@ -29,15 +29,15 @@ sanitize() {
 
 # The new order-2 kernels first, at two odd sizes; then the 7-point ones they replaced.
 for size in 37x29x23 19x13x11; do
-  sanitize memcheck 07 $size BX=32 BY=8 BZ=1 RADIUS=2
-  sanitize memcheck 08 $size T=8 RADIUS=2
-  sanitize racecheck 08 $size T=7 RADIUS=2
+  sanitize memcheck 08 $size BX=32 BY=8 BZ=1 RADIUS=2
+  sanitize memcheck 09 $size T=8 RADIUS=2
+  sanitize racecheck 09 $size T=7 RADIUS=2
 done
-sanitize memcheck 07 37x29x23 BX=4 BY=4 BZ=4 RADIUS=2
-sanitize memcheck 08 37x29x23 T=5 RADIUS=2
-sanitize memcheck 07 37x29x23 BX=32 BY=8 BZ=1 RADIUS=1
-sanitize memcheck 08 37x29x23 T=8 RADIUS=1
-sanitize racecheck 08 37x29x23 T=8 RADIUS=1
+sanitize memcheck 08 37x29x23 BX=4 BY=4 BZ=4 RADIUS=2
+sanitize memcheck 09 37x29x23 T=5 RADIUS=2
+sanitize memcheck 08 37x29x23 BX=32 BY=8 BZ=1 RADIUS=1
+sanitize memcheck 09 37x29x23 T=8 RADIUS=1
+sanitize racecheck 09 37x29x23 T=8 RADIUS=1
 
 "$carry/tests/tilelab_tests" --gtest_filter='AllVariants/VariantOnGpu.*/stencil_basic:AllVariants/VariantOnGpu.*/stencil_smem_tiled:ValidationGpu.*' >"$out/gpu_tests.log" 2>&1
 rc=$?
@@ -46,8 +46,8 @@ tail -3 "$out/gpu_tests.log" >>"$summary"
 [ $rc -eq 0 ] || failed=1
 
 # The halo's cost, measured: each order in both kernels at 256³ (median of 20, L2 flushed).
-for run in "07 BX=32 BY=8 BZ=1 RADIUS=1" "07 BX=32 BY=8 BZ=1 RADIUS=2" "08 T=8 RADIUS=1" "08 T=8 RADIUS=2" \
-           "08 T=10 RADIUS=1" "08 T=10 RADIUS=2"; do
+for run in "08 BX=32 BY=8 BZ=1 RADIUS=1" "08 BX=32 BY=8 BZ=1 RADIUS=2" "09 T=8 RADIUS=1" "09 T=8 RADIUS=2" \
+           "09 T=10 RADIUS=1" "09 T=10 RADIUS=2"; do
   set -- $run
   lesson=$1; shift
   sets=(); for s in "$@"; do sets+=(--set "$s"); done

@@ -420,10 +420,10 @@ TEST(Cli, SweepRejectsAnUnknownOrDoubledParameter) {
 // --step N opens a lesson's step as the app does: the same whole state (Lesson::state_at),
 // whichever steps came before; --set and --size apply on top.
 TEST(Cli, StepGivesTheLessonsStateAtThatStep) {
-    const Lesson* lesson = find_lesson("06");
+    const Lesson* lesson = find_lesson("07");
     ASSERT_NE(lesson, nullptr);
     for (int step = 0; step < int(lesson->steps.size()); ++step) {
-        const CliRun r = run_cli({"compile", "06", "--step", std::to_string(step), "--json"});
+        const CliRun r = run_cli({"compile", "07", "--step", std::to_string(step), "--json"});
         ASSERT_EQ(r.exit_code, 0) << r.err;
         const json j = json::parse(r.out);
         const StepState want = lesson->state_at(step);
@@ -433,10 +433,10 @@ TEST(Cli, StepGivesTheLessonsStateAtThatStep) {
         ASSERT_TRUE(parse_problem(want.size, p, error));
         EXPECT_EQ(j["problem"]["dim"], (std::vector<int64_t>{p.dim[0], p.dim[1], p.dim[2]})) << "step " << step;
     }
-    const CliRun over = run_cli({"compile", "06", "--step", "2", "--set", "MINBLOCKS=2", "--size", "1024", "--json"});
+    const CliRun over = run_cli({"compile", "07", "--step", "2", "--set", "MINBLOCKS=2", "--size", "1024", "--json"});
     ASSERT_EQ(over.exit_code, 0) << over.err;
     EXPECT_EQ(json::parse(over.out)["params"]["MINBLOCKS"], 2);
-    const CliRun past = run_cli({"compile", "06", "--step", "99"});
+    const CliRun past = run_cli({"compile", "07", "--step", "99"});
     EXPECT_EQ(past.exit_code, 2);
     EXPECT_NE(past.err.find("there is no step 99"), std::string::npos) << past.err;
     const CliRun variant = run_cli({"compile", "matmul.naive", "--step", "1"});

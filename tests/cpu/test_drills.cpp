@@ -242,7 +242,7 @@ TEST(Drills, ScoresSurviveARestart) {
     ASSERT_TRUE(scores.load(path, error)) << "a missing file is an empty score: " << error;
     scores.record("02_matmul_smem_tiled", "loads_per_thread", true);
     scores.record("02_matmul_smem_tiled", "intensity_tile32", false);
-    scores.record("07_stencil_basic", "limiter", true);
+    scores.record("08_stencil_basic", "limiter", true);
     ASSERT_TRUE(scores.save(path, error)) << error;
 
     DrillScores again;
@@ -252,7 +252,7 @@ TEST(Drills, ScoresSurviveARestart) {
     EXPECT_EQ(again.outcome("02_matmul_smem_tiled", "intensity_tile32"), 0);
     EXPECT_EQ(again.outcome("02_matmul_smem_tiled", "pad_faster"), -1);
     EXPECT_EQ(again.right_count("02_matmul_smem_tiled", {"loads_per_thread", "intensity_tile32", "pad_faster"}), 1);
-    EXPECT_EQ(again.outcome("08_stencil_basic", "limiter"), 1) << "a renumbered lesson keeps its score";
+    EXPECT_EQ(again.outcome("09_stencil_basic", "limiter"), 1) << "a renumbered lesson keeps its score";
     again.reset("02_matmul_smem_tiled");
     EXPECT_EQ(again.outcome("02_matmul_smem_tiled", "loads_per_thread"), -1);
 

@@ -110,7 +110,7 @@ std::string random_value(std::mt19937& rng) {
 std::vector<std::string> random_command_line(std::mt19937& rng) {
     static const char* const kSubcommands[] = {"list", "targets", "ceilings", "compile", "run", "sweep", "bogus", "",
                                                "--help", "-x"};
-    static const char* const kVariants[] = {"02", "01", "06", "99", "", "matmul.smem_tiled", "matmul.nope",
+    static const char* const kVariants[] = {"02", "01", "07", "99", "", "matmul.smem_tiled", "matmul.nope",
                                             "stencil.basic", "x", "0"};
     static const char* const kFlags[] = {"--size", "--target", "--set", "--reps", "--warmup", "--seed", "--values",
                                          "--values2", "--param", "--param2", "--json", "--csv", "--model-mode", "--log",

@@ -1,4 +1,4 @@
-// The stencil cost models (lessons 07–10), checked the way the lessons tell them:
+// The stencil cost models (lessons 08–11), checked the way the lessons tell them:
 //  - PMPP's figures (0.46, 1.37 at T = 8, 2.68 at T = 32, the 3.25 bound, 12 KB vs 4 KB, the 58%
 //    halo) from the per-block formulas the extras show;
 //  - exact totals at any size against a CPU walk of each kernel: every block, every thread, and

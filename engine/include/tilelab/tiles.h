@@ -28,6 +28,11 @@ struct TileGeometry {
     int64_t k_step = 1;                 // BK: the k values of the operand tiles one step loads
     bool a_in_shared = false;           // a step's tile of A (BM×BK) is staged in shared memory
     bool b_in_shared = false;           // a step's tile of B (BK×BN) is staged in shared memory
+    // Warp tiling: one warp's outputs (columns, rows; 0 = no warp tiles) and the steps it walks
+    // them in (along columns, rows). A thread's thread_tile is then warp_steps[0]×warp_steps[1]
+    // micro-tiles, one per step, warp_tile/warp_steps apart (lane 0's first at the warp's corner).
+    std::array<int64_t, 2> warp_tile{0, 0};
+    std::array<int64_t, 2> warp_steps{1, 1};
 
     // A neighbourhood (stencil): how far the inputs reach beyond a block's outputs; 0 = none.
     int64_t halo = 0;

@@ -57,7 +57,11 @@ T params(size_t struct_size) {
 std::string version_suffix() {
     int runtime = 0;
     (void)cudaRuntimeGetVersion(&runtime);
-    return runtime > 0 ? "." + std::to_string(runtime / 1000) : "";
+    // Appended rather than `"." + std::to_string(...)`: GCC 12 at -O3 reports a false -Wrestrict
+    // in that operator+ (GCC bug 105329), which breaks -DCMAKE_BUILD_TYPE=Release with WERROR.
+    std::string suffix;
+    if (runtime > 0) suffix.append(".").append(std::to_string(runtime / 1000));
+    return suffix;
 }
 
 // Opens libcupti: by soname (LD_LIBRARY_PATH, the loader cache), then in the toolkit this was built with.

@@ -83,7 +83,7 @@ CostModel basic_cost_model(const ParamValues& p, const Problem& problem) {
                      flops / (points * stencil::kBytesPerInput)});
     m.extras.push_back({"loads of each input cell", seven ? "up to 7 (itself and six neighbours)" : "up to 6·R + 1",
                         points});
-    // Lesson 07's table of bounds at this order: each input loaded once, 2 FLOPs per point (PMPP's
+    // Lesson 08's table of bounds at this order: each input loaded once, 2 FLOPs per point (PMPP's
     // count for comparing stencils with convolutions).
     const double r = s.r, w = 2 * r + 1;
     m.extras.push_back({"points, 1D stencil of this order", "2·R + 1", w});

@@ -1,0 +1,274 @@
+// Warp tiling with multi-stage asynchronous copies. What changed from the 2D register-tiled
+// kernel (04): the block tile is cut into warp tiles of WM×WN, and a warp walks its tile in
+// WMITER×WNITER steps of 32 lanes × TM×TN; a lane's fragments are float4 reads that 2×2 quads of
+// lanes share pairwise (each read takes the least wavefronts a warp-wide float4 read can), and a
+// thread's addresses are one base plus constants. Global tiles travel to shared memory by cp.async (sm_80+), STAGES
+// slices in flight, without staging registers; STAGES=1 copies synchronously (load, store,
+// barrier). Trades shared memory (STAGES buffers) for hidden latency. Before sm_80 the copies
+// are plain loads and stores (the same schedule, nothing overlaps). Any M, N, K: out-of-range
+// elements are zero-filled (cp.async's src-size 0), never read; C is stored where inside.
+// Stores to C are single floats (see the end of the body: registers).
+#pragma once
+#include "common.cuh"
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#define TL_WARP_CP_ASYNC 1
+#else
+#define TL_WARP_CP_ASYNC 0
+#endif
+
+template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int STAGES>
+struct WarpTile {
+    static constexpr int kWarps = (BM / WM) * (BN / WN);
+    static constexpr int kThreads = 32 * kWarps;
+    static constexpr int kWarpsN = BN / WN;                       // warps along N
+    static constexpr int kWMIter = (WM * WN) / (32 * TM * TN * WNITER);
+    static constexpr int kSubM = WM / kWMIter;                    // rows one warp step covers
+    static constexpr int kSubN = WN / WNITER;                     // columns one warp step covers
+    static constexpr int kLanesN = kSubN / TN;                    // lanes along N in a step
+    // Shared layouts, per stage: As[k][m] (A transposed, rows padded by 4 floats so that the 8 k
+    // of one copy instruction land in different banks) and Bs[k][n].
+    static constexpr int kLdA = BM + 4;
+    static constexpr int kLdB = BN;
+    static constexpr int kSizeA = BK * kLdA;
+    static constexpr int kStageFloats = kSizeA + BK * kLdB;
+    // A is copied one float at a time (it is transposed on the way), runs of kKRun consecutive k
+    // per row: 8 lanes read one 32-byte sector of a row, a warp 4 rows. B goes 16 bytes at a time.
+    static constexpr int kKRun = BK < 8 ? BK : 8;
+    static constexpr int kCopiesA = BM * BK / kThreads;
+    static constexpr int kCopiesB4 = BK * BN / 4 / kThreads;
+    static constexpr int kCopiesB1 = BK * BN / kThreads;
+    static constexpr bool kAsync = STAGES > 1 && TL_WARP_CP_ASYNC;
+
+    static_assert(BM % WM == 0 && BN % WN == 0, "the warp tile must divide the block tile");
+    static_assert(kWMIter >= 1 && kWMIter * 32 * TM * TN * WNITER == WM * WN,
+                  "a warp tile must be WMITER x WNITER steps of 32 lanes x TM x TN");
+    static_assert(WM % kWMIter == 0 && kSubM % TM == 0 && WN % WNITER == 0 && kSubN % TN == 0,
+                  "each warp step must split into whole thread tiles");
+    static_assert(TM % 4 == 0 && TN % 4 == 0, "fragments are read as float4");
+    static_assert(kLanesN >= 2 && kLanesN <= 16, "the lanes of a step form 2×2 quads");
+    static_assert((BM * BK) % kThreads == 0 && (BK * BN / 4) % kThreads == 0,
+                  "each thread must copy the same number of elements of each tile");
+    static_assert(STAGES >= 1 && STAGES <= 4, "1 to 4 stages");
+};
+
+// One copy of BYTES (4 or 16) from global to shared memory; `inside` false: BYTES zeros, nothing
+// read (src must still be a valid address). ASYNC: cp.async (completes at cp_async_wait).
+template <int BYTES, bool ASYNC>
+__device__ __forceinline__ void warp_tiled_copy(float* dst, const float* src, bool inside) {
+#if TL_WARP_CP_ASYNC
+    if constexpr (ASYNC) {
+        const unsigned to = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+        const int src_bytes = inside ? BYTES : 0;   // the rest of BYTES is filled with zeros
+        if constexpr (BYTES == 16)
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(to), "l"(src), "r"(src_bytes));
+        else
+            asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(to), "l"(src), "r"(src_bytes));
+        return;
+    }
+#endif
+    if constexpr (BYTES == 16) {
+        *reinterpret_cast<float4*>(dst) =
+            inside ? *reinterpret_cast<const float4*>(src) : make_float4(0.f, 0.f, 0.f, 0.f);
+    } else {
+        *dst = inside ? *src : 0.f;
+    }
+}
+
+template <bool ASYNC>
+__device__ __forceinline__ void warp_tiled_commit() {
+#if TL_WARP_CP_ASYNC
+    if constexpr (ASYNC) asm volatile("cp.async.commit_group;\n" ::);
+#endif
+}
+
+// Waits until at most PENDING of this thread's committed copy groups are still in flight.
+template <int PENDING, bool ASYNC>
+__device__ __forceinline__ void warp_tiled_wait() {
+#if TL_WARP_CP_ASYNC
+    if constexpr (ASYNC) asm volatile("cp.async.wait_group %0;\n" ::"n"(PENDING));
+#endif
+}
+
+// The kernel's body for one width of B copies: VEC_N (N % 4 == 0: rows of B start on 16-byte
+// boundaries) 16 bytes, else 4.
+template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int STAGES, bool VEC_N>
+__device__ __forceinline__ void warp_tiled_body(const float* __restrict__ A, const float* __restrict__ B,
+                                                float* __restrict__ C, int M, int N, int K,
+                                                unsigned long long* counters) {
+    using Tile = WarpTile<BM, BN, BK, WM, WN, WNITER, TM, TN, STAGES>;
+    constexpr bool kAsync = Tile::kAsync;
+    TL_COUNTER(counters);
+    extern __shared__ __align__(16) float warp_tiled_smem[];   // STAGES × (As, Bs), dynamic
+
+    const int tid = threadIdx.x;
+    const int warp = tid / 32, lane = tid % 32;
+    const int warp_row = (warp / Tile::kWarpsN) * WM;         // the warp's tile inside the block's
+    const int warp_col = (warp % Tile::kWarpsN) * WN;
+    // The lane's micro-tile inside a step. Lanes go in 2×2 quads (lanes 4q..4q+3): the hardware
+    // serves a float4 read per quad of lanes, and a quad spanning 2 rows and 2 columns fetches 32
+    // bytes of A and 32 of B, so a half-warp needs 128 bytes of each: one wavefront.
+    const int quad = lane / 4, in_quad = lane % 4;
+    const int lane_row = (2 * (quad / (Tile::kLanesN / 2)) + in_quad / 2) * TM;
+    const int lane_col = (2 * (quad % (Tile::kLanesN / 2)) + in_quad % 2) * TN;
+    const int block_row = blockIdx.y * BM;
+    const int block_col = blockIdx.x * BN;
+
+    // Global tile at k0 -> shared stage `stage`. Every thread issues the same copies every step;
+    // out-of-range ones fill zeros so that the compute loop needs no checks.
+    auto load_stage = [&](int stage, int k0) {
+        float* as = warp_tiled_smem + stage * Tile::kStageFloats;
+        float* bs = as + Tile::kSizeA;
+#pragma unroll
+        for (int r = 0; r < Tile::kCopiesA; ++r) {
+            const int e = tid + r * Tile::kThreads;
+            const int run = e / Tile::kKRun;
+            const int m = run % BM, k = (run / BM) * Tile::kKRun + e % Tile::kKRun;
+            const int row = block_row + m, col = k0 + k;
+            const bool inside = row < M && col < K;
+            warp_tiled_copy<4, kAsync>(as + k * Tile::kLdA + m, inside ? A + size_t(row) * K + col : A, inside);
+            TL_GLOAD(inside ? 1 : 0);
+            TL_SSTORE(1);
+        }
+        if constexpr (VEC_N) {
+#pragma unroll
+            for (int r = 0; r < Tile::kCopiesB4; ++r) {
+                const int e = tid + r * Tile::kThreads;
+                const int k = e / (BN / 4), n = (e % (BN / 4)) * 4;
+                const int row = k0 + k, col = block_col + n;
+                const bool inside = row < K && col < N;   // N % 4 == 0: all 4 or none
+                warp_tiled_copy<16, kAsync>(bs + k * Tile::kLdB + n, inside ? B + size_t(row) * N + col : B, inside);
+                TL_GLOAD(inside ? 4 : 0);
+                TL_SSTORE(4);
+            }
+        } else {
+#pragma unroll
+            for (int r = 0; r < Tile::kCopiesB1; ++r) {
+                const int e = tid + r * Tile::kThreads;
+                const int k = e / BN, n = e % BN;
+                const int row = k0 + k, col = block_col + n;
+                const bool inside = row < K && col < N;
+                warp_tiled_copy<4, kAsync>(bs + k * Tile::kLdB + n, inside ? B + size_t(row) * N + col : B, inside);
+                TL_GLOAD(inside ? 1 : 0);
+                TL_SSTORE(1);
+            }
+        }
+    };
+
+    float acc[Tile::kWMIter][WNITER][TM][TN];
+#pragma unroll
+    for (int wm = 0; wm < Tile::kWMIter; ++wm)
+#pragma unroll
+        for (int wn = 0; wn < WNITER; ++wn)
+#pragma unroll
+            for (int i = 0; i < TM; ++i)
+#pragma unroll
+                for (int j = 0; j < TN; ++j) acc[wm][wn][i][j] = 0.f;
+
+    // One BK slice: per k, each lane reads its WMITER·TM values of A and WNITER·TN of B as float4
+    // (lanes of a warp with the same lane_row read the same A words: a broadcast) and does
+    // WMITER·WNITER outer products. All addresses are a per-thread base plus constants.
+    auto compute_stage = [&](int stage) {
+        const float* as = warp_tiled_smem + stage * Tile::kStageFloats + warp_row + lane_row;
+        const float* bs = warp_tiled_smem + stage * Tile::kStageFloats + Tile::kSizeA + warp_col + lane_col;
+#pragma unroll
+        for (int k = 0; k < BK; ++k) {
+            float a_frag[Tile::kWMIter][TM], b_frag[WNITER][TN];
+#pragma unroll
+            for (int wm = 0; wm < Tile::kWMIter; ++wm)
+#pragma unroll
+                for (int g = 0; g < TM / 4; ++g) {
+                    const float4 v = *reinterpret_cast<const float4*>(as + k * Tile::kLdA + wm * Tile::kSubM + 4 * g);
+                    a_frag[wm][4 * g] = v.x; a_frag[wm][4 * g + 1] = v.y;
+                    a_frag[wm][4 * g + 2] = v.z; a_frag[wm][4 * g + 3] = v.w;
+                    TL_SLOAD(4);
+                }
+#pragma unroll
+            for (int wn = 0; wn < WNITER; ++wn)
+#pragma unroll
+                for (int g = 0; g < TN / 4; ++g) {
+                    const float4 v = *reinterpret_cast<const float4*>(bs + k * Tile::kLdB + wn * Tile::kSubN + 4 * g);
+                    b_frag[wn][4 * g] = v.x; b_frag[wn][4 * g + 1] = v.y;
+                    b_frag[wn][4 * g + 2] = v.z; b_frag[wn][4 * g + 3] = v.w;
+                    TL_SLOAD(4);
+                }
+            // EXERCISE-BEGIN: the warp step's outer products: acc[wm][wn][i][j] += a_frag[wm][i] · b_frag[wn][j] for every wm, wn, i < TM, j < TN
+#pragma unroll
+            for (int wm = 0; wm < Tile::kWMIter; ++wm)
+#pragma unroll
+                for (int wn = 0; wn < WNITER; ++wn)
+#pragma unroll
+                    for (int i = 0; i < TM; ++i)
+#pragma unroll
+                        for (int j = 0; j < TN; ++j) acc[wm][wn][i][j] += a_frag[wm][i] * b_frag[wn][j];
+            // EXERCISE-END
+        }
+    };
+
+    const int steps = (K + BK - 1) / BK;
+    if constexpr (STAGES == 1) {
+        // Synchronous: copy, barrier (the tiles are complete), compute, barrier (everyone is done
+        // reading before the next copy overwrites them).
+        for (int t = 0; t < steps; ++t) {
+            load_stage(0, t * BK);
+            __syncthreads();
+            compute_stage(0);
+            __syncthreads();
+        }
+    } else {
+        // A ring of STAGES buffers: STAGES-1 slices are in flight while one is computed. Each
+        // step commits one copy group (empty near the end) so that "all but the newest
+        // STAGES-2 groups complete" always means "slice t has arrived".
+#pragma unroll
+        for (int s = 0; s < STAGES - 1; ++s) {
+            if (s < steps) load_stage(s, s * BK);
+            warp_tiled_commit<kAsync>();
+        }
+        for (int t = 0; t < steps; ++t) {
+            // EXERCISE-BEGIN: one step of the ring: wait for slice t (all but the newest STAGES-2 groups), barrier, copy slice t+STAGES-1 (if any) into the buffer slice t-1 used, commit, compute buffer t % STAGES
+            warp_tiled_wait<STAGES - 2, kAsync>();   // this thread's copies of slice t are done
+            __syncthreads();   // everyone's are, and everyone has finished computing slice t-1
+            const int next = t + STAGES - 1;       // goes where slice t-1 was
+            if (next < steps) load_stage(next % STAGES, next * BK);
+            warp_tiled_commit<kAsync>();
+            compute_stage(t % STAGES);
+            // EXERCISE-END
+        }
+        warp_tiled_wait<0, kAsync>();
+    }
+
+    // The lane's micro-tiles to C, one float at a time: with float4 stores ptxas kept the
+    // accumulators in aligned quads and needed 165 registers instead of 127 at the defaults
+    // (sm_90), one block per SM instead of two. The stores of a warp still fill whole sectors.
+#pragma unroll
+    for (int wm = 0; wm < Tile::kWMIter; ++wm)
+#pragma unroll
+        for (int i = 0; i < TM; ++i) {
+            const int row = block_row + warp_row + wm * Tile::kSubM + lane_row + i;
+#pragma unroll
+            for (int wn = 0; wn < WNITER; ++wn) {
+                const int col0 = block_col + warp_col + wn * Tile::kSubN + lane_col;
+#pragma unroll
+                for (int j = 0; j < TN; ++j) {
+                    const int col = col0 + j;
+                    // EXERCISE-BEGIN: store acc[wm][wn][i][j] to C[row][col] where inside C
+                    if (row < M && col < N) { C[size_t(row) * N + col] = acc[wm][wn][i][j]; TL_GSTORE(1); }
+                    // EXERCISE-END
+                }
+            }
+        }
+}
+
+// MIN_BLOCKS: __launch_bounds__'s minimum blocks per SM; 2 caps registers at 65536/(2·threads)
+// (128 at 256 threads) so that two blocks fit an SM.
+template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int STAGES, int MIN_BLOCKS>
+__global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN), MIN_BLOCKS)
+    warp_tiled_matmul(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
+                      int M, int N, int K, unsigned long long* counters) {
+    // One branch for the whole kernel, the same for every thread: each body keeps only its own
+    // addresses live (a branch per copy would keep both widths' addresses in registers).
+    if (N % 4 == 0)
+        warp_tiled_body<BM, BN, BK, WM, WN, WNITER, TM, TN, STAGES, true>(A, B, C, M, N, K, counters);
+    else
+        warp_tiled_body<BM, BN, BK, WM, WN, WNITER, TM, TN, STAGES, false>(A, B, C, M, N, K, counters);
+}

@@ -1,0 +1,319 @@
+// The warp-tiled kernel (kernels/matmul/05_warp_tiled.cuh) on the host: parameters, constraints,
+// launch, tiles, the exact cost model and the shared-memory sites for the bank model. Lesson 06
+// declares its variant from these; tests/cpu/test_matmul_warp_models.cpp checks them against a
+// CPU walk of the kernel.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+#include <fmt/format.h>
+#include "matmul_common.h"
+#include "tilelab/banks.h"
+
+namespace tilelab::matmul {
+
+struct WarpConfig {
+    int bm = 128, bn = 128, bk = 16;   // block tile, and the K slice of one stage
+    int wm = 64, wn = 32;              // warp tile
+    int wniter = 2;                    // warp steps along N (WMITER follows)
+    int tm = 8, tn = 4;                // thread tile of one warp step
+    int stages = 3;                    // shared buffers in the copy ring (1 = synchronous)
+    int min_blocks = 2;                // __launch_bounds__ minimum blocks per SM
+
+    int warps() const { return (bm / wm) * (bn / wn); }
+    int threads() const { return 32 * warps(); }
+    // WMITER·WNITER steps of 32 lanes × TM×TN cover the warp tile. 0 where they cannot.
+    int wmiter() const {
+        const int per_step = 32 * tm * tn * wniter;
+        return per_step > 0 && (wm * wn) % per_step == 0 ? wm * wn / per_step : 0;
+    }
+    int sub_m() const { return wmiter() > 0 ? wm / wmiter() : 0; }   // rows of one warp step
+    int sub_n() const { return wn / wniter; }                       // columns of one warp step
+    int lanes_n() const { return sub_n() / tn; }
+    int ld_a() const { return bm + 4; }   // As[k][m]: rows padded by 4 floats
+    int ld_b() const { return bn; }
+    int k_run() const { return bk < 8 ? bk : 8; }   // consecutive k of one A copy run
+    int stage_bytes() const { return 4 * bk * (ld_a() + ld_b()); }
+    int dynamic_smem_bytes() const { return stages * stage_bytes(); }
+    int accumulators() const { return wmiter() * tm * wniter * tn; }
+};
+
+// A lane's place in a warp step, in units of TM rows and TN columns: 2×2 quads of lanes, the quads
+// row-major over the step (as the kernel computes lane_row / lane_col).
+inline int warp_lane_row(const WarpConfig& c, int lane) { return 2 * ((lane / 4) / (c.lanes_n() / 2)) + (lane % 4) / 2; }
+inline int warp_lane_col(const WarpConfig& c, int lane) { return 2 * ((lane / 4) % (c.lanes_n() / 2)) + lane % 2; }
+
+inline WarpConfig warp_config(const ParamValues& v) {
+    WarpConfig c;
+    auto get = [&](const char* name, int fallback) {
+        auto it = v.find(name);
+        return it == v.end() ? fallback : it->second;
+    };
+    c.bm = get("BM", c.bm);
+    c.bn = get("BN", c.bn);
+    c.bk = get("BK", c.bk);
+    c.wm = get("WM", c.wm);
+    c.wn = get("WN", c.wn);
+    c.wniter = get("WNITER", c.wniter);
+    c.tm = get("TM", c.tm);
+    c.tn = get("TN", c.tn);
+    c.stages = get("STAGES", c.stages);
+    c.min_blocks = get("MINBLOCKS", c.min_blocks);
+    return c;
+}
+
+inline std::vector<ParamSpec> warp_param_specs() {
+    return {
+        {"BM", "Block tile rows (BM)", ParamKind::Pow2, 32, 256, 1, 128,
+         "Rows of C per block: each B element is read once per block row, so larger BM reads B fewer times.",
+         "线程块分块行数（BM）", "每个线程块负责的 C 的行数：每个 B 元素每个线程块行读一次，BM 越大读 B 的次数越少。"},
+        {"BN", "Block tile columns (BN)", ParamKind::Pow2, 32, 256, 1, 128,
+         "Columns of C per block: each A element is read once per block column, so larger BN reads A fewer times.",
+         "线程块分块列数（BN）", "每个线程块负责的 C 的列数：每个 A 元素每个线程块列读一次，BN 越大读 A 的次数越少。"},
+        {"BK", "K slice (BK)", ParamKind::Pow2, 4, 32, 1, 16,
+         "Depth of one shared stage: larger means fewer barriers per FMA, but each stage takes more shared memory.",
+         "K 步长（BK）", "每个共享内存阶段的深度：越大每次 FMA 分摊的同步越少，但每个阶段占用的共享内存越多。"},
+        {"WM", "Warp tile rows (WM)", ParamKind::Pow2, 16, 128, 1, 64,
+         "Rows of C per warp: BM/WM · BN/WN warps make the block.",
+         "线程束分块行数（WM）", "每个线程束负责的 C 的行数：BM/WM · BN/WN 个线程束组成线程块。"},
+        {"WN", "Warp tile columns (WN)", ParamKind::Pow2, 16, 128, 1, 32,
+         "Columns of C per warp: a warp's lanes share the A values of a row of its tile (broadcast).",
+         "线程束分块列数（WN）", "每个线程束负责的 C 的列数：线程束的各通道共享其分块中同一行的 A 值（广播）。"},
+        {"WNITER", "Warp steps along N (WNITER)", ParamKind::Pow2, 1, 4, 1, 2,
+         "The warp covers WN in WNITER steps (and WM in WMITER = WM·WN/(32·TM·TN·WNITER)): each step is 32 lanes × TM×TN.",
+         "线程束沿 N 的步数（WNITER）",
+         "线程束分 WNITER 步覆盖 WN（分 WMITER = WM·WN/(32·TM·TN·WNITER) 步覆盖 WM）：每步是 32 个通道 × TM×TN。"},
+        {"TM", "Thread tile rows per step (TM)", ParamKind::Pow2, 4, 16, 1, 8,
+         "Rows of a lane's micro-tile in one warp step, read as TM/4 float4 of A per k.",
+         "每步线程分块行数（TM）", "一个线程束步中通道微分块的行数，每个 k 以 TM/4 个 float4 读取 A。"},
+        {"TN", "Thread tile columns per step (TN)", ParamKind::Pow2, 4, 8, 1, 4,
+         "Columns of a lane's micro-tile in one warp step, read as TN/4 float4 of B per k.",
+         "每步线程分块列数（TN）", "一个线程束步中通道微分块的列数，每个 k 以 TN/4 个 float4 读取 B。"},
+        {"STAGES", "Copy stages (STAGES)", ParamKind::Int, 1, 4, 1, 3,
+         "1 = synchronous copies; 2-4 = cp.async keeps STAGES-1 slices in flight while one is computed, for STAGES× the "
+         "shared memory. cp.async needs sm_80 or later: on older GPUs the kernel copies with plain loads and nothing overlaps.",
+         "拷贝阶段数（STAGES）",
+         "1 = 同步拷贝；2-4 = cp.async 在计算一片的同时让 STAGES-1 片在途，代价是 STAGES 倍的共享内存。"
+         "cp.async 需要 sm_80 或更新的 GPU：在更旧的 GPU 上内核改用普通加载，什么也不重叠。"},
+        {"MINBLOCKS", "__launch_bounds__ min blocks/SM", ParamKind::Int, 1, 2, 1, 2,
+         "2 asks ptxas to fit two blocks per SM: registers capped at 65536/(2·threads), 128 at 256 threads, spilling if "
+         "it must; 1 lets a thread use up to 255.",
+         "__launch_bounds__ 每 SM 最少线程块数",
+         "2 要求 ptxas 让每个 SM 放下两个线程块：寄存器上限为 65536/(2·线程数)，256 个线程时为 128，必要时溢出；"
+         "1 则允许一个线程用到 255 个。"},
+    };
+}
+
+inline std::string warp_invalid_reason(const WarpConfig& c, const Problem& p, const Target& t) {
+    if (c.bm % c.wm != 0)
+        return say("WM={} does not divide BM={}: the block tile must split evenly into warp tiles.",
+                   "WM={} 不整除 BM={}：线程块分块必须能平均分成线程束分块。", c.wm, c.bm);
+    if (c.bn % c.wn != 0)
+        return say("WN={} does not divide BN={}: the block tile must split evenly into warp tiles.",
+                   "WN={} 不整除 BN={}：线程块分块必须能平均分成线程束分块。", c.wn, c.bn);
+    const int threads = c.threads();
+    if (threads > t.max_threads_per_block)
+        return say("(BM/WM)·(BN/WN) = {} warps is {} threads per block, more than the {} a block may have.",
+                   "(BM/WM)·(BN/WN) = {} 个线程束，即每个线程块 {} 个线程，超过了线程块允许的 {} 个。", c.warps(), threads,
+                   t.max_threads_per_block);
+    if (c.wn % (c.wniter * c.tn) != 0)
+        return say("WN={} does not split into WNITER={} steps of whole TN={} thread tiles.",
+                   "WN={} 无法分成 WNITER={} 步、每步由完整的 TN={} 线程分块组成。", c.wn, c.wniter, c.tn);
+    if (c.wmiter() == 0 || c.wm % c.wmiter() != 0 || c.sub_m() % c.tm != 0)
+        return say("A warp's {}×{} tile is not a whole number of steps of 32 lanes × TM×TN = {}×{} × WNITER={}: "
+                   "WMITER = WM·WN/(32·TM·TN·WNITER) must be a whole number that divides WM into multiples of TM.",
+                   "线程束的 {}×{} 分块不是整数个“32 个通道 × TM×TN = {}×{} × WNITER={}”的步："
+                   "WMITER = WM·WN/(32·TM·TN·WNITER) 必须是整数，并把 WM 分成 TM 的倍数。",
+                   c.wm, c.wn, c.tm, c.tn, c.wniter);
+    if (c.lanes_n() < 2 || c.lanes_n() > 16)
+        return say("A warp step is {} lanes wide (WN/(WNITER·TN)) and {} high: the lanes go in 2×2 quads, so each "
+                   "must be at least 2.",
+                   "一个线程束步宽 {} 个通道（WN/(WNITER·TN)）、高 {} 个：通道按 2×2 的四元组排列，所以两者都至少为 2。",
+                   c.lanes_n(), c.lanes_n() > 0 ? 32 / c.lanes_n() : 0);
+    if (c.accumulators() > 128)
+        return say("Each thread would hold WMITER·TM·WNITER·TN = {} accumulators; with its fragments and addresses that "
+                   "is past the 255 registers a thread may have, so they would spill: at most 128.",
+                   "每个线程要持有 WMITER·TM·WNITER·TN = {} 个累加器；加上片段和地址会超过一个线程最多 255 个寄存器，"
+                   "于是发生溢出：最多 128 个。", c.accumulators());
+    if ((c.bm * c.bk) % threads != 0)
+        return say("The A tile has BM·BK = {} elements, which {} threads cannot copy in equal shares.",
+                   "A 分块有 BM·BK = {} 个元素，{} 个线程无法平均分担拷贝。", c.bm * c.bk, threads);
+    if ((c.bk * c.bn / 4) % threads != 0)
+        return say("The B tile has BK·BN/4 = {} float4s, which {} threads cannot copy in equal shares.",
+                   "B 分块有 BK·BN/4 = {} 个 float4，{} 个线程无法平均分担拷贝。", c.bk * c.bn / 4, threads);
+    if (c.stages < 1 || c.stages > 4)
+        return say("STAGES={} must be 1 (synchronous) to 4.", "STAGES={} 必须在 1（同步）到 4 之间。", c.stages);
+    if (c.min_blocks < 1 || c.min_blocks > 2)
+        return say("MINBLOCKS={} must be 1 or 2.", "MINBLOCKS={} 只能是 1 或 2。", c.min_blocks);
+    if (int64_t(c.min_blocks) * threads > t.max_threads_per_sm)
+        return say("MINBLOCKS={} blocks of {} threads is {} threads, more than the {} an SM can hold.",
+                   "MINBLOCKS={} 个线程块、每块 {} 个线程，共 {} 个线程，超过了一个 SM 能容纳的 {} 个。", c.min_blocks,
+                   threads, int64_t(c.min_blocks) * threads, t.max_threads_per_sm);
+    const int limit = t.smem_per_block_optin > 0 ? t.smem_per_block_optin : t.smem_per_block;
+    if (c.dynamic_smem_bytes() > limit)
+        return say("STAGES={} buffers of {} bytes (BK·(BM+4) + BK·BN floats) is {} bytes of shared memory, more than "
+                   "the {} a block may have on {}.",
+                   "STAGES={0} 个缓冲区、每个 {1} 字节（BK·(BM+4) + BK·BN 个 float），共 {2} 字节共享内存，超过了 {4} "
+                   "上一个线程块最多可用的 {3} 字节。",
+                   c.stages, c.stage_bytes(), c.dynamic_smem_bytes(), limit, t.arch_name());
+    if (ceil_div(p.dim[0], c.bm) > t.max_grid_dim[1])
+        return say("M={} needs {} block rows, more than the {} gridDim.y allows: raise BM.",
+                   "M={} 需要 {} 行线程块，超过了 gridDim.y 允许的 {}：请增大 BM。", p.dim[0], ceil_div(p.dim[0], c.bm),
+                   t.max_grid_dim[1]);
+    return {};
+}
+
+inline KernelInstance warp_kernel(const WarpConfig& c) {
+    KernelInstance k;
+    k.source_file = "matmul/05_warp_tiled.cuh";
+    k.name_expression = fmt::format("warp_tiled_matmul<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}>", c.bm, c.bn, c.bk,
+                                    c.wm, c.wn, c.wniter, c.tm, c.tn, c.stages, c.min_blocks);
+    return k;
+}
+
+inline LaunchShape warp_launch(const WarpConfig& c, const Problem& p) {
+    LaunchShape s;
+    s.grid = {unsigned(ceil_div(p.dim[1], c.bn)), unsigned(ceil_div(p.dim[0], c.bm)), 1};
+    s.block = {unsigned(c.threads()), 1, 1};
+    s.dynamic_smem = unsigned(c.dynamic_smem_bytes());
+    return s;
+}
+
+// A thread's outputs: WMITER·TM rows by WNITER·TN columns (spread over the warp tile).
+inline TileGeometry warp_tiles(const WarpConfig& c, const Problem& p) {
+    TileGeometry t;
+    t.extent = {p.dim[1], p.dim[0], 1};
+    t.block_tile = {c.bn, c.bm, 1};
+    t.thread_tile = {int64_t(c.wniter) * c.tn, int64_t(c.wmiter()) * c.tm, 1};
+    t.reduction = p.dim[2];
+    t.k_step = c.bk;
+    t.a_in_shared = t.b_in_shared = true;
+    t.warp_tile = {c.wn, c.wm};
+    t.warp_steps = {c.wniter, c.wmiter()};
+    return t;
+}
+
+// Counts in 4-byte elements (a float4 counts 4), exact for any M, N, K: every thread issues every
+// copy of every stage (out-of-range ones zero-fill shared memory and read nothing), reads
+// WMITER·TM + WNITER·TN shared floats per k, and stores the outputs inside C.
+inline CostModel warp_cost_model(const WarpConfig& c, const Problem& p) {
+    const double M = double(p.dim[0]), N = double(p.dim[1]), K = double(p.dim[2]);
+    const double bm = c.bm, bn = c.bn, bk = c.bk, T = c.threads();
+    const double rows = double(c.wmiter()) * c.tm, cols = double(c.wniter) * c.tn;   // a thread's outputs
+    const double gx = double(ceil_div(p.dim[1], c.bn)), gy = double(ceil_div(p.dim[0], c.bm));
+    const double steps = double(ceil_div(p.dim[2], c.bk));
+    const double blocks = gx * gy, kk = steps * bk;
+    const bool vec_n = p.dim[1] % 4 == 0;
+
+    CostModel m;
+    m.per_block.global_loads = K * (bm + bn);
+    m.per_block.global_stores = bm * bn;
+    m.per_block.shared_stores = kk * (bm + bn);
+    m.per_block.shared_loads = T * kk * (rows + cols);
+    m.per_thread.global_loads = m.per_block.global_loads / T;
+    m.per_thread.global_stores = rows * cols;
+    m.per_thread.shared_stores = m.per_block.shared_stores / T;
+    m.per_thread.shared_loads = kk * (rows + cols);
+    m.total.global_loads = M * K * gx + K * N * gy;
+    m.total.global_stores = M * N;
+    m.total.shared_stores = blocks * m.per_block.shared_stores;
+    m.total.shared_loads = blocks * m.per_block.shared_loads;
+    finish_cost_model(m, p);
+
+    add_formula(m, "warps / block", "(BM/WM)·(BN/WN)", c.warps());
+    add_formula(m, "threads / block", "32·(BM/WM)·(BN/WN)", T);
+    add_formula(m, "warp steps along M (WMITER)", "WM·WN / (32·TM·TN·WNITER)", c.wmiter());
+    add_formula(m, "blocks", "⌈N/BN⌉·⌈M/BM⌉", blocks);
+    add_formula(m, "global loads / thread", "K·(BM+BN) / threads", m.per_thread.global_loads);
+    add_formula(m, "global stores / thread", "WMITER·TM·WNITER·TN", m.per_thread.global_stores);
+    add_formula(m, "shared stores / thread", "⌈K/BK⌉·BK·(BM+BN) / threads", m.per_thread.shared_stores);
+    add_formula(m, "shared loads / thread", "⌈K/BK⌉·BK·(WMITER·TM + WNITER·TN)", m.per_thread.shared_loads);
+    add_formula(m, "global loads, total", "M·K·⌈N/BN⌉ + K·N·⌈M/BM⌉", m.total.global_loads);
+    add_formula(m, "global stores, total", "M·N", m.total.global_stores);
+    add_formula(m, "shared stores, total", "blocks·⌈K/BK⌉·BK·(BM+BN)", m.total.shared_stores);
+    add_formula(m, "shared loads, total", "blocks·threads·⌈K/BK⌉·BK·(WMITER·TM + WNITER·TN)", m.total.shared_loads);
+    add_formula(m, "FLOPs", "2·M·N·K", m.flops);
+    add_formula(m, "arithmetic intensity (FLOP/B)", "2·M·N·K / (4·(global loads + stores))", m.intensity);
+
+    // Instructions: every fragment read is a float4; copies are 4 bytes for A (transposed on the
+    // way), 16 bytes for B where N % 4 == 0 (else 4); C is stored as float4 where N % 4 == 0.
+    const double copy_a = bm * bk / T, copy_b = vec_n ? bk * bn / 4 / T : bk * bn / T;
+    const double lds_per_thread = kk * (rows + cols) / 4;
+    const double copies_per_thread = steps * (copy_a + copy_b);
+    add_extra(m, "accumulator registers / thread", "WMITER·TM·WNITER·TN", rows * cols);
+    add_extra(m, "FLOPs per shared load", "2·WMITER·TM·WNITER·TN / (WMITER·TM + WNITER·TN)", 2 * rows * cols / (rows + cols));
+    add_extra(m, "shared load instructions / thread", "⌈K/BK⌉·BK·(WMITER·TM + WNITER·TN)/4 (all float4)", lds_per_thread);
+    add_extra(m, "shared load bytes / thread", "4 · shared loads / thread", 4 * m.per_thread.shared_loads);
+    add_extra(m, "shared load instructions, total", "blocks·threads·(shared load instructions / thread)",
+              blocks * T * lds_per_thread);
+    add_extra(m, "copy instructions / thread", vec_n ? "⌈K/BK⌉·(BM·BK + BK·BN/4) / threads (A: 4-byte copies, B: 16-byte)"
+                                                     : "⌈K/BK⌉·(BM·BK + BK·BN) / threads (all 4-byte: N % 4 ≠ 0)",
+              copies_per_thread);
+    add_extra(m, "copy instructions, total", "blocks·threads·(copy instructions / thread)", blocks * T * copies_per_thread);
+    add_extra(m, "shared bytes stored, total", "4 · shared stores, total", 4 * m.total.shared_stores);
+    add_extra(m, "global bytes loaded, total", "4 · global loads, total", 4 * m.total.global_loads);
+    // Register arrays: zeroing the accumulators; per k, the fragments' writes and per FMA two
+    // fragment reads and the accumulator's read and write; reading out the accumulators that are
+    // stored (all of them in an interior thread, one per element of C in total).
+    const double reg = 2 * rows * cols + kk * (rows + cols + 4 * rows * cols);
+    add_extra(m, "register-array accesses / thread",
+              "2·R·S + ⌈K/BK⌉·BK·(R+S+4·R·S), R = WMITER·TM, S = WNITER·TN", reg);
+    add_extra(m, "register-array accesses / block", "threads · per thread", reg * T);
+    add_extra(m, "register-array accesses, total", "blocks·threads·(R·S + ⌈K/BK⌉·BK·(R+S+4·R·S)) + M·N",
+              blocks * T * (reg - rows * cols) + M * N);
+    add_extra(m, "dynamic shared memory (bytes)", "STAGES·BK·((BM+4) + BN)·4", c.dynamic_smem_bytes());
+    return m;
+}
+
+// Every shared access site as the kernel issues it (all explicit: 4-byte A copies, 16- or 4-byte B
+// copies, float4 fragment reads), per thread of the block, per block step.
+inline std::vector<SharedAccessSite> warp_shared_sites(const WarpConfig& c, const Problem& p) {
+    const int threads = c.threads(), ld_a = c.ld_a(), ld_b = c.ld_b(), run = c.k_run();
+    const int wm_iter = c.wmiter(), sub_m = c.sub_m(), sub_n = c.sub_n();
+    const int warps_n = c.bn / c.wn;
+    const bool vec_n = p.dim[1] % 4 == 0;
+    const double repeats = double(ceil_div(p.dim[1], c.bn)) * double(ceil_div(p.dim[0], c.bm)) *
+                           double(ceil_div(p.dim[2], c.bk));
+    std::vector<SharedAccessSite> out;
+
+    SharedSiteBuilder a_copy("As copy (cp.async)", "As[k][m]: word = k·(BM+4) + m, 8 k × 4 m per warp", true);
+    for (int r = 0; r < c.bm * c.bk / threads; ++r)
+        a_copy.run([=](int t) {
+            const int e = t + r * threads, runs = e / run;
+            return int64_t((runs / c.bm) * run + e % run) * ld_a + runs % c.bm;
+        }, 0, 1, 1);
+    SharedSiteBuilder b_copy("Bs copy (cp.async)", "Bs[k][n]: word = k·BN + n", true);
+    const int vec = vec_n ? 4 : 1;
+    for (int r = 0; r < c.bk * c.bn / vec / threads; ++r)
+        b_copy.run([=](int t) {
+            const int e = t + r * threads;
+            return int64_t(e / (c.bn / vec)) * ld_b + (e % (c.bn / vec)) * vec;
+        }, 0, vec, vec);
+    if (c.stages > 1) {
+        const std::string why = "cp.async writes shared memory from the L1 side: Nsight Compute counts these under the "
+                                "LDGSTS counters, not shared stores; the wavefronts use the store rule.";
+        a_copy.set_caveat(why);
+        b_copy.set_caveat(why);
+    }
+
+    const auto warp_row = [=](int t) { return ((t / 32) / warps_n) * c.wm; };
+    const auto warp_col = [=](int t) { return ((t / 32) % warps_n) * c.wn; };
+    const auto lane_row = [=](int t) { return warp_lane_row(c, t % 32) * c.tm; };
+    const auto lane_col = [=](int t) { return warp_lane_col(c, t % 32) * c.tn; };
+    SharedSiteBuilder a_read("As read (a_frag)", "As[k][m]: word = k·(BM+4) + warp row + wm·WM/WMITER + lane row·TM + 4g", false);
+    SharedSiteBuilder b_read("Bs read (b_frag)", "Bs[k][n]: word = k·BN + warp col + wn·WN/WNITER + lane col·TN + 4g", false);
+    for (int k = 0; k < c.bk; ++k) {
+        for (int w = 0; w < wm_iter; ++w)
+            for (int g = 0; g < c.tm / 4; ++g)
+                a_read.run([=](int t) { return int64_t(warp_row(t) + lane_row(t)); },
+                           int64_t(k) * ld_a + w * sub_m + 4 * g, 4, 4);
+        for (int w = 0; w < c.wniter; ++w)
+            for (int g = 0; g < c.tn / 4; ++g)
+                b_read.run([=](int t) { return int64_t(warp_col(t) + lane_col(t)); },
+                           int64_t(k) * ld_b + w * sub_n + 4 * g, 4, 4);
+    }
+    for (const SharedSiteBuilder* b : {&a_copy, &b_copy, &a_read, &b_read}) b->add_to(out, threads, repeats);
+    return out;
+}
+
+}  // namespace tilelab::matmul

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# The warp-tiled kernel (lesson 06, issue 17) under compute-sanitizer at odd sizes: memcheck (the
+# zero-filled cp.async tails, the scalar copies where N % 4 != 0, the float4 stores of C) and
+# racecheck (the STAGES-deep ring of shared buffers: a slice overwritten while another warp still
+# reads it) at every STAGES and a few warp shapes; then the GPU tests of the warp kernel and of
+# every variant (validation and model == counted at random sizes). Binaries from
+# scripts/carry_build.sh (or a build folder: tilelab-cli, tilelab-gpu-worker, tests/tilelab_tests).
+# Usage: scripts/gpu_sanitize_warp.sh CARRY OUT      (logs into OUT; exit 0 only if all passed)
+set -uo pipefail
+carry=${1:?usage: gpu_sanitize_warp.sh CARRY OUT}
+out=${2:?usage: gpu_sanitize_warp.sh CARRY OUT}
+mkdir -p "$out"
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+sanitizer=/usr/local/cuda/bin/compute-sanitizer
+cli="$carry/tilelab-cli"
+failed=0
+summary="$out/summary.txt"
+: > "$summary"
+
+# tool size params...: one checked, counted run of lesson 06 under the sanitizer.
+sanitize() {
+  local tool=$1 size=$2; shift 2
+  local sets=() name="$tool-$size"
+  for s in "$@"; do sets+=(--set "$s"); name+="-$s"; done
+  "$sanitizer" --tool "$tool" --target-processes all --error-exitcode 9 \
+    "$cli" run 06 --size "$size" "${sets[@]}" --reps 1 --warmup 0 --no-reference >>"$out/sanitizer.log" 2>&1
+  local rc=$?
+  echo "$name: rc=$rc" | tee -a "$summary"
+  [ $rc -eq 0 ] || failed=1
+}
+
+# Every STAGES at two odd sizes: N odd (scalar B copies, scalar C stores) and N % 4 == 0 with M, K
+# odd (16-byte copies, zero-filled tails).
+for size in 301x299x303 257x260x131; do
+  for stages in 1 2 3 4; do
+    sanitize memcheck $size STAGES=$stages
+    sanitize racecheck $size STAGES=$stages
+  done
+done
+# Other warp shapes: WMITER = 2, a 64×64 block of 4 warps, one warp per block with BK below the
+# 8-k copy run, and K shorter than one slice.
+sanitize memcheck 301x299x303 WNITER=1
+sanitize racecheck 301x299x303 WNITER=1
+sanitize memcheck 129x131x67 BM=64 BN=64 BK=8 WM=32 WN=32 WNITER=1 STAGES=2
+sanitize racecheck 129x131x67 BM=64 BN=64 BK=8 WM=32 WN=32 WNITER=1 STAGES=2
+sanitize memcheck 45x37x29 BM=32 BN=32 BK=4 WM=32 WN=32 WNITER=1 TM=4 TN=8 STAGES=4
+sanitize racecheck 45x37x29 BM=32 BN=32 BK=4 WM=32 WN=32 WNITER=1 TM=4 TN=8 STAGES=4
+sanitize memcheck 129x132x3 STAGES=4
+
+"$carry/tests/tilelab_tests" --gtest_filter='WarpTiled*:AllVariants/VariantOnGpu.*/matmul_warp_tiled' \
+  >"$out/gpu_tests.log" 2>&1
+rc=$?
+echo "gpu tests (WarpTiledGpu, VariantOnGpu matmul_warp_tiled): rc=$rc" | tee -a "$summary"
+tail -3 "$out/gpu_tests.log" >>"$summary"
+[ $rc -eq 0 ] || failed=1
+
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >>"$summary" 2>&1
+date -u +"%Y-%m-%d %H:%M UTC" >>"$summary"
+echo "failed=$failed" | tee -a "$summary"
+exit $failed

@@ -1,0 +1,83 @@
+// What the warp-tiled kernel compiles to, read in its PTX (NVRTC, no GPU needed): from sm_80 on,
+// STAGES > 1 copies with cp.async (16 bytes for B, 4 for A, both in the src-size form that
+// zero-fills) and waits for all but the newest STAGES-2 groups; STAGES = 1, and any STAGES before
+// sm_80, copies with plain loads and stores and has no cp.async at all. The fragment reads are
+// float4 (ld.shared.v4) with constant offsets from one base.
+#include <gtest/gtest.h>
+
+#include <nvrtc.h>
+
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "tilelab/compile.h"
+
+namespace tilelab {
+namespace {
+
+// The PTX of `name_expression` from the embedded kernel file, for `arch` ("compute_80").
+std::string ptx_of(const std::string& name_expression, const std::string& arch) {
+    const std::string* kernel = embedded_source("matmul/05_warp_tiled.cuh");
+    const std::string* common = embedded_source("common.cuh");
+    if (!kernel || !common) {
+        ADD_FAILURE() << "kernel sources not embedded";
+        return "";
+    }
+    const char* headers[] = {common->c_str()};
+    const char* header_names[] = {"common.cuh"};
+    nvrtcProgram prog = nullptr;
+    if (nvrtcCreateProgram(&prog, kernel->c_str(), "05_warp_tiled.cuh", 1, headers, header_names) != NVRTC_SUCCESS) {
+        ADD_FAILURE() << "nvrtcCreateProgram failed";
+        return "";
+    }
+    nvrtcAddNameExpression(prog, name_expression.c_str());
+    const std::string arch_option = "--gpu-architecture=" + arch;
+    const std::string include = std::string("-I") + TILELAB_CUDA_INCLUDE_FOR_TESTS;
+    const char* options[] = {arch_option.c_str(), "-std=c++17", "-default-device", include.c_str()};
+    const nvrtcResult compiled = nvrtcCompileProgram(prog, 4, options);
+    std::string ptx;
+    if (compiled == NVRTC_SUCCESS) {
+        size_t size = 0;
+        nvrtcGetPTXSize(prog, &size);
+        ptx.resize(size);
+        nvrtcGetPTX(prog, ptx.data());
+    } else {
+        size_t size = 0;
+        nvrtcGetProgramLogSize(prog, &size);
+        std::string log(size, '\0');
+        nvrtcGetProgramLog(prog, log.data());
+        ADD_FAILURE() << name_expression << " for " << arch << ": " << log;
+    }
+    nvrtcDestroyProgram(&prog);
+    return ptx;
+}
+
+int count(const std::string& text, const std::string& pattern) {
+    const std::regex re(pattern);
+    return int(std::distance(std::sregex_iterator(text.begin(), text.end(), re), std::sregex_iterator()));
+}
+
+TEST(WarpTiledPtx, CpAsyncFromSm80WithZeroFillAndPlainLoadsOtherwise) {
+    const std::string stages3 = "warp_tiled_matmul<128, 128, 16, 64, 32, 2, 8, 4, 3, 2>";
+    const std::string sm80 = ptx_of(stages3, "compute_80");
+    // Each of the two bodies (N % 4 == 0 or not) copies STAGES-1 slices ahead and one per step:
+    // A as 8 copies of 4 bytes per slice; B as 2 of 16 bytes (N % 4 == 0) or 8 of 4 bytes.
+    EXPECT_EQ(count(sm80, R"(cp\.async\.cg\.shared\.global \[%r\d+\], \[%rd\d+\], 16, %r\d+;)"), 2 * 3);
+    EXPECT_EQ(count(sm80, R"(cp\.async\.ca\.shared\.global \[%r\d+\], \[%rd\d+\], 4, %r\d+;)"), (8 + 8 + 8) * 3);
+    EXPECT_GT(count(sm80, R"(cp\.async\.wait_group 1;)"), 0) << "all but the newest STAGES-2 = 1 groups";
+    EXPECT_GT(count(sm80, R"(cp\.async\.commit_group;)"), 0);
+    // Per k of a slice: 2 float4 reads of A and 2 of B, with constant offsets, in each body.
+    EXPECT_EQ(count(sm80, R"(ld\.shared\.v4\.f32)"), 2 * 16 * 4);
+
+    const std::string sm75 = ptx_of(stages3, "compute_75");
+    EXPECT_EQ(count(sm75, R"(cp\.async)"), 0) << "no cp.async before sm_80: plain loads";
+    EXPECT_GT(count(sm75, R"(ld\.global)"), 0);
+
+    const std::string stages1 = ptx_of("warp_tiled_matmul<128, 128, 16, 64, 32, 2, 8, 4, 1, 2>", "compute_90");
+    EXPECT_EQ(count(stages1, R"(cp\.async)"), 0) << "STAGES = 1 copies synchronously";
+    EXPECT_GT(count(stages1, R"(ld\.global\.nc\.v4\.f32|ld\.global\.v4\.f32)"), 0) << "B as float4 where N % 4 == 0";
+}
+
+}  // namespace
+}  // namespace tilelab
