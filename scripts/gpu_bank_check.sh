@@ -8,6 +8,8 @@
 #  4. a few configurations of every shared-memory variant: model against hardware, instructions,
 #     wavefronts and conflicts for loads and stores -> OUT/sites.csv (per-site model in the JSON).
 # Prints a short table last. About 3-5 minutes on an H100.
+# Env: ONLY=REGEX runs only the table rows whose label matches (no sanitizer, no tests), e.g.
+#      ONLY='^06 ' for lesson 06's sites in a short session.
 # Usage: scripts/gpu_bank_check.sh BUILD_DIR [OUT]   (BUILD_DIR holds tilelab-cli, tilelab-gpu-worker,
 #        tests/tilelab_tests; exit 0 only if every check passed)
 set -uo pipefail
@@ -26,6 +28,7 @@ date -u +"%Y-%m-%d %H:%M UTC" | tee -a "$summary"
 
 # ---- 1. sanitizer ---------------------------------------------------------------------------
 sanitize() {   # tool size params...
+  [ -z "${ONLY:-}" ] || return 0
   local tool=$1 size=$2; shift 2
   local sets=() name="$tool $size"
   for s in "$@"; do sets+=(--set "$s"); name+=" $s"; done
@@ -44,16 +47,19 @@ sanitize racecheck 37x1001x1 TILE=32 PAD=1 SWIZZLE=0 VEC=1
 sanitize racecheck 36x1000x1 TILE=32 PAD=0 SWIZZLE=1 VEC=4
 
 # ---- 2. GPU tests -----------------------------------------------------------------------------
-"$tests" --gtest_filter='TransposeGpu.*:*OnGpu*.*/transpose_smem' >"$out/gpu_tests.log" 2>&1
-rc=$?
-echo "gpu tests (transpose): rc=$rc, $(grep -c '^\[       OK' "$out/gpu_tests.log") ok, $(grep -c '^\[  FAILED' "$out/gpu_tests.log") failed lines" | tee -a "$summary"
-grep -E "conflicts ld" "$out/gpu_tests.log" | tee -a "$summary"
-[ $rc -eq 0 ] || failed=1
+if [ -z "${ONLY:-}" ]; then
+  "$tests" --gtest_filter='TransposeGpu.*:*OnGpu*.*/transpose_smem' >"$out/gpu_tests.log" 2>&1
+  rc=$?
+  echo "gpu tests (transpose): rc=$rc, $(grep -c '^\[       OK' "$out/gpu_tests.log") ok, $(grep -c '^\[  FAILED' "$out/gpu_tests.log") failed lines" | tee -a "$summary"
+  grep -E "conflicts ld" "$out/gpu_tests.log" | tee -a "$summary"
+  [ $rc -eq 0 ] || failed=1
+fi
 
 # ---- 3 and 4: runs with the hardware counters --------------------------------------------------
 # One run as JSON; a CSV row: label, ms, % of copy, then model and hardware per op.
 row() {   # csv label variant size params...
   local csv=$1 label=$2 variant=$3 size=$4; shift 4
+  [ -z "${ONLY:-}" ] || grep -qE "$ONLY" <<<"$label" || return 0
   local sets=()
   for s in "$@"; do sets+=(--set "$s"); done
   local json="$out/run-$(echo "$label" | tr ' =/' '__-').json"

@@ -6,6 +6,8 @@
 # every variant (validation and model == counted at random sizes). Binaries from
 # scripts/carry_build.sh (or a build folder: tilelab-cli, tilelab-gpu-worker, tests/tilelab_tests).
 # Usage: scripts/gpu_sanitize_warp.sh CARRY OUT      (logs into OUT; exit 0 only if all passed)
+# Env:   QUICK=1: a short session's subset (STAGES 1 and 3 at one odd size, STAGES 4 at the other,
+#        one other warp shape; about a minute on an H100) instead of the whole list.
 set -uo pipefail
 carry=${1:?usage: gpu_sanitize_warp.sh CARRY OUT}
 out=${2:?usage: gpu_sanitize_warp.sh CARRY OUT}
@@ -31,6 +33,16 @@ sanitize() {
 
 # Every STAGES at two odd sizes: N odd (scalar B copies, scalar C stores) and N % 4 == 0 with M, K
 # odd (16-byte copies, zero-filled tails).
+if [ "${QUICK:-0}" = 1 ]; then
+  sanitize memcheck 301x299x303 STAGES=1
+  sanitize racecheck 301x299x303 STAGES=1
+  sanitize memcheck 301x299x303 STAGES=3
+  sanitize racecheck 301x299x303 STAGES=3
+  sanitize memcheck 257x260x131 STAGES=4
+  sanitize racecheck 257x260x131 STAGES=4
+  sanitize memcheck 129x131x67 BM=64 BN=64 BK=8 WM=32 WN=32 WNITER=1 STAGES=2
+  sanitize racecheck 129x131x67 BM=64 BN=64 BK=8 WM=32 WN=32 WNITER=1 STAGES=2
+else
 for size in 301x299x303 257x260x131; do
   for stages in 1 2 3 4; do
     sanitize memcheck $size STAGES=$stages
@@ -46,6 +58,7 @@ sanitize racecheck 129x131x67 BM=64 BN=64 BK=8 WM=32 WN=32 WNITER=1 STAGES=2
 sanitize memcheck 45x37x29 BM=32 BN=32 BK=4 WM=32 WN=32 WNITER=1 TM=4 TN=8 STAGES=4
 sanitize racecheck 45x37x29 BM=32 BN=32 BK=4 WM=32 WN=32 WNITER=1 TM=4 TN=8 STAGES=4
 sanitize memcheck 129x132x3 STAGES=4
+fi
 
 "$carry/tests/tilelab_tests" --gtest_filter='WarpTiled*:AllVariants/VariantOnGpu.*/matmul_warp_tiled' \
   >"$out/gpu_tests.log" 2>&1
