@@ -20,20 +20,19 @@ using json = nlohmann::ordered_json;
 
 Outcome classify(const RunResult& r, bool run_requested) {
     if (!r.ok && r.stage == "input") return {kExitUsage, "invalid", r.error};
-    if (!r.ok && r.stage == "compile") return {kExitCompile, "compile error", "compile failed: " + r.error};
+    if (!r.ok && r.stage == "compile") return {kExitCompile, "compile error", trf("outcome.compile_failed", r.error)};
     if (run_requested && !r.measured && !r.no_gpu_reason.empty())
-        return {kExitNoGpu, "no GPU", "no GPU: " + r.no_gpu_reason};
+        return {kExitNoGpu, "no GPU", trf("ceilings.no_gpu", r.no_gpu_reason)};
     const bool failed_validation =
         (!r.ok && r.stage == "validate") || (r.measured && r.validation.checked && !r.validation.passed);
     if (failed_validation) {
-        std::string why = fmt::format("validation failed against {}: max abs error {}, max rel error {}",
-                                      r.validation.reference, fmt_sci(r.validation.max_abs_error),
-                                      fmt_sci(r.validation.max_rel_error));
+        std::string why = trf("outcome.validation_failed", r.validation.reference, fmt_sci(r.validation.max_abs_error),
+                              fmt_sci(r.validation.max_rel_error));
         if (!r.validation.message.empty()) why += " (" + r.validation.message + ")";
         if (!r.ok && !r.error.empty()) why += ": " + r.error;
         return {kExitValidation, "FAIL", why};
     }
-    if (!r.ok) return {kExitRuntime, "error", fmt::format("{} failed: {}", r.stage, r.error)};
+    if (!r.ok) return {kExitRuntime, "error", trf("outcome.stage_failed", r.stage, r.error)};
     return {kExitOk, "ok", ""};
 }
 

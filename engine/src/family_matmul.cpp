@@ -176,9 +176,11 @@ Validation MatmulFamily::validate() {
         ref = ref_f;
     }
     const double err = std::fabs(double(got) - ref);
-    v.message = fmt::format("C[{}][{}] = {}, expected {:.6g} (error {:.3g}, tolerance {:.3g} × max(1, |expected|))"
-                            "; {} of {} elements outside tolerance",
-                            at / N, at % N, got, ref, err, v.tolerance, s.bad, n);
+    v.message = say("C[{}][{}] = {}, expected {:.6g} (error {:.3g}, tolerance {:.3g} × max(1, |expected|))"
+                    "; {} of {} elements outside tolerance",
+                    "C[{}][{}] = {}，应为 {:.6g}（误差 {:.3g}，容差 {:.3g} × max(1, |应为值|)）"
+                    "；{} / {} 个元素超出容差",
+                    at / N, at % N, got, ref, err, v.tolerance, s.bad, n);
     return v;
 }
 

@@ -187,11 +187,12 @@ Validation StencilFamily::validate() {
     TL_CUDA_CHECK(cudaMemcpy(&expected, reference(r) + at, sizeof expected, cudaMemcpyDeviceToHost));
     const int x = int(at % size_t(nx_)), y = int(at / size_t(nx_) % size_t(ny_)), z = int(at / plane);
     const double err = std::fabs(double(value) - double(expected));
-    v.message = fmt::format("out({}, {}, {}) = {}, expected {:.7g} ({}; error {:.3g}); {} of {} cells wrong", x, y, z,
-                            value, expected,
-                            is_interior(x, y, z, r) ? fmt::format("interior, tolerance {:.3g}", v.tolerance)
-                                                 : std::string("boundary cell: must equal the input exactly"),
-                            err, s.bad, n);
+    const std::string where = is_interior(x, y, z, r)
+                                  ? say("interior, tolerance {:.3g}", "内部格点，容差 {:.3g}", v.tolerance)
+                                  : say("boundary cell: must equal the input exactly", "边界格点：必须与输入完全相等");
+    v.message = say("out({}, {}, {}) = {}, expected {:.7g} ({}; error {:.3g}); {} of {} cells wrong",
+                    "out({}, {}, {}) = {}，应为 {:.7g}（{}；误差 {:.3g}）；{} / {} 个格点错误", x, y, z, value, expected,
+                    where, err, s.bad, n);
     return v;
 }
 

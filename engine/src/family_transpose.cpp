@@ -11,6 +11,7 @@
 #include "family.h"
 #include "runner_timing.h"
 #include "support_kernels.h"
+#include "tilelab/i18n.h"
 
 namespace tilelab {
 namespace {
@@ -74,8 +75,9 @@ public:
         float value = 0, expected = 0;
         TL_CUDA_CHECK(cudaMemcpy(&value, out_.get<float>() + at, sizeof value, cudaMemcpyDeviceToHost));
         TL_CUDA_CHECK(cudaMemcpy(&expected, ref_.get<float>() + at, sizeof expected, cudaMemcpyDeviceToHost));
-        v.message = fmt::format("out[{}][{}] = {}, expected in[{}][{}] = {}; {} of {} elements wrong", at / size_t(h_),
-                                at % size_t(h_), value, at % size_t(h_), at / size_t(h_), expected, s.bad, n);
+        v.message = say("out[{}][{}] = {}, expected in[{}][{}] = {}; {} of {} elements wrong",
+                        "out[{}][{}] = {}，应为 in[{}][{}] = {}；{} / {} 个元素错误", at / size_t(h_), at % size_t(h_),
+                        value, at % size_t(h_), at / size_t(h_), expected, s.bad, n);
         return v;
     }
 

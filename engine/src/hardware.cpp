@@ -70,19 +70,25 @@ std::string hardware_reason(const std::string& status, const std::string& detail
     std::string s;
     if (status == hs::ok || status == hs::skipped) return "";
     if (status == hs::no_gpu)
-        s = "No hardware counters in model mode: they are read from a GPU.";
+        s = say("No hardware counters in model mode: they are read from a GPU.", "模型模式下没有硬件计数器：它们要从 GPU 上读取。");
     else if (status == hs::insufficient_privileges)
-        s = "The GPU's performance counters are reserved for administrators (ERR_NVGPUCTRPERM): run as root or "
-            "with CAP_SYS_ADMIN, or allow every user with the nvidia module option NVreg_RestrictProfilingToAdminUsers=0 "
-            "(e.g. in /etc/modprobe.d, then reload the driver).";
+        s = say("The GPU's performance counters are reserved for administrators (ERR_NVGPUCTRPERM): run as root or "
+                "with CAP_SYS_ADMIN, or allow every user with the nvidia module option NVreg_RestrictProfilingToAdminUsers=0 "
+                "(e.g. in /etc/modprobe.d, then reload the driver).",
+                "GPU 的性能计数器只对管理员开放（ERR_NVGPUCTRPERM）：以 root 或带 CAP_SYS_ADMIN 运行，或者用 nvidia "
+                "模块选项 NVreg_RestrictProfilingToAdminUsers=0 允许所有用户（例如写在 /etc/modprobe.d 中，再重新加载驱动）。");
     else if (status == hs::profiler_busy)
-        s = "Another profiler holds the GPU's counters (Nsight Compute, Nsight Systems or another CUPTI client): "
-            "close it, or run TileLab outside it, to read them here.";
+        s = say("Another profiler holds the GPU's counters (Nsight Compute, Nsight Systems or another CUPTI client): "
+                "close it, or run TileLab outside it, to read them here.",
+                "另一个性能分析器占用着 GPU 的计数器（Nsight Compute、Nsight Systems 或其他 CUPTI 客户端）："
+                "关掉它，或在它之外运行 TileLab，才能在这里读取。");
     else if (status == hs::unsupported)
-        s = "This GPU or setup cannot read hardware counters through CUPTI's range profiler (it needs compute "
-            "capability 7.5 or newer, not MIG, vGPU without profiling, WSL or confidential computing).";
+        s = say("This GPU or setup cannot read hardware counters through CUPTI's range profiler (it needs compute "
+                "capability 7.5 or newer, not MIG, vGPU without profiling, WSL or confidential computing).",
+                "这块 GPU 或这套环境无法通过 CUPTI 的 range profiler 读取硬件计数器（需要计算能力 7.5 或更新，"
+                "且不能是 MIG、不带性能分析的 vGPU、WSL 或机密计算）。");
     else
-        s = "The hardware-counter pass failed.";
+        s = say("The hardware-counter pass failed.", "硬件计数器遍历失败。");
     if (!detail.empty()) s += " (" + detail + ")";
     return s;
 }

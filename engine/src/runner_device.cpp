@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include "cuda_check.h"
+#include "tilelab/i18n.h"
 
 namespace tilelab {
 namespace {
@@ -23,12 +24,19 @@ std::string model_mode_reason(cudaError_t status) {
     const auto version = [](int v) { return fmt::format("{}.{}", v / 1000, (v % 1000) / 10); };
     switch (status) {
         case cudaErrorInsufficientDriver:
-            if (driver == 0) return "no CUDA driver: the NVIDIA driver (libcuda) is not installed or could not be loaded";
-            return fmt::format("CUDA driver too old: it supports CUDA {}, this build needs {}", version(driver),
-                               version(runtime));
-        case cudaErrorNoDevice: return "no CUDA device: the driver is loaded but found no GPU";
-        case cudaErrorStubLibrary: return "no CUDA driver: only the toolkit's stub libcuda was found";
-        default: return fmt::format("no usable CUDA device: cudaGetDeviceCount: {}", cudaGetErrorString(status));
+            if (driver == 0)
+                return say("no CUDA driver: the NVIDIA driver (libcuda) is not installed or could not be loaded",
+                           "没有 CUDA 驱动：NVIDIA 驱动（libcuda）未安装或无法加载");
+            return say("CUDA driver too old: it supports CUDA {}, this build needs {}",
+                       "CUDA 驱动太旧：它支持 CUDA {}，本程序需要 {}", version(driver), version(runtime));
+        case cudaErrorNoDevice:
+            return say("no CUDA device: the driver is loaded but found no GPU", "没有 CUDA 设备：驱动已加载，但没有找到 GPU");
+        case cudaErrorStubLibrary:
+            return say("no CUDA driver: only the toolkit's stub libcuda was found",
+                       "没有 CUDA 驱动：只找到了工具包里的占位 libcuda（stub）");
+        default:
+            return say("no usable CUDA device: cudaGetDeviceCount: {}", "没有可用的 CUDA 设备：cudaGetDeviceCount：{}",
+                       std::string(cudaGetErrorString(status)));
     }
 }
 
@@ -97,7 +105,8 @@ int fp32_lanes_per_sm(int sm_major, int sm_minor) {
 DeviceProbe probe_device(bool force_model_mode) {
     DeviceProbe probe;
     if (force_model_mode || model_mode_forced_by_environment()) {
-        probe.status.reason = force_model_mode ? "model mode requested" : "model mode requested (TILELAB_MODEL_MODE)";
+        probe.status.reason = force_model_mode ? say("model mode requested", "按要求进入模型模式")
+                                               : say("model mode requested (TILELAB_MODEL_MODE)", "按要求进入模型模式（TILELAB_MODEL_MODE）");
         return probe;
     }
     int count = 0;

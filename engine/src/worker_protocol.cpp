@@ -1,5 +1,6 @@
 // Framing and (de)serialization for the engine <-> GPU worker messages (worker_protocol.h).
 #include "worker_protocol.h"
+#include "tilelab/i18n.h"
 #include <algorithm>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -143,6 +144,11 @@ std::string request_problem(const json& request) {
     if (!request.is_object()) return "the request is not an object";
     if (std::string p = need_uint(request, "id", UINT32_MAX); !p.empty()) return p;
     if (request.contains("cancelled") && !request.at("cancelled").is_boolean()) return "\"cancelled\" is not true or false";
+    if (request.contains("lang")) {   // optional: the language of the reply's messages
+        Language lang;
+        if (!request.at("lang").is_string() || !parse_language(request.at("lang").get_ref<const std::string&>(), lang))
+            return "\"lang\" is not \"en\" or \"zh\"";
+    }
     if (!request.contains("op") || !request.at("op").is_string()) return "\"op\" is missing or not a string";
     const std::string& op = request.at("op").get_ref<const std::string&>();
     if (op == "run") return first_problem({job_problem(request), options_problem(request)});

@@ -90,6 +90,10 @@ TEST(WorkerFuzz, RandomValuesAreRefusedWithoutThrowing) {
     EXPECT_FALSE(worker::request_problem({{"id", "7"}, {"op", "memory"}}).empty());  // a string id
     EXPECT_EQ(worker::request_id_or_zero({{"id", "7"}, {"op", "memory"}}), 0u);
     EXPECT_EQ(worker::request_problem({{"id", 7}, {"op", "memory"}}), "");
+    // The language of the reply's messages: optional, "en" or "zh".
+    EXPECT_EQ(worker::request_problem({{"id", 7}, {"op", "memory"}, {"lang", "zh"}}), "");
+    EXPECT_FALSE(worker::request_problem({{"id", 7}, {"op", "memory"}, {"lang", "fr"}}).empty());
+    EXPECT_FALSE(worker::request_problem({{"id", 7}, {"op", "memory"}, {"lang", 1}}).empty());
 }
 
 TEST(WorkerFuzz, MutatedRequestsAreRefusedOrReadable) {

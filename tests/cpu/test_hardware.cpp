@@ -157,4 +157,13 @@ TEST(HardwareCli, TheTableSaysWhyThereAreNoCounters) {
     EXPECT_NE(r.out.find("not read (no_gpu)"), std::string::npos) << r.out;
 }
 
+// In Chinese the table, the reason and the device's reason come from the tables and say().
+TEST(HardwareCli, TheTableSaysWhyInChinese) {
+    const auto r = run_model_mode({"run", "matmul.smem_tiled", "--size", "256", "--lang", "zh"});
+    EXPECT_NE(r.out.find("硬件计数器"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("未读取（no_gpu）"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("模型模式下没有硬件计数器"), std::string::npos) << r.out;
+    EXPECT_NE(r.err.find("没有 GPU：按要求进入模型模式"), std::string::npos) << r.err;
+}
+
 }  // namespace

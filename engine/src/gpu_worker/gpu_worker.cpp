@@ -15,6 +15,7 @@
 #include "runner_device.h"
 #include "runner_gpu.h"
 #include "tilelab/result_json.h"
+#include "tilelab/i18n.h"
 #include "worker_protocol.h"
 #include "worker_stream.h"
 
@@ -237,6 +238,9 @@ int serve_gpu_worker(int in_fd, int out_fd, int cancel_fd) {
         } else {
             try {
                 begin_request(id, request.value("cancelled", false));
+                Language lang = Language::English;   // checked by request_problem
+                if (request.contains("lang")) parse_language(request.at("lang").get_ref<const std::string&>(), lang);
+                set_language(lang);
                 notes.begin(id);
                 reply = worker.handle(request, notes);
             } catch (const std::exception& e) {   // validated, so only the runtime can get here

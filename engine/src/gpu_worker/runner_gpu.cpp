@@ -14,6 +14,7 @@
 #include "hardware_counters.h"
 #include "runner_device.h"
 #include "support_kernels.h"
+#include "tilelab/i18n.h"
 
 namespace tilelab {
 namespace {
@@ -163,10 +164,11 @@ Measurement GpuRunner::measure(const worker::MeasureJob& job, const RunOptions& 
         r.validation = family.validate();
         times.validate_ms = lap_ms(lap);
         if (!r.validation.passed)
-            throw StageError("validate", fmt::format("Output differs from the {} reference: max error {:.3g} ({:.3g} relative to max(1, |expected|), tolerance {:.3g}); first: {}",
-                                                     r.validation.reference, r.validation.max_abs_error,
-                                                     r.validation.max_rel_error, r.validation.tolerance,
-                                                     r.validation.message));
+            throw StageError("validate", say("Output differs from the {} reference: max error {:.3g} ({:.3g} relative to max(1, |expected|), tolerance {:.3g}); first: {}",
+                                             "输出与 {} 参考结果不同：最大误差 {:.3g}（相对 max(1, |应为值|) 为 {:.3g}，容差 {:.3g}）；第一个：{}",
+                                             r.validation.reference, r.validation.max_abs_error,
+                                             r.validation.max_rel_error, r.validation.tolerance,
+                                             r.validation.message));
 
         // 2. Time it.
         stage = "run";

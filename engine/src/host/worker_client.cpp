@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <thread>
 #include "remote_link.h"
+#include "tilelab/i18n.h"
 
 extern char** environ;
 
@@ -304,6 +305,8 @@ bool WorkerClient::wait_for_reply(uint32_t id, const CancelFlag* cancel, json& r
 }
 
 bool WorkerClient::call(json request, const CancelFlag* cancel, json& reply, std::string& failure, int time_limit_ms) {
+    // The worker writes its messages (validation, faults, counters not read) in this language.
+    request["lang"] = language_code(language());
     std::lock_guard lock(mutex_);
     if (where_.remote()) {
         if (!lost_.empty()) {   // until the user reconnects
