@@ -19,8 +19,9 @@ static void print(const std::string& s) { std::fputs(s.c_str(), stdout); }
 
 // [SECTION] list -------------------------------------------------------------------------------
 
-// "4, 8, 16, 32" for short lists; "1..255" or "8..64 in steps of 8" for long ones.
-static std::string values_text(const ParamSpec& p) {
+// "4, 8, 16, 32" for short lists; "1..255" or "8..64 in steps of 8" for long ones. The CSV keeps
+// the English (`localized` false); the table follows the language.
+static std::string values_text(const ParamSpec& p, bool localized) {
     const std::vector<int> values = p.values();
     constexpr size_t kListAtMost = 8;   // longer lists read better as a range
     if (values.size() <= kListAtMost) {
@@ -28,8 +29,12 @@ static std::string values_text(const ParamSpec& p) {
         for (int v : values) parts.push_back(std::to_string(v));
         return fmt::format("{}", fmt::join(parts, ", "));
     }
-    if (p.kind == ParamKind::Int && p.step > 1) return fmt::format("{}..{} in steps of {}", p.min, p.max, p.step);
-    if (p.kind == ParamKind::Pow2) return fmt::format("powers of two {}..{}", values.front(), values.back());
+    if (p.kind == ParamKind::Int && p.step > 1)
+        return localized ? say("{}..{} in steps of {}", "{}..{}，步长 {}", p.min, p.max, p.step)
+                         : fmt::format("{}..{} in steps of {}", p.min, p.max, p.step);
+    if (p.kind == ParamKind::Pow2)
+        return localized ? say("powers of two {}..{}", "2 的幂 {}..{}", values.front(), values.back())
+                         : fmt::format("powers of two {}..{}", values.front(), values.back());
     return fmt::format("{}..{}", p.min, p.max);
 }
 
@@ -49,7 +54,7 @@ int cmd_list(const CliOptions& o) {
             for (const auto& p : v.params)
                 print(csv_line({v.id, v.family, v.title, p.name, p.label, param_kind_name(p.kind),
                                 std::to_string(p.min), std::to_string(p.max), std::to_string(p.step),
-                                std::to_string(p.def), values_text(p), p.help}));
+                                std::to_string(p.def), values_text(p, false), p.help}));
         }
         return kExitOk;
     }
@@ -64,7 +69,7 @@ int cmd_list(const CliOptions& o) {
         }
         Table t({{tr("cli.col_param"), Align::Left}, {tr("cli.col_values"), Align::Left}, {tr("cli.col_default"), Align::Right},
                  {tr("cli.col_what_it_trades"), Align::Left}});
-        for (const auto& p : v.params) t.add_row({p.name, values_text(p), std::to_string(p.def), p.shown_help()});
+        for (const auto& p : v.params) t.add_row({p.name, values_text(p, true), std::to_string(p.def), p.shown_help()});
         out += t.render(2) + "\n";
     }
     out += tr("cli.list_lessons") + "\n\n";
@@ -133,7 +138,7 @@ int cmd_targets(const CliOptions& o) {
     out += "\n";
     std::vector<Column> cols = {{"", Align::Left}};
     for (size_t i = 0; i < kTargetHeaders.size(); ++i)
-        cols.push_back({kTargetHeaders[i], i >= 3 && i <= 11 ? Align::Right : Align::Left});
+        cols.push_back({tr("targets.col." + kTargetHeaders[i]), i >= 3 && i <= 11 ? Align::Right : Align::Left});
     Table t(cols);
     for (const auto& target : rows) {
         auto cells = target_cells(target);

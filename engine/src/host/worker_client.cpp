@@ -238,9 +238,10 @@ bool WorkerClient::wait_for_reply(uint32_t id, const CancelFlag* cancel, json& r
     for (;;) {
         if (time_limit_ms > 0 && std::chrono::steady_clock::now() - sent_at > std::chrono::milliseconds(time_limit_ms)) {
             const std::string how = stop(0);
-            failure = fmt::format("the run took longer than {:g} s and was stopped (an endless loop in the kernel?); "
-                                  "the GPU worker was stopped ({}) and a fresh one starts with the next run",
-                                  time_limit_ms / 1000.0, how);
+            failure = say("the run took longer than {:g} s and was stopped (an endless loop in the kernel?); "
+                          "the GPU worker was stopped ({}) and a fresh one starts with the next run",
+                          "运行超过 {:g} s，已被停止（内核里有死循环？）；GPU worker 已停止（{}），下一次运行会启动一个新的",
+                          time_limit_ms / 1000.0, how);
             return false;
         }
         if (cancel && cancel->load() && !cancel_sent) {
@@ -256,8 +257,9 @@ bool WorkerClient::wait_for_reply(uint32_t id, const CancelFlag* cancel, json& r
         }
         if (cancel_sent && std::chrono::steady_clock::now() - cancel_sent_at > std::chrono::milliseconds(kCancelGraceMs)) {
             const std::string how = stop(0);
-            failure = fmt::format("cancelled; the GPU worker did not stop within {} s and was stopped ({}), so the next run starts afresh",
-                                  kCancelGraceMs / 1000, how);
+            failure = say("cancelled; the GPU worker did not stop within {} s and was stopped ({}), so the next run starts afresh",
+                          "已取消；GPU worker 在 {} s 内没有停下，已被停止（{}），下一次运行会重新开始",
+                          kCancelGraceMs / 1000, how);
             return false;
         }
         pollfd p{channel_, POLLIN, 0};
@@ -268,8 +270,8 @@ bool WorkerClient::wait_for_reply(uint32_t id, const CancelFlag* cancel, json& r
             return false;
         }
         if (remote_ && ready == 0 && std::chrono::steady_clock::now() - last_heard > silence_limit) {
-            failure = fmt::format("The connection to the GPU worker {} went silent for {} s in the middle of a run.",
-                                  where_.describe(), where_.connect_timeout_s);
+            failure = say("The connection to the GPU worker {} went silent for {} s in the middle of a run.",
+                          "到 GPU worker {} 的连接在运行中途沉默了 {} s。", where_.describe(), where_.connect_timeout_s);
             stop(0);
             lost_ = failure;
             return false;
@@ -289,8 +291,9 @@ bool WorkerClient::wait_for_reply(uint32_t id, const CancelFlag* cancel, json& r
                 return false;
             }
             const std::string how = stop(kExitGraceMs);
-            failure = fmt::format("the GPU worker stopped unexpectedly ({}{}); a fresh one starts with the next run", how,
-                                  got == worker::ReadStatus::error ? "; " + error : "");
+            failure = say("the GPU worker stopped unexpectedly ({}{}); a fresh one starts with the next run",
+                          "GPU worker 意外停止（{}{}）；下一次运行会启动一个新的", how,
+                          got == worker::ReadStatus::error ? "; " + error : std::string());
             return false;
         }
         last_heard = std::chrono::steady_clock::now();
@@ -334,7 +337,8 @@ bool WorkerClient::call(json request, const CancelFlag* cancel, json& reply, std
             return false;
         }
         const std::string how = stop(kExitGraceMs);
-        failure = fmt::format("the GPU worker stopped unexpectedly ({}; {}); a fresh one starts with the next run", how, error);
+        failure = say("the GPU worker stopped unexpectedly ({}; {}); a fresh one starts with the next run",
+                      "GPU worker 意外停止（{}；{}）；下一次运行会启动一个新的", how, error);
         return false;
     }
     const bool answered = wait_for_reply(id, cancel, reply, failure, time_limit_ms);
