@@ -89,11 +89,12 @@ public:
         probe_ = probe_device(false);
         const DeviceProbe& probe = probe_;
         if (!probe.status.gpu) {
-            unusable_ = "the GPU worker found no usable device: " + probe.status.reason;
+            unusable_ = say("the GPU worker found no usable device: {}", "GPU worker 没有找到可用的设备：{}", probe.status.reason);
             return;
         }
         if (const cudaError_t e = cudaSetDevice(0); e != cudaSuccess) {
-            unusable_ = std::string("the GPU worker could not use the device: cudaSetDevice: ") + cudaGetErrorString(e);
+            unusable_ = say("the GPU worker could not use the device: cudaSetDevice: {}", "GPU worker 无法使用该设备：cudaSetDevice：{}",
+                            std::string(cudaGetErrorString(e)));
             return;
         }
         runner_ = std::make_unique<GpuRunner>(probe.l2_bytes);
@@ -161,7 +162,7 @@ public:
         } else if (op == "release") {
             runner_->release_memory(request.at("handle").get<int>());
         } else {
-            reply["failure"] = "the GPU worker does not know the request \"" + op + "\"";
+            reply["failure"] = say("the GPU worker does not know the request \"{}\"", "GPU worker 不认识请求 \"{}\"", op);
         }
         if (runner_->context_lost()) reply["context_lost"] = true;
         return reply;
@@ -234,7 +235,7 @@ int serve_gpu_worker(int in_fd, int out_fd, int cancel_fd) {
         const uint32_t id = worker::request_id_or_zero(request);
         if (const std::string problem = worker::request_problem(request); !problem.empty()) {
             std::fprintf(stderr, "tilelab-gpu-worker: refused a malformed request: %s\n", problem.c_str());
-            reply = {{"failure", "the GPU worker refused a malformed request: " + problem}};
+            reply = {{"failure", say("the GPU worker refused a malformed request: {}", "GPU worker 拒绝了一个格式错误的请求：{}", problem)}};
         } else {
             try {
                 begin_request(id, request.value("cancelled", false));
@@ -244,7 +245,8 @@ int serve_gpu_worker(int in_fd, int out_fd, int cancel_fd) {
                 notes.begin(id);
                 reply = worker.handle(request, notes);
             } catch (const std::exception& e) {   // validated, so only the runtime can get here
-                reply = {{"failure", std::string("the GPU worker could not carry out the request: ") + e.what()}};
+                reply = {{"failure", say("the GPU worker could not carry out the request: {}", "GPU worker 无法执行该请求：{}",
+                                         std::string(e.what()))}};
             }
             notes.end();
         }

@@ -59,7 +59,7 @@ int move_high(int fd) {
 std::string find_gpu_worker(std::string& failure) {
     if (const char* env = std::getenv("TILELAB_GPU_WORKER"); env && *env) {
         if (is_executable_file(env)) return env;
-        failure = fmt::format("TILELAB_GPU_WORKER={} is not an executable file", env);
+        failure = say("TILELAB_GPU_WORKER={} is not an executable file", "TILELAB_GPU_WORKER={} 不是可执行文件", std::string(env));
         return "";
     }
     std::error_code ec;
@@ -77,8 +77,9 @@ std::string find_gpu_worker(std::string& failure) {
             if (!dir.empty() && is_executable_file(fs::path(dir) / kWorkerName)) return (fs::path(dir) / kWorkerName).string();
         }
     }
-    failure = fmt::format("{} was not found next to {}; reinstall or set TILELAB_GPU_WORKER", kWorkerName,
-                          ec ? std::string("this program") : exe.string());
+    failure = say("{} was not found next to {}; reinstall or set TILELAB_GPU_WORKER",
+                  "在 {1} 旁边没有找到 {0}；请重新安装，或设置 TILELAB_GPU_WORKER", std::string(kWorkerName),
+                  ec ? say("this program", "本程序") : exe.string());
     return "";
 }
 
@@ -114,7 +115,7 @@ bool WorkerClient::connect(json& hello, std::string& failure) {
 
 bool WorkerClient::connect_locked(json& hello, std::string& failure) {
     if (!where_.remote()) {
-        failure = "the GPU worker runs on this machine; there is nothing to connect to";
+        failure = say("the GPU worker runs on this machine; there is nothing to connect to", "GPU worker 就在本机上运行，没有要连接的远端");
         return false;
     }
     auto link = std::make_unique<RemoteLink>(where_);
@@ -150,11 +151,11 @@ bool WorkerClient::start(std::string& failure) {
     if (path.empty()) return false;
     int channel[2], cancel[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, channel) != 0) {
-        failure = std::string("could not create the GPU worker channel: ") + std::strerror(errno);
+        failure = say("could not create the GPU worker channel: {}", "无法建立到 GPU worker 的通道：{}", std::string(std::strerror(errno)));
         return false;
     }
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, cancel) != 0) {
-        failure = std::string("could not create the GPU worker channel: ") + std::strerror(errno);
+        failure = say("could not create the GPU worker channel: {}", "无法建立到 GPU worker 的通道：{}", std::string(std::strerror(errno)));
         ::close(channel[0]);
         ::close(channel[1]);
         return false;
@@ -188,7 +189,7 @@ bool WorkerClient::start(std::string& failure) {
     ::close(child_channel);
     ::close(child_cancel);
     if (rc != 0) {
-        failure = fmt::format("could not start {}: {}", path, std::strerror(rc));
+        failure = say("could not start {}: {}", "无法启动 {}：{}", path, std::string(std::strerror(rc)));
         ::close(channel[0]);
         ::close(cancel[0]);
         return false;
@@ -265,7 +266,7 @@ bool WorkerClient::wait_for_reply(uint32_t id, const CancelFlag* cancel, json& r
         pollfd p{channel_, POLLIN, 0};
         const int ready = ::poll(&p, 1, kPollMs);
         if (ready < 0 && errno != EINTR) {
-            failure = std::string("waiting for the GPU worker failed: ") + std::strerror(errno);
+            failure = say("waiting for the GPU worker failed: {}", "等待 GPU worker 失败：{}", std::string(std::strerror(errno)));
             stop(0);
             return false;
         }
@@ -371,7 +372,7 @@ Measurement measure_in_worker(const worker::MeasureJob& job, const RunOptions& o
     } catch (const std::exception& e) {   // a reply that does not parse
         m = Measurement{};
         m.stage = "run";
-        m.error = std::string("the GPU worker's reply could not be read: ") + e.what();
+        m.error = say("the GPU worker's reply could not be read: {}", "无法读取 GPU worker 的回复：{}", std::string(e.what()));
     }
     if (reply.value("context_lost", false)) m.error += std::string("; ") + kWorkerRestartedNote;
     return m;
