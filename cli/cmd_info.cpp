@@ -102,6 +102,12 @@ static const std::vector<std::string> kTargetHeaders = {
     "key", "name", "arch", "SMs", "warps/SM", "blocks/SM", "regs/SM", "smem/SM", "smem/block",
     "clock GHz", "FP32 GFLOP/s", "DRAM GB/s", "source"};
 
+// The table's column names in the current language (the CSV keeps kTargetHeaders).
+static const std::vector<const char*> kTargetHeaderKeys = {
+    "targets.col.key", "targets.col.name", "targets.col.arch", "targets.col.SMs", "targets.col.warps/SM",
+    "targets.col.blocks/SM", "targets.col.regs/SM", "targets.col.smem/SM", "targets.col.smem/block",
+    "targets.col.clock GHz", "targets.col.FP32 GFLOP/s", "targets.col.DRAM GB/s", "targets.col.source"};
+
 int cmd_targets(const CliOptions& o) {
     auto engine = make_engine(o);
     apply_target(*engine, o.target);
@@ -138,7 +144,7 @@ int cmd_targets(const CliOptions& o) {
     out += "\n";
     std::vector<Column> cols = {{"", Align::Left}};
     for (size_t i = 0; i < kTargetHeaders.size(); ++i)
-        cols.push_back({tr("targets.col." + kTargetHeaders[i]), i >= 3 && i <= 11 ? Align::Right : Align::Left});
+        cols.push_back({tr(kTargetHeaderKeys[i]), i >= 3 && i <= 11 ? Align::Right : Align::Left});
     Table t(cols);
     for (const auto& target : rows) {
         auto cells = target_cells(target);
