@@ -57,6 +57,10 @@ TuneConfig tune_config(const CliOptions& o, const Variant& v) {
     return cfg;
 }
 
+const std::string& stage_text(const std::string& stage) {
+    return stage == "compile" ? tr("tune.stage.compile") : stage == "full" ? tr("tune.stage.full") : tr("tune.stage.measure");
+}
+
 std::string candidate_note(const TuneCandidate& c) {
     if (!c.pruned.empty()) return trf("tune.pruned", c.pruned);
     if (!c.error.empty()) return c.error;
@@ -184,7 +188,7 @@ int cmd_tune(const CliOptions& o) {
         if (!tty && !gpu) return;   // model mode in a pipe: the report says it all
         const std::string best = p.best ? trf("tune.progress_best", fmt_ms(p.best->median_ms), params_text(v, p.best->params))
                                         : std::string();
-        const std::string line = trf("tune.progress", p.stage, p.done, p.total, best);
+        const std::string line = trf("tune.progress", stage_text(p.stage), p.done, p.total, best);
         if (tty) std::fprintf(stderr, "\r%s\x1b[K", line.c_str());
         else std::fprintf(stderr, "%s\n", line.c_str());
     };

@@ -11,7 +11,8 @@
 //      declares them, ×4 when the guess passes the per-thread limit); points the model cannot tell apart (the same threads, shared
 //      memory, FLOPs and traffic) count once: one per signature first, their twins after;
 //      keep the `shortlist` best scores plus `sample` points drawn at random (seeded reservoir)
-//      from the rest, so a model that misjudges one corner of the space cannot hide it all;
+//      from the rest, so a model that misjudges one corner of the space cannot hide it all, and
+//      the variant's defaults (so the answer is never worse than what the lesson opens with);
 //   3. compile each candidate (NVRTC, no GPU) and prune: register spills, no block fits on an SM,
 //      shared memory over the limit; each pruned point keeps its reason, and a pruned model pick
 //      is replaced by the next best score (at most 3 × shortlist replacements);
@@ -46,7 +47,7 @@ struct TuneConfig {
 
 struct TuneCandidate {
     ParamValues params;                  // every parameter of the variant
-    std::string origin;                  // "model", "sample" or "refine" (coordinate descent)
+    std::string origin;                  // "model", "sample", "default" or "refine" (coordinate descent)
     double score_ms = 0;                 // the model's estimate (step 2), no compile
     double intensity = 0;                // model FLOP per byte of global traffic
     // Step 3: the compile.

@@ -187,6 +187,13 @@ static TuneReport plan(const Engine& engine, const Variant& v, const TuneConfig&
         std::swap(rest[i], rest[i + rng() % (rest.size() - i)]);
         add(points[rest[i]], "sample");
     }
+    // The variant's defaults (with the fixed values) are always measured too: the tuner's answer
+    // is then never worse than what the lesson opens with.
+    const ParamValues defaults = with_defaults(v.params, cfg.fixed);
+    const bool listed = std::any_of(r.candidates.begin(), r.candidates.end(),
+                                    [&](const TuneCandidate& c) { return c.params == defaults; });
+    if (!listed && engine.invalid_reason(request_for(v, defaults, cfg.problem)).empty())
+        add(Scored{defaults, model_score_ms(engine, v, defaults, cfg.problem), {}}, "default");
     if (reserve != nullptr) {
         std::vector<bool> taken(points.size() - top, false);
         for (size_t i = 0; i < sample; ++i) taken[rest[i] - top] = true;
@@ -364,10 +371,10 @@ void rank_candidates(std::vector<TuneCandidate>& candidates) {
 }
 
 std::string tune_strategy_text(const TuneReport& r, const TuneConfig& cfg) {
-    return say("{} combinations, {} valid; candidates: the {} best by the model's roofline score and {} drawn at random "
-               "(seed {}), compiled and pruned (spills, occupancy 0, shared memory; a pruned model pick is replaced by "
+    return say("{} combinations, {} valid; candidates: the {} best by the model's roofline score, {} drawn at random "
+               "(seed {}) and the defaults, compiled and pruned (spills, occupancy 0, shared memory; a pruned model pick is replaced by "
                "the next best score){}",
-               "{} 种组合，{} 种合法；候选：按模型屋顶线估分最好的 {} 个，加上随机抽取的 {} 个（种子 {}），"
+               "{} 种组合，{} 种合法；候选：按模型屋顶线估分最好的 {} 个、随机抽取的 {} 个（种子 {}）以及默认参数，"
                "编译后剪枝（溢出、占用率为 0、共享内存；被剪掉的模型候选由估分次好的点替补）{}",
                r.combinations, r.valid, std::min<uint64_t>(r.valid, uint64_t(std::max(0, cfg.shortlist))),
                std::min<uint64_t>(r.valid - std::min<uint64_t>(r.valid, uint64_t(std::max(0, cfg.shortlist))),
