@@ -239,10 +239,10 @@ static void analyse_candidate(Engine& engine, const Variant& v, const Problem& p
 static void measure_candidate(Engine& engine, const Variant& v, const TuneConfig& cfg, bool full, TuneReport& report,
                               TuneCandidate& c, const CancelFlag* cancel) {
     RunOptions o;
-    o.quick = !full;
     o.count_accesses = false;      // the tuner ranks times; model == counted is the tests' business
     o.hardware_counters = false;
     o.seed = cfg.seed;
+    if (!full) o = quick_protocol(o);   // L2 flushed in both, so quick and full medians compare
     const RunResult r = engine.run(request_for(v, c.params, cfg.problem), o, cancel);
     c.measured = r.measured;
     c.phase = full ? "full" : "quick";
