@@ -1,9 +1,14 @@
 // The autotuner on a real GPU: every point it ranks ran and validated, the ranking is by median
 // time, the budget stops it, a cancel stops it at once. Skips visibly without a GPU.
+#include <unistd.h>
+
 #include <atomic>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 
 #include "gpu.h"
+#include "spawn.h"
 #include "tilelab/tune.h"
 
 using namespace tilelab;
@@ -58,6 +63,31 @@ TEST(TuneGpu, ACancelStopsItAtOnce) {
     const TuneReport r = run_tune(shared_engine(), *find_variant("matmul.smem_tiled"), small_tune(), cb);
     EXPECT_TRUE(r.cancelled);
     EXPECT_EQ(r.tried, 0);
+}
+
+// The CLI end to end: measured, then cached (said so, with the date), then a corrupt cache file
+// refused in one line and measured again.
+TEST(TuneGpu, TheCliCachesTheRankingPerGpuAndRefusesACorruptFile) {
+    TILELAB_REQUIRE_GPU();
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::temp_directory_path() / ("tilelab_tune_gpu_" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir / "scratch");
+    const std::vector<std::string> args = {"tune", "matmul.smem_tiled", "--size", "512", "--param", "TILE",
+                                           "--candidates", "2", "--sample", "0", "--budget", "60"};
+    const std::vector<std::string> env = {"XDG_CACHE_HOME=" + dir.string(), "LANG=C", "LC_ALL=C"};
+    const auto first = test::spawn(test::cli_path(), args, env, 300, (dir / "scratch").string());
+    ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
+    EXPECT_EQ(first.out.find("cached:"), std::string::npos);
+    const auto second = test::spawn(test::cli_path(), args, env, 300, (dir / "scratch").string());
+    ASSERT_EQ(second.exit_code, 0) << second.err;
+    EXPECT_NE(second.out.find("cached: measured at"), std::string::npos) << second.out;
+    for (const auto& f : fs::directory_iterator(dir / "tilelab" / "tune")) std::ofstream(f.path()) << "{ not json";
+    const auto third = test::spawn(test::cli_path(), args, env, 300, (dir / "scratch").string());
+    EXPECT_EQ(third.exit_code, 0) << third.err;
+    EXPECT_NE(third.err.find("is refused"), std::string::npos) << third.err;
+    EXPECT_EQ(third.out.find("cached:"), std::string::npos);
+    fs::remove_all(dir);
 }
 
 }  // namespace
