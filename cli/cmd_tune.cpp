@@ -73,6 +73,7 @@ std::string table_text(const TuneReport& r, const Variant& v, bool cached) {
     out += trf("tune.space", r.combinations, r.valid, r.candidates.size(), r.tried) + "\n";
     if (cached) out += trf("tune.cached", r.measured_at, fmt_fixed(r.elapsed_s, 1)) + "\n";
     if (r.budget_hit) out += tr("tune.budget_hit") + "\n";
+    if (r.cancelled) out += tr("tune.cancelled_note") + "\n";
     if (r.gpu && r.reference_ms > 0) out += trf("tune.reference", r.reference_name, fmt_ms(r.reference_ms)) + "\n";
     std::vector<Column> cols = {{"#", Align::Right},
                                 {tr("tune.col_params"), Align::Left},
