@@ -13,6 +13,7 @@ int cmd_ceilings(const CliOptions& o);   // cmd_info.cpp: measured copy bandwidt
 int cmd_compile(const CliOptions& o);    // cmd_analyse.cpp: ptxas, occupancy, cost model
 int cmd_run(const CliOptions& o);        // cmd_analyse.cpp: the above plus time and validation
 int cmd_sweep(const CliOptions& o);      // cmd_sweep.cpp: one or two parameters across values
+int cmd_tune(const CliOptions& o);       // cmd_tune.cpp: the best parameters on this GPU (autotuner)
 int cmd_exercise(const CliOptions& o);   // cmd_exercise.cpp: list, one exercise, its starting file
 int cmd_drill(const CliOptions& o);      // cmd_drill.cpp: a lesson's drills; check an answer
 

@@ -146,6 +146,20 @@ int main(int argc, char** argv) {
     sweep->add_option("--values2", o.values2, tilelab::tr("clihelp.values2"))->delimiter(',')->allow_extra_args(false);
     sweep->add_flag("--compile-only", o.compile_only, tilelab::tr("clihelp.compile_only"));
 
+    auto* tune = app.add_subcommand("tune", tilelab::tr("clihelp.tune"));
+    add_common_flags(tune, o, f);
+    tune->add_option("variant", o.variant, tilelab::tr("clihelp.variant"))->required();
+    tune->add_option("--set", o.sets, tilelab::tr("clihelp.tune_set"))->allow_extra_args(false);
+    tune->add_option("--size", o.size, tilelab::tr("clihelp.size"));
+    tune->add_option("--target", o.target, tilelab::tr("clihelp.target"));
+    tune->add_option("--param", o.tune_params, tilelab::tr("clihelp.tune_param"))->allow_extra_args(false);
+    tune->add_option("--budget", o.budget, tilelab::tr("clihelp.budget"));
+    tune->add_flag("--fresh", o.fresh, tilelab::tr("clihelp.fresh"));
+    tune->add_option("--candidates", o.tune_candidates, tilelab::tr("clihelp.candidates"))
+        ->check(tilelab::whole_number(1, 10000));
+    tune->add_option("--sample", o.tune_sample, tilelab::tr("clihelp.sample"))->check(tilelab::whole_number(0, 10000));
+    tune->add_option("--seed", o.seed, tilelab::tr("clihelp.tune_seed"));
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -174,6 +188,7 @@ int main(int argc, char** argv) {
         if (*compile) return cmd_compile(o);
         if (*run) return cmd_run(o);
         if (*sweep) return cmd_sweep(o);
+        if (*tune) return cmd_tune(o);
         if (*exercise) return cmd_exercise(o);
         if (*drill) return cmd_drill(o);
     } catch (const CliError& e) {

@@ -77,6 +77,13 @@ struct CliOptions {
     std::vector<std::string> values, values2;  // restrict them to these values (default: all valid values)
     bool compile_only = false;       // analyse every point, run none
 
+    // Tune
+    std::vector<std::string> tune_params;  // --param, repeatable: the searched parameters (default: all)
+    std::string budget;              // --budget SECONDS as typed; "" = 60
+    bool fresh = false;              // --fresh: measure again even when the cache has a ranking
+    int tune_candidates = 24;        // --candidates: kept by the model's score
+    int tune_sample = 8;             // --sample: drawn at random (seeded) from the other valid points
+
     RunOptions run_options() const {
         RunOptions o;
         o.warmup = warmup;

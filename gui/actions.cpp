@@ -15,18 +15,8 @@ namespace {
 // kernel not yet compiled: the worker starts a compiled one (compile-ahead's neighbours) at once.
 constexpr std::chrono::milliseconds kDragDebounce(30);
 
-// While dragging (and first after a click): still validated (never skipped), but one warm-up and
-// three repetitions, and no instrumented build (a second NVRTC compile) nor hardware counters (a
-// CUPTI pass of several replays). The reference stays: the GPU worker times it once per problem.
-// The full protocol follows.
-RunOptions quick_options(RunOptions opt) {
-    opt.warmup = std::min(opt.warmup, 1);
-    opt.repetitions = std::min(opt.repetitions, 3);
-    opt.count_accesses = false;
-    opt.quick = true;
-    opt.hardware_counters = false;
-    return opt;
-}
+// While dragging (and first after a click): the quick protocol (tilelab/result.h); the full follows.
+RunOptions quick_options(RunOptions opt) { return quick_protocol(opt); }
 
 // The step's whole state (Lesson::state_at): the same however the step is reached.
 void apply_step_state(AppState& state) {

@@ -2,6 +2,8 @@
 // counts; every rate shown is derived here, from them and the cost model, in one place.
 #include "tilelab/result.h"
 
+#include <algorithm>
+
 namespace tilelab {
 
 const char* phase_name(Phase p) {
@@ -11,6 +13,15 @@ const char* phase_name(Phase p) {
         case Phase::full: return "full";
     }
     return "full";
+}
+
+RunOptions quick_protocol(RunOptions opt) {
+    opt.warmup = std::min(opt.warmup, 1);
+    opt.repetitions = std::min(opt.repetitions, 3);
+    opt.count_accesses = false;
+    opt.quick = true;
+    opt.hardware_counters = false;
+    return opt;
 }
 
 void RunResult::apply(const Measurement& m) {

@@ -39,6 +39,12 @@ struct RunOptions {
 enum class Phase { analysed, quick, full };
 const char* phase_name(Phase p);   // "analysed", "quick", "full" (as in the JSON)
 
+// The quick protocol (the app's drag, the tuner's screening): still validated (never skipped), but
+// one warm-up and three repetitions, and no instrumented build (a second NVRTC compile) nor
+// hardware counters (a CUPTI pass of several replays). The reference stays: the GPU worker times
+// it once per problem. A full run follows.
+RunOptions quick_protocol(RunOptions opt);
+
 struct Timing {
     double median_ms = 0, min_ms = 0, max_ms = 0;
     std::vector<double> samples_ms;

@@ -1,0 +1,390 @@
+// The autotuner's search and ranking (tilelab/tune.h). The steps are numbered as in the header.
+#include "tilelab/tune.h"
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+#include <numeric>
+#include <random>
+#include <set>
+#include <tuple>
+
+#include "tilelab/engine.h"
+#include "tilelab/i18n.h"
+#include "tilelab/occupancy.h"
+
+namespace tilelab {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The searched parameters' specs, in declaration order.
+std::vector<const ParamSpec*> searched_specs(const Variant& v, const TuneConfig& cfg) {
+    std::vector<const ParamSpec*> specs;
+    for (const auto& p : v.params)
+        if (cfg.searched.empty() || std::count(cfg.searched.begin(), cfg.searched.end(), p.name))
+            specs.push_back(&p);
+    return specs;
+}
+
+RunRequest request_for(const Variant& v, const ParamValues& values, const Problem& problem) {
+    return RunRequest{v.id, values, problem};
+}
+
+std::string utc_now() {
+    const std::time_t now = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&now, &tm);
+    char text[32];
+    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return text;
+}
+
+bool better(const TuneCandidate& a, const TuneCandidate& b) {
+    return a.measured && a.valid && (!b.measured || !b.valid || a.median_ms < b.median_ms);
+}
+
+}  // namespace
+
+// [SECTION] Steps 1 and 2: the space and the model's shortlist ---------------------------------
+
+uint64_t for_each_valid_point(const Engine& engine, const Variant& v, const TuneConfig& cfg,
+                              const std::function<bool(const ParamValues&)>& visit) {
+    const auto specs = searched_specs(v, cfg);
+    std::vector<std::vector<int>> values;
+    for (const ParamSpec* s : specs) values.push_back(s->values());
+    ParamValues point = with_defaults(v.params, cfg.fixed);
+    std::vector<size_t> digit(specs.size(), 0);
+    uint64_t walked = 0;
+    for (;;) {
+        for (size_t i = 0; i < specs.size(); ++i) point[specs[i]->name] = values[i][digit[i]];
+        ++walked;
+        if (engine.invalid_reason(request_for(v, point, cfg.problem)).empty() && !visit(point)) return walked;
+        // The odometer: the last parameter turns fastest.
+        size_t i = specs.size();
+        while (i > 0 && ++digit[i - 1] == values[i - 1].size()) digit[--i] = 0;
+        if (i == 0) return walked;
+    }
+}
+
+namespace {
+
+// What the model sees of a point: points with equal signatures are the same to it (lesson 06's
+// TM×TN split, MINBLOCKS), so the shortlist takes one of each and measuring tells the rest apart.
+using Signature = std::tuple<int64_t, int, double, double, double>;   // threads, smem, flops, global B, shared
+
+struct ModelView {
+    double score_ms = 0;
+    Signature signature;
+};
+
+ModelView model_view(const Target& t, const Variant& v, const ParamValues& values, const Problem& problem) {
+    const CostModel m = v.cost_model(values, problem);
+    const LaunchShape l = v.launch(values, problem);
+    // Roofline: FMAs at the FP32 peak, global traffic at DRAM bandwidth (caches make it less; the
+    // ranking only needs it to grow with the traffic), shared traffic at 128 B per clock per SM.
+    // A block of 16 threads still issues whole warps: idle lanes lower the reachable FLOP rate.
+    const double threads = double(l.threads_per_block()), warp = std::max(1, t.warp_size);
+    const double lane_fill = threads / (std::ceil(threads / warp) * warp);
+    const double compute_s = m.flops / std::max(1.0, t.peak_fp32_gflops * 1e9 * lane_fill);
+    const double global_s = m.global_bytes / std::max(1.0, t.dram_gbps * 1e9);
+    const double shared_bytes = (m.total.shared_loads + m.total.shared_stores) * 4.0;
+    const double shared_s = shared_bytes / std::max(1.0, t.sm_count * 128.0 * t.clock_ghz * 1e9);
+    // Registers are unknown before the compile. Where the model declares its accumulators per
+    // thread, guess 2 registers each plus 32 (fragments, addresses: lesson 06 at 64 accumulators
+    // compiles to about 160); else leave registers out of the occupancy.
+    int registers = 0;
+    for (const Formula& f : m.extras)
+        if (f.quantity == "accumulator registers / thread") registers = int(2 * f.value + 32);
+    const bool likely_spills = registers > t.max_regs_per_thread;
+    registers = std::min(registers, t.max_regs_per_thread);
+    const int smem = (v.smem_bytes ? v.smem_bytes(values) : 0) + int(l.dynamic_smem);
+    const Occupancy occ = compute_occupancy(t, OccupancyInput{int(l.threads_per_block()), registers, smem});
+    double wave_fill = 1;
+    if (occ.blocks_per_sm > 0 && t.sm_count > 0) {
+        const double slots = double(occ.blocks_per_sm) * t.sm_count;
+        wave_fill = double(l.blocks()) / (std::ceil(double(l.blocks()) / slots) * slots);
+    }
+    // Fewer than 8 warps per SM hide latency poorly: scale by how far below that it is.
+    const double latency = occ.active_warps >= 8 ? 1.0 : 8.0 / std::max(1, occ.active_warps);
+    // The bound, plus a quarter of the other two: the roofline alone ties every compute-bound
+    // point, and of those the one that moves less data overlaps better.
+    const double bound = std::max({compute_s, global_s, shared_s});
+    const double others = compute_s + global_s + shared_s - bound;
+    // A likely spill is not pruned (only the compile knows), but goes behind the others.
+    const double spill_penalty = likely_spills ? 4.0 : 1.0;
+    return {(bound + 0.25 * others) / wave_fill * latency * spill_penalty * 1e3,
+            Signature{l.threads_per_block(), smem, m.flops, m.global_bytes, shared_bytes}};
+}
+
+}  // namespace
+
+double model_score_ms(const Engine& engine, const Variant& v, const ParamValues& values, const Problem& problem) {
+    return model_view(engine.target(), v, values, problem).score_ms;
+}
+
+TuneReport tune_key(const Engine& engine, const Variant& v, const TuneConfig& cfg) {
+    TuneReport r;
+    const Target t = engine.target();
+    r.variant = v.id;
+    r.target = t.name;
+    r.arch = t.arch_name();
+    r.problem = cfg.problem;
+    for (const ParamSpec* s : searched_specs(v, cfg)) r.searched.push_back(s->name);
+    r.fixed = cfg.fixed;
+    r.seed = cfg.seed;
+    r.shortlist = cfg.shortlist;
+    r.sample = cfg.sample;
+    r.budget_s = cfg.budget_s;
+    r.gpu = engine.device().gpu;
+    return r;
+}
+
+// Steps 1 and 2. `reserve`, when given, receives the next best points by score (not in the plan,
+// at most 3 × shortlist): step 3 takes one from there for each model pick it prunes.
+static TuneReport plan(const Engine& engine, const Variant& v, const TuneConfig& cfg,
+                       std::vector<TuneCandidate>* reserve) {
+    TuneReport r = tune_key(engine, v, cfg);
+    struct Scored {
+        ParamValues values;
+        double score;
+        Signature signature;
+        bool twin = false;   // a better point has the same signature
+    };
+    std::vector<Scored> points;
+    const Target target = engine.target();
+    r.combinations = for_each_valid_point(engine, v, cfg, [&](const ParamValues& p) {
+        const ModelView view = model_view(target, v, p, cfg.problem);
+        points.push_back({p, view.score_ms, view.signature});
+        return true;
+    });
+    r.valid = points.size();
+    // Best score first, one point per signature before its twins; equal scores keep the walk's
+    // order, so the plan is the same every time.
+    std::stable_sort(points.begin(), points.end(), [](const Scored& a, const Scored& b) { return a.score < b.score; });
+    std::set<Signature> seen;
+    for (auto& p : points) p.twin = !seen.insert(p.signature).second;
+    std::stable_partition(points.begin(), points.end(), [](const Scored& p) { return !p.twin; });
+    const size_t top = std::min(points.size(), size_t(std::max(0, cfg.shortlist)));
+    auto candidate = [&](const Scored& s, const char* origin) {
+        TuneCandidate c;
+        c.params = s.values;
+        c.origin = origin;
+        c.score_ms = s.score;
+        c.intensity = v.cost_model(s.values, cfg.problem).intensity;
+        return c;
+    };
+    auto add = [&](const Scored& s, const char* origin) { r.candidates.push_back(candidate(s, origin)); };
+    for (size_t i = 0; i < top; ++i) add(points[i], "model");
+    // The sample: a partial Fisher-Yates shuffle of the rest with mt19937_64, whose output the C++
+    // standard fixes (std::shuffle's and the distributions' are not), so a seed means one plan.
+    std::mt19937_64 rng(cfg.seed);
+    std::vector<size_t> rest(points.size() - top);
+    std::iota(rest.begin(), rest.end(), top);
+    const size_t sample = std::min(rest.size(), size_t(std::max(0, cfg.sample)));
+    for (size_t i = 0; i < sample; ++i) {
+        std::swap(rest[i], rest[i + rng() % (rest.size() - i)]);
+        add(points[rest[i]], "sample");
+    }
+    // The variant's defaults (with the fixed values) are always measured too: the tuner's answer
+    // is then never worse than what the lesson opens with.
+    const ParamValues defaults = with_defaults(v.params, cfg.fixed);
+    const bool listed = std::any_of(r.candidates.begin(), r.candidates.end(),
+                                    [&](const TuneCandidate& c) { return c.params == defaults; });
+    if (!listed && engine.invalid_reason(request_for(v, defaults, cfg.problem)).empty())
+        add(Scored{defaults, model_score_ms(engine, v, defaults, cfg.problem), {}}, "default");
+    if (reserve != nullptr) {
+        std::vector<bool> taken(points.size() - top, false);
+        for (size_t i = 0; i < sample; ++i) taken[rest[i] - top] = true;
+        for (size_t i = top; i < points.size() && reserve->size() < 3 * top; ++i)
+            if (!taken[i - top]) reserve->push_back(candidate(points[i], "model"));
+    }
+    return r;
+}
+
+TuneReport plan_tune(const Engine& engine, const Variant& v, const TuneConfig& cfg) { return plan(engine, v, cfg, nullptr); }
+
+// [SECTION] Step 3: compile and prune ----------------------------------------------------------
+
+std::string prune_reason(const TuneCandidate& c, int smem_limit) {
+    if (c.spill_bytes > 0)
+        return say("spills {} bytes to local memory", "向本地内存溢出 {} 字节", c.spill_bytes);
+    if (c.blocks_per_sm <= 0) return say("no block fits on an SM (occupancy 0)", "一个 SM 连一个线程块也放不下（占用率为 0）");
+    if (smem_limit > 0 && c.smem_bytes > smem_limit)
+        return say("{} bytes of shared memory, more than the {} a block may have", "共享内存 {} 字节，超过了线程块可用的 {} 字节",
+                   c.smem_bytes, smem_limit);
+    return {};
+}
+
+static void analyse_candidate(Engine& engine, const Variant& v, const Problem& problem, TuneCandidate& c) {
+    const RunResult r = engine.analyze(request_for(v, c.params, problem));
+    c.analysed = true;
+    if (!r.ok || !r.compiled || !r.compiled->ok) {
+        c.pruned = say("{} failed: {}", "{} 失败：{}", r.stage, r.error);
+        return;
+    }
+    c.registers = r.compiled->ptxas.registers;
+    c.spill_bytes = r.compiled->ptxas.spill_stores + r.compiled->ptxas.spill_loads;
+    c.smem_bytes = r.smem_bytes();
+    c.threads = int(r.launch.threads_per_block());
+    c.blocks_per_sm = r.occupancy.blocks_per_sm;
+    c.occupancy = r.occupancy.occupancy;
+    const Target& t = r.target;
+    c.pruned = prune_reason(c, t.smem_per_block_optin > 0 ? t.smem_per_block_optin : t.smem_per_block);
+}
+
+// [SECTION] Step 4: measure ---------------------------------------------------------------------
+
+static void measure_candidate(Engine& engine, const Variant& v, const TuneConfig& cfg, bool full, TuneReport& report,
+                              TuneCandidate& c, const CancelFlag* cancel) {
+    RunOptions o;
+    o.count_accesses = false;      // the tuner ranks times; model == counted is the tests' business
+    o.hardware_counters = false;
+    o.seed = cfg.seed;
+    if (!full) o = quick_protocol(o);   // L2 flushed in both, so quick and full medians compare
+    const RunResult r = engine.run(request_for(v, c.params, cfg.problem), o, cancel);
+    c.measured = r.measured;
+    c.phase = full ? "full" : "quick";
+    c.valid = r.ok && r.measured && r.validation.checked && r.validation.passed;
+    c.median_ms = r.timing.median_ms;
+    c.pct_of_reference = r.pct_of_reference;
+    if (!c.valid) c.error = r.ok ? r.validation.message : r.stage + ": " + r.error;
+    if (r.reference_ms > 0) {
+        report.reference_ms = r.reference_ms;
+        report.reference_name = r.reference_name;
+    }
+}
+
+TuneReport run_tune(Engine& engine, const Variant& v, const TuneConfig& cfg, const TuneCallbacks& cb) {
+    const auto start = Clock::now();
+    const auto deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(cfg.budget_s));
+    std::vector<TuneCandidate> reserve;
+    TuneReport r = plan(engine, v, cfg, &reserve);
+    auto stop = [&] {
+        if (cb.cancel && cb.cancel->load()) r.cancelled = true;
+        if (r.gpu && Clock::now() >= deadline) r.budget_hit = true;
+        return r.cancelled || r.budget_hit;
+    };
+    auto best = [&]() -> const TuneCandidate* {
+        const TuneCandidate* b = nullptr;
+        for (const auto& c : r.candidates)
+            if (c.measured && c.valid && (b == nullptr || better(c, *b))) b = &c;
+        return b;
+    };
+    auto report = [&](const char* stage, int done, int total) {
+        if (cb.progress) cb.progress(TuneProgress{stage, done, total, best()});
+    };
+
+    // Step 3. On a GPU each candidate is compiled just before it is measured (the budget counts both);
+    // compile-ahead's thread compiles the next ones meanwhile.
+    // A pruned model pick is replaced by the next best score from the reserve, so that spilling
+    // corners of the space (the roofline does not know registers) do not empty the shortlist.
+    if (r.gpu) {
+        std::vector<RunRequest> ahead;
+        for (const auto& c : r.candidates) ahead.push_back(request_for(v, c.params, cfg.problem));
+        engine.compile_ahead(std::move(ahead), false);
+    }
+    size_t next_reserve = 0;
+    for (size_t i = 0; i < r.candidates.size() && !stop(); ++i) {
+        report(r.gpu ? "measure" : "compile", int(i), int(r.candidates.size()));
+        analyse_candidate(engine, v, cfg.problem, r.candidates[i]);
+        if (r.gpu && r.candidates[i].pruned.empty()) {
+            measure_candidate(engine, v, cfg, false, r, r.candidates[i], cb.cancel);
+            ++r.tried;
+        }
+        if (!r.candidates[i].pruned.empty() && r.candidates[i].origin == "model" && next_reserve < reserve.size())
+            r.candidates.push_back(reserve[next_reserve++]);
+    }
+    const int planned = int(r.candidates.size());
+
+    // Step 4, refinement: one parameter one value away from the best, while that improves.
+    if (r.gpu && best() != nullptr) {
+        std::set<ParamValues> seen;
+        for (const auto& c : r.candidates) seen.insert(c.params);
+        ParamValues current = best()->params;
+        bool improved = true;
+        while (improved && !stop()) {
+            improved = false;
+            for (const std::string& name : r.searched) {
+                const ParamSpec* spec = nullptr;
+                for (const auto& p : v.params)
+                    if (p.name == name) spec = &p;
+                const std::vector<int> values = spec->values();
+                const auto at = std::find(values.begin(), values.end(), current.at(name)) - values.begin();
+                for (const long step : {-1L, 1L}) {
+                    const long k = long(at) + step;
+                    if (k < 0 || k >= long(values.size()) || stop()) continue;
+                    ParamValues next = current;
+                    next[name] = values[size_t(k)];
+                    if (!seen.insert(next).second) continue;
+                    if (!engine.invalid_reason(request_for(v, next, cfg.problem)).empty()) continue;
+                    TuneCandidate c;
+                    c.params = next;
+                    c.origin = "refine";
+                    c.score_ms = model_score_ms(engine, v, next, cfg.problem);
+                    c.intensity = v.cost_model(next, cfg.problem).intensity;
+                    analyse_candidate(engine, v, cfg.problem, c);
+                    if (c.pruned.empty()) {
+                        report("measure", r.tried, planned);
+                        measure_candidate(engine, v, cfg, false, r, c, cb.cancel);
+                        ++r.tried;
+                    }
+                    const bool wins = better(c, *best());
+                    r.candidates.push_back(std::move(c));
+                    if (wins) {
+                        current = next;
+                        improved = true;
+                    }
+                }
+            }
+        }
+    }
+
+    // The best few again with the full protocol: the ranking at the top rests on full runs.
+    rank_candidates(r.candidates);
+    for (int i = 0; r.gpu && i < cfg.full_runs && i < int(r.candidates.size()) && !stop(); ++i) {
+        TuneCandidate& c = r.candidates[size_t(i)];
+        if (!c.measured || !c.valid) break;
+        report("full", i, cfg.full_runs);
+        measure_candidate(engine, v, cfg, true, r, c, cb.cancel);
+    }
+    rank_candidates(r.candidates);
+    r.elapsed_s = std::chrono::duration<double>(Clock::now() - start).count();
+    r.measured_at = utc_now();
+    return r;
+}
+
+void rank_candidates(std::vector<TuneCandidate>& candidates) {
+    auto group = [](const TuneCandidate& c) {
+        if (!c.pruned.empty()) return 3;
+        if (c.measured && c.valid) return 0;
+        if (c.measured || !c.error.empty()) return 2;
+        return 1;
+    };
+    std::stable_sort(candidates.begin(), candidates.end(), [&](const TuneCandidate& a, const TuneCandidate& b) {
+        const int ga = group(a), gb = group(b);
+        if (ga != gb) return ga < gb;
+        if (ga == 0) return a.median_ms < b.median_ms;
+        return a.score_ms < b.score_ms;
+    });
+}
+
+std::string tune_strategy_text(const TuneReport& r, const TuneConfig& cfg) {
+    return say("{} combinations, {} valid; candidates: the {} best by the model's roofline score, {} drawn at random "
+               "(seed {}) and the defaults, compiled and pruned (spills, occupancy 0, shared memory; a pruned model pick is replaced by "
+               "the next best score){}",
+               "{} 种组合，{} 种合法；候选：按模型屋顶线估分最好的 {} 个、随机抽取的 {} 个（种子 {}）以及默认参数，"
+               "编译后剪枝（溢出、占用率为 0、共享内存；被剪掉的模型候选由估分次好的点替补）{}",
+               r.combinations, r.valid, std::min<uint64_t>(r.valid, uint64_t(std::max(0, cfg.shortlist))),
+               std::min<uint64_t>(r.valid - std::min<uint64_t>(r.valid, uint64_t(std::max(0, cfg.shortlist))),
+                                  uint64_t(std::max(0, cfg.sample))),
+               cfg.seed,
+               r.gpu ? say("; each timed (quick protocol), then coordinate descent from the best, then full runs of "
+                           "the best {}",
+                           "；逐个计时（快速协议），再从最好的点做坐标下降，最后对最好的 {} 个做完整运行",
+                           cfg.full_runs)
+                     : std::string());
+}
+
+}  // namespace tilelab
