@@ -48,22 +48,18 @@ struct Register2dConfig {
 
 inline Register2dConfig register_2d_config(const ParamValues& v) {
     Register2dConfig c;
-    auto get = [&](const char* name, int fallback) {
-        auto it = v.find(name);
-        return it == v.end() ? fallback : it->second;
-    };
-    c.bm = get("BM", c.bm);
-    c.bn = get("BN", c.bn);
-    c.bk = get("BK", c.bk);
-    c.tm = get("TM", c.tm);
-    c.tn = get("TN", c.tn);
-    c.float4_loads = get("FLOAT4", c.float4_loads);
-    c.transpose_a = get("TRANSPOSE_A", c.transpose_a);
-    c.pad = get("PAD", c.pad);
-    c.double_buffer = get("DBUF", c.double_buffer);
-    c.unroll = get("UNROLL", c.unroll);
-    c.max_registers = get("MAXREG", c.max_registers);
-    c.min_blocks = get("MINBLOCKS", c.min_blocks);
+    c.bm = param_or(v, "BM", c.bm);
+    c.bn = param_or(v, "BN", c.bn);
+    c.bk = param_or(v, "BK", c.bk);
+    c.tm = param_or(v, "TM", c.tm);
+    c.tn = param_or(v, "TN", c.tn);
+    c.float4_loads = param_or(v, "FLOAT4", c.float4_loads);
+    c.transpose_a = param_or(v, "TRANSPOSE_A", c.transpose_a);
+    c.pad = param_or(v, "PAD", c.pad);
+    c.double_buffer = param_or(v, "DBUF", c.double_buffer);
+    c.unroll = param_or(v, "UNROLL", c.unroll);
+    c.max_registers = param_or(v, "MAXREG", c.max_registers);
+    c.min_blocks = param_or(v, "MINBLOCKS", c.min_blocks);
     return c;
 }
 

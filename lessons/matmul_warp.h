@@ -45,20 +45,16 @@ inline int warp_lane_col(const WarpConfig& c, int lane) { return 2 * ((lane / 4)
 
 inline WarpConfig warp_config(const ParamValues& v) {
     WarpConfig c;
-    auto get = [&](const char* name, int fallback) {
-        auto it = v.find(name);
-        return it == v.end() ? fallback : it->second;
-    };
-    c.bm = get("BM", c.bm);
-    c.bn = get("BN", c.bn);
-    c.bk = get("BK", c.bk);
-    c.wm = get("WM", c.wm);
-    c.wn = get("WN", c.wn);
-    c.wniter = get("WNITER", c.wniter);
-    c.tm = get("TM", c.tm);
-    c.tn = get("TN", c.tn);
-    c.stages = get("STAGES", c.stages);
-    c.min_blocks = get("MINBLOCKS", c.min_blocks);
+    c.bm = param_or(v, "BM", c.bm);
+    c.bn = param_or(v, "BN", c.bn);
+    c.bk = param_or(v, "BK", c.bk);
+    c.wm = param_or(v, "WM", c.wm);
+    c.wn = param_or(v, "WN", c.wn);
+    c.wniter = param_or(v, "WNITER", c.wniter);
+    c.tm = param_or(v, "TM", c.tm);
+    c.tn = param_or(v, "TN", c.tn);
+    c.stages = param_or(v, "STAGES", c.stages);
+    c.min_blocks = param_or(v, "MINBLOCKS", c.min_blocks);
     return c;
 }
 

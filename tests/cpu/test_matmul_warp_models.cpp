@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "matmul_reference.h"
 #include "tilelab/params.h"
 #include "tilelab/variant.h"
 #include "../../lessons/matmul_warp.h"
@@ -55,32 +56,9 @@ double extra(const CostModel& m, const std::string& q) {
     return -1;
 }
 
-struct Matrices {
-    std::vector<float> a, b;
-};
-
-Matrices random_inputs(const Problem& p, unsigned seed) {
-    std::mt19937 gen(seed);
-    std::uniform_real_distribution<float> dist(-1.f, 1.f);
-    Matrices x;
-    x.a.resize(size_t(p.dim[0] * p.dim[2]));
-    x.b.resize(size_t(p.dim[2] * p.dim[1]));
-    for (float& v : x.a) v = dist(gen);
-    for (float& v : x.b) v = dist(gen);
-    return x;
-}
-
-double max_error(const Problem& p, const Matrices& x, const std::vector<float>& c) {
-    const int64_t M = p.dim[0], N = p.dim[1], K = p.dim[2];
-    double worst = 0;
-    for (int64_t i = 0; i < M; ++i)
-        for (int64_t j = 0; j < N; ++j) {
-            double ref = 0;
-            for (int64_t k = 0; k < K; ++k) ref += double(x.a[i * K + k]) * x.b[k * N + j];
-            worst = std::max(worst, std::abs(ref - c[size_t(i * N + j)]));
-        }
-    return worst;
-}
+using test::Matrices;
+using test::max_error;
+using test::random_inputs;
 
 // What the walk saw: elements (as the counters count them) and instructions per kind.
 struct Walked {
