@@ -24,6 +24,9 @@ fi
 
 exec python3 - "$CLI" "$SIZE" "$OUT" <<'PY'
 import json, subprocess, sys, os
+sys.path.insert(0, "scripts")
+import bench_cli  # noqa: E402  (scripts/bench_cli.py)
+from bench_cli import sets  # noqa: E402
 
 cli, size, out = sys.argv[1], sys.argv[2], sys.argv[3]
 TARGET_PCT_OF_CUBLAS = 75.0
@@ -31,25 +34,7 @@ failures = []
 
 
 def call(args, name):
-    """Runs tilelab-cli with --json; keeps stdout/stderr under OUT; returns the parsed JSON."""
-    cmd = [cli] + args + ["--json"]
-    print("+ " + " ".join(cmd), file=sys.stderr, flush=True)
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    with open(os.path.join(out, name + ".json"), "w") as f:
-        f.write(p.stdout)
-    with open(os.path.join(out, name + ".err"), "w") as f:
-        f.write(p.stderr)
-    try:
-        return p.returncode, json.loads(p.stdout)
-    except json.JSONDecodeError:
-        return p.returncode, None
-
-
-def sets(params):
-    args = []
-    for k, v in params.items():
-        args += ["--set", f"{k}={v}"]
-    return args
+    return bench_cli.call(cli, out, args, name)
 
 
 def run(label, variant, params, name):
