@@ -18,12 +18,17 @@ int quad_fetches(const int64_t* a) {
     return distinct(a[0], a[1]) + distinct(a[2], a[3]);
 }
 
+// The bytes a load of lanes first..first+count-1 fetches, quad by quad.
+int fetched_bytes(const std::array<int64_t, kWarpLanes>& bytes, int first, int count, int width_bytes) {
+    int fetched = 0;
+    for (int q = first; q < first + count; q += 4) fetched += quad_fetches(&bytes[size_t(q)]) * width_bytes;
+    return fetched;
+}
+
 // Whether lanes first..first+count-1 of a load fit one wavefront: their quads fetch at most 128
 // bytes and no bank is asked for two different words.
 bool load_fits_one_wavefront(const std::array<int64_t, kWarpLanes>& bytes, int first, int count, int width_bytes) {
-    int fetched = 0;
-    for (int q = first; q < first + count; q += 4) fetched += quad_fetches(&bytes[size_t(q)]) * width_bytes;
-    if (fetched > 128) return false;
+    if (fetched_bytes(bytes, first, count, width_bytes) > 128) return false;
     std::map<int, int64_t> word_of_bank;
     for (int lane = first; lane < first + count; ++lane) {
         if (bytes[size_t(lane)] < 0) continue;
@@ -78,9 +83,7 @@ WarpBanks warp_banks(const std::array<int64_t, kWarpLanes>& bytes, int width_byt
         // bytes its quads fetch, 128 per wavefront.
         int minimum = 1;
         if (!store) {
-            int fetched = 0;
-            for (int q = first; q < first + unit; q += 4) fetched += quad_fetches(&bytes[size_t(q)]) * width_bytes;
-            minimum = (fetched + 127) / 128;
+            minimum = (fetched_bytes(bytes, first, unit, width_bytes) + 127) / 128;
         }
         size_t busiest = 0;
         for (const auto& [bank, list] : words_of_bank) busiest = std::max(busiest, list.size());
@@ -112,9 +115,7 @@ WarpBanks warp_banks(const std::array<int64_t, kWarpLanes>& bytes, int width_byt
     // A float2 load split into half-warps: the hardware still counts its conflicts against the
     // whole warp's minimum (measured: 0 and 128 in the two halves are 2 wavefronts, 1 conflict).
     if (!store && width_bytes == 8 && unit < kWarpLanes) {
-        int fetched = 0;
-        for (int q = 0; q < kWarpLanes; q += 4) fetched += quad_fetches(&bytes[size_t(q)]) * width_bytes;
-        w.min_wavefronts = std::max(1, (fetched + 127) / 128);
+        w.min_wavefronts = std::max(1, (fetched_bytes(bytes, 0, kWarpLanes, width_bytes) + 127) / 128);
     }
     return w;
 }
