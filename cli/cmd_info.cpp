@@ -98,15 +98,17 @@ static std::vector<std::string> target_cells(const Target& t) {
             t.source};
 }
 
-static const std::vector<std::string> kTargetHeaders = {
-    "key", "name", "arch", "SMs", "warps/SM", "blocks/SM", "regs/SM", "smem/SM", "smem/block",
-    "clock GHz", "FP32 GFLOP/s", "DRAM GB/s", "source"};
-
-// The table's column names in the current language (the CSV keeps kTargetHeaders).
-static const std::vector<const char*> kTargetHeaderKeys = {
-    "targets.col.key", "targets.col.name", "targets.col.arch", "targets.col.SMs", "targets.col.warps/SM",
-    "targets.col.blocks/SM", "targets.col.regs/SM", "targets.col.smem/SM", "targets.col.smem/block",
-    "targets.col.clock GHz", "targets.col.FP32 GFLOP/s", "targets.col.DRAM GB/s", "targets.col.source"};
+// Each column: its CSV name (English, stable) and the key of its name in the table.
+struct TargetColumn {
+    const char* csv;
+    const char* key;
+};
+static const std::vector<TargetColumn> kTargetColumns = {
+    {"key", "targets.col.key"}, {"name", "targets.col.name"}, {"arch", "targets.col.arch"},
+    {"SMs", "targets.col.SMs"}, {"warps/SM", "targets.col.warps/SM"}, {"blocks/SM", "targets.col.blocks/SM"},
+    {"regs/SM", "targets.col.regs/SM"}, {"smem/SM", "targets.col.smem/SM"}, {"smem/block", "targets.col.smem/block"},
+    {"clock GHz", "targets.col.clock GHz"}, {"FP32 GFLOP/s", "targets.col.FP32 GFLOP/s"},
+    {"DRAM GB/s", "targets.col.DRAM GB/s"}, {"source", "targets.col.source"}};
 
 int cmd_targets(const CliOptions& o) {
     auto engine = make_engine(o);
@@ -125,7 +127,8 @@ int cmd_targets(const CliOptions& o) {
         return kExitOk;
     }
     if (o.format == OutputFormat::Csv) {
-        std::vector<std::string> header = kTargetHeaders;
+        std::vector<std::string> header;
+        for (const TargetColumn& c : kTargetColumns) header.push_back(c.csv);
         header.push_back("current");
         print(csv_line(header));
         for (const auto& t : rows) {
@@ -143,8 +146,8 @@ int cmd_targets(const CliOptions& o) {
         out += trf("cli.model_mode_line", dev.reason, current.name, current.arch_name()) + "\n";
     out += "\n";
     std::vector<Column> cols = {{"", Align::Left}};
-    for (size_t i = 0; i < kTargetHeaders.size(); ++i)
-        cols.push_back({tr(kTargetHeaderKeys[i]), i >= 3 && i <= 11 ? Align::Right : Align::Left});
+    for (size_t i = 0; i < kTargetColumns.size(); ++i)
+        cols.push_back({tr(kTargetColumns[i].key), i >= 3 && i <= 11 ? Align::Right : Align::Left});
     Table t(cols);
     for (const auto& target : rows) {
         auto cells = target_cells(target);
