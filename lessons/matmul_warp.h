@@ -17,7 +17,7 @@ struct WarpConfig {
     int wm = 64, wn = 32;              // warp tile
     int wniter = 2;                    // warp steps along N (WMITER follows)
     int tm = 8, tn = 4;                // thread tile of one warp step
-    int stages = 3;                    // shared buffers in the copy ring (1 = synchronous)
+    int stages = 2;                    // shared buffers in the copy ring (1 = synchronous)
     int min_blocks = 2;                // __launch_bounds__ minimum blocks per SM
 
     int warps() const { return (bm / wm) * (bn / wn); }
@@ -32,7 +32,9 @@ struct WarpConfig {
     int lanes_n() const { return sub_n() / tn; }
     int ld_a() const { return bm + 4; }   // As[k][m]: rows padded by 4 floats
     int ld_b() const { return bn; }
-    int k_run() const { return bk < 8 ? bk : 8; }   // consecutive k of one A copy run
+    // A's slot e (4 consecutive k of one row, as the kernel's a_slot): its row and first k.
+    int a_slot_row(int e) const { return e / (bk / 4); }
+    int a_slot_k(int e) const { return 4 * (e % (bk / 4)); }
     int stage_bytes() const { return 4 * bk * (ld_a() + ld_b()); }
     int dynamic_smem_bytes() const { return stages * stage_bytes(); }
     int accumulators() const { return wmiter() * tm * wniter * tn; }
@@ -85,11 +87,12 @@ inline std::vector<ParamSpec> warp_param_specs() {
         {"TN", "Thread tile columns per step (TN)", ParamKind::Pow2, 4, 8, 1, 4,
          "Columns of a lane's micro-tile in one warp step, read as TN/4 float4 of B per k.",
          "每步线程分块列数（TN）", "一个线程束步中通道微分块的列数，每个 k 以 TN/4 个 float4 读取 B。"},
-        {"STAGES", "Copy stages (STAGES)", ParamKind::Int, 1, 4, 1, 3,
-         "1 = synchronous copies; 2-4 = cp.async keeps STAGES-1 slices in flight while one is computed, for STAGES× the "
-         "shared memory. cp.async needs sm_80 or later: on older GPUs the kernel copies with plain loads and nothing overlaps.",
+        {"STAGES", "Copy stages (STAGES)", ParamKind::Int, 1, 4, 1, 2,
+         "1 = synchronous copies; 2-4 = cp.async keeps STAGES-1 slices of B in flight while one is computed (A's next "
+         "slice waits in registers), for STAGES× the shared memory. cp.async needs sm_80 or later: on older GPUs the "
+         "kernel copies with plain loads and nothing overlaps.",
          "拷贝阶段数（STAGES）",
-         "1 = 同步拷贝；2-4 = cp.async 在计算一片的同时让 STAGES-1 片在途，代价是 STAGES 倍的共享内存。"
+         "1 = 同步拷贝；2-4 = cp.async 在计算一片的同时让 B 的 STAGES-1 片在途（A 的下一片在寄存器里等待），代价是 STAGES 倍的共享内存。"
          "cp.async 需要 sm_80 或更新的 GPU：在更旧的 GPU 上内核改用普通加载，什么也不重叠。"},
         {"MINBLOCKS", "__launch_bounds__ min blocks/SM", ParamKind::Int, 1, 2, 1, 2,
          "2 asks ptxas to fit two blocks per SM: registers capped at 65536/(2·threads), 128 at 256 threads, spilling if "
@@ -131,9 +134,9 @@ inline std::string warp_invalid_reason(const WarpConfig& c, const Problem& p, co
                    "is past the 255 registers a thread may have, so they would spill: at most 128.",
                    "每个线程要持有 WMITER·TM·WNITER·TN = {} 个累加器；加上片段和地址会超过一个线程最多 255 个寄存器，"
                    "于是发生溢出：最多 128 个。", c.accumulators());
-    if ((c.bm * c.bk) % threads != 0)
-        return say("The A tile has BM·BK = {} elements, which {} threads cannot copy in equal shares.",
-                   "A 分块有 BM·BK = {} 个元素，{} 个线程无法平均分担拷贝。", c.bm * c.bk, threads);
+    if ((c.bm * c.bk / 4) % threads != 0)
+        return say("The A tile has BM·BK/4 = {} slots of 4 floats, which {} threads cannot load in equal shares.",
+                   "A 分块有 BM·BK/4 = {} 组（每组 4 个 float），{} 个线程无法平均分担加载。", c.bm * c.bk / 4, threads);
     if ((c.bk * c.bn / 4) % threads != 0)
         return say("The B tile has BK·BN/4 = {} float4s, which {} threads cannot copy in equal shares.",
                    "B 分块有 BK·BN/4 = {} 个 float4，{} 个线程无法平均分担拷贝。", c.bk * c.bn / 4, threads);
@@ -199,7 +202,7 @@ inline CostModel warp_cost_model(const WarpConfig& c, const Problem& p) {
     const double gx = double(ceil_div(p.dim[1], c.bn)), gy = double(ceil_div(p.dim[0], c.bm));
     const double steps = double(ceil_div(p.dim[2], c.bk));
     const double blocks = gx * gy, kk = steps * bk;
-    const bool vec_n = p.dim[1] % 4 == 0;
+    const bool vec = p.dim[1] % 4 == 0 && p.dim[2] % 4 == 0;
 
     CostModel m;
     m.per_block.global_loads = K * (bm + bn);
@@ -231,19 +234,25 @@ inline CostModel warp_cost_model(const WarpConfig& c, const Problem& p) {
     add_formula(m, "FLOPs", "2·M·N·K", m.flops);
     add_formula(m, "arithmetic intensity (FLOP/B)", "2·M·N·K / (4·(global loads + stores))", m.intensity);
 
-    // Instructions: every fragment read is a float4; copies are 4 bytes for A (transposed on the
-    // way), 16 bytes for B where N % 4 == 0 (else 4); C is stored as float4 where N % 4 == 0.
-    const double copy_a = bm * bk / T, copy_b = vec_n ? bk * bn / 4 / T : bk * bn / T;
+    // Instructions: every fragment read is a float4; A is loaded as float4 (4 floats where N or
+    // K % 4 ≠ 0) and stored to shared memory one float at a time (transposed); B is copied 16 bytes
+    // at a time (4 where N or K % 4 ≠ 0); C is stored one float at a time.
+    const double load_a = vec ? bm * bk / 4 / T : bm * bk / T, store_a = bm * bk / T;
+    const double copy_b = vec ? bk * bn / 4 / T : bk * bn / T;
     const double lds_per_thread = kk * (rows + cols) / 4;
-    const double copies_per_thread = steps * (copy_a + copy_b);
+    const double copies_per_thread = steps * copy_b;
     add_extra(m, "accumulator registers / thread", "WMITER·TM·WNITER·TN", rows * cols);
     add_extra(m, "FLOPs per shared load", "2·WMITER·TM·WNITER·TN / (WMITER·TM + WNITER·TN)", 2 * rows * cols / (rows + cols));
     add_extra(m, "shared load instructions / thread", "⌈K/BK⌉·BK·(WMITER·TM + WNITER·TN)/4 (all float4)", lds_per_thread);
     add_extra(m, "shared load bytes / thread", "4 · shared loads / thread", 4 * m.per_thread.shared_loads);
     add_extra(m, "shared load instructions, total", "blocks·threads·(shared load instructions / thread)",
               blocks * T * lds_per_thread);
-    add_extra(m, "copy instructions / thread", vec_n ? "⌈K/BK⌉·(BM·BK + BK·BN/4) / threads (A: 4-byte copies, B: 16-byte)"
-                                                     : "⌈K/BK⌉·(BM·BK + BK·BN) / threads (all 4-byte: N % 4 ≠ 0)",
+    add_extra(m, "A load instructions / thread", vec ? "⌈K/BK⌉·BM·BK/4 / threads (float4)"
+                                                      : "⌈K/BK⌉·BM·BK / threads (4-byte: N or K % 4 ≠ 0)",
+              steps * load_a);
+    add_extra(m, "A shared store instructions / thread", "⌈K/BK⌉·BM·BK / threads (4-byte, transposed)", steps * store_a);
+    add_extra(m, "copy instructions / thread", vec ? "⌈K/BK⌉·BK·BN/4 / threads (B, 16-byte)"
+                                                   : "⌈K/BK⌉·BK·BN / threads (B, 4-byte: N or K % 4 ≠ 0)",
               copies_per_thread);
     add_extra(m, "copy instructions, total", "blocks·threads·(copy instructions / thread)", blocks * T * copies_per_thread);
     add_extra(m, "shared bytes stored, total", "4 · shared stores, total", 4 * m.total.shared_stores);
@@ -261,36 +270,34 @@ inline CostModel warp_cost_model(const WarpConfig& c, const Problem& p) {
     return m;
 }
 
-// Every shared access site as the kernel issues it (all explicit: 4-byte A copies, 16- or 4-byte B
-// copies, float4 fragment reads), per thread of the block, per block step.
+// Every shared access site as the kernel issues it (all explicit: 4-byte transposed stores of A, 16-
+// or 4-byte B copies, float4 fragment reads), per thread of the block, per block step.
 inline std::vector<SharedAccessSite> warp_shared_sites(const WarpConfig& c, const Problem& p) {
-    const int threads = c.threads(), ld_a = c.ld_a(), ld_b = c.ld_b(), run = c.k_run();
+    const int threads = c.threads(), ld_a = c.ld_a(), ld_b = c.ld_b();
     const int wm_iter = c.wmiter(), sub_m = c.sub_m(), sub_n = c.sub_n();
     const int warps_n = c.bn / c.wn;
-    const bool vec_n = p.dim[1] % 4 == 0;
+    const bool vec = p.dim[1] % 4 == 0 && p.dim[2] % 4 == 0;
     const double repeats = double(ceil_div(p.dim[1], c.bn)) * double(ceil_div(p.dim[0], c.bm)) *
                            double(ceil_div(p.dim[2], c.bk));
     std::vector<SharedAccessSite> out;
 
-    SharedSiteBuilder a_copy("As copy (cp.async)", "As[k][m]: word = k·(BM+4) + m, 8 k × 4 m per warp", true);
-    for (int r = 0; r < c.bm * c.bk / threads; ++r)
-        a_copy.run([=](int t) {
-            const int e = t + r * threads, runs = e / run;
-            return int64_t((runs / c.bm) * run + e % run) * ld_a + runs % c.bm;
-        }, 0, 1, 1);
+    SharedSiteBuilder a_store("As store (transposed)", "As[k+i][m]: word = (k+i)·(BM+4) + m, BK/4 lanes per row", true);
+    for (int r = 0; r < c.bm * c.bk / 4 / threads; ++r)
+        for (int i = 0; i < 4; ++i)
+            a_store.run([=](int t) {
+                const int e = t + r * threads;
+                return int64_t(c.a_slot_k(e) + i) * ld_a + c.a_slot_row(e);
+            }, 0, 1, 1);
     SharedSiteBuilder b_copy("Bs copy (cp.async)", "Bs[k][n]: word = k·BN + n", true);
-    const int vec = vec_n ? 4 : 1;
-    for (int r = 0; r < c.bk * c.bn / vec / threads; ++r)
+    const int width = vec ? 4 : 1;
+    for (int r = 0; r < c.bk * c.bn / width / threads; ++r)
         b_copy.run([=](int t) {
             const int e = t + r * threads;
-            return int64_t(e / (c.bn / vec)) * ld_b + (e % (c.bn / vec)) * vec;
-        }, 0, vec, vec);
-    if (c.stages > 1) {
-        const std::string why = "cp.async writes shared memory from the L1 side: Nsight Compute counts these under the "
-                                "LDGSTS counters, not shared stores; the wavefronts use the store rule.";
-        a_copy.set_caveat(why);
-        b_copy.set_caveat(why);
-    }
+            return int64_t(e / (c.bn / width)) * ld_b + (e % (c.bn / width)) * width;
+        }, 0, width, width);
+    if (c.stages > 1)
+        b_copy.set_caveat("cp.async writes shared memory from the L1 side: Nsight Compute counts these under the "
+                          "LDGSTS counters, not shared stores; the wavefronts use the store rule.");
 
     const auto warp_row = [=](int t) { return ((t / 32) / warps_n) * c.wm; };
     const auto warp_col = [=](int t) { return ((t / 32) % warps_n) * c.wn; };
@@ -308,7 +315,7 @@ inline std::vector<SharedAccessSite> warp_shared_sites(const WarpConfig& c, cons
                 b_read.run([=](int t) { return int64_t(warp_col(t) + lane_col(t)); },
                            int64_t(k) * ld_b + w * sub_n + 4 * g, 4, 4);
     }
-    for (const SharedSiteBuilder* b : {&a_copy, &b_copy, &a_read, &b_read}) b->add_to(out, threads, repeats);
+    for (const SharedSiteBuilder* b : {&a_store, &b_copy, &a_read, &b_read}) b->add_to(out, threads, repeats);
     return out;
 }
 

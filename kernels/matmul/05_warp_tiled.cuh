@@ -2,9 +2,12 @@
 // kernel (04): the block tile is cut into warp tiles of WM×WN, and a warp walks its tile in
 // WMITER×WNITER steps of 32 lanes × TM×TN; a lane's fragments are float4 reads that 2×2 quads of
 // lanes share pairwise (each read takes the least wavefronts a warp-wide float4 read can), and a
-// thread's addresses are one base plus constants. Global tiles travel to shared memory by cp.async (sm_80+), STAGES
-// slices in flight, without staging registers; STAGES=1 copies synchronously (load, store,
-// barrier). Trades shared memory (STAGES buffers) for hidden latency. Before sm_80 the copies
+// thread's addresses are one base plus constants. B's slices travel to shared memory by cp.async
+// (sm_80+), STAGES slices in flight, without staging registers. A is transposed on the way
+// (As[k][m]), which a copy cannot do: each thread loads 4 consecutive k of a row (one float4)
+// into registers before the compute and stores them as 4 floats after it, so the load's
+// latency hides behind the compute as well. STAGES=1 copies synchronously (load, store,
+// barrier). Trades shared memory (STAGES buffers) for hidden latency. Before sm_80 B's copies
 // are plain loads and stores (the same schedule, nothing overlaps). Any M, N, K: out-of-range
 // elements are zero-filled (cp.async's src-size 0), never read; C is stored where inside.
 // Stores to C are single floats (see the end of the body: registers).
@@ -26,16 +29,17 @@ struct WarpTile {
     static constexpr int kSubM = WM / kWMIter;                    // rows one warp step covers
     static constexpr int kSubN = WN / WNITER;                     // columns one warp step covers
     static constexpr int kLanesN = kSubN / TN;                    // lanes along N in a step
-    // Shared layouts, per stage: As[k][m] (A transposed, rows padded by 4 floats so that the 8 k
-    // of one copy instruction land in different banks) and Bs[k][n].
+    // Shared layouts, per stage: As[k][m] (A transposed; rows padded by 4 floats, which keeps the
+    // fragment reads 16-byte aligned and spreads a warp's transposed stores of A over the banks:
+    // 2-way conflicts at BK=16, none at BK ≤ 8) and Bs[k][n].
     static constexpr int kLdA = BM + 4;
     static constexpr int kLdB = BN;
     static constexpr int kSizeA = BK * kLdA;
     static constexpr int kStageFloats = kSizeA + BK * kLdB;
-    // A is copied one float at a time (it is transposed on the way), runs of kKRun consecutive k
-    // per row: 8 lanes read one 32-byte sector of a row, a warp 4 rows. B goes 16 bytes at a time.
-    static constexpr int kKRun = BK < 8 ? BK : 8;
-    static constexpr int kCopiesA = BM * BK / kThreads;
+    // A goes through registers in slots of 4 consecutive k of one row (a float4 where K % 4 == 0),
+    // BK/4 lanes per row, so that a warp reads whole 32-byte sectors; see a_slot. B goes 16 bytes
+    // at a time (4 where N or K % 4 ≠ 0).
+    static constexpr int kSlotsA = BM * BK / 4 / kThreads;
     static constexpr int kCopiesB4 = BK * BN / 4 / kThreads;
     static constexpr int kCopiesB1 = BK * BN / kThreads;
     static constexpr bool kAsync = STAGES > 1 && TL_WARP_CP_ASYNC;
@@ -47,8 +51,16 @@ struct WarpTile {
                   "each warp step must split into whole thread tiles");
     static_assert(TM % 4 == 0 && TN % 4 == 0, "fragments are read as float4");
     static_assert(kLanesN >= 2 && kLanesN <= 16, "the lanes of a step form 2×2 quads");
-    static_assert((BM * BK) % kThreads == 0 && (BK * BN / 4) % kThreads == 0,
-                  "each thread must copy the same number of elements of each tile");
+    static_assert(BK % 4 == 0 && (BM * BK / 4) % kThreads == 0 && (BK * BN / 4) % kThreads == 0,
+                  "each thread must copy the same number of slots of each tile");
+
+    // A's slot e (of BM·BK/4): its row m and its first k (a multiple of 4). Cheap on purpose: a
+    // mapping with conflict-free stores (2 lanes per row) needed more index arithmetic per step
+    // than its stores saved, and measured 2 % slower on an H100.
+    __device__ static void a_slot(int e, int& m, int& k) {
+        m = e / (BK / 4);
+        k = 4 * (e % (BK / 4));
+    }
     static_assert(STAGES >= 1 && STAGES <= 4, "1 to 4 stages");
 };
 
@@ -90,9 +102,9 @@ __device__ __forceinline__ void warp_tiled_wait() {
 #endif
 }
 
-// The kernel's body for one width of B copies: VEC_N (N % 4 == 0: rows of B start on 16-byte
-// boundaries) 16 bytes, else 4.
-template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int STAGES, bool VEC_N>
+// The kernel's body for one width of global accesses: VEC (N % 4 == 0 and K % 4 == 0: rows of A
+// and B start on 16-byte boundaries) float4 loads of A and 16-byte copies of B, else 4 bytes.
+template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int STAGES, bool VEC>
 __device__ __forceinline__ void warp_tiled_body(const float* __restrict__ A, const float* __restrict__ B,
                                                 float* __restrict__ C, int M, int N, int K,
                                                 unsigned long long* counters) {
@@ -114,23 +126,11 @@ __device__ __forceinline__ void warp_tiled_body(const float* __restrict__ A, con
     const int block_row = blockIdx.y * BM;
     const int block_col = blockIdx.x * BN;
 
-    // Global tile at k0 -> shared stage `stage`. Every thread issues the same copies every step;
+    // B's tile at k0 -> shared stage `stage`. Every thread issues the same copies every step;
     // out-of-range ones fill zeros so that the compute loop needs no checks.
-    auto load_stage = [&](int stage, int k0) {
-        float* as = warp_tiled_smem + stage * Tile::kStageFloats;
-        float* bs = as + Tile::kSizeA;
-#pragma unroll
-        for (int r = 0; r < Tile::kCopiesA; ++r) {
-            const int e = tid + r * Tile::kThreads;
-            const int run = e / Tile::kKRun;
-            const int m = run % BM, k = (run / BM) * Tile::kKRun + e % Tile::kKRun;
-            const int row = block_row + m, col = k0 + k;
-            const bool inside = row < M && col < K;
-            warp_tiled_copy<4, kAsync>(as + k * Tile::kLdA + m, inside ? A + size_t(row) * K + col : A, inside);
-            TL_GLOAD(inside ? 1 : 0);
-            TL_SSTORE(1);
-        }
-        if constexpr (VEC_N) {
+    auto copy_b = [&](int stage, int k0) {
+        float* bs = warp_tiled_smem + stage * Tile::kStageFloats + Tile::kSizeA;
+        if constexpr (VEC) {
 #pragma unroll
             for (int r = 0; r < Tile::kCopiesB4; ++r) {
                 const int e = tid + r * Tile::kThreads;
@@ -152,6 +152,42 @@ __device__ __forceinline__ void warp_tiled_body(const float* __restrict__ A, con
                 TL_GLOAD(inside ? 1 : 0);
                 TL_SSTORE(1);
             }
+        }
+    };
+
+    // A's tile at k0 -> registers (before the compute), then -> shared stage `stage`, transposed
+    // (after it). Zeros where outside A.
+    float4 a_stage[Tile::kSlotsA];
+    auto load_a = [&](int k0) {
+#pragma unroll
+        for (int r = 0; r < Tile::kSlotsA; ++r) {
+            int m, k;
+            Tile::a_slot(tid + r * Tile::kThreads, m, k);
+            const int row = block_row + m, col = k0 + k;
+            const float* src = A + size_t(row) * K + col;
+            float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
+            if constexpr (VEC) {
+                if (row < M && col < K) { v = *reinterpret_cast<const float4*>(src); TL_GLOAD(4); }   // K % 4 == 0: all 4 or none
+            } else if (row < M) {
+                if (col < K) { v.x = src[0]; TL_GLOAD(1); }
+                if (col + 1 < K) { v.y = src[1]; TL_GLOAD(1); }
+                if (col + 2 < K) { v.z = src[2]; TL_GLOAD(1); }
+                if (col + 3 < K) { v.w = src[3]; TL_GLOAD(1); }
+            }
+            a_stage[r] = v;
+        }
+    };
+    auto store_a = [&](int stage) {
+        float* as = warp_tiled_smem + stage * Tile::kStageFloats;
+#pragma unroll
+        for (int r = 0; r < Tile::kSlotsA; ++r) {
+            int m, k;
+            Tile::a_slot(tid + r * Tile::kThreads, m, k);
+            as[(k + 0) * Tile::kLdA + m] = a_stage[r].x;
+            as[(k + 1) * Tile::kLdA + m] = a_stage[r].y;
+            as[(k + 2) * Tile::kLdA + m] = a_stage[r].z;
+            as[(k + 3) * Tile::kLdA + m] = a_stage[r].w;
+            TL_SSTORE(4);
         }
     };
 
@@ -210,28 +246,41 @@ __device__ __forceinline__ void warp_tiled_body(const float* __restrict__ A, con
         // Synchronous: copy, barrier (the tiles are complete), compute, barrier (everyone is done
         // reading before the next copy overwrites them).
         for (int t = 0; t < steps; ++t) {
-            load_stage(0, t * BK);
+            copy_b(0, t * BK);
+            load_a(t * BK);
+            store_a(0);
             __syncthreads();
             compute_stage(0);
             __syncthreads();
         }
     } else {
-        // A ring of STAGES buffers: STAGES-1 slices are in flight while one is computed. Each
+        // A ring of STAGES buffers: STAGES-1 slices of B are in flight while one is computed. Each
         // step commits one copy group (empty near the end) so that "all but the newest
-        // STAGES-2 groups complete" always means "slice t has arrived".
+        // STAGES-2 groups complete" always means "slice t of B has arrived". A's slice for a
+        // buffer is loaded before the compute of the step that frees the buffer and stored after
+        // it, so the next barrier publishes it, STAGES-2 steps before it is computed.
 #pragma unroll
         for (int s = 0; s < STAGES - 1; ++s) {
-            if (s < steps) load_stage(s, s * BK);
+            if (s < steps) {
+                copy_b(s, s * BK);
+                load_a(s * BK);
+                store_a(s);
+            }
             warp_tiled_commit<kAsync>();
         }
         for (int t = 0; t < steps; ++t) {
-            // EXERCISE-BEGIN: one step of the ring: wait for slice t (all but the newest STAGES-2 groups), barrier, copy slice t+STAGES-1 (if any) into the buffer slice t-1 used, commit, compute buffer t % STAGES
+            // EXERCISE-BEGIN: one step of the ring: wait for slice t (all but the newest STAGES-2 groups), barrier, copy B's slice t+STAGES-1 (if any) into the buffer slice t-1 used and load A's into registers, commit, compute buffer t % STAGES, store A's slice to its buffer
             warp_tiled_wait<STAGES - 2, kAsync>();   // this thread's copies of slice t are done
             __syncthreads();   // everyone's are, and everyone has finished computing slice t-1
             const int next = t + STAGES - 1;       // goes where slice t-1 was
-            if (next < steps) load_stage(next % STAGES, next * BK);
+            const bool more = next < steps;
+            if (more) {
+                copy_b(next % STAGES, next * BK);
+                load_a(next * BK);
+            }
             warp_tiled_commit<kAsync>();
             compute_stage(t % STAGES);
+            if (more) store_a(next % STAGES);
             // EXERCISE-END
         }
         warp_tiled_wait<0, kAsync>();
@@ -267,7 +316,7 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN), MIN_BLOCKS)
                       int M, int N, int K, unsigned long long* counters) {
     // One branch for the whole kernel, the same for every thread: each body keeps only its own
     // addresses live (a branch per copy would keep both widths' addresses in registers).
-    if (N % 4 == 0)
+    if (N % 4 == 0 && K % 4 == 0)
         warp_tiled_body<BM, BN, BK, WM, WN, WNITER, TM, TN, STAGES, true>(A, B, C, M, N, K, counters);
     else
         warp_tiled_body<BM, BN, BK, WM, WN, WNITER, TM, TN, STAGES, false>(A, B, C, M, N, K, counters);

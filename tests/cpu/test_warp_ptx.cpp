@@ -1,6 +1,6 @@
 // What the warp-tiled kernel compiles to, read in its PTX (NVRTC, no GPU needed): from sm_80 on,
-// STAGES > 1 copies with cp.async (16 bytes for B, 4 for A, both in the src-size form that
-// zero-fills) and waits for all but the newest STAGES-2 groups; STAGES = 1, and any STAGES before
+// STAGES > 1 copies B with cp.async (16 bytes, or 4 where N or K % 4 ≠ 0, in the src-size form
+// that zero-fills) and loads A into registers as float4 (it is transposed on the way to shared memory) and waits for all but the newest STAGES-2 groups; STAGES = 1, and any STAGES before
 // sm_80, copies with plain loads and stores and has no cp.async at all. The fragment reads are
 // float4 (ld.shared.v4) with constant offsets from one base.
 #include <gtest/gtest.h>
@@ -61,10 +61,12 @@ int count(const std::string& text, const std::string& pattern) {
 TEST(WarpTiledPtx, CpAsyncFromSm80WithZeroFillAndPlainLoadsOtherwise) {
     const std::string stages3 = "warp_tiled_matmul<128, 128, 16, 64, 32, 2, 8, 4, 3, 2>";
     const std::string sm80 = ptx_of(stages3, "compute_80");
-    // Each of the two bodies (N % 4 == 0 or not) copies STAGES-1 slices ahead and one per step:
-    // A as 8 copies of 4 bytes per slice; B as 2 of 16 bytes (N % 4 == 0) or 8 of 4 bytes.
+    // Each of the two bodies (N and K % 4 == 0, or not) copies B STAGES-1 slices ahead and one per
+    // step: 2 copies of 16 bytes per slice, or 8 of 4 bytes. A never goes through cp.async: the
+    // float4 body loads it as 2 float4 per slice, in the same three places.
     EXPECT_EQ(count(sm80, R"(cp\.async\.cg\.shared\.global \[%r\d+\], \[%rd\d+\], 16, %r\d+;)"), 2 * 3);
-    EXPECT_EQ(count(sm80, R"(cp\.async\.ca\.shared\.global \[%r\d+\], \[%rd\d+\], 4, %r\d+;)"), (8 + 8 + 8) * 3);
+    EXPECT_EQ(count(sm80, R"(cp\.async\.ca\.shared\.global \[%r\d+\], \[%rd\d+\], 4, %r\d+;)"), 8 * 3);
+    EXPECT_EQ(count(sm80, R"(ld\.global(\.nc)?\.v4\.f32)"), 2 * 3);
     EXPECT_GT(count(sm80, R"(cp\.async\.wait_group 1;)"), 0) << "all but the newest STAGES-2 = 1 groups";
     EXPECT_GT(count(sm80, R"(cp\.async\.commit_group;)"), 0);
     // Per k of a slice: 2 float4 reads of A and 2 of B, with constant offsets, in each body.
