@@ -4,7 +4,8 @@
 #      over STAGES per shape);
 #   2. at 2048³, 4096³ and 8192³: lesson 05's 2D kernel at its defaults, the warp-tiled kernel at
 #      its defaults and at the best shape of the grid, each against cuBLAS SGEMM FP32 measured in
-#      the same run (L2 flushed, validated).
+#      the same run (L2 flushed, validated); at 4096³ the whole ladder below them (naive, tiled,
+#      1D, 2D without float4 loads).
 # It prints the tables last, with issue 17's targets checked: ≥ 95 % of cuBLAS at 4096³, ≥ 90 % at
 # 2048³ and 8192³.
 #
@@ -98,14 +99,21 @@ best = min(grid, key=lambda g: g[2]) if grid else None
 sections = []
 percent = {}
 for size in (2048, 4096, 8192):
-    rows = [run("2D register tiling (lesson 05 defaults)", "matmul.register_2d", {}, size, f"2d_{size}"),
-            run("warp-tiled (defaults)", "matmul.warp_tiled", {}, size, f"warp_{size}")]
+    rows = []
+    if size == 4096:
+        rows += [run("naive (lesson 01 defaults)", "matmul.naive", {}, size, f"naive_{size}"),
+                 run("shared-memory tiled (lesson 02 defaults)", "matmul.smem_tiled", {}, size, f"tiled_{size}"),
+                 run("1D register tiling (lesson 04 defaults)", "matmul.register_1d", {}, size, f"1d_{size}"),
+                 run("2D register tiling, FLOAT4=0", "matmul.register_2d", {"FLOAT4": 0}, size, f"2d_scalar_{size}")]
+    rows += [run("2D register tiling (lesson 05 defaults)", "matmul.register_2d", {}, size, f"2d_{size}"),
+             run("warp-tiled (defaults)", "matmul.warp_tiled", {}, size, f"warp_{size}")]
+    first_warp = len(rows) - 1
     if best:
         p = best[1]
         rows.append(run("warp-tiled, best of the grid: " + " ".join(f"{k}={v}" for k, v in p.items()),
                         "matmul.warp_tiled", p, size, f"warp_best_{size}"))
     ref = next((r["json"]["reference_ms"] for r in rows if r["ok"] and r["json"].get("reference_ms")), None)
-    warp_ms = [r["json"]["median_ms"] for r in rows[1:] if r["ok"]]
+    warp_ms = [r["json"]["median_ms"] for r in rows[first_warp:] if r["ok"]]
     if ref and warp_ms:
         percent[size] = 100.0 * ref / min(warp_ms)
     body = [cells(r) for r in rows]
