@@ -67,7 +67,7 @@ def params(c):
 rows = []
 whole = tune("whole_space", ["--budget", budget])
 subset_tune = tune("subset_tuned", SUBSET + ["--budget", budget])
-subset_all = tune("subset_exhaustive", SUBSET + ["--candidates", "100000", "--sample", "0", "--budget", "3600"])
+subset_all = tune("subset_exhaustive", SUBSET + ["--candidates", "10000", "--sample", "0", "--budget", "3600"])
 for name, r in (("whole space, tune", whole), ("subset, tune", subset_tune), ("subset, exhaustive", subset_all)):
     b = best(r)
     rows.append((name, r["combinations"] if r else "-", r["valid"] if r else "-", r["tried"] if r else "-",
