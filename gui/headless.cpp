@@ -16,9 +16,9 @@
 #include <thread>
 #include <vector>
 #include "actions.h"
-#include "analysis_common.h"
 #include "panels.h"
 #include "gl_util.h"
+#include "tune_view.h"
 #include "tilelab/input_policy.h"
 #include "tilelab/safe_file.h"
 
@@ -584,10 +584,12 @@ int wait_for_tune(App& app, FrameDriver& driver, double timeout_s) {
         return rc != 0 ? rc : 1;
     }
     const TuneReport& r = *view.report;
+    const Variant* v = find_variant(r.variant);
+    const std::string first = r.candidates.empty() || !v ? "-" : TuneParamsText(*v, r.candidates.front().params);
     const auto pruned = std::count_if(r.candidates.begin(), r.candidates.end(), [](const TuneCandidate& c) { return !c.pruned.empty(); });
     std::fprintf(stderr, "tune: %s at %s on %s: %zu candidates, %ld pruned, %d measured, first %s\n",  // ui-strings: not shown
                  r.variant.c_str(), format_problem(r.problem).c_str(), r.target.c_str(), r.candidates.size(), long(pruned),
-                 r.tried, r.candidates.empty() ? "-" : ParamSummary(r.candidates.front().params).c_str());
+                 r.tried, first.c_str());
     return 0;
 }
 

@@ -30,11 +30,11 @@ std::string StageText(const std::string& stage) {
     return tr(stage == "compile" ? "tune.stage.compile" : stage == "full" ? "tune.stage.full" : "tune.stage.measure");
 }
 
-void DrawProgress(AppState& state, const TuneStatus& st, bool here) {
+void DrawProgress(AppState& state, const TuneStatus& st, const Variant& v, bool here) {
     if (ImGui::Button(tr("compare.cancel").c_str())) state.engine_thread->cancel_tune();
     ImGui::SameLine();
     std::string text = trf("tuner.progress", StageText(st.stage), st.done, st.total);
-    if (st.best) text += "  " + trf("tuner.progress_best", FormatTime(st.best->median_ms), ParamSummary(st.best->params));
+    if (st.best) text += "  " + trf("tuner.progress_best", FormatTime(st.best->median_ms), TuneParamsText(v, st.best->params));
     ImGui::ProgressBar(st.total > 0 ? float(st.done) / float(st.total) : 0.0f, ImVec2(-1, 0), text.c_str());
     if (!here) {   // started for another lesson or size: say which, the Start button waits for it
         const Variant* other = find_variant(st.variant);
@@ -47,31 +47,66 @@ void DrawProgress(AppState& state, const TuneStatus& st, bool here) {
 
 // Who measured the ranking, when, and how much of the space it covered.
 void DrawReportHeader(const TuneReport& r, bool cached) {
-    if (!r.gpu) ImGui::TextDisabled("%s", trf("tuner.model_report", r.target).c_str());
-    else if (cached) ImGui::TextUnformatted(trf("tuner.cached_label", r.target, r.measured_at, std::lround(r.elapsed_s)).c_str());
-    else ImGui::TextUnformatted(trf("tuner.searched_label", r.target, r.measured_at, std::lround(r.elapsed_s)).c_str());
+    if (!r.gpu) ImGui::TextWrapped("%s", trf("tuner.model_report", r.target).c_str());
+    else if (cached) ImGui::TextWrapped("%s", trf("tuner.cached_label", r.target, TuneTimeText(r.measured_at), std::lround(r.elapsed_s)).c_str());
+    else ImGui::TextWrapped("%s", trf("tuner.searched_label", r.target, TuneTimeText(r.measured_at), std::lround(r.elapsed_s)).c_str());
     ImGui::TextDisabled("%s", trf("tune.space", r.combinations, r.valid, r.candidates.size(), r.tried).c_str());
     if (r.gpu && r.reference_ms > 0)
         ImGui::TextDisabled("%s", trf("tuner.reference", r.reference_name, FormatTime(r.reference_ms)).c_str());
     if (r.budget_hit) ImGui::TextDisabled("%s", tr("tune.budget_hit").c_str());
-    if (r.cancelled) ImGui::TextColored(StatusColorVec(false), "%s", tr("tuner.cancelled_note").c_str());
+    if (r.cancelled) {
+        ImGui::PushStyleColor(ImGuiCol_Text, StatusColorVec(false));
+        ImGui::TextWrapped("%s", tr("tuner.cancelled_note").c_str());
+        ImGui::PopStyleColor();
+    }
+}
+
+// Where a candidate came from (tilelab/tune.h): "model", "sample", "default" or "refine".
+std::string OriginText(const std::string& origin) {
+    for (const char* known : {"model", "sample", "default", "refine"})
+        if (origin == known) return tr(std::string("tuner.origin.") + known);
+    return origin;
+}
+
+// A fixed column as wide as the wider of its header and `widest` (a typical cell).
+void FixedColumn(const std::string& header, const char* widest) {
+    // The table adds the cells' padding itself.
+    const float width = std::max(ImGui::CalcTextSize(header.c_str()).x, ImGui::CalcTextSize(widest).x);
+    ImGui::TableSetupColumn(header.c_str(), ImGuiTableColumnFlags_WidthFixed, width);
 }
 
 // The ranking; a click on an applicable row sets its parameters and runs them.
 void DrawRanking(AppState& state, const TuneReport& r, const Variant& v) {
-    const std::string pct_header =
-        r.reference_name.empty() ? tr("tuner.col_pct_reference") : trf("tuner.col_pct_of", r.reference_name);
-    const float font = ImGui::GetFontSize();
-    const float height = font * 1.7f * float(std::min<size_t>(r.candidates.size() + 1, 12));
     const bool gpu = r.gpu;
-    if (!BeginDataTable("##tune_ranking",
-                        {{"#", 0, 1.6f}, {tr("tune.col_params").c_str(), 3.0f},
-                         {(gpu ? tr("tune.col_median") : tr("tune.col_model_ms")).c_str()},
-                         {gpu ? pct_header.c_str() : "FLOP/B"}, {tr("tune.col_regs").c_str()},
-                         {tr("tune.col_occupancy").c_str()}, {tr("tune.col_origin").c_str()},
-                         {tr("tune.col_note").c_str(), 2.0f}},
-                        ImGuiTableFlags_ScrollY, ImVec2(0, height)))
-        return;
+    const bool notes = std::any_of(r.candidates.begin(), r.candidates.end(),
+                                   [](const TuneCandidate& c) { return !TuneRowNote(c).empty(); });
+    const float height = ImGui::GetFontSize() * 1.7f * float(std::min<size_t>(r.candidates.size() + 1, 12));
+    // BeginDataTable's look, but every column as wide as its widest cell (no parameter cut short)
+    // and a horizontal scroll bar where the panel is narrower than that.
+    const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit |
+                                  ImGuiTableFlags_ScrollY | ImGuiTableFlags_ScrollX;
+    if (!ImGui::BeginTable("##tune_ranking", notes ? 8 : 7, flags, ImVec2(0, height))) return;
+    ImGui::TableSetupScrollFreeze(0, 1);
+    FixedColumn("#", "99");
+    std::string widest_params;
+    for (const TuneCandidate& c : r.candidates) {
+        std::string text = TuneParamsText(v, c.params);
+        if (ImGui::CalcTextSize(text.c_str()).x > ImGui::CalcTextSize(widest_params.c_str()).x) widest_params = std::move(text);
+    }
+    FixedColumn(tr("tune.col_params"), widest_params.c_str());
+    FixedColumn(tr(gpu ? "tune.col_median" : "tune.col_model_ms"), "999.9 ms");
+    FixedColumn(gpu ? tr("tune.col_pct_ref") : std::string("FLOP/B"), "100.0%");
+    FixedColumn(tr("tune.col_regs"), "255");
+    FixedColumn(tr("tune.col_occupancy"), "100%");
+    FixedColumn(tr("tune.col_origin"), OriginText("default").c_str());
+    // A short word per pruned or failed row; the reason in its tooltip (and the row's).
+    if (notes) {
+        const std::string& pruned = tr("tuner.pruned_short");
+        const std::string& failed = tr("tuner.failed_short");
+        const bool wider = ImGui::CalcTextSize(pruned.c_str()).x > ImGui::CalcTextSize(failed.c_str()).x;
+        FixedColumn(tr("tune.col_note"), (wider ? pruned : failed).c_str());
+    }
+    ImGui::TableHeadersRow();
     for (size_t i = 0; i < r.candidates.size(); ++i) {
         const TuneCandidate& c = r.candidates[i];
         const bool applicable = CanApplyTuneRow(c);
@@ -91,7 +126,7 @@ void DrawRanking(AppState& state, const TuneReport& r, const Variant& v) {
         if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
             WrappedTooltip((note.empty() ? tr("tuner.click_to_apply") : note).c_str());
         ImGui::TableNextColumn();
-        ImGui::TextUnformatted(ParamSummary(c.params).c_str());
+        ImGui::TextUnformatted(TuneParamsText(v, c.params).c_str());
         ImGui::TableNextColumn();
         const bool timed = c.measured && c.valid;
         if (!gpu) ImGui::TextUnformatted(FormatTime(c.score_ms).c_str());
@@ -108,10 +143,10 @@ void DrawRanking(AppState& state, const TuneReport& r, const Variant& v) {
         if (c.analysed && c.registers > 0) ImGui::Text("%.0f%%", c.occupancy * 100);
         else ImGui::TextDisabled("-");
         ImGui::TableNextColumn();
-        ImGui::TextUnformatted(c.origin.c_str());
-        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(OriginText(c.origin).c_str());
+        if (notes) ImGui::TableNextColumn();
         if (!note.empty()) {
-            ImGui::TextColored(StatusColorVec(false), "%s", note.c_str());
+            ImGui::TextColored(StatusColorVec(false), "%s", tr(c.pruned.empty() ? "tuner.failed_short" : "tuner.pruned_short").c_str());
             if (ImGui::IsItemHovered()) WrappedTooltip(note.c_str());
         }
         ImGui::PopID();
@@ -185,13 +220,18 @@ void DrawTuneSection(AppState& state) {
     const std::string start = tr(view.report ? "tuner.search_again" : "tuner.start") + "###tune_start";
     if (ImGui::Button(start.c_str())) Start(state, t);
     ImGui::EndDisabled();
-    if (!gpu) {
-        ImGui::SameLine();
-        ImGui::TextDisabled("%s", tr("tuner.model_mode").c_str());
+    if (!gpu && !view.report) {   // a model-mode ranking's header says it
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+        ImGui::TextWrapped("%s", tr("tuner.model_mode").c_str());
+        ImGui::PopStyleColor();
     }
 
-    if (st.running) DrawProgress(state, st, st.key == name);
-    if (!view.note.empty()) ImGui::TextColored(StatusColorVec(false), "%s", view.note.c_str());
+    if (st.running) DrawProgress(state, st, *v, st.key == name);
+    if (!view.note.empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, StatusColorVec(false));
+        ImGui::TextWrapped("%s", view.note.c_str());
+        ImGui::PopStyleColor();
+    }
     if (!view.report) {
         if (!st.running) ImGui::TextDisabled("%s", trf("tuner.nothing_yet", format_problem(t.cfg.problem)).c_str());
         return;

@@ -60,6 +60,20 @@ ParamValues TunedParams(const Variant& v, const TuneCandidate& row, const ParamV
     return out;
 }
 
+std::string TuneParamsText(const Variant& v, const ParamValues& params) {
+    std::string out;
+    for (const ParamSpec& p : v.params)
+        if (const auto it = params.find(p.name); it != params.end())
+            out += (out.empty() ? "" : " ") + p.name + "=" + std::to_string(it->second);
+    return out;
+}
+
+std::string TuneTimeText(const std::string& utc) {
+    // ISO 8601 as the tuner writes it: 20 characters, 'T' at 10, 'Z' last.
+    if (utc.size() != 20 || utc[10] != 'T' || utc.back() != 'Z') return utc;
+    return utc.substr(0, 10) + " " + utc.substr(11, 5) + " UTC";
+}
+
 std::string TuneRowNote(const TuneCandidate& row) {
     if (!row.pruned.empty()) return trf("tune.pruned", row.pruned);
     return row.error;

@@ -47,6 +47,11 @@ bool CanApplyTuneRow(const TuneCandidate& row);
 // its default; a name the variant does not declare is dropped.
 ParamValues TunedParams(const Variant& v, const TuneCandidate& row, const ParamValues& current);
 
+// "TILE=32 PAD=1": the row's parameters in the variant's order (the parameter panel's).
+std::string TuneParamsText(const Variant& v, const ParamValues& params);
+// "2026-11-23T19:40:00Z" -> "2026-11-23 19:40 UTC" (anything else as it is).
+std::string TuneTimeText(const std::string& utc);
+
 // The row's note: why it was pruned or failed ("" = none).
 std::string TuneRowNote(const TuneCandidate& row);
 

@@ -191,3 +191,9 @@ TEST(TuneView, PrunedAndFailedRowsCannotBeApplied) {
     EXPECT_FALSE(CanApplyTuneRow(failed));
     EXPECT_EQ(TuneRowNote(failed), failed.error);
 }
+
+TEST(TuneView, RowsReadInTheParameterPanelsOrderAndTimesInUtc) {
+    EXPECT_EQ(TuneParamsText(smem_tiled(), {{"PAD", 1}, {"TILE", 32}}), "TILE=32 PAD=1");
+    EXPECT_EQ(TuneTimeText("2026-11-23T19:40:00Z"), "2026-11-23 19:40 UTC");
+    EXPECT_EQ(TuneTimeText("yesterday"), "yesterday");
+}
