@@ -77,6 +77,7 @@ struct SweepProgress {
 struct TuneStatus {
     uint64_t generation = 0;     // increments with every submit_tune() accepted
     bool running = false;        // waiting or searching
+    bool cancelling = false;     // Cancel pressed: the point in hand (a compile or a run) ends first
     std::string key;             // TuneKeyName() of the search (gui/tune_view.h)
     std::string variant;         // what it searches
     Problem problem;

@@ -34,6 +34,7 @@ void EngineThread::cancel_tune() {
     std::lock_guard l(mutex_);
     if (!tune_.running) return;
     cancel_tune_ = true;
+    tune_.cancelling = true;
     if (tune_pending_) {   // not started yet: nothing to report
         tune_pending_.reset();
         tune_.running = false;
@@ -86,7 +87,7 @@ void EngineThread::serve_tune(std::unique_lock<std::mutex>& lock) {
 
     lock.lock();
     if (tune_.generation == generation) {
-        tune_.running = false;
+        tune_.running = tune_.cancelling = false;
         tune_.error = error;
         if (error.empty() || !report->candidates.empty()) tune_.report = std::move(report);
     }

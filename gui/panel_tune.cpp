@@ -31,9 +31,12 @@ std::string StageText(const std::string& stage) {
 }
 
 void DrawProgress(AppState& state, const TuneStatus& st, const Variant& v, bool here) {
+    ImGui::BeginDisabled(st.cancelling);
     if (ImGui::Button(tr("compare.cancel").c_str())) state.engine_thread->cancel_tune();
+    ImGui::EndDisabled();
     ImGui::SameLine();
     std::string text = trf("tuner.progress", StageText(st.stage), st.done, st.total);
+    if (st.cancelling) text = tr("tuner.cancelling") + "  " + text;
     if (st.best) text += "  " + trf("tuner.progress_best", FormatTime(st.best->median_ms), TuneParamsText(v, st.best->params));
     ImGui::ProgressBar(st.total > 0 ? float(st.done) / float(st.total) : 0.0f, ImVec2(-1, 0), text.c_str());
     if (!here) {   // started for another lesson or size: say which, the Start button waits for it

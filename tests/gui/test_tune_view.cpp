@@ -7,8 +7,12 @@
 
 #include <filesystem>
 #include <fstream>
+#include <chrono>
+#include <cstdio>
 #include <string>
+#include <thread>
 
+#include "engine_thread.h"
 #include "tune_view.h"
 #include "tilelab/i18n.h"
 #include "tilelab/target.h"
@@ -196,4 +200,50 @@ TEST(TuneView, RowsReadInTheParameterPanelsOrderAndTimesInUtc) {
     EXPECT_EQ(TuneParamsText(smem_tiled(), {{"PAD", 1}, {"TILE", 32}}), "TILE=32 PAD=1");
     EXPECT_EQ(TuneTimeText("2026-11-23T19:40:00Z"), "2026-11-23 19:40 UTC");
     EXPECT_EQ(TuneTimeText("yesterday"), "yesterday");
+}
+
+// The engine thread (model mode, a fresh compile cache so every candidate really compiles): one
+// search at a time, a second Start is refused while it runs, and Cancel ends it within one point,
+// with its partial ranking and without touching the cache.
+TEST(TuneEngineThread, OneSearchAtATimeAndCancelStopsItWithinAPoint) {
+    ScratchDir dir;
+    EngineConfig cfg;
+    cfg.force_model_mode = true;
+    cfg.cache_dir = (dir.path / "compile").string();
+    EngineThread thread(cfg);
+    const auto wait_for = [](auto done, double seconds) {
+        const auto deadline = Clock::now() + std::chrono::duration<double>(seconds);
+        while (!done() && Clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        return done();
+    };
+    ASSERT_TRUE(wait_for([&] { return thread.ready(); }, 120));
+
+    const Variant* v = find_variant("matmul.warp_tiled");
+    ASSERT_NE(v, nullptr);
+    const TuneConfig search = TabTuneConfig(square(1024), kDefaultTuneBudget);
+    ASSERT_TRUE(thread.submit_tune(v->id, search, "warp", (dir.path / "tune_root").string()));
+    EXPECT_FALSE(thread.submit_tune(v->id, search, "again", ""));   // the button is disabled meanwhile
+    EXPECT_EQ(thread.tune_status().key, "warp");
+
+    // Past its first compiled point, then cancelled.
+    ASSERT_TRUE(wait_for([&] { const TuneStatus s = thread.tune_status(); return !s.running || s.done >= 1; }, 300));
+    ASSERT_TRUE(thread.tune_status().running) << "the search ended before it could be cancelled";
+    const int planned = thread.tune_status().total;
+    thread.cancel_tune();
+    const auto cancelled_at = Clock::now();
+    EXPECT_TRUE(thread.tune_status().cancelling || !thread.tune_status().running);
+    ASSERT_TRUE(wait_for([&] { return !thread.tune_status().running; }, 120));
+    const double took_s = std::chrono::duration<double>(Clock::now() - cancelled_at).count();
+    EXPECT_LT(took_s, 30) << "Cancel waits for at most the point in hand";
+    std::fprintf(stderr, "cancelled after %d of %d points, ended %.2f s after Cancel\n", thread.tune_status().done, planned, took_s);
+
+    const TuneStatus st = thread.tune_status();
+    ASSERT_NE(st.report, nullptr) << st.error;
+    EXPECT_TRUE(st.report->cancelled);
+    EXPECT_FALSE(st.report->gpu);
+    EXPECT_GE(int(st.report->candidates.size()), planned);
+    EXPECT_FALSE(fs::exists(dir.path / "tune_root" / "tune"));   // model mode caches nothing
+    // Now a new search may start.
+    EXPECT_TRUE(thread.submit_tune(v->id, search, "warp", ""));
+    thread.cancel_tune();
 }
