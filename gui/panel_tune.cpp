@@ -30,18 +30,19 @@ std::string StageText(const std::string& stage) {
     return tr(stage == "compile" ? "tune.stage.compile" : stage == "full" ? "tune.stage.full" : "tune.stage.measure");
 }
 
-void DrawProgress(AppState& state, const TuneStatus& st, const Variant& v, bool here) {
+void DrawProgress(AppState& state, const TuneStatus& st, bool here) {
+    const Variant* searched = find_variant(st.variant);   // the search's variant, maybe not the lesson's
     ImGui::BeginDisabled(st.cancelling);
     if (ImGui::Button(tr("compare.cancel").c_str())) state.engine_thread->cancel_tune();
     ImGui::EndDisabled();
     ImGui::SameLine();
     std::string text = trf("tuner.progress", StageText(st.stage), st.done, st.total);
     if (st.cancelling) text = tr("tuner.cancelling") + "  " + text;
-    if (st.best) text += "  " + trf("tuner.progress_best", FormatTime(st.best->median_ms), TuneParamsText(v, st.best->params));
+    if (st.best && searched)
+        text += "  " + trf("tuner.progress_best", FormatTime(st.best->median_ms), TuneParamsText(*searched, st.best->params));
     ImGui::ProgressBar(st.total > 0 ? float(st.done) / float(st.total) : 0.0f, ImVec2(-1, 0), text.c_str());
     if (!here) {   // started for another lesson or size: say which, the Start button waits for it
-        const Variant* other = find_variant(st.variant);
-        ImGui::TextDisabled("%s", trf("tuner.running_other", other ? variant_title(*other) : st.variant,
+        ImGui::TextDisabled("%s", trf("tuner.running_other", searched ? variant_title(*searched) : st.variant,
                                       format_problem(st.problem)).c_str());
     } else if (state.updating) {
         ImGui::TextDisabled("%s", tr("tuner.lesson_runs_wait").c_str());
@@ -223,13 +224,13 @@ void DrawTuneSection(AppState& state) {
     const std::string start = tr(view.report ? "tuner.search_again" : "tuner.start") + "###tune_start";
     if (ImGui::Button(start.c_str())) Start(state, t);
     ImGui::EndDisabled();
-    if (!gpu && !view.report) {   // a model-mode ranking's header says it
+    if (!gpu && (!view.report || view.report->gpu)) {   // a model-mode ranking's header says it
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
         ImGui::TextWrapped("%s", tr("tuner.model_mode").c_str());
         ImGui::PopStyleColor();
     }
 
-    if (st.running) DrawProgress(state, st, *v, st.key == name);
+    if (st.running) DrawProgress(state, st, st.key == name);
     if (!view.note.empty()) {
         ImGui::PushStyleColor(ImGuiCol_Text, StatusColorVec(false));
         ImGui::TextWrapped("%s", view.note.c_str());
