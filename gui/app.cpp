@@ -165,6 +165,12 @@ std::string App::init_from_options() {
         std::string error;
         if (!DrillAnswerFromText(state_, options_.drill_answer, error)) return "--drill-answer: " + error;
     }
+    if (options_.tune) {   // as if the user had pressed Start search in the Compare tab
+        state_.select_tab = "Compare";
+        const auto deadline = Clock::now() + std::chrono::seconds(120);
+        while (!engine_thread_.ready() && Clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        if (!StartTune(state_)) return tr("tuner.cannot_start");
+    }
     if (!options_.exercise_text.empty()) {   // as if the user had typed it
         std::string text, error, why;
         if (!read_user_source(options_.exercise_text, text, error)) return "--exercise-text: " + error;

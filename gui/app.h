@@ -27,6 +27,7 @@ struct AppOptions {
     std::string exercise_text;
     std::string drill_answer;       // --drill-answer K=VALUE: drill K of the lesson answered and checked at start
     std::string drill_scores;       // --drill-scores FILE: the drills' scores, when `persist` is off ("" = none)
+    bool tune = false;              // --tune: the Compare tab's "Start search" pressed at start (gui/panel_tune.cpp)
     bool presenter = false;
     std::string lang;               // "en" / "zh" from --lang; "" = the settings file's, else the locale's
     Clock::time_point launched = Clock::now();

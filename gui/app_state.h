@@ -11,6 +11,7 @@
 #include "tilelab/i18n.h"
 #include "tilelab/lesson.h"
 #include "tilelab/result.h"
+#include "tilelab/tune.h"
 
 namespace tilelab::gui {
 
@@ -51,6 +52,17 @@ struct DrillView {
     int outcome = -1;           // -1 not checked, 0 wrong, 1 right
     std::string shown;          // the engine's answer, as the user reads it
     std::string note;           // why it could not be checked (needs a GPU, a failed compile ...)
+};
+
+// Compare panel: "Find the best on this GPU" (gui/panel_tune.cpp, gui/tune_view.h).
+struct TuneViewState {
+    double budget_s = 60;                       // seconds of measuring (kDefaultTuneBudget)
+    std::string key;                            // TuneKeyName() of what is shown ("" = not looked up yet)
+    std::shared_ptr<const TuneReport> report;   // the ranking shown: cached, or searched here
+    bool cached = false;                        // the report came from the cache
+    std::string note;                           // a refused cache file, a failed search: one sentence
+    uint64_t taken = 0;                         // the engine thread's search whose report is shown (0 = none)
+    int applied = -1;                           // the row last applied to the sliders
 };
 
 struct AppState {
@@ -112,6 +124,7 @@ struct AppState {
     // Lesson: a step's measured configurations run on this GPU (a sweep of the engine thread).
     uint64_t lesson_runs_generation = 0;    // that sweep's generation (0 = none)
     int lesson_runs_lesson = -1, lesson_runs_step = -1;   // the step it belongs to
+    TuneViewState tune;
     std::string export_path = "./tilelab_sweep.csv";
     std::string export_message;             // the last export's outcome
     std::string notice;                     // shown in the status bar: a settings problem, a failed save

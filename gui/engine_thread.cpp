@@ -24,6 +24,7 @@ const char* to_string(EngineActivity a) {
     case EngineActivity::RunningQuick: return tr("activity.running_quick").c_str();
     case EngineActivity::Running: return tr("activity.running").c_str();
     case EngineActivity::Sweeping: return tr("activity.sweeping").c_str();
+    case EngineActivity::Tuning: return tr("activity.tuning").c_str();
     case EngineActivity::MeasuringCeilings: return tr("activity.measuring_ceilings").c_str();
     }
     return "?";
@@ -39,6 +40,7 @@ EngineThread::~EngineThread() {
     cancel_run_ = true;
     cancel_sweep_ = true;
     cancel_user_ = true;
+    cancel_tune_ = true;
     wake_.notify_all();
     thread_.join();
 }
@@ -333,6 +335,11 @@ void EngineThread::loop(EngineConfig cfg) {
                 publish_user(detail::failed_result(user_pending_->req, e.what()), *user_pending_, Clock::now());
                 user_pending_.reset();
             }
+            if (tune_pending_) {
+                tune_.running = false;
+                tune_.error = device_.reason;
+                tune_pending_.reset();
+            }
             wake_.wait(lock);
         }
         return;
@@ -395,6 +402,11 @@ void EngineThread::loop(EngineConfig cfg) {
         }
         if (follow_up_) {   // its quick run is done
             pending_ = std::exchange(follow_up_, std::nullopt);
+            continue;
+        }
+        if (tune_pending_) {
+            serve_tune(lock);
+            activity_ = EngineActivity::Idle;
             continue;
         }
         if (sweep_next_ < sweep_reqs_.size()) {

@@ -15,6 +15,9 @@
 // thread while this one measures. A user's request never waits for that queue.
 // Sweeps (Compare panel): a queue of requests run one by one whenever no interactive request is
 // waiting; results are kept in submission order.
+// The autotuner (Compare panel, gui/engine_thread_tune.cpp): one search at a time, started when no
+// interactive request is waiting; it holds the engine thread until it ends (requests made meanwhile
+// wait, so nothing disturbs its timings) and stops between points when cancelled.
 // The Engine itself is constructed on this thread (finding the GPU and loading the driver can
 // take a while). Its ceilings are measured here once the app has been quiet for a second, so that
 // a user's first change waits at most for that one worker call.
@@ -30,6 +33,7 @@
 #include <thread>
 #include <vector>
 #include "tilelab/engine.h"
+#include "tilelab/tune.h"
 
 namespace tilelab::gui {
 
@@ -60,13 +64,28 @@ struct InteractiveCompileStats {
     uint64_t counted_asked = 0, counted_cached = 0, counted_ahead = 0;   // instrumented builds
 };
 
-enum class EngineActivity { Starting, Idle, Debouncing, Analyzing, RunningQuick, Running, Sweeping, MeasuringCeilings };
+enum class EngineActivity { Starting, Idle, Debouncing, Analyzing, RunningQuick, Running, Sweeping, Tuning, MeasuringCeilings };
 const char* to_string(EngineActivity p);
 
 struct SweepProgress {
     uint64_t generation = 0;     // increments with every submit_sweep()
     size_t done = 0, total = 0;
     bool running = false;
+};
+
+// The autotuner's search as the UI sees it (copies).
+struct TuneStatus {
+    uint64_t generation = 0;     // increments with every submit_tune() accepted
+    bool running = false;        // waiting or searching
+    bool cancelling = false;     // Cancel pressed: the point in hand (a compile or a run) ends first
+    std::string key;             // TuneKeyName() of the search (gui/tune_view.h)
+    std::string variant;         // what it searches
+    Problem problem;
+    std::string stage;           // "compile", "measure" or "full" ("" before the first point)
+    int done = 0, total = 0;
+    std::optional<TuneCandidate> best;              // the best measured so far
+    std::shared_ptr<const TuneReport> report;       // once it has ended (cancelled: partial)
+    std::string error;           // the search could not run, or its report not be cached; one sentence
 };
 
 class EngineThread {
@@ -138,6 +157,15 @@ public:
     // One entry per request of the current sweep, null while not yet run.
     std::vector<std::shared_ptr<const RunResult>> sweep_results() const;
 
+    // ---- the autotuner (Compare panel) --------------------------------------------------------
+    // Starts a search of `variant` with `cfg` (run_tune); on a GPU its finished, uncancelled report is
+    // saved in the tune cache under `cache_root` ("" = not saved). False, starting nothing, while
+    // another search is waiting or running.
+    bool submit_tune(const std::string& variant, const TuneConfig& cfg, const std::string& key,
+                     const std::string& cache_root);
+    void cancel_tune();   // the search stops between two points; its partial report follows
+    TuneStatus tune_status() const;
+
 private:
     void loop(EngineConfig cfg);
     void serve_interactive(std::unique_lock<std::mutex>& lock);
@@ -161,6 +189,12 @@ private:
     };
     void serve_user(std::unique_lock<std::mutex>& lock);   // gui/engine_thread_user.cpp
     void publish_user(std::shared_ptr<const RunResult> r, const UserJob& job, Clock::time_point started);
+    struct TuneJob {
+        std::string variant;
+        TuneConfig cfg;
+        std::string cache_root;
+    };
+    void serve_tune(std::unique_lock<std::mutex>& lock);   // gui/engine_thread_tune.cpp
 
     mutable std::mutex mutex_;
     std::condition_variable wake_;
@@ -207,6 +241,12 @@ private:
     size_t sweep_next_ = 0, sweep_done_ = 0;
     uint64_t sweep_generation_ = 0;
     CancelFlag cancel_sweep_{false};
+
+    // the autotuner
+    std::optional<TuneJob> tune_pending_;
+    TuneStatus tune_;
+    uint64_t tune_generation_ = 0;
+    CancelFlag cancel_tune_{false};
 
     std::thread thread_;   // last: started after everything above is initialised
 };

@@ -18,6 +18,7 @@
 #include "actions.h"
 #include "panels.h"
 #include "gl_util.h"
+#include "tune_view.h"
 #include "tilelab/input_policy.h"
 #include "tilelab/safe_file.h"
 
@@ -570,6 +571,28 @@ int measure_drag(App& app, FrameDriver& driver, std::string name, int max_values
     return 0;
 }
 
+// --tune: the search started at Init runs to its end, then one line says what the table shows.
+int wait_for_tune(App& app, FrameDriver& driver, double timeout_s) {
+    // Ended, and its report taken by the section (drawn on the frames the driver renders).
+    const int rc = driver.until([&] {
+        const TuneStatus st = app.state().engine_thread->tune_status();
+        return !st.running && app.state().tune.taken == st.generation;
+    }, timeout_s);
+    const TuneViewState& view = app.state().tune;
+    if (rc != 0 || !view.report) {
+        std::fprintf(stderr, "tune: %s\n", rc != 0 ? "timed out" : view.note.c_str());  // ui-strings: not shown
+        return rc != 0 ? rc : 1;
+    }
+    const TuneReport& r = *view.report;
+    const Variant* v = find_variant(r.variant);
+    const std::string first = r.candidates.empty() || !v ? "-" : TuneParamsText(*v, r.candidates.front().params);
+    const auto pruned = std::count_if(r.candidates.begin(), r.candidates.end(), [](const TuneCandidate& c) { return !c.pruned.empty(); });
+    std::fprintf(stderr, "tune: %s at %s on %s: %zu candidates, %ld pruned, %d measured, first %s\n",  // ui-strings: not shown
+                 r.variant.c_str(), format_problem(r.problem).c_str(), r.target.c_str(), r.candidates.size(), long(pruned),
+                 r.tried, first.c_str());
+    return 0;
+}
+
 }  // namespace
 
 int RunHeadless(const HeadlessOptions& options) {
@@ -621,6 +644,7 @@ int RunHeadless(const HeadlessOptions& options) {
                                                : (std::string(v.outcome == 1 ? "right" : "wrong") + ", the answer here: " + v.shown).c_str());  // ui-strings: not shown
         }
     }
+    if (rc == 0 && options.app.tune) rc = wait_for_tune(app, driver, options.timeout_s);
     // A few more frames: tabs switched by flag and auto-sized items settle on the second frame.
     for (int i = 0; i < 3 && rc != 2; ++i)
         if (!driver.frame()) rc = 2;

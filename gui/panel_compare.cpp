@@ -493,6 +493,8 @@ void DrawSweep(AppState& state) {
 void DrawComparePanel(AppState& state) {
     DrawPinning(state);
     ImGui::Separator();
+    DrawTuneSection(state);   // gui/panel_tune.cpp
+    ImGui::Separator();
     DrawSweep(state);
 }
 

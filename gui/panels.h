@@ -26,6 +26,12 @@ void DrawMemoryPanel(AppState& state);
 void DrawBankSection(AppState& state, const RunResult& r);
 void DrawTilesPanel(AppState& state);
 void DrawComparePanel(AppState& state);
+// The Compare panel's "Find the best on this GPU" section: the autotuner (gui/panel_tune.cpp).
+void DrawTuneSection(AppState& state);
+// Its Start: searches the current variant at the current size. False while a search runs, the
+// engine is starting or the size does not parse. TuneRunning: a search is waiting or running.
+bool StartTune(AppState& state);
+bool TuneRunning(const AppState& state);
 
 // The Drills tab (gui/panel_drills.cpp): the current lesson's interview drills. CheckDrill sends
 // the drill's state to the engine thread; UpdateDrillChecks (every frame, whichever tab is shown)

@@ -28,6 +28,7 @@
 #include <vector>
 #include "tilelab/device.h"
 #include "tilelab/params.h"
+#include "tilelab/target.h"
 #include "tilelab/variant.h"
 
 namespace tilelab {
@@ -93,6 +94,8 @@ double model_score_ms(const Engine& engine, const Variant& v, const ParamValues&
 
 // The report's identity before anything is searched: target, variant, size, search settings (the cache key).
 TuneReport tune_key(const Engine& engine, const Variant& v, const TuneConfig& cfg);
+// The same from the target and whether it is a GPU (the GUI's thread asks without the engine).
+TuneReport tune_key(const Target& target, bool gpu, const Variant& v, const TuneConfig& cfg);
 
 // Steps 1 and 2: the report with its space counted and its candidates chosen, not compiled.
 TuneReport plan_tune(const Engine& engine, const Variant& v, const TuneConfig& cfg);

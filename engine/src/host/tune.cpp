@@ -125,8 +125,11 @@ double model_score_ms(const Engine& engine, const Variant& v, const ParamValues&
 }
 
 TuneReport tune_key(const Engine& engine, const Variant& v, const TuneConfig& cfg) {
+    return tune_key(engine.target(), engine.device().gpu, v, cfg);
+}
+
+TuneReport tune_key(const Target& t, bool gpu, const Variant& v, const TuneConfig& cfg) {
     TuneReport r;
-    const Target t = engine.target();
     r.variant = v.id;
     r.target = t.name;
     r.arch = t.arch_name();
@@ -137,7 +140,7 @@ TuneReport tune_key(const Engine& engine, const Variant& v, const TuneConfig& cf
     r.shortlist = cfg.shortlist;
     r.sample = cfg.sample;
     r.budget_s = cfg.budget_s;
-    r.gpu = engine.device().gpu;
+    r.gpu = gpu;
     return r;
 }
 
