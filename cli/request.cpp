@@ -23,6 +23,8 @@ bool model_mode_requested(const CliOptions& o) {
 }
 
 std::unique_ptr<Engine> make_engine(const CliOptions& o, bool counters_wanted) {
+    // Several hosts make a pool, which only sweep uses (make_pool); elsewhere one would be ignored.
+    if (o.gpu_hosts.size() > 1) throw usage_error(tr("cli.gpu_hosts_sweep_only"));
     EngineConfig cfg;
     cfg.force_model_mode = model_mode_requested(o);
     cfg.prepare_hardware_counters = counters_wanted;

@@ -59,7 +59,7 @@ two, err2 = load("many")
 t1 = float(open(f"{out}/one.s").read()); t2 = float(open(f"{out}/many.s").read())
 rc1 = open(f"{out}/one.rc").read().strip(); rc2 = open(f"{out}/many.rc").read().strip()
 def run_points(p): return [x for x in (p or []) if x.get("status") != "skipped"]
-def passed(p): return sum(1 for x in run_points(p) if x.get("validation", {}).get("passed"))
+def passed(p): return sum(1 for x in run_points(p) if (x.get("validation") or {}).get("passed"))
 n1, n2 = len(run_points(one)), len(run_points(two))
 per_gpu = collections.Counter(x.get("gpu", "?") for x in run_points(two))
 ratio = t2 / t1 if t1 > 0 else float("nan")

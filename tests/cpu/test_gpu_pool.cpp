@@ -201,6 +201,10 @@ TEST(GpuPool, TheCliSweepLabelsEachPointWithItsGpu) {
                                           s.dir.string());
     EXPECT_EQ(bad.exit_code, 2) << bad.err;
     EXPECT_NE(bad.err.find("--gpus wants"), std::string::npos) << bad.err;
+    const test::Spawned two_hosts = test::spawn(test::cli_path(), {"run", "02", "--gpu-host", "a", "--gpu-host", "b"}, {}, 30,
+                                                s.dir.string());
+    EXPECT_EQ(two_hosts.exit_code, 2) << two_hosts.err;
+    EXPECT_NE(two_hosts.err.find("only sweep spreads"), std::string::npos) << two_hosts.err;
 }
 
 }  // namespace

@@ -31,22 +31,76 @@ std::string parse_gpu_set(const std::string& text, GpuSet& set) {
     return "";
 }
 
+namespace {
+
+// An engine with a worker of its own on `place` (its device set); it finds its GPU as it starts.
+// Null, with `error`, when it could not start at all.
+std::unique_ptr<Engine> open_engine(const EngineConfig& base, const GpuLocation& place, std::string& error) {
+    EngineConfig cfg = base;
+    cfg.own_worker = true;
+    cfg.gpu = place;
+    try {
+        return std::make_unique<Engine>(cfg);
+    } catch (const std::exception& e) {
+        error = e.what();
+        return nullptr;
+    }
+}
+
+}  // namespace
+
 GpuPool::~GpuPool() = default;
 
 bool GpuPool::open(const std::vector<GpuLocation>& places, const GpuSet& set, const EngineConfig& base, std::string& failure) {
     engines_.clear();
     gpus_.clear();
     const std::vector<GpuLocation> where = places.empty() ? std::vector<GpuLocation>{GpuLocation{}} : places;
-    auto add = [&](GpuLocation place, int device) {
-        EngineConfig cfg = base;
-        cfg.own_worker = true;
-        place.device = device;
-        cfg.gpu = place;
-        auto engine = std::make_unique<Engine>(cfg);
-        const DeviceStatus d = engine->device();
+    // Which GPUs: with `all`, each place's first worker says how many its host has.
+    std::vector<GpuLocation> wanted;
+    std::vector<std::unique_ptr<Engine>> first(where.size());
+    std::vector<std::string> errors(where.size());
+    for (size_t p = 0; p < where.size(); ++p) {
+        GpuLocation place = where[p];
+        if (!set.all) {
+            if (set.devices.empty()) wanted.push_back(place);
+            for (int device : set.devices) {
+                place.device = device;
+                wanted.push_back(place);
+            }
+            continue;
+        }
+        place.device = 0;
+        wanted.push_back(place);
+        first[p] = open_engine(base, place, errors[p]);
+        const int count = first[p] ? first[p]->device().device_count : 0;
+        for (int device = 1; device < count; ++device) {
+            place.device = device;
+            wanted.push_back(place);
+        }
+    }
+    // The engines, each starting its worker, all at once: a worker takes a moment to create its context.
+    std::vector<std::unique_ptr<Engine>> engines(wanted.size());
+    std::vector<std::string> why(wanted.size());
+    std::vector<std::thread> starting;
+    for (size_t i = 0, p = 0; i < wanted.size(); ++i) {
+        if (set.all && wanted[i].device == 0 && p < first.size()) {
+            why[i] = errors[p];
+            engines[i] = std::move(first[p++]);
+            continue;
+        }
+        starting.emplace_back([&, i] { engines[i] = open_engine(base, wanted[i], why[i]); });
+    }
+    for (std::thread& t : starting) t.join();
+    for (size_t i = 0; i < wanted.size(); ++i) {
+        DeviceStatus d;
+        if (engines[i]) d = engines[i]->device();
+        else d.reason = why[i];
         if (!d.gpu) {
-            failure = say("GPU {} {}cannot be used: {}", "GPU {} {}无法使用：{}", std::max(device, 0),
+            const GpuLocation& place = wanted[i];
+            failure = say("GPU {} {}cannot be used: {}", "GPU {} {}无法使用：{}", std::max(place.device, 0),
                           place.remote() ? "(" + place.describe() + ") " : std::string(), d.reason);
+            engines_.clear();
+            gpus_.clear();
             return false;
         }
         PoolGpu gpu;
@@ -55,21 +109,7 @@ bool GpuPool::open(const std::vector<GpuLocation>& places, const GpuSet& set, co
         // Remote: the worker's host name, as its greeting gave it ("gpu01 via ssh" -> "gpu01").
         if (!d.where.empty()) gpu.label += " on " + d.where.substr(0, d.where.find(" via "));
         gpus_.push_back(gpu);
-        engines_.push_back(std::move(engine));
-        return true;
-    };
-    for (const GpuLocation& place : where) {
-        if (set.all) {
-            if (!add(place, 0)) return false;
-            const int count = engines_.back()->device().device_count;
-            for (int device = 1; device < count; ++device)
-                if (!add(place, device)) return false;
-        } else if (set.devices.empty()) {
-            if (!add(place, place.device)) return false;
-        } else {
-            for (int device : set.devices)
-                if (!add(place, device)) return false;
-        }
+        engines_.push_back(std::move(engines[i]));
     }
     return true;
 }
