@@ -161,6 +161,7 @@ int main(int argc, char** argv) {
         ->check(tilelab::whole_number(1, 10000));
     tune->add_option("--sample", o.tune_sample, tilelab::tr("clihelp.sample"))->check(tilelab::whole_number(0, 10000));
     tune->add_option("--seed", o.seed, tilelab::tr("clihelp.tune_seed"));
+    tune->add_option("--gpus", o.gpus, tilelab::tr("clihelp.tune_gpus"));
 
     try {
         app.parse(argc, argv);

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <sstream>
 #include "spawn.h"
 #include "tilelab/gpu_pool.h"
@@ -205,6 +206,28 @@ TEST(GpuPool, TheCliSweepLabelsEachPointWithItsGpu) {
                                                 s.dir.string());
     EXPECT_EQ(two_hosts.exit_code, 2) << two_hosts.err;
     EXPECT_NE(two_hosts.err.find("only sweep spreads"), std::string::npos) << two_hosts.err;
+}
+
+TEST(GpuPool, TheTunerTimesItsCandidatesOnBothGpus) {
+    PoolScratch s;
+    // Its own cache folder: the fake GPU's times must never land in the real tune cache.
+    const test::Spawned r = test::spawn(
+        test::cli_path(),
+        {"tune", "matmul.naive", "--param", "BX", "--candidates", "4", "--sample", "0", "--size", "128", "--budget", "30",
+         "--json", "--gpu-command", s.command(), "--gpus", "all"},
+        {"XDG_CACHE_HOME=" + (s.dir / "cache").string()}, 120, s.dir.string());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::set<std::string> devices;
+    for (const std::string& line : s.runs()) devices.insert(line.substr(0, line.find(' ')));
+    EXPECT_EQ(devices, (std::set<std::string>{"0", "1"})) << "the candidates' first timing is spread over both GPUs";
+    const auto report = nlohmann::json::parse(r.out);
+    EXPECT_GE(report.at("tried").get<int>(), 4) << r.out;
+    const test::Spawned mixed = test::spawn(
+        test::cli_path(),
+        {"tune", "matmul.naive", "--param", "BX", "--gpu-command", s.command("--models 'Fake A,Fake B'"), "--gpus", "all"},
+        {"XDG_CACHE_HOME=" + (s.dir / "cache").string()}, 60, s.dir.string());
+    EXPECT_EQ(mixed.exit_code, 2) << mixed.err;
+    EXPECT_NE(mixed.err.find("one model"), std::string::npos) << mixed.err;
 }
 
 }  // namespace
