@@ -12,6 +12,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include "host/remote_link.h"
 #include "spawn.h"
 #include "tilelab/gpu_pool.h"
 #include "tilelab/result_json.h"
@@ -206,6 +207,24 @@ TEST(GpuPool, TheCliSweepLabelsEachPointWithItsGpu) {
                                                 s.dir.string());
     EXPECT_EQ(two_hosts.exit_code, 2) << two_hosts.err;
     EXPECT_NE(two_hosts.err.find("only sweep spreads"), std::string::npos) << two_hosts.err;
+}
+
+TEST(GpuPool, TheDeviceNumberReachesTheWorkerThroughSshAndThroughACommand) {
+    GpuLocation ssh;
+    ssh.host = "gpu01";
+    ssh.device = 1;
+    const std::vector<std::string> argv = launcher_argv(ssh);
+    ASSERT_GE(argv.size(), 4u);
+    EXPECT_EQ(std::vector<std::string>(argv.end() - 4, argv.end()),
+              (std::vector<std::string>{"tilelab-gpu-worker", "--stdio", "--gpu-device", "1"}));
+    GpuLocation command;
+    command.command = "srun tilelab-gpu-worker --stdio";
+    command.device = 3;
+    EXPECT_EQ(launcher_argv(command).back(), "srun tilelab-gpu-worker --stdio --gpu-device 3");
+    command.device = -1;
+    EXPECT_EQ(launcher_argv(command).back(), "srun tilelab-gpu-worker --stdio") << "no number: the worker's default";
+    command.device = 5000;
+    EXPECT_NE(command.problem(), "");
 }
 
 TEST(GpuPool, TheTunerTimesItsCandidatesOnBothGpus) {
