@@ -29,6 +29,8 @@ struct SweepPoint {
     std::string skipped_reason;       // non-empty: invalid, not analysed
     std::optional<RunResult> result;
     Outcome outcome;
+    std::string gpu;                  // the GPU that measured it, when spread over a pool
+    double pct_of_best = -1;          // of the best point on the same GPU model (pool only)
 };
 
 // --values as typed: each a whole number (an empty one is an error, never 0) in the range.
@@ -74,24 +76,29 @@ json point_json(const SweepPoint& p, const Target& target, bool run) {
     }
     j["status"] = p.skipped_reason.empty() ? p.outcome.status : "skipped";
     j["reason"] = p.skipped_reason.empty() ? p.outcome.message : p.skipped_reason;
+    if (!p.gpu.empty()) j["gpu"] = p.gpu;
+    if (p.pct_of_best >= 0) j["pct_of_best"] = p.pct_of_best;
     return j;
 }
 
 std::string table_text(const std::vector<SweepPoint>& points, const ParamSpec& px, const ParamSpec* py,
-                       bool run) {
+                       bool run, bool pooled) {
     std::vector<Column> cols = {{px.name, Align::Right}};
     if (py) cols.push_back({py->name, Align::Right});
+    if (pooled) cols.push_back({"GPU", Align::Left});
     for (const char* h : {"status", "regs", "spill st/ld", "smem", "threads", "blocks/SM", "occupancy",
                           "limiter", "FLOP/B"})
         cols.push_back({h, std::string(h) == "status" || std::string(h) == "limiter" ? Align::Left : Align::Right});
     if (run)
         for (const char* h : {"median ms", "GFLOP/s", "GB/s", "% ref", "valid"})
             cols.push_back({h, std::string(h) == "valid" ? Align::Left : Align::Right});
+    if (run && pooled) cols.push_back({"% best", Align::Right});
     cols.push_back({"note", Align::Left});
     Table t(cols);
     for (const auto& p : points) {
         std::vector<std::string> row = {std::to_string(p.x)};
         if (py) row.push_back(std::to_string(p.y));
+        if (pooled) row.push_back(p.gpu.empty() ? "-" : p.gpu);
         if (!p.skipped_reason.empty()) {
             row.push_back("skipped");
             row.resize(cols.size() - 1);
@@ -125,6 +132,7 @@ std::string table_text(const std::vector<SweepPoint>& points, const ParamSpec& p
             } else {
                 row.resize(row.size() + 5, "-");
             }
+            if (pooled) row.push_back(p.pct_of_best >= 0 ? fmt_fixed(p.pct_of_best, 1) : "-");
         }
         row.push_back(p.outcome.message);
         t.add_row(row);
@@ -159,10 +167,54 @@ std::string grid_text(const std::vector<SweepPoint>& points, const std::vector<i
                        px.name, py.name, t.render());
 }
 
+// "NVIDIA H200 #0 61, NVIDIA H200 #1 60": how many points each GPU of the pool measured.
+std::string per_gpu_text(const GpuPool& pool, const std::vector<SweepPoint>& points) {
+    std::string out;
+    for (const PoolGpu& g : pool.gpus()) {
+        const auto n = std::count_if(points.begin(), points.end(), [&](const SweepPoint& p) { return p.gpu == g.label; });
+        out += fmt::format("{}{} {}", out.empty() ? "" : ", ", g.label, n);
+    }
+    return out;
+}
+
+// The valid points, each run once on one GPU of the pool (a shared queue: GpuPool::run_all), then
+// labelled with that GPU and compared only with the points of the same GPU model.
+void run_on_pool(GpuPool& pool, std::vector<SweepPoint>& points, const RunOptions& run_options, bool progress) {
+    std::vector<RunRequest> requests;
+    std::vector<size_t> where;   // requests[k] is points[where[k]]
+    for (size_t i = 0; i < points.size(); ++i)
+        if (points[i].skipped_reason.empty()) {
+            requests.push_back(points[i].request);
+            where.push_back(i);
+        }
+    const auto shown = [&](const PoolProgress& state) {
+        if (!state.event.empty()) std::fprintf(stderr, "\r\x1b[K%s\n", trf("sweep.pool_event", state.event).c_str());
+        if (!progress) return;
+        std::string counts;
+        for (size_t g = 0; g < state.per_gpu.size(); ++g)
+            counts += fmt::format("{}#{} {}", counts.empty() ? "" : ", ", g, state.per_gpu[g]);
+        std::fprintf(stderr, "\r%s ", trf("sweep.progress_pool", state.done, state.total, counts).c_str());
+    };
+    std::vector<PoolResult> results = pool.run_all(requests, run_options, nullptr, shown);
+    const std::vector<double> pct = pct_of_best_per_model(results, pool.gpus());
+    for (size_t k = 0; k < results.size(); ++k) {
+        SweepPoint& p = points[where[k]];
+        if (results[k].gpu >= 0) p.gpu = pool.gpus()[size_t(results[k].gpu)].label;
+        p.pct_of_best = pct[k];
+        p.result = std::move(results[k].result);
+        p.outcome = classify(*p.result, true);
+        p.request = p.result->request;
+    }
+}
+
 }  // namespace
 
 int cmd_sweep(const CliOptions& o) {
-    auto engine = make_engine(o, o.hardware && !o.compile_only);
+    // --gpus or several --gpu-host: the points go to a pool of GPUs, checked on its first one.
+    const bool pooled = pool_requested(o) && !o.compile_only;
+    std::unique_ptr<GpuPool> pool = pooled ? make_pool(o, o.hardware) : nullptr;
+    std::unique_ptr<Engine> own_engine = pooled ? nullptr : make_engine(o, o.hardware && !o.compile_only);
+    Engine* const engine = pooled ? &pool->engine(0) : own_engine.get();
     const Variant& v = resolve_variant(o.variant);
     const ParamSpec& px = require_param(v, o.param);
     const ParamSpec* py = o.param2.empty() ? nullptr : &require_param(v, o.param2);
@@ -198,7 +250,7 @@ int cmd_sweep(const CliOptions& o) {
             p.request.params = with_defaults(v.params, values);
             p.request.problem = problem;
             p.skipped_reason = engine->invalid_reason(p.request);
-            if (p.skipped_reason.empty()) {
+            if (p.skipped_reason.empty() && !pooled) {
                 if (progress)
                     std::fprintf(stderr, "\r%s ", trf("sweep.progress", points.size() + 1, xs.size() * ys.size(),
                                                       params_text(v, values)).c_str());
@@ -209,6 +261,7 @@ int cmd_sweep(const CliOptions& o) {
             points.push_back(std::move(p));
         }
     }
+    if (pooled) run_on_pool(*pool, points, run_options, progress);
     if (progress) std::fputs("\r\x1b[K", stderr);
 
     switch (o.format) {
@@ -219,7 +272,8 @@ int cmd_sweep(const CliOptions& o) {
         break;
     }
     case OutputFormat::Csv: {
-        const auto columns = csv_columns(v, run);
+        auto columns = csv_columns(v, run);
+        if (pooled) columns.insert(columns.end(), {{"gpu", "/gpu"}, {"pct_of_best", "/pct_of_best"}});
         std::fputs(csv_line(csv_headers(columns)).c_str(), stdout);
         for (const auto& p : points) std::fputs(csv_line(csv_row(point_json(p, target, run), columns)).c_str(), stdout);
         break;
@@ -229,12 +283,17 @@ int cmd_sweep(const CliOptions& o) {
                                       py ? " and " + py->name : "", format_problem(problem), target.name,
                                       target.arch_name());
         if (!fixed.empty()) out += trf("sweep.fixed", params_text(v, fixed)) + "\n";
+        if (pooled) {
+            out += pool->describe() + "\n";
+            if (pool->mixed_models()) out += tr("sweep.mixed_models") + "\n";
+        }
         if (!run)
             out += engine->device().gpu ? tr("sweep.compile_only") + "\n"
                                         : fmt::format("Model mode: {}; each point is analysed, none is run\n",
                                                       engine->device().reason);
-        out += "\n" + table_text(points, px, py, run);
+        out += "\n" + table_text(points, px, py, run, pooled);
         if (py) out += grid_text(points, xs, ys, px, *py, run);
+        if (pooled) out += "\n" + trf("sweep.per_gpu", per_gpu_text(*pool, points)) + "\n";
         std::fputs(out.c_str(), stdout);
         break;
     }

@@ -162,7 +162,11 @@ void print_report(const CliOptions& o, const TuneReport& r, const TuneConfig& cf
 }  // namespace
 
 int cmd_tune(const CliOptions& o) {
-    auto engine = make_engine(o);
+    // --gpus: the candidates' first timing is spread over a pool of one GPU model (TuneCallbacks).
+    std::unique_ptr<GpuPool> pool = pool_requested(o) ? make_pool(o) : nullptr;
+    if (pool && pool->mixed_models()) throw usage_error(tr("cli.tune_mixed_models"));
+    std::unique_ptr<Engine> own_engine = pool ? nullptr : make_engine(o);
+    Engine* const engine = pool ? &pool->engine(0) : own_engine.get();
     const Variant& v = resolve_variant(o.variant);
     const TuneConfig cfg = tune_config(o, v);
     apply_target(*engine, o.target);
@@ -196,6 +200,7 @@ int cmd_tune(const CliOptions& o) {
     TuneReport report;
     {
         GpuWaitEcho echo(*engine);
+        cb.pool = pool.get();
         report = run_tune(*engine, v, cfg, cb);
     }
     std::signal(SIGINT, SIG_DFL);

@@ -33,8 +33,9 @@ void add_common_flags(CLI::App* app, CliOptions& o, FormatFlags& f) {
     auto* json = app->add_flag("--json", f.json, tilelab::tr("clihelp.json"));
     app->add_flag("--csv", f.csv, tilelab::tr("clihelp.csv"))->excludes(json);
     app->add_flag("--model-mode", o.model_mode, tilelab::tr("clihelp.model_mode"));
-    auto* host = app->add_option("--gpu-host", o.gpu_host,
-                                 tilelab::tr("clihelp.gpu_host"));
+    auto* host = app->add_option("--gpu-host", o.gpu_hosts,
+                                 tilelab::tr("clihelp.gpu_host"))
+                     ->allow_extra_args(false);   // one host per --gpu-host; give it again for more
     app->add_option("--gpu-command", o.gpu_command,
                     tilelab::tr("clihelp.gpu_command"))
         ->excludes(host);
@@ -145,6 +146,7 @@ int main(int argc, char** argv) {
     sweep->add_option("--values", o.values, tilelab::tr("clihelp.values"))->delimiter(',')->allow_extra_args(false);
     sweep->add_option("--values2", o.values2, tilelab::tr("clihelp.values2"))->delimiter(',')->allow_extra_args(false);
     sweep->add_flag("--compile-only", o.compile_only, tilelab::tr("clihelp.compile_only"));
+    sweep->add_option("--gpus", o.gpus, tilelab::tr("clihelp.gpus"));
 
     auto* tune = app.add_subcommand("tune", tilelab::tr("clihelp.tune"));
     add_common_flags(tune, o, f);
@@ -159,6 +161,7 @@ int main(int argc, char** argv) {
         ->check(tilelab::whole_number(1, 10000));
     tune->add_option("--sample", o.tune_sample, tilelab::tr("clihelp.sample"))->check(tilelab::whole_number(0, 10000));
     tune->add_option("--seed", o.seed, tilelab::tr("clihelp.tune_seed"));
+    tune->add_option("--gpus", o.gpus, tilelab::tr("clihelp.tune_gpus"));
 
     try {
         app.parse(argc, argv);

@@ -40,7 +40,8 @@ struct CliOptions {
     OutputFormat format = OutputFormat::Table;
     bool model_mode = false;        // --model-mode or TILELAB_MODEL_MODE=1
     bool with_log = false;          // --log: the NVRTC/ptxas log in the report
-    std::string gpu_host;           // --gpu-host [user@]host: the GPU worker through ssh
+    std::vector<std::string> gpu_hosts;  // --gpu-host [user@]host, repeatable: the GPU worker through ssh
+    std::string gpus;               // sweep/tune --gpus all|0,1: several GPUs at once (tilelab/gpu_pool.h)
     std::string gpu_command;        // --gpu-command "...": the GPU worker through any launcher (sh -c)
     int connect_timeout_s = 15;     // --connect-timeout
 

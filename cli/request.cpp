@@ -23,10 +23,12 @@ bool model_mode_requested(const CliOptions& o) {
 }
 
 std::unique_ptr<Engine> make_engine(const CliOptions& o, bool counters_wanted) {
+    // Several hosts make a pool, which only sweep uses (make_pool); elsewhere one would be ignored.
+    if (o.gpu_hosts.size() > 1) throw usage_error(tr("cli.gpu_hosts_sweep_only"));
     EngineConfig cfg;
     cfg.force_model_mode = model_mode_requested(o);
     cfg.prepare_hardware_counters = counters_wanted;
-    cfg.gpu.host = o.gpu_host;
+    cfg.gpu.host = o.gpu_hosts.empty() ? std::string() : o.gpu_hosts.front();
     cfg.gpu.command = o.gpu_command;
     cfg.gpu.connect_timeout_s = o.connect_timeout_s;
     if (const std::string problem = cfg.gpu.problem(); !problem.empty()) throw usage_error(problem);
@@ -36,6 +38,27 @@ std::unique_ptr<Engine> make_engine(const CliOptions& o, bool counters_wanted) {
     if (d.unreachable) throw CliError(kExitRuntime, d.reason);
     if (d.gpu && !d.where.empty()) std::fprintf(stderr, "%s\n", trf("cli.gpu_where", d.name, d.where).c_str());
     return engine;
+}
+
+bool pool_requested(const CliOptions& o) { return !o.gpus.empty() || o.gpu_hosts.size() > 1; }
+
+std::unique_ptr<GpuPool> make_pool(const CliOptions& o, bool counters_wanted) {
+    if (model_mode_requested(o)) throw usage_error(tr("cli.gpus_model_mode"));
+    GpuSet set;
+    if (!o.gpus.empty())
+        if (const std::string problem = parse_gpu_set(o.gpus, set); !problem.empty()) throw usage_error(problem);
+    std::vector<GpuLocation> places;
+    for (const std::string& host : o.gpu_hosts) places.push_back({host, "", o.connect_timeout_s});
+    if (!o.gpu_command.empty()) places.push_back({"", o.gpu_command, o.connect_timeout_s});
+    for (const GpuLocation& place : places)
+        if (const std::string problem = place.problem(); !problem.empty()) throw usage_error(problem);
+    EngineConfig base;
+    base.prepare_hardware_counters = counters_wanted;
+    auto pool = std::make_unique<GpuPool>();
+    std::string failure;
+    if (!pool->open(places, set, base, failure)) throw CliError(kExitRuntime, failure);
+    std::fprintf(stderr, "tilelab-cli: %s\n", pool->describe().c_str());
+    return pool;
 }
 
 GpuWaitEcho::GpuWaitEcho(const Engine& engine) : thread_([this, &engine] {

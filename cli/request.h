@@ -9,6 +9,7 @@
 #include <vector>
 #include "options.h"
 #include "tilelab/engine.h"
+#include "tilelab/gpu_pool.h"
 #include "tilelab/variant.h"
 
 namespace tilelab::cli {
@@ -20,6 +21,12 @@ bool model_mode_requested(const CliOptions& o);
 // the kernel compiles (EngineConfig::prepare_hardware_counters).
 // A GPU host or command (--gpu-host, --gpu-command) that cannot be reached throws CliError(1).
 std::unique_ptr<Engine> make_engine(const CliOptions& o, bool counters_wanted = false);
+
+// --gpus, or --gpu-host given more than once: the command spreads its runs over a pool.
+bool pool_requested(const CliOptions& o);
+// One engine per GPU of --gpus on this machine or on each --gpu-host (or the --gpu-command);
+// says on stderr which GPUs it has. A GPU that cannot be used throws CliError(1) saying why.
+std::unique_ptr<GpuPool> make_pool(const CliOptions& o, bool counters_wanted = false);
 
 // While it lives, says on stderr when a run waits for a shared GPU ("waiting for the GPU:
 // another run holds it"), once per change.

@@ -39,6 +39,7 @@ struct SweepState {             // Compare panel: one- or two-parameter sweep
     std::string param_x, param_y;   // param_y "" = one-parameter sweep
     bool running = false;
     std::vector<std::shared_ptr<const RunResult>> results;
+    std::vector<std::string> gpus;   // the GPU that measured each result, when spread over several
 };
 
 // One drill of the Drills tab (gui/panel_drills.cpp): what the user entered, the check in flight

@@ -181,6 +181,9 @@ void EngineThread::submit_sweep(std::vector<RunRequest> reqs, const RunOptions& 
         sweep_reqs_ = std::move(reqs);
         sweep_opt_ = opt;
         sweep_results_.assign(sweep_reqs_.size(), nullptr);
+        sweep_gpus_.clear();
+        sweep_per_gpu_.clear();
+        sweep_note_.clear();
         sweep_next_ = sweep_done_ = 0;
         ++sweep_generation_;
     }
@@ -200,6 +203,8 @@ SweepProgress EngineThread::sweep_progress() const {
     p.done = sweep_done_;
     p.total = sweep_reqs_.size();
     p.running = sweep_next_ < sweep_reqs_.size() || (activity_ == EngineActivity::Sweeping);
+    p.per_gpu = sweep_per_gpu_;
+    p.note = sweep_note_;
     return p;
 }
 
@@ -347,6 +352,7 @@ void EngineThread::loop(EngineConfig cfg) {
 
     std::unique_lock lock(mutex_);
     engine_ = std::move(engine);
+    pool_base_ = cfg;
     device_ = engine_->device();
     target_ = engine_->target();
     ready_ = true;
@@ -410,7 +416,8 @@ void EngineThread::loop(EngineConfig cfg) {
             continue;
         }
         if (sweep_next_ < sweep_reqs_.size()) {
-            serve_sweep_item(lock);
+            if (sweep_wants_pool()) serve_sweep_on_pool(lock);
+            else serve_sweep_item(lock);
             activity_ = EngineActivity::Idle;
             continue;
         }
@@ -441,6 +448,7 @@ void EngineThread::loop(EngineConfig cfg) {
         wake_.wait(lock);
     }
     lock.unlock();
+    pool_.reset();
     engine_.reset();
 }
 

@@ -14,7 +14,9 @@
 // in the direction it moved, then the next lesson step), compiled on the engine's low-priority
 // thread while this one measures. A user's request never waits for that queue.
 // Sweeps (Compare panel): a queue of requests run one by one whenever no interactive request is
-// waiting; results are kept in submission order.
+// waiting; results are kept in submission order. When the GPU set (GPU menu) names more than one
+// GPU, a sweep goes to a pool of its own workers (tilelab/gpu_pool.h), each GPU taking the next
+// point; the engine thread waits for that sweep, and a cancel stops every GPU.
 // The autotuner (Compare panel, gui/engine_thread_tune.cpp): one search at a time, started when no
 // interactive request is waiting; it holds the engine thread until it ends (requests made meanwhile
 // wait, so nothing disturbs its timings) and stops between points when cancelled.
@@ -34,6 +36,7 @@
 #include <vector>
 #include "tilelab/engine.h"
 #include "tilelab/tune.h"
+#include "tilelab/gpu_pool.h"
 
 namespace tilelab::gui {
 
@@ -71,6 +74,8 @@ struct SweepProgress {
     uint64_t generation = 0;     // increments with every submit_sweep()
     size_t done = 0, total = 0;
     bool running = false;
+    std::string per_gpu;         // on a pool: "NVIDIA H200 #0: 12, NVIDIA H200 #1: 11"; else ""
+    std::string note;            // on a pool: a lost GPU, a pool that could not open, mixed models
 };
 
 // The autotuner's search as the UI sees it (copies).
@@ -156,6 +161,12 @@ public:
     SweepProgress sweep_progress() const;
     // One entry per request of the current sweep, null while not yet run.
     std::vector<std::shared_ptr<const RunResult>> sweep_results() const;
+    // The GPU that measured each (its label) when the sweep ran on a pool; empty otherwise.
+    std::vector<std::string> sweep_gpus() const;
+    // Which GPUs sweeps use: "" (the engine's one), "all" or "0,1" (tilelab/gpu_pool.h), on this
+    // machine or where the GPU setting points. "" or why the text is not a GPU set.
+    std::string set_gpu_set(const std::string& gpus);
+    std::string gpu_set() const;
 
     // ---- the autotuner (Compare panel) --------------------------------------------------------
     // Starts a search of `variant` with `cfg` (run_tune); on a GPU its finished, uncancelled report is
@@ -170,6 +181,8 @@ private:
     void loop(EngineConfig cfg);
     void serve_interactive(std::unique_lock<std::mutex>& lock);
     void serve_sweep_item(std::unique_lock<std::mutex>& lock);
+    bool sweep_wants_pool() const;                               // mutex_ held
+    void serve_sweep_on_pool(std::unique_lock<std::mutex>& lock);   // gui/engine_thread_pool.cpp
     struct Interactive {
         RunRequest req;
         RunOptions opt;
@@ -241,6 +254,13 @@ private:
     size_t sweep_next_ = 0, sweep_done_ = 0;
     uint64_t sweep_generation_ = 0;
     CancelFlag cancel_sweep_{false};
+    // sweeps over several GPUs
+    std::string gpu_set_;                 // "" = the engine's own GPU
+    EngineConfig pool_base_;              // the engine's configuration, for the pool's engines
+    std::unique_ptr<GpuPool> pool_;       // opened on the first pooled sweep; engine thread only
+    std::string pool_key_;                // the GPU set and place it was opened for
+    std::vector<std::string> sweep_gpus_;
+    std::string sweep_per_gpu_, sweep_note_;
 
     // the autotuner
     std::optional<TuneJob> tune_pending_;

@@ -80,13 +80,33 @@ bool SaveGpuSetting(const std::string& settings_path, const GpuLocation& where, 
     return write_file_atomic(settings_path, j.dump(2) + "\n", error);
 }
 
+std::string LoadGpuSetForSweeps(const std::string& settings_path) {
+    json j;
+    std::string error;
+    if (settings_path.empty() || !read_settings(settings_path, j, error)) return "";
+    return j.contains("gpus") && j.at("gpus").is_string() ? j.at("gpus").get<std::string>() : "";
+}
+
+bool SaveGpuSetForSweeps(const std::string& settings_path, const std::string& gpus, std::string& error) {
+    json j;
+    if (!read_settings(settings_path, j, error)) return false;
+    j["gpus"] = gpus;
+    return write_file_atomic(settings_path, j.dump(2) + "\n", error);
+}
+
 void DrawGpuMenu(GpuSettingDraft& draft, EngineThread& engine, const std::string& settings_path, std::string& notice) {
+    if (!draft.gpus_restored) {   // once, menu open or not: the remembered set applies from the start
+        draft.gpus_restored = true;
+        if (const std::string gpus = LoadGpuSetForSweeps(settings_path); !gpus.empty())
+            if (const std::string problem = engine.set_gpu_set(gpus); !problem.empty()) notice = trf("gpu.setting_problem", problem);
+    }
     if (!ImGui::BeginMenu("GPU")) return;   // the same word in both languages
     if (!draft.loaded) {
         std::string ignored;
         const GpuLocation now = engine.location();
         std::snprintf(draft.host, sizeof draft.host, "%s", now.host.c_str());
         std::snprintf(draft.command, sizeof draft.command, "%s", now.command.c_str());
+        std::snprintf(draft.gpus, sizeof draft.gpus, "%s", engine.gpu_set().c_str());
         draft.loaded = true;
     }
     ImGui::TextDisabled("%s", tr("gpu.where_runs_go").c_str());
@@ -104,6 +124,18 @@ void DrawGpuMenu(GpuSettingDraft& draft, EngineThread& engine, const std::string
     const DeviceStatus d = engine.device();
     if (ImGui::MenuItem(tr("gpu.reconnect").c_str(), nullptr, false, engine.location().remote())) engine.reconnect(engine.location());
     if (!d.gpu && !d.reason.empty()) ImGui::TextDisabled("%s", d.reason.c_str());
+    ImGui::Separator();
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
+    ImGui::InputTextWithHint((tr("gpu.sweep_gpus") + "###sweep_gpus").c_str(), tr("gpu.sweep_gpus_hint").c_str(), draft.gpus,
+                             sizeof draft.gpus);
+    if (ImGui::IsItemHovered()) WrappedTooltip(tr("gpu.sweep_gpus_help").c_str());
+    if (ImGui::MenuItem(tr("gpu.apply_sweep_gpus").c_str())) {
+        if (const std::string problem = engine.set_gpu_set(draft.gpus); !problem.empty()) {
+            notice = trf("gpu.setting_problem", problem);
+        } else if (std::string error; !settings_path.empty() && !SaveGpuSetForSweeps(settings_path, draft.gpus, error)) {
+            notice = trf("gpu.setting_not_saved", error);
+        }
+    }
     ImGui::EndMenu();
 }
 

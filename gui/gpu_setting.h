@@ -1,6 +1,7 @@
 // Where the GPU is, as a setting (issue #19): this computer's, or a shared GPU machine reached
 // through ssh (--gpu-host) or any launcher (--gpu-command), remembered in settings.json
-// ("gpu_host", "gpu_command"). The GPU menu edits it; the status bar says where runs go, what
+// ("gpu_host", "gpu_command"), and which of its GPUs the Compare tab's sweeps use ("gpus": "",
+// "all", "0,1"; engine_thread.h). The GPU menu edits it; the status bar says where runs go, what
 // the GPU worker is waiting for, and offers Reconnect when the link failed.
 #pragma once
 #include <string>
@@ -13,11 +14,17 @@ GpuLocation LoadGpuSetting(const std::string& settings_path, std::string& notice
 // Writes it into settings.json, keeping every other key; never over a file that does not parse.
 bool SaveGpuSetting(const std::string& settings_path, const GpuLocation& where, std::string& error);
 
+// The remembered GPU set for sweeps ("" when none, or when it is not text).
+std::string LoadGpuSetForSweeps(const std::string& settings_path);
+bool SaveGpuSetForSweeps(const std::string& settings_path, const std::string& gpus, std::string& error);
+
 // The GPU menu's edit buffers (part of App, not function-static).
 struct GpuSettingDraft {
     bool loaded = false;
+    bool gpus_restored = false;   // the remembered GPU set handed to the engine thread
     char host[256] = {};
     char command[1024] = {};
+    char gpus[64] = {};
 };
 
 // The "GPU" menu: the setting's fields, Connect, "This computer's GPU", Reconnect. Saves to

@@ -369,14 +369,15 @@ void DrawSweepTable(const AppState& state) {
     const ResultList& results = state.sweep.results;
     if (!ImGui::CollapsingHeader(tr("compare.sweep_results_as_a_table").c_str())) return;
     const float height = ImGui::GetFontSize() * 1.6f * float(std::min<size_t>(results.size() + 1, 14));
-    if (!BeginDataTable("##sweep_table", {{tr("compare.col_configuration").c_str(), 2.0f}, {tr("compare.col_time").c_str()},
-                                          {"GFLOP/s"}, {tr("compare.col_occupancy").c_str()},
-                                          {tr("compare.col_registers").c_str()}, {tr("compare.col_status").c_str(), 2.0f}},
-                        ImGuiTableFlags_ScrollY, ImVec2(0, height)))
-        return;
-    for (const auto& rp : results) {
-        if (!rp) continue;
-        const RunResult& r = *rp;
+    const bool labelled = state.sweep.gpus.size() == results.size();   // measured on several GPUs
+    std::vector<TableColumn> columns = {{tr("compare.col_configuration").c_str(), 2.0f}, {tr("compare.col_time").c_str()},
+                                       {"GFLOP/s"}, {tr("compare.col_occupancy").c_str()},
+                                       {tr("compare.col_registers").c_str()}, {tr("compare.col_status").c_str(), 2.0f}};
+    if (labelled) columns.push_back({tr("compare.col_gpu").c_str(), 1.5f});
+    if (!BeginDataTable("##sweep_table", columns, ImGuiTableFlags_ScrollY, ImVec2(0, height))) return;
+    for (size_t i = 0; i < results.size(); ++i) {
+        if (!results[i]) continue;
+        const RunResult& r = *results[i];
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(ParamSummary(r.request.params).c_str());
@@ -395,6 +396,7 @@ void DrawSweepTable(const AppState& state) {
         if (why.empty()) ImGui::TextColored(StatusColorVec(true), "%s", tr(r.measured ? "compare.valid" : "compare.analysed").c_str());
         else ImGui::TextColored(StatusColorVec(false), "%s", why.c_str());
         if (!why.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", why.c_str());
+        if (labelled && ImGui::TableNextColumn()) ImGui::TextUnformatted(state.sweep.gpus[i].c_str());
     }
     ImGui::EndTable();
 }
@@ -472,7 +474,10 @@ void DrawSweep(AppState& state) {
         std::string text = std::to_string(progress.done) + " / " + std::to_string(progress.total);
         ImGui::ProgressBar(progress.total ? float(progress.done) / float(progress.total) : 0.0f, ImVec2(-1, 0), text.c_str());
     }
+    if (ours && !progress.per_gpu.empty()) ImGui::TextDisabled("%s", progress.per_gpu.c_str());   // several GPUs
+    if (ours && !progress.note.empty()) ImGui::TextDisabled("%s", progress.note.c_str());
     if (ours) {
+        state.sweep.gpus = state.engine_thread->sweep_gpus();
         state.sweep.results = state.engine_thread->sweep_results();
         state.sweep.running = progress.running;
     }

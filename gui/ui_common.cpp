@@ -5,7 +5,7 @@
 
 namespace tilelab::gui {
 
-bool BeginDataTable(const char* id, std::initializer_list<TableColumn> columns, ImGuiTableFlags extra, ImVec2 size) {
+bool BeginDataTable(const char* id, const std::vector<TableColumn>& columns, ImGuiTableFlags extra, ImVec2 size) {
     const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp | extra;
     if (!ImGui::BeginTable(id, int(columns.size()), flags, size)) return false;
     if (flags & ImGuiTableFlags_ScrollY) ImGui::TableSetupScrollFreeze(0, 1);

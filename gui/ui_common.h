@@ -2,6 +2,7 @@
 // with units, so the same quantity reads the same everywhere.
 #pragma once
 #include <initializer_list>
+#include <vector>
 #include <string>
 #include <imgui.h>
 #include "tilelab/format.h"   // format_bytes: sizes as the CLI writes them
@@ -20,7 +21,7 @@ struct TableColumn {
 // ImGui::BeginTable with the look every data table shares (borders, striped rows, proportional
 // widths) plus `extra` flags, then its columns and the header row (frozen when it scrolls). Call
 // ImGui::EndTable() only when it returns true.
-bool BeginDataTable(const char* id, std::initializer_list<TableColumn> columns, ImGuiTableFlags extra = 0,
+bool BeginDataTable(const char* id, const std::vector<TableColumn>& columns, ImGuiTableFlags extra = 0,
                     ImVec2 size = ImVec2(0, 0));
 // A tooltip with `text` wrapped at a readable width; call it while the item is hovered.
 void WrappedTooltip(const char* text);

@@ -102,8 +102,9 @@ int fp32_lanes_per_sm(int sm_major, int sm_minor) {
     return arch >= 50 ? 128 : 0;
 }
 
-DeviceProbe probe_device(bool force_model_mode) {
+DeviceProbe probe_device(bool force_model_mode, int device) {
     DeviceProbe probe;
+    probe.device = device;
     if (force_model_mode || model_mode_forced_by_environment()) {
         probe.status.reason = force_model_mode ? say("model mode requested", "按要求进入模型模式")
                                                : say("model mode requested (TILELAB_MODEL_MODE)", "按要求进入模型模式（TILELAB_MODEL_MODE）");
@@ -116,10 +117,16 @@ DeviceProbe probe_device(bool force_model_mode) {
         (void)cudaGetLastError();
         return probe;
     }
+    probe.device_count = count;
+    if (device < 0 || device >= count) {
+        probe.status.reason = say("there is no GPU {} on this host: it has {} (numbered 0 to {})",
+                                  "本机没有 GPU {}：它有 {} 块（编号 0 到 {}）", device, count, count - 1);
+        return probe;
+    }
     try {
         // Properties and attributes only: no CUDA context is created here (the engine's process
         // must not hold one; its GPU worker does). free_bytes is left to whoever has a context.
-        probe.target = target_from_device(0, probe.l2_bytes, probe.status.total_bytes);
+        probe.target = target_from_device(device, probe.l2_bytes, probe.status.total_bytes);
         probe.status.gpu = true;
         probe.status.name = probe.target.name;
     } catch (const CudaError& e) {

@@ -10,11 +10,14 @@ struct DeviceProbe {
     DeviceStatus status;
     Target target;          // filled only when status.gpu
     size_t l2_bytes = 0;    // the device's L2 size, for flushing it between repetitions
+    int device = 0;         // the CUDA device index probed
+    int device_count = 0;   // how many devices this host has (0 in model mode)
 };
 
-// Looks for device 0 without creating a CUDA context. Model mode when forced (argument or TILELAB_MODEL_MODE=1), when there is no
+// Looks for device `device` (0: the first) without creating a CUDA context; an index past the
+// last device is model mode with a sentence saying how many there are. Model mode when forced (argument or TILELAB_MODEL_MODE=1), when there is no
 // driver, no device, or a driver too old for this runtime; status.reason then says which.
-DeviceProbe probe_device(bool force_model_mode);
+DeviceProbe probe_device(bool force_model_mode, int device = 0);
 
 // FP32 lanes per SM of an architecture (the datasheet's "CUDA cores per SM"); 0 if unknown.
 int fp32_lanes_per_sm(int sm_major, int sm_minor);

@@ -25,8 +25,9 @@ constexpr uint32_t kMaxStdioRequestBytes = 16u << 20;
 
 // ---- the worker over one byte stream (tilelab-gpu-worker --stdio) ---------------------------
 // The worker speaks first: these 8 bytes, then one frame, the greeting {"hello":
-// "tilelab-gpu-worker", "protocol": N, "host": ..., "device": DeviceStatus fields, "target":
-// Target}. The magic tells "not our program" (a login script printing to stdout, a launcher's
+// "tilelab-gpu-worker", "protocol": N, "host": ..., "device": DeviceStatus fields plus "index"
+// (the CUDA device it uses, --gpu-device) and "count" (how many its host has), "target": Target}.
+// Older workers send no index or count: read them as device 0 of 1. The magic tells "not our program" (a login script printing to stdout, a launcher's
 // message) from a greeting. Then requests and replies as over the socket pair; a cancel note is a
 // frame {"cancel": id}; while a request is in hand the worker sends {"note": ..., "id": id} frames
 // (waiting for the GPU, still running) at least once a second, so that silence means a dead link.

@@ -18,9 +18,18 @@
 namespace {
 
 constexpr const char* kUsage =
-    "usage: %s --stdio                          (the worker protocol on stdin/stdout, for ssh/srun/docker)\n"
+    "usage: %s --stdio [--gpu-device N]         (the worker protocol on stdin/stdout, for ssh/srun/docker)\n"
     "       %s --channel-fd N --cancel-fd N      (started by the TileLab engine, not by hand)\n"
-    "       %s --version\n";
+    "       %s --version\n"
+    "--gpu-device N: use CUDA device N of this host (default 0)\n";
+
+// A device index as typed: digits only, small. -1 if it is not one.
+int parse_device(const char* text) {
+    if (!*text || std::strlen(text) > 4) return -1;
+    for (const char* c = text; *c; ++c)
+        if (*c < '0' || *c > '9') return -1;
+    return std::atoi(text);
+}
 
 // Keeps the protocol's two ends for the worker and points fds 0 and 1 elsewhere: nothing the
 // CUDA libraries (or anything else) print to stdout can land inside a frame.
@@ -39,7 +48,7 @@ bool take_stdio(int& in_fd, int& out_fd) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    int channel_fd = -1, cancel_fd = -1;
+    int channel_fd = -1, cancel_fd = -1, device = 0;
     bool stdio = false;
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--stdio") == 0) stdio = true;
@@ -48,6 +57,13 @@ int main(int argc, char** argv) {
             return 0;
         } else if (i + 1 < argc && std::strcmp(argv[i], "--channel-fd") == 0) channel_fd = std::atoi(argv[++i]);
         else if (i + 1 < argc && std::strcmp(argv[i], "--cancel-fd") == 0) cancel_fd = std::atoi(argv[++i]);
+        else if (i + 1 < argc && std::strcmp(argv[i], "--gpu-device") == 0) {
+            device = parse_device(argv[++i]);
+            if (device < 0) {
+                std::fprintf(stderr, "tilelab-gpu-worker: --gpu-device wants a device number (0, 1, ...), not '%s'\n", argv[i]);
+                return 2;
+            }
+        }
         else {
             std::fprintf(stderr, "tilelab-gpu-worker: unknown argument '%s'\n", argv[i]);
             std::fprintf(stderr, kUsage, argv[0], argv[0], argv[0]);
@@ -59,7 +75,7 @@ int main(int argc, char** argv) {
         signal(SIGPIPE, SIG_IGN);
         int in_fd = -1, out_fd = -1;
         if (!take_stdio(in_fd, out_fd)) return 1;
-        return tilelab::serve_gpu_worker(in_fd, out_fd, -1);
+        return tilelab::serve_gpu_worker(in_fd, out_fd, -1, device);
     }
     if (channel_fd < 0 || cancel_fd < 0) {
         std::fprintf(stderr, kUsage, argv[0], argv[0], argv[0]);
@@ -68,5 +84,5 @@ int main(int argc, char** argv) {
     // Go when the engine's process goes, even in the middle of a long measurement. (Had it gone
     // before this line, the closed channel ends the loop.)
     prctl(PR_SET_PDEATHSIG, SIGKILL);
-    return tilelab::serve_gpu_worker(channel_fd, channel_fd, cancel_fd);
+    return tilelab::serve_gpu_worker(channel_fd, channel_fd, cancel_fd, device);
 }

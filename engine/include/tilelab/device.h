@@ -17,6 +17,8 @@ struct DeviceStatus {
     // A GPU elsewhere (GpuLocation) could not be reached or was lost: a failure (CLI exit 1),
     // not the absence of a GPU (exit 3).
     bool unreachable = false;
+    int device_index = 0;   // the CUDA device the worker uses (GpuLocation::device)
+    int device_count = 0;   // how many GPUs that host has (0 when unknown or none)
 };
 
 // Where the GPU worker runs (EngineConfig::gpu): on this machine (both empty), on `host` through
@@ -27,7 +29,13 @@ struct GpuLocation {
     std::string host;             // [user@]host
     std::string command;
     int connect_timeout_s = 15;   // bounds the wait for the worker's greeting and any silence after
+    // Which GPU of that machine: passed as `tilelab-gpu-worker --gpu-device N` (appended to
+    // `command`); -1 passes nothing, and the worker takes device 0.
+    int device = -1;
     bool remote() const { return !host.empty() || !command.empty(); }
+    bool same_place(const GpuLocation& o) const {
+        return host == o.host && command == o.command && connect_timeout_s == o.connect_timeout_s && device == o.device;
+    }
     // "gpu01 via ssh", "via srun --gres=gpu:1 ..." (shortened), "" when local.
     std::string describe() const;
     // "" or why the setting cannot be used (a host that looks like an option, control characters).
@@ -50,6 +58,9 @@ struct EngineConfig {
     // the counter passes. Off for engines that only analyse, and for runs under another profiler.
     bool prepare_hardware_counters = false;
     GpuLocation gpu{};         // where the GPU is (default: this machine)
+    // A GPU worker of the engine's own instead of the process's shared one: each engine of a
+    // pool (tilelab/gpu_pool.h) talks to its GPU while the others talk to theirs.
+    bool own_worker = false;
 };
 
 // Set by the caller to stop a run between repetitions.

@@ -40,6 +40,9 @@ public:
     // What the GPU worker says about the run in hand ("waiting for the GPU: another run holds
     // it"), "" when there is nothing to say. Safe from any thread.
     std::string gpu_note() const;
+    // How many times this engine's GPU worker died or lost its link with a request in hand (a
+    // pool hands that request to another GPU). Safe from any thread.
+    uint64_t worker_deaths() const;
     // The device's own properties in GPU mode; the chosen preset in model mode.
     Target target() const;
     // Model mode only: pick a preset to compile and analyse for. Returns false in GPU mode.

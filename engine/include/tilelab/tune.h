@@ -34,6 +34,7 @@
 namespace tilelab {
 
 class Engine;
+class GpuPool;
 
 struct TuneConfig {
     std::vector<std::string> searched;   // parameter names; empty = every parameter of the variant
@@ -112,6 +113,10 @@ struct TuneProgress {
 struct TuneCallbacks {
     std::function<void(const TuneProgress&)> progress;
     const CancelFlag* cancel = nullptr;
+    // Several GPUs of one model (tilelab/gpu_pool.h): step 4's first timing of the candidates is
+    // spread over them, each GPU taking the next candidate (all are compiled and pruned first);
+    // the refinement and the full runs stay on the engine given to run_tune.
+    GpuPool* pool = nullptr;
 };
 
 // Steps 1 to 4 (4 only on a GPU). Never throws for a failed point: it is kept with its reason.

@@ -85,26 +85,27 @@ std::string device_key(int device) {
 
 class Worker {
 public:
-    Worker() {
-        probe_ = probe_device(false);
+    explicit Worker(int device) {
+        probe_ = probe_device(false, device);
         const DeviceProbe& probe = probe_;
         if (!probe.status.gpu) {
             unusable_ = say("the GPU worker found no usable device: {}", "GPU worker 没有找到可用的设备：{}", probe.status.reason);
             return;
         }
-        if (const cudaError_t e = cudaSetDevice(0); e != cudaSuccess) {
+        if (const cudaError_t e = cudaSetDevice(device); e != cudaSuccess) {
             unusable_ = say("the GPU worker could not use the device: cudaSetDevice: {}", "GPU worker 无法使用该设备：cudaSetDevice：{}",
                             std::string(cudaGetErrorString(e)));
             return;
         }
         runner_ = std::make_unique<GpuRunner>(probe.l2_bytes);
-        lock_path_ = gpu_lock_path(device_key(0));
+        lock_path_ = gpu_lock_path(device_key(device));
     }
 
     // The stdio greeting (worker_protocol.h): who we are, and the device the host compiles for.
     json greeting() const {
         json device = {{"gpu", runner_ != nullptr}, {"reason", runner_ ? "" : unusable_},
-                       {"name", probe_.status.name}, {"total_bytes", probe_.status.total_bytes}};
+                       {"name", probe_.status.name}, {"total_bytes", probe_.status.total_bytes},
+                       {"index", probe_.device}, {"count", probe_.device_count}};
         json hello = {{"hello", "tilelab-gpu-worker"}, {"protocol", worker::kProtocolVersion},
                       {"host", host_name()}, {"device", device}, {"hold_limit_s", hold_limit_s_}};
         if (runner_) hello["target"] = json::parse(nlohmann::ordered_json(probe_.target).dump());
@@ -208,11 +209,11 @@ private:
 
 }  // namespace
 
-int serve_gpu_worker(int in_fd, int out_fd, int cancel_fd) {
+int serve_gpu_worker(int in_fd, int out_fd, int cancel_fd, int device) {
     const bool stdio = cancel_fd < 0;
     if (!stdio) std::thread(read_cancel_notes, cancel_fd).detach();
     worker::Outbox out(out_fd);
-    Worker worker;
+    Worker worker(device);
     std::string error;
     if (stdio && !out.send_greeting(worker.greeting(), error)) {
         std::fprintf(stderr, "tilelab-gpu-worker: %s\n", error.c_str());

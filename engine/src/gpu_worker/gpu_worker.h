@@ -9,7 +9,9 @@ namespace tilelab {
 // Requests come in on `in_fd` and replies go out on `out_fd` (framed CBOR, worker_protocol.h).
 // `cancel_fd` >= 0: the engine's socket pair, cancel notes as 4-byte ids on their own socket.
 // `cancel_fd` < 0: one byte stream (--stdio): the worker greets first, cancel notes come in-band.
+// `device`: the CUDA device index it uses (cudaSetDevice; its UUID keys the GPU's lock); one past
+// the last makes an unusable worker that says so in its greeting and to every request.
 // Returns the process exit status.
-int serve_gpu_worker(int in_fd, int out_fd, int cancel_fd);
+int serve_gpu_worker(int in_fd, int out_fd, int cancel_fd, int device = 0);
 
 }  // namespace tilelab

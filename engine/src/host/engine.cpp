@@ -81,21 +81,25 @@ OccupancyInput occupancy_input(const CompileResult& c, const LaunchShape& launch
 struct Engine::Impl {
     explicit Impl(const EngineConfig& cfg)
         : compiler(cfg.cache_dir.empty() ? default_cache_dir() : cfg.cache_dir), where(cfg.gpu),
-          prepare_counters(cfg.prepare_hardware_counters) {
+          prepare_counters(cfg.prepare_hardware_counters),
+          own_client(cfg.own_worker ? std::make_unique<WorkerClient>() : nullptr),
+          client(own_client ? *own_client : WorkerClient::instance()) {
         locate(cfg.force_model_mode);
     }
 
     // Finds the GPU where `where` says: this machine's (probed here), or the remote worker's.
     void locate(bool force_model_mode) {
-        if (!force_model_mode) WorkerClient::instance().configure(where);
+        if (!force_model_mode) client.configure(where);
         if (where.remote() && !force_model_mode) {
             connect_remote();
             return;
         }
-        DeviceProbe probe = probe_device(force_model_mode);
+        DeviceProbe probe = probe_device(force_model_mode, std::max(where.device, 0));
         {
             std::lock_guard lock(status_mutex);
             status = probe.status;
+            status.device_index = probe.device;
+            status.device_count = probe.device_count;
         }
         if (probe.status.gpu) {
             {
@@ -105,7 +109,7 @@ struct Engine::Impl {
             // Starts the worker now (it would be started by the first run anyway); if it cannot
             // start, free_bytes stays 0 and the first run says why.
             size_t free_bytes = 0, total_bytes = 0;
-            if (device_memory_in_worker(free_bytes, total_bytes, prepare_counters)) {
+            if (device_memory_in_worker(client, free_bytes, total_bytes, prepare_counters)) {
                 std::lock_guard lock(status_mutex);
                 status.free_bytes = free_bytes;
                 status.total_bytes = total_bytes;
@@ -130,7 +134,7 @@ struct Engine::Impl {
         std::string failure;
         Target remote_target;
         bool have_target = false;
-        if (!WorkerClient::instance().connect(hello, failure)) {
+        if (!client.connect(hello, failure)) {
             s.reason = failure;
             s.unreachable = true;
         } else {
@@ -139,6 +143,8 @@ struct Engine::Impl {
                 s.gpu = d.value("gpu", false);
                 s.name = d.value("name", std::string());
                 s.total_bytes = d.value("total_bytes", size_t(0));
+                s.device_index = d.value("index", 0);
+                s.device_count = d.value("count", s.gpu ? 1 : 0);
                 const std::string host = hello.value("host", where.host);
                 if (!where.host.empty() && host != where.host) s.where = fmt::format("{} ({}) via ssh", host, where.host);
                 else if (where.host.empty()) s.where = fmt::format("{} {}", host, where.describe());   // "gpu01 via `srun ...`"
@@ -166,7 +172,7 @@ struct Engine::Impl {
         }
         if (s.gpu) {   // as locally: free memory, and the counters set up while the host compiles
             size_t free_bytes = 0, total_bytes = 0;
-            if (device_memory_in_worker(free_bytes, total_bytes, prepare_counters)) {
+            if (device_memory_in_worker(client, free_bytes, total_bytes, prepare_counters)) {
                 std::lock_guard lock(status_mutex);
                 status.free_bytes = free_bytes;
             }
@@ -176,7 +182,7 @@ struct Engine::Impl {
     // A remote link that was lost turns the engine to model mode, saying why.
     void note_link_lost() {
         if (!where.remote()) return;
-        const std::string lost = WorkerClient::instance().lost();
+        const std::string lost = client.lost();
         if (lost.empty()) return;
         std::lock_guard lock(status_mutex);
         if (!status.gpu) return;
@@ -241,6 +247,8 @@ struct Engine::Impl {
     CompileService compiler;
     GpuLocation where;
     bool prepare_counters = false;
+    std::unique_ptr<WorkerClient> own_client;   // EngineConfig::own_worker
+    WorkerClient& client;                       // own_client, else the process's shared one
     mutable std::mutex target_mutex;
     Target target;
     std::mutex checker_mutex;
@@ -269,7 +277,8 @@ bool Engine::reconnect(const GpuLocation& where) {
     return impl_->current_status().gpu;
 }
 
-std::string Engine::gpu_note() const { return WorkerClient::instance().note(); }
+std::string Engine::gpu_note() const { return impl_->client.note(); }
+uint64_t Engine::worker_deaths() const { return impl_->client.deaths(); }
 Target Engine::target() const { return impl_->current_target(); }
 CompileService& Engine::compiler() { return impl_->compiler; }
 
@@ -426,7 +435,7 @@ void Engine::Impl::measure(RunResult& r, const RunOptions& opt, const CancelFlag
                 job.counting = nullptr;
         }
         // One request at a time: the worker client serializes them.
-        r.apply(measure_in_worker(job, opt, cancel, r.stages.worker_ms));
+        r.apply(measure_in_worker(client, job, opt, cancel, r.stages.worker_ms));
         note_link_lost();
     } catch (const std::exception& e) {
         r.ok = false;
@@ -509,7 +518,7 @@ Ceilings Engine::ceilings() {
     }
     std::lock_guard lock(impl_->ceilings_mutex);
     if (!impl_->ceilings) {
-        Ceilings c = ceilings_in_worker();
+        Ceilings c = ceilings_in_worker(impl_->client);
         impl_->note_link_lost();
         if (!c.measured) return c;   // try again next time
         impl_->ceilings = c;

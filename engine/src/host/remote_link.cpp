@@ -109,16 +109,22 @@ std::string GpuLocation::problem() const {
     for (char c : command)
         if (c == '\n' || c == '\r' || c == '\0') return "the GPU command must be one line";
     if (connect_timeout_s < 1 || connect_timeout_s > 600) return "the connect time-out must be 1 to 600 seconds";
+    if (device < -1 || device > 1023) return fmt::format("GPU {} is not a device number (0 to 1023)", device);
     return "";
 }
 
 std::vector<std::string> launcher_argv(const GpuLocation& where) {
-    if (!where.host.empty())
+    if (!where.host.empty()) {
         // -T: no terminal (a byte stream); BatchMode: keys only, never a password prompt that
         // nobody sees; the keep-alives end a dropped link within about 15 s.
-        return {"ssh", "-T", "-o", "BatchMode=yes", "-o", fmt::format("ConnectTimeout={}", where.connect_timeout_s),
-                "-o", "ServerAliveInterval=5", "-o", "ServerAliveCountMax=3", "--", where.host, "tilelab-gpu-worker", "--stdio"};
-    return {"/bin/sh", "-c", where.command};
+        std::vector<std::string> argv = {"ssh", "-T", "-o", "BatchMode=yes", "-o", fmt::format("ConnectTimeout={}", where.connect_timeout_s),
+                                         "-o", "ServerAliveInterval=5", "-o", "ServerAliveCountMax=3", "--", where.host,
+                                         "tilelab-gpu-worker", "--stdio"};
+        if (where.device >= 0) argv.insert(argv.end(), {"--gpu-device", std::to_string(where.device)});
+        return argv;
+    }
+    // The command ends in `tilelab-gpu-worker --stdio` (GpuLocation), so the flag goes last.
+    return {"/bin/sh", "-c", where.device >= 0 ? fmt::format("{} --gpu-device {}", where.command, where.device) : where.command};
 }
 
 RemoteLink::~RemoteLink() { close(0); }

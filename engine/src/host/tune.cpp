@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "tilelab/engine.h"
+#include "tilelab/gpu_pool.h"
 #include "tilelab/i18n.h"
 #include "tilelab/occupancy.h"
 
@@ -239,14 +240,17 @@ static void analyse_candidate(Engine& engine, const Variant& v, const Problem& p
 
 // [SECTION] Step 4: measure ---------------------------------------------------------------------
 
-static void measure_candidate(Engine& engine, const Variant& v, const TuneConfig& cfg, bool full, TuneReport& report,
-                              TuneCandidate& c, const CancelFlag* cancel) {
+static RunOptions measure_options(const TuneConfig& cfg, bool full) {
     RunOptions o;
     o.count_accesses = false;      // the tuner ranks times; model == counted is the tests' business
     o.hardware_counters = false;
     o.seed = cfg.seed;
     if (!full) o = quick_protocol(o);   // L2 flushed in both, so quick and full medians compare
-    const RunResult r = engine.run(request_for(v, c.params, cfg.problem), o, cancel);
+    return o;
+}
+
+// What one run says about a candidate.
+static void take_measurement(const RunResult& r, bool full, TuneReport& report, TuneCandidate& c) {
     c.measured = r.measured;
     c.phase = full ? "full" : "quick";
     c.valid = r.ok && r.measured && r.validation.checked && r.validation.passed;
@@ -257,6 +261,11 @@ static void measure_candidate(Engine& engine, const Variant& v, const TuneConfig
         report.reference_ms = r.reference_ms;
         report.reference_name = r.reference_name;
     }
+}
+
+static void measure_candidate(Engine& engine, const Variant& v, const TuneConfig& cfg, bool full, TuneReport& report,
+                              TuneCandidate& c, const CancelFlag* cancel) {
+    take_measurement(engine.run(request_for(v, c.params, cfg.problem), measure_options(cfg, full), cancel), full, report, c);
 }
 
 TuneReport run_tune(Engine& engine, const Variant& v, const TuneConfig& cfg, const TuneCallbacks& cb) {
@@ -289,7 +298,34 @@ TuneReport run_tune(Engine& engine, const Variant& v, const TuneConfig& cfg, con
         engine.compile_ahead(std::move(ahead), false);
     }
     size_t next_reserve = 0;
-    for (size_t i = 0; i < r.candidates.size() && !stop(); ++i) {
+    const bool spread = r.gpu && cb.pool != nullptr && cb.pool->size() > 1;
+    for (size_t i = 0; spread && i < r.candidates.size() && !stop(); ++i) {   // all compiled first
+        report("compile", int(i), int(r.candidates.size()));
+        analyse_candidate(engine, v, cfg.problem, r.candidates[i]);
+        if (!r.candidates[i].pruned.empty() && r.candidates[i].origin == "model" && next_reserve < reserve.size())
+            r.candidates.push_back(reserve[next_reserve++]);
+    }
+    if (spread) {   // then timed on every GPU at once; the budget or a cancel stops them all
+        std::vector<size_t> which;
+        std::vector<RunRequest> requests;
+        for (size_t i = 0; i < r.candidates.size(); ++i)
+            if (r.candidates[i].analysed && r.candidates[i].pruned.empty()) {
+                which.push_back(i);
+                requests.push_back(request_for(v, r.candidates[i].params, cfg.problem));
+            }
+        CancelFlag stop_all{stop()};
+        const std::vector<PoolResult> results =
+            cb.pool->run_all(requests, measure_options(cfg, false), &stop_all, [&](const PoolProgress& p) {
+                if (stop()) stop_all = true;
+                report("measure", int(p.done), int(p.total));
+            });
+        for (size_t k = 0; k < results.size(); ++k) {
+            if (results[k].gpu < 0) continue;   // not reached before the budget or the cancel
+            take_measurement(results[k].result, false, r, r.candidates[which[k]]);
+            ++r.tried;
+        }
+    }
+    for (size_t i = 0; !spread && i < r.candidates.size() && !stop(); ++i) {
         report(r.gpu ? "measure" : "compile", int(i), int(r.candidates.size()));
         analyse_candidate(engine, v, cfg.problem, r.candidates[i]);
         if (r.gpu && r.candidates[i].pruned.empty()) {

@@ -88,6 +88,8 @@ WorkerClient& WorkerClient::instance() {
     return client;
 }
 
+WorkerClient::WorkerClient() = default;
+
 WorkerClient::~WorkerClient() {
     std::lock_guard lock(mutex_);
     if (pid_ > 0 || remote_) stop(kExitGraceMs);
@@ -95,8 +97,7 @@ WorkerClient::~WorkerClient() {
 
 void WorkerClient::configure(const GpuLocation& where) {
     std::lock_guard lock(mutex_);
-    if (where.host == where_.host && where.command == where_.command && where.connect_timeout_s == where_.connect_timeout_s)
-        return;
+    if (where.same_place(where_)) return;
     if (pid_ > 0 || remote_) stop(kExitGraceMs);
     where_ = where;
     lost_.clear();
@@ -146,6 +147,11 @@ uint64_t WorkerClient::generation() {
     return generation_;
 }
 
+uint64_t WorkerClient::deaths() {
+    std::lock_guard lock(mutex_);
+    return deaths_;
+}
+
 bool WorkerClient::start(std::string& failure) {
     const std::string path = find_gpu_worker(failure);
     if (path.empty()) return false;
@@ -180,8 +186,10 @@ bool WorkerClient::start(std::string& failure) {
     posix_spawnattr_setsigdefault(&attr, &defaults);
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
     const std::string channel_arg = std::to_string(kChildChannelFd), cancel_arg = std::to_string(kChildCancelFd);
+    const std::string device_arg = std::to_string(where_.device);
     char* argv[] = {const_cast<char*>(path.c_str()), const_cast<char*>("--channel-fd"), const_cast<char*>(channel_arg.c_str()),
-                    const_cast<char*>("--cancel-fd"), const_cast<char*>(cancel_arg.c_str()), nullptr};
+                    const_cast<char*>("--cancel-fd"), const_cast<char*>(cancel_arg.c_str()),
+                    where_.device >= 0 ? const_cast<char*>("--gpu-device") : nullptr, const_cast<char*>(device_arg.c_str()), nullptr};
     pid_t pid = -1;
     const int rc = posix_spawn(&pid, path.c_str(), &actions, &attr, argv, environ);
     posix_spawn_file_actions_destroy(&actions);
@@ -268,12 +276,14 @@ bool WorkerClient::wait_for_reply(uint32_t id, const CancelFlag* cancel, json& r
         if (ready < 0 && errno != EINTR) {
             failure = say("waiting for the GPU worker failed: {}", "等待 GPU worker 失败：{}", std::string(std::strerror(errno)));
             stop(0);
+            ++deaths_;
             return false;
         }
         if (remote_ && ready == 0 && std::chrono::steady_clock::now() - last_heard > silence_limit) {
             failure = say("The connection to the GPU worker {} went silent for {} s in the middle of a run.",
                           "到 GPU worker {} 的连接在运行中途沉默了 {} s。", where_.describe(), where_.connect_timeout_s);
             stop(0);
+            ++deaths_;
             lost_ = failure;
             return false;
         }
@@ -281,6 +291,7 @@ bool WorkerClient::wait_for_reply(uint32_t id, const CancelFlag* cancel, json& r
         std::string error;
         const worker::ReadStatus got = worker::read_frame(channel_, reply, error);
         if (got != worker::ReadStatus::message) {
+            ++deaths_;
             if (remote_) {
                 const std::string what = "the connection closed in the middle of a run" +
                                          (got == worker::ReadStatus::error ? " (" + error + ")" : std::string());
@@ -330,6 +341,7 @@ bool WorkerClient::call(json request, const CancelFlag* cancel, json& reply, std
     request["cancelled"] = cancel && cancel->load();
     std::string error;
     if (!worker::write_frame(channel_, request, error)) {
+        ++deaths_;
         if (remote_) {
             remote_->close(kExitGraceMs);
             failure = lost_ = remote_->explain("the connection closed: " + error);
@@ -353,8 +365,8 @@ bool WorkerClient::call(json request, const CancelFlag* cancel, json& reply, std
     return true;
 }
 
-Measurement measure_in_worker(const worker::MeasureJob& job, const RunOptions& opt, const CancelFlag* cancel,
-                              double& worker_ms) {
+Measurement measure_in_worker(WorkerClient& client, const worker::MeasureJob& job, const RunOptions& opt,
+                              const CancelFlag* cancel, double& worker_ms) {
     json reply;
     std::string failure;
     Measurement m;
@@ -362,7 +374,7 @@ Measurement measure_in_worker(const worker::MeasureJob& job, const RunOptions& o
     try {
         const auto start = std::chrono::steady_clock::now();
         const json request = {{"op", "run"}, {"job", worker::job_to_json(job)}, {"options", opt}};
-        const bool answered = WorkerClient::instance().call(request, cancel, reply, failure, opt.time_limit_ms);
+        const bool answered = client.call(request, cancel, reply, failure, opt.time_limit_ms);
         worker_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
         if (!answered) {
             m.error = failure;
@@ -378,12 +390,12 @@ Measurement measure_in_worker(const worker::MeasureJob& job, const RunOptions& o
     return m;
 }
 
-Ceilings ceilings_in_worker() {
+Ceilings ceilings_in_worker(WorkerClient& client) {
     json reply;
     std::string failure;
     Ceilings c;
     try {
-        if (!WorkerClient::instance().call({{"op", "ceilings"}}, nullptr, reply, failure)) {
+        if (!client.call({{"op", "ceilings"}}, nullptr, reply, failure)) {
             c.note = "could not measure the ceilings: " + failure;
             return c;
         }
@@ -396,13 +408,13 @@ Ceilings ceilings_in_worker() {
     return c;
 }
 
-bool device_memory_in_worker(size_t& free_bytes, size_t& total_bytes, bool prepare_counters) {
+bool device_memory_in_worker(WorkerClient& client, size_t& free_bytes, size_t& total_bytes, bool prepare_counters) {
     json reply;
     std::string failure;
     try {
         json request = {{"op", "memory"}};
         if (prepare_counters) request["prepare_counters"] = true;   // set up after replying (gpu_worker.cpp)
-        if (!WorkerClient::instance().call(request, nullptr, reply, failure)) return false;
+        if (!client.call(request, nullptr, reply, failure)) return false;
         free_bytes = reply.at("free_bytes").get<size_t>();
         total_bytes = reply.at("total_bytes").get<size_t>();
         return true;

@@ -1,5 +1,6 @@
-// The engine's side of the GPU worker: one tilelab-gpu-worker child process per engine process,
-// started on first use and kept between runs (its buffers and loaded cubins stay cached), and
+// The engine's side of the GPU worker: one tilelab-gpu-worker child process per client (the
+// process-wide instance() that engines share, or one an engine owns: a GPU of a pool), started
+// on first use and kept between runs (its buffers and loaded cubins stay cached), and
 // started afresh after a fault lost its CUDA context or after it died. The parent process never
 // creates a CUDA context itself. No CUDA types here.
 #pragma once
@@ -20,8 +21,9 @@ class RemoteLink;
 
 class WorkerClient {
 public:
-    // The one client of this process (all engines share it, as they shared one CUDA context).
+    // The default client of this process (engines share it unless they own one: EngineConfig).
     static WorkerClient& instance();
+    WorkerClient();
     ~WorkerClient();
     WorkerClient(const WorkerClient&) = delete;
     WorkerClient& operator=(const WorkerClient&) = delete;
@@ -37,6 +39,9 @@ public:
 
     // Increases each time a worker starts; handles from an earlier worker are void.
     uint64_t generation();
+    // Increases each time a worker died or its link broke with a request in hand (not a fault in
+    // the kernel, a time limit or a cancel): a pool gives that request to another GPU.
+    uint64_t deaths();
 
     // ---- a worker elsewhere (GpuLocation) ------------------------------------------------------
     // Where the next worker starts; stops the current one if the place changed.
@@ -52,7 +57,6 @@ public:
     std::string note();
 
 private:
-    WorkerClient() = default;
     bool start(std::string& failure);
     // Closes the channel and reaps the child, killing it if it does not exit within `grace_ms`.
     // Returns how it ended ("exited with status 0", "killed by signal 11 (Segmentation fault)").
@@ -68,6 +72,7 @@ private:
     int cancel_ = -1;    // cancel notes: the 4-byte id of the request to stop (a socket)
     uint32_t next_id_ = 1;
     uint64_t generation_ = 0;
+    uint64_t deaths_ = 0;
     GpuLocation where_;
     std::unique_ptr<RemoteLink> remote_;   // the launcher, when where_.remote()
     std::string lost_;
@@ -82,10 +87,10 @@ std::string find_gpu_worker(std::string& failure);
 
 // Measures `job` in the worker; `worker_ms` gets the round trip. A failure to ask or to read the
 // reply comes back as a failed Measurement (stage "run").
-Measurement measure_in_worker(const worker::MeasureJob& job, const RunOptions& opt, const CancelFlag* cancel,
-                              double& worker_ms);
-Ceilings ceilings_in_worker();
+Measurement measure_in_worker(WorkerClient& client, const worker::MeasureJob& job, const RunOptions& opt,
+                              const CancelFlag* cancel, double& worker_ms);
+Ceilings ceilings_in_worker(WorkerClient& client);
 // Free and total device memory as the worker sees it; false if the worker could not say.
-bool device_memory_in_worker(size_t& free_bytes, size_t& total_bytes, bool prepare_counters = false);
+bool device_memory_in_worker(WorkerClient& client, size_t& free_bytes, size_t& total_bytes, bool prepare_counters = false);
 
 }  // namespace tilelab
