@@ -71,6 +71,8 @@ static void render_compile(std::string& out, const RunResult& r, const ReportOpt
     const CompileResult* c = r.compiled.get();
     if (c == nullptr) {
         kv.add_row({tr("report.compile"), tr("report.not_compiled")});
+    } else if (!c->ok && c->compiler_unavailable) {   // nothing to compile with: the sentence says why
+        kv.add_row({tr("report.compile"), c->error});
     } else if (!c->ok) {
         kv.add_row({tr("report.compile"), trf("report.compile_failed", c->error)});
     } else {

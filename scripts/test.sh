@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Set up (installing missing packages), build, and run every test. GPU tests skip visibly
-# where there is no GPU.
+# where there is no GPU. Then the client-only build (TILELAB_CUDA=OFF) with the toolkit out of
+# sight, its tests, and a run through this build's worker (scripts/client_only_check.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh build -DTILELAB_WERROR=ON
-cd build
-ctest --output-on-failure -j"$(nproc)" "$@"
+(cd build && ctest --output-on-failure -j"$(nproc)" "$@")
+scripts/client_only_check.sh build build-client

@@ -1,9 +1,10 @@
-// Internal to the engine (may use CUDA). A problem family owns what is common to all its
-// variants: the buffers, random inputs, kernel arguments, the reference and validation, and
-// the reference timing ("% of cuBLAS" / "% of copy bandwidth"). Looked up by name.
+// Internal to the GPU worker (uses CUDA; TILELAB_CUDA=ON only). A problem family owns what is
+// common to all its variants on the GPU: the buffers, random inputs, kernel arguments, the
+// reference and validation, and the reference timing ("% of cuBLAS" / "% of copy bandwidth").
+// Looked up by name. Its sizes and their limits are the family's shape (family_shape.h), which
+// the client checks without CUDA.
 #pragma once
 #include <cuda_runtime.h>
-#include <array>
 #include <memory>
 #include <string>
 #include <vector>
@@ -14,11 +15,6 @@ namespace tilelab {
 class Family {
 public:
     virtual ~Family() = default;
-    virtual std::array<std::string, 3> dim_names() const = 0;   // {"M","N","K"}
-    // Empty if the sizes are acceptable (positive, within int range, ...), else a sentence.
-    virtual std::string problem_invalid_reason(const Problem& p) const = 0;
-    // Device memory all buffers need, in bytes (checked against free memory up front).
-    virtual size_t device_bytes(const Problem& p) const = 0;
     // Allocate buffers and fill inputs with seeded random values (never zeros). Throws on CUDA errors.
     virtual void setup(const Problem& p, uint64_t seed) = 0;
     // Called after the cubin is loaded, e.g. to set __constant__ coefficients.

@@ -1,16 +1,17 @@
 // Problem families by name. A variant names its family ("matmul", "stencil"); the engine asks
-// here for an instance. Each family registers itself next to its factory with
-// TILELAB_REGISTER_FAMILY (engine/src/family_*.cpp); the build generates the table.
+// here for its shape (family_shape.h). Each family registers its shape next to the factory with
+// TILELAB_REGISTER_FAMILY (engine/src/family_*.cpp); the build generates the table. The GPU
+// halves are looked up in family_registry_cuda.cpp.
 #include <map>
-#include "family.h"
+#include "family_shape.h"
 #include "registry_table.h"
 
 namespace tilelab {
 namespace {
 
-const std::map<std::string, std::unique_ptr<Family> (*)()>& factories() {
+const std::map<std::string, std::unique_ptr<FamilyShape> (*)()>& factories() {
     static const auto table = [] {
-        std::map<std::string, std::unique_ptr<Family> (*)()> t;
+        std::map<std::string, std::unique_ptr<FamilyShape> (*)()> t;
         for (const auto registration : registered_family_factories()) {
             const FamilyRegistration f = registration();
             t[f.name] = f.make;
@@ -22,7 +23,7 @@ const std::map<std::string, std::unique_ptr<Family> (*)()>& factories() {
 
 }  // namespace
 
-std::unique_ptr<Family> make_family(const std::string& name) {
+std::unique_ptr<FamilyShape> make_family_shape(const std::string& name) {
     const auto it = factories().find(name);
     return it == factories().end() ? nullptr : it->second();
 }

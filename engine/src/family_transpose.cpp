@@ -1,17 +1,9 @@
-// The transpose family: out (W×H) = the transpose of in, in an H×W matrix of floats (row-major). The problem is
-// {W, H, ·}: the third number is not used (a square "8192" means 8192×8192). Owns the seeded
-// random input, the NaN-poisoned output, the kernel arguments, the reference (a plain strided
-// transpose on the GPU, support_kernels.h), validation — a transpose moves values, so the output
-// must equal the reference bit for bit — and a device-to-device copy of the same W·H floats as
-// the "% of copy" reference: a transpose reads and writes every element once, as a copy does.
+// The transpose family's shape (family_shape.h): out (W×H) = the transpose of in, an H×W matrix
+// of floats; the third number of the problem is not used. Its GPU half is family_transpose_cuda.cpp.
 #include <fmt/format.h>
 #include <climits>
-#include "cuda_check.h"
-#include "device_buffer.h"
-#include "family.h"
-#include "runner_timing.h"
-#include "support_kernels.h"
-#include "tilelab/i18n.h"
+#include "family_shape.h"
+#include "tilelab/registration.h"
 
 namespace tilelab {
 namespace {
@@ -19,7 +11,7 @@ namespace {
 // 2^30 elements (32768²) is 4 GiB per buffer; three buffers (input, output, reference).
 constexpr double kMaxElements = double(int64_t(1) << 30);
 
-class TransposeFamily final : public Family {
+class TransposeShape final : public FamilyShape {
 public:
     std::array<std::string, 3> dim_names() const override { return {"W", "H", "(unused)"}; }
 
@@ -35,72 +27,12 @@ public:
         return "";
     }
 
-    size_t device_bytes(const Problem& p) const override { return 3 * sizeof(float) * elements(p); }
-
-    void setup(const Problem& p, uint64_t seed) override {
-        in_ = {}, out_ = {}, ref_ = {};
-        w_ = int(p.dim[0]), h_ = int(p.dim[1]);
-        const size_t n = elements(p);
-        in_ = DeviceBuffer(sizeof(float) * n);
-        out_ = DeviceBuffer(sizeof(float) * n);
-        ref_ = DeviceBuffer(sizeof(float) * n);
-        support_kernels().fill_uniform(in_.get<float>(), n, seed);
-        support_kernels().transpose_reference(in_.get<float>(), ref_.get<float>(), w_, h_);
-        TL_CUDA_CHECK(cudaDeviceSynchronize());
-    }
-
-    void poison_output(cudaStream_t s) override {
-        TL_CUDA_CHECK(cudaMemsetAsync(out_.get(), 0xFF, out_.bytes(), s));   // all bits set: NaN
-    }
-
-    std::vector<void*> kernel_args(unsigned long long* counters) override {
-        in_ptr_ = in_.get<const float>();
-        out_ptr_ = out_.get<float>();
-        counters_ = counters;
-        return {&in_ptr_, &out_ptr_, &w_, &h_, &counters_};
-    }
-
-    Validation validate() override {
-        Validation v;
-        v.checked = true;
-        v.reference = "plain transpose (GPU), exact";
-        v.tolerance = 0;   // values are moved, never computed
-        const size_t n = size_t(w_) * size_t(h_);
-        const CompareSummary s = support_kernels().compare(out_.get<float>(), ref_.get<float>(), n, 0.0);
-        v.max_abs_error = s.max_abs_error;
-        v.max_rel_error = s.max_rel_error;
-        v.passed = s.bad == 0;
-        if (v.passed) return v;
-        const size_t at = size_t(s.first_bad);
-        float value = 0, expected = 0;
-        TL_CUDA_CHECK(cudaMemcpy(&value, out_.get<float>() + at, sizeof value, cudaMemcpyDeviceToHost));
-        TL_CUDA_CHECK(cudaMemcpy(&expected, ref_.get<float>() + at, sizeof expected, cudaMemcpyDeviceToHost));
-        v.message = say("out[{}][{}] = {}, expected in[{}][{}] = {}; {} of {} elements wrong",
-                        "out[{}][{}] = {}，应为 in[{}][{}] = {}；{} / {} 个元素错误", at / size_t(h_), at % size_t(h_),
-                        value, at % size_t(h_), at / size_t(h_), expected, s.bad, n);
-        return v;
-    }
-
-    double reference_ms(std::string& name) override {
-        name = "device copy";
-        return time_reference([&] {
-            TL_CUDA_CHECK(cudaMemcpyAsync(out_.get(), in_.get(), in_.bytes(), cudaMemcpyDeviceToDevice, nullptr));
-        });
-    }
-
-private:
-    static size_t elements(const Problem& p) { return size_t(p.dim[0]) * size_t(p.dim[1]); }
-
-    int w_ = 0, h_ = 0;
-    DeviceBuffer in_, out_, ref_;
-    const float* in_ptr_ = nullptr;
-    float* out_ptr_ = nullptr;
-    unsigned long long* counters_ = nullptr;
+    size_t device_bytes(const Problem& p) const override { return 3 * sizeof(float) * size_t(p.dim[0]) * size_t(p.dim[1]); }
 };
 
 }  // namespace
 
-std::unique_ptr<Family> make_transpose_family() { return std::make_unique<TransposeFamily>(); }
-TILELAB_REGISTER_FAMILY("transpose", make_transpose_family)
+std::unique_ptr<FamilyShape> make_transpose_shape() { return std::make_unique<TransposeShape>(); }
+TILELAB_REGISTER_FAMILY("transpose", make_transpose_shape)
 
 }  // namespace tilelab

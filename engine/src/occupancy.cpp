@@ -1,11 +1,12 @@
-// Occupancy: cuda_occupancy.h (the toolkit's header-only calculator) gives the answer; the
-// teaching steps redo its arithmetic in words with the header's own granularities, and
-// tests/cpu/test_occupancy.cpp checks over thousands of inputs that both agree.
+// Occupancy: cuda_occupancy.h (the toolkit's header-only calculator) gives the answer, or in the
+// client-only build our own statement of its rules (occupancy_rules.h); the teaching steps redo
+// the arithmetic in words with the same granularities, and tests/cpu/test_occupancy.cpp checks
+// over thousands of inputs that all agree.
 #include "tilelab/occupancy.h"
 #include "tilelab/i18n.h"
 #include "tilelab/util.h"
+#include "occupancy_rules.h"
 
-#include <cuda_occupancy.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -13,37 +14,6 @@
 
 namespace tilelab {
 namespace {
-
-cudaOccDeviceProp device_prop(const Target& t) {
-    cudaOccDeviceProp p;
-    p.computeMajor = t.sm_major;
-    p.computeMinor = t.sm_minor;
-    p.maxThreadsPerBlock = t.max_threads_per_block;
-    p.maxThreadsPerMultiprocessor = t.max_threads_per_sm;
-    p.regsPerBlock = t.regs_per_block;
-    p.regsPerMultiprocessor = t.regs_per_sm;
-    p.warpSize = t.warp_size;
-    p.sharedMemPerBlock = size_t(t.smem_per_block);
-    p.sharedMemPerMultiprocessor = size_t(t.smem_per_sm);
-    p.numSms = t.sm_count;
-    p.sharedMemPerBlockOptin = size_t(t.smem_per_block_optin);
-    p.reservedSharedMemPerBlock = size_t(t.reserved_smem_per_block);
-    return p;
-}
-
-// The kernel as the driver would see it after the engine opts in to the full per-block shared
-// memory (cudaFuncAttributeMaxDynamicSharedMemorySize). All shared memory is passed as dynamic,
-// which the calculator treats exactly like static memory once opted in.
-cudaOccFuncAttributes func_attributes(const Target& t, const OccupancyInput& in) {
-    cudaOccFuncAttributes f;
-    f.maxThreadsPerBlock = t.max_threads_per_block;
-    f.numRegs = in.registers_per_thread;
-    f.sharedSizeBytes = 0;
-    f.shmemLimitConfig = FUNC_SHMEM_LIMIT_OPTIN;
-    f.maxDynamicSharedSizeBytes = size_t(t.smem_per_block_optin);
-    f.numBlockBarriers = 1;  // what cudaFuncGetAttributes reports for a kernel with __syncthreads
-    return f;
-}
 
 std::string format_pct(double x) { return fmt::format("{:.4g}%", x * 100); }
 
@@ -78,8 +48,7 @@ struct Steps {
     std::string error;   // the block cannot fit at all (registers per block)
 };
 
-Steps explain(const Target& t, const OccupancyInput& in, const cudaOccDeviceProp& prop,
-              const cudaOccDeviceState& state) {
+Steps explain(const Target& t, const OccupancyInput& in, const OccupancyRules& rules) {
     Steps s;
     const int warp = t.warp_size;
     const int warps_per_block = int(ceil_div(in.threads_per_block, warp));
@@ -97,9 +66,7 @@ Steps explain(const Target& t, const OccupancyInput& in, const cudaOccDeviceProp
 
     // Registers: allocated per warp in units of the allocation granularity, from each of the
     // SM's sub-partitions (warp schedulers) separately.
-    int reg_unit = 0, partitions = 0;
-    cudaOccRegAllocationGranularity(&reg_unit, &prop);
-    cudaOccSubPartitionsPerMultiprocessor(&partitions, &prop);
+    const int reg_unit = rules.register_unit(t), partitions = rules.sub_partitions(t);
     if (in.registers_per_thread == 0) {
         s.lines.push_back(say("registers: none used → no limit", "寄存器：未使用 → 无限制"));
     } else {
@@ -140,10 +107,7 @@ Steps explain(const Target& t, const OccupancyInput& in, const cudaOccDeviceProp
 
     // Shared memory: the block's bytes plus the driver's reservation, in allocation units,
     // out of the SM's shared-memory carveout.
-    int smem_unit = 0;
-    size_t carveout = 0;
-    cudaOccSMemAllocationGranularity(&smem_unit, &prop);
-    cudaOccSMemPerMultiprocessor(&carveout, &prop, &state);
+    const int smem_unit = rules.smem_unit(t);
     int used = in.smem_per_block + t.reserved_smem_per_block;
     int alloc = round_up(used, smem_unit);
     if (alloc == 0) {
@@ -154,16 +118,13 @@ Steps explain(const Target& t, const OccupancyInput& in, const cudaOccDeviceProp
                                              t.reserved_smem_per_block, used)
                                : say("{} B per block", "每线程块 {} B", used);
         if (alloc != used) what += say(", rounded up to the {} B allocation unit: {} B", "，向上取整到 {} B 的分配单位：{} B", smem_unit, alloc);
-        if (carveout < size_t(alloc)) {
-            // The SM picks a larger carveout when the preferred one cannot hold a single block.
-            cudaOccAlignUpShmemSizeVoltaPlus(&carveout, &prop);
-        }
+        // The SM picks a larger carveout when the preferred one cannot hold a single block.
+        const size_t carveout = rules.smem_carveout(t, size_t(alloc));
         s.lines.push_back(say("shared memory: {}; {} B per SM / {} B = {} blocks", "共享内存：{}；每 SM {} B / {} B = {} 个线程块", what, carveout,
                                       alloc, int(carveout / size_t(alloc))));
     }
 
-    int hw_blocks = 0;
-    cudaOccMaxBlocksPerMultiprocessor(&hw_blocks, &prop);
+    const int hw_blocks = rules.max_blocks_per_sm(t);
     s.lines.push_back(say("blocks: at most {} resident per SM on {} = {} blocks", "线程块：{1} 上每 SM 最多驻留 {0} 个 = {2} 个线程块", hw_blocks, t.arch_name(), hw_blocks));
     return s;
 }
@@ -187,38 +148,35 @@ Occupancy compute_occupancy(const Target& t, const OccupancyInput& in) {
         return occ;
     }
 
-    const cudaOccDeviceProp prop = device_prop(t);
-    const cudaOccFuncAttributes attr = func_attributes(t, in);
-    const cudaOccDeviceState state;
-    cudaOccResult result{};
-    cudaOccError status = cudaOccMaxActiveBlocksPerMultiprocessor(&result, &prop, &attr, &state,
-                                                                  in.threads_per_block, size_t(in.smem_per_block));
-    if (status != CUDA_OCC_SUCCESS) {
-        occ.error = status == CUDA_OCC_ERROR_UNKNOWN_DEVICE
-                        ? say("cuda_occupancy.h does not know {}.", "cuda_occupancy.h 不认识 {}。", t.arch_name())
-                        : say("cuda_occupancy.h rejected the input for {} (check the target's limits).", "cuda_occupancy.h 拒绝了 {} 的输入（请检查目标的限制）。",
+    const OccupancyRules& rules = occupancy_rules();
+    OccupancyLimits result;
+    const OccupancyRulesStatus status = rules.limits(t, in, result);
+    if (status != OccupancyRulesStatus::ok) {
+        occ.error = status == OccupancyRulesStatus::unknown_device
+                        ? say("The occupancy rules do not know {}.", "占用率规则不认识 {}。", t.arch_name())
+                        : say("The occupancy rules rejected the input for {} (check the target's limits).", "占用率规则拒绝了 {} 的输入（请检查目标的限制）。",
                                       t.arch_name());
         occ.steps.push_back(occ.error);
         return occ;
     }
 
-    occ.limit_warps = result.blockLimitWarps;
-    occ.limit_registers = result.blockLimitRegs;
-    occ.limit_smem = result.blockLimitSharedMem;
-    occ.limit_blocks = result.blockLimitBlocks;
-    occ.blocks_per_sm = result.activeBlocksPerMultiprocessor;
+    occ.limit_warps = result.warps;
+    occ.limit_registers = result.registers;
+    occ.limit_smem = result.smem;
+    occ.limit_blocks = result.blocks;
+    occ.blocks_per_sm = result.active;
     const int warps_per_block = int(ceil_div(in.threads_per_block, t.warp_size));
     occ.active_warps = occ.blocks_per_sm * warps_per_block;
     occ.occupancy = occ.max_warps > 0 ? double(occ.active_warps) / occ.max_warps : 0;
 
     std::vector<std::string> limiters;
-    if (result.limitingFactors & OCC_LIMIT_WARPS) limiters.push_back("warps");
-    if (result.limitingFactors & OCC_LIMIT_REGISTERS) limiters.push_back("registers");
-    if (result.limitingFactors & OCC_LIMIT_SHARED_MEMORY) limiters.push_back("shared memory");
-    if (result.limitingFactors & OCC_LIMIT_BLOCKS) limiters.push_back("blocks");
+    if (result.by_warps) limiters.push_back("warps");
+    if (result.by_registers) limiters.push_back("registers");
+    if (result.by_smem) limiters.push_back("shared memory");
+    if (result.by_blocks) limiters.push_back("blocks");
     for (size_t i = 0; i < limiters.size(); ++i) occ.limiter += (i ? " and " : "") + limiters[i];
 
-    Steps steps = explain(t, in, prop, state);
+    Steps steps = explain(t, in, rules);
     occ.steps = std::move(steps.lines);
     occ.error = steps.error;
     occ.steps.push_back(say("→ min({}, {}, {}, {}) = {} blocks per SM = {} warps of {} = {}{}", "→ min({}, {}, {}, {}) = 每 SM {} 个线程块 = {} / {} 个线程束 = {}{}",

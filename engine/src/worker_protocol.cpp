@@ -133,6 +133,23 @@ std::string options_problem(const json& request) {
     return p.empty() ? "" : "options: " + p;
 }
 
+// A compile request (compile_request_to_json): every field CompileRequest has, of its type.
+std::string compile_problem(const json& request) {
+    std::string p = need_type(request, "sources", &json::is_string, "a string");
+    if (!p.empty()) return p;
+    if (!request.contains("compile") || !request.at("compile").is_object()) return "\"compile\" is missing or not an object";
+    const json& c = request.at("compile");
+    p = first_problem({need_type(c, "source_file", &json::is_string, "a string"),
+                       need_type(c, "name_expression", &json::is_string, "a string"),
+                       need_int(c, "arch", 0, 10000), need_int(c, "max_registers", 0, 255),
+                       need_type(c, "defines", &json::is_array, "a list"),
+                       need_type(c, "source_text", &json::is_string, "a string"),
+                       need_type(c, "source_name", &json::is_string, "a string")});
+    if (p.empty() && !std::all_of(c.at("defines").begin(), c.at("defines").end(), [](const json& d) { return d.is_string(); }))
+        p = "\"defines\" must be strings";
+    return p.empty() ? "" : "compile: " + p;
+}
+
 }  // namespace
 
 uint32_t request_id_or_zero(const json& request) {
@@ -153,6 +170,7 @@ std::string request_problem(const json& request) {
     const std::string& op = request.at("op").get_ref<const std::string&>();
     if (op == "run") return first_problem({job_problem(request), options_problem(request)});
     if (op == "ceilings" || op == "memory") return "";
+    if (op == "compile") return compile_problem(request);
     if (op == "blocks_per_sm")
         return first_problem({cubin_problem(request, "kernel"), need_uint_triple(request, "block", 1024),
                               need_uint(request, "dynamic_smem", UINT32_MAX)});
@@ -234,6 +252,54 @@ MeasureJob job_from_json(const json& j) {
     job.kernel = cubin_from_json(j.at("kernel"));
     if (j.contains("counting")) job.counting = cubin_from_json(j.at("counting"));
     return job;
+}
+
+json compile_request_to_json(const CompileRequest& req) {
+    return {{"source_file", req.source_file}, {"name_expression", req.name_expression}, {"arch", req.arch},
+            {"max_registers", req.max_registers}, {"defines", req.defines}, {"source_text", req.source_text},
+            {"source_name", req.source_name}};
+}
+
+CompileRequest compile_request_from_json(const json& j) {
+    CompileRequest req;
+    req.source_file = j.at("source_file").get<std::string>();
+    req.name_expression = j.at("name_expression").get<std::string>();
+    req.arch = j.at("arch").get<int>();
+    req.max_registers = j.at("max_registers").get<int>();
+    req.defines = j.at("defines").get<std::vector<std::string>>();
+    req.source_text = j.at("source_text").get<std::string>();
+    req.source_name = j.at("source_name").get<std::string>();
+    return req;
+}
+
+json compile_result_to_json(const CompileResult& r) {
+    const auto* bytes = reinterpret_cast<const uint8_t*>(r.cubin.data());
+    return {{"ok", r.ok}, {"error", r.error}, {"log", r.log}, {"lowered_name", r.lowered_name},
+            {"cubin", json::binary(std::vector<uint8_t>(bytes, bytes + r.cubin.size()))}, {"options", r.options},
+            {"ptxas", {{"registers", r.ptxas.registers}, {"spill_stores", r.ptxas.spill_stores},
+                       {"spill_loads", r.ptxas.spill_loads}, {"stack_bytes", r.ptxas.stack_bytes},
+                       {"smem_bytes", r.ptxas.smem_bytes}, {"cmem_bytes", r.ptxas.cmem_bytes},
+                       {"parsed", r.ptxas.parsed}}}};
+}
+
+std::shared_ptr<CompileResult> compile_result_from_json(const json& j) {
+    auto r = std::make_shared<CompileResult>();
+    r->ok = j.at("ok").get<bool>();
+    r->error = j.at("error").get<std::string>();
+    r->log = j.at("log").get<std::string>();
+    r->lowered_name = j.at("lowered_name").get<std::string>();
+    const auto& bytes = j.at("cubin").get_binary();
+    r->cubin.assign(bytes.begin(), bytes.end());
+    r->options = j.at("options").get<std::string>();
+    const json& p = j.at("ptxas");
+    r->ptxas.registers = p.at("registers").get<int>();
+    r->ptxas.spill_stores = p.at("spill_stores").get<int>();
+    r->ptxas.spill_loads = p.at("spill_loads").get<int>();
+    r->ptxas.stack_bytes = p.at("stack_bytes").get<int>();
+    r->ptxas.smem_bytes = p.at("smem_bytes").get<int>();
+    r->ptxas.cmem_bytes = p.at("cmem_bytes").get<int>();
+    r->ptxas.parsed = p.at("parsed").get<bool>();
+    return r;
 }
 
 json cubin_to_json(const CompileResult& c) {

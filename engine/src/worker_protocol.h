@@ -33,7 +33,8 @@ constexpr uint32_t kMaxStdioRequestBytes = 16u << 20;
 // (waiting for the GPU, still running) at least once a second, so that silence means a dead link.
 constexpr char kGreetingMagic[8] = {'T', 'I', 'L', 'E', 'L', 'A', 'B', '1'};
 // Raised whenever a message changes meaning; both ends must agree exactly.
-constexpr int kProtocolVersion = 2;
+// 3: the "compile" request (a client-only build compiles in the worker); the greeting's "nvrtc".
+constexpr int kProtocolVersion = 3;
 // How often a worker with a request in hand says so (the client's silence limit is far above).
 constexpr int kNoteIntervalMs = 1000;
 
@@ -71,6 +72,16 @@ struct MeasureJob {
 
 json job_to_json(const MeasureJob& job);
 MeasureJob job_from_json(const json& j);
+
+// A compile in the worker ({"op": "compile", "compile": request, "sources": the client's
+// sources_fingerprint}): the client-only build (TILELAB_CUDA=OFF) has no NVRTC. The worker needs
+// no GPU for it, and answers {"compiled": result} with what the host's own compile gives
+// (cubin, lowered name, log, ptxas report, options, error), or {"failure": ...} when it was built
+// from other kernel sources. The request is checked by request_problem like every other.
+json compile_request_to_json(const CompileRequest& req);
+CompileRequest compile_request_from_json(const json& j);
+json compile_result_to_json(const CompileResult& r);
+std::shared_ptr<CompileResult> compile_result_from_json(const json& j);
 
 // Only what a cubin needs to be loaded again: its bytes and the kernel's lowered name.
 json cubin_to_json(const CompileResult& c);

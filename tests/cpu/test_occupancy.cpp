@@ -6,6 +6,7 @@
 #include <regex>
 
 #include "tilelab/occupancy.h"
+#include "occupancy_rules.h"
 
 using namespace tilelab;
 
@@ -228,4 +229,59 @@ TEST(Occupancy, CurvesVaryOneInputEach) {
     for (size_t i = 1; i < c.vs_smem.size(); ++i) EXPECT_LE(c.vs_smem[i].occupancy, c.vs_smem[i - 1].occupancy);
     // 255 registers × 256 threads still fits (8 warps × 8192 = 65536), at 8 warps of 64.
     EXPECT_DOUBLE_EQ(c.vs_registers.back().occupancy, 8.0 / 64.0);
+}
+
+// The client-only build has no cuda_occupancy.h and follows our own statement of its rules
+// (occupancy_rules_own.cpp): every limit, the granularities and carveouts the steps quote, for
+// every preset and a grid of inputs, must be the header's, and an architecture outside the own
+// rules' tables must be refused rather than guessed.
+TEST(Occupancy, OwnRulesAgreeWithTheHeader) {
+    const OccupancyRules& header = occupancy_rules();
+    const OccupancyRules& own = own_occupancy_rules();
+    if (&header == &own) GTEST_SKIP() << "client-only build (TILELAB_CUDA=OFF): no cuda_occupancy.h to compare with";
+    std::vector<Target> targets = target_presets();
+    for (const char* arch : {"sm_70", "sm_80", "sm_86", "sm_89", "sm_90", "sm_100", "sm_120"}) {
+        Target t = preset("h100");   // the limits of a Hopper, under other architectures' rules
+        t.sm_major = arch[3] - '0';
+        t.sm_minor = arch[4] - '0';
+        if (arch[5]) t.sm_major = t.sm_major * 10 + t.sm_minor, t.sm_minor = arch[5] - '0';
+        if (t.sm_major == 8 && t.sm_minor == 0) t.smem_per_sm = 164 * 1024, t.smem_per_block_optin = 163 * 1024;
+        if (t.sm_major == 12 || (t.sm_major == 8 && t.sm_minor != 0)) t.smem_per_sm = 100 * 1024, t.smem_per_block_optin = 99 * 1024;
+        if (t.sm_major == 7) t.smem_per_sm = 96 * 1024, t.smem_per_block_optin = 96 * 1024, t.reserved_smem_per_block = 0;
+        targets.push_back(t);
+    }
+    int checked = 0;
+    for (const auto& t : targets) {
+        SCOPED_TRACE(t.name + " " + t.arch_name());
+        ASSERT_EQ(own.register_unit(t), header.register_unit(t));
+        ASSERT_EQ(own.sub_partitions(t), header.sub_partitions(t));
+        ASSERT_EQ(own.smem_unit(t), header.smem_unit(t));
+        ASSERT_EQ(own.max_blocks_per_sm(t), header.max_blocks_per_sm(t));
+        OccupancyLimits probe;
+        ASSERT_EQ(int(own.limits(t, {32, 32, 0}, probe)), int(OccupancyRulesStatus::ok));   // a consistent target
+        for (int threads : {1, 32, 33, 64, 96, 128, 192, 256, 384, 512, 640, 768, 1000, 1024}) {
+            for (int regs : {0, 1, 8, 16, 24, 32, 33, 40, 48, 64, 72, 96, 128, 168, 200, 255}) {
+                for (int smem = 0; smem <= t.smem_per_block_optin; smem += smem < 4096 ? 1000 : 5003) {
+                    const OccupancyInput in{threads, regs, smem};
+                    OccupancyLimits a, b;
+                    const auto sa = own.limits(t, in, a), sb = header.limits(t, in, b);
+                    ASSERT_EQ(int(sa), int(sb)) << threads << " threads " << regs << " regs " << smem << " B";
+                    if (sa != OccupancyRulesStatus::ok) continue;
+                    ASSERT_EQ(std::vector<int>({a.warps, a.registers, a.smem, a.blocks, a.active}),
+                              std::vector<int>({b.warps, b.registers, b.smem, b.blocks, b.active}))
+                        << threads << " threads " << regs << " regs " << smem << " B";
+                    ASSERT_EQ(std::vector<bool>({a.by_warps, a.by_registers, a.by_smem, a.by_blocks}),
+                              std::vector<bool>({b.by_warps, b.by_registers, b.by_smem, b.by_blocks}));
+                    const size_t alloc = size_t(smem + t.reserved_smem_per_block + 127) / 128 * 128;
+                    ASSERT_EQ(own.smem_carveout(t, alloc), header.smem_carveout(t, alloc));
+                    ++checked;
+                }
+            }
+        }
+    }
+    EXPECT_GT(checked, 50000);
+    Target pascal = preset("h100");
+    pascal.sm_major = 6, pascal.sm_minor = 1;
+    OccupancyLimits unused;
+    EXPECT_EQ(int(own.limits(pascal, {256, 32, 0}, unused)), int(OccupancyRulesStatus::unknown_device));
 }

@@ -50,6 +50,9 @@ struct CompileResult {
     // already running (e.g. compiled ahead) and this call waited for it (compile_ms: the wait).
     std::string cache_level;
     bool compiled_ahead = false; // the build was made by a compile-ahead call (CompileOrigin::Ahead)
+    // No compiler could be reached (a client-only build without a GPU worker, or a lost link):
+    // `error` says so; not a fault of the kernel. The engine then gives the models only.
+    bool compiler_unavailable = false;
 };
 
 // Who asks: a user's request, or compile-ahead guessing the next one (Engine::compile_ahead).

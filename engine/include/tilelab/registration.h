@@ -3,8 +3,10 @@
 //   // lessons/NN_slug/variant.cpp, inside namespace tilelab, after the factory:
 //   TILELAB_REGISTER_VARIANT(make_naive_matmul)
 //
-//   // engine/src/family_xxx.cpp, inside namespace tilelab, after the factory:
-//   TILELAB_REGISTER_FAMILY("matmul", make_matmul_family)
+//   // engine/src/family_xxx.cpp (the family's shape, no CUDA), inside namespace tilelab:
+//   TILELAB_REGISTER_FAMILY("matmul", make_matmul_shape)
+//   // engine/src/family_xxx_cuda.cpp (its GPU half, full build only), inside namespace tilelab:
+//   TILELAB_REGISTER_DEVICE_FAMILY("matmul", make_matmul_family)
 //
 // The build (cmake/registry_run.cmake) finds these lines in the sources it compiles and
 // generates the table that calls them, variants in the order of their lesson folders (the
@@ -17,10 +19,16 @@
 namespace tilelab {
 
 struct Variant;
-class Family;   // engine/src/family.h: buffers, reference and validation of one problem kind
+class FamilyShape;   // engine/src/family_shape.h: the sizes of one problem kind and their limits
+class Family;        // engine/src/family.h: its buffers, reference and validation on the GPU
 
 struct FamilyRegistration {
-    std::string name;                      // what variants name in Variant::family
+    std::string name;                         // what variants name in Variant::family
+    std::unique_ptr<FamilyShape> (*make)();   // a fresh instance
+};
+
+struct DeviceFamilyRegistration {
+    std::string name;                      // the same name as the family's shape
     std::unique_ptr<Family> (*make)();     // a fresh instance
 };
 
@@ -33,3 +41,7 @@ struct FamilyRegistration {
 // Defines tilelab::registered_family_<factory>(), which the generated table calls.
 #define TILELAB_REGISTER_FAMILY(name, factory) \
     ::tilelab::FamilyRegistration registered_family_##factory() { return {name, &factory}; }
+
+// Defines tilelab::registered_device_family_<factory>(), which the generated table calls.
+#define TILELAB_REGISTER_DEVICE_FAMILY(name, factory) \
+    ::tilelab::DeviceFamilyRegistration registered_device_family_##factory() { return {name, &factory}; }

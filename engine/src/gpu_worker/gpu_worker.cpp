@@ -12,6 +12,7 @@
 #include <memory>
 #include <thread>
 #include "gpu_lock.h"
+#include "host/compiler.h"
 #include "runner_device.h"
 #include "runner_gpu.h"
 #include "tilelab/result_json.h"
@@ -107,15 +108,40 @@ public:
                        {"name", probe_.status.name}, {"total_bytes", probe_.status.total_bytes},
                        {"index", probe_.device}, {"count", probe_.device_count}};
         json hello = {{"hello", "tilelab-gpu-worker"}, {"protocol", worker::kProtocolVersion},
-                      {"host", host_name()}, {"device", device}, {"hold_limit_s", hold_limit_s_}};
+                      {"host", host_name()}, {"device", device}, {"hold_limit_s", hold_limit_s_},
+                      {"nvrtc", compiler_version()}};
         if (runner_) hello["target"] = json::parse(nlohmann::ordered_json(probe_.target).dump());
         return hello;
     }
     double hold_limit() const { return hold_limit_s_; }
 
+    // A client-only build's compile (worker_protocol.h), with this process's NVRTC.
+    static json compile(const json& request) {
+        if (request.at("sources").get_ref<const std::string&>() != sources_fingerprint())
+            return {{"failure", say("the GPU worker was built from other kernel sources than this TileLab, so it cannot compile "
+                                    "for it; install the same version on both machines",
+                                    "GPU worker 的内核源码与本 TileLab 的不同，无法为它编译；请在两台机器上安装同一版本")}};
+        const CompileRequest req = worker::compile_request_from_json(request.at("compile"));
+        std::shared_ptr<CompileResult> r;
+        if (req.arch < 10) {
+            r = std::make_shared<CompileResult>();
+            r->error = fmt::format("'sm_{}' is not a GPU architecture.", req.arch);
+        } else {
+            try {
+                r = compile_kernel(req, compiler_options(req));
+            } catch (const std::exception& e) {   // NVRTC's API failed; compile errors are results
+                r = std::make_shared<CompileResult>();
+                r->error = e.what();
+            }
+        }
+        return {{"compiled", worker::compile_result_to_json(*r)}};
+    }
+
     // The reply to one request; sets context_lost() when the worker must exit after sending it.
     json handle(const json& request, worker::Notes& notes) {
         json reply;
+        // Compiling needs NVRTC only, no GPU: a client-only build asks for it even where none is.
+        if (request.at("op").get_ref<const std::string&>() == "compile") return compile(request);
         if (!runner_) {
             reply["failure"] = unusable_;
             reply["context_lost"] = true;   // nothing cached is lost; a fresh worker may fare better

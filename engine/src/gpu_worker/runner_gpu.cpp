@@ -11,6 +11,7 @@
 #include <functional>
 #include <stdexcept>
 #include <string_view>
+#include "family_shape.h"
 #include "hardware_counters.h"
 #include "runner_device.h"
 #include "support_kernels.h"
@@ -68,7 +69,8 @@ GpuRunner::GpuRunner(size_t l2_bytes) : l2_bytes_(l2_bytes) {}
 GpuRunner::~GpuRunner() = default;
 
 void GpuRunner::check_memory(const std::string& family_name, const Problem& p) {
-    const std::unique_ptr<Family> sizer = make_family(family_name);
+    const std::unique_ptr<FamilyShape> sizer = make_family_shape(family_name);
+    if (!sizer) return;   // family_for() says the family is unknown
     const size_t needed = sizer->device_bytes(p);
     size_t free_bytes = 0, total_bytes = 0;
     device_memory(free_bytes, total_bytes);

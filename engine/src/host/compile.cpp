@@ -10,11 +10,9 @@
 // full path from kernels/), and always be included the same way: NVRTC's #pragma once goes by
 // name, so one header included under both names would be pasted twice.
 //
-// Each request compiles a one-line translation unit, #include "<source_file>", instantiates the
-// kernel template through nvrtcAddNameExpression, and asks ptxas for its report (-Xptxas=-v)
-// for registers, spills, stack and shared memory. A user's kernel (CompileRequest::source_text,
-// an exercise) is the translation unit itself, named as the user's file, so NVRTC's errors carry
-// the user's line numbers; the embedded files stay available to it as headers.
+// Where the compile runs is compiler.h: NVRTC in this process (the full build,
+// compile_nvrtc_cuda.cpp, which says how a request becomes a translation unit), or the GPU
+// worker's NVRTC (the client-only build, TILELAB_CUDA=OFF, which has no CUDA Toolkit).
 //
 // Cache (not for a user's text, which changes with every edit): the key hashes the NVRTC version, the text of every embedded source, the options, the
 // name expression and the arch. Results live in memory (per service) and on disk (one file
@@ -23,7 +21,6 @@
 #include "tilelab/compile.h"
 #include "tilelab/util.h"
 
-#include <nvrtc.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <fmt/format.h>
@@ -44,6 +41,7 @@
 #include <unordered_map>
 
 #include "compile_cache_testing.h"
+#include "compiler.h"
 #include "tilelab/input_policy.h"
 #include "tilelab/safe_file.h"
 
@@ -55,30 +53,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
-
-// One checked-call macro for NVRTC: throws with the call, file and line; compile() catches.
-#define TL_NVRTC_CHECK(call) nvrtc_check((call), #call, __FILE__, __LINE__)
-
-void nvrtc_check(nvrtcResult r, const char* call, const char* file, int line) {
-    if (r != NVRTC_SUCCESS)
-        throw std::runtime_error(fmt::format("{}:{}: {} failed: {}", file, line, call, nvrtcGetErrorString(r)));
-}
-
-class NvrtcProgram {
-public:
-    NvrtcProgram(const std::string& source, const std::string& name, const std::vector<const char*>& header_texts,
-                 const std::vector<const char*>& header_names) {
-        TL_NVRTC_CHECK(nvrtcCreateProgram(&prog_, source.c_str(), name.c_str(), int(header_texts.size()),
-                                          header_texts.data(), header_names.data()));
-    }
-    ~NvrtcProgram() { nvrtcDestroyProgram(&prog_); }
-    NvrtcProgram(const NvrtcProgram&) = delete;
-    NvrtcProgram& operator=(const NvrtcProgram&) = delete;
-    nvrtcProgram get() const { return prog_; }
-
-private:
-    nvrtcProgram prog_ = nullptr;
-};
 
 // FNV-1a, 64 bit: tiny, and enough for a cache key whose full text is stored and compared too.
 uint64_t fnv1a(const std::string& text, uint64_t h = 14695981039346656037ull) {
@@ -104,6 +78,8 @@ std::string file_name_of(const std::string& path) {
     size_t slash = path.rfind('/');
     return slash == std::string::npos ? path : path.substr(slash + 1);
 }
+
+}  // namespace
 
 // The names NVRTC may #include: each source's path, plus its bare file name when unique.
 const std::vector<std::pair<std::string, const std::string*>>& header_names_and_texts() {
@@ -137,41 +113,6 @@ const std::string& sources_fingerprint() {
     return fp;
 }
 
-std::string nvrtc_version() {
-    int major = 0, minor = 0;
-    nvrtcVersion(&major, &minor);
-    return fmt::format("{}.{}", major, minor);
-}
-
-std::vector<std::string> cuda_include_dirs() {
-    std::vector<std::string> dirs;
-#ifdef TILELAB_CUDA_INCLUDE_DIR
-    std::stringstream list(TILELAB_CUDA_INCLUDE_DIR);  // a CMake list: dir;dir
-    std::string dir;
-    std::error_code ec;
-    while (std::getline(list, dir, ';'))
-        if (!dir.empty() && fs::is_directory(dir, ec)) dirs.push_back(dir);
-#endif
-    return dirs;
-}
-
-std::vector<std::string> nvrtc_options(const CompileRequest& req) {
-    std::vector<std::string> opts = {
-        fmt::format("--gpu-architecture=sm_{}", req.arch),  // cubin for exactly this target
-        "-std=c++17",
-        "-default-device",  // unannotated helpers are device functions
-        "-Xptxas=-v",       // the register/spill/shared-memory report
-        "-lineinfo",
-        // NVRTC (12.9+) keeps a cache of its own; a hit skips ptxas, so the log has no report and
-        // a "fresh" compile time would be a lookup. This service caches, and measures, itself.
-        "--no-cache",
-    };
-    if (req.max_registers > 0) opts.push_back(fmt::format("-maxrregcount={}", req.max_registers));
-    for (const auto& d : req.defines) opts.push_back("-D" + d);
-    for (const auto& dir : cuda_include_dirs()) opts.push_back("-I" + dir);
-    return opts;
-}
-
 // The first line of the log that names an error; else its first line; else `fallback`.
 std::string first_error_line(const std::string& log, const std::string& fallback) {
     std::istringstream in(log);
@@ -184,6 +125,25 @@ std::string first_error_line(const std::string& log, const std::string& fallback
     }
     return first.empty() ? fallback : first;
 }
+
+// The options every compile passes, wherever it runs (the compiler adds its include folders).
+std::vector<std::string> base_compile_options(const CompileRequest& req) {
+    std::vector<std::string> opts = {
+        fmt::format("--gpu-architecture=sm_{}", req.arch),  // cubin for exactly this target
+        "-std=c++17",
+        "-default-device",  // unannotated helpers are device functions
+        "-Xptxas=-v",       // the register/spill/shared-memory report
+        "-lineinfo",
+        // NVRTC (12.9+) keeps a cache of its own; a hit skips ptxas, so the log has no report and
+        // a "fresh" compile time would be a lookup. This service caches, and measures, itself.
+        "--no-cache",
+    };
+    if (req.max_registers > 0) opts.push_back(fmt::format("-maxrregcount={}", req.max_registers));
+    for (const auto& d : req.defines) opts.push_back("-D" + d);
+    return opts;
+}
+
+namespace {
 
 // ---- disk format: CBOR (nlohmann, as the GPU worker protocol) of {"entry": {...}, "checksum"} --
 
@@ -250,57 +210,6 @@ std::shared_ptr<CompileResult> failure(const std::string& error) {
     auto r = std::make_shared<CompileResult>();
     r->ok = false;
     r->error = error;
-    return r;
-}
-
-// Compiles for real. Throws only on NVRTC API misuse (TL_NVRTC_CHECK); compile errors are results.
-std::shared_ptr<CompileResult> compile_with_nvrtc(const CompileRequest& req, const std::vector<std::string>& opts) {
-    const bool user = !req.source_text.empty();
-    if (!user && !embedded_source(req.source_file))
-        return failure(fmt::format("No kernel source '{}' is embedded (paths are relative to kernels/).",
-                                   req.source_file));
-    if (req.name_expression.empty())
-        return failure(fmt::format("No kernel to instantiate from '{}': the name expression is empty.",
-                                   req.source_file));
-
-    std::vector<const char*> header_texts, header_names;
-    for (const auto& [name, text] : header_names_and_texts()) {
-        header_names.push_back(name.c_str());
-        header_texts.push_back(text->c_str());
-    }
-    // A user's text is the unit itself, so NVRTC's "name(line): error" lines are the user's lines.
-    const std::string unit = user ? req.source_text : fmt::format("#include \"{}\"\n", req.source_file);
-    const std::string unit_name = user && !req.source_name.empty() ? req.source_name : "tilelab_unit.cu";
-    NvrtcProgram prog(unit, unit_name, header_texts, header_names);
-    TL_NVRTC_CHECK(nvrtcAddNameExpression(prog.get(), req.name_expression.c_str()));
-
-    std::vector<const char*> argv;
-    for (const auto& o : opts) argv.push_back(o.c_str());
-    nvrtcResult rc = nvrtcCompileProgram(prog.get(), int(argv.size()), argv.data());
-
-    auto r = std::make_shared<CompileResult>();
-    r->options = fmt::format("{}", fmt::join(opts, " "));
-    size_t log_size = 0;
-    TL_NVRTC_CHECK(nvrtcGetProgramLogSize(prog.get(), &log_size));
-    std::string log(log_size, '\0');
-    TL_NVRTC_CHECK(nvrtcGetProgramLog(prog.get(), log.data()));
-    log.resize(std::strlen(log.c_str()));  // the size counts the terminating NUL
-    r->log = log;
-
-    if (rc != NVRTC_SUCCESS) {
-        r->ok = false;
-        r->error = first_error_line(log, nvrtcGetErrorString(rc));
-        return r;
-    }
-    const char* lowered = nullptr;
-    TL_NVRTC_CHECK(nvrtcGetLoweredName(prog.get(), req.name_expression.c_str(), &lowered));
-    r->lowered_name = lowered;
-    size_t cubin_size = 0;
-    TL_NVRTC_CHECK(nvrtcGetCUBINSize(prog.get(), &cubin_size));
-    r->cubin.resize(cubin_size);
-    TL_NVRTC_CHECK(nvrtcGetCUBIN(prog.get(), r->cubin.data()));
-    r->ptxas = parse_ptxas_report(log, r->lowered_name);
-    r->ok = true;
     return r;
 }
 
@@ -459,7 +368,7 @@ struct CompileService::Impl {
 
     // The key hashes everything that changes the cubin; key_text is stored with it on disk.
     static std::string key_of(const CompileRequest& req, const std::vector<std::string>& opts, std::string* key_text) {
-        std::string text = fmt::format("nvrtc {}\nsources {}\nfile {}\nname {}\noptions {}\n", nvrtc_version(),
+        std::string text = fmt::format("nvrtc {}\nsources {}\nfile {}\nname {}\noptions {}\n", compiler_version(),
                                        sources_fingerprint(), req.source_file, req.name_expression, fmt::join(opts, " "));
         std::string key = hex64(fnv1a(text));
         if (key_text) *key_text = std::move(text);
@@ -469,12 +378,15 @@ struct CompileService::Impl {
     ResultPtr compile(const CompileRequest& req, CompileOrigin origin, Clock::time_point t0) {
         if (req.arch < 10)
             return for_this_call(failure(fmt::format("'sm_{}' is not a GPU architecture.", req.arch)), "", t0, origin);
-        const std::vector<std::string> opts = nvrtc_options(req);
+        const std::vector<std::string> opts = compiler_options(req);
         // A user's text changes with every keystroke: compiled each time, kept in neither cache.
         if (!req.source_text.empty()) {
             std::shared_ptr<CompileResult> r;
             try {
-                r = compile_with_nvrtc(req, opts);
+                r = compile_kernel(req, opts);
+            } catch (const CompilerUnavailable& e) {
+                r = failure(e.what());
+                r->compiler_unavailable = true;
             } catch (const std::exception& e) {
                 r = failure(e.what());
             }
@@ -514,6 +426,7 @@ struct CompileService::Impl {
         // Nothing below may throw past here: waiters on `promise` would hang.
         const char* level = "disk";
         std::shared_ptr<CompileResult> r;
+        bool about_the_input = true;   // not when the compiler could not be reached (CompilerUnavailable)
         try {
             if (fake) {
                 level = "";
@@ -522,11 +435,15 @@ struct CompileService::Impl {
                 r = load(key, key_text);
                 if (!r) {
                     level = "";
-                    r = compile_with_nvrtc(req, opts);
+                    r = compile_kernel(req, opts);
                     if (r->ok) store(key, key_text, *r);
                 }
             }
             if (!r) r = failure("The compile produced no result.");
+        } catch (const CompilerUnavailable& e) {
+            r = failure(e.what());
+            r->compiler_unavailable = true;
+            about_the_input = false;
         } catch (const std::exception& e) {
             r = failure(e.what());
         } catch (...) {
@@ -535,7 +452,8 @@ struct CompileService::Impl {
         ResultPtr shared = r;
         {
             std::lock_guard lock(mutex);
-            memory[key] = Entry{shared, origin};  // failures too: the same input fails the same way
+            // Failures too: the same input fails the same way. Not a compiler out of reach: it may come back.
+            if (about_the_input) memory[key] = Entry{shared, origin};
             busy.erase(key);
             ++(level[0] ? stats.disk : stats.nvrtc);
         }
@@ -545,7 +463,7 @@ struct CompileService::Impl {
 
     bool known(const CompileRequest& req, bool or_in_flight) const {
         if (req.arch < 10 || !req.source_text.empty()) return false;
-        const std::string key = key_of(req, nvrtc_options(req), nullptr);
+        const std::string key = key_of(req, compiler_options(req), nullptr);
         std::lock_guard lock(mutex);
         return memory.count(key) || (or_in_flight && busy.count(key));
     }

@@ -10,7 +10,7 @@
 #include <optional>
 #include <stdexcept>
 #include "compile_ahead.h"
-#include "family.h"
+#include "family_shape.h"
 #include "runner_device.h"
 #include "worker_client.h"
 
@@ -89,7 +89,8 @@ struct Engine::Impl {
 
     // Finds the GPU where `where` says: this machine's (probed here), or the remote worker's.
     void locate(bool force_model_mode) {
-        if (!force_model_mode) client.configure(where);
+        // A worker elsewhere is configured even in model mode: a client-only build compiles there.
+        if (!force_model_mode || where.remote()) client.configure(where);
         if (where.remote() && !force_model_mode) {
             connect_remote();
             return;
@@ -202,10 +203,10 @@ struct Engine::Impl {
     }
 
     // A family instance for checking sizes (no device memory); one per name, kept.
-    const Family* checker(const std::string& name) {
+    const FamilyShape* checker(const std::string& name) {
         std::lock_guard lock(checker_mutex);
         auto it = checkers.find(name);
-        if (it == checkers.end()) it = checkers.emplace(name, make_family(name)).first;
+        if (it == checkers.end()) it = checkers.emplace(name, make_family_shape(name)).first;
         return it->second.get();
     }
 
@@ -252,7 +253,7 @@ struct Engine::Impl {
     mutable std::mutex target_mutex;
     Target target;
     std::mutex checker_mutex;
-    std::map<std::string, std::unique_ptr<Family>> checkers;
+    std::map<std::string, std::unique_ptr<FamilyShape>> checkers;
     std::mutex ceilings_mutex;
     std::optional<Ceilings> ceilings;     // measured once
     // Last: its thread uses everything above, so it stops first.
@@ -312,7 +313,7 @@ Engine::Impl::Checked Engine::Impl::check(const RunRequest& req, const Target& t
         if (spec == v->params.end()) return invalid(fmt::format("{} has no parameter called {}.", v->id, name));
         if (std::string why = spec->range_reason(value); !why.empty()) return invalid(why);
     }
-    const Family* family = checker(v->family);
+    const FamilyShape* family = checker(v->family);
     if (!family) return invalid(fmt::format("The {} family is not implemented yet.", v->family));
     if (std::string why = family->problem_invalid_reason(req.problem); !why.empty()) return invalid(why);
     if (v->invalid_reason)
@@ -365,6 +366,13 @@ RunResult Engine::Impl::analyze(const RunRequest& req, const UserKernel* user) {
         r.stages.compile_ms = r.compiled->compile_ms;
         r.stages.compile_cached = r.compiled->cache_level == "memory";
         r.stages.prefetch_hit = r.stages.compile_cached && r.compiled->compiled_ahead;
+        if (!r.compiled->ok && r.compiled->compiler_unavailable) {
+            // Nothing could compile it (a client-only build without a GPU worker): the models
+            // stand, the compile row says why, and nothing is measured.
+            r.ok = true;
+            r.stage.clear();
+            return r;
+        }
         if (!r.compiled->ok) {
             r.error = r.compiled->error;
             return r;
@@ -403,6 +411,10 @@ RunResult Engine::measure(RunResult r, const RunOptions& opt, const CancelFlag* 
 
 void Engine::Impl::measure(RunResult& r, const RunOptions& opt, const CancelFlag* cancel) {
     if (!r.ok) return;
+    if (!r.compiled || !r.compiled->ok) {   // the models only (analyze): no kernel to run
+        r.no_gpu_reason = r.compiled ? r.compiled->error : std::string();
+        return;
+    }
     const DeviceStatus status = current_status();
     if (!status.gpu) {
         r.no_gpu_reason = status.reason;

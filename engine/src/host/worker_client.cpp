@@ -100,6 +100,7 @@ void WorkerClient::configure(const GpuLocation& where) {
     if (where.same_place(where_)) return;
     if (pid_ > 0 || remote_) stop(kExitGraceMs);
     where_ = where;
+    remote_configured_ = where.remote();
     lost_.clear();
 }
 
@@ -121,10 +122,19 @@ bool WorkerClient::connect_locked(json& hello, std::string& failure) {
     }
     auto link = std::make_unique<RemoteLink>(where_);
     if (!link->open(hello, failure)) return false;
+    {
+        std::lock_guard note_lock(note_mutex_);
+        compiler_version_ = hello.contains("nvrtc") && hello.at("nvrtc").is_string() ? hello.at("nvrtc").get<std::string>() : "";
+    }
     remote_ = std::move(link);
     channel_ = remote_->channel();
     ++generation_;
     return true;
+}
+
+std::string WorkerClient::compiler_version() {
+    std::lock_guard lock(note_mutex_);
+    return compiler_version_;
 }
 
 std::string WorkerClient::lost() {

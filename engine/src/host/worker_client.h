@@ -5,6 +5,7 @@
 // creates a CUDA context itself. No CUDA types here.
 #pragma once
 #include <sys/types.h>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -52,6 +53,11 @@ public:
     bool connect(worker::json& hello, std::string& failure);
     // Why the remote link was lost ("" while it is up, or when local).
     std::string lost();
+    // Whether the worker runs elsewhere (configure()). Safe from any thread, never waits.
+    bool remote() const { return remote_configured_; }
+    // The NVRTC version the remote worker's greeting named ("" before one arrived): a client-only
+    // build compiles with it. Safe from any thread, never waits for a request in hand.
+    std::string compiler_version();
     // What the worker says about the request in hand ("waiting for the GPU: another run holds
     // it"); "" when nothing is in hand. Safe from any thread.
     std::string note();
@@ -78,6 +84,8 @@ private:
     std::string lost_;
     std::mutex note_mutex_;
     std::string note_;
+    std::atomic<bool> remote_configured_{false};
+    std::string compiler_version_;   // guarded by note_mutex_
 };
 
 // Where the worker binary is: $TILELAB_GPU_WORKER, else next to this executable, else in its

@@ -1,0 +1,22 @@
+// The families' GPU halves by name (family.h), registered with TILELAB_REGISTER_DEVICE_FAMILY
+// next to their factories (engine/src/family_*_cuda.cpp); the build generates the table.
+#include <map>
+#include "family.h"
+#include "registry_table.h"
+
+namespace tilelab {
+
+std::unique_ptr<Family> make_family(const std::string& name) {
+    static const auto table = [] {
+        std::map<std::string, std::unique_ptr<Family> (*)()> t;
+        for (const auto registration : registered_device_family_factories()) {
+            const DeviceFamilyRegistration f = registration();
+            t[f.name] = f.make;
+        }
+        return t;
+    }();
+    const auto it = table.find(name);
+    return it == table.end() ? nullptr : it->second();
+}
+
+}  // namespace tilelab

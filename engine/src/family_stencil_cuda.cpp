@@ -1,0 +1,179 @@
+// The stencil family on the GPU (its sizes: family_stencil.cpp): a 3D grid of Nx×Ny×Nz floats (x fastest) swept once by a 7-point stencil
+// (or, for the basic and shared-tiled kernels at RADIUS = 2, by the 13-point order-2 stencil).
+// Owns what every stencil variant shares: seeded random inputs, the coefficients in the kernels'
+// __constant__ stencil_coef, the NaN-poisoned output, the kernel arguments, a reference sweep in
+// double, validation (interior within a tolerance, boundary cells exactly equal to the input),
+// and a device-to-device copy of the same grid as the "% of copy bandwidth" reference. Inputs,
+// reference and comparison stay on the GPU (support_kernels.h); the tests check the reference
+// kernel against a CPU walk.
+#include <fmt/format.h>
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <vector>
+#include "cuda_check.h"
+#include "tilelab/i18n.h"
+#include "device_buffer.h"
+#include "family.h"
+#include "family_shape.h"
+#include "runner_timing.h"
+#include "support_kernels.h"
+
+namespace tilelab {
+namespace {
+
+// c0 centre, c1 x−1, c2 x+1, c3 y−1, c4 y+1, c5 z−1, c6 z+1, then x−2, x+2, y−2, y+2, z−2, z+2
+// for the order-2 stencil (kernels/stencil/stencil_common.cuh). All different, so a kernel that
+// swaps two neighbours (x−1 for x+1, y for z, distance 1 for 2 ...) is off by at least 0.01 times
+// a difference of two random inputs: far outside the tolerance. The first seven sum to 1 in
+// absolute value (every 7-point output stays within (−1, 1) like the inputs), all thirteen to 1.21.
+constexpr float kCoefficients[13] = {0.40f, 0.11f, 0.09f, 0.12f, 0.08f, 0.13f, 0.07f,
+                                     0.06f, 0.04f, 0.05f, 0.03f, 0.02f, 0.01f};
+
+static_assert(sizeof kCoefficients == kStencilCoefficientBytes, "family_stencil.cpp sizes the coefficients");
+
+class StencilFamily final : public Family {
+public:
+    void setup(const Problem& p, uint64_t seed) override {
+        in_ = {}, out_ = {}, ref_ = {}, ref2_ = {};   // free the previous problem's buffers before allocating new ones
+        nx_ = int(p.dim[0]), ny_ = int(p.dim[1]), nz_ = int(p.dim[2]);
+        const size_t n = points(p);
+        const SupportKernels& support = support_kernels();
+        in_ = DeviceBuffer(sizeof(float) * n);
+        out_ = DeviceBuffer(sizeof(float) * n);
+        ref_ = DeviceBuffer(sizeof(float) * n);
+        if (!coef_) {
+            coef_ = DeviceBuffer(sizeof kCoefficients);
+            TL_CUDA_CHECK(cudaMemcpy(coef_.get(), kCoefficients, sizeof kCoefficients, cudaMemcpyHostToDevice));
+        }
+        support.fill_uniform(in_.get<float>(), n, seed);
+        // The reference sweep, summed in double in the kernels' order with the coefficients as
+        // the GPU sees them (rounded to float), then rounded to float once for storage.
+        support.stencil7_reference(in_.get<float>(), ref_.get<float>(), nx_, ny_, nz_, coef_.get<float>());
+        TL_CUDA_CHECK(cudaDeviceSynchronize());
+    }
+
+    void on_library_loaded(cudaLibrary_t lib) override {
+        void* coefficients = nullptr;
+        size_t bytes = 0;
+        TL_CUDA_CHECK(cudaLibraryGetGlobal(&coefficients, &bytes, lib, "stencil_coef"));
+        if (bytes != sizeof kCoefficients)
+            throw CudaError(fmt::format("stencil_coef in the loaded kernel has {} bytes, expected {}.", bytes,
+                                        sizeof kCoefficients),
+                            cudaSuccess);
+        TL_CUDA_CHECK(cudaMemcpy(coefficients, kCoefficients, sizeof kCoefficients, cudaMemcpyHostToDevice));
+        // An order-R kernel (R > 1) writes its R here during a launch; 0 (left by the others) means 1.
+        // A kernel that never references the variable may not carry it: then it is order 1.
+        radius_used_ = nullptr;
+        if (cudaLibraryGetGlobal(&radius_used_, &bytes, lib, "stencil_radius_used") != cudaSuccess) {
+            (void)cudaGetLastError();
+            radius_used_ = nullptr;
+            return;
+        }
+        TL_CUDA_CHECK(cudaMemset(radius_used_, 0, sizeof(int)));
+    }
+
+    void poison_output(cudaStream_t s) override {
+        // All bits set is a NaN: a cell the kernel forgets to write fails validation.
+        TL_CUDA_CHECK(cudaMemsetAsync(out_.get(), 0xFF, out_.bytes(), s));
+    }
+
+    std::vector<void*> kernel_args(unsigned long long* counters) override {
+        in_ptr_ = in_.get<const float>();
+        out_ptr_ = out_.get<float>();
+        counters_ = counters;
+        return {&in_ptr_, &out_ptr_, &nx_, &ny_, &nz_, &counters_};
+    }
+
+    Validation validate() override;
+
+    double reference_ms(std::string& name) override {
+        name = "device copy";
+        // The same bytes a perfect stencil moves: read every cell once, write every cell once.
+        // Written into out, which is poisoned again before the next kernel run.
+        return time_reference([&] {
+            TL_CUDA_CHECK(cudaMemcpyAsync(out_.get(), in_.get(), in_.bytes(), cudaMemcpyDeviceToDevice, nullptr));
+        });
+    }
+
+private:
+    static size_t points(const Problem& p) { return size_t(p.dim[0]) * size_t(p.dim[1]) * size_t(p.dim[2]); }
+
+    bool is_interior(int x, int y, int z, int r) const {
+        return x >= r && x < nx_ - r && y >= r && y < ny_ - r && z >= r && z < nz_ - r;
+    }
+
+    // The order of the stencil the last launch applied, as the kernel recorded it.
+    int radius_used() const {
+        int r = 0;
+        if (radius_used_) TL_CUDA_CHECK(cudaMemcpy(&r, radius_used_, sizeof r, cudaMemcpyDeviceToHost));
+        return r == 0 ? 1 : r;
+    }
+
+    // The reference for order r: order 1 made in setup, order 2 the first time a kernel asks for it.
+    const float* reference(int r) {
+        if (r == 1) return ref_.get<float>();
+        if (!ref2_) {
+            ref2_ = DeviceBuffer(ref_.bytes());
+            support_kernels().stencil7_reference(in_.get<float>(), ref2_.get<float>(), nx_, ny_, nz_, coef_.get<float>(), 2);
+            TL_CUDA_CHECK(cudaDeviceSynchronize());
+        }
+        return ref2_.get<float>();
+    }
+
+    int nx_ = 0, ny_ = 0, nz_ = 0;
+    void* radius_used_ = nullptr;   // the loaded kernel's stencil_radius_used
+    DeviceBuffer in_, out_;
+    DeviceBuffer ref2_;   // the order-2 reference sweep, made when first needed
+    DeviceBuffer ref_;    // the reference sweep (boundary cells: the input), once per setup
+    DeviceBuffer coef_;   // kCoefficients, for the reference kernel
+    const float* in_ptr_ = nullptr;
+    float* out_ptr_ = nullptr;
+    unsigned long long* counters_ = nullptr;
+};
+
+Validation StencilFamily::validate() {
+    Validation v;
+    v.checked = true;
+    v.reference = "double (GPU, interior)";
+    // Tolerance on |got − expected| / max(1, |expected|): 32·2^-24 ≈ 1.9e-6.
+    // An interior output is a 7-term FP32 sum of c_i·v_i with |v_i| < 1 and Σ|c_i| = 1; in any
+    // order, with or without fused multiply-adds, its rounding error is at most about 7·2^-24
+    // (the standard bound γ_7·Σ|c_i·v_i|), and rounding the double reference to float adds
+    // 2^-24 more: 8·2^-24 ≈ 4.8e-7 in the worst case, so 32·2^-24 leaves a factor of 4. A kernel
+    // that uses a wrong neighbour is off by about 0.01–0.06 (the coefficient differences),
+    // and an unwritten cell is NaN. Boundary cells are copies and must match the input exactly.
+    v.tolerance = 32 * 0x1p-24;
+
+    // (Order 2: 13 terms, Σ|c_i| = 1.21, so about (13·1.21 + 1)·2^-24 ≈ 17·2^-24 at worst: still inside.)
+    const int r = radius_used();
+    if (r < 1 || r > 2) throw CudaError(fmt::format("The kernel recorded a stencil of order {}; there are references for 1 and 2.", r), cudaSuccess);
+    const size_t plane = size_t(nx_) * ny_, n = plane * size_t(nz_);
+    const CompareSummary s =
+        support_kernels().compare(out_.get<float>(), reference(r), n, v.tolerance, nx_, ny_, nz_);
+    v.max_abs_error = s.max_abs_error;
+    v.max_rel_error = s.max_rel_error;
+    v.passed = s.bad == 0;
+    if (v.passed) return v;
+    // The first wrong cell: its value and the reference's, two floats copied back.
+    const size_t at = size_t(s.first_bad);
+    float value = 0, expected = 0;
+    TL_CUDA_CHECK(cudaMemcpy(&value, out_.get<float>() + at, sizeof value, cudaMemcpyDeviceToHost));
+    TL_CUDA_CHECK(cudaMemcpy(&expected, reference(r) + at, sizeof expected, cudaMemcpyDeviceToHost));
+    const int x = int(at % size_t(nx_)), y = int(at / size_t(nx_) % size_t(ny_)), z = int(at / plane);
+    const double err = std::fabs(double(value) - double(expected));
+    const std::string where = is_interior(x, y, z, r)
+                                  ? say("interior, tolerance {:.3g}", "内部格点，容差 {:.3g}", v.tolerance)
+                                  : say("boundary cell: must equal the input exactly", "边界格点：必须与输入完全相等");
+    v.message = say("out({}, {}, {}) = {}, expected {:.7g} ({}; error {:.3g}); {} of {} cells wrong",
+                    "out({}, {}, {}) = {}，应为 {:.7g}（{}；误差 {:.3g}）；{} / {} 个格点错误", x, y, z, value, expected,
+                    where, err, s.bad, n);
+    return v;
+}
+
+}  // namespace
+
+std::unique_ptr<Family> make_stencil_family() { return std::make_unique<StencilFamily>(); }
+TILELAB_REGISTER_DEVICE_FAMILY("stencil", make_stencil_family)
+
+}  // namespace tilelab

@@ -1,0 +1,36 @@
+// The compiler of the client-only build (compiler.h, TILELAB_CUDA=OFF): this process has no
+// NVRTC, so every compile is a "compile" request to the GPU worker (worker_protocol.h), which
+// needs no GPU for it. Without a worker elsewhere (--gpu-host, --gpu-command) nothing compiles:
+// the engine then gives the models only, and says why.
+#include "compiler.h"
+
+#include "tilelab/i18n.h"
+#include "worker_client.h"
+
+namespace tilelab {
+
+std::string compiler_version() { return WorkerClient::instance().compiler_version(); }
+
+// The worker adds its own include folders; the cache key holds the rest.
+std::vector<std::string> compiler_options(const CompileRequest& req) { return base_compile_options(req); }
+
+std::shared_ptr<CompileResult> compile_kernel(const CompileRequest& req, const std::vector<std::string>&) {
+    WorkerClient& client = WorkerClient::instance();
+    if (!client.remote())
+        throw CompilerUnavailable(say("This client-only build cannot compile kernels: compiling needs a GPU host (--gpu-host or --gpu-command).",
+                                      "这个仅客户端的构建无法编译内核：编译需要一台 GPU 主机（--gpu-host 或 --gpu-command）。"));
+    const worker::json request = {{"op", "compile"}, {"compile", worker::compile_request_to_json(req)},
+                                  {"sources", sources_fingerprint()}};
+    worker::json reply;
+    std::string failure;
+    if (!client.call(request, nullptr, reply, failure))
+        throw CompilerUnavailable(say("The GPU worker could not compile the kernel: {}.", "GPU worker 无法编译该内核：{}。", failure));
+    try {
+        return worker::compile_result_from_json(reply.at("compiled"));
+    } catch (const std::exception& e) {
+        throw CompilerUnavailable(say("The GPU worker's compile reply could not be read: {}.", "无法读取 GPU worker 的编译回复：{}。",
+                                      std::string(e.what())));
+    }
+}
+
+}  // namespace tilelab

@@ -1,0 +1,39 @@
+// Where kernels are compiled; the compile service (compile.cpp) keeps the caches around it. The
+// full build compiles with NVRTC in this process (compile_nvrtc_cuda.cpp); the client-only build
+// (TILELAB_CUDA=OFF) has no NVRTC and asks the GPU worker to compile (compile_in_worker_nocuda.cpp,
+// the worker's "compile" request). No CUDA types here.
+#pragma once
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+#include "tilelab/compile.h"
+
+namespace tilelab {
+
+// Thrown by compile_kernel() when no compiler could be reached (no worker, a lost link): the
+// result is a failure but not one to remember for this input.
+struct CompilerUnavailable : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// The compiler's version, part of every cache key ("13.0"); "" while no compiler is reachable.
+std::string compiler_version();
+// The options the compile passes (for the cache key and CompileResult::options).
+std::vector<std::string> compiler_options(const CompileRequest& req);
+// Compiles `req` for real. Compile errors are results (ok = false); throws CompilerUnavailable,
+// or std::exception on a compiler API failure.
+std::shared_ptr<CompileResult> compile_kernel(const CompileRequest& req, const std::vector<std::string>& opts);
+
+// ---- from compile.cpp, for both ---------------------------------------------------------------
+// The options every compile passes, wherever it runs (without the compiler's include folders).
+std::vector<std::string> base_compile_options(const CompileRequest& req);
+// The names a kernel may #include: each embedded source's path, plus its bare file name when unique.
+const std::vector<std::pair<std::string, const std::string*>>& header_names_and_texts();
+// Hash of every embedded kernel source: the worker compiles only for a client built from the same.
+const std::string& sources_fingerprint();
+// The first line of the log that names an error; else its first line; else `fallback`.
+std::string first_error_line(const std::string& log, const std::string& fallback);
+
+}  // namespace tilelab
