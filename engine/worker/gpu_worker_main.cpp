@@ -6,12 +6,13 @@
 // which speaks the same protocol over stdin and stdout (worker_protocol.h). Logs go to stderr;
 // in --stdio mode stdout is taken for the protocol before anything can print to it.
 #include <fcntl.h>
-#include <sys/prctl.h>
 #include <signal.h>
 #include <unistd.h>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 #include "gpu_worker/gpu_worker.h"
 #include "worker_protocol.h"
 
@@ -81,8 +82,16 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, kUsage, argv[0], argv[0], argv[0]);
         return 2;
     }
-    // Go when the engine's process goes, even in the middle of a long measurement. (Had it gone
-    // before this line, the closed channel ends the loop.)
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    // Go when the engine's process goes, even in the middle of a long measurement. Not with
+    // PR_SET_PDEATHSIG: that fires when the *thread* that started us ends, and a GPU pool starts
+    // its workers from short-lived threads (tilelab/gpu_pool.h). A dead parent shows as a new
+    // one (we are re-parented). (Had it gone before this line, the closed channel ends the loop.)
+    const pid_t parent = getppid();
+    std::thread([parent] {
+        for (;;) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            if (getppid() != parent) _exit(1);
+        }
+    }).detach();
     return tilelab::serve_gpu_worker(channel_fd, channel_fd, cancel_fd, device);
 }
