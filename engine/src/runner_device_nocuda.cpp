@@ -5,7 +5,7 @@
 
 namespace tilelab {
 
-DeviceProbe probe_device(bool force_model_mode) {
+DeviceProbe probe_device(bool force_model_mode, int /*device*/) {
     DeviceProbe probe;
     probe.status.reason = force_model_mode
                               ? say("model mode requested", "按要求进入模型模式")
