@@ -47,17 +47,20 @@ for i in 1 2 3 4 5 6 7 8; do
 done
 for p in "${pids[@]}"; do wait "$p"; done
 
-ssh_row="sshd: /usr/sbin/sshd not installed, skipped"
-if [ -x /usr/sbin/sshd ]; then
-  echo "== 4. one run through a throw-away sshd on 127.0.0.1"
+sshd=${SSHD:-/usr/sbin/sshd}   # SSHD=/abs/path/sshd where the machine has none installed (ssh, ssh-keygen on PATH)
+ssh_row="sshd: $sshd not installed, skipped"
+if [ -x "$sshd" ]; then
+  echo "== 4. lesson 04 and the cached-change sweep through a throw-away sshd on 127.0.0.1"
   d=$(mktemp -d); port=$((20000 + RANDOM % 20000))
   ssh-keygen -q -t ed25519 -N '' -f "$d/host" && ssh-keygen -q -t ed25519 -N '' -f "$d/key" && cp "$d/key.pub" "$d/auth"
   printf 'Port %s\nListenAddress 127.0.0.1\nHostKey %s/host\nAuthorizedKeysFile %s/auth\nStrictModes no\nUsePAM no\nPidFile %s/pid\nSetEnv LD_LIBRARY_PATH=%s\n' \
     "$port" "$d" "$d" "$d" "$LD_LIBRARY_PATH" > "$d/config"
-  mkdir -p /run/sshd; /usr/sbin/sshd -f "$d/config" -E "$d/log"; sleep 1
-  "$cli" run 04 --json --gpu-command "ssh -F /dev/null -T -o BatchMode=yes -o UserKnownHostsFile=$d/kh -o StrictHostKeyChecking=no -p $port -i $d/key $(id -un)@127.0.0.1 $build/tilelab-gpu-worker --stdio" \
-    > "$out/run_ssh.json" 2> "$out/run_ssh.err"
+  mkdir -p /run/sshd; "$sshd" -f "$d/config" -E "$d/log"; sleep 1
+  ssh_cmd="ssh -F /dev/null -T -o BatchMode=yes -o UserKnownHostsFile=$d/kh -o StrictHostKeyChecking=no -p $port -i $d/key $(id -un)@127.0.0.1 $build/tilelab-gpu-worker --stdio"
+  "$cli" run 04 --reps "$reps" --json --gpu-command "$ssh_cmd" > "$out/run_ssh.json" 2> "$out/run_ssh.err"
   ssh_row="sshd: run 04 exit $? ($(tail -1 "$out/run_ssh.err"))"
+  "$cli" sweep 02 --param TILE --reps 3 --warmup 1 --no-count --no-reference --json --gpu-command "$ssh_cmd" \
+    > "$out/sweep_ssh.json" 2> "$out/sweep_ssh.err"   # the kernels are in the disk cache from part 2
   kill "$(cat "$d/pid")" 2>/dev/null
 fi
 
@@ -92,6 +95,20 @@ for w in ("local", "stdio"):
     ov[w] = statistics.median([overhead(p) for p in ps]) if ps else float("nan")
 added = ov["stdio"] - ov["local"]
 rows.append(("cached change: round-trip overhead", f"local {ov['local']:.2f} ms, stdio {ov['stdio']:.2f} ms, added {added:.2f} ms (target <= 15)", "ok" if added <= 15 else "FAIL"))
+if os.path.exists(os.path.join(out, "sweep_ssh.json")):
+    ps = [p for p in points(load("sweep_ssh.json")) if p.get("stages", {}).get("worker_ms")]
+    o = statistics.median([overhead(p) for p in ps]) if ps else float("nan")
+    good = o - ov["local"] <= 15
+    ok &= good
+    rows.append(("cached change over ssh 127.0.0.1", f"ssh {o:.2f} ms, added {o - ov['local']:.2f} ms over local ({len(ps)} points; target <= 15)", "ok" if good else "FAIL"))
+    a, b = load("run_04_local.json"), load("run_ssh.json")
+    ta, tb = a.get("median_ms"), b.get("median_ms")
+    same = (a.get("validation") or {}).get("passed") == (b.get("validation") or {}).get("passed") and b.get("measured")
+    counts = a.get("counted") == b.get("counted")
+    dt = abs(tb - ta) / ta * 100 if ta and tb else float("nan")
+    good = bool(same) and counts and dt <= 2
+    ok &= good
+    rows.append(("lesson 04: local vs ssh 127.0.0.1", f"{ta} vs {tb} ms ({dt:.2f}%), validation {'same' if same else 'DIFFERS'}, counts {'same' if counts else 'DIFFER'}", "ok" if good else "FAIL"))
 lone = load("lone.json").get("median_ms")
 clients = [load(f"client_{i}.json") for i in range(1, 9)]
 meds = [c.get("median_ms") for c in clients]
