@@ -45,6 +45,10 @@ struct WarpConfig {
 inline int warp_lane_row(const WarpConfig& c, int lane) { return 2 * ((lane / 4) / (c.lanes_n() / 2)) + (lane % 4) / 2; }
 inline int warp_lane_col(const WarpConfig& c, int lane) { return 2 * ((lane / 4) % (c.lanes_n() / 2)) + lane % 2; }
 
+// Which of the kernel's two bodies runs (its one branch): float4 loads of A and 16-byte copies of
+// B where N and K are multiples of 4 (rows start on 16-byte boundaries), else 4 bytes at a time.
+inline bool warp_vectorized(const Problem& p) { return p.dim[1] % 4 == 0 && p.dim[2] % 4 == 0; }
+
 inline WarpConfig warp_config(const ParamValues& v) {
     WarpConfig c;
     c.bm = param_or(v, "BM", c.bm);
@@ -202,7 +206,7 @@ inline CostModel warp_cost_model(const WarpConfig& c, const Problem& p) {
     const double gx = double(ceil_div(p.dim[1], c.bn)), gy = double(ceil_div(p.dim[0], c.bm));
     const double steps = double(ceil_div(p.dim[2], c.bk));
     const double blocks = gx * gy, kk = steps * bk;
-    const bool vec = p.dim[1] % 4 == 0 && p.dim[2] % 4 == 0;
+    const bool vec = warp_vectorized(p);
 
     CostModel m;
     m.per_block.global_loads = K * (bm + bn);
@@ -276,7 +280,7 @@ inline std::vector<SharedAccessSite> warp_shared_sites(const WarpConfig& c, cons
     const int threads = c.threads(), ld_a = c.ld_a(), ld_b = c.ld_b();
     const int wm_iter = c.wmiter(), sub_m = c.sub_m(), sub_n = c.sub_n();
     const int warps_n = c.bn / c.wn;
-    const bool vec = p.dim[1] % 4 == 0 && p.dim[2] % 4 == 0;
+    const bool vec = warp_vectorized(p);
     const double repeats = double(ceil_div(p.dim[1], c.bn)) * double(ceil_div(p.dim[0], c.bm)) *
                            double(ceil_div(p.dim[2], c.bk));
     std::vector<SharedAccessSite> out;
