@@ -80,15 +80,18 @@ def overhead(p):
     s = p.get("stages", {})
     return s.get("worker_ms", 0) - sum(s.get(k, 0) for k in ("setup_ms", "validate_ms", "timing_ms", "count_ms", "reference_ms", "hardware_ms", "gpu_wait_ms"))
 rows, ok = [], True
-for l in lessons:
-    a, b = load(f"run_{l}_local.json"), load(f"run_{l}_stdio.json")
+def same_run(label, local_name, other_name):
+    """A row: the other path's run equals the local one (validation, counts, median within 2 %)."""
+    a, b = load(local_name), load(other_name)
     ta, tb = a.get("median_ms"), b.get("median_ms")
     same = a.get("validation") == b.get("validation") or (a.get("validation") or {}).get("passed") == (b.get("validation") or {}).get("passed")
     counts = a.get("counted") == b.get("counted")
     dt = abs(tb - ta) / ta * 100 if ta and tb else float("nan")
-    good = same and counts and dt <= 2
-    ok &= good
-    rows.append((f"lesson {l}: local vs stdio", f"{ta} vs {tb} ms ({dt:.2f}%), validation {'same' if same else 'DIFFERS'}, counts {'same' if counts else 'DIFFER'}", "ok" if good else "FAIL"))
+    good = bool(same and counts and b.get("measured") and dt <= 2)
+    rows.append((label, f"{ta} vs {tb} ms ({dt:.2f}%), validation {'same' if same else 'DIFFERS'}, counts {'same' if counts else 'DIFFER'}", "ok" if good else "FAIL"))
+    return good
+for l in lessons:
+    ok &= same_run(f"lesson {l}: local vs stdio", f"run_{l}_local.json", f"run_{l}_stdio.json")
 ov = {}
 for w in ("local", "stdio"):
     ps = [p for p in points(load(f"sweep_{w}.json")) if p.get("stages", {}).get("worker_ms")]
@@ -101,14 +104,7 @@ if os.path.exists(os.path.join(out, "sweep_ssh.json")):
     good = o - ov["local"] <= 15
     ok &= good
     rows.append(("cached change over ssh 127.0.0.1", f"ssh {o:.2f} ms, added {o - ov['local']:.2f} ms over local ({len(ps)} points; target <= 15)", "ok" if good else "FAIL"))
-    a, b = load("run_04_local.json"), load("run_ssh.json")
-    ta, tb = a.get("median_ms"), b.get("median_ms")
-    same = (a.get("validation") or {}).get("passed") == (b.get("validation") or {}).get("passed") and b.get("measured")
-    counts = a.get("counted") == b.get("counted")
-    dt = abs(tb - ta) / ta * 100 if ta and tb else float("nan")
-    good = bool(same) and counts and dt <= 2
-    ok &= good
-    rows.append(("lesson 04: local vs ssh 127.0.0.1", f"{ta} vs {tb} ms ({dt:.2f}%), validation {'same' if same else 'DIFFERS'}, counts {'same' if counts else 'DIFFER'}", "ok" if good else "FAIL"))
+    ok &= same_run("lesson 04: local vs ssh 127.0.0.1", "run_04_local.json", "run_ssh.json")
 lone = load("lone.json").get("median_ms")
 clients = [load(f"client_{i}.json") for i in range(1, 9)]
 meds = [c.get("median_ms") for c in clients]
