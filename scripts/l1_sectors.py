@@ -1,0 +1,276 @@
+#!/usr/bin/env python3
+"""What L1 is asked for: the 32-byte sectors each warp-wide global load touches (issue #14, 5b).
+
+`l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum` counts 32 bytes for every sector a warp's load
+instruction touches, once per instruction however many of its lanes share the sector. It equals
+4 × the modelled loads only when every warp load covers whole sectors with 4-byte elements of its
+own. Seven variants do not, and this walks their loads warp by warp, in the order, grouping and
+predication of the kernel sources:
+
+  matmul.naive        (kernels/matmul/01_naive.cuh): A[row][k] is one sector for all the lanes of
+      a row (a broadcast: 32 bytes for 32 modelled loads), B[k][col] the sectors of the lanes'
+      columns, which start wherever k·N falls; with SWAP the roles turn and every lane of an A or B
+      load has a sector of its own.
+  matmul.smem_tiled   (kernels/matmul/02_smem_tiled.cuh): a warp covers 32/TILE rows of a tile
+      (TILE < 32) or one row piece of TILE floats, and A's and B's rows start wherever row·K and
+      k·N fall; only with TILE and n multiples of 8 does every piece fill whole sectors.
+  matmul.register_1d  (kernels/matmul/03_register_tiled_1d.cuh): the 32 lanes of a warp are 32
+      rows of A, so each A load touches 32 sectors for 32 useful floats (8 × the model's bytes);
+      B's staged rows start wherever k·N + col0 falls, so some warp loads straddle one more sector.
+  stencil.basic       (kernels/stencil/01_basic.cuh): the ±x neighbours are one float off the
+      sector grid, so a warp's x-row of 32 cells touches 5 sectors instead of 4; warps of BX < 32
+      cover several short rows (each its own sectors); boundary cells load only themselves.
+  stencil.smem_tiled, stencil.coarsened, stencil.register_tiled (kernels/stencil/02-04): tiles T
+      (or TX) cells wide, overlapping by the halo, so a warp's lanes cover several short row pieces
+      that start anywhere in a sector (x-rows of the grid start wherever y·n + z·n² falls).
+
+The walks need numpy (Debian: python3-numpy). They reproduce the H100's counter to its 6 printed
+digits on the 35 random configurations of these variants in docs/benchmarks.md. Not walked (yet):
+register_2d, register_pressure, warp_tiled and transpose.smem.
+
+Usage: l1_sectors.py VARIANT SIZE NAME=VALUE ...    (prints the bytes)
+       l1_sectors.py --check FILE                  (the rows of a check_counters.py table for these
+                                                    variants: walk against the hardware, exit 1 on a
+                                                    difference beyond the table's 6 digits)
+"""
+import re
+import sys
+
+import numpy as np
+
+SECTOR = 32
+
+
+def distinct(keys):
+    return int(np.unique(keys).size)
+
+
+def naive(n, BX, BY, SWAP):
+    """Bytes of the loads of naive_matmul at M = N = K = n: per k, A[row][k] and B[k][col]."""
+    M = N = K = n
+    gx, gy = -(-n // BX), -(-n // BY)
+    tx, ty = np.meshgrid(np.arange(BX), np.arange(BY), indexing="ij")
+    tx, ty = tx.ravel(), ty.ravel()
+    bx, by = np.meshgrid(np.arange(gx), np.arange(gy), indexing="ij")
+    block = (by * gx + bx).ravel()[:, None]
+    along_x = (bx.ravel()[:, None] * BX + tx[None, :]).ravel()
+    along_y = (by.ravel()[:, None] * BY + ty[None, :]).ravel()
+    warp = (block * -(-(BX * BY) // 32) + (tx + BX * ty)[None, :] // 32).ravel()
+    col, row = (along_y, along_x) if SWAP else (along_x, along_y)
+    live = (row < M) & (col < N)
+    warp, row, col = warp[live], row[live], col[live]
+    # A k (or k·N) shifts every lane's address alike: a warp's sectors depend only on it mod 8.
+    a = [distinct(warp * (1 << 40) + (row * K + r) // 8) for r in range(8)]
+    b = [distinct(warp * (1 << 40) + (r + col) // 8) for r in range(8)]
+    ks = np.arange(K)
+    return SECTOR * int(sum(a[r] * np.count_nonzero(ks % 8 == r) + b[r] * np.count_nonzero(ks * N % 8 == r) for r in range(8)))
+
+
+def smem_tiled(n, TILE):
+    """Bytes of the loads of smem_tiled_matmul at M = N = K = n: per k-tile t, A[row][t·TILE + tx]
+    and B[t·TILE + ty][col] (kernels/matmul/02_smem_tiled.cuh)."""
+    M = N = K = n
+    g = -(-n // TILE)
+    tx, ty = np.meshgrid(np.arange(TILE), np.arange(TILE), indexing="ij")
+    tx, ty = tx.ravel(), ty.ravel()
+    warp = (tx + TILE * ty) // 32
+    total = 0
+    for t in range(g):
+        a_col, b_row = t * TILE + tx, t * TILE + ty
+        for b in range(g):                     # block row (A) or block column (B): g blocks each
+            row, col = b * TILE + ty, b * TILE + tx
+            a = (row < M) & (a_col < K)
+            bl = (b_row < K) & (col < N)
+            total += g * (distinct(warp[a] * (1 << 40) + (row[a] * K + a_col[a]) // 8) +
+                          distinct(warp[bl] * (1 << 40) + (b_row[bl] * N + col[bl]) // 8))
+    return SECTOR * total
+
+
+def register_1d(n, T, U, S):
+    """Bytes of the A and B loads of register_1d_matmul at M = N = K = n."""
+    M = N = K = n
+    # A: lane = row. Per block column, each (row, k) is one lane of one load instruction; a warp's
+    # lanes are distinct rows, so they share a sector only when rows are under 32 bytes apart.
+    rows = np.arange(M, dtype=np.int64)
+    warp = rows // 32                                   # rows of one warp (T is a multiple of 32)
+    a_sectors = 0
+    for k in range(K):
+        a_sectors += distinct(warp * (1 << 40) + (rows * K + k) * 4 // SECTOR)
+    a_sectors *= -(-N // U)
+    # B: per block, per slice k0, element e = tid + r·T of the S×U slice is (s, u) = (e / U, e % U);
+    # the same for every block row, so counted once per block column and multiplied.
+    e = np.arange(S * U, dtype=np.int64)
+    s, u, group = e // U, e % U, (e // T) * (T // 32) + (e % T) // 32   # group: (r, warp)
+    b_sectors = 0
+    for bx in range(-(-N // U)):
+        col = bx * U + u
+        for k0 in range(0, K, S):
+            k = k0 + s
+            live = (k < K) & (col < N)
+            b_sectors += distinct(group[live] * (1 << 40) + (k[live] * N + col[live]) * 4 // SECTOR)
+    b_sectors *= -(-M // T)
+    return SECTOR * (a_sectors + b_sectors)
+
+
+def stencil_threads(n, block, step, blocks):
+    """Per z-slab of blocks: the cells (x, y, z) and global warp numbers of the threads inside the
+    n³ grid, for blocks of `block` = (BX, BY, BZ) threads placed `step` cells apart."""
+    (BX, BY, BZ), (sx, sy, sz), (gx, gy, gz) = block, step, blocks
+    tx, ty, tz = np.meshgrid(np.arange(BX), np.arange(BY), np.arange(BZ), indexing="ij")
+    tid = (tx + BX * (ty + BY * tz)).ravel()
+    tx, ty, tz = tx.ravel(), ty.ravel(), tz.ravel()
+    wpb = -(-(BX * BY * BZ) // 32)                      # warps per block
+    for bz in range(gz):                                 # one z-slab of blocks at a time (memory)
+        by, bx = np.meshgrid(np.arange(gy), np.arange(gx), indexing="ij")
+        block_id = (bz * gy * gx + by * gx + bx).ravel()[:, None]
+        x = (bx.ravel()[:, None] * sx + tx[None, :]).ravel()
+        y = (by.ravel()[:, None] * sy + ty[None, :]).ravel()
+        z = np.broadcast_to(bz * sz + tz[None, :], (block_id.size, tid.size)).ravel()
+        warp = (block_id * wpb + tid[None, :] // 32).ravel()
+        live = (x < n) & (y < n) & (z < n)
+        yield x[live], y[live], z[live], warp[live]
+
+
+def stencil_basic(n, BX, BY, BZ, R):
+    """Bytes of the loads of basic_stencil on an n³ grid."""
+    offsets = [d * sgn for d in range(1, R + 1) for sgn in (-1, 1)]
+    total = 0
+    for x, y, z, warp in stencil_threads(n, (BX, BY, BZ), (BX, BY, BZ), (-(-n // BX), -(-n // BY), -(-n // BZ))):
+        at = (z * n + y) * n + x
+        inner = (x >= R) & (x < n - R) & (y >= R) & (y < n - R) & (z >= R) & (z < n - R)
+        # The interior branch: one load instruction per stencil point; the boundary branch: its own.
+        loads = [(inner, at)] + [(inner, at + d * stride) for stride in (1, n, n * n) for d in offsets] + [(~inner, at)]
+        for lanes, addr in loads:
+            total += distinct(warp[lanes] * (1 << 40) + addr[lanes] * 4 // SECTOR)
+    return SECTOR * total
+
+
+def stencil_smem_tiled(n, T, R):
+    """Bytes of the loads of smem_tiled_stencil: one load per thread whose cell is in the grid,
+    T³ threads per block, blocks T − 2R cells apart (kernels/stencil/02_smem_tiled.cuh)."""
+    g = -(-(n - 2 * R) // (T - 2 * R))
+    total = 0
+    for x, y, z, warp in stencil_threads(n, (T, T, T), (T - 2 * R,) * 3, (g, g, g)):
+        total += distinct(warp * (1 << 40) + ((z * n + y) * n + x) * 4 // SECTOR)
+    return SECTOR * total
+
+
+def plane_walk(n, TX, TY, RY, Z, around, loads):
+    """Bytes of the loads of the plane-walking stencils (PlaneTile in kernels/stencil/stencil_common.cuh):
+    a TX×TY block, RY rows per thread, Z output planes per block. `loads(z_first, z_end)` gives
+    the planes each load instruction reads, as ("row", z) for a row load of every r and ("halo", z).
+    A load's lanes are the threads whose cell (or halo cell) is in the grid; its z is the block's,
+    so a warp's sectors depend on z only through where the plane starts within a sector."""
+    R = TY * RY
+    tx, ty = np.meshgrid(np.arange(TX), np.arange(TY), indexing="ij")
+    tx, ty = tx.ravel(), ty.ravel()
+    warp = (tx + TX * ty) // 32
+    gx = -(-n // TX) if around else -(-(n - 2) // (TX - 2))
+    gy = -(-n // R) if around else -(-(n - 2) // (R - 2))
+    gz = -(-(n - 2) // Z)
+    plane = n * n
+    per_block = {}                                  # z_first -> [("row"|"halo", z), ...]
+    for bz in range(gz):
+        z_first = 1 + bz * Z
+        per_block[z_first] = loads(z_first, min(z_first + Z, n - 1))
+    total = 0
+
+    def sectors(lanes, column):                     # per alignment a of the plane: Σ over warps
+        w, c = warp[lanes], column[lanes]
+        return [distinct(w * (1 << 40) + (a + c) // 8) for a in range(8)]
+
+    for bx in range(gx):
+        x0 = bx * TX if around else bx * (TX - 2)
+        x = x0 + tx
+        for by in range(gy):
+            y0 = by * R if around else by * (R - 2)
+            counts = {"row": [0] * 8}
+            for r in range(RY):
+                y = y0 + ty + r * TY
+                c = sectors((x < n) & (y < n), y * n + x)
+                counts["row"] = [u + v for u, v in zip(counts["row"], c)]
+            if around:
+                t = ty * TX + tx
+                hx = np.select([t < TX, t < 2 * TX, t < 2 * TX + R, t < 2 * TX + 2 * R],
+                               [x0 + t, x0 + t - TX, np.full_like(t, x0 - 1), np.full_like(t, x0 + TX)], -1)
+                hy = np.select([t < TX, t < 2 * TX, t < 2 * TX + R, t < 2 * TX + 2 * R],
+                               [np.full_like(t, y0 - 1), np.full_like(t, y0 + R), y0 + t - 2 * TX, y0 + t - 2 * TX - R], -1)
+                has = (hx >= 0) & (hy >= 0) & (hx < n) & (hy < n)
+                counts["halo"] = sectors(has, hy * n + hx)
+            for kinds in per_block.values():
+                total += sum(counts[kind][(z * plane) % 8] for kind, z in kinds if kind in counts)
+    return SECTOR * total
+
+
+def coarsened_loads(z_first, z_end, around):
+    """The planes coarsened_stencil loads (kernels/stencil/03_coarsened.cuh)."""
+    ahead = 1 if around else 2
+    out = [("row", z_first - 1 + k) for k in range(3)]
+    out += [("row", z_first + 2 + k) for k in range(ahead) if z_first + 2 + k <= z_end]
+    out += [("halo", z_first + k) for k in range(2) if z_first + k < z_end]
+    out += [("halo", z_first + 2 + k) for k in range(ahead) if z_first + 2 + k < z_end]
+    for z in range(z_first, z_end):
+        if z + 2 + ahead <= z_end:
+            out.append(("row", z + 2 + ahead))
+        if z + 2 + ahead < z_end:
+            out.append(("halo", z + 2 + ahead))
+    return out
+
+
+def register_tiled_loads(z_first, z_end):
+    """The planes register_tiled_stencil loads (kernels/stencil/04_register_tiled.cuh; a queue of 5)."""
+    out = [("row", z_first - 1 + k) for k in range(5) if z_first - 1 + k <= z_end]
+    out += [("halo", z_first + k) for k in range(3) if z_first + k < z_end]
+    for z in range(z_first, z_end):
+        if z + 4 <= z_end:
+            out.append(("row", z + 4))
+        if z + 3 < z_end:
+            out.append(("halo", z + 3))
+    return out
+
+
+WALKS = {
+    "matmul.naive": lambda n, p: naive(n, p["BX"], p["BY"], p["SWAP"]),
+    "matmul.smem_tiled": lambda n, p: smem_tiled(n, p["TILE"]),
+    "matmul.register_1d": lambda n, p: register_1d(n, p["T"], p["U"], p["S"]),
+    "stencil.basic": lambda n, p: stencil_basic(n, p["BX"], p["BY"], p["BZ"], p["RADIUS"]),
+    "stencil.smem_tiled": lambda n, p: stencil_smem_tiled(n, p["T"], p["RADIUS"]),
+    "stencil.coarsened": lambda n, p: plane_walk(n, p["TX"], p["TY"], p["RY"], p["Z"], p["HALO"],
+                                                 lambda a, b: coarsened_loads(a, b, p["HALO"])),
+    "stencil.register_tiled": lambda n, p: plane_walk(n, p["TX"], p["TY"], p["RY"], p["Z"], p["HALO"],
+                                                      register_tiled_loads),
+}
+
+
+def check(path):
+    rows = re.findall(r"^\| (\S+) \| --size (\d+) ([^(|]*?) \(.*?\| l1tex__t_bytes_pipe_lsu_mem_global_op_ld\.sum \| ([\d.e+]+) \|",
+                      open(path).read(), re.M)
+    failures, seen = 0, 0
+    print("| variant | size | configuration | walk (bytes) | hardware (6 digits) | ok |")
+    print("| --- | ---: | --- | ---: | ---: | --- |")
+    for variant, size, config, measured in rows:
+        if variant not in WALKS:
+            continue
+        seen += 1
+        params = {k: int(v) for k, v in (kv.split("=") for kv in config.split())}
+        ours = WALKS[variant](int(size), params)
+        ok = float(f"{ours:.6g}") == float(measured)
+        failures += not ok
+        print(f"| {variant} | {size} | {config} | {ours} | {measured} | {'ok' if ok else 'DIFF'} |")
+    print(f"\n{seen} configurations, {failures} different")
+    return 1 if failures or not seen else 0
+
+
+def main(argv):
+    if len(argv) == 2 and argv[0] == "--check":
+        return check(argv[1])
+    if len(argv) < 2 or argv[0] not in WALKS:
+        sys.stderr.write(__doc__)
+        return 2
+    params = {k: int(v) for k, v in (kv.split("=") for kv in argv[2:])}
+    print(WALKS[argv[0]](int(argv[1]), params))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
