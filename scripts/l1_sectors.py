@@ -4,29 +4,32 @@
 `l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum` counts 32 bytes for every sector a warp's load
 instruction touches, once per instruction however many of its lanes share the sector. It equals
 4 × the modelled loads only when every warp load covers whole sectors with 4-byte elements of its
-own. Seven variants do not, and this walks their loads warp by warp, in the order, grouping and
-predication of the kernel sources:
+own, and only in the L1's way of serving them: an 8- or 16-byte load is served 128 bytes of
+lanes at a time (16 or 8 lanes), and its sectors count per such group. This walks every variant's
+global loads warp by warp, in the order, grouping and predication of the kernel sources, and
+counts the sectors. Why the variants differ from 4 × the model:
 
-  matmul.naive        (kernels/matmul/01_naive.cuh): A[row][k] is one sector for all the lanes of
-      a row (a broadcast: 32 bytes for 32 modelled loads), B[k][col] the sectors of the lanes'
-      columns, which start wherever k·N falls; with SWAP the roles turn and every lane of an A or B
-      load has a sector of its own.
-  matmul.smem_tiled   (kernels/matmul/02_smem_tiled.cuh): a warp covers 32/TILE rows of a tile
-      (TILE < 32) or one row piece of TILE floats, and A's and B's rows start wherever row·K and
-      k·N fall; only with TILE and n multiples of 8 does every piece fill whole sectors.
-  matmul.register_1d  (kernels/matmul/03_register_tiled_1d.cuh): the 32 lanes of a warp are 32
-      rows of A, so each A load touches 32 sectors for 32 useful floats (8 × the model's bytes);
-      B's staged rows start wherever k·N + col0 falls, so some warp loads straddle one more sector.
-  stencil.basic       (kernels/stencil/01_basic.cuh): the ±x neighbours are one float off the
-      sector grid, so a warp's x-row of 32 cells touches 5 sectors instead of 4; warps of BX < 32
-      cover several short rows (each its own sectors); boundary cells load only themselves.
-  stencil.smem_tiled, stencil.coarsened, stencil.register_tiled (kernels/stencil/02-04): tiles T
-      (or TX) cells wide, overlapping by the halo, so a warp's lanes cover several short row pieces
-      that start anywhere in a sector (x-rows of the grid start wherever y·n + z·n² falls).
+  matmul.naive        A[row][k] is one sector for all the lanes of a row (a broadcast: 32 bytes
+      for 32 modelled loads); B[k][col]'s lanes start wherever k·N falls. With SWAP every lane of
+      an A or B load has a sector of its own.
+  matmul.smem_tiled   a warp covers 32/TILE rows of a tile (TILE < 32) or a row piece of TILE
+      floats, and A's and B's rows start wherever row·K and k·N fall; only with TILE and n
+      multiples of 8 does every piece fill whole sectors.
+  matmul.register_1d  a warp's 32 lanes are 32 rows of A: each A load touches 32 sectors for 32
+      floats (8 × the model's bytes); B's staged rows start wherever k·N + col0 falls.
+  matmul.register_2d, register_pressure, warp_tiled: the tiles' rows are BK or BN floats wide and
+      start wherever the matrix row does; 4-byte loads of a float4 slot (n not a multiple of 4)
+      each touch their own sectors; cp.async copies count like loads.
+  transpose.smem      rows of TILE floats, several per warp when TILE·4 < 128 bytes.
+  stencil.basic       the ±x neighbours are one float off the sector grid (5 sectors for a warp's
+      32 cells instead of 4); warps of BX < 32 cover several short rows; boundary cells load
+      only themselves.
+  stencil.smem_tiled, coarsened, register_tiled: tiles T (or TX) cells wide, so a warp covers
+      several short row pieces that start wherever y·n + z·n² falls.
 
-The walks need numpy (Debian: python3-numpy). They reproduce the H100's counter to its 6 printed
-digits on the 35 random configurations of these variants in docs/benchmarks.md. Not walked (yet):
-register_2d, register_pressure, warp_tiled and transpose.smem.
+The walks need numpy (Debian: python3-numpy). On the 55 random configurations of
+docs/benchmarks.md (H100) they equal the counter to its 6 printed digits in 53; in two warp_tiled
+configurations with 16-byte copies at the grid's edges the H100 counted 0.02 % and 0.16 % more.
 
 Usage: l1_sectors.py VARIANT SIZE NAME=VALUE ...    (prints the bytes)
        l1_sectors.py --check FILE                  (the rows of a check_counters.py table for these
@@ -110,6 +113,78 @@ def register_1d(n, T, U, S):
             b_sectors += distinct(group[live] * (1 << 40) + (k[live] * N + col[live]) * 4 // SECTOR)
     b_sectors *= -(-M // T)
     return SECTOR * (a_sectors + b_sectors)
+
+
+def staged_tile_loads(rows, cols, tile_rows, tile_cols, threads, width, steps_along_cols, split=False):
+    """Distinct (instruction, warp, sector) of loading a rows × cols row-major matrix tile by tile:
+    tiles of tile_rows × tile_cols, each loaded by `threads` threads as element e = tid + r·threads
+    of the tile in row-major order, `width` floats (1 or 4) per load. steps_along_cols: the k-steps
+    walk the columns (A's tiles) rather than the rows (B's). split: each float of a slot is a load
+    instruction of its own (4-byte loads of a float4 slot, where rows may not be 16-byte aligned).
+    Returns the count for one block row (A) or column (B) of the grid; the caller multiplies by the
+    blocks that repeat it."""
+    gr, gc = -(-rows // tile_rows), -(-cols // tile_cols)
+    rr, cc = np.meshgrid(np.arange(gr * tile_rows), np.arange(0, gc * tile_cols, 1 if split else width), indexing="ij")
+    rr, cc = rr.ravel(), cc.ravel()
+    tr, tc = rr // tile_rows, cc // tile_cols
+    e = (rr % tile_rows) * (tile_cols // width) + (cc % tile_cols) // width
+    # A 16-byte load is served a quarter-warp (8 lanes, 128 bytes) at a time: sectors are counted per quarter.
+    group = 8 if width == 4 and not split else 32
+    r, warp = e // threads, (e % threads) // group
+    if split:
+        r = r * width + cc % width
+    step, other = (tc, tr) if steps_along_cols else (tr, tc)
+    loads_per_thread = tile_rows * tile_cols // (1 if split else width) // threads
+    key = ((other * max(gr, gc) + step) * loads_per_thread + r) * (-(-threads // group)) + warp
+    live = (rr < rows) & (cc < cols)
+    sector = (rr * cols + cc) * 4 // SECTOR           # a 16-byte-aligned float4 stays in one sector
+    return distinct(key[live] * (rows * cols // 8 + 1) + sector[live])
+
+
+def register_2d(n, p):
+    """Bytes of the loads of register_2d_matmul (and its bounded form, register_pressure) at
+    M = N = K = n: the A and B tiles of every k-step, FLOAT4 or scalar (kernels/matmul/04)."""
+    BM, BN, BK, TM, TN = p["BM"], p["BN"], p["BK"], p["TM"], p["TN"]
+    threads, width = (BM // TM) * (BN // TN), 4 if p["FLOAT4"] else 1
+    a = staged_tile_loads(n, n, BM, BK, threads, width, True) * -(-n // BN)
+    b = staged_tile_loads(n, n, BK, BN, threads, width, False) * -(-n // BM)
+    return SECTOR * (a + b)
+
+
+def warp_tiled(n, p):
+    """Bytes of the loads of warp_tiled_matmul at M = N = K = n (kernels/matmul/05_warp_tiled.cuh).
+    A: float4 slots, loaded as one float4 when n is a multiple of 4, else as four 4-byte loads. B:
+    float4 or 4-byte slots, by plain loads (STAGES = 1) or cp.async (STAGES ≥ 2), which this
+    metric counts too. Exact for n not a multiple of 4; with 16-byte copies at the grid's edges
+    the H100 counted 0.02-0.16 % more than this walk (not explained yet)."""
+    BM, BN, BK = p["BM"], p["BN"], p["BK"]
+    threads, vec = 32 * (BM // p["WM"]) * (BN // p["WN"]), n % 4 == 0
+    a = staged_tile_loads(n, n, BM, BK, threads, 4, True, split=not vec) * -(-n // BN)
+    b = staged_tile_loads(n, n, BK, BN, threads, 4 if vec else 1, False) * -(-n // BM)
+    return SECTOR * (a + b)
+
+
+def transpose(n, p):
+    """Bytes of the loads of smem_transpose on an n × n matrix (kernels/transpose/01_smem_transpose.cuh):
+    (TILE/VEC) × 8 threads, thread (tx, ty) loads VEC floats at row ty + 8j, column tx·VEC of its
+    tile. An 8- or 16-byte load is served 128 bytes of lanes at a time: sectors count per group."""
+    TILE, VEC = p["TILE"], p["VEC"]
+    cols = TILE // VEC
+    group = 32 // VEC
+    g = -(-n // TILE)
+    tx, ty = np.meshgrid(np.arange(cols), np.arange(8), indexing="ij")
+    tx, ty = tx.ravel(), ty.ravel()
+    lane_group = (tx + cols * ty) // group
+    total = 0
+    for j in range(TILE // 8):
+        r = ty + 8 * j
+        for by in range(g):
+            row = by * TILE + r
+            for bx in range(g):
+                col = bx * TILE + tx * VEC
+                live = (row < n) & (col < n)
+                total += distinct(lane_group[live] * (1 << 40) + (row[live] * n + col[live]) * 4 // SECTOR)
+    return SECTOR * total
 
 
 def stencil_threads(n, block, step, blocks):
@@ -232,6 +307,10 @@ def register_tiled_loads(z_first, z_end):
 WALKS = {
     "matmul.naive": lambda n, p: naive(n, p["BX"], p["BY"], p["SWAP"]),
     "matmul.smem_tiled": lambda n, p: smem_tiled(n, p["TILE"]),
+    "matmul.register_2d": register_2d,
+    "matmul.register_pressure": register_2d,
+    "matmul.warp_tiled": warp_tiled,
+    "transpose.smem": transpose,
     "matmul.register_1d": lambda n, p: register_1d(n, p["T"], p["U"], p["S"]),
     "stencil.basic": lambda n, p: stencil_basic(n, p["BX"], p["BY"], p["BZ"], p["RADIUS"]),
     "stencil.smem_tiled": lambda n, p: stencil_smem_tiled(n, p["T"], p["RADIUS"]),
