@@ -71,6 +71,7 @@ shapes = {
     "128x128 64x32 WNITER=2 8x4 BK=16 MINBLOCKS=1": {"MINBLOCKS": 1},
     "128x128 64x32 WNITER=1 8x4 BK=16 (WMITER=2)": {"WNITER": 1},
     "128x128 32x64 WNITER=2 4x8 BK=16": {"WM": 32, "WN": 64, "TM": 4, "TN": 8},
+    "128x128 32x64 WNITER=2 8x4 BK=16": {"WM": 32, "WN": 64},
     "128x128 64x64 WNITER=4 8x4 BK=16 (128 threads)": {"WM": 64, "WN": 64, "WNITER": 4},
     "128x128 64x32 WNITER=2 8x4 BK=8": {"BK": 8},
     "128x256 64x64 WNITER=2 8x4 BK=16 MINBLOCKS=1": {"BN": 256, "WM": 64, "WN": 64, "MINBLOCKS": 1},
