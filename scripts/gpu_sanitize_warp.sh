@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The warp-tiled kernel (lesson 06, issue 17) under compute-sanitizer at odd sizes and at sizes
-# that are multiples of the block tile (the EXACT body, no bounds checks): memcheck (the
+# that are multiples of the block tile (no partial tile): memcheck (the
 # zero-filled cp.async tails, the scalar copies where N % 4 != 0, the float4 stores of C) and
 # racecheck (the STAGES-deep ring of shared buffers: a slice overwritten while another warp still
 # reads it) at every STAGES and a few warp shapes; then the GPU tests of the warp kernel and of
@@ -61,7 +61,7 @@ sanitize racecheck 129x131x67 BM=64 BN=64 BK=8 WM=32 WN=32 WNITER=1 STAGES=2
 sanitize memcheck 45x37x29 BM=32 BN=32 BK=4 WM=32 WN=32 WNITER=1 TM=4 TN=8 STAGES=4
 sanitize racecheck 45x37x29 BM=32 BN=32 BK=4 WM=32 WN=32 WNITER=1 TM=4 TN=8 STAGES=4
 sanitize memcheck 129x132x3 STAGES=4
-# Sizes that are multiples of the block tile: the EXACT body (no bounds checks).
+# Sizes that are multiples of the block tile: no partial tile anywhere.
 for stages in 1 2 3 4; do
   sanitize memcheck 384x256x96 STAGES=$stages
   sanitize racecheck 384x256x96 STAGES=$stages

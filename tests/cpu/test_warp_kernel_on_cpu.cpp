@@ -117,8 +117,8 @@ TEST(WarpTiledKernelOnCpu, TheKernelsOwnSourceComputesCAndCountsWhatTheModelSays
     const Target* h100 = find_target("h100");
     ASSERT_NE(h100, nullptr);
     // Odd everything (4-byte B copies), N % 4 == 0 with odd M and K (16-byte copies, zero-filled
-    // tails), one element, K shorter than one slice, and multiples of every case's block tile (the
-    // EXACT body: no bounds checks).
+    // tails), one element, K shorter than one slice, and multiples of every case's block tile (no
+    // partial tile anywhere).
     const std::vector<Problem> sizes = {Problem{{67, 45, 37}}, Problem{{130, 132, 35}}, Problem{{1, 1, 1}},
                                         Problem{{33, 68, 3}}, Problem{{256, 128, 64}}};
     std::mt19937 gen(23);
