@@ -46,6 +46,10 @@ int main(int argc, char** argv) {
         if (!v.kernel) continue;
         KernelInstance k = v.kernel(with_defaults(v.params, {}));
         rows.push_back({v.id, {k.source_file, k.name_expression, target->arch(), k.max_registers, {}}});
+        if (v.kernel_at) {   // the problem picks the instantiation: also the one a 4096³ problem gets
+            k = kernel_for(v, with_defaults(v.params, {}), Problem{{4096, 4096, 4096}});
+            rows.push_back({v.id + " @4096³", {k.source_file, k.name_expression, target->arch(), k.max_registers, {}}});
+        }
     }
     rows.push_back({"(test kernel)", {"test/scale.cuh", "tilelab_test_scale<128>", target->arch(), 0, {}}});
 

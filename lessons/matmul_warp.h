@@ -47,6 +47,7 @@ inline int warp_lane_col(const WarpConfig& c, int lane) { return 2 * ((lane / 4)
 
 // Which of the kernel's two bodies runs (its one branch): float4 loads of A and 16-byte copies of
 // B where N and K are multiples of 4 (rows start on 16-byte boundaries), else 4 bytes at a time.
+// (warp_tiled_matmul_exact, for multiples of the block tile, is the float4 body without checks.)
 inline bool warp_vectorized(const Problem& p) { return p.dim[1] % 4 == 0 && p.dim[2] % 4 == 0; }
 
 inline WarpConfig warp_config(const ParamValues& v) {
@@ -166,11 +167,17 @@ inline std::string warp_invalid_reason(const WarpConfig& c, const Problem& p, co
     return {};
 }
 
-inline KernelInstance warp_kernel(const WarpConfig& c) {
+// Sizes that are multiples of the block tile get warp_tiled_matmul_exact, the body without bounds
+// checks or zero fills (one instantiation: NVRTC compiles it faster than the two-body kernel).
+inline bool warp_exact(const WarpConfig& c, const Problem& p) {
+    return p.dim[0] % c.bm == 0 && p.dim[1] % c.bn == 0 && p.dim[2] % c.bk == 0;
+}
+
+inline KernelInstance warp_kernel(const WarpConfig& c, bool exact = false) {
     KernelInstance k;
     k.source_file = "matmul/05_warp_tiled.cuh";
-    k.name_expression = fmt::format("warp_tiled_matmul<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}>", c.bm, c.bn, c.bk,
-                                    c.wm, c.wn, c.wniter, c.tm, c.tn, c.stages, c.min_blocks);
+    k.name_expression = fmt::format("{}<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}>", exact ? "warp_tiled_matmul_exact" : "warp_tiled_matmul",
+                                    c.bm, c.bn, c.bk, c.wm, c.wn, c.wniter, c.tm, c.tn, c.stages, c.min_blocks);
     return k;
 }
 

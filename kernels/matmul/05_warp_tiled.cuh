@@ -104,7 +104,10 @@ __device__ __forceinline__ void warp_tiled_wait() {
 
 // The kernel's body for one width of global accesses: VEC (N % 4 == 0 and K % 4 == 0: rows of A
 // and B start on 16-byte boundaries) float4 loads of A and 16-byte copies of B, else 4 bytes.
-template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int STAGES, bool VEC>
+// EXACT (M, N and K multiples of BM, BN and BK; implies VEC): every copy is inside the matrices,
+// so the copies need no bounds checks and no zero fill, and each thread's source addresses are a
+// per-thread offset, computed once, from the step's corner of A or B.
+template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int STAGES, bool VEC, bool EXACT>
 __device__ __forceinline__ void warp_tiled_body(const float* __restrict__ A, const float* __restrict__ B,
                                                 float* __restrict__ C, int M, int N, int K,
                                                 unsigned long long* counters) {
@@ -126,11 +129,40 @@ __device__ __forceinline__ void warp_tiled_body(const float* __restrict__ A, con
     const int block_row = blockIdx.y * BM;
     const int block_col = blockIdx.x * BN;
 
+    // EXACT: each copy's offset from the step's corner of A (row block_row, column k0) or of B
+    // (row k0, column block_col), and its place in a shared stage, the same every step.
+    int a_offset[Tile::kSlotsA] = {}, b_offset[Tile::kCopiesB4] = {}, b_place[Tile::kCopiesB4] = {};
+    const float* const a_block = A + size_t(block_row) * K;
+    const float* const b_block = B + block_col;
+    if constexpr (EXACT) {
+#pragma unroll
+        for (int r = 0; r < Tile::kSlotsA; ++r) {
+            int m, k;
+            Tile::a_slot(tid + r * Tile::kThreads, m, k);
+            a_offset[r] = m * K + k;
+        }
+#pragma unroll
+        for (int r = 0; r < Tile::kCopiesB4; ++r) {
+            const int e = tid + r * Tile::kThreads;
+            b_offset[r] = (e / (BN / 4)) * N + (e % (BN / 4)) * 4;
+            b_place[r] = Tile::kSizeA + (e / (BN / 4)) * Tile::kLdB + (e % (BN / 4)) * 4;
+        }
+    }
+
     // B's tile at k0 -> shared stage `stage`. Every thread issues the same copies every step;
     // out-of-range ones fill zeros so that the compute loop needs no checks.
     auto copy_b = [&](int stage, int k0) {
         float* bs = warp_tiled_smem + stage * Tile::kStageFloats + Tile::kSizeA;
-        if constexpr (VEC) {
+        if constexpr (EXACT) {
+            const float* corner = b_block + size_t(k0) * N;
+            float* stage_base = warp_tiled_smem + stage * Tile::kStageFloats;
+#pragma unroll
+            for (int r = 0; r < Tile::kCopiesB4; ++r) {
+                warp_tiled_copy<16, kAsync>(stage_base + b_place[r], corner + b_offset[r], true);
+                TL_GLOAD(4);
+                TL_SSTORE(4);
+            }
+        } else if constexpr (VEC) {
 #pragma unroll
             for (int r = 0; r < Tile::kCopiesB4; ++r) {
                 const int e = tid + r * Tile::kThreads;
@@ -159,6 +191,15 @@ __device__ __forceinline__ void warp_tiled_body(const float* __restrict__ A, con
     // (after it). Zeros where outside A.
     float4 a_stage[Tile::kSlotsA];
     auto load_a = [&](int k0) {
+        if constexpr (EXACT) {
+            const float* corner = a_block + k0;
+#pragma unroll
+            for (int r = 0; r < Tile::kSlotsA; ++r) {
+                a_stage[r] = *reinterpret_cast<const float4*>(corner + a_offset[r]);
+                TL_GLOAD(4);
+            }
+            return;
+        }
 #pragma unroll
         for (int r = 0; r < Tile::kSlotsA; ++r) {
             int m, k;
@@ -317,7 +358,17 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN), MIN_BLOCKS)
     // One branch for the whole kernel, the same for every thread: each body keeps only its own
     // addresses live (a branch per copy would keep both widths' addresses in registers).
     if (N % 4 == 0 && K % 4 == 0)
-        warp_tiled_body<BM, BN, BK, WM, WN, WNITER, TM, TN, STAGES, true>(A, B, C, M, N, K, counters);
+        warp_tiled_body<BM, BN, BK, WM, WN, WNITER, TM, TN, STAGES, true, false>(A, B, C, M, N, K, counters);
     else
-        warp_tiled_body<BM, BN, BK, WM, WN, WNITER, TM, TN, STAGES, false>(A, B, C, M, N, K, counters);
+        warp_tiled_body<BM, BN, BK, WM, WN, WNITER, TM, TN, STAGES, false, false>(A, B, C, M, N, K, counters);
+}
+
+// For M, N and K multiples of BM, BN and BK (the host checks; lessons/matmul_warp.h warp_exact()):
+// only the body without bounds checks or zero fills, one instantiation instead of two, so NVRTC
+// compiles it faster too. On an H100 at 4096³ it ran the defaults 2.5 % faster (docs/benchmarks.md).
+template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int STAGES, int MIN_BLOCKS>
+__global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN), MIN_BLOCKS)
+    warp_tiled_matmul_exact(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
+                            int M, int N, int K, unsigned long long* counters) {
+    warp_tiled_body<BM, BN, BK, WM, WN, WNITER, TM, TN, STAGES, true, true>(A, B, C, M, N, K, counters);
 }

@@ -17,6 +17,10 @@ Variant make_warp_tiled_matmul() {
         return warp_invalid_reason(warp_config(pv), p, t);
     };
     v.kernel = [](const ParamValues& pv) { return warp_kernel(warp_config(pv)); };
+    v.kernel_at = [](const ParamValues& pv, const Problem& p) {
+        const WarpConfig c = warp_config(pv);
+        return warp_kernel(c, warp_exact(c, p));
+    };
     v.launch = [](const ParamValues& pv, const Problem& p) { return warp_launch(warp_config(pv), p); };
     v.tiles = [](const ParamValues& pv, const Problem& p) { return warp_tiles(warp_config(pv), p); };
     v.cost_model = [](const ParamValues& pv, const Problem& p) { return warp_cost_model(warp_config(pv), p); };

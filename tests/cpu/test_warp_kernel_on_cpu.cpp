@@ -86,6 +86,7 @@ void launch_on_cpu(KernelFn kernel, const matmul::WarpConfig& c, const Problem& 
 struct Case {
     matmul::WarpConfig config;
     KernelFn kernel;
+    KernelFn exact;   // warp_tiled_matmul_exact: what the host launches at multiples of the block tile
 };
 
 matmul::WarpConfig config(int bm, int bn, int bk, int wm, int wn, int wniter, int tm, int tn, int stages, int min_blocks) {
@@ -97,7 +98,8 @@ matmul::WarpConfig config(int bm, int bn, int bk, int wm, int wn, int wniter, in
 
 #define WARP_CASE(BM, BN, BK, WM, WN, WNITER, TM, TN, STAGES)                                             \
     Case{config(BM, BN, BK, WM, WN, WNITER, TM, TN, STAGES, 2),                                          \
-         &warp_tiled_matmul<BM, BN, BK, WM, WN, WNITER, TM, TN, STAGES, 2>}
+         &warp_tiled_matmul<BM, BN, BK, WM, WN, WNITER, TM, TN, STAGES, 2>,                                \
+         &warp_tiled_matmul_exact<BM, BN, BK, WM, WN, WNITER, TM, TN, STAGES, 2>}
 
 const std::vector<Case>& cases() {
     static const std::vector<Case> list = {
@@ -117,8 +119,8 @@ TEST(WarpTiledKernelOnCpu, TheKernelsOwnSourceComputesCAndCountsWhatTheModelSays
     const Target* h100 = find_target("h100");
     ASSERT_NE(h100, nullptr);
     // Odd everything (4-byte B copies), N % 4 == 0 with odd M and K (16-byte copies, zero-filled
-    // tails), one element, K shorter than one slice, and multiples of every case's block tile (no
-    // partial tile anywhere).
+    // tails), one element, K shorter than one slice, and multiples of every case's block tile
+    // (warp_tiled_matmul_exact, the body without bounds checks).
     const std::vector<Problem> sizes = {Problem{{67, 45, 37}}, Problem{{130, 132, 35}}, Problem{{1, 1, 1}},
                                         Problem{{33, 68, 3}}, Problem{{256, 128, 64}}};
     std::mt19937 gen(23);
@@ -126,13 +128,14 @@ TEST(WarpTiledKernelOnCpu, TheKernelsOwnSourceComputesCAndCountsWhatTheModelSays
     for (const Case& k : cases())
         for (const Problem& p : sizes) {
             const int64_t M = p.dim[0], N = p.dim[1], K = p.dim[2];
-            SCOPED_TRACE(matmul::warp_kernel(k.config).name_expression + " at " + format_problem(p));
+            const bool exact = matmul::warp_exact(k.config, p);
+            SCOPED_TRACE(matmul::warp_kernel(k.config, exact).name_expression + " at " + format_problem(p));
             ASSERT_EQ(matmul::warp_invalid_reason(k.config, p, *h100), "");
             std::vector<float> a(size_t(M * K)), b(size_t(K * N)), out(size_t(M * N), std::nanf(""));
             for (float& x : a) x = dist(gen);
             for (float& x : b) x = dist(gen);
             unsigned long long counters[4] = {0, 0, 0, 0};
-            launch_on_cpu(k.kernel, k.config, p, a.data(), b.data(), out.data(), counters);
+            launch_on_cpu(exact ? k.exact : k.kernel, k.config, p, a.data(), b.data(), out.data(), counters);
 
             double worst = 0;
             for (int64_t i = 0; i < M; ++i)

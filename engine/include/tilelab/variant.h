@@ -69,6 +69,10 @@ struct Variant {
     // Generic limits (threads per block, shared memory vs the target) are checked by the engine too.
     std::function<std::string(const ParamValues&, const Problem&, const Target&)> invalid_reason;
     std::function<KernelInstance(const ParamValues&)> kernel;
+    // Optional: the kernel for these parameters at this problem, where the problem picks among
+    // instantiations (lesson 06: a body without bounds checks for sizes that are multiples of the
+    // block tile). Unset: `kernel`. Use kernel_for(), which falls back on its own.
+    std::function<KernelInstance(const ParamValues&, const Problem&)> kernel_at;
     std::function<LaunchShape(const ParamValues&, const Problem&)> launch;
     // How the launch cuts the problem into tiles, as the Tiles panel draws it (tilelab/tiles.h).
     // Agrees with launch: the grid walks ⌈extent / block tile⌉ blocks along each output axis.
@@ -88,6 +92,11 @@ CostModel full_cost_model(const Variant& v, const ParamValues& params, const Pro
 const std::vector<Variant>& all_variants();
 // Any registered variant, those added by add_variant() included; nullptr if none is called `id`.
 const Variant* find_variant(const std::string& id);
+// The kernel to compile for `params` at `problem`: Variant::kernel_at where set, else Variant::kernel.
+inline KernelInstance kernel_for(const Variant& v, const ParamValues& params, const Problem& problem) {
+    return v.kernel_at ? v.kernel_at(params, problem) : v.kernel(params);
+}
+
 // Registers `v` at run time without listing it in all_variants() (tests: a kernel that faults, a
 // launch at a limit). A second variant with the same id replaces the first.
 void add_variant(Variant v);

@@ -231,7 +231,7 @@ struct Engine::Impl {
         const Target t = current_target();
         const Checked c = check(req, t);
         if (!c.invalid.empty()) return std::nullopt;
-        return kernel_build(c.variant->kernel(c.params), t.arch(), instrumented);
+        return kernel_build(kernel_for(*c.variant, c.params, req.problem), t.arch(), instrumented);
     }
 
     // One compile-ahead item, on the queue's thread.
@@ -347,7 +347,7 @@ RunResult Engine::Impl::analyze(const RunRequest& req, const UserKernel* user) {
         const ParamValues& params = r.request.params;
         r.launch = checked.launch;
         r.model = full_cost_model(*v, params, req.problem);
-        const KernelInstance k = v->kernel(params);
+        const KernelInstance k = kernel_for(*v, params, req.problem);
         r.name_expression = k.name_expression;
         if (const std::string* source = embedded_source(k.source_file)) r.kernel_source = *source;
         CompileRequest build = kernel_build(k, t.arch(), false);
@@ -430,7 +430,7 @@ void Engine::Impl::measure(RunResult& r, const RunOptions& opt, const CancelFlag
         worker::MeasureJob job{v->family, r.request.problem, r.launch, r.compiled, nullptr};
         // A user's kernel is not counted (UserKernel): counted stays empty.
         if (opt.count_accesses && r.user_kernel.empty()) {   // the same instance built with TILELAB_COUNT=1
-            const KernelInstance k = v->kernel(r.request.params);
+            const KernelInstance k = kernel_for(*v, r.request.params, r.request.problem);
             job.counting = compiler.compile(kernel_build(k, r.target.arch(), true));
             r.stages.count_compile_ms = job.counting->compile_ms;
             r.stages.count_compile_cached = job.counting->cache_level == "memory";
