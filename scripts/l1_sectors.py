@@ -48,73 +48,6 @@ def distinct(keys):
     return int(np.unique(keys).size)
 
 
-def naive(n, BX, BY, SWAP):
-    """Bytes of the loads of naive_matmul at M = N = K = n: per k, A[row][k] and B[k][col]."""
-    M = N = K = n
-    gx, gy = -(-n // BX), -(-n // BY)
-    tx, ty = np.meshgrid(np.arange(BX), np.arange(BY), indexing="ij")
-    tx, ty = tx.ravel(), ty.ravel()
-    bx, by = np.meshgrid(np.arange(gx), np.arange(gy), indexing="ij")
-    block = (by * gx + bx).ravel()[:, None]
-    along_x = (bx.ravel()[:, None] * BX + tx[None, :]).ravel()
-    along_y = (by.ravel()[:, None] * BY + ty[None, :]).ravel()
-    warp = (block * -(-(BX * BY) // 32) + (tx + BX * ty)[None, :] // 32).ravel()
-    col, row = (along_y, along_x) if SWAP else (along_x, along_y)
-    live = (row < M) & (col < N)
-    warp, row, col = warp[live], row[live], col[live]
-    # A k (or k·N) shifts every lane's address alike: a warp's sectors depend only on it mod 8.
-    a = [distinct(warp * (1 << 40) + (row * K + r) // 8) for r in range(8)]
-    b = [distinct(warp * (1 << 40) + (r + col) // 8) for r in range(8)]
-    ks = np.arange(K)
-    return SECTOR * int(sum(a[r] * np.count_nonzero(ks % 8 == r) + b[r] * np.count_nonzero(ks * N % 8 == r) for r in range(8)))
-
-
-def smem_tiled(n, TILE):
-    """Bytes of the loads of smem_tiled_matmul at M = N = K = n: per k-tile t, A[row][t·TILE + tx]
-    and B[t·TILE + ty][col] (kernels/matmul/02_smem_tiled.cuh)."""
-    M = N = K = n
-    g = -(-n // TILE)
-    tx, ty = np.meshgrid(np.arange(TILE), np.arange(TILE), indexing="ij")
-    tx, ty = tx.ravel(), ty.ravel()
-    warp = (tx + TILE * ty) // 32
-    total = 0
-    for t in range(g):
-        a_col, b_row = t * TILE + tx, t * TILE + ty
-        for b in range(g):                     # block row (A) or block column (B): g blocks each
-            row, col = b * TILE + ty, b * TILE + tx
-            a = (row < M) & (a_col < K)
-            bl = (b_row < K) & (col < N)
-            total += g * (distinct(warp[a] * (1 << 40) + (row[a] * K + a_col[a]) // 8) +
-                          distinct(warp[bl] * (1 << 40) + (b_row[bl] * N + col[bl]) // 8))
-    return SECTOR * total
-
-
-def register_1d(n, T, U, S):
-    """Bytes of the A and B loads of register_1d_matmul at M = N = K = n."""
-    M = N = K = n
-    # A: lane = row. Per block column, each (row, k) is one lane of one load instruction; a warp's
-    # lanes are distinct rows, so they share a sector only when rows are under 32 bytes apart.
-    rows = np.arange(M, dtype=np.int64)
-    warp = rows // 32                                   # rows of one warp (T is a multiple of 32)
-    a_sectors = 0
-    for k in range(K):
-        a_sectors += distinct(warp * (1 << 40) + (rows * K + k) * 4 // SECTOR)
-    a_sectors *= -(-N // U)
-    # B: per block, per slice k0, element e = tid + r·T of the S×U slice is (s, u) = (e / U, e % U);
-    # the same for every block row, so counted once per block column and multiplied.
-    e = np.arange(S * U, dtype=np.int64)
-    s, u, group = e // U, e % U, (e // T) * (T // 32) + (e % T) // 32   # group: (r, warp)
-    b_sectors = 0
-    for bx in range(-(-N // U)):
-        col = bx * U + u
-        for k0 in range(0, K, S):
-            k = k0 + s
-            live = (k < K) & (col < N)
-            b_sectors += distinct(group[live] * (1 << 40) + (k[live] * N + col[live]) * 4 // SECTOR)
-    b_sectors *= -(-M // T)
-    return SECTOR * (a_sectors + b_sectors)
-
-
 def staged_tile_loads(rows, cols, tile_rows, tile_cols, threads, width, steps_along_cols, split=False):
     """Distinct (instruction, warp, sector) of loading a rows × cols row-major matrix tile by tile:
     tiles of tile_rows × tile_cols, each loaded by `threads` threads as element e = tid + r·threads
@@ -139,6 +72,54 @@ def staged_tile_loads(rows, cols, tile_rows, tile_cols, threads, width, steps_al
     live = (rr < rows) & (cc < cols)
     sector = (rr * cols + cc) * 4 // SECTOR           # a 16-byte-aligned float4 stays in one sector
     return distinct(key[live] * (rows * cols // 8 + 1) + sector[live])
+
+
+def naive(n, BX, BY, SWAP):
+    """Bytes of the loads of naive_matmul at M = N = K = n: per k, A[row][k] and B[k][col]."""
+    M = N = K = n
+    gx, gy = -(-n // BX), -(-n // BY)
+    tx, ty = np.meshgrid(np.arange(BX), np.arange(BY), indexing="ij")
+    tx, ty = tx.ravel(), ty.ravel()
+    bx, by = np.meshgrid(np.arange(gx), np.arange(gy), indexing="ij")
+    block = (by * gx + bx).ravel()[:, None]
+    along_x = (bx.ravel()[:, None] * BX + tx[None, :]).ravel()
+    along_y = (by.ravel()[:, None] * BY + ty[None, :]).ravel()
+    warp = (block * -(-(BX * BY) // 32) + (tx + BX * ty)[None, :] // 32).ravel()
+    col, row = (along_y, along_x) if SWAP else (along_x, along_y)
+    live = (row < M) & (col < N)
+    warp, row, col = warp[live], row[live], col[live]
+    # A k (or k·N) shifts every lane's address alike: a warp's sectors depend only on it mod 8.
+    a = [distinct(warp * (1 << 40) + (row * K + r) // 8) for r in range(8)]
+    b = [distinct(warp * (1 << 40) + (r + col) // 8) for r in range(8)]
+    ks = np.arange(K)
+    return SECTOR * int(sum(a[r] * np.count_nonzero(ks % 8 == r) + b[r] * np.count_nonzero(ks * N % 8 == r) for r in range(8)))
+
+
+def smem_tiled(n, TILE):
+    """Bytes of the loads of smem_tiled_matmul at M = N = K = n (kernels/matmul/02_smem_tiled.cuh):
+    TILE×TILE threads stage a TILE×TILE tile of A and one of B per k-step, thread (tx, ty) loading
+    element (ty, tx) of each: element e = tid of the tile, one load each."""
+    threads, g = TILE * TILE, -(-n // TILE)
+    a = staged_tile_loads(n, n, TILE, TILE, threads, 1, True) * g
+    b = staged_tile_loads(n, n, TILE, TILE, threads, 1, False) * g
+    return SECTOR * (a + b)
+
+
+def register_1d(n, T, U, S):
+    """Bytes of the A and B loads of register_1d_matmul at M = N = K = n."""
+    M = N = K = n
+    # A: lane = row. Per block column, each (row, k) is one lane of one load instruction; a warp's
+    # lanes are distinct rows, so they share a sector only when rows are under 32 bytes apart.
+    rows = np.arange(M, dtype=np.int64)
+    warp = rows // 32                                   # rows of one warp (T is a multiple of 32)
+    a_sectors = 0
+    for k in range(K):
+        a_sectors += distinct(warp * (1 << 40) + (rows * K + k) * 4 // SECTOR)
+    a_sectors *= -(-N // U)
+    # B: the S×U slice at (k0, col0), element e = tid + r·T is (s, u) = (e / U, e % U); the same for
+    # every block row.
+    b_sectors = staged_tile_loads(n, n, S, U, T, 1, False) * -(-M // T)
+    return SECTOR * (a_sectors + b_sectors)
 
 
 def register_2d(n, p):
