@@ -132,22 +132,11 @@ Validation MatmulFamily::validate() {
     const bool f64 = double_reference_;
     const CompareSummary s = f64 ? support.compare(c_.get<float>(), c_ref_.get<double>(), n, v.tolerance)
                                  : support.compare(c_.get<float>(), c_ref_.get<float>(), n, v.tolerance);
-    v.max_abs_error = s.max_abs_error;
-    v.max_rel_error = s.max_rel_error;
-    v.passed = s.bad == 0;
-    if (v.passed) return v;
+    if (record_comparison(v, s)) return v;
     // The first mismatch, as the user will want to see it: two values copied back, nothing more.
     const size_t at = size_t(s.first_bad);
-    float got = 0;
-    double ref = 0;
-    TL_CUDA_CHECK(cudaMemcpy(&got, c_.get<float>() + at, sizeof got, cudaMemcpyDeviceToHost));
-    if (f64) {
-        TL_CUDA_CHECK(cudaMemcpy(&ref, c_ref_.get<double>() + at, sizeof ref, cudaMemcpyDeviceToHost));
-    } else {
-        float ref_f = 0;
-        TL_CUDA_CHECK(cudaMemcpy(&ref_f, c_ref_.get<float>() + at, sizeof ref_f, cudaMemcpyDeviceToHost));
-        ref = ref_f;
-    }
+    const float got = device_element(c_.get<float>(), at);
+    const double ref = f64 ? device_element(c_ref_.get<double>(), at) : double(device_element(c_ref_.get<float>(), at));
     const double err = std::fabs(double(got) - ref);
     v.message = say("C[{}][{}] = {}, expected {:.6g} (error {:.3g}, tolerance {:.3g} × max(1, |expected|))"
                     "; {} of {} elements outside tolerance",

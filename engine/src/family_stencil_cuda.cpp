@@ -151,15 +151,10 @@ Validation StencilFamily::validate() {
     const size_t plane = size_t(nx_) * ny_, n = plane * size_t(nz_);
     const CompareSummary s =
         support_kernels().compare(out_.get<float>(), reference(r), n, v.tolerance, nx_, ny_, nz_);
-    v.max_abs_error = s.max_abs_error;
-    v.max_rel_error = s.max_rel_error;
-    v.passed = s.bad == 0;
-    if (v.passed) return v;
+    if (record_comparison(v, s)) return v;
     // The first wrong cell: its value and the reference's, two floats copied back.
     const size_t at = size_t(s.first_bad);
-    float value = 0, expected = 0;
-    TL_CUDA_CHECK(cudaMemcpy(&value, out_.get<float>() + at, sizeof value, cudaMemcpyDeviceToHost));
-    TL_CUDA_CHECK(cudaMemcpy(&expected, reference(r) + at, sizeof expected, cudaMemcpyDeviceToHost));
+    const float value = device_element(out_.get<float>(), at), expected = device_element(reference(r), at);
     const int x = int(at % size_t(nx_)), y = int(at / size_t(nx_) % size_t(ny_)), z = int(at / plane);
     const double err = std::fabs(double(value) - double(expected));
     const std::string where = is_interior(x, y, z, r)

@@ -48,14 +48,9 @@ public:
         v.tolerance = 0;   // values are moved, never computed
         const size_t n = size_t(w_) * size_t(h_);
         const CompareSummary s = support_kernels().compare(out_.get<float>(), ref_.get<float>(), n, 0.0);
-        v.max_abs_error = s.max_abs_error;
-        v.max_rel_error = s.max_rel_error;
-        v.passed = s.bad == 0;
-        if (v.passed) return v;
+        if (record_comparison(v, s)) return v;
         const size_t at = size_t(s.first_bad);
-        float value = 0, expected = 0;
-        TL_CUDA_CHECK(cudaMemcpy(&value, out_.get<float>() + at, sizeof value, cudaMemcpyDeviceToHost));
-        TL_CUDA_CHECK(cudaMemcpy(&expected, ref_.get<float>() + at, sizeof expected, cudaMemcpyDeviceToHost));
+        const float value = device_element(out_.get<float>(), at), expected = device_element(ref_.get<float>(), at);
         v.message = say("out[{}][{}] = {}, expected in[{}][{}] = {}; {} of {} elements wrong",
                         "out[{}][{}] = {}，应为 in[{}][{}] = {}；{} / {} 个元素错误", at / size_t(h_), at % size_t(h_),
                         value, at % size_t(h_), at / size_t(h_), expected, s.bad, n);

@@ -3,9 +3,13 @@
 // every kernel) and loaded from one library. GPU worker only.
 #pragma once
 #include <cuda_runtime.h>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
+
+#include "cuda_check.h"
+#include "tilelab/result.h"
 
 namespace tilelab {
 
@@ -16,6 +20,23 @@ struct CompareSummary {
     double max_abs_error = 0;           // NaN when some error was NaN
     double max_rel_error = 0;
 };
+
+// Copies a comparison's errors into v and sets v.passed; returns v.passed. The caller writes
+// v.message (the first mismatch, with device_element) when it returns false.
+inline bool record_comparison(Validation& v, const CompareSummary& s) {
+    v.max_abs_error = s.max_abs_error;
+    v.max_rel_error = s.max_rel_error;
+    v.passed = s.bad == 0;
+    return v.passed;
+}
+
+// Element `at` of a device array, copied back: for a mismatch's message, one value, nothing more.
+template <class T>
+T device_element(const T* p, size_t at) {
+    T value{};
+    TL_CUDA_CHECK(cudaMemcpy(&value, p + at, sizeof value, cudaMemcpyDeviceToHost));
+    return value;
+}
 
 class SupportKernels {
 public:
