@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Warp-tiled matmul benchmarks on the GPU (lesson 06, issue 17), all through `tilelab-cli ... --json`:
-#   1. a grid at 4096³: STAGES 1..4 × seven block/warp-tile shapes and register caps (one `sweep`
+#   1. a grid at 4096³: STAGES 1..4 × ten block/warp-tile shapes and register caps (one `sweep`
 #      over STAGES per shape);
 #   2. at 2048³, 4096³ and 8192³: lesson 05's 2D kernel at its defaults, the warp-tiled kernel at
 #      its defaults and at the best shape of the grid, each against cuBLAS SGEMM FP32 measured in
@@ -75,6 +75,8 @@ shapes = {
     "128x128 64x64 WNITER=4 8x4 BK=16 (128 threads)": {"WM": 64, "WN": 64, "WNITER": 4},
     "128x128 64x32 WNITER=2 8x4 BK=8": {"BK": 8},
     "128x256 64x64 WNITER=2 8x4 BK=16 MINBLOCKS=1": {"BN": 256, "WM": 64, "WN": 64, "MINBLOCKS": 1},
+    "128x256 32x128 WNITER=2 8x4 BK=16 MINBLOCKS=1": {"BN": 256, "WM": 32, "WN": 128, "MINBLOCKS": 1},
+    "256x128 64x64 WNITER=2 8x4 BK=16 MINBLOCKS=1": {"BM": 256, "WM": 64, "WN": 64, "MINBLOCKS": 1},
 }
 grid = []   # (label, params, median ms) of every validated point
 grid_rows = []
