@@ -38,6 +38,18 @@ tests_failed=0
 
 add() { summary+=("$1|$2|$3"); }
 
+# TileLab processes still running after a step: `timeout` stops the process it started, not the GPU
+# workers and CLIs that process started, and those would keep the GPU busy under the next step's
+# measurements. Stops every TileLab process on the machine (by process name, never a shell; the GPU
+# machine is a scratch one) and notes how many. Usage: stop_strays STEP
+stop_strays() {
+  local pids
+  pids=$(pgrep -x 'tilelab-gpu-wor.*|tilelab_tests|tilelab-cli|fake_gpu_worker|tilelab' 2>/dev/null | tr '\n' ' ')
+  [ -n "${pids// }" ] || return 0
+  kill -TERM $pids 2>/dev/null; sleep 2; kill -KILL $pids 2>/dev/null
+  add "$1: left running" "note" "stopped $(wc -w <<<"$pids") TileLab processes the step left behind"
+}
+
 # ---- 1. the GPU ---------------------------------------------------------------------------
 if command -v nvidia-smi >/dev/null; then
   nvidia-smi > "$out/nvidia-smi.log" 2>&1
@@ -100,6 +112,7 @@ if [ "$what" = all ] || [ "$what" = tests ]; then
       add "tests" "ok" "$detail"
     fi
     # Why tests skipped (on a GPU machine, "no GPU" here means something is wrong).
+    stop_strays "tests"
     reasons=$(grep -A1 -E ': Skipped$' "$out/tests.log" | grep -vE -- '^--$|: Skipped$' | cut -c1-70 | sort | uniq -c |
               sort -rn | head -4 | awk '{n=$1; $1=""; printf "%s×%s; ", n, $0}')
     [ -z "$reasons" ] || add "tests skipped" "note" "$reasons"
@@ -137,6 +150,7 @@ if [ "$what" = all ] || [ "$what" = bench ] || [[ "$what" == bench_* ]]; then
     start=$SECONDS
     BUILD="$build" OUT="$out/$name.d" timeout "${BENCH_TIMEOUT:-300}" bash "$script" "${args[@]}" > "$out/$name.log" 2>&1
     rc=$?
+    stop_strays "$name"
     secs=$((SECONDS - start))
     if [ $rc -eq 0 ]; then add "$name" "ok" "${secs}s, table in $name.log"
     elif [ $rc -eq 124 ]; then add "$name" "TIMED OUT" "after ${secs}s, see $name.log"

@@ -29,6 +29,14 @@ export TILELAB_FONT_DIR=/tmp/tlroot/usr/share/fonts/truetype/dejavu
 export XDG_CONFIG_HOME=/tmp/tlconfig XDG_CACHE_HOME=/tmp/tlcache
 app="$bin/gui/tilelab"
 
+# TileLab processes left running by an earlier command (a test run stopped by `timeout` leaves its
+# GPU workers behind) would share the GPU with every drag measured here: stop them first.
+strays=$(pgrep -x 'tilelab-gpu-wor.*|tilelab_tests|tilelab-cli|fake_gpu_worker|tilelab' 2>/dev/null | tr '\n' ' ')
+if [ -n "${strays// }" ]; then
+  echo "gui_check: stopping $(wc -w <<<"$strays") TileLab processes left running: $strays"
+  kill -TERM $strays 2>/dev/null; sleep 2; kill -KILL $strays 2>/dev/null
+fi
+
 # Mesa's software renderer (DEBS/mesa, optional), unpacked into its own root: with
 # --gl-device software the app draws on the CPU, apart from the GPU that runs the kernels.
 soft_env=()
