@@ -38,16 +38,12 @@ tests_failed=0
 
 add() { summary+=("$1|$2|$3"); }
 
-# TileLab processes still running after a step: `timeout` stops the process it started, not the GPU
-# workers and CLIs that process started, and those would keep the GPU busy under the next step's
-# measurements. Stops every TileLab process on the machine (by process name, never a shell; the GPU
-# machine is a scratch one) and notes how many. Usage: stop_strays STEP
+# After a step, TileLab processes it left running are stopped and noted. Usage: stop_strays STEP
+. scripts/stray_processes.sh
 stop_strays() {
-  local pids
-  pids=$(pgrep -x 'tilelab-gpu-wor.*|tilelab_tests|tilelab-cli|fake_gpu_worker|tilelab' 2>/dev/null | tr '\n' ' ')
-  [ -n "${pids// }" ] || return 0
-  kill -TERM $pids 2>/dev/null; sleep 2; kill -KILL $pids 2>/dev/null
-  add "$1: left running" "note" "stopped $(wc -w <<<"$pids") TileLab processes the step left behind"
+  local n
+  n=$(stop_tilelab_processes)
+  [ "$n" -eq 0 ] || add "$1: left running" "note" "stopped $n TileLab processes the step left behind"
 }
 
 # ---- 1. the GPU ---------------------------------------------------------------------------
@@ -111,8 +107,8 @@ if [ "$what" = all ] || [ "$what" = tests ]; then
     else
       add "tests" "ok" "$detail"
     fi
-    # Why tests skipped (on a GPU machine, "no GPU" here means something is wrong).
     stop_strays "tests"
+    # Why tests skipped (on a GPU machine, "no GPU" here means something is wrong).
     reasons=$(grep -A1 -E ': Skipped$' "$out/tests.log" | grep -vE -- '^--$|: Skipped$' | cut -c1-70 | sort | uniq -c |
               sort -rn | head -4 | awk '{n=$1; $1=""; printf "%s×%s; ", n, $0}')
     [ -z "$reasons" ] || add "tests skipped" "note" "$reasons"

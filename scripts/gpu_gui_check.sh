@@ -31,11 +31,9 @@ app="$bin/gui/tilelab"
 
 # TileLab processes left running by an earlier command (a test run stopped by `timeout` leaves its
 # GPU workers behind) would share the GPU with every drag measured here: stop them first.
-strays=$(pgrep -x 'tilelab-gpu-wor.*|tilelab_tests|tilelab-cli|fake_gpu_worker|tilelab' 2>/dev/null | tr '\n' ' ')
-if [ -n "${strays// }" ]; then
-  echo "gui_check: stopping $(wc -w <<<"$strays") TileLab processes left running: $strays"
-  kill -TERM $strays 2>/dev/null; sleep 2; kill -KILL $strays 2>/dev/null
-fi
+. scripts/stray_processes.sh
+strays=$(stop_tilelab_processes)
+[ "$strays" -eq 0 ] || echo "gui_check: stopped $strays TileLab processes left running"
 
 # Mesa's software renderer (DEBS/mesa, optional), unpacked into its own root: with
 # --gl-device software the app draws on the CPU, apart from the GPU that runs the kernels.
