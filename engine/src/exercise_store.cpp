@@ -16,10 +16,20 @@ namespace {
 namespace fs = std::filesystem;
 
 // Seconds and milliseconds since the epoch: two backups in one second still get two names.
-std::string time_suffix() {
+// PATH + TAG + the time in milliseconds, with -2, -3, ... appended if that name is taken: two
+// resets in the same millisecond (a fast machine, a double click) keep two backups.
+std::string unused_name(const std::string& path, const char* tag) {
     const auto now = std::chrono::system_clock::now().time_since_epoch();
     const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now).count();
-    return fmt::format("{}.{:03}", ms / 1000, ms % 1000);
+    const std::string base = fmt::format("{}{}{}.{:03}", path, tag, ms / 1000, ms % 1000);
+    std::string name = base;
+    std::error_code ec;
+    const auto taken = [&] {
+        const fs::file_type t = fs::symlink_status(name, ec).type();
+        return t != fs::file_type::not_found && t != fs::file_type::none;   // none: cannot tell, let the write say
+    };
+    for (int n = 2; taken() && n < 1000; ++n) name = fmt::format("{}-{}", base, n);
+    return name;
 }
 
 bool make_dir(const std::string& dir, std::string& error) {
@@ -62,7 +72,7 @@ std::string ExerciseStore::load(const Exercise& ex, std::string& note) const {
         if (why.empty()) return text;
     }
     // Not usable: keep it where the user can find it, and start from the starting file.
-    const std::string aside = path + ".unreadable-" + time_suffix();
+    const std::string aside = unused_name(path, ".unreadable-");
     std::error_code ec;
     fs::rename(path, aside, ec);
     note = ec ? fmt::format("{} could not be used ({}) nor moved aside ({}); it is left as it is and not written",
@@ -84,7 +94,7 @@ bool ExerciseStore::reset(const Exercise& ex, std::string& backup, std::string& 
     std::string current, why;
     const ReadOutcome got = read_regular_file(path, size_t(64) << 20, current, why);
     if (got == ReadOutcome::ok) {
-        const std::string bak = path + ".bak-" + time_suffix();
+        const std::string bak = unused_name(path, ".bak-");
         if (!write_file_atomic(bak, current, error)) return false;
         backup = bak;
     } else if (got != ReadOutcome::missing) {
