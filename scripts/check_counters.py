@@ -20,10 +20,23 @@ floor of 0.1 % of the level's total (wavefronts, DRAM reads). It is "within ncu'
 when it lies inside [min - 2 %, max + 2 %] of ncu's R collections (or under the floor). Exit 1 if
 any metric is outside ncu's repeatability.
 
+--large draws sizes whose output is several times L2 (stencils 448-512³, matmuls 6144-8192³,
+transposes 8192-16384²): nearly all of the output is then written back during the kernel, so DRAM
+writes no longer hang on what L2 held before it, and the check tests the collection itself.
+
+--ncu-launch pass profiles, instead of the kernel's first launch under ncu's own cache flush, the
+counter pass's own launch: the worker runs the pass's L2 emptying and launch without CUPTI
+(TILELAB_HW_NCU_LAUNCH=1) and ncu, with its cache control off, picks that launch out by the pass's
+NVTX range. Both tools then count the same launch from the same cache state, which separates an
+error in the collection from the difference between the pass's L2 emptying and ncu's flush.
+With kernel replay, ncu's passes after the first start from its memory restore, not from the
+pass's emptying; --ncu-replay application reruns the whole command for every pass instead.
+
 Usage: check_counters.py CLI [--per-variant N] [--variants a,b] [--seed S] [--ncu PATH]
-                             [--ncu-repeat R] [--ncu-clock none|base] [--deadline S]
+                             [--ncu-repeat R] [--ncu-clock none|base] [--ncu-launch first|pass]
+                             [--ncu-replay kernel|application] [--large] [--deadline S]
 """
-import argparse, csv, io, json, random, re, subprocess, sys, time
+import argparse, csv, io, json, os, random, re, subprocess, sys, time
 from collections import defaultdict
 
 TOL = 0.02
@@ -34,13 +47,19 @@ def run(cmd, env=None, timeout=300):
     return p.returncode, p.stdout, p.stderr
 
 
-def draw_configs(cli, variant, n, rng):
+# Sizes drawn per family: the usual ones, and with --large ones whose output is several times L2,
+# so that nearly all of it is written back to DRAM during the kernel whatever L2 held before.
+SIZES = {False: {"stencil": (64, 256), "matmul": (256, 2048), "transpose": (256, 2048)},
+         True: {"stencil": (448, 512), "matmul": (6144, 8192), "transpose": (8192, 16384)}}
+
+
+def draw_configs(cli, variant, n, rng, large=False):
     """n random (params, size) pairs the engine accepts (`compile` exits 0)."""
     configs, tries = [], 0
     while len(configs) < n and tries < 200:
         tries += 1
         params = {p["name"]: rng.choice(p["values"]) for p in variant["params"]}
-        size = rng.randint(64, 256) if variant["family"] == "stencil" else rng.randint(256, 2048)
+        size = rng.randint(*SIZES[large][variant["family"]])
         args = ["--size", str(size)] + sum((["--set", f"{k}={v}"] for k, v in params.items()), [])
         rc, out, _ = run([cli, "compile", variant["id"], "--json"] + args)
         if rc == 0:
@@ -48,11 +67,21 @@ def draw_configs(cli, variant, n, rng):
     return configs
 
 
-def ncu_values(ncu, cli, variant_id, args, kernel, metrics, extra=()):
+OURS = ["--no-count", "--no-reference", "--reps", "1", "--warmup", "0"]   # TileLab's run, both ways
+
+
+def ncu_values(ncu, cli, variant_id, args, kernel, metrics, extra=(), same_launch=False):
+    """ncu's values for one launch: the kernel's first launch (ncu's own cache control decides
+    the cache state), or with same_launch the counter pass's own launch, run by the worker without
+    CUPTI (TILELAB_HW_NCU_LAUNCH) after the pass's L2 emptying and picked out by its NVTX range."""
+    env = None
+    if same_launch:
+        extra = [*extra, "--cache-control", "none", "--nvtx", "--nvtx-include", "tilelab-hardware-pass/"]
+        env = dict(os.environ, TILELAB_HW_NCU_LAUNCH="1")
     cmd = [ncu, *extra, "--target-processes", "all", "--kernel-name", f"regex:{re.escape(kernel)}", "--launch-count", "1",
            "--metrics", ",".join(metrics), "--csv", "--print-units", "base",
-           cli, "run", variant_id, "--no-hardware", "--no-count", "--no-reference", "--reps", "1", "--warmup", "0"] + args
-    rc, out, err = run(cmd, timeout=600)
+           cli, "run", variant_id, *([] if same_launch else ["--no-hardware"]), *OURS] + args
+    rc, out, err = run(cmd, env=env, timeout=600)
     rows = [l for l in out.splitlines() if l.startswith('"')]
     values = {}
     for row in csv.DictReader(io.StringIO("\n".join(rows))):
@@ -95,6 +124,9 @@ def main():
     ap.add_argument("--ncu", default="ncu")
     ap.add_argument("--ncu-repeat", type=int, default=2)
     ap.add_argument("--ncu-clock", choices=["none", "base"], default="none")
+    ap.add_argument("--ncu-launch", choices=["first", "pass"], default="first")
+    ap.add_argument("--ncu-replay", choices=["kernel", "application"], default="kernel")
+    ap.add_argument("--large", action="store_true", help="sizes whose output is several times L2 (SIZES)")
     ap.add_argument("--deadline", type=float, default=0, help="stop starting new configurations after this many seconds")
     a = ap.parse_args()
     rng = random.Random(a.seed)
@@ -104,20 +136,22 @@ def main():
     per_variant = defaultdict(int)
     summary = defaultdict(lambda: [0, 0, 0, 0.0, 0.0])   # metric: n, strict, repeat, worst diff, worst ncu spread
     start = time.monotonic()
-    print(f"ncu --clock-control {a.ncu_clock}, {a.ncu_repeat} ncu collections per configuration\n")
+    launch = ("the counter pass's own launch (--cache-control none, after the pass's L2 emptying)"
+              if a.ncu_launch == "pass" else "the kernel's first launch (ncu's cache control)")
+    print(f"ncu on {launch}, --clock-control {a.ncu_clock}, --replay-mode {a.ncu_replay}, "
+          f"{a.ncu_repeat} ncu collections per configuration\n")
     print("| variant | config | metric | TileLab (CUPTI) | ncu | diff | ncu spread | ok |")
     print("| --- | --- | --- | ---: | ---: | ---: | ---: | --- |")
     # One configuration of every variant, then a second of each ...: drawn (and compiled) only when
     # its turn comes, so that a --deadline leaves every variant about equally covered.
     selected = [v for v in variants if not wanted or v["id"] in wanted]
-    work = ((v, cfg) for _ in range(a.per_variant) for v in selected for cfg in draw_configs(a.cli, v, 1, rng))
+    work = ((v, cfg) for _ in range(a.per_variant) for v in selected for cfg in draw_configs(a.cli, v, 1, rng, a.large))
     for v, (args, compiled) in work:
         if a.deadline and time.monotonic() - start > a.deadline:
             print(f"\n(deadline of {a.deadline} s reached after {checked} configurations)")
             break
         checked += 1
-        rc, out, err = run([a.cli, "run", v["id"], "--json", "--no-count", "--no-reference", "--reps", "1",
-                            "--warmup", "0"] + args)
+        rc, out, err = run([a.cli, "run", v["id"], "--json", *OURS] + args)
         if rc != 0:
             print(f"| {v['id']} | {' '.join(args)} | run failed (exit {rc}) | | | | | FAIL |")
             sys.stderr.write(err)
@@ -131,8 +165,9 @@ def main():
         per_variant[v["id"]] += 1
         ours = {k: x for k, x in hw.items() if "__" in k and x is not None}
         kernel = compiled["kernel"].split("<")[0]
-        extra = ["--clock-control", a.ncu_clock]
-        theirs = [ncu_values(a.ncu, a.cli, v["id"], args, kernel, sorted(ours), extra) for _ in range(a.ncu_repeat)]
+        extra = ["--clock-control", a.ncu_clock, "--replay-mode", a.ncu_replay]
+        theirs = [ncu_values(a.ncu, a.cli, v["id"], args, kernel, sorted(ours), extra, a.ncu_launch == "pass")
+                  for _ in range(a.ncu_repeat)]
         config = " ".join(x for x in args if x != "--set") + f" ({hw['passes']} passes, {hw['pass_ms']:.0f} ms)"
         for m in sorted(ours):
             values = [t[m] for t in theirs if m in t]

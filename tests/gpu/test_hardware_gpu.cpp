@@ -2,7 +2,7 @@
 // pass after the timed runs), checked against what the lessons say about them: DRAM reads at
 // least the compulsory bytes and no more than the model's global bytes; a fully coalesced tiled
 // kernel asks L1 for exactly 4 bytes per modelled load. (Each metric against `ncu --metrics` on
-// the same launch: scripts/check_counters.sh.) Every test skips visibly without a GPU.
+// the same launch: scripts/check_counters.py.) Every test skips visibly without a GPU.
 #include <fmt/format.h>
 #include <random>
 #include <string>

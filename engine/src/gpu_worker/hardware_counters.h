@@ -34,7 +34,10 @@ public:
     // setup that cannot profile (no privileges, unsupported GPU) is remembered and not retried.
     // TILELAB_SIMULATE_CUPTI_ERROR=N (a CUptiResult) makes every pass fail as if CUPTI had
     // returned N, for testing the messages end to end; TILELAB_HW_TRACE=1 prints where the
-    // pass's time went (set-up, enable, passes) on stderr.
+    // pass's time went (set-up, enable, passes) on stderr. TILELAB_HW_NCU_LAUNCH=1 runs one
+    // pass's before_pass() and launch() without CUPTI (status skipped), for ncu to profile that
+    // launch from the same cache state (every pass launch is in the NVTX range
+    // "tilelab-hardware-pass").
     // The one-time set-up alone (what the first collect() would do first), so that it can happen
     // while the worker is idle. A failure is remembered for collect() to report. Never throws.
     void prepare();
