@@ -60,8 +60,11 @@ protected:
     }
 };
 
-// DRAM reads at least the inputs once (the counter pass starts each replay with a cold L2) and
-// never more than the model's global bytes (caches can only remove traffic).
+// DRAM reads at least the inputs once (the counter pass starts each replay with a cold L2) and,
+// for a kernel that does not spill, never more than the model's global bytes (caches can only
+// remove traffic). A spilling kernel's local memory also goes through L2 to DRAM and is not in
+// the model's global bytes (measured on an H100: 0.49-1.56 GB read against 0.07-0.39 GB modelled,
+// for register_2d and register_pressure configurations with 2-10 kB of spills).
 TEST_P(HardwareOnGpu, DramReadsAtLeastTheCompulsoryBytesAndAtMostTheModelsGlobalBytes) {
     const std::vector<RunRequest> requests = random_requests(variant(), 0x14C0 + GetParam());
     ASSERT_EQ(requests.size(), 5u) << "not enough valid configurations of " << variant().id;
@@ -72,7 +75,10 @@ TEST_P(HardwareOnGpu, DramReadsAtLeastTheCompulsoryBytesAndAtMostTheModelsGlobal
         // The inputs: compulsory bytes less the output, written once (4 bytes per store).
         const double compulsory_read = r.model.compulsory_bytes - 4 * r.model.total.global_stores;
         EXPECT_GE(read, 0.95 * compulsory_read) << describe(r);
-        EXPECT_LE(read, r.model.global_bytes) << describe(r);
+        const bool spills = r.compiled && (r.compiled->ptxas.spill_stores > 0 || r.compiled->ptxas.spill_loads > 0);
+        if (!spills) {
+            EXPECT_LE(read, r.model.global_bytes) << describe(r);
+        }
         const double occupancy = *r.hardware.get("sm__warps_active.avg.pct_of_peak_sustained_active");
         EXPECT_GT(occupancy, 0) << describe(r);
         EXPECT_LE(occupancy, 100.0 * r.occupancy.occupancy * 1.02) << describe(r) << ": achieved above theoretical";
