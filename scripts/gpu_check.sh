@@ -12,8 +12,11 @@
 # logging each step to $OUT/ and carrying on after a failure; a summary table comes last.
 # Exit status: non-zero if the tests (or the library check) failed.
 #
-# Usage: scripts/gpu_check.sh BUILD_DIR [all|tests|bench|bench_NAME]   (logs: $OUT, default /tmp/tilelab-gpu-check)
+# Usage: scripts/gpu_check.sh BUILD_DIR [all|tests|tests:K/N|bench|bench_NAME]   (logs: $OUT, default /tmp/tilelab-gpu-check)
 #   Each device command may run 10 minutes: run "tests" and "bench" (or one bench_NAME) separately.
+#   tests:K/N runs the K-th of N shards of the tests (googletest's sharding): on an H100 the whole
+#   suite ran past 540 s twice (2026-11-24), so run tests:1/2 and tests:2/2 in two calls. The
+#   summary names the slowest tests of the run.
 # Env:   TEST_TIMEOUT (s, default 540), BENCH_TIMEOUT (s per script, default 300),
 #        GTEST_FILTER (passed to the tests, e.g. '*Gpu*')
 set -uo pipefail
@@ -78,6 +81,12 @@ add "libraries (ldd)" "$ldd_status" "${ldd_detail:-only libc/libstdc++/libm/libg
 [ "$ldd_status" = ok ] || tests_failed=1
 
 # ---- 3. the tests -------------------------------------------------------------------------
+shard=""
+if [[ "$what" =~ ^tests:([0-9]+)/([0-9]+)$ ]]; then
+  shard="${BASH_REMATCH[1]}/${BASH_REMATCH[2]}"
+  export GTEST_SHARD_INDEX=$((BASH_REMATCH[1] - 1)) GTEST_TOTAL_SHARDS=${BASH_REMATCH[2]}
+  what=tests
+fi
 if [ "$what" = all ] || [ "$what" = tests ]; then
   # The CLI tests run the CLI at the path the build machine compiled in; where this checkout
   # lives elsewhere, put a link there (this is a scratch machine).
@@ -91,7 +100,7 @@ if [ "$what" = all ] || [ "$what" = tests ]; then
   fi
   if [ -x "$tests" ]; then
     start=$SECONDS
-    timeout "${TEST_TIMEOUT:-540}" "$tests" --gtest_brief=1 --gtest_color=no ${GTEST_FILTER:+--gtest_filter="$GTEST_FILTER"} \
+    timeout "${TEST_TIMEOUT:-540}" "$tests" --gtest_color=no ${GTEST_FILTER:+--gtest_filter="$GTEST_FILTER"} \
       > "$out/tests.log" 2>&1
     rc=$?
     secs=$((SECONDS - start))
@@ -107,6 +116,10 @@ if [ "$what" = all ] || [ "$what" = tests ]; then
     else
       add "tests" "ok" "$detail"
     fi
+    [ -z "$shard" ] || add "tests shard" "note" "shard $shard of the suite"
+    slowest=$(sed -nE 's/^\[       OK \] ([^ ,]+).* \(([0-9]+) ms\)$/\2 \1/p' "$out/tests.log" | sort -rn | head -3 |
+              awk '{printf "%s %.0f s; ", $2, $1 / 1000}')
+    [ -z "$slowest" ] || add "tests: slowest" "note" "$slowest"
     stop_strays "tests"
     # Why tests skipped (on a GPU machine, "no GPU" here means something is wrong).
     reasons=$(grep -A1 -E ': Skipped$' "$out/tests.log" | grep -vE -- '^--$|: Skipped$' | cut -c1-70 | sort | uniq -c |
