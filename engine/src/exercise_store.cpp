@@ -15,9 +15,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Seconds and milliseconds since the epoch: two backups in one second still get two names.
-// PATH + TAG + the time in milliseconds, with -2, -3, ... appended if that name is taken: two
-// resets in the same millisecond (a fast machine, a double click) keep two backups.
+// PATH + TAG + seconds and milliseconds since the epoch, with -2, -3, ... appended if that name
+// is taken: two resets in the same millisecond (a fast machine, a double click) keep two backups.
 std::string unused_name(const std::string& path, const char* tag) {
     const auto now = std::chrono::system_clock::now().time_since_epoch();
     const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now).count();
