@@ -154,7 +154,7 @@ void draw_ptxas(const RunResult& r, const CompileResult& c) {
         else ImGui::TextUnformatted(value.c_str());
     };
     const ImVec4 red = StatusColorVec(false);
-    const bool spills = p.spill_stores > 0 || p.spill_loads > 0;
+    const bool spills = p.spills();
     cell(tr("code.registers_thread").c_str(), p.parsed ? std::to_string(p.registers) : "?");
     cell(tr("code.spill_stores_loads").c_str(), std::to_string(p.spill_stores) + " B / " + std::to_string(p.spill_loads) + " B",
          spills ? &red : nullptr);

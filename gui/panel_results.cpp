@@ -202,7 +202,7 @@ void draw_analysis(const RunResult& r) {
     row(tr("results.block").c_str(), block);
     if (r.compiled && r.compiled->ok) {
         const PtxasInfo& p = r.compiled->ptxas;
-        const bool spills = p.spill_stores > 0 || p.spill_loads > 0;
+        const bool spills = p.spills();
         const ImVec4 red = StatusColorVec(false);
         row(tr("results.registers_thread").c_str(),
             spills ? trf("results.registers_spills", p.registers, p.spill_stores, p.spill_loads)

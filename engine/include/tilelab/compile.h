@@ -18,6 +18,7 @@ struct PtxasInfo {
     int smem_bytes = 0;     // static shared memory
     int cmem_bytes = 0;     // constant bank 0 (params)
     bool parsed = false;
+    bool spills() const { return spill_stores > 0 || spill_loads > 0; }
 };
 
 // Parses ptxas's verbose report. Only the lines for `mangled_name` are used when it is not empty.
