@@ -43,10 +43,10 @@ int main(int argc, char** argv) {
 
     std::vector<Row> rows;
     for (const auto& v : all_variants()) {
-        if (!v.kernel) continue;
+        if (!v.defined()) continue;
         KernelInstance k = v.kernel(with_defaults(v.params, {}));
         rows.push_back({v.id, {k.source_file, k.name_expression, target->arch(), k.max_registers, {}}});
-        if (v.kernel_at) {   // the problem picks the instantiation: also the one a 4096³ problem gets
+        if (v.picks_kernel_by_problem) {   // the problem picks the instantiation: also the one a 4096³ problem gets
             k = kernel_for(v, with_defaults(v.params, {}), Problem{{4096, 4096, 4096}});
             rows.push_back({v.id + " @4096³", {k.source_file, k.name_expression, target->arch(), k.max_registers, {}}});
         }

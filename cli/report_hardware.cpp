@@ -25,8 +25,8 @@ void render_hardware(std::string& out, const RunResult& r) {
     }
     const auto m = [&](const char* name) { return h.get(name).value_or(0); };
     const CostModel& model = r.model;
-    const double model_loads_bytes = 4 * model.total.global_loads;
-    const double model_stores_bytes = 4 * model.total.global_stores;
+    const double model_loads_bytes = model.load_bytes(model.total.global_loads);
+    const double model_stores_bytes = model.store_bytes(model.total.global_stores);
     Table t({{tr("hwreport.col_level"), Align::Left}, {tr("hwreport.col_counter"), Align::Left},
              {tr("hwreport.col_measured"), Align::Right}, {tr("hwreport.col_beside"), Align::Left},
              {tr("hwreport.col_ratio"), Align::Right}});

@@ -87,10 +87,10 @@ void DrawHardwareTable(const RunResult& r) {
     rows.push_back({"L2", tr("hardware.l2_help").c_str(), "", "",
                     bytes(hw("lts__t_bytes.sum")), "", ""});
     rows.push_back({tr("hardware.l1_loads").c_str(), tr("hardware.l1_loads_help").c_str(),
-                    format_bytes(4 * m.total.global_loads), counted ? format_bytes(4 * r.counted->global_loads) : "",
+                    format_bytes(m.load_bytes(m.total.global_loads)), counted ? format_bytes(m.load_bytes(r.counted->global_loads)) : "",
                     bytes(hw("l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum")), "", ""});
     rows.push_back({tr("hardware.l1_stores").c_str(), tr("hardware.l1_stores_help").c_str(),
-                    format_bytes(4 * m.total.global_stores), counted ? format_bytes(4 * r.counted->global_stores) : "",
+                    format_bytes(m.store_bytes(m.total.global_stores)), counted ? format_bytes(m.store_bytes(r.counted->global_stores)) : "",
                     bytes(hw("l1tex__t_bytes_pipe_lsu_mem_global_op_st.sum")), "", ""});
     for (const bool load : {true, false}) {
         const char* op = load ? "ld" : "st";

@@ -153,7 +153,7 @@ void DrawBankSection(AppState& state, const RunResult& r) {
     }
     DrawSiteTable(r);
     const Variant* v = find_variant(r.request.variant);
-    if (!v || !v->shared_sites) return;
+    if (!v || !v->declares_shared_sites) return;
     const std::vector<SharedAccessSite> sites = v->shared_sites(r.request.params, r.request.problem);
     if (sites.empty()) return;
     // Until the user picks one, the site with the most conflicts (the first if none has any).

@@ -175,7 +175,7 @@ void draw_kernel(AppState& state) {
     }
     const Variant* variant = find_variant(r->request.variant);
     std::string file;
-    if (variant && variant->kernel) file = variant->kernel(r->request.params).source_file;
+    if (variant && variant->defined()) file = variant->kernel(r->request.params).source_file;
 
     ImGui::TextDisabled("%s", tr("code.instantiation").c_str());
     HelpMarker(tr("code.instantiation_help").c_str());

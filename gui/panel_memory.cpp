@@ -3,6 +3,7 @@
 // uses; the arithmetic intensity; and where that puts the kernel on the card's roofline.
 // The model needs no GPU; counted values and measured points say "no GPU" in model mode.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -123,16 +124,20 @@ void DrawRoofline(const AppState& state, const RunResult& r) {
     const Ceilings ceilings = state.engine_thread ? state.engine_thread->ceilings() : Ceilings{};
     plot::Roofline roof;
     std::string source;
-    if (ceilings.measured && ceilings.sgemm_gflops > 0 && ceilings.copy_gbps > 0) {
+    const ElementType input = r.precision.input;
+    if (input == ElementType::f32 && ceilings.measured && ceilings.sgemm_gflops > 0 && ceilings.copy_gbps > 0) {
         roof.peak_gflops = ceilings.sgemm_gflops;
         roof.bandwidth_gbps = ceilings.copy_gbps;
         roof.peak_label = "SGEMM " + Rate(roof.peak_gflops, "GFLOP/s", "TFLOP/s");
         roof.bandwidth_label = tr("memory.roof_copy") + " " + Rate(roof.bandwidth_gbps, "GB/s", "TB/s");
         source = tr("memory.ceilings_measured_on_this_gpu_cublas_sgemm_for_c").c_str();
     } else {
-        roof.peak_gflops = t.peak_fp32_gflops;
+        // The roof of the kernel's input type: the FP32 pipes, or the tensor cores at TF32/BF16/FP16.
+        roof.peak_gflops = t.peak_gflops(input);
         roof.bandwidth_gbps = t.dram_gbps;
-        roof.peak_label = "FP32 " + Rate(roof.peak_gflops, "GFLOP/s", "TFLOP/s");
+        std::string type = element_name(input);
+        for (char& c : type) c = char(std::toupper(static_cast<unsigned char>(c)));
+        roof.peak_label = (input == ElementType::f32 ? type : type + " tensor") + " " + Rate(roof.peak_gflops, "GFLOP/s", "TFLOP/s");
         roof.bandwidth_label = "DRAM " + Rate(roof.bandwidth_gbps, "GB/s", "TB/s");
         source = r.measured ? trf("memory.datasheet_until_measured", t.name) : trf("memory.datasheet_model_mode", t.name);
     }

@@ -19,13 +19,13 @@ inline void add_extra(CostModel& m, std::string quantity, std::string expression
     m.extras.push_back({std::move(quantity), std::move(expression), value});
 }
 
-// Fills the fields every matmul cost model derives the same way.
-inline void finish_cost_model(CostModel& m, const Problem& p) {
+// Fills the fields every matmul cost model derives the same way, at the kernel's element types.
+inline void finish_cost_model(CostModel& m, const Problem& p, const Precision& precision = {}) {
     const double M = double(p.dim[0]), N = double(p.dim[1]), K = double(p.dim[2]);
     m.flops = 2 * M * N * K;
-    m.global_bytes = 4 * (m.total.global_loads + m.total.global_stores);
+    m.set_element_types(precision);
     m.intensity = m.global_bytes > 0 ? m.flops / m.global_bytes : 0;
-    m.compulsory_bytes = 4 * (M * K + K * N + M * N);
+    m.compulsory_bytes = m.load_bytes(M * K + K * N) + m.store_bytes(M * N);
 }
 
 // ---- the 2D register-tiled kernel (kernels/matmul/04_register_tiled_2d.cuh) -----------------
@@ -46,21 +46,18 @@ struct Register2dConfig {
     }
 };
 
-inline Register2dConfig register_2d_config(const ParamValues& v) {
-    Register2dConfig c;
-    c.bm = param_or(v, "BM", c.bm);
-    c.bn = param_or(v, "BN", c.bn);
-    c.bk = param_or(v, "BK", c.bk);
-    c.tm = param_or(v, "TM", c.tm);
-    c.tn = param_or(v, "TN", c.tn);
-    c.float4_loads = param_or(v, "FLOAT4", c.float4_loads);
-    c.transpose_a = param_or(v, "TRANSPOSE_A", c.transpose_a);
-    c.pad = param_or(v, "PAD", c.pad);
-    c.double_buffer = param_or(v, "DBUF", c.double_buffer);
-    c.unroll = param_or(v, "UNROLL", c.unroll);
-    c.max_registers = param_or(v, "MAXREG", c.max_registers);
-    c.min_blocks = param_or(v, "MINBLOCKS", c.min_blocks);
-    return c;
+// The values of a request, read with the defaults above for what a variant does not declare
+// (lesson 05 has no MAXREG, MINBLOCKS or UNROLL).
+inline Register2dConfig register_2d_config(const ParamReader& v) {
+    const Register2dConfig d;
+    return {
+        .bm = v.get("BM", d.bm), .bn = v.get("BN", d.bn), .bk = v.get("BK", d.bk),
+        .tm = v.get("TM", d.tm), .tn = v.get("TN", d.tn),
+        .float4_loads = v.get("FLOAT4", d.float4_loads), .transpose_a = v.get("TRANSPOSE_A", d.transpose_a),
+        .pad = v.get("PAD", d.pad), .double_buffer = v.get("DBUF", d.double_buffer),
+        .unroll = v.get("UNROLL", d.unroll), .max_registers = v.get("MAXREG", d.max_registers),
+        .min_blocks = v.get("MINBLOCKS", d.min_blocks),
+    };
 }
 
 inline std::vector<ParamSpec> register_2d_param_specs() {
@@ -256,21 +253,6 @@ inline CostModel register_2d_cost_model(const Register2dConfig& c, const Problem
     add_extra(m, "static shared memory (bytes)", "stages·(A tile + B tile)·4, rows padded by PAD",
               c.smem_bytes());
     return m;
-}
-
-// The 2D kernel's constraints, instantiation, launch, tiles, cost model and shared memory, wired into a
-// variant; lessons 05 and 07 both compile this kernel and differ only in their parameters.
-inline void set_register_2d_functions(Variant& v) {
-    v.invalid_reason = [](const ParamValues& pv, const Problem& p, const Target& t) {
-        return register_2d_invalid_reason(register_2d_config(pv), p, t);
-    };
-    v.kernel = [](const ParamValues& pv) { return register_2d_kernel(register_2d_config(pv)); };
-    v.launch = [](const ParamValues& pv, const Problem& p) { return register_2d_launch(register_2d_config(pv), p); };
-    v.tiles = [](const ParamValues& pv, const Problem& p) { return register_2d_tiles(register_2d_config(pv), p); };
-    v.cost_model = [](const ParamValues& pv, const Problem& p) {
-        return register_2d_cost_model(register_2d_config(pv), p);
-    };
-    v.smem_bytes = [](const ParamValues& pv) { return register_2d_config(pv).smem_bytes(); };
 }
 
 }  // namespace tilelab::matmul

@@ -50,19 +50,14 @@ inline int warp_lane_col(const WarpConfig& c, int lane) { return 2 * ((lane / 4)
 // (warp_tiled_matmul_exact, for multiples of the block tile, is the float4 body without checks.)
 inline bool warp_vectorized(const Problem& p) { return p.dim[1] % 4 == 0 && p.dim[2] % 4 == 0; }
 
-inline WarpConfig warp_config(const ParamValues& v) {
-    WarpConfig c;
-    c.bm = param_or(v, "BM", c.bm);
-    c.bn = param_or(v, "BN", c.bn);
-    c.bk = param_or(v, "BK", c.bk);
-    c.wm = param_or(v, "WM", c.wm);
-    c.wn = param_or(v, "WN", c.wn);
-    c.wniter = param_or(v, "WNITER", c.wniter);
-    c.tm = param_or(v, "TM", c.tm);
-    c.tn = param_or(v, "TN", c.tn);
-    c.stages = param_or(v, "STAGES", c.stages);
-    c.min_blocks = param_or(v, "MINBLOCKS", c.min_blocks);
-    return c;
+inline WarpConfig warp_config(const ParamReader& v) {
+    const WarpConfig d;
+    return {
+        .bm = v.get("BM", d.bm), .bn = v.get("BN", d.bn), .bk = v.get("BK", d.bk),
+        .wm = v.get("WM", d.wm), .wn = v.get("WN", d.wn), .wniter = v.get("WNITER", d.wniter),
+        .tm = v.get("TM", d.tm), .tn = v.get("TN", d.tn), .stages = v.get("STAGES", d.stages),
+        .min_blocks = v.get("MINBLOCKS", d.min_blocks),
+    };
 }
 
 inline std::vector<ParamSpec> warp_param_specs() {
@@ -329,5 +324,18 @@ inline std::vector<SharedAccessSite> warp_shared_sites(const WarpConfig& c, cons
     for (const SharedSiteBuilder* b : {&a_store, &b_copy, &a_read, &b_read}) b->add_to(out, threads, repeats);
     return out;
 }
+
+// The warp-tiled kernel as a variant's config (lesson 06). All of its shared memory is dynamic
+// (STAGES buffers may pass the 48 KB static limit), so it declares no static bytes.
+struct WarpTiledVariant : WarpConfig {
+    static WarpTiledVariant from(const ParamReader& p) { return {warp_config(p)}; }
+    std::string invalid_reason(const Problem& p, const Target& t) const { return warp_invalid_reason(*this, p, t); }
+    KernelInstance kernel() const { return warp_kernel(*this); }
+    KernelInstance kernel_at(const Problem& p) const { return warp_kernel(*this, warp_exact(*this, p)); }
+    LaunchShape launch(const Problem& p) const { return warp_launch(*this, p); }
+    TileGeometry tiles(const Problem& p) const { return warp_tiles(*this, p); }
+    CostModel cost_model(const Problem& p) const { return warp_cost_model(*this, p); }
+    std::vector<SharedAccessSite> shared_sites(const Problem& p) const { return warp_shared_sites(*this, p); }
+};
 
 }  // namespace tilelab::matmul

@@ -95,4 +95,16 @@ inline std::vector<SharedAccessSite> register_2d_shared_sites(const Register2dCo
     return out;
 }
 
+// The 2D kernel as a variant's config: lessons 05 and 07 both compile it and differ only in
+// their parameters.
+struct Register2dVariant : Register2dConfig {
+    static Register2dVariant from(const ParamReader& p) { return {register_2d_config(p)}; }
+    std::string invalid_reason(const Problem& p, const Target& t) const { return register_2d_invalid_reason(*this, p, t); }
+    KernelInstance kernel() const { return register_2d_kernel(*this); }
+    LaunchShape launch(const Problem& p) const { return register_2d_launch(*this, p); }
+    TileGeometry tiles(const Problem& p) const { return register_2d_tiles(*this, p); }
+    CostModel cost_model(const Problem& p) const { return register_2d_cost_model(*this, p); }
+    std::vector<SharedAccessSite> shared_sites(const Problem& p) const { return register_2d_shared_sites(*this, p); }
+};
+
 }  // namespace tilelab::matmul

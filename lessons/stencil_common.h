@@ -73,9 +73,9 @@ inline std::string grid_too_small_reason(const Problem& p, int r = 1) {
 
 // Fills the fields every stencil cost model derives the same way from flops and totals.
 inline void finish_cost_model(CostModel& m, const Grid& g) {
-    m.global_bytes = 4 * (m.total.global_loads + m.total.global_stores);
+    m.set_element_types({});   // FP32 throughout
     m.intensity = m.flops / m.global_bytes;
-    m.compulsory_bytes = 8 * g.points();  // every cell read once and written once
+    m.compulsory_bytes = m.load_bytes(g.points()) + m.store_bytes(g.points());  // every cell read once and written once
 }
 
 // The formulas at the end of every stencil model's list (r: the stencil's order).
@@ -106,8 +106,8 @@ namespace tilelab::stencil {
 struct PlaneWalkShape {
     int tx, ty, ry, z;
     bool around;
-    explicit PlaneWalkShape(const ParamValues& p)
-        : tx(p.at("TX")), ty(p.at("TY")), ry(param_or(p, "RY", 1)), z(p.at("Z")), around(param_or(p, "HALO", 0) != 0) {}
+    explicit PlaneWalkShape(const ParamReader& p)
+        : tx(p["TX"]), ty(p["TY"]), ry(p.get("RY", 1)), z(p["Z"]), around(p.get("HALO", 0) != 0) {}
     int rows() const { return ty * ry; }
     int threads() const { return tx * ty; }
     // Outputs of a whole tile per plane, and halo cells loaded on top of the tile per output plane.

@@ -54,7 +54,7 @@ std::string header_for(const Lesson& lesson, const std::string& kernel_file, con
 // Builds the exercise of `lesson`, or says why there is none.
 bool build_exercise(const Lesson& lesson, Exercise& ex, std::string& why) {
     const Variant* v = find_variant(lesson.variant);
-    if (!v || !v->kernel) {
+    if (!v || !v->defined()) {
         why = fmt::format("Lesson {} names no variant with a kernel.", lesson.id);
         return false;
     }

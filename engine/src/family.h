@@ -15,8 +15,9 @@ namespace tilelab {
 class Family {
 public:
     virtual ~Family() = default;
-    // Allocate buffers and fill inputs with seeded random values (never zeros). Throws on CUDA errors.
-    virtual void setup(const Problem& p, uint64_t seed) = 0;
+    // Allocate buffers and fill inputs with seeded random values (never zeros) of the kernel's
+    // element types (FamilyShape::precision_invalid_reason has accepted them). Throws on CUDA errors.
+    virtual void setup(const Problem& p, const Precision& precision, uint64_t seed) = 0;
     // Called after the cubin is loaded, e.g. to set __constant__ coefficients.
     virtual void on_library_loaded(cudaLibrary_t lib) { (void)lib; }
     // Fill the output with a poison value (NaN pattern) before each run.
@@ -25,7 +26,7 @@ public:
     virtual std::vector<void*> kernel_args(unsigned long long* counters) = 0;
     // Compare the output with the reference (computed once per setup).
     virtual Validation validate() = 0;
-    // Time the reference at this size: cuBLAS SGEMM or a device copy. Returns ms, name set.
+    // Time the reference at this size and precision: cuBLAS or a device copy. Returns ms, name set.
     virtual double reference_ms(std::string& name) = 0;
 };
 

@@ -28,10 +28,21 @@ public:
         return "";
     }
 
-    size_t device_bytes(const Problem& p) const override {
+    // Any input type, accumulated in FP32 and written as FP32: the output is compared as floats.
+    std::string precision_invalid_reason(const Precision& p) const override {
+        if (p.accumulate != ElementType::f32 || p.output != ElementType::f32)
+            return say("The matmul family accumulates and writes C in FP32; the kernel asks for {}.",
+                       "矩阵乘法问题族以 FP32 累加并写出 C；这个内核要求 {}。", p.describe());
+        return "";
+    }
+
+    // A and B as floats (the reference's copy, rounded to the input type), C and the reference;
+    // A and B once more in the input type where it is narrower than a float.
+    size_t device_bytes(const Problem& p, const Precision& precision) const override {
         const size_t M = size_t(p.dim[0]), N = size_t(p.dim[1]), K = size_t(p.dim[2]);
         const size_t reference = matmul_uses_double_reference(p) ? 2 * M * N : M * N;   // double or float
-        return sizeof(float) * (M * K + K * N + M * N + reference);
+        const int narrow = element_bytes(precision.input) < int(sizeof(float)) ? element_bytes(precision.input) : 0;
+        return sizeof(float) * (M * K + K * N + M * N + reference) + size_t(narrow) * (M * K + K * N);
     }
 };
 

@@ -1,11 +1,14 @@
-// The matmul family on the GPU (its sizes: family_matmul.cpp): C = A·B with A (M×K), B (K×N), C (M×N), all row-major floats.
+// The matmul family on the GPU (its sizes: family_matmul.cpp): C = A·B with A (M×K), B (K×N), C (M×N), all
+// row-major; A and B of the kernel's input type (FP32, TF32 in floats, BF16, FP16), C in FP32.
 // Owns what every matmul variant shares: seeded random inputs, the NaN-poisoned output, the
-// kernel arguments, the reference (double precision for small problems, cuBLAS FP32 otherwise),
-// validation with a tolerance, and cuBLAS's time at the same size for "% of cuBLAS". Inputs,
-// reference and comparison all stay on the GPU (support_kernels.h): only a summary comes back.
+// kernel arguments, the reference (double precision for small problems, cuBLAS at the kernel's
+// precision otherwise), validation with a tolerance derived for that precision (tilelab/precision.h),
+// and cuBLAS's time at the same size and precision for "% of cuBLAS". Inputs, reference and
+// comparison all stay on the GPU (support_kernels.h): only a summary comes back.
 #include <cublas_v2.h>
 #include <fmt/format.h>
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <vector>
 #include "cuda_check.h"
@@ -24,11 +27,12 @@ constexpr uint64_t kSeedB = 0x5DEECE66Dull;
 
 class CublasHandle {
 public:
-    CublasHandle() {
+    // fp32: pedantic, true FP32 throughout, no TF32 or other reduced-precision shortcuts, so the
+    // reference and the "% of cuBLAS" compare like with like. Other inputs: the default math mode,
+    // with the compute type of each call saying what the tensor cores may do.
+    explicit CublasHandle(bool pedantic) {
         TL_CUBLAS_CHECK(cublasCreate(&handle_));
-        // Pedantic: true FP32 throughout, no TF32 or other reduced-precision shortcuts, so the
-        // reference and the "% of cuBLAS" compare like with like.
-        TL_CUBLAS_CHECK(cublasSetMathMode(handle_, CUBLAS_PEDANTIC_MATH));
+        if (pedantic) TL_CUBLAS_CHECK(cublasSetMathMode(handle_, CUBLAS_PEDANTIC_MATH));
     }
     ~CublasHandle() { (void)cublasDestroy(handle_); }
     CublasHandle(const CublasHandle&) = delete;
@@ -40,17 +44,36 @@ private:
 };
 
 // Row-major C = A·B through column-major cuBLAS: a row-major matrix is its transpose in column
-// major, and C^T = B^T·A^T, so call SGEMM with the operands swapped and N, M exchanged.
-void sgemm_row_major(cublasHandle_t h, int M, int N, int K, const float* A, const float* B, float* C) {
+// major, and C^T = B^T·A^T, so call the GEMM with the operands swapped and N, M exchanged. FP32:
+// SGEMM; TF32: GemmEx on floats with the TF32 compute type; BF16/FP16: GemmEx on 16-bit A and B,
+// accumulating and writing C in FP32.
+void gemm_row_major(cublasHandle_t h, ElementType input, int M, int N, int K, const void* A, const void* B, float* C) {
     const float one = 1.0f, zero = 0.0f;
-    TL_CUBLAS_CHECK(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, B, N, A, K, &zero, C, N));
+    if (input == ElementType::f32) {
+        TL_CUBLAS_CHECK(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, static_cast<const float*>(B), N,
+                                    static_cast<const float*>(A), K, &zero, C, N));
+        return;
+    }
+    const cudaDataType type = input == ElementType::bf16 ? CUDA_R_16BF : input == ElementType::f16 ? CUDA_R_16F : CUDA_R_32F;
+    const cublasComputeType_t compute = input == ElementType::tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+    TL_CUBLAS_CHECK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, B, type, N, A, type, K, &zero, C, CUDA_R_32F,
+                                 N, compute, CUBLAS_GEMM_DEFAULT));
+}
+
+// "cuBLAS SGEMM" for FP32, "cuBLAS BF16 GEMM" and so on for the others.
+std::string cublas_name(ElementType input) {
+    if (input == ElementType::f32) return "cuBLAS SGEMM";
+    std::string type = element_name(input);
+    for (char& c : type) c = char(std::toupper(static_cast<unsigned char>(c)));
+    return "cuBLAS " + type + " GEMM";
 }
 
 class MatmulFamily final : public Family {
 public:
-    void setup(const Problem& p, uint64_t seed) override {
+    void setup(const Problem& p, const Precision& precision, uint64_t seed) override {
         // Free the previous problem's buffers before allocating the new ones.
-        a_ = {}, b_ = {}, c_ = {}, c_ref_ = {};
+        a_ = {}, b_ = {}, a_typed_ = {}, b_typed_ = {}, c_ = {}, c_ref_ = {};
+        precision_ = precision;
         M_ = int(p.dim[0]), N_ = int(p.dim[1]), K_ = int(p.dim[2]);
         const size_t M = size_t(M_), N = size_t(N_), K = size_t(K_);
         const SupportKernels& support = support_kernels();
@@ -60,6 +83,15 @@ public:
         c_ = DeviceBuffer(sizeof(float) * M * N);
         support.fill_uniform(a_.get<float>(), M * K, seed);
         support.fill_uniform(b_.get<float>(), K * N, seed ^ kSeedB);
+        // A 16-bit input: the kernel's copy in that type, and the floats rounded to the same values.
+        // TF32 stays in floats: rounding it is the kernel's (and the tensor cores') business.
+        const size_t bytes = size_t(element_bytes(precision.input));
+        if (bytes < sizeof(float)) {
+            a_typed_ = DeviceBuffer(bytes * M * K);
+            b_typed_ = DeviceBuffer(bytes * K * N);
+            support.round_to_16bit(a_.get<float>(), a_typed_.get(), M * K, precision.input);
+            support.round_to_16bit(b_.get<float>(), b_typed_.get(), K * N, precision.input);
+        }
 
         double_reference_ = matmul_uses_double_reference(p);
         if (double_reference_) {
@@ -67,9 +99,9 @@ public:
             c_ref_ = DeviceBuffer(sizeof(double) * M * N);
             support.matmul_reference_f64(a_.get<float>(), b_.get<float>(), c_ref_.get<double>(), M_, N_, K_);
         } else {
-            reference_kind_ = "cuBLAS FP32";
+            reference_kind_ = precision.input == ElementType::f32 ? "cuBLAS FP32" : cublas_name(precision.input);
             c_ref_ = DeviceBuffer(sizeof(float) * M * N);
-            sgemm_row_major(cublas(), M_, N_, K_, a_.get<float>(), b_.get<float>(), c_ref_.get<float>());
+            gemm_row_major(cublas(), precision.input, M_, N_, K_, kernel_a(), kernel_b(), c_ref_.get<float>());
         }
         TL_CUDA_CHECK(cudaDeviceSynchronize());
     }
@@ -80,7 +112,7 @@ public:
     }
 
     std::vector<void*> kernel_args(unsigned long long* counters) override {
-        args_ = {a_.get<const float>(), b_.get<const float>(), c_.get<float>()};
+        args_ = {kernel_a(), kernel_b(), c_.get<float>()};
         counters_ = counters;
         return {&args_.a, &args_.b, &args_.c, &M_, &N_, &K_, &counters_};
     }
@@ -88,25 +120,30 @@ public:
     Validation validate() override;
 
     double reference_ms(std::string& name) override {
-        name = "cuBLAS SGEMM";
+        name = cublas_name(precision_.input);
         // Written into C, which is poisoned again before the next kernel run.
-        return time_reference([&] { sgemm_row_major(cublas(), M_, N_, K_, a_.get<float>(), b_.get<float>(), c_.get<float>()); });
+        return time_reference([&] { gemm_row_major(cublas(), precision_.input, M_, N_, K_, kernel_a(), kernel_b(), c_.get<float>()); });
     }
 
 private:
     cublasHandle_t cublas() {
-        if (!cublas_) cublas_ = std::make_unique<CublasHandle>();
+        if (!cublas_) cublas_ = std::make_unique<CublasHandle>(precision_.input == ElementType::f32);
         return cublas_->get();
     }
+    // The operands as the kernel reads them: the 16-bit copies, or the floats.
+    const void* kernel_a() const { return a_typed_.get() ? a_typed_.get() : a_.get(); }
+    const void* kernel_b() const { return b_typed_.get() ? b_typed_.get() : b_.get(); }
 
     struct Args {
-        const float* a = nullptr;
-        const float* b = nullptr;
+        const void* a = nullptr;
+        const void* b = nullptr;
         float* c = nullptr;
     };
 
     int M_ = 0, N_ = 0, K_ = 0;
-    DeviceBuffer a_, b_, c_, c_ref_;
+    Precision precision_;
+    DeviceBuffer a_, b_, c_, c_ref_;   // A and B as floats (rounded to the input type): the reference's
+    DeviceBuffer a_typed_, b_typed_;   // A and B in a 16-bit input type: the kernel's (empty otherwise)
     std::string reference_kind_;
     bool double_reference_ = false;   // c_ref_ holds doubles (small problems), else cuBLAS's floats
     std::unique_ptr<CublasHandle> cublas_;
@@ -118,14 +155,10 @@ Validation MatmulFamily::validate() {
     Validation v;
     v.checked = true;
     v.reference = reference_kind_;
-    // Tolerance, relative to max(1, |expected|): 1e-4·√K.
-    // A correct FP32 kernel differs from the reference only by rounding in its K-term sum. With
-    // inputs uniform in [-1, 1) the partial sums grow like √k/3 and each addition rounds by about
-    // 2^-24 of that, so the error is a random walk of order 2^-24·K/3 (≈ 6e-5 at K = 4096, about
-    // 3e-4 for the worst of 16M outputs); 1e-4·√K (6.4e-3 at K = 4096) leaves a margin of 20 or
-    // more, for any summation order. A kernel that drops one tile of TILE products is off by
-    // about √TILE/3 (≈ 1.9 for TILE = 32), and an unwritten element is NaN: both fail.
-    v.tolerance = 1e-4 * std::sqrt(double(K_));
+    // Tolerance, relative to max(1, |expected|), derived for the precision in precision.cpp: 1e-4·√K
+    // for FP32 accumulation (also BF16/FP16 inputs, whose products are exact in FP32), more for
+    // TF32's rounding of the inputs inside the kernel.
+    v.tolerance = matmul_tolerance(precision_, K_);
 
     const size_t N = size_t(N_), n = size_t(M_) * N;
     const SupportKernels& support = support_kernels();

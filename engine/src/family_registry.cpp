@@ -5,6 +5,7 @@
 #include <map>
 #include "family_shape.h"
 #include "registry_table.h"
+#include "tilelab/i18n.h"
 
 namespace tilelab {
 namespace {
@@ -22,6 +23,12 @@ const std::map<std::string, std::unique_ptr<FamilyShape> (*)()>& factories() {
 }
 
 }  // namespace
+
+std::string FamilyShape::precision_invalid_reason(const Precision& p) const {
+    if (p.plain_fp32()) return "";
+    return say("This family's buffers and reference are FP32 only; the kernel asks for {}.",
+               "该问题族的缓冲区和参考结果只支持 FP32；这个内核要求 {}。", p.describe());
+}
 
 std::unique_ptr<FamilyShape> make_family_shape(const std::string& name) {
     const auto it = factories().find(name);

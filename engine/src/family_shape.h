@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include "tilelab/precision.h"
 #include "tilelab/result.h"
 
 namespace tilelab {
@@ -17,8 +18,10 @@ public:
     virtual std::array<std::string, 3> dim_names() const = 0;   // {"M","N","K"}
     // Empty if the sizes are acceptable (positive, within int range, ...), else a sentence.
     virtual std::string problem_invalid_reason(const Problem& p) const = 0;
+    // Empty if the family runs kernels of these element types; else a sentence. Default: FP32 only.
+    virtual std::string precision_invalid_reason(const Precision& p) const;
     // Device memory all buffers need, in bytes (checked against free memory up front).
-    virtual size_t device_bytes(const Problem& p) const = 0;
+    virtual size_t device_bytes(const Problem& p, const Precision& precision) const = 0;
 };
 
 // nullptr for a name no family registered (TILELAB_REGISTER_FAMILY).

@@ -27,7 +27,7 @@ public:
         return "";
     }
 
-    size_t device_bytes(const Problem& p) const override { return 3 * sizeof(float) * size_t(p.dim[0]) * size_t(p.dim[1]); }
+    size_t device_bytes(const Problem& p, const Precision&) const override { return 3 * sizeof(float) * size_t(p.dim[0]) * size_t(p.dim[1]); }
 };
 
 }  // namespace

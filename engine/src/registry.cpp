@@ -52,13 +52,32 @@ void add_variant(Variant v) {
 
 namespace tilelab {
 
-CostModel full_cost_model(const Variant& v, const ParamValues& params, const Problem& problem) {
-    CostModel m = v.cost_model(params, problem);
-    if (v.shared_sites) {
-        m.banks = bank_model(v.shared_sites(params, problem));
+CostModel full_cost_model(const VariantInstance& v, const Problem& problem) {
+    CostModel m = v.cost_model(problem);
+    if (v.has_shared_sites()) {
+        m.banks = bank_model(v.shared_sites(problem));
         m.banks.modelled = true;
     }
     return m;
+}
+
+CostModel full_cost_model(const Variant& v, const ParamValues& params, const Problem& problem) {
+    return full_cost_model(*v.bind(params), problem);
+}
+
+}  // namespace tilelab
+
+namespace tilelab {
+
+std::shared_ptr<const VariantInstance> Variant::bind(const ParamValues& values) const {
+    if (!make_instance) throw std::logic_error("the variant " + id + " is not implemented yet");
+    return make_instance(with_defaults(params, values));
+}
+
+int ParamReader::operator[](const std::string& name) const {
+    const auto it = values_.find(name);
+    if (it == values_.end()) throw std::out_of_range("the request has no value for parameter " + name);
+    return it->second;
 }
 
 }  // namespace tilelab

@@ -28,6 +28,9 @@ void to_json(json& j, const Target& t) {
              {"reserved_smem_per_block", t.reserved_smem_per_block},
              {"clock_ghz", t.clock_ghz},
              {"peak_fp32_gflops", t.peak_fp32_gflops},
+             {"peak_tf32_gflops", t.peak_tf32_gflops},
+             {"peak_bf16_gflops", t.peak_bf16_gflops},
+             {"peak_fp16_gflops", t.peak_fp16_gflops},
              {"dram_gbps", t.dram_gbps},
              {"peaks_note", t.peaks_note},
              {"max_block_dim", t.max_block_dim},
@@ -55,6 +58,9 @@ void from_json(const json& j, Target& t) {
     t.reserved_smem_per_block = j.value("reserved_smem_per_block", d.reserved_smem_per_block);
     t.clock_ghz = j.value("clock_ghz", d.clock_ghz);
     t.peak_fp32_gflops = j.value("peak_fp32_gflops", d.peak_fp32_gflops);
+    t.peak_tf32_gflops = j.value("peak_tf32_gflops", d.peak_tf32_gflops);
+    t.peak_bf16_gflops = j.value("peak_bf16_gflops", d.peak_bf16_gflops);
+    t.peak_fp16_gflops = j.value("peak_fp16_gflops", d.peak_fp16_gflops);
     t.dram_gbps = j.value("dram_gbps", d.dram_gbps);
     t.peaks_note = j.value("peaks_note", d.peaks_note);
     for (int i = 0; i < 3; ++i) {
@@ -133,6 +139,7 @@ json result_to_json(const RunResult& r, const ResultJsonOptions& opt) {
     const bool banks_known = r.model.banks.modelled || r.smem_bytes() == 0;
     j["shared_wavefronts"] = banks_known ? json(r.model.banks.wavefronts()) : json(nullptr);
     j["bank_conflicts"] = banks_known ? json(r.model.banks.conflicts()) : json(nullptr);
+    j["precision"] = r.precision;
     j["global_bytes"] = r.model.global_bytes;
     j["intensity"] = r.model.intensity;
     j["compulsory_bytes"] = r.model.compulsory_bytes;
@@ -223,6 +230,7 @@ RunResult result_from_json(const json& j) {
     r.occupancy_input = j.value("occupancy_input", OccupancyInput{});
     r.occupancy = j.at("occupancy_detail").get<Occupancy>();
     r.model = j.at("model").get<CostModel>();
+    r.precision = j.value("precision", Precision{});
 
     if (j.contains("measured")) {
         const auto number = [&](const char* key) { return j.at(key).is_null() ? 0.0 : j.at(key).get<double>(); };

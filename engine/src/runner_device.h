@@ -22,6 +22,13 @@ DeviceProbe probe_device(bool force_model_mode, int device = 0);
 // FP32 lanes per SM of an architecture (the datasheet's "CUDA cores per SM"); 0 if unknown.
 int fp32_lanes_per_sm(int sm_major, int sm_minor);
 
+// Dense tensor-core FLOP per clock per SM with FP32 accumulation, by input type; 0 where the
+// architecture has no such instruction (or is not in the table).
+struct TensorRates {
+    int tf32 = 0, bf16 = 0, fp16 = 0;
+};
+TensorRates tensor_flop_per_clock_per_sm(int sm_major, int sm_minor);
+
 // Free and total device memory now (creates the context if there is none: GPU worker only).
 void device_memory(size_t& free_bytes, size_t& total_bytes);
 

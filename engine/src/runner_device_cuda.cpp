@@ -89,10 +89,34 @@ Target target_from_device(int device, size_t& l2_bytes, size_t& total_bytes) {
         "DRAM = {:.0f} MHz × {} bits / 8 × 2 = {:.0f} GB/s",
         t.sm_count, lanes, t.clock_ghz, t.peak_fp32_gflops, mem_clock_khz * 1e-3, bus_bits, t.dram_gbps);
     if (lanes == 0) t.peaks_note += fmt::format(" (FP32 lanes per SM unknown for sm_{})", t.arch());
+    // Dense tensor peaks with FP32 accumulation, from FLOP per clock per SM by architecture.
+    const TensorRates rates = tensor_flop_per_clock_per_sm(t.sm_major, t.sm_minor);
+    const double sm_ghz = double(t.sm_count) * t.clock_ghz;
+    t.peak_tf32_gflops = sm_ghz * rates.tf32;
+    t.peak_bf16_gflops = sm_ghz * rates.bf16;
+    t.peak_fp16_gflops = sm_ghz * rates.fp16;
+    if (rates.fp16 > 0)
+        t.peaks_note += fmt::format("; tensor peaks = SMs × GHz × FLOP/clock/SM (TF32 {}, BF16 {}, FP16 {})", rates.tf32,
+                                    rates.bf16, rates.fp16);
     return t;
 }
 
 }  // namespace
+
+TensorRates tensor_flop_per_clock_per_sm(int sm_major, int sm_minor) {
+    // Dense, FP32 accumulation, from each architecture's whitepaper peak ÷ (SMs × boost clock):
+    // Turing FP16 only; A100 and Hopper double per generation; GA10x/Ada GeForce parts run FP32
+    // accumulation at half their FP16-accumulate rate.
+    switch (sm_major * 10 + sm_minor) {
+        case 75: return {0, 0, 1024};
+        case 80: return {1024, 2048, 2048};
+        case 86:
+        case 87:
+        case 89: return {256, 512, 512};
+        case 90: return {2048, 4096, 4096};
+        default: return {};
+    }
+}
 
 int fp32_lanes_per_sm(int sm_major, int sm_minor) {
     const int arch = sm_major * 10 + sm_minor;

@@ -49,6 +49,9 @@ public:
 
     // out[i] = seeded_uniform(seed, i) for i < n (family_common.h), on the device.
     void fill_uniform(float* out, uint64_t n, uint64_t seed) const;
+    // values[0..n) rounded to nearest in `type` (bf16 or fp16): the 16-bit copy to typed, the
+    // rounded value back into values (so a reference over the floats sees what the kernel reads).
+    void round_to_16bit(float* values, void* typed, uint64_t n, ElementType type) const;
     // C (M×N, double) = A·B, row-major, in the CPU reference's order.
     void matmul_reference_f64(const float* A, const float* B, double* C, int M, int N, int K) const;
     // The order-radius star sweep in double (radius 1: 7 points), rounded to float; boundary cells (within

@@ -34,7 +34,7 @@ double from_bits(unsigned long long bits) {
 
 struct SupportKernels::Impl {
     cudaLibrary_t library = nullptr;
-    cudaKernel_t fill = nullptr, matmul_ref = nullptr, stencil_ref = nullptr, transpose_ref = nullptr, cmp_f32 = nullptr, cmp_f64 = nullptr, discard = nullptr;
+    cudaKernel_t fill = nullptr, round16 = nullptr, matmul_ref = nullptr, stencil_ref = nullptr, transpose_ref = nullptr, cmp_f32 = nullptr, cmp_f64 = nullptr, discard = nullptr;
     unsigned max_blocks = 0;
     int arch = 0;
     DeviceBuffer summary{sizeof(RawSummary)};
@@ -87,6 +87,7 @@ SupportKernels::SupportKernels() : impl_(std::make_unique<Impl>()) {
                                              compiled->error));
     TL_CUDA_CHECK(cudaLibraryLoadData(&impl_->library, compiled->cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
     impl_->fill = impl_->kernel("tl_fill_uniform");
+    impl_->round16 = impl_->kernel("tl_round_to_16bit");
     impl_->matmul_ref = impl_->kernel("tl_matmul_reference_f64");
     impl_->stencil_ref = impl_->kernel("tl_stencil7_reference");
     impl_->transpose_ref = impl_->kernel("tl_transpose_reference");
@@ -111,6 +112,15 @@ void SupportKernels::fill_uniform(float* out, uint64_t n, uint64_t seed) const {
     unsigned long long count = n, s = seed;
     void* args[] = {&out, &count, &s};
     impl_->launch(impl_->fill, n, args);
+}
+
+void SupportKernels::round_to_16bit(float* values, void* typed, uint64_t n, ElementType type) const {
+    if (type != ElementType::bf16 && type != ElementType::f16)
+        throw std::logic_error(fmt::format("round_to_16bit: {} is not a 16-bit type", element_name(type)));
+    unsigned long long count = n;
+    int kind = type == ElementType::bf16 ? 1 : 2;
+    void* args[] = {&values, &typed, &count, &kind};
+    impl_->launch(impl_->round16, n, args);
 }
 
 void SupportKernels::matmul_reference_f64(const float* A, const float* B, double* C, int M, int N, int K) const {

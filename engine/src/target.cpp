@@ -43,6 +43,7 @@ Target tesla_t4() {
     t.reserved_smem_per_block = 0;      // [SMEM] none on Turing
     t.clock_ghz = 1.59;                 // [DS] boost clock 1590 MHz
     t.peak_fp32_gflops = 8100;          // [DS] 8.1 TFLOPS FP32
+    t.peak_fp16_gflops = 65000;         // [DS] 65 TFLOPS mixed precision (FP16/FP32); no BF16 or TF32
     t.dram_gbps = 320;                  // [DS] 320 GB/s GDDR6
     return t;
 }
@@ -60,6 +61,8 @@ Target a100_sxm4_40gb() {
     t.reserved_smem_per_block = 1 * KiB; // [SMEM]
     t.clock_ghz = 1.41;                  // [DS] boost clock 1410 MHz
     t.peak_fp32_gflops = 19500;          // [DS] 19.5 TFLOPS FP32
+    t.peak_tf32_gflops = 156000;         // [DS] 156 TFLOPS TF32 tensor (dense)
+    t.peak_bf16_gflops = t.peak_fp16_gflops = 312000;   // [DS] 312 TFLOPS BF16/FP16 tensor (dense)
     t.dram_gbps = 1555;                  // [DS] 1555 GB/s HBM2 (40 GB)
     return t;
 }
@@ -77,6 +80,8 @@ Target rtx_4090() {
     t.reserved_smem_per_block = 1 * KiB; // [SMEM]
     t.clock_ghz = 2.52;                  // [DS] boost clock 2520 MHz
     t.peak_fp32_gflops = 82600;          // [DS] 82.6 TFLOPS FP32
+    t.peak_tf32_gflops = 82600;          // [DS] Ada whitepaper: 82.6 TFLOPS TF32 tensor (dense)
+    t.peak_bf16_gflops = t.peak_fp16_gflops = 165200;   // [DS] 165.2 TFLOPS FP16/BF16 with FP32 accumulate (dense)
     t.dram_gbps = 1008;                  // [DS] 1008 GB/s GDDR6X
     return t;
 }
@@ -95,6 +100,8 @@ Target hopper(const char* name, const char* key, double dram_gbps) {
     t.reserved_smem_per_block = 1 * KiB; // [SMEM]
     t.clock_ghz = 1.98;                  // [DS] boost clock 1980 MHz
     t.peak_fp32_gflops = 67000;          // [DS] 67 TFLOPS FP32
+    t.peak_tf32_gflops = 494700;         // [DS] 494.7 TFLOPS TF32 tensor (dense; 989 with sparsity)
+    t.peak_bf16_gflops = t.peak_fp16_gflops = 989400;   // [DS] 989.4 TFLOPS BF16/FP16 tensor (dense)
     t.dram_gbps = dram_gbps;
     return t;
 }
@@ -113,6 +120,16 @@ std::string trimmed(const std::string& s) {
 }  // namespace
 
 std::string Target::arch_name() const { return "sm_" + std::to_string(arch()); }
+
+double Target::peak_gflops(ElementType input) const {
+    switch (input) {
+        case ElementType::f32: return peak_fp32_gflops;
+        case ElementType::tf32: return peak_tf32_gflops;
+        case ElementType::bf16: return peak_bf16_gflops;
+        case ElementType::f16: return peak_fp16_gflops;
+    }
+    return 0;
+}
 
 const std::vector<Target>& target_presets() {
     static const std::vector<Target> presets = {

@@ -102,6 +102,16 @@ std::string cubin_problem(const json& j, const char* key) {
     return "";
 }
 
+// A job's element types: an object of three known names ("fp32", "tf32", "bf16", "fp16").
+std::string precision_problem(const json& p) {
+    if (!p.is_object()) return "\"precision\" is not an object";
+    for (const char* key : {"input", "accumulate", "output"}) {
+        if (!p.contains(key) || !p.at(key).is_string()) return fmt::format("precision: \"{}\" is missing or not a string", key);
+        if (!parse_element(p.at(key).get<std::string>())) return fmt::format("precision: \"{}\" is not an element type TileLab knows", key);
+    }
+    return "";
+}
+
 std::string job_problem(const json& request) {
     if (!request.contains("job") || !request.at("job").is_object()) return "\"job\" is missing or not an object";
     const json& job = request.at("job");
@@ -110,6 +120,7 @@ std::string job_problem(const json& request) {
                                    need_uint_triple(job, "problem", kMaxDim),
                                    cubin_problem(job, "kernel")});
     if (p.empty() && job.contains("counting")) p = cubin_problem(job, "counting");
+    if (p.empty() && job.contains("precision")) p = precision_problem(job.at("precision"));
     if (p.empty()) {
         if (!job.contains("launch") || !job.at("launch").is_object()) return "job: \"launch\" is missing or not an object";
         const json& l = job.at("launch");
@@ -237,6 +248,9 @@ ReadStatus read_frame(int fd, json& message, std::string& error, uint32_t max_by
 
 json job_to_json(const MeasureJob& job) {
     json j = {{"family", job.family},
+              {"precision", {{"input", element_name(job.precision.input)},
+                             {"accumulate", element_name(job.precision.accumulate)},
+                             {"output", element_name(job.precision.output)}}},
               {"problem", job.problem.dim},
               {"launch", job.launch},
               {"kernel", cubin_to_json(*job.kernel)}};
@@ -247,6 +261,11 @@ json job_to_json(const MeasureJob& job) {
 MeasureJob job_from_json(const json& j) {
     MeasureJob job;
     job.family = j.at("family").get<std::string>();
+    if (j.contains("precision")) {   // checked by precision_problem when the request arrived
+        const json& p = j.at("precision");
+        job.precision = {*parse_element(p.at("input").get<std::string>()), *parse_element(p.at("accumulate").get<std::string>()),
+                         *parse_element(p.at("output").get<std::string>())};
+    }
     job.problem.dim = j.at("problem").get<std::array<int64_t, 3>>();
     job.launch = j.at("launch").get<LaunchShape>();
     job.kernel = cubin_from_json(j.at("kernel"));

@@ -64,6 +64,7 @@ uint32_t request_id_or_zero(const json& request);
 // (tilelab/result_json.h).
 struct MeasureJob {
     std::string family;                                // "matmul", "stencil"
+    Precision precision;                               // the kernel's element types (FP32 when absent)
     Problem problem;
     LaunchShape launch;
     std::shared_ptr<const CompileResult> kernel;       // cubin and lowered name

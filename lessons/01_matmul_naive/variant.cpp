@@ -10,14 +10,21 @@
 namespace tilelab {
 namespace {
 
-struct NaiveShape {
-    int bx, by;
-    bool swap;   // threadIdx.x walks rows of C instead of columns
-    explicit NaiveShape(const ParamValues& p) : bx(p.at("BX")), by(p.at("BY")), swap(p.at("SWAP") != 0) {}
+// kernels/matmul/01_naive.cuh at one set of parameter values.
+struct Naive {
+    int bx = 16, by = 16;   // <- BX, BY: the block's threads along threadIdx.x and .y
+    bool swap = false;      // <- SWAP: threadIdx.x walks rows of C instead of columns
+
+    static Naive from(const ParamReader& p) { return {.bx = p["BX"], .by = p["BY"], .swap = p.flag("SWAP")}; }
+    std::string invalid_reason(const Problem& problem, const Target& target) const;
+    KernelInstance kernel() const;
+    LaunchShape launch(const Problem& problem) const;
+    TileGeometry tiles(const Problem& problem) const;
+    CostModel cost_model(const Problem& problem) const;
 };
 
-std::string naive_invalid_reason(const ParamValues& p, const Problem& problem, const Target& target) {
-    const NaiveShape s(p);
+std::string Naive::invalid_reason(const Problem& problem, const Target& target) const {
+    const Naive& s = *this;
     const int64_t threads = int64_t(s.bx) * s.by;
     if (threads > target.max_threads_per_block)
         return say("A {}×{} block has {} threads; the limit is {} per block.", "{}×{} 的线程块有 {} 个线程；每个线程块最多 {} 个。", s.bx, s.by,
@@ -31,13 +38,13 @@ std::string naive_invalid_reason(const ParamValues& p, const Problem& problem, c
     return "";
 }
 
-KernelInstance naive_kernel(const ParamValues& p) {
-    const NaiveShape s(p);
+KernelInstance Naive::kernel() const {
+    const Naive& s = *this;
     return {"matmul/01_naive.cuh", fmt::format("naive_matmul<{}, {}, {}>", s.bx, s.by, s.swap ? 1 : 0)};
 }
 
-LaunchShape naive_launch(const ParamValues& p, const Problem& problem) {
-    const NaiveShape s(p);
+LaunchShape Naive::launch(const Problem& problem) const {
+    const Naive& s = *this;
     const int64_t M = problem.dim[0], N = problem.dim[1];
     // threadIdx.x covers columns (SWAP=0) or rows (SWAP=1); the grid follows the same axes.
     const int64_t along_x = s.swap ? M : N, along_y = s.swap ? N : M;
@@ -48,8 +55,8 @@ LaunchShape naive_launch(const ParamValues& p, const Problem& problem) {
 }
 
 // One output per thread, every k its own step, both operands read straight from global memory.
-TileGeometry naive_tiles(const ParamValues& p, const Problem& problem) {
-    const NaiveShape s(p);
+TileGeometry Naive::tiles(const Problem& problem) const {
+    const Naive& s = *this;
     TileGeometry t;
     t.extent = {problem.dim[1], problem.dim[0], 1};   // C: N columns, M rows
     if (s.swap) {
@@ -64,8 +71,8 @@ TileGeometry naive_tiles(const ParamValues& p, const Problem& problem) {
     return t;
 }
 
-CostModel naive_cost_model(const ParamValues& p, const Problem& problem) {
-    const NaiveShape s(p);
+CostModel Naive::cost_model(const Problem& problem) const {
+    const Naive& s = *this;
     const double M = double(problem.dim[0]), N = double(problem.dim[1]), K = double(problem.dim[2]);
     const double threads_per_block = double(s.bx) * s.by;
 
@@ -100,32 +107,26 @@ CostModel naive_cost_model(const ParamValues& p, const Problem& problem) {
 }  // namespace
 
 Variant make_naive_matmul() {
-    Variant v;
-    v.id = "matmul.naive";
-    v.family = "matmul";
-    v.title = "Naive: one thread per output";
-    v.summary = "Each thread reads a row of A and a column of B from global memory: 2·K+1 accesses for 2·K FLOPs.";
-    v.params = {
-        {"BX", "Block width (threadIdx.x)", ParamKind::Pow2, 1, 1024, 1, 16,
-         "Threads along threadIdx.x: a warp spans min(BX, 32) neighbouring columns (rows with SWAP), so BX sets how many floats one warp access covers.",
-         "线程块宽度（threadIdx.x）",
-         "沿 threadIdx.x 的线程数：一个线程束（warp）覆盖 min(BX, 32) 个相邻的列（SWAP 时为行），所以 BX 决定一次线程束访问覆盖多少个 float。"},
-        {"BY", "Block height (threadIdx.y)", ParamKind::Pow2, 1, 1024, 1, 16,
-         "Threads along threadIdx.y: with BX it sets the block size, which trades scheduling granularity against blocks per SM.",
-         "线程块高度（threadIdx.y）",
-         "沿 threadIdx.y 的线程数：与 BX 一起决定线程块大小，在调度粒度与每个 SM 的线程块数之间取舍。"},
-        {"SWAP", "Swap mapping (threadIdx.x walks rows)", ParamKind::Bool, 0, 1, 1, 0,
-         "Off: lanes read neighbouring B and C elements (coalesced). On: lanes are K or N floats apart, so each warp access needs many transactions.",
-         "交换映射（threadIdx.x 沿行走）",
-         "关：相邻线程读取相邻的 B 和 C 元素（合并访存）。开：相邻线程相隔 K 或 N 个 float，每次线程束访问需要很多次事务。"},
-    };
-    v.invalid_reason = naive_invalid_reason;
-    v.kernel = naive_kernel;
-    v.launch = naive_launch;
-    v.tiles = naive_tiles;
-    v.cost_model = naive_cost_model;
-    v.smem_bytes = [](const ParamValues&) { return 0; };
-    return v;
+    return define_variant<Naive>({
+        .id = "matmul.naive",
+        .family = "matmul",
+        .title = "Naive: one thread per output",
+        .summary = "Each thread reads a row of A and a column of B from global memory: 2·K+1 accesses for 2·K FLOPs.",
+        .params = {
+            {"BX", "Block width (threadIdx.x)", ParamKind::Pow2, 1, 1024, 1, 16,
+             "Threads along threadIdx.x: a warp spans min(BX, 32) neighbouring columns (rows with SWAP), so BX sets how many floats one warp access covers.",
+             "线程块宽度（threadIdx.x）",
+             "沿 threadIdx.x 的线程数：一个线程束（warp）覆盖 min(BX, 32) 个相邻的列（SWAP 时为行），所以 BX 决定一次线程束访问覆盖多少个 float。"},
+            {"BY", "Block height (threadIdx.y)", ParamKind::Pow2, 1, 1024, 1, 16,
+             "Threads along threadIdx.y: with BX it sets the block size, which trades scheduling granularity against blocks per SM.",
+             "线程块高度（threadIdx.y）",
+             "沿 threadIdx.y 的线程数：与 BX 一起决定线程块大小，在调度粒度与每个 SM 的线程块数之间取舍。"},
+            {"SWAP", "Swap mapping (threadIdx.x walks rows)", ParamKind::Bool, 0, 1, 1, 0,
+             "Off: lanes read neighbouring B and C elements (coalesced). On: lanes are K or N floats apart, so each warp access needs many transactions.",
+             "交换映射（threadIdx.x 沿行走）",
+             "关：相邻线程读取相邻的 B 和 C 元素（合并访存）。开：相邻线程相隔 K 或 N 个 float，每次线程束访问需要很多次事务。"},
+        },
+    });
 }
 TILELAB_REGISTER_VARIANT(make_naive_matmul)
 

@@ -11,16 +11,25 @@
 namespace tilelab {
 namespace {
 
-struct TiledShape {
-    int tile;
-    int pad;   // extra columns per shared row
-    explicit TiledShape(const ParamValues& p) : tile(p.at("TILE")), pad(p.at("PAD") != 0 ? 1 : 0) {}
+// kernels/matmul/02_smem_tiled.cuh at one set of parameter values.
+struct SmemTiled {
+    int tile = 16;   // <- TILE: edge of the block and of both shared tiles
+    int pad = 0;     // <- PAD: extra columns per shared row (0 or 1)
+
+    static SmemTiled from(const ParamReader& p) { return {.tile = p["TILE"], .pad = p.flag("PAD") ? 1 : 0}; }
     int threads() const { return tile * tile; }
     int smem_bytes() const { return 2 * tile * (tile + pad) * int(sizeof(float)); }
+
+    std::string invalid_reason(const Problem& problem, const Target& target) const;
+    KernelInstance kernel() const;
+    LaunchShape launch(const Problem& problem) const;
+    TileGeometry tiles(const Problem& problem) const;
+    CostModel cost_model(const Problem& problem) const;
+    std::vector<SharedAccessSite> shared_sites(const Problem& problem) const;
 };
 
-std::string tiled_invalid_reason(const ParamValues& p, const Problem& problem, const Target& target) {
-    const TiledShape s(p);
+std::string SmemTiled::invalid_reason(const Problem& problem, const Target& target) const {
+    const SmemTiled& s = *this;
     if (s.threads() > target.max_threads_per_block)
         return say(
             "A {0}×{0} tile needs {1} threads, one per element of C; the limit is {2} per block.", "{0}×{0} 的分块需要 {1} 个线程（C 的每个元素一个）；每个线程块最多 {2} 个。",
@@ -36,13 +45,12 @@ std::string tiled_invalid_reason(const ParamValues& p, const Problem& problem, c
     return "";
 }
 
-KernelInstance tiled_kernel(const ParamValues& p) {
-    const TiledShape s(p);
-    return {"matmul/02_smem_tiled.cuh", fmt::format("smem_tiled_matmul<{}, {}>", s.tile, s.pad)};
+KernelInstance SmemTiled::kernel() const {
+    return {"matmul/02_smem_tiled.cuh", fmt::format("smem_tiled_matmul<{}, {}>", tile, pad)};
 }
 
-LaunchShape tiled_launch(const ParamValues& p, const Problem& problem) {
-    const TiledShape s(p);
+LaunchShape SmemTiled::launch(const Problem& problem) const {
+    const SmemTiled& s = *this;
     const int64_t M = problem.dim[0], N = problem.dim[1];
     LaunchShape shape;
     shape.block = {unsigned(s.tile), unsigned(s.tile), 1};
@@ -52,8 +60,8 @@ LaunchShape tiled_launch(const ParamValues& p, const Problem& problem) {
 
 // A TILE×TILE tile of C per block, one output per thread; each k-step stages a TILE×TILE tile of A
 // and of B in shared memory.
-TileGeometry tiled_tiles(const ParamValues& p, const Problem& problem) {
-    const TiledShape s(p);
+TileGeometry SmemTiled::tiles(const Problem& problem) const {
+    const SmemTiled& s = *this;
     TileGeometry t;
     t.extent = {problem.dim[1], problem.dim[0], 1};
     t.block_tile = {s.tile, s.tile, 1};
@@ -63,8 +71,8 @@ TileGeometry tiled_tiles(const ParamValues& p, const Problem& problem) {
     return t;
 }
 
-CostModel tiled_cost_model(const ParamValues& p, const Problem& problem) {
-    const TiledShape s(p);
+CostModel SmemTiled::cost_model(const Problem& problem) const {
+    const SmemTiled& s = *this;
     const int64_t Mi = problem.dim[0], Ni = problem.dim[1], Ki = problem.dim[2];
     const double M = double(Mi), N = double(Ni), K = double(Ki), T = s.tile;
     const double blocks_x = double(ceil_div(Ni, s.tile));   // ⌈N/T⌉ blocks along a row of C
@@ -121,8 +129,8 @@ CostModel tiled_cost_model(const ParamValues& p, const Problem& problem) {
 // stay scalar (SharedSiteBuilder's rule; at 2048³ the H100 counts 5/8 of the all-scalar shared-load
 // instructions at PAD=0 and all of them at PAD=1). Every thread issues them at every k-tile, so
 // all blocks and k-tiles look the same.
-std::vector<SharedAccessSite> tiled_shared_sites(const ParamValues& p, const Problem& problem) {
-    const TiledShape s(p);
+std::vector<SharedAccessSite> SmemTiled::shared_sites(const Problem& problem) const {
+    const SmemTiled& s = *this;
     const int T = s.tile, L = s.tile + s.pad;
     const double repeats = double(ceil_div(problem.dim[1], T)) * double(ceil_div(problem.dim[0], T)) *
                            double(ceil_div(problem.dim[2], T));
@@ -151,12 +159,12 @@ std::vector<SharedAccessSite> tiled_shared_sites(const ParamValues& p, const Pro
 }  // namespace
 
 Variant make_smem_tiled_matmul() {
-    Variant v;
-    v.id = "matmul.smem_tiled";
-    v.family = "matmul";
-    v.title = "Shared-memory tiled";
-    v.summary = "A TILE×TILE block stages tiles of A and B in shared memory: global loads fall by a factor of TILE.";
-    v.params = {
+    return define_variant<SmemTiled>({
+        .id = "matmul.smem_tiled",
+        .family = "matmul",
+        .title = "Shared-memory tiled",
+        .summary = "A TILE×TILE block stages tiles of A and B in shared memory: global loads fall by a factor of TILE.",
+        .params = {
         {"TILE", "Tile size (T×T threads)", ParamKind::Int, 4, 32, 4, 16,
          "Edge of the square tile and of the block: each loaded element is reused T times, for T² threads and 2·T·(T+PAD)·4 bytes of shared memory per block.",
          "分块大小（T×T 个线程）",
@@ -165,15 +173,8 @@ Variant make_smem_tiled_matmul() {
          "Adds one unused float per shared row so a column walk hits different banks; costs 2·T·4 bytes per block.",
          "共享内存行填充（+1 列）",
          "每行共享内存多放一个不用的 float，使按列访问落在不同的存储体（bank）上；每个线程块多用 2·T·4 字节。"},
-    };
-    v.invalid_reason = tiled_invalid_reason;
-    v.kernel = tiled_kernel;
-    v.launch = tiled_launch;
-    v.tiles = tiled_tiles;
-    v.cost_model = tiled_cost_model;
-    v.smem_bytes = [](const ParamValues& p) { return TiledShape(p).smem_bytes(); };
-    v.shared_sites = tiled_shared_sites;
-    return v;
+        },
+    });
 }
 TILELAB_REGISTER_VARIANT(make_smem_tiled_matmul)
 

@@ -13,10 +13,22 @@ namespace {
 
 constexpr int kRowsOfThreads = 8;   // threadIdx.y extent (TransposeTile::kRows in the kernel)
 
-struct TransposeShape {
-    int tile, pad, swizzle, vec;
-    explicit TransposeShape(const ParamValues& p)
-        : tile(p.at("TILE")), pad(p.at("PAD")), swizzle(p.at("SWIZZLE")), vec(p.at("VEC")) {}
+// kernels/transpose/01_smem_transpose.cuh at one set of parameter values.
+struct SmemTranspose {
+    int tile = 32;     // <- TILE: edge of the square shared tile
+    int pad = 0;       // <- PAD: floats added to each shared row
+    int swizzle = 0;   // <- SWIZZLE: XOR the column chunk with the row
+    int vec = 1;       // <- VEC: floats per access (1, 2, 4)
+
+    static SmemTranspose from(const ParamReader& p) {
+        return {.tile = p["TILE"], .pad = p["PAD"], .swizzle = p["SWIZZLE"], .vec = p["VEC"]};
+    }
+    std::string invalid_reason(const Problem& problem, const Target& target) const;
+    KernelInstance kernel() const;
+    LaunchShape launch(const Problem& problem) const;
+    TileGeometry tiles(const Problem& problem) const;
+    CostModel cost_model(const Problem& problem) const;
+    std::vector<SharedAccessSite> shared_sites(const Problem& problem) const;
     int cols() const { return tile / vec; }                        // threads along x
     int threads() const { return cols() * kRowsOfThreads; }
     int pitch() const { return tile + pad; }                       // floats per shared row
@@ -30,8 +42,8 @@ struct TransposeShape {
     }
 };
 
-std::string transpose_invalid_reason(const ParamValues& p, const Problem& problem, const Target& target) {
-    const TransposeShape s(p);
+std::string SmemTranspose::invalid_reason(const Problem& problem, const Target& target) const {
+    const SmemTranspose& s = *this;
     if (s.vec != 1 && s.vec != 2 && s.vec != 4)
         return fmt::format("VEC={} is not an access width: 1, 2 or 4 floats (float, float2, float4).", s.vec);
     if (s.tile % s.vec != 0)
@@ -53,22 +65,22 @@ std::string transpose_invalid_reason(const ParamValues& p, const Problem& proble
     return "";
 }
 
-KernelInstance transpose_kernel(const ParamValues& p) {
-    const TransposeShape s(p);
+KernelInstance SmemTranspose::kernel() const {
+    const SmemTranspose& s = *this;
     return {"transpose/01_smem_transpose.cuh",
             fmt::format("smem_transpose<{}, {}, {}, {}>", s.tile, s.pad, s.swizzle ? 1 : 0, s.vec)};
 }
 
-LaunchShape transpose_launch(const ParamValues& p, const Problem& problem) {
-    const TransposeShape s(p);
+LaunchShape SmemTranspose::launch(const Problem& problem) const {
+    const SmemTranspose& s = *this;
     LaunchShape shape;
     shape.block = {unsigned(s.cols()), unsigned(kRowsOfThreads), 1};
     shape.grid = {unsigned(ceil_div(problem.dim[0], s.tile)), unsigned(ceil_div(problem.dim[1], s.tile)), 1};
     return shape;
 }
 
-TileGeometry transpose_tiles(const ParamValues& p, const Problem& problem) {
-    const TransposeShape s(p);
+TileGeometry SmemTranspose::tiles(const Problem& problem) const {
+    const SmemTranspose& s = *this;
     TileGeometry t;
     t.extent = {problem.dim[0], problem.dim[1], 1};
     t.block_tile = {s.tile, s.tile, 1};
@@ -78,8 +90,8 @@ TileGeometry transpose_tiles(const ParamValues& p, const Problem& problem) {
 
 // Counts in 4-byte elements. Every element is loaded and stored once; every block stores and
 // loads its whole tile in shared memory (zeros past the edge), so shared totals count whole tiles.
-CostModel transpose_cost_model(const ParamValues& p, const Problem& problem) {
-    const TransposeShape s(p);
+CostModel SmemTranspose::cost_model(const Problem& problem) const {
+    const SmemTranspose& s = *this;
     const double W = double(problem.dim[0]), H = double(problem.dim[1]), T = s.tile;
     const double blocks = double(ceil_div(problem.dim[0], s.tile)) * double(ceil_div(problem.dim[1], s.tile));
     const double per_thread = T * T / s.threads();
@@ -88,9 +100,9 @@ CostModel transpose_cost_model(const ParamValues& p, const Problem& problem) {
     m.per_block = {T * T, T * T, T * T, T * T};
     m.total = {W * H, W * H, blocks * T * T, blocks * T * T};
     m.flops = 0;
-    m.global_bytes = 4 * (m.total.global_loads + m.total.global_stores);
+    m.set_element_types({});   // FP32 throughout
     m.intensity = 0;
-    m.compulsory_bytes = 8 * W * H;
+    m.compulsory_bytes = m.load_bytes(W * H) + m.store_bytes(W * H);
     m.formulas = {
         {"threads / block", "(TILE/VEC)·8", double(s.threads())},
         {"blocks", "⌈W/TILE⌉·⌈H/TILE⌉", blocks},
@@ -113,8 +125,8 @@ CostModel transpose_cost_model(const ParamValues& p, const Problem& problem) {
 // Thread t is (tx, ty) = (t mod TILE/VEC, t / (TILE/VEC)); per j < TILE/8 it handles row
 // r = ty + 8j: stores VEC floats at tile row r, column VEC·tx, then reads VEC floats down
 // column r, rows VEC·tx .. VEC·tx+VEC−1.
-std::vector<SharedAccessSite> transpose_shared_sites(const ParamValues& p, const Problem& problem) {
-    const TransposeShape s(p);
+std::vector<SharedAccessSite> SmemTranspose::shared_sites(const Problem& problem) const {
+    const SmemTranspose& s = *this;
     const double repeats = double(ceil_div(problem.dim[0], s.tile)) * double(ceil_div(problem.dim[1], s.tile));
     const std::string layout = s.swizzle ? "word(row, col) = row·(TILE+PAD) + ((col/VEC) ⊕ ((row/VEC) mod TILE/VEC))·VEC + col mod VEC"
                                          : "word(row, col) = row·(TILE+PAD) + col";
@@ -139,37 +151,30 @@ std::vector<SharedAccessSite> transpose_shared_sites(const ParamValues& p, const
 }  // namespace
 
 Variant make_smem_transpose() {
-    Variant v;
-    v.id = "transpose.smem";
-    v.family = "transpose";
-    v.title = "Transpose through shared memory";
-    v.summary = "Rows in, columns out through a shared tile: where the column walk lands in the 32 banks.";
-    v.params = {
-        {"TILE", "Tile size (TILE×TILE)", ParamKind::Pow2, 8, 64, 1, 32,
-         "Edge of the square tile a block moves: (TILE/VEC)·8 threads and TILE·(TILE+PAD)·4 bytes of shared memory.",
-         "分块大小（TILE×TILE）",
-         "一个线程块搬运的正方形分块的边长：(TILE/VEC)·8 个线程，TILE·(TILE+PAD)·4 字节共享内存。"},
-        {"PAD", "Padding (floats per row)", ParamKind::Int, 0, 8, 1, 0,
-         "Unused floats at the end of each shared row: row c starts c·PAD banks further on; costs TILE·PAD·4 bytes and, unless a multiple of VEC, the aligned vector row store.",
-         "填充（每行多少个 float）",
-         "每个共享内存行末尾不用的 float：第 c 行的起点因此后移 c·PAD 个存储体；代价是 TILE·PAD·4 字节，且 PAD 不是 VEC 的倍数时，行存储不能再用对齐的向量指令。"},
-        {"SWIZZLE", "XOR swizzle", ParamKind::Bool, 0, 1, 1, 0,
-         "Store column chunk c of row r at chunk c ⊕ (r/VEC mod TILE/VEC): spreads a column over the banks with no extra memory and rows still aligned.",
-         "异或重排（swizzle）",
-         "把第 r 行的第 c 块存到第 c ⊕ (r/VEC mod TILE/VEC) 块：不多用内存、行仍然对齐，就能把一列分散到各个存储体上。"},
-        {"VEC", "Access width (floats: 1, 2, 4)", ParamKind::Pow2, 1, 4, 1, 1,
-         "Floats per access: 4, 8 or 16 bytes. Global loads/stores and the shared row store are that wide (served in 1, 2 or 4 phases); column reads stay 4 bytes.",
-         "访问宽度（float 个数：1、2、4）",
-         "每次访问的 float 个数：4、8 或 16 字节。全局加载/存储和共享内存的行存储都是这个宽度（分 1、2 或 4 个阶段完成）；按列读取仍是 4 字节。"},
-    };
-    v.invalid_reason = transpose_invalid_reason;
-    v.kernel = transpose_kernel;
-    v.launch = transpose_launch;
-    v.tiles = transpose_tiles;
-    v.cost_model = transpose_cost_model;
-    v.smem_bytes = [](const ParamValues& p) { return TransposeShape(p).smem_bytes(); };
-    v.shared_sites = transpose_shared_sites;
-    return v;
+    return define_variant<SmemTranspose>({
+        .id = "transpose.smem",
+        .family = "transpose",
+        .title = "Transpose through shared memory",
+        .summary = "Rows in, columns out through a shared tile: where the column walk lands in the 32 banks.",
+        .params = {
+            {"TILE", "Tile size (TILE×TILE)", ParamKind::Pow2, 8, 64, 1, 32,
+             "Edge of the square tile a block moves: (TILE/VEC)·8 threads and TILE·(TILE+PAD)·4 bytes of shared memory.",
+             "分块大小（TILE×TILE）",
+             "一个线程块搬运的正方形分块的边长：(TILE/VEC)·8 个线程，TILE·(TILE+PAD)·4 字节共享内存。"},
+            {"PAD", "Padding (floats per row)", ParamKind::Int, 0, 8, 1, 0,
+             "Unused floats at the end of each shared row: row c starts c·PAD banks further on; costs TILE·PAD·4 bytes and, unless a multiple of VEC, the aligned vector row store.",
+             "填充（每行多少个 float）",
+             "每个共享内存行末尾不用的 float：第 c 行的起点因此后移 c·PAD 个存储体；代价是 TILE·PAD·4 字节，且 PAD 不是 VEC 的倍数时，行存储不能再用对齐的向量指令。"},
+            {"SWIZZLE", "XOR swizzle", ParamKind::Bool, 0, 1, 1, 0,
+             "Store column chunk c of row r at chunk c ⊕ (r/VEC mod TILE/VEC): spreads a column over the banks with no extra memory and rows still aligned.",
+             "异或重排（swizzle）",
+             "把第 r 行的第 c 块存到第 c ⊕ (r/VEC mod TILE/VEC) 块：不多用内存、行仍然对齐，就能把一列分散到各个存储体上。"},
+            {"VEC", "Access width (floats: 1, 2, 4)", ParamKind::Pow2, 1, 4, 1, 1,
+             "Floats per access: 4, 8 or 16 bytes. Global loads/stores and the shared row store are that wide (served in 1, 2 or 4 phases); column reads stay 4 bytes.",
+             "访问宽度（float 个数：1、2、4）",
+             "每次访问的 float 个数：4、8 或 16 字节。全局加载/存储和共享内存的行存储都是这个宽度（分 1、2 或 4 个阶段完成）；按列读取仍是 4 字节。"},
+        },
+    });
 }
 TILELAB_REGISTER_VARIANT(make_smem_transpose)
 

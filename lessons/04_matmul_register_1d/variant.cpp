@@ -8,20 +8,30 @@
 namespace tilelab {
 namespace {
 
-struct Register1dConfig {
-    int threads = 128, outputs = 128, slice = 1;   // T, U, S
+// kernels/matmul/03_register_tiled_1d.cuh at one set of parameter values.
+struct Register1d {
+    int threads = 128;   // <- T: rows of C per block, one thread each
+    int outputs = 128;   // <- U: consecutive outputs of a row per thread
+    int slice = 1;       // <- S: values of A per thread per k-step
+
+    static Register1d from(const ParamReader& p) { return {.threads = p["T"], .outputs = p["U"], .slice = p["S"]}; }
     int b_loads_per_thread() const { return slice * outputs / threads; }   // S·U/T
     int smem_bytes() const { return outputs * slice * 4; }
-};
 
-Register1dConfig config_of(const ParamValues& v);
+    std::string invalid_reason(const Problem& p, const Target& t) const;
+    KernelInstance kernel() const;
+    LaunchShape launch(const Problem& p) const;
+    TileGeometry tiles(const Problem& p) const;
+    CostModel cost_model(const Problem& p) const;
+    std::vector<SharedAccessSite> shared_sites(const Problem& p) const;
+};
 
 // Bt[U][S]: one 4-byte store per r. The U·S reads (ld.shared.f32 in the PTX) walk the whole array
 // in order at constant offsets, so ptxas merges them into 16-byte loads (LDS.128) when U·S is a
 // multiple of 4, else 8-byte ones when it is even: the H100's counters show U·S/4 load
 // instructions at T=64 U=16 S=4. Every thread of every block issues them at every k-step of S.
-std::vector<SharedAccessSite> shared_sites(const ParamValues& pv, const Problem& p) {
-    const Register1dConfig c = config_of(pv);
+std::vector<SharedAccessSite> Register1d::shared_sites(const Problem& p) const {
+    const Register1d& c = *this;
     const int T = c.threads, U = c.outputs, S = c.slice;
     const double repeats = double(ceil_div(p.dim[1], U)) * double(ceil_div(p.dim[0], T)) * double(ceil_div(p.dim[2], S));
     SharedAccessSite store;
@@ -48,15 +58,8 @@ std::vector<SharedAccessSite> shared_sites(const ParamValues& pv, const Problem&
     return {store, load};
 }
 
-Register1dConfig config_of(const ParamValues& v) {
-    Register1dConfig c;
-    if (auto it = v.find("T"); it != v.end()) c.threads = it->second;
-    if (auto it = v.find("U"); it != v.end()) c.outputs = it->second;
-    if (auto it = v.find("S"); it != v.end()) c.slice = it->second;
-    return c;
-}
-
-std::string invalid_reason(const Register1dConfig& c, const Problem& p, const Target& t) {
+std::string Register1d::invalid_reason(const Problem& p, const Target& t) const {
+    const Register1d& c = *this;
     const int T = c.threads, U = c.outputs, S = c.slice;
     if (T > t.max_threads_per_block)
         return say("T={} threads per block is more than the {} a block may have.", "每个线程块 T={} 个线程，超过了线程块允许的 {} 个。", T, t.max_threads_per_block);
@@ -75,7 +78,8 @@ std::string invalid_reason(const Register1dConfig& c, const Problem& p, const Ta
 
 // Counts in 4-byte elements; totals exact for any M, N, K (out-of-range elements are not
 // loaded; the B slice is always stored whole, zero-padded; every thread always does S·U reads).
-CostModel cost_model(const Register1dConfig& c, const Problem& p) {
+CostModel Register1d::cost_model(const Problem& p) const {
+    const Register1d& c = *this;
     using matmul::add_extra;
     using matmul::add_formula;
     const double M = double(p.dim[0]), N = double(p.dim[1]), K = double(p.dim[2]);
@@ -133,65 +137,56 @@ CostModel cost_model(const Register1dConfig& c, const Problem& p) {
     return m;
 }
 
+KernelInstance Register1d::kernel() const {
+    return {"matmul/03_register_tiled_1d.cuh", fmt::format("register_1d_matmul<{}, {}, {}>", threads, outputs, slice)};
+}
+
+LaunchShape Register1d::launch(const Problem& p) const {
+    LaunchShape s;
+    s.grid = {unsigned(ceil_div(p.dim[1], outputs)), unsigned(ceil_div(p.dim[0], threads)), 1};
+    s.block = {unsigned(threads), 1, 1};
+    return s;
+}
+
+// A block covers T rows × U columns of C, a thread U outputs of its row; per k-step of S the
+// block stages the S×U slice of B in shared memory, while each thread reads its S values of A
+// from global memory into registers.
+TileGeometry Register1d::tiles(const Problem& p) const {
+    TileGeometry t;
+    t.extent = {p.dim[1], p.dim[0], 1};
+    t.block_tile = {outputs, threads, 1};
+    t.thread_tile = {outputs, 1, 1};
+    t.reduction = p.dim[2];
+    t.k_step = slice;
+    t.b_in_shared = true;
+    return t;
+}
+
 }  // namespace
 
 Variant make_register_1d_matmul() {
-    Variant v;
-    v.id = "matmul.register_1d";
-    v.family = "matmul";
-    v.title = "1D register tiling";
-    v.summary = "Each thread computes U outputs of one row from S values of A in registers and B transposed in shared memory.";
-    v.params = {
-        {"T", "Threads per block (T)", ParamKind::Pow2, 32, 1024, 1, 128,
-         "Rows of C per block: more threads share each staged slice of B, but each block needs T·(U+S) registers.",
-         "每个线程块的线程数（T）",
-         "每个线程块负责的 C 的行数：更多线程共享每次暂存的 B 切片，但每个线程块需要 T·(U+S) 个寄存器。"},
-        {"U", "Outputs per thread (U)", ParamKind::Pow2, 1, 256, 1, 128,
-         "Consecutive outputs of a row per thread: each A value in a register feeds U FMAs, at U accumulator registers.",
-         "每个线程的输出数（U）",
-         "每个线程负责一行中连续的 U 个输出：寄存器里的每个 A 值参与 U 次 FMA，代价是 U 个累加寄存器。"},
-        // S stops at 8: the fully unrolled S×U inner loop at S=64 took NVRTC over a minute to
-        // compile (255 registers, spills) and taught nothing the smaller slices do not.
-        {"S", "K slice (S)", ParamKind::Pow2, 1, 8, 1, 1,
-         "Values of A per thread per step: fewer barriers per FMA, more registers; S·U must be a multiple of T.",
-         "K 切片（S）",
-         "每个线程每步取的 A 值个数：每次 FMA 分摊的同步更少，寄存器更多；S·U 必须是 T 的倍数。"},
-    };
-    v.invalid_reason = [](const ParamValues& pv, const Problem& p, const Target& t) {
-        return invalid_reason(config_of(pv), p, t);
-    };
-    v.kernel = [](const ParamValues& pv) {
-        const Register1dConfig c = config_of(pv);
-        KernelInstance k;
-        k.source_file = "matmul/03_register_tiled_1d.cuh";
-        k.name_expression = fmt::format("register_1d_matmul<{}, {}, {}>", c.threads, c.outputs, c.slice);
-        return k;
-    };
-    v.launch = [](const ParamValues& pv, const Problem& p) {
-        const Register1dConfig c = config_of(pv);
-        LaunchShape s;
-        s.grid = {unsigned(ceil_div(p.dim[1], c.outputs)), unsigned(ceil_div(p.dim[0], c.threads)), 1};
-        s.block = {unsigned(c.threads), 1, 1};
-        return s;
-    };
-    // A block covers T rows × U columns of C, a thread U outputs of its row; per k-step of S the
-    // block stages the S×U slice of B in shared memory, while each thread reads its S values of A
-    // from global memory into registers.
-    v.tiles = [](const ParamValues& pv, const Problem& p) {
-        const Register1dConfig c = config_of(pv);
-        TileGeometry t;
-        t.extent = {p.dim[1], p.dim[0], 1};
-        t.block_tile = {c.outputs, c.threads, 1};
-        t.thread_tile = {c.outputs, 1, 1};
-        t.reduction = p.dim[2];
-        t.k_step = c.slice;
-        t.b_in_shared = true;
-        return t;
-    };
-    v.cost_model = [](const ParamValues& pv, const Problem& p) { return cost_model(config_of(pv), p); };
-    v.smem_bytes = [](const ParamValues& pv) { return config_of(pv).smem_bytes(); };
-    v.shared_sites = shared_sites;
-    return v;
+    return define_variant<Register1d>({
+        .id = "matmul.register_1d",
+        .family = "matmul",
+        .title = "1D register tiling",
+        .summary = "Each thread computes U outputs of one row from S values of A in registers and B transposed in shared memory.",
+        .params = {
+            {"T", "Threads per block (T)", ParamKind::Pow2, 32, 1024, 1, 128,
+             "Rows of C per block: more threads share each staged slice of B, but each block needs T·(U+S) registers.",
+             "每个线程块的线程数（T）",
+             "每个线程块负责的 C 的行数：更多线程共享每次暂存的 B 切片，但每个线程块需要 T·(U+S) 个寄存器。"},
+            {"U", "Outputs per thread (U)", ParamKind::Pow2, 1, 256, 1, 128,
+             "Consecutive outputs of a row per thread: each A value in a register feeds U FMAs, at U accumulator registers.",
+             "每个线程的输出数（U）",
+             "每个线程负责一行中连续的 U 个输出：寄存器里的每个 A 值参与 U 次 FMA，代价是 U 个累加寄存器。"},
+            // S stops at 8: the fully unrolled S×U inner loop at S=64 took NVRTC over a minute to
+            // compile (255 registers, spills) and taught nothing the smaller slices do not.
+            {"S", "K slice (S)", ParamKind::Pow2, 1, 8, 1, 1,
+             "Values of A per thread per step: fewer barriers per FMA, more registers; S·U must be a multiple of T.",
+             "K 切片（S）",
+             "每个线程每步取的 A 值个数：每次 FMA 分摊的同步更少，寄存器更多；S·U 必须是 T 的倍数。"},
+        },
+    });
 }
 TILELAB_REGISTER_VARIANT(make_register_1d_matmul)
 

@@ -9,15 +9,13 @@ namespace tilelab {
 
 Variant make_register_2d_matmul() {
     using namespace matmul;
-    Variant v;
-    v.id = "matmul.register_2d";
-    v.family = "matmul";
-    v.title = "2D register tiling";
-    v.summary = "Each thread computes a TM×TN tile of C from a column of A and a row of B in registers.";
-    v.params = register_2d_param_specs();
-    set_register_2d_functions(v);
-    v.shared_sites = [](const ParamValues& pv, const Problem& p) { return register_2d_shared_sites(register_2d_config(pv), p); };
-    return v;
+    return define_variant<Register2dVariant>({
+        .id = "matmul.register_2d",
+        .family = "matmul",
+        .title = "2D register tiling",
+        .summary = "Each thread computes a TM×TN tile of C from a column of A and a row of B in registers.",
+        .params = register_2d_param_specs(),
+    });
 }
 TILELAB_REGISTER_VARIANT(make_register_2d_matmul)
 

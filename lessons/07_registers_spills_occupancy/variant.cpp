@@ -9,15 +9,13 @@ namespace tilelab {
 
 Variant make_register_pressure_matmul() {
     using namespace matmul;
-    Variant v;
-    v.id = "matmul.register_pressure";
-    v.family = "matmul";
-    v.title = "Registers, spills and occupancy";
-    v.summary = "Cap the 2D kernel's registers, bound its launch or stop unrolling, and watch spills, occupancy and time.";
-    v.params = register_pressure_param_specs();
-    set_register_2d_functions(v);
-    v.shared_sites = [](const ParamValues& pv, const Problem& p) { return register_2d_shared_sites(register_2d_config(pv), p); };
-    return v;
+    return define_variant<Register2dVariant>({
+        .id = "matmul.register_pressure",
+        .family = "matmul",
+        .title = "Registers, spills and occupancy",
+        .summary = "Cap the 2D kernel's registers, bound its launch or stop unrolling, and watch spills, occupancy and time.",
+        .params = register_pressure_param_specs(),
+    });
 }
 TILELAB_REGISTER_VARIANT(make_register_pressure_matmul)
 

@@ -10,10 +10,19 @@ namespace {
 
 using stencil::Grid;
 
-struct BasicShape {
-    int bx, by, bz, r;
-    explicit BasicShape(const ParamValues& p)
-        : bx(p.at("BX")), by(p.at("BY")), bz(p.at("BZ")), r(param_or(p, "RADIUS", 1)) {}
+// kernels/stencil/01_basic.cuh at one set of parameter values.
+struct BasicStencil {
+    int bx = 8, by = 8, bz = 8;   // <- BX, BY, BZ: the block, one thread per cell
+    int r = 1;                    // <- RADIUS: how far the stencil reaches along each axis
+
+    static BasicStencil from(const ParamReader& p) {
+        return {.bx = p["BX"], .by = p["BY"], .bz = p["BZ"], .r = p.get("RADIUS", 1)};
+    }
+    std::string invalid_reason(const Problem& problem, const Target& target) const;
+    KernelInstance kernel() const;
+    LaunchShape launch(const Problem& problem) const;
+    TileGeometry tiles(const Problem& problem) const;
+    CostModel cost_model(const Problem& problem) const;
     int threads() const { return bx * by * bz; }
     std::array<int64_t, 3> blocks(const Problem& p) const {
         return {ceil_div(p.dim[0], bx), ceil_div(p.dim[1], by), ceil_div(p.dim[2], bz)};
@@ -21,17 +30,17 @@ struct BasicShape {
 };
 
 // Block and grid limits are the engine's generic checks.
-std::string basic_invalid_reason(const ParamValues& p, const Problem& problem, const Target&) {
-    return stencil::grid_too_small_reason(problem, BasicShape(p).r);
+std::string BasicStencil::invalid_reason(const Problem& problem, const Target&) const {
+    return stencil::grid_too_small_reason(problem, r);
 }
 
-KernelInstance basic_kernel(const ParamValues& p) {
-    const BasicShape s(p);
+KernelInstance BasicStencil::kernel() const {
+    const BasicStencil& s = *this;
     return {"stencil/01_basic.cuh", fmt::format("basic_stencil<{}, {}, {}, {}>", s.bx, s.by, s.bz, s.r)};
 }
 
-LaunchShape basic_launch(const ParamValues& p, const Problem& problem) {
-    const BasicShape s(p);
+LaunchShape BasicStencil::launch(const Problem& problem) const {
+    const BasicStencil& s = *this;
     const auto blocks = s.blocks(problem);
     LaunchShape shape;
     shape.block = {unsigned(s.bx), unsigned(s.by), unsigned(s.bz)};
@@ -41,8 +50,8 @@ LaunchShape basic_launch(const ParamValues& p, const Problem& problem) {
 
 // One thread per cell of the whole grid (boundary cells copy themselves); each reads its
 // neighbours, one cell away, from global memory.
-TileGeometry basic_tiles(const ParamValues& p, const Problem& problem) {
-    const BasicShape s(p);
+TileGeometry BasicStencil::tiles(const Problem& problem) const {
+    const BasicStencil& s = *this;
     TileGeometry t;
     t.extent = problem.dim;
     t.block_tile = {s.bx, s.by, s.bz};
@@ -51,8 +60,8 @@ TileGeometry basic_tiles(const ParamValues& p, const Problem& problem) {
     return t;
 }
 
-CostModel basic_cost_model(const ParamValues& p, const Problem& problem) {
-    const BasicShape s(p);
+CostModel BasicStencil::cost_model(const Problem& problem) const {
+    const BasicStencil& s = *this;
     const Grid g(problem, s.r);
     const double threads = s.threads();
     const double points = stencil::star_points(s.r), flops = stencil::star_flops(s.r);
@@ -99,35 +108,29 @@ CostModel basic_cost_model(const ParamValues& p, const Problem& problem) {
 }  // namespace
 
 Variant make_basic_stencil() {
-    Variant v;
-    v.id = "stencil.basic";
-    v.family = "stencil";
-    v.title = "Basic stencil";
-    v.summary = "One thread per cell, seven global loads per output (13 at RADIUS = 2): 0.46 FLOP per byte loaded.";
-    v.params = {
-        // Default 128×2×1: the fastest shape of scripts/bench_stencil.sh's sweep on an H200 at 512³
-        // (32×8, 64×4 and 256×1 were within a few percent; the lesson starts from 32×8).
-        {"BX", "Block width (x)", ParamKind::Pow2, 1, 1024, 1, 128,
-         "Threads along x, the contiguous axis: 32 or more lets a warp read whole 128-byte lines.",
-         "线程块宽度（x）",
-         "沿 x（连续轴）的线程数：32 或更多时一个线程束能读完整的 128 字节缓存行。"},
-        {"BY", "Block height (y)", ParamKind::Pow2, 1, 1024, 1, 2,
-         "Threads along y: taller blocks share more y-neighbours in L1 but need more threads.",
-         "线程块高度（y）",
-         "沿 y 的线程数：更高的线程块在 L1 中共享更多 y 方向的邻居，但需要更多线程。"},
-        {"BZ", "Block depth (z)", ParamKind::Pow2, 1, 64, 1, 1,
-         "Threads along z: deeper blocks share z-neighbours in L1; BX·BY·BZ must stay within the block limit.",
-         "线程块深度（z）",
-         "沿 z 的线程数：更深的线程块在 L1 中共享 z 方向的邻居；BX·BY·BZ 不能超过线程块的上限。"},
-        stencil::radius_param(),
-    };
-    v.invalid_reason = basic_invalid_reason;
-    v.kernel = basic_kernel;
-    v.launch = basic_launch;
-    v.tiles = basic_tiles;
-    v.cost_model = basic_cost_model;
-    v.smem_bytes = [](const ParamValues&) { return 0; };
-    return v;
+    return define_variant<BasicStencil>({
+        .id = "stencil.basic",
+        .family = "stencil",
+        .title = "Basic stencil",
+        .summary = "One thread per cell, seven global loads per output (13 at RADIUS = 2): 0.46 FLOP per byte loaded.",
+        .params = {
+            // Default 128×2×1: the fastest shape of scripts/bench_stencil.sh's sweep on an H200 at 512³
+            // (32×8, 64×4 and 256×1 were within a few percent; the lesson starts from 32×8).
+            {"BX", "Block width (x)", ParamKind::Pow2, 1, 1024, 1, 128,
+             "Threads along x, the contiguous axis: 32 or more lets a warp read whole 128-byte lines.",
+             "线程块宽度（x）",
+             "沿 x（连续轴）的线程数：32 或更多时一个线程束能读完整的 128 字节缓存行。"},
+            {"BY", "Block height (y)", ParamKind::Pow2, 1, 1024, 1, 2,
+             "Threads along y: taller blocks share more y-neighbours in L1 but need more threads.",
+             "线程块高度（y）",
+             "沿 y 的线程数：更高的线程块在 L1 中共享更多 y 方向的邻居，但需要更多线程。"},
+            {"BZ", "Block depth (z)", ParamKind::Pow2, 1, 64, 1, 1,
+             "Threads along z: deeper blocks share z-neighbours in L1; BX·BY·BZ must stay within the block limit.",
+             "线程块深度（z）",
+             "沿 z 的线程数：更深的线程块在 L1 中共享 z 方向的邻居；BX·BY·BZ 不能超过线程块的上限。"},
+            stencil::radius_param(),
+        },
+    });
 }
 TILELAB_REGISTER_VARIANT(make_basic_stencil)
 

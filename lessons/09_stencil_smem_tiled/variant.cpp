@@ -12,9 +12,18 @@ namespace {
 
 using stencil::Grid;
 
-struct TiledShape {
-    int t, r;
-    explicit TiledShape(const ParamValues& p) : t(p.at("T")), r(param_or(p, "RADIUS", 1)) {}
+// kernels/stencil/02_smem_tiled.cuh at one set of parameter values.
+struct SmemTiledStencil {
+    int t = 8;   // <- T: edge of the cubic block and of its shared tile, halo included
+    int r = 1;   // <- RADIUS: how far the stencil reaches along each axis
+
+    static SmemTiledStencil from(const ParamReader& p) { return {.t = p["T"], .r = p.get("RADIUS", 1)}; }
+    std::string invalid_reason(const Problem& problem, const Target& target) const;
+    KernelInstance kernel() const;
+    LaunchShape launch(const Problem& problem) const;
+    TileGeometry tiles(const Problem& problem) const;
+    CostModel cost_model(const Problem& problem) const;
+    std::vector<SharedAccessSite> shared_sites(const Problem& problem) const;
     int threads() const { return t * t * t; }
     int smem_bytes() const { return 4 * t * t * t; }
     int inner() const { return t - 2 * r; }   // outputs along each axis
@@ -24,8 +33,8 @@ struct TiledShape {
     }
 };
 
-std::string tiled_invalid_reason(const ParamValues& p, const Problem& problem, const Target& target) {
-    const TiledShape s(p);
+std::string SmemTiledStencil::invalid_reason(const Problem& problem, const Target& target) const {
+    const SmemTiledStencil& s = *this;
     if (auto r = stencil::grid_too_small_reason(problem, s.r); !r.empty()) return r;
     if (s.inner() < 1)
         return say("A tile of T = {} has no output inside its halo of RADIUS = {} cells on each side: "
@@ -43,13 +52,13 @@ std::string tiled_invalid_reason(const ParamValues& p, const Problem& problem, c
     return "";
 }
 
-KernelInstance tiled_kernel(const ParamValues& p) {
-    const TiledShape s(p);
+KernelInstance SmemTiledStencil::kernel() const {
+    const SmemTiledStencil& s = *this;
     return {"stencil/02_smem_tiled.cuh", fmt::format("smem_tiled_stencil<{}, {}>", s.t, s.r)};
 }
 
-LaunchShape tiled_launch(const ParamValues& p, const Problem& problem) {
-    const TiledShape s(p);
+LaunchShape SmemTiledStencil::launch(const Problem& problem) const {
+    const SmemTiledStencil& s = *this;
     const auto blocks = s.blocks(problem);
     LaunchShape shape;
     shape.block = {unsigned(s.t), unsigned(s.t), unsigned(s.t)};
@@ -59,8 +68,8 @@ LaunchShape tiled_launch(const ParamValues& p, const Problem& problem) {
 
 // The (T−2R)³ outputs inside a T³ input tile, all T planes of it in shared memory; the tile's
 // edge threads load the halo and compute nothing.
-TileGeometry tiled_tiles(const ParamValues& p, const Problem& problem) {
-    const TiledShape s(p);
+TileGeometry SmemTiledStencil::tiles(const Problem& problem) const {
+    const SmemTiledStencil& s = *this;
     TileGeometry t;
     t.extent = {problem.dim[0] - 2 * s.r, problem.dim[1] - 2 * s.r, problem.dim[2] - 2 * s.r};
     t.block_tile = {s.inner(), s.inner(), s.inner()};
@@ -71,8 +80,8 @@ TileGeometry tiled_tiles(const ParamValues& p, const Problem& problem) {
     return t;
 }
 
-CostModel tiled_cost_model(const ParamValues& p, const Problem& problem) {
-    const TiledShape s(p);
+CostModel SmemTiledStencil::cost_model(const Problem& problem) const {
+    const SmemTiledStencil& s = *this;
     const Grid g(problem, s.r);
     const double T = s.t, inner = std::pow(double(s.inner()), 3), tile = std::pow(T, 3);
     const double points = stencil::star_points(s.r), flops = stencil::star_flops(s.r);
@@ -124,8 +133,8 @@ CostModel tiled_cost_model(const ParamValues& p, const Problem& problem) {
 // its 6·R + 1 cells, one load each, in apply_star_stencil's order. Only the last block along an
 // axis can be cut by the grid, so a site has one instance per class of blocks (whole or last along
 // x, y and z), weighted by how many blocks it stands for.
-std::vector<SharedAccessSite> tiled_shared_sites(const ParamValues& p, const Problem& problem) {
-    const TiledShape s(p);
+std::vector<SharedAccessSite> SmemTiledStencil::shared_sites(const Problem& problem) const {
+    const SmemTiledStencil& s = *this;
     if (s.inner() < 1 || !stencil::grid_too_small_reason(problem, s.r).empty()) return {};
     const auto blocks = s.blocks(problem);
     struct BlockClass {
@@ -173,26 +182,19 @@ std::vector<SharedAccessSite> tiled_shared_sites(const ParamValues& p, const Pro
 }  // namespace
 
 Variant make_smem_tiled_stencil() {
-    Variant v;
-    v.id = "stencil.smem_tiled";
-    v.family = "stencil";
-    v.title = "Shared-memory tiled stencil";
-    v.summary = "A T³ block loads a T³ tile once and computes its (T−2)³ inner cells: 1.37 OP/B at T = 8, and T³ ≤ 1024 stops it at 10.";
-    v.params = {
-        {"T", "Tile edge (T×T×T threads)", ParamKind::Int, 3, 12, 1, 8,
-         "Input tile edge: larger tiles waste less on the halo, but need T³ threads per block (T ≤ 10 for 1024) and 4·T³ bytes of shared memory.",
-         "分块边长（T×T×T 个线程）",
-         "输入分块的边长：分块越大，浪费在光环（halo）上的越少，但每个线程块需要 T³ 个线程（1024 时 T ≤ 10）和 4·T³ 字节共享内存。"},
-        stencil::radius_param(),
-    };
-    v.invalid_reason = tiled_invalid_reason;
-    v.kernel = tiled_kernel;
-    v.launch = tiled_launch;
-    v.tiles = tiled_tiles;
-    v.cost_model = tiled_cost_model;
-    v.smem_bytes = [](const ParamValues& p) { return TiledShape(p).smem_bytes(); };
-    v.shared_sites = tiled_shared_sites;
-    return v;
+    return define_variant<SmemTiledStencil>({
+        .id = "stencil.smem_tiled",
+        .family = "stencil",
+        .title = "Shared-memory tiled stencil",
+        .summary = "A T³ block loads a T³ tile once and computes its (T−2)³ inner cells: 1.37 OP/B at T = 8, and T³ ≤ 1024 stops it at 10.",
+        .params = {
+            {"T", "Tile edge (T×T×T threads)", ParamKind::Int, 3, 12, 1, 8,
+             "Input tile edge: larger tiles waste less on the halo, but need T³ threads per block (T ≤ 10 for 1024) and 4·T³ bytes of shared memory.",
+             "分块边长（T×T×T 个线程）",
+             "输入分块的边长：分块越大，浪费在光环（halo）上的越少，但每个线程块需要 T³ 个线程（1024 时 T ≤ 10）和 4·T³ 字节共享内存。"},
+            stencil::radius_param(),
+        },
+    });
 }
 TILELAB_REGISTER_VARIANT(make_smem_tiled_stencil)
 

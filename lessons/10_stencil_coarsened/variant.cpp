@@ -11,19 +11,27 @@ namespace {
 using stencil::Grid;
 using stencil::PlaneWalkShape;
 
-int coarsened_smem_bytes(const PlaneWalkShape& s) { return 3 * s.shared_plane_floats() * 4; }
+// kernels/stencil/03_coarsened.cuh at one set of parameter values: the plane walk's shape, three planes in shared memory.
+struct CoarsenedStencil : PlaneWalkShape {
+    static CoarsenedStencil from(const ParamReader& p) { return {PlaneWalkShape(p)}; }
+    int smem_bytes() const { return 3 * shared_plane_floats() * 4; }
+    std::string invalid_reason(const Problem& problem, const Target&) const {
+        return stencil::plane_walk_invalid_reason(*this, problem);
+    }
+    KernelInstance kernel() const;
+    LaunchShape launch(const Problem& problem) const { return PlaneWalkShape::launch(problem); }
+    TileGeometry tiles(const Problem& problem) const { return PlaneWalkShape::tiles(problem, 3); }
+    CostModel cost_model(const Problem& problem) const;
+    std::vector<SharedAccessSite> shared_sites(const Problem& problem) const;
+};
 
-std::string coarsened_invalid_reason(const ParamValues& p, const Problem& problem, const Target&) {
-    return stencil::plane_walk_invalid_reason(PlaneWalkShape(p), problem);
-}
-
-KernelInstance coarsened_kernel(const ParamValues& p) {
-    const PlaneWalkShape s(p);
+KernelInstance CoarsenedStencil::kernel() const {
+    const CoarsenedStencil& s = *this;
     return {"stencil/03_coarsened.cuh", "coarsened_stencil<" + s.template_args() + ">"};
 }
 
-CostModel coarsened_cost_model(const ParamValues& p, const Problem& problem) {
-    const PlaneWalkShape s(p);
+CostModel CoarsenedStencil::cost_model(const Problem& problem) const {
+    const CoarsenedStencil& s = *this;
     const Grid g(problem);
     const double RY = s.ry, Z = s.z, halo = s.around ? 1 : 0;
     const double outputs = s.block_outputs();   // a whole block
@@ -50,7 +58,7 @@ CostModel coarsened_cost_model(const ParamValues& p, const Problem& problem) {
     stencil::add_common_formulas(m);
     stencil::add_plane_walk_extras(m, s, "(T = 32, Z = 30: 2.68)",
                                    s.around ? "3·(TX+2)·(R+2)·4  (three planes with their halos)" : "3·TX·R·4  (three planes)",
-                                   coarsened_smem_bytes(s));
+                                   s.smem_bytes());
     return m;
 }
 
@@ -66,8 +74,8 @@ CostModel coarsened_cost_model(const ParamValues& p, const Problem& problem) {
 // buffers are a whole-warp shift of step 0's by a multiple of S words, which moves every lane's
 // bank alike and changes no count, so its sites show step 0's buffers and count every step (the
 // walk test serves the rotating buffers themselves).
-std::vector<SharedAccessSite> coarsened_shared_sites(const ParamValues& p, const Problem& problem) {
-    const PlaneWalkShape s(p);
+std::vector<SharedAccessSite> CoarsenedStencil::shared_sites(const Problem& problem) const {
+    const CoarsenedStencil& s = *this;
     if (!stencil::plane_walk_invalid_reason(s, problem).empty()) return {};
     const auto classes = stencil::plane_block_classes(s, problem);
     const int RY = s.ry, pitch = s.tx + (s.around ? 2 : 0), plane = (s.rows() + (s.around ? 2 : 0)) * pitch;
@@ -135,20 +143,13 @@ std::vector<SharedAccessSite> coarsened_shared_sites(const ParamValues& p, const
 }  // namespace
 
 Variant make_coarsened_stencil() {
-    Variant v;
-    v.id = "stencil.coarsened";
-    v.family = "stencil";
-    v.title = "Thread-coarsened stencil";
-    v.summary = "A T×T block walks along z with three planes in shared memory: T reaches 32, 2.68 OP/B, 12 KB per block.";
-    v.params = stencil::plane_walk_params();
-    v.invalid_reason = coarsened_invalid_reason;
-    v.kernel = coarsened_kernel;
-    v.launch = [](const ParamValues& p, const Problem& problem) { return PlaneWalkShape(p).launch(problem); };
-    v.tiles = [](const ParamValues& p, const Problem& problem) { return PlaneWalkShape(p).tiles(problem, 3); };
-    v.cost_model = coarsened_cost_model;
-    v.smem_bytes = [](const ParamValues& p) { return coarsened_smem_bytes(PlaneWalkShape(p)); };
-    v.shared_sites = coarsened_shared_sites;
-    return v;
+    return define_variant<CoarsenedStencil>({
+        .id = "stencil.coarsened",
+        .family = "stencil",
+        .title = "Thread-coarsened stencil",
+        .summary = "A T×T block walks along z with three planes in shared memory: T reaches 32, 2.68 OP/B, 12 KB per block.",
+        .params = stencil::plane_walk_params(),
+    });
 }
 TILELAB_REGISTER_VARIANT(make_coarsened_stencil)
 

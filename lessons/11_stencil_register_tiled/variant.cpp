@@ -11,19 +11,27 @@ namespace {
 using stencil::Grid;
 using stencil::PlaneWalkShape;
 
-int register_tiled_smem_bytes(const PlaneWalkShape& s) { return s.shared_plane_floats() * 4; }
+// kernels/stencil/04_register_tiled.cuh at one set of parameter values: the plane walk's shape, one plane in shared memory.
+struct RegisterTiledStencil : PlaneWalkShape {
+    static RegisterTiledStencil from(const ParamReader& p) { return {PlaneWalkShape(p)}; }
+    int smem_bytes() const { return shared_plane_floats() * 4; }
+    std::string invalid_reason(const Problem& problem, const Target&) const {
+        return stencil::plane_walk_invalid_reason(*this, problem);
+    }
+    KernelInstance kernel() const;
+    LaunchShape launch(const Problem& problem) const { return PlaneWalkShape::launch(problem); }
+    TileGeometry tiles(const Problem& problem) const { return PlaneWalkShape::tiles(problem, 1); }
+    CostModel cost_model(const Problem& problem) const;
+    std::vector<SharedAccessSite> shared_sites(const Problem& problem) const;
+};
 
-std::string register_tiled_invalid_reason(const ParamValues& p, const Problem& problem, const Target&) {
-    return stencil::plane_walk_invalid_reason(PlaneWalkShape(p), problem);
-}
-
-KernelInstance register_tiled_kernel(const ParamValues& p) {
-    const PlaneWalkShape s(p);
+KernelInstance RegisterTiledStencil::kernel() const {
+    const RegisterTiledStencil& s = *this;
     return {"stencil/04_register_tiled.cuh", "register_tiled_stencil<" + s.template_args() + ">"};
 }
 
-CostModel register_tiled_cost_model(const ParamValues& p, const Problem& problem) {
-    const PlaneWalkShape s(p);
+CostModel RegisterTiledStencil::cost_model(const Problem& problem) const {
+    const RegisterTiledStencil& s = *this;
     const Grid g(problem);
     const double RY = s.ry, Z = s.z, halo = s.around ? 1 : 0;
     const double outputs = s.block_outputs();   // a whole block
@@ -51,7 +59,7 @@ CostModel register_tiled_cost_model(const ParamValues& p, const Problem& problem
     stencil::add_common_formulas(m);
     stencil::add_plane_walk_extras(m, s, "(same as coarsened)",
                                    s.around ? "(TX+2)·(R+2)·4  (one plane with its halo)" : "TX·R·4  (one plane)",
-                                   register_tiled_smem_bytes(s));
+                                   s.smem_bytes());
     return m;
 }
 
@@ -59,8 +67,8 @@ CostModel register_tiled_cost_model(const ParamValues& p, const Problem& problem
 // walk, each in-grid row stores its cell of plane z and a halo thread its halo cell; after the
 // barrier each computing row reads its four x-y neighbours (the centre and the z neighbours come
 // from registers). One instance per x-y block class and row r; the steps along z are the same.
-std::vector<SharedAccessSite> register_tiled_shared_sites(const ParamValues& p, const Problem& problem) {
-    const PlaneWalkShape s(p);
+std::vector<SharedAccessSite> RegisterTiledStencil::shared_sites(const Problem& problem) const {
+    const RegisterTiledStencil& s = *this;
     if (!stencil::plane_walk_invalid_reason(s, problem).empty()) return {};
     const auto classes = stencil::plane_block_classes(s, problem);
     const double steps = stencil::z_steps(s, problem, [](int, int) { return true; });   // Nz − 2
@@ -95,20 +103,13 @@ std::vector<SharedAccessSite> register_tiled_shared_sites(const ParamValues& p, 
 }  // namespace
 
 Variant make_register_tiled_stencil() {
-    Variant v;
-    v.id = "stencil.register_tiled";
-    v.family = "stencil";
-    v.title = "Register-tiled stencil";
-    v.summary = "The coarsened walk with planes z−1 and z+1 in registers: a third of the shared memory (4 KB at 32×32), the same global traffic.";
-    v.params = stencil::plane_walk_params();
-    v.invalid_reason = register_tiled_invalid_reason;
-    v.kernel = register_tiled_kernel;
-    v.launch = [](const ParamValues& p, const Problem& problem) { return PlaneWalkShape(p).launch(problem); };
-    v.tiles = [](const ParamValues& p, const Problem& problem) { return PlaneWalkShape(p).tiles(problem, 1); };
-    v.cost_model = register_tiled_cost_model;
-    v.smem_bytes = [](const ParamValues& p) { return register_tiled_smem_bytes(PlaneWalkShape(p)); };
-    v.shared_sites = register_tiled_shared_sites;
-    return v;
+    return define_variant<RegisterTiledStencil>({
+        .id = "stencil.register_tiled",
+        .family = "stencil",
+        .title = "Register-tiled stencil",
+        .summary = "The coarsened walk with planes z−1 and z+1 in registers: a third of the shared memory (4 KB at 32×32), the same global traffic.",
+        .params = stencil::plane_walk_params(),
+    });
 }
 TILELAB_REGISTER_VARIANT(make_register_tiled_stencil)
 

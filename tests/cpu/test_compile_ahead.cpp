@@ -9,6 +9,7 @@
 #include <mutex>
 #include <set>
 #include <thread>
+#include "fixed_variant.h"
 #include "engine_testing.h"
 #include "tilelab/engine.h"
 
@@ -80,22 +81,21 @@ private:
 // "test.ahead": one slider TILE = 4, 8, ..., 32 of which 12 and 20 cannot run, and a checkbox
 // FLAG. Its kernel is named after both, so each combination is its own build.
 void register_test_variant() {
-    Variant v;
-    v.id = "test.ahead";
-    v.family = "matmul";
-    v.title = "compile-ahead test";
-    v.params = {{"TILE", "Tile", ParamKind::Int, 4, 32, 4, 16, "test"}, {"FLAG", "Flag", ParamKind::Bool, 0, 1, 1, 0, "test"}};
-    v.invalid_reason = [](const ParamValues& p, const Problem&, const Target&) -> std::string {
-        const int tile = param_or(p, "TILE", 16);
-        return tile == 12 || tile == 20 ? "This test refuses tiles of 12 and 20." : "";
+    const VariantInfo info{
+        .id = "test.ahead",
+        .family = "matmul",
+        .title = "compile-ahead test",
+        .params = {{"TILE", "Tile", ParamKind::Int, 4, 32, 4, 16, "test"}, {"FLAG", "Flag", ParamKind::Bool, 0, 1, 1, 0, "test"}},
     };
-    v.kernel = [](const ParamValues& p) {
-        return KernelInstance{"test/scale.cuh", "k<" + std::to_string(param_or(p, "TILE", 16)) + "," +
-                                                    std::to_string(param_or(p, "FLAG", 0)) + ">"};
-    };
-    v.launch = [](const ParamValues&, const Problem&) { return LaunchShape{{1, 1, 1}, {32, 1, 1}, 0}; };
-    v.cost_model = [](const ParamValues&, const Problem&) { return CostModel{}; };
-    add_variant(v);
+    add_variant(tilelab::testing::fixed_variant(info, [](const ParamReader& p) {
+        const int tile = p["TILE"];
+        return tilelab::testing::FixedKernel{
+            {"test/scale.cuh", "k<" + std::to_string(tile) + "," + std::to_string(p["FLAG"]) + ">"},
+            [](const Problem&) { return LaunchShape{{1, 1, 1}, {32, 1, 1}, 0}; },
+            [tile](const Problem&, const Target&) -> std::string {
+                return tile == 12 || tile == 20 ? "This test refuses tiles of 12 and 20." : "";
+            }};
+    }));
 }
 
 RunRequest at(int tile, int flag = 0) { return {"test.ahead", {{"TILE", tile}, {"FLAG", flag}}, {{64, 64, 64}}}; }

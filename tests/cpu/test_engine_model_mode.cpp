@@ -2,6 +2,7 @@
 // GPU mode, measures nothing, and refuses invalid requests with one sentence. Runs everywhere.
 #include <gtest/gtest.h>
 #include <cstdlib>
+#include "fixed_variant.h"
 #include "tilelab/engine.h"
 #include "tilelab/variant.h"
 
@@ -26,14 +27,8 @@ void expect_one_sentence(const std::string& s) {
 // A variant of our own (added to the registry, unlisted) so these tests do not depend on how
 // far the lessons' variants have got: the test kernel with the matmul signature, one warp.
 Variant test_variant(const std::string& id, LaunchShape shape) {
-    Variant v;
-    v.id = id;
-    v.family = "matmul";
-    v.title = "test kernel";
-    v.kernel = [](const ParamValues&) { return KernelInstance{"test/fault.cuh", "faulting_matmul<0>"}; };
-    v.launch = [shape](const ParamValues&, const Problem&) { return shape; };
-    v.cost_model = [](const ParamValues&, const Problem&) { return CostModel{}; };
-    return v;
+    return tilelab::testing::fixed_variant({.id = id, .family = "matmul", .title = "test kernel"},
+                                           {"test/fault.cuh", "faulting_matmul<0>"}, shape);
 }
 
 const Problem kSmall{{64, 64, 64}};

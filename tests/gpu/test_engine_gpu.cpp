@@ -11,6 +11,7 @@
 #include <atomic>
 #include <set>
 #include <thread>
+#include "fixed_variant.h"
 #include "engine_testing.h"
 #include "gpu.h"
 
@@ -243,17 +244,10 @@ TEST(EngineGpu, CeilingsAreMeasuredAndBelowTheComputedPeaks) {
 // is tight enough to see a single missing term, let alone a missing tile.
 TEST(EngineGpu, AKernelMissingOneProductFailsValidation) {
     TILELAB_REQUIRE_GPU();
-    Variant v;
-    v.id = "test.skips_one_product";
-    v.family = "matmul";
-    v.kernel = [](const ParamValues&) { return KernelInstance{"test/skip_product.cuh", "skip_product_matmul<1>"}; };
-    v.launch = [](const ParamValues&, const Problem& p) {
-        LaunchShape s;
-        s.block = {16, 16, 1};
-        s.grid = {unsigned((p.dim[1] + 15) / 16), unsigned((p.dim[0] + 15) / 16), 1};
-        return s;
-    };
-    v.cost_model = [](const ParamValues&, const Problem&) { return CostModel{}; };
+    const Variant v = tilelab::testing::fixed_variant({.id = "test.skips_one_product", .family = "matmul"}, [](const ParamReader&) {
+        return tilelab::testing::FixedKernel{{"test/skip_product.cuh", "skip_product_matmul<1>"},
+                                             [](const Problem& p) { return tilelab::testing::blocks_of_16x16("matmul", p); }};
+    });
     add_variant(v);
     for (const Problem p : {Problem{{100, 90, 80}}, Problem{{700, 600, 500}}}) {   // CPU and cuBLAS reference
         const RunResult r = shared_engine().run({v.id, {}, p}, quick_options(false));
@@ -273,13 +267,8 @@ TEST(EngineGpu, RecoversFromAFaultingKernel) {
     TILELAB_REQUIRE_GPU();
     const Variant* good = working_matmul();
     if (!good) GTEST_SKIP() << "no matmul variant has a kernel yet";
-    Variant fault;
-    fault.id = "test.fault";
-    fault.family = "matmul";
-    fault.kernel = [](const ParamValues&) { return KernelInstance{"test/fault.cuh", "faulting_matmul<0>"}; };
-    fault.launch = [](const ParamValues&, const Problem&) { return LaunchShape{{1, 1, 1}, {32, 1, 1}, 0}; };
-    fault.cost_model = [](const ParamValues&, const Problem&) { return CostModel{}; };
-    add_variant(fault);
+    add_variant(tilelab::testing::fixed_variant({.id = "test.fault", .family = "matmul"}, {"test/fault.cuh", "faulting_matmul<0>"},
+                                                LaunchShape{{1, 1, 1}, {32, 1, 1}, 0}));
 
     const Problem problem{{256, 256, 256}};
     const RunResult before = shared_engine().run({good->id, {}, problem}, quick_options());

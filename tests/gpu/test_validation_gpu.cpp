@@ -8,6 +8,7 @@
 #include <cmath>
 #include <string>
 #include <vector>
+#include "fixed_variant.h"
 #include "engine_testing.h"
 #include "family_common.h"
 #include "gpu.h"
@@ -21,18 +22,10 @@ RunOptions validate_only() { return tilelab::testing::test_run_options(0, 1, fal
 
 // A test variant of one family with a fixed kernel and a 16×16(×1) block over the problem.
 Variant test_variant(const std::string& id, const std::string& family, const std::string& file, const std::string& name) {
-    Variant v;
-    v.id = id;
-    v.family = family;
-    v.kernel = [file, name](const ParamValues&) { return KernelInstance{file, name}; };
-    v.launch = [family](const ParamValues&, const Problem& p) {
-        LaunchShape s;
-        s.block = {16, 16, 1};
-        if (family == "matmul") s.grid = {unsigned((p.dim[1] + 15) / 16), unsigned((p.dim[0] + 15) / 16), 1};
-        else s.grid = {unsigned((p.dim[0] + 15) / 16), unsigned((p.dim[1] + 15) / 16), unsigned(p.dim[2])};
-        return s;
-    };
-    v.cost_model = [](const ParamValues&, const Problem&) { return CostModel{}; };
+    const KernelInstance k{file, name};
+    Variant v = tilelab::testing::fixed_variant({.id = id, .family = family}, [k, family](const ParamReader&) {
+        return tilelab::testing::FixedKernel{k, [family](const Problem& p) { return tilelab::testing::blocks_of_16x16(family, p); }};
+    });
     add_variant(v);
     return v;
 }

@@ -116,6 +116,7 @@ struct RunResult {
     OccupancyInput occupancy_input;   // what occupancy was computed from: threads, registers, shared bytes
     Occupancy occupancy;
     CostModel model;
+    Precision precision;          // the variant's element types at these parameters
     std::string kernel_source;    // the .cuh as compiled
     std::string name_expression;  // its instantiation
     std::string user_kernel;      // the user's file name when the kernel is theirs (Engine::analyze with

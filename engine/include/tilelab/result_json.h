@@ -34,8 +34,11 @@ TILELAB_JSON_FIELDS(BankSiteTotals, name, formula, store, width_bytes, instructi
                     broadcasts, worst_ways, caveat)
 TILELAB_JSON_FIELDS(BankModel, modelled, sites, load_instructions, store_instructions, load_wavefronts, store_wavefronts,
                     load_conflicts, store_conflicts)
-TILELAB_JSON_FIELDS(CostModel, flops, per_thread, per_block, total, global_bytes, intensity, compulsory_bytes,
-                    formulas, extras, banks)
+TILELAB_JSON_FIELDS(CostModel, flops, per_thread, per_block, total, load_element_bytes, store_element_bytes,
+                    global_bytes, intensity, compulsory_bytes, formulas, extras, banks)
+NLOHMANN_JSON_SERIALIZE_ENUM(ElementType, {{ElementType::f32, "fp32"}, {ElementType::tf32, "tf32"},
+                                           {ElementType::bf16, "bf16"}, {ElementType::f16, "fp16"}})
+TILELAB_JSON_FIELDS(Precision, input, accumulate, output)
 TILELAB_JSON_FIELDS(PtxasInfo, parsed, registers, spill_stores, spill_loads, stack_bytes, smem_bytes, cmem_bytes)
 TILELAB_JSON_FIELDS(OccupancyInput, threads_per_block, registers_per_thread, smem_per_block)
 TILELAB_JSON_FIELDS(Occupancy, blocks_per_sm, active_warps, max_warps, occupancy, limiter, limit_warps,

@@ -2,6 +2,7 @@
 // (model mode). No magic hardware numbers elsewhere: everything comes from here.
 #pragma once
 #include <string>
+#include "tilelab/precision.h"
 #include <vector>
 
 namespace tilelab {
@@ -24,6 +25,8 @@ struct Target {
     int reserved_smem_per_block = 0;   // the driver's per-block reservation (1 KB on sm_80+)
     double clock_ghz = 0;
     double peak_fp32_gflops = 0;       // datasheet FP32 peak (non-tensor)
+    // Dense tensor-core peaks with FP32 accumulation (datasheet; 0 where the architecture has none).
+    double peak_tf32_gflops = 0, peak_bf16_gflops = 0, peak_fp16_gflops = 0;
     double dram_gbps = 0;              // datasheet DRAM bandwidth
     std::string source;                // "datasheet" or "device"
     std::string peaks_note;            // how peak_fp32_gflops and dram_gbps were obtained
@@ -32,6 +35,8 @@ struct Target {
     long long max_grid_dim[3] = {2147483647LL, 65535, 65535};
 
     int arch() const { return sm_major * 10 + sm_minor; }  // 90
+    // The compute roof for operands of type `input`: the FP32 peak for fp32, else the tensor peak.
+    double peak_gflops(ElementType input) const;
     std::string arch_name() const;                          // "sm_90"
 };
 

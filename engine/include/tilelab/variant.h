@@ -5,10 +5,13 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 #include "tilelab/banks.h"
 #include "tilelab/params.h"
+#include "tilelab/precision.h"
 #include "tilelab/registration.h"
 #include "tilelab/target.h"
 #include "tilelab/tiles.h"
@@ -30,7 +33,8 @@ struct LaunchShape {
     int64_t blocks() const { return int64_t(grid[0]) * grid[1] * grid[2]; }
 };
 
-// Memory accesses, counted in 4-byte elements (a float4 load counts 4).
+// Memory accesses, counted in elements of the operand's type (a float4 load counts 4 floats;
+// CostModel says how many bytes an element is).
 struct AccessCounts {
     double global_loads = 0, global_stores = 0, shared_loads = 0, shared_stores = 0;
     bool operator==(const AccessCounts&) const = default;
@@ -48,7 +52,10 @@ struct CostModel {
     AccessCounts per_thread;          // for a full interior thread
     AccessCounts per_block;           // for a full interior block
     AccessCounts total;               // whole launch, exact (boundaries included)
-    double global_bytes = 0;          // (total global loads + stores) · 4
+    // Bytes of one counted element (tilelab/precision.h's element_bytes): global loads and shared
+    // accesses are of the input type, global stores of the output type. FP32: 4 and 4.
+    int load_element_bytes = 4, store_element_bytes = 4;
+    double global_bytes = 0;          // total global loads · load bytes + stores · store bytes
     double intensity = 0;             // flops / global_bytes  (FLOP/B, "OP/B")
     double compulsory_bytes = 0;      // each input read once, each output written once
     std::vector<Formula> formulas;    // how the numbers above are derived
@@ -56,6 +63,60 @@ struct CostModel {
     // Shared-memory wavefronts and bank conflicts of every access site (tilelab/banks.h); filled
     // by the engine from Variant::shared_sites (empty for a kernel without shared memory).
     BankModel banks;
+
+    // Element sizes from `p`, then global_bytes from the total counts (call after filling them).
+    void set_element_types(const Precision& p) {
+        load_element_bytes = element_bytes(p.input);
+        store_element_bytes = element_bytes(p.output);
+        global_bytes = load_bytes(total.global_loads) + store_bytes(total.global_stores);
+    }
+    double load_bytes(double elements) const { return load_element_bytes * elements; }
+    double store_bytes(double elements) const { return store_element_bytes * elements; }
+};
+
+// A variant's functions at one set of parameter values. The lesson declares a config type, built
+// once per request from the values (its parameters as plain members, by designated initialisers),
+// with these functions as its members; define_variant<Config>() adapts it, here and nowhere else.
+class VariantInstance {
+public:
+    virtual ~VariantInstance() = default;
+    // Empty when the combination can run; otherwise one sentence saying why not.
+    // Generic limits (threads per block, shared memory vs the target) are checked by the engine too.
+    virtual std::string invalid_reason(const Problem& problem, const Target& target) const = 0;
+    // The kernel to compile; kernel_at(problem) where the problem picks among instantiations
+    // (lesson 06: a body without bounds checks for sizes that are multiples of the block tile).
+    virtual KernelInstance kernel() const = 0;
+    virtual KernelInstance kernel_at(const Problem& problem) const = 0;
+    virtual bool picks_kernel_by_problem() const = 0;
+    virtual LaunchShape launch(const Problem& problem) const = 0;
+    // How the launch cuts the problem into tiles, as the Tiles panel draws it (tilelab/tiles.h).
+    // Agrees with launch: the grid walks ⌈extent / block tile⌉ blocks along each output axis.
+    virtual TileGeometry tiles(const Problem& problem) const = 0;
+    // The model without its bank model (full_cost_model adds it from shared_sites).
+    virtual CostModel cost_model(const Problem& problem) const = 0;
+    // Static shared memory the kernel declares, in bytes (known before compiling; checked against ptxas).
+    virtual int smem_bytes() const = 0;
+    // Every shared-memory load and store of the kernel as the compiler emits it, with its address
+    // per thread (tilelab/banks.h); has_shared_sites() is false for a kernel without shared memory.
+    virtual bool has_shared_sites() const = 0;
+    virtual std::vector<SharedAccessSite> shared_sites(const Problem& problem) const = 0;
+    // The element types it reads, accumulates in and writes (tilelab/precision.h).
+    virtual Precision precision() const = 0;
+};
+
+// The values of one request's parameters, as a lesson's config reads them (defaults filled in).
+class ParamReader {
+public:
+    // Implicit, so that a function taking a reader takes a request's values as they are.
+    ParamReader(const ParamValues& values) : values_(values) {}
+    // The value of `name`; throws std::out_of_range naming it when the request lacks it.
+    int operator[](const std::string& name) const;
+    // The value of `name`, or `fallback` for a variant that does not declare it.
+    int get(const std::string& name, int fallback) const { return param_or(values_, name, fallback); }
+    bool flag(const std::string& name) const { return (*this)[name] != 0; }
+
+private:
+    const ParamValues& values_;
 };
 
 struct Variant {
@@ -64,28 +125,103 @@ struct Variant {
     std::string title;     // "Shared-memory tiled"
     std::string summary;   // one line
     std::vector<ParamSpec> params;
+    // What the config type declares (define_variant sets these from its members).
+    bool declares_shared_sites = false;      // shared_sites(): a bank model
+    bool picks_kernel_by_problem = false;    // kernel_at(): the problem picks the instantiation
 
-    // Empty when the combination can run; otherwise one sentence saying why not.
-    // Generic limits (threads per block, shared memory vs the target) are checked by the engine too.
-    std::function<std::string(const ParamValues&, const Problem&, const Target&)> invalid_reason;
-    std::function<KernelInstance(const ParamValues&)> kernel;
-    // Optional: the kernel for these parameters at this problem, where the problem picks among
-    // instantiations (lesson 06: a body without bounds checks for sizes that are multiples of the
-    // block tile). Unset: `kernel`. Use kernel_for(), which falls back on its own.
-    std::function<KernelInstance(const ParamValues&, const Problem&)> kernel_at;
-    std::function<LaunchShape(const ParamValues&, const Problem&)> launch;
-    // How the launch cuts the problem into tiles, as the Tiles panel draws it (tilelab/tiles.h).
-    // Agrees with launch: the grid walks ⌈extent / block tile⌉ blocks along each output axis.
-    std::function<TileGeometry(const ParamValues&, const Problem&)> tiles;
-    std::function<CostModel(const ParamValues&, const Problem&)> cost_model;
-    // Static shared memory the kernel declares, in bytes (known before compiling; checked against ptxas).
-    std::function<int(const ParamValues&)> smem_bytes;
-    // Every shared-memory load and store of the kernel as the compiler emits it, with its address
-    // per thread (tilelab/banks.h); unset for a kernel without shared memory.
-    std::function<std::vector<SharedAccessSite>(const ParamValues&, const Problem&)> shared_sites;
+    // The variant at `values` (defaults filled in for names it lacks), built once: the engine binds
+    // once per request and asks the instance everything. Throws for a variant with no definition.
+    std::shared_ptr<const VariantInstance> bind(const ParamValues& values) const;
+    bool defined() const { return bool(make_instance); }
+    std::function<std::shared_ptr<const VariantInstance>(const ParamValues&)> make_instance;
+
+    // One question at `values`: binds, asks, forgets (tests, panels, the CLI's tables).
+    std::string invalid_reason(const ParamValues& v, const Problem& p, const Target& t) const { return bind(v)->invalid_reason(p, t); }
+    KernelInstance kernel(const ParamValues& v) const { return bind(v)->kernel(); }
+    LaunchShape launch(const ParamValues& v, const Problem& p) const { return bind(v)->launch(p); }
+    TileGeometry tiles(const ParamValues& v, const Problem& p) const { return bind(v)->tiles(p); }
+    CostModel cost_model(const ParamValues& v, const Problem& p) const { return bind(v)->cost_model(p); }
+    int smem_bytes(const ParamValues& v) const { return bind(v)->smem_bytes(); }
+    std::vector<SharedAccessSite> shared_sites(const ParamValues& v, const Problem& p) const { return bind(v)->shared_sites(p); }
+    Precision precision(const ParamValues& v) const { return bind(v)->precision(); }
 };
 
+// What a variant is called and which parameters it declares: everything but its functions.
+struct VariantInfo {
+    std::string id, family, title, summary;
+    std::vector<ParamSpec> params;
+};
+
+namespace detail {
+
+// The one adapter from a lesson's config type to VariantInstance. Optional members: tiles,
+// shared_sites, kernel_at, precision (FP32 throughout when absent), smem_bytes (0).
+template <class Config>
+class TypedInstance final : public VariantInstance {
+public:
+    explicit TypedInstance(Config c) : c_(std::move(c)) {}
+    std::string invalid_reason(const Problem& p, const Target& t) const override { return c_.invalid_reason(p, t); }
+    KernelInstance kernel() const override { return c_.kernel(); }
+    KernelInstance kernel_at(const Problem& p) const override {
+        if constexpr (requires { c_.kernel_at(p); }) return c_.kernel_at(p);
+        else return c_.kernel();
+    }
+    bool picks_kernel_by_problem() const override { return requires(const Problem& p) { c_.kernel_at(p); }; }
+    LaunchShape launch(const Problem& p) const override { return c_.launch(p); }
+    TileGeometry tiles(const Problem& p) const override {
+        if constexpr (requires { c_.tiles(p); }) return c_.tiles(p);
+        else return {};
+    }
+    CostModel cost_model(const Problem& p) const override { return c_.cost_model(p); }
+    int smem_bytes() const override {
+        if constexpr (requires { c_.smem_bytes(); }) return c_.smem_bytes();
+        else return 0;
+    }
+    bool has_shared_sites() const override { return requires(const Problem& p) { c_.shared_sites(p); }; }
+    std::vector<SharedAccessSite> shared_sites(const Problem& p) const override {
+        if constexpr (requires { c_.shared_sites(p); }) return c_.shared_sites(p);
+        else return {};
+    }
+    Precision precision() const override {
+        if constexpr (requires { c_.precision(); }) return c_.precision();
+        else return {};
+    }
+    const Config& config() const { return c_; }
+
+private:
+    Config c_;
+};
+
+template <class Config>
+const Config& config_of(const VariantInstance& i) { return static_cast<const TypedInstance<Config>&>(i).config(); }
+
+}  // namespace detail
+
+// A variant from its info and a config type: `Config::from(const ParamReader&)` builds the config
+// (or `make`, for configs that carry more than the values, such as the tests' fixed kernels).
+template <class Config, class Make>
+Variant define_variant(VariantInfo info, Make make) {
+    Variant v;
+    v.id = std::move(info.id);
+    v.family = std::move(info.family);
+    v.title = std::move(info.title);
+    v.summary = std::move(info.summary);
+    v.params = std::move(info.params);
+    auto bind = [make](const ParamValues& values) -> std::shared_ptr<const VariantInstance> {
+        return std::make_shared<detail::TypedInstance<Config>>(make(ParamReader(values)));
+    };
+    v.make_instance = bind;
+    v.declares_shared_sites = requires(const Config& c, const Problem& p) { c.shared_sites(p); };
+    v.picks_kernel_by_problem = requires(const Config& c, const Problem& p) { c.kernel_at(p); };
+    return v;
+}
+template <class Config>
+Variant define_variant(VariantInfo info) {
+    return define_variant<Config>(std::move(info), [](const ParamReader& r) { return Config::from(r); });
+}
+
 // The variant's cost model with its bank model filled in: what the engine reports.
+CostModel full_cost_model(const VariantInstance& v, const Problem& problem);
 CostModel full_cost_model(const Variant& v, const ParamValues& params, const Problem& problem);
 
 // The registry. The lessons' variants, in teaching order (the order of their folders).
@@ -94,7 +230,7 @@ const std::vector<Variant>& all_variants();
 const Variant* find_variant(const std::string& id);
 // The kernel to compile for `params` at `problem`: Variant::kernel_at where set, else Variant::kernel.
 inline KernelInstance kernel_for(const Variant& v, const ParamValues& params, const Problem& problem) {
-    return v.kernel_at ? v.kernel_at(params, problem) : v.kernel(params);
+    return v.bind(params)->kernel_at(problem);
 }
 
 // Registers `v` at run time without listing it in all_variants() (tests: a kernel that faults, a

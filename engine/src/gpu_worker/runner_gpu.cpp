@@ -68,10 +68,10 @@ double lap_ms(std::chrono::steady_clock::time_point& start) {
 GpuRunner::GpuRunner(size_t l2_bytes) : l2_bytes_(l2_bytes) {}
 GpuRunner::~GpuRunner() = default;
 
-void GpuRunner::check_memory(const std::string& family_name, const Problem& p) {
+void GpuRunner::check_memory(const std::string& family_name, const Precision& precision, const Problem& p) {
     const std::unique_ptr<FamilyShape> sizer = make_family_shape(family_name);
     if (!sizer) return;   // family_for() says the family is unknown
-    const size_t needed = sizer->device_bytes(p);
+    const size_t needed = sizer->device_bytes(p, precision);
     size_t free_bytes = 0, total_bytes = 0;
     device_memory(free_bytes, total_bytes);
     if (needed <= free_bytes) return;
@@ -85,15 +85,16 @@ void GpuRunner::check_memory(const std::string& family_name, const Problem& p) {
                                           needed / kGiB, free_bytes / kGiB));
 }
 
-Family& GpuRunner::family_for(const std::string& name, const Problem& p, uint64_t seed) {
-    FamilySlot& slot = families_[name];
+Family& GpuRunner::family_for(const std::string& name, const Precision& precision, const Problem& p, uint64_t seed) {
+    const std::string key = name + " " + precision.describe();
+    FamilySlot& slot = families_[key];
     if (slot.family && slot.problem == p && slot.seed == seed) return *slot.family;
     slot.family.reset();   // free the old problem's buffers before sizing the new one
-    check_memory(name, p);
+    check_memory(name, precision, p);
     std::unique_ptr<Family> family = make_family(name);
     if (!family) throw StageError("input", fmt::format("The {} family is not implemented yet.", name));
-    family->setup(p, seed);
-    FamilySlot& fresh = families_[name];   // check_memory may have cleared the map
+    family->setup(p, precision, seed);
+    FamilySlot& fresh = families_[key];   // check_memory may have cleared the map
     fresh = {std::move(family), p, seed};
     return *fresh.family;
 }
@@ -138,7 +139,7 @@ Measurement GpuRunner::measure(const worker::MeasureJob& job, const RunOptions& 
     try {
         if (context_lost_) throw StageError("run", "the CUDA context was lost to an earlier fault");
         const Problem& problem = job.problem;
-        Family& family = family_for(job.family, problem, opt.seed);
+        Family& family = family_for(job.family, job.precision, problem, opt.seed);
         if (opt.flush_l2) flusher();
 
         const LoadedLibrary& lib = library_for(*job.kernel);
@@ -225,7 +226,7 @@ Measurement GpuRunner::measure(const worker::MeasureJob& job, const RunOptions& 
 
         // 5. The reference at the same size ("% of cuBLAS"), timed the same way, once per problem.
         if (opt.time_reference) {
-            const std::string key = fmt::format("{}|{}|{}", job.family, format_problem(problem), opt.flush_l2);
+            const std::string key = fmt::format("{}|{}|{}|{}", job.family, job.precision.describe(), format_problem(problem), opt.flush_l2);
             auto it = reference_ms_.find(key);
             if (it == reference_ms_.end()) {
                 ScopedReferencePlan scoped(plan);

@@ -59,8 +59,8 @@ private:
         uint64_t seed = 0;
     };
 
-    Family& family_for(const std::string& name, const Problem& p, uint64_t seed);
-    void check_memory(const std::string& family_name, const Problem& p);
+    Family& family_for(const std::string& name, const Precision& precision, const Problem& p, uint64_t seed);
+    void check_memory(const std::string& family_name, const Precision& precision, const Problem& p);
     const LoadedLibrary& library_for(const CompileResult& c);
     L2Flusher& flusher();
     // After a CUDA error: notes whether it lost the context. Returns context_lost().
@@ -68,7 +68,7 @@ private:
 
     size_t l2_bytes_;
     bool context_lost_ = false;
-    std::map<std::string, FamilySlot> families_;                       // by family name
+    std::map<std::string, FamilySlot> families_;                       // by family name and precision
     std::map<std::string, std::unique_ptr<LoadedLibrary>> libraries_;  // by cubin hash and kernel name
     std::unique_ptr<L2Flusher> flusher_;
     std::unique_ptr<HardwareCounterSession> hardware_;                 // CUPTI, set up on first use

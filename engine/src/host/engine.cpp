@@ -17,9 +17,9 @@
 namespace tilelab {
 namespace {
 
-// Empty if every function the engine calls is present (placeholders have none).
+// Empty if the variant has a definition (placeholders have none).
 std::string not_implemented_reason(const Variant& v) {
-    if (!v.kernel || !v.launch || !v.cost_model) return fmt::format("variant {} is not implemented yet", v.id);
+    if (!v.defined()) return fmt::format("variant {} is not implemented yet", v.id);
     return "";
 }
 
@@ -27,8 +27,7 @@ std::string format_dims(const std::array<unsigned, 3>& d) { return fmt::format("
 
 // The limits every kernel shares, whatever the variant says: block size and shape, shared
 // memory per block, grid size.
-std::string generic_invalid_reason(const Variant& v, const ParamValues& params, const LaunchShape& launch,
-                                   const Target& t) {
+std::string generic_invalid_reason(const VariantInstance& v, const LaunchShape& launch, const Target& t) {
     const int64_t threads = launch.threads_per_block();
     if (threads > t.max_threads_per_block)
         return say("A block of {} threads exceeds the {} threads a block may have on {}.", "{} 个线程的线程块超过了 {} 上一个线程块允许的 {} 个线程。", threads,
@@ -47,7 +46,7 @@ std::string generic_invalid_reason(const Variant& v, const ParamValues& params, 
     }
     // Static shared memory is capped at the default per-block limit; dynamic shared memory may use
     // the opt-in limit, because the runner sets cudaFuncAttributeMaxDynamicSharedMemorySize.
-    const int static_smem = v.smem_bytes ? v.smem_bytes(params) : 0;
+    const int static_smem = v.smem_bytes();
     if (static_smem > t.smem_per_block)
         return say("The kernel declares {} bytes of static shared memory; a block may have {} on {}.", "内核声明了 {0} 字节静态共享内存；{2} 上一个线程块最多 {1} 字节。",
                            static_smem, t.smem_per_block, t.arch_name());
@@ -216,6 +215,7 @@ struct Engine::Impl {
     struct Checked {
         const Variant* variant = nullptr;
         ParamValues params;
+        std::shared_ptr<const VariantInstance> instance;   // the variant at params, bound once
         LaunchShape launch;
         std::string invalid;
     };
@@ -231,7 +231,7 @@ struct Engine::Impl {
         const Target t = current_target();
         const Checked c = check(req, t);
         if (!c.invalid.empty()) return std::nullopt;
-        return kernel_build(kernel_for(*c.variant, c.params, req.problem), t.arch(), instrumented);
+        return kernel_build(c.instance->kernel_at(req.problem), t.arch(), instrumented);
     }
 
     // One compile-ahead item, on the queue's thread.
@@ -316,10 +316,11 @@ Engine::Impl::Checked Engine::Impl::check(const RunRequest& req, const Target& t
     const FamilyShape* family = checker(v->family);
     if (!family) return invalid(fmt::format("The {} family is not implemented yet.", v->family));
     if (std::string why = family->problem_invalid_reason(req.problem); !why.empty()) return invalid(why);
-    if (v->invalid_reason)
-        if (std::string why = v->invalid_reason(c.params, req.problem, t); !why.empty()) return invalid(why);
-    c.launch = v->launch(c.params, req.problem);
-    return invalid(generic_invalid_reason(*v, c.params, c.launch, t));
+    c.instance = v->bind(c.params);
+    if (std::string why = family->precision_invalid_reason(c.instance->precision()); !why.empty()) return invalid(why);
+    if (std::string why = c.instance->invalid_reason(req.problem, t); !why.empty()) return invalid(why);
+    c.launch = c.instance->launch(req.problem);
+    return invalid(generic_invalid_reason(*c.instance, c.launch, t));
 }
 
 RunResult Engine::analyze(const RunRequest& req) { return impl_->analyze(req, nullptr); }
@@ -344,10 +345,10 @@ RunResult Engine::Impl::analyze(const RunRequest& req, const UserKernel* user) {
             r.error = checked.invalid;
             return r;
         }
-        const ParamValues& params = r.request.params;
         r.launch = checked.launch;
-        r.model = full_cost_model(*v, params, req.problem);
-        const KernelInstance k = kernel_for(*v, params, req.problem);
+        r.model = full_cost_model(*checked.instance, req.problem);
+        r.precision = checked.instance->precision();
+        const KernelInstance k = checked.instance->kernel_at(req.problem);
         r.name_expression = k.name_expression;
         if (const std::string* source = embedded_source(k.source_file)) r.kernel_source = *source;
         CompileRequest build = kernel_build(k, t.arch(), false);
@@ -427,7 +428,7 @@ void Engine::Impl::measure(RunResult& r, const RunOptions& opt, const CancelFlag
     try {
         const Variant* v = find_variant(r.request.variant);
         if (!v) throw std::runtime_error("there is no variant called \"" + r.request.variant + "\"");
-        worker::MeasureJob job{v->family, r.request.problem, r.launch, r.compiled, nullptr};
+        worker::MeasureJob job{v->family, r.precision, r.request.problem, r.launch, r.compiled, nullptr};
         // A user's kernel is not counted (UserKernel): counted stays empty.
         if (opt.count_accesses && r.user_kernel.empty()) {   // the same instance built with TILELAB_COUNT=1
             const KernelInstance k = kernel_for(*v, r.request.params, r.request.problem);

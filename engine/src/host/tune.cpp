@@ -81,16 +81,18 @@ struct ModelView {
 };
 
 ModelView model_view(const Target& t, const Variant& v, const ParamValues& values, const Problem& problem) {
-    const CostModel m = v.cost_model(values, problem);
-    const LaunchShape l = v.launch(values, problem);
-    // Roofline: FMAs at the FP32 peak, global traffic at DRAM bandwidth (caches make it less; the
+    const auto instance = v.bind(values);
+    const CostModel m = instance->cost_model(problem);
+    const LaunchShape l = instance->launch(problem);
+    const double peak_gflops = t.peak_gflops(instance->precision().input);
+    // Roofline: FMAs at the peak of the input type (FP32 pipes or tensor cores), global traffic at DRAM bandwidth (caches make it less; the
     // ranking only needs it to grow with the traffic), shared traffic at 128 B per clock per SM.
     // A block of 16 threads still issues whole warps: idle lanes lower the reachable FLOP rate.
     const double threads = double(l.threads_per_block()), warp = std::max(1, t.warp_size);
     const double lane_fill = threads / (std::ceil(threads / warp) * warp);
-    const double compute_s = m.flops / std::max(1.0, t.peak_fp32_gflops * 1e9 * lane_fill);
+    const double compute_s = m.flops / std::max(1.0, peak_gflops * 1e9 * lane_fill);
     const double global_s = m.global_bytes / std::max(1.0, t.dram_gbps * 1e9);
-    const double shared_bytes = (m.total.shared_loads + m.total.shared_stores) * 4.0;
+    const double shared_bytes = m.load_bytes(m.total.shared_loads + m.total.shared_stores);
     const double shared_s = shared_bytes / std::max(1.0, t.sm_count * 128.0 * t.clock_ghz * 1e9);
     // Registers are unknown before the compile. Where the model declares its accumulators per
     // thread, guess 2 registers each plus 32 (fragments, addresses: lesson 06 at 64 accumulators
@@ -100,7 +102,7 @@ ModelView model_view(const Target& t, const Variant& v, const ParamValues& value
         if (f.quantity == "accumulator registers / thread") registers = int(2 * f.value + 32);
     const bool likely_spills = registers > t.max_regs_per_thread;
     registers = std::min(registers, t.max_regs_per_thread);
-    const int smem = (v.smem_bytes ? v.smem_bytes(values) : 0) + int(l.dynamic_smem);
+    const int smem = instance->smem_bytes() + int(l.dynamic_smem);
     const Occupancy occ = compute_occupancy(t, OccupancyInput{int(l.threads_per_block()), registers, smem});
     double wave_fill = 1;
     if (occ.blocks_per_sm > 0 && t.sm_count > 0) {
