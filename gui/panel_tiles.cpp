@@ -445,7 +445,7 @@ void DrawTilesPanel(AppState& state) {
         ImGui::PopStyleColor();
         return;
     }
-    if (!v->tiles) {
+    if (!v->declares_tiles) {
         ImGui::TextDisabled("%s", trf("tiles.no_tiles", v->id).c_str());
         return;
     }

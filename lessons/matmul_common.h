@@ -62,59 +62,23 @@ inline Register2dConfig register_2d_config(const ParamReader& v) {
 
 inline std::vector<ParamSpec> register_2d_param_specs() {
     return {
-        {"BM", "Block tile rows (BM)", ParamKind::Pow2, 16, 256, 1, 128,
-         "Rows of C per block: larger reuses each B element more, but needs more threads or a larger thread tile.",
-         "线程块分块行数（BM）",
-         "每个线程块负责的 C 的行数：越大每个 B 元素重用越多，但需要更多线程或更大的线程分块。"},
-        {"BN", "Block tile columns (BN)", ParamKind::Pow2, 16, 256, 1, 128,
-         "Columns of C per block: larger reuses each A element more, at the same costs as BM.",
-         "线程块分块列数（BN）",
-         "每个线程块负责的 C 的列数：越大每个 A 元素重用越多，代价与 BM 相同。"},
-        {"BK", "K step (BK)", ParamKind::Pow2, 1, 64, 1, 8,
-         "Depth of each shared tile: larger means fewer barriers per FMA but more shared memory.",
-         "K 步长（BK）",
-         "每个共享内存分块的深度：越大每次 FMA 分摊的同步越少，但共享内存越多。"},
-        {"TM", "Thread tile rows (TM)", ParamKind::Pow2, 1, 16, 1, 8,
-         "Rows of C per thread: each A value read from shared memory feeds TN FMAs, at TM·TN accumulator registers.",
-         "线程分块行数（TM）",
-         "每个线程负责的 C 的行数：从共享内存读出的每个 A 值参与 TN 次 FMA，代价是 TM·TN 个累加寄存器。"},
-        {"TN", "Thread tile columns (TN)", ParamKind::Pow2, 1, 16, 1, 8,
-         "Columns of C per thread: each B value read from shared memory feeds TM FMAs, at TM·TN accumulator registers.",
-         "线程分块列数（TN）",
-         "每个线程负责的 C 的列数：从共享内存读出的每个 B 值参与 TM 次 FMA，代价是 TM·TN 个累加寄存器。"},
-        {"FLOAT4", "float4 global loads", ParamKind::Bool, 0, 1, 1, 1,
-         "Load A and B (and store C) 16 bytes at a time: a quarter of the load instructions; needs K and N multiples of 4.",
-         "float4 全局加载",
-         "一次 16 字节地加载 A 和 B（以及写回 C）：加载指令只有四分之一；要求 K 和 N 是 4 的倍数。"},
-        {"TRANSPOSE_A", "A transposed in shared memory", ParamKind::Bool, 0, 1, 1, 1,
-         "Store the A tile as As[k][m] so a thread's TM values of A are contiguous (float4 reads, no strided conflicts).",
-         "A 在共享内存中转置",
-         "把 A 分块存成 As[k][m]，使一个线程的 TM 个 A 值连续（float4 读取，没有跨步冲突）。"},
-        {"PAD", "Shared-memory padding", ParamKind::Int, 0, 8, 1, 4,
-         "Floats added to each shared row: shifts rows across banks; a multiple of 4 keeps float4 reads aligned.",
-         "共享内存填充",
-         "每行共享内存追加的 float 数：让各行错开存储体；取 4 的倍数可保持 float4 读取对齐。"},
-        {"DBUF", "Prefetch next tile (double buffer)", ParamKind::Bool, 0, 1, 1, 1,
-         "Load the next tiles into registers while computing on the current ones: hides global latency for 2× shared memory.",
-         "预取下一个分块（双缓冲）",
-         "在计算当前分块的同时把下一个分块加载到寄存器：用 2 倍共享内存隐藏全局内存延迟。"},
+        {.name = "BM", .kind = ParamKind::Pow2, .min = 16, .max = 256, .def = 128},
+        {.name = "BN", .kind = ParamKind::Pow2, .min = 16, .max = 256, .def = 128},
+        {.name = "BK", .kind = ParamKind::Pow2, .min = 1, .max = 64, .def = 8},
+        {.name = "TM", .kind = ParamKind::Pow2, .min = 1, .max = 16, .def = 8},
+        {.name = "TN", .kind = ParamKind::Pow2, .min = 1, .max = 16, .def = 8},
+        {.name = "FLOAT4", .kind = ParamKind::Bool, .min = 0, .max = 1, .def = 1},
+        {.name = "TRANSPOSE_A", .kind = ParamKind::Bool, .min = 0, .max = 1, .def = 1},
+        {.name = "PAD", .kind = ParamKind::Int, .min = 0, .max = 8, .def = 4},
+        {.name = "DBUF", .kind = ParamKind::Bool, .min = 0, .max = 1, .def = 1},
     };
 }
 
 inline std::vector<ParamSpec> register_pressure_param_specs() {
     std::vector<ParamSpec> specs = register_2d_param_specs();
-    specs.push_back({"MAXREG", "Register cap (-maxrregcount)", ParamKind::Int, 0, 255, 1, 0,
-                     "0 = no cap; 32..255 caps registers per thread: more blocks fit per SM, but what does not fit spills to local memory.",
-         "寄存器上限（-maxrregcount）",
-         "0 = 不限制；32..255 限制每个线程的寄存器数：每个 SM 能放下更多线程块，但放不下的会溢出（spill）到局部内存。"});
-    specs.push_back({"MINBLOCKS", "__launch_bounds__ min blocks/SM", ParamKind::Int, 0, 32, 1, 0,
-                     "0 = no launch bounds; n asks ptxas to fit n blocks per SM, capping registers at about regs/SM ÷ (n·threads).",
-         "__launch_bounds__ 每 SM 最少线程块数",
-         "0 = 不加启动边界；n 要求 ptxas 让每个 SM 放下 n 个线程块，寄存器上限约为 每 SM 寄存器数 ÷ (n·线程数)。"});
-    specs.push_back({"UNROLL", "Loop unrolling", ParamKind::Int, 0, 2, 1, 2,
-                     "2 = every loop unrolled; 1 = the k loop kept rolled; 0 = nothing unrolled, so the register arrays move to local memory.",
-         "循环展开",
-         "2 = 所有循环都展开；1 = k 循环不展开；0 = 都不展开，于是寄存器数组被放到局部内存。"});
+    specs.push_back({.name = "MAXREG", .kind = ParamKind::Int, .min = 0, .max = 255, .def = 0});
+    specs.push_back({.name = "MINBLOCKS", .kind = ParamKind::Int, .min = 0, .max = 32, .def = 0});
+    specs.push_back({.name = "UNROLL", .kind = ParamKind::Int, .min = 0, .max = 2, .def = 2});
     return specs;
 }
 

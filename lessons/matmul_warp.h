@@ -62,44 +62,16 @@ inline WarpConfig warp_config(const ParamReader& v) {
 
 inline std::vector<ParamSpec> warp_param_specs() {
     return {
-        {"BM", "Block tile rows (BM)", ParamKind::Pow2, 32, 256, 1, 128,
-         "Rows of C per block: each B element is read once per block row, so larger BM reads B fewer times.",
-         "线程块分块行数（BM）", "每个线程块负责的 C 的行数：每个 B 元素每个线程块行读一次，BM 越大读 B 的次数越少。"},
-        {"BN", "Block tile columns (BN)", ParamKind::Pow2, 32, 256, 1, 128,
-         "Columns of C per block: each A element is read once per block column, so larger BN reads A fewer times.",
-         "线程块分块列数（BN）", "每个线程块负责的 C 的列数：每个 A 元素每个线程块列读一次，BN 越大读 A 的次数越少。"},
-        {"BK", "K slice (BK)", ParamKind::Pow2, 4, 32, 1, 16,
-         "Depth of one shared stage: larger means fewer barriers per FMA, but each stage takes more shared memory.",
-         "K 步长（BK）", "每个共享内存阶段的深度：越大每次 FMA 分摊的同步越少，但每个阶段占用的共享内存越多。"},
-        {"WM", "Warp tile rows (WM)", ParamKind::Pow2, 16, 128, 1, 64,
-         "Rows of C per warp: BM/WM · BN/WN warps make the block.",
-         "线程束分块行数（WM）", "每个线程束负责的 C 的行数：BM/WM · BN/WN 个线程束组成线程块。"},
-        {"WN", "Warp tile columns (WN)", ParamKind::Pow2, 16, 128, 1, 32,
-         "Columns of C per warp: a warp's lanes share the A values of a row of its tile (broadcast).",
-         "线程束分块列数（WN）", "每个线程束负责的 C 的列数：线程束的各通道共享其分块中同一行的 A 值（广播）。"},
-        {"WNITER", "Warp steps along N (WNITER)", ParamKind::Pow2, 1, 4, 1, 2,
-         "The warp covers WN in WNITER steps (and WM in WMITER = WM·WN/(32·TM·TN·WNITER)): each step is 32 lanes × TM×TN.",
-         "线程束沿 N 的步数（WNITER）",
-         "线程束分 WNITER 步覆盖 WN（分 WMITER = WM·WN/(32·TM·TN·WNITER) 步覆盖 WM）：每步是 32 个通道 × TM×TN。"},
-        {"TM", "Thread tile rows per step (TM)", ParamKind::Pow2, 4, 16, 1, 8,
-         "Rows of a lane's micro-tile in one warp step, read as TM/4 float4 of A per k.",
-         "每步线程分块行数（TM）", "一个线程束步中通道微分块的行数，每个 k 以 TM/4 个 float4 读取 A。"},
-        {"TN", "Thread tile columns per step (TN)", ParamKind::Pow2, 4, 8, 1, 4,
-         "Columns of a lane's micro-tile in one warp step, read as TN/4 float4 of B per k.",
-         "每步线程分块列数（TN）", "一个线程束步中通道微分块的列数，每个 k 以 TN/4 个 float4 读取 B。"},
-        {"STAGES", "Copy stages (STAGES)", ParamKind::Int, 1, 4, 1, 2,
-         "1 = synchronous copies; 2-4 = cp.async keeps STAGES-1 slices of B in flight while one is computed (A's next "
-         "slice waits in registers), for STAGES× the shared memory. cp.async needs sm_80 or later: on older GPUs the "
-         "kernel copies with plain loads and nothing overlaps.",
-         "拷贝阶段数（STAGES）",
-         "1 = 同步拷贝；2-4 = cp.async 在计算一片的同时让 B 的 STAGES-1 片在途（A 的下一片在寄存器里等待），代价是 STAGES 倍的共享内存。"
-         "cp.async 需要 sm_80 或更新的 GPU：在更旧的 GPU 上内核改用普通加载，什么也不重叠。"},
-        {"MINBLOCKS", "__launch_bounds__ min blocks/SM", ParamKind::Int, 1, 2, 1, 2,
-         "2 asks ptxas to fit two blocks per SM: registers capped at 65536/(2·threads), 128 at 256 threads, spilling if "
-         "it must; 1 lets a thread use up to 255.",
-         "__launch_bounds__ 每 SM 最少线程块数",
-         "2 要求 ptxas 让每个 SM 放下两个线程块：寄存器上限为 65536/(2·线程数)，256 个线程时为 128，必要时溢出；"
-         "1 则允许一个线程用到 255 个。"},
+        {.name = "BM", .kind = ParamKind::Pow2, .min = 32, .max = 256, .def = 128},
+        {.name = "BN", .kind = ParamKind::Pow2, .min = 32, .max = 256, .def = 128},
+        {.name = "BK", .kind = ParamKind::Pow2, .min = 4, .max = 32, .def = 16},
+        {.name = "WM", .kind = ParamKind::Pow2, .min = 16, .max = 128, .def = 64},
+        {.name = "WN", .kind = ParamKind::Pow2, .min = 16, .max = 128, .def = 32},
+        {.name = "WNITER", .kind = ParamKind::Pow2, .min = 1, .max = 4, .def = 2},
+        {.name = "TM", .kind = ParamKind::Pow2, .min = 4, .max = 16, .def = 8},
+        {.name = "TN", .kind = ParamKind::Pow2, .min = 4, .max = 8, .def = 4},
+        {.name = "STAGES", .kind = ParamKind::Int, .min = 1, .max = 4, .def = 2},
+        {.name = "MINBLOCKS", .kind = ParamKind::Int, .min = 1, .max = 2, .def = 2},
     };
 }
 

@@ -26,11 +26,7 @@ inline double star_flops(int r) { return 2.0 * star_points(r) - 1; }   // P mult
 
 // The RADIUS parameter of the basic and shared-tiled kernels.
 inline ParamSpec radius_param() {
-    return {"RADIUS", "Stencil order (radius)", ParamKind::Int, 1, 2, 1, 1,
-            "Cells each way along each axis: 1 is the 7-point stencil (second-order accurate), 2 the 13-point one "
-            "(fourth-order). More points per output, and a halo R cells deep around every tile.",
-         "模板阶数（半径）",
-         "每个轴上每个方向的格点数：1 是 7 点模板（二阶精度），2 是 13 点模板（四阶精度）。每个输出的点更多，每个分块周围的光环也有 R 层。"};
+    return {.name = "RADIUS", .kind = ParamKind::Int, .min = 1, .max = 2, .def = 1};
 }
 
 struct Grid {
@@ -197,31 +193,11 @@ inline std::string plane_walk_invalid_reason(const PlaneWalkShape& s, const Prob
 // per thread; the lessons' last steps switch to the layout that reaches the copy bandwidth.
 inline std::vector<ParamSpec> plane_walk_params() {
     return {
-        {"TX", "Tile width (x)", ParamKind::Int, 3, 128, 1, 32,
-         "Threads along x, and the tile's width: wider tiles waste less on the x halo and a warp reads longer "
-         "contiguous runs. TX = TY = T is the book's T×T.",
-         "分块宽度（x）",
-         "沿 x 的线程数，也是分块的宽度：分块越宽，x 方向光环的浪费越少，线程束读到的连续段越长。TX = TY = T 即书中的 T×T。"},
-        {"TY", "Threads along y", ParamKind::Int, 1, 64, 1, 32,
-         "Threads along y: the tile has TY·RY rows; TX·TY threads per block must stay within the limit.",
-         "沿 y 的线程数",
-         "沿 y 的线程数：分块有 TY·RY 行；每个线程块 TX·TY 个线程不能超过上限。"},
-        {"RY", "Rows per thread", ParamKind::Int, 1, 8, 1, 1,
-         "Rows of the tile each thread looks after (rows ty, ty+TY, ...): more independent loads in flight per "
-         "thread and fewer threads per tile, paid for in registers. 1 is the book's.",
-         "每个线程的行数",
-         "每个线程负责分块中的几行（ty, ty+TY, ...）：每个线程同时在途的独立加载更多、每个分块的线程更少，代价是寄存器。1 即书中的做法。"},
-        {"Z", "Output planes per block (z)", ParamKind::Int, 1, 64, 1, 32,
-         "How far one block walks along z: each block also loads the two planes around its Z, so larger Z "
-         "wastes less, but fewer blocks share the work.",
-         "每个线程块的输出平面数（z）",
-         "一个线程块沿 z 走多远：每个线程块还要加载 Z 两侧的两个平面，所以 Z 越大浪费越少，但分担工作的线程块越少。"},
-        {"HALO", "Halo around the tile", ParamKind::Bool, 0, 1, 1, 0,
-         "Off (the book's): the tile is the input tile and its edge cells are only loaded; tiles overlap and each "
-         "row starts one float before a 128-byte line. On: every tile cell is an output, rows are aligned, and "
-         "the 2·TX + 2·TY·RY halo cells are loaded on top.",
-         "分块周围的光环",
-         "关（书中的做法）：分块就是输入分块，边缘格点只加载；分块互相重叠，每行从 128 字节缓存行之前的一个 float 开始。开：分块的每个格点都是输出，各行对齐，另外加载 2·TX + 2·TY·RY 个光环格点。"},
+        {.name = "TX", .kind = ParamKind::Int, .min = 3, .max = 128, .def = 32},
+        {.name = "TY", .kind = ParamKind::Int, .min = 1, .max = 64, .def = 32},
+        {.name = "RY", .kind = ParamKind::Int, .min = 1, .max = 8, .def = 1},
+        {.name = "Z", .kind = ParamKind::Int, .min = 1, .max = 64, .def = 32},
+        {.name = "HALO", .kind = ParamKind::Bool, .min = 0, .max = 1, .def = 0},
     };
 }
 

@@ -4,9 +4,37 @@
 #include <deque>
 #include <mutex>
 #include "registry_table.h"
+#include "tilelab/i18n.h"
 
 namespace tilelab {
 namespace {
+
+// A lesson's words live in its folder (lessons/NN_slug/strings.json and strings.zh.json, merged
+// into the string tables): its title and summary ("variant.<id>.title"), and its parameters'
+// labels and help ("param.<id>.<NAME>.label"), or, for a parameter its family's kernels share,
+// the family's ("param.<family>.<NAME>.label"). What the variant's code already says is kept.
+void fill_words(Variant& v) {
+    const auto& en = string_table(Language::English);
+    const auto& zh = string_table(Language::Chinese);
+    const auto text = [](const std::map<std::string, std::string>& table, std::initializer_list<std::string> keys) {
+        for (const std::string& k : keys)
+            if (auto it = table.find(k); it != table.end()) return it->second;
+        return std::string();
+    };
+    if (v.title.empty()) v.title = text(en, {"variant." + v.id + ".title"});
+    if (v.summary.empty()) v.summary = text(en, {"variant." + v.id + ".summary"});
+    for (ParamSpec& p : v.params) {
+        const std::string own = "param." + v.id + "." + p.name, shared = "param." + v.family + "." + p.name;
+        if (p.label.empty()) {
+            p.label = text(en, {own + ".label", shared + ".label"});
+            p.label_zh = text(zh, {own + ".label", shared + ".label"});
+        }
+        if (p.help.empty()) {
+            p.help = text(en, {own + ".help", shared + ".help"});
+            p.help_zh = text(zh, {own + ".help", shared + ".help"});
+        }
+    }
+}
 
 struct Registry {
     std::vector<Variant> listed;   // the lessons', built once and never changed
@@ -14,7 +42,10 @@ struct Registry {
     std::deque<Variant> added;     // add_variant(): a deque, so that pointers stay valid
 
     Registry() {
-        for (const auto factory : registered_variant_factories()) listed.push_back(factory());
+        for (const auto factory : registered_variant_factories()) {
+            listed.push_back(factory());
+            fill_words(listed.back());
+        }
     }
 };
 

@@ -110,21 +110,10 @@ Variant make_naive_matmul() {
     return define_variant<Naive>({
         .id = "matmul.naive",
         .family = "matmul",
-        .title = "Naive: one thread per output",
-        .summary = "Each thread reads a row of A and a column of B from global memory: 2·K+1 accesses for 2·K FLOPs.",
         .params = {
-            {"BX", "Block width (threadIdx.x)", ParamKind::Pow2, 1, 1024, 1, 16,
-             "Threads along threadIdx.x: a warp spans min(BX, 32) neighbouring columns (rows with SWAP), so BX sets how many floats one warp access covers.",
-             "线程块宽度（threadIdx.x）",
-             "沿 threadIdx.x 的线程数：一个线程束（warp）覆盖 min(BX, 32) 个相邻的列（SWAP 时为行），所以 BX 决定一次线程束访问覆盖多少个 float。"},
-            {"BY", "Block height (threadIdx.y)", ParamKind::Pow2, 1, 1024, 1, 16,
-             "Threads along threadIdx.y: with BX it sets the block size, which trades scheduling granularity against blocks per SM.",
-             "线程块高度（threadIdx.y）",
-             "沿 threadIdx.y 的线程数：与 BX 一起决定线程块大小，在调度粒度与每个 SM 的线程块数之间取舍。"},
-            {"SWAP", "Swap mapping (threadIdx.x walks rows)", ParamKind::Bool, 0, 1, 1, 0,
-             "Off: lanes read neighbouring B and C elements (coalesced). On: lanes are K or N floats apart, so each warp access needs many transactions.",
-             "交换映射（threadIdx.x 沿行走）",
-             "关：相邻线程读取相邻的 B 和 C 元素（合并访存）。开：相邻线程相隔 K 或 N 个 float，每次线程束访问需要很多次事务。"},
+            {.name = "BX", .kind = ParamKind::Pow2, .min = 1, .max = 1024, .def = 16},
+            {.name = "BY", .kind = ParamKind::Pow2, .min = 1, .max = 1024, .def = 16},
+            {.name = "SWAP", .kind = ParamKind::Bool, .min = 0, .max = 1, .def = 0},
         },
     });
 }

@@ -162,17 +162,9 @@ Variant make_smem_tiled_matmul() {
     return define_variant<SmemTiled>({
         .id = "matmul.smem_tiled",
         .family = "matmul",
-        .title = "Shared-memory tiled",
-        .summary = "A TILE×TILE block stages tiles of A and B in shared memory: global loads fall by a factor of TILE.",
         .params = {
-        {"TILE", "Tile size (T×T threads)", ParamKind::Int, 4, 32, 4, 16,
-         "Edge of the square tile and of the block: each loaded element is reused T times, for T² threads and 2·T·(T+PAD)·4 bytes of shared memory per block.",
-         "分块大小（T×T 个线程）",
-         "正方形分块和线程块的边长：每个加载的元素被重用 T 次，代价是每个线程块 T² 个线程和 2·T·(T+PAD)·4 字节共享内存。"},
-        {"PAD", "Pad shared rows (+1 column)", ParamKind::Bool, 0, 1, 1, 0,
-         "Adds one unused float per shared row so a column walk hits different banks; costs 2·T·4 bytes per block.",
-         "共享内存行填充（+1 列）",
-         "每行共享内存多放一个不用的 float，使按列访问落在不同的存储体（bank）上；每个线程块多用 2·T·4 字节。"},
+        {.name = "TILE", .kind = ParamKind::Int, .min = 4, .max = 32, .step = 4, .def = 16},
+        {.name = "PAD", .kind = ParamKind::Bool, .min = 0, .max = 1, .def = 0},
         },
     });
 }

@@ -168,23 +168,12 @@ Variant make_register_1d_matmul() {
     return define_variant<Register1d>({
         .id = "matmul.register_1d",
         .family = "matmul",
-        .title = "1D register tiling",
-        .summary = "Each thread computes U outputs of one row from S values of A in registers and B transposed in shared memory.",
         .params = {
-            {"T", "Threads per block (T)", ParamKind::Pow2, 32, 1024, 1, 128,
-             "Rows of C per block: more threads share each staged slice of B, but each block needs T·(U+S) registers.",
-             "每个线程块的线程数（T）",
-             "每个线程块负责的 C 的行数：更多线程共享每次暂存的 B 切片，但每个线程块需要 T·(U+S) 个寄存器。"},
-            {"U", "Outputs per thread (U)", ParamKind::Pow2, 1, 256, 1, 128,
-             "Consecutive outputs of a row per thread: each A value in a register feeds U FMAs, at U accumulator registers.",
-             "每个线程的输出数（U）",
-             "每个线程负责一行中连续的 U 个输出：寄存器里的每个 A 值参与 U 次 FMA，代价是 U 个累加寄存器。"},
+            {.name = "T", .kind = ParamKind::Pow2, .min = 32, .max = 1024, .def = 128},
+            {.name = "U", .kind = ParamKind::Pow2, .min = 1, .max = 256, .def = 128},
             // S stops at 8: the fully unrolled S×U inner loop at S=64 took NVRTC over a minute to
             // compile (255 registers, spills) and taught nothing the smaller slices do not.
-            {"S", "K slice (S)", ParamKind::Pow2, 1, 8, 1, 1,
-             "Values of A per thread per step: fewer barriers per FMA, more registers; S·U must be a multiple of T.",
-             "K 切片（S）",
-             "每个线程每步取的 A 值个数：每次 FMA 分摊的同步更少，寄存器更多；S·U 必须是 T 的倍数。"},
+            {.name = "S", .kind = ParamKind::Pow2, .min = 1, .max = 8, .def = 1},
         },
     });
 }

@@ -12,8 +12,6 @@ Variant make_register_2d_matmul() {
     return define_variant<Register2dVariant>({
         .id = "matmul.register_2d",
         .family = "matmul",
-        .title = "2D register tiling",
-        .summary = "Each thread computes a TM×TN tile of C from a column of A and a row of B in registers.",
         .params = register_2d_param_specs(),
     });
 }

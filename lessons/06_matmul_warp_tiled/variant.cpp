@@ -10,8 +10,6 @@ Variant make_warp_tiled_matmul() {
     return define_variant<WarpTiledVariant>({
         .id = "matmul.warp_tiled",
         .family = "matmul",
-        .title = "Warp tiling and cp.async",
-        .summary = "Each warp computes a WM×WN tile of C in WMITER×WNITER steps; tiles arrive by cp.async, STAGES deep.",
         .params = warp_param_specs(),
     });
 }

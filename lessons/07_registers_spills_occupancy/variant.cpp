@@ -12,8 +12,6 @@ Variant make_register_pressure_matmul() {
     return define_variant<Register2dVariant>({
         .id = "matmul.register_pressure",
         .family = "matmul",
-        .title = "Registers, spills and occupancy",
-        .summary = "Cap the 2D kernel's registers, bound its launch or stop unrolling, and watch spills, occupancy and time.",
         .params = register_pressure_param_specs(),
     });
 }

@@ -111,23 +111,12 @@ Variant make_basic_stencil() {
     return define_variant<BasicStencil>({
         .id = "stencil.basic",
         .family = "stencil",
-        .title = "Basic stencil",
-        .summary = "One thread per cell, seven global loads per output (13 at RADIUS = 2): 0.46 FLOP per byte loaded.",
         .params = {
             // Default 128×2×1: the fastest shape of scripts/bench_stencil.sh's sweep on an H200 at 512³
             // (32×8, 64×4 and 256×1 were within a few percent; the lesson starts from 32×8).
-            {"BX", "Block width (x)", ParamKind::Pow2, 1, 1024, 1, 128,
-             "Threads along x, the contiguous axis: 32 or more lets a warp read whole 128-byte lines.",
-             "线程块宽度（x）",
-             "沿 x（连续轴）的线程数：32 或更多时一个线程束能读完整的 128 字节缓存行。"},
-            {"BY", "Block height (y)", ParamKind::Pow2, 1, 1024, 1, 2,
-             "Threads along y: taller blocks share more y-neighbours in L1 but need more threads.",
-             "线程块高度（y）",
-             "沿 y 的线程数：更高的线程块在 L1 中共享更多 y 方向的邻居，但需要更多线程。"},
-            {"BZ", "Block depth (z)", ParamKind::Pow2, 1, 64, 1, 1,
-             "Threads along z: deeper blocks share z-neighbours in L1; BX·BY·BZ must stay within the block limit.",
-             "线程块深度（z）",
-             "沿 z 的线程数：更深的线程块在 L1 中共享 z 方向的邻居；BX·BY·BZ 不能超过线程块的上限。"},
+            {.name = "BX", .kind = ParamKind::Pow2, .min = 1, .max = 1024, .def = 128},
+            {.name = "BY", .kind = ParamKind::Pow2, .min = 1, .max = 1024, .def = 2},
+            {.name = "BZ", .kind = ParamKind::Pow2, .min = 1, .max = 64, .def = 1},
             stencil::radius_param(),
         },
     });

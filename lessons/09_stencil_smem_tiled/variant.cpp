@@ -185,13 +185,8 @@ Variant make_smem_tiled_stencil() {
     return define_variant<SmemTiledStencil>({
         .id = "stencil.smem_tiled",
         .family = "stencil",
-        .title = "Shared-memory tiled stencil",
-        .summary = "A T³ block loads a T³ tile once and computes its (T−2)³ inner cells: 1.37 OP/B at T = 8, and T³ ≤ 1024 stops it at 10.",
         .params = {
-            {"T", "Tile edge (T×T×T threads)", ParamKind::Int, 3, 12, 1, 8,
-             "Input tile edge: larger tiles waste less on the halo, but need T³ threads per block (T ≤ 10 for 1024) and 4·T³ bytes of shared memory.",
-             "分块边长（T×T×T 个线程）",
-             "输入分块的边长：分块越大，浪费在光环（halo）上的越少，但每个线程块需要 T³ 个线程（1024 时 T ≤ 10）和 4·T³ 字节共享内存。"},
+            {.name = "T", .kind = ParamKind::Int, .min = 3, .max = 12, .def = 8},
             stencil::radius_param(),
         },
     });

@@ -146,8 +146,6 @@ Variant make_coarsened_stencil() {
     return define_variant<CoarsenedStencil>({
         .id = "stencil.coarsened",
         .family = "stencil",
-        .title = "Thread-coarsened stencil",
-        .summary = "A T×T block walks along z with three planes in shared memory: T reaches 32, 2.68 OP/B, 12 KB per block.",
         .params = stencil::plane_walk_params(),
     });
 }

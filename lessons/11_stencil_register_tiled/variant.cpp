@@ -106,8 +106,6 @@ Variant make_register_tiled_stencil() {
     return define_variant<RegisterTiledStencil>({
         .id = "stencil.register_tiled",
         .family = "stencil",
-        .title = "Register-tiled stencil",
-        .summary = "The coarsened walk with planes z−1 and z+1 in registers: a third of the shared memory (4 KB at 32×32), the same global traffic.",
         .params = stencil::plane_walk_params(),
     });
 }

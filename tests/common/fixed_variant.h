@@ -9,10 +9,10 @@ namespace tilelab::testing {
 
 // A variant's config whose functions are given as data.
 struct FixedKernel {
-    KernelInstance k;
-    std::function<LaunchShape(const Problem&)> shape;
-    std::function<std::string(const Problem&, const Target&)> refuse;   // none: every problem runs
-    Precision element_types;                                           // FP32 by default
+    KernelInstance k{};
+    std::function<LaunchShape(const Problem&)> shape{};
+    std::function<std::string(const Problem&, const Target&)> refuse{};   // none: every problem runs
+    Precision element_types{};                                           // FP32 by default
 
     std::string invalid_reason(const Problem& p, const Target& t) const { return refuse ? refuse(p, t) : ""; }
     KernelInstance kernel() const { return k; }

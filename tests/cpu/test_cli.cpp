@@ -83,7 +83,7 @@ std::vector<std::string> lines_of(const std::string& text) {
     return lines;
 }
 
-bool is_written(const Variant& v) { return v.kernel && v.launch && v.cost_model && v.invalid_reason; }
+bool is_written(const Variant& v) { return v.defined(); }
 
 // The variant tests prefer (the tiled matmul is the one with an interesting parameter space),
 // or any written one; nullptr while every variant is a placeholder.
@@ -308,7 +308,7 @@ TEST(Cli, CompileJsonHasTheDocumentedKeysWithSaneValues) {
     // The bank model's totals, beside the access counts.
     // null where the kernel uses shared memory the bank model does not cover yet.
     const BankModel banks = full_cost_model(*v, params, problem).banks;
-    EXPECT_EQ(banks.modelled, bool(v->shared_sites));
+    EXPECT_EQ(banks.modelled, v->declares_shared_sites);
     if (banks.modelled || j["smem_bytes"].get<int>() == 0) {
         EXPECT_DOUBLE_EQ(j["shared_wavefronts"].get<double>(), banks.wavefronts());
         EXPECT_DOUBLE_EQ(j["bank_conflicts"].get<double>(), banks.conflicts());

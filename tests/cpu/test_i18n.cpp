@@ -112,16 +112,20 @@ TEST(StringTables, MissingKeysShowAsTheKeyAndFallBackToEnglish) {
     EXPECT_NE(tr("menu.view"), "View");
 }
 
+// A lesson's parameters have their words in its folder's strings.json / strings.zh.json
+// ("param.<id>.<NAME>.label", or the family's "param.<family>.<NAME>.label" for a shared kernel's).
 TEST(Language, EveryParameterOfEveryVariantIsTranslated) {
     for (const Variant& v : all_variants())
         for (const ParamSpec& p : v.params) {
+            EXPECT_FALSE(p.label.empty()) << v.id << " " << p.name << ": label";
+            EXPECT_FALSE(p.help.empty()) << v.id << " " << p.name << ": help";
             EXPECT_FALSE(p.label_zh.empty()) << v.id << " " << p.name << ": label_zh";
             EXPECT_FALSE(p.help_zh.empty()) << v.id << " " << p.name << ": help_zh";
         }
 }
 
-// A variant's title and summary come from the table by its id: a new variant adds
-// "variant.<id>.title" and "variant.<id>.summary" to both tables, and its English stays the same.
+// A variant's title and summary come from the table by its id: a new lesson puts
+// "variant.<id>.title" and "variant.<id>.summary" in its folder's strings.json and strings.zh.json.
 TEST(Language, EveryVariantHasItsTitleAndSummaryInBothTables) {
     LanguageGuard guard;
     for (const Variant& v : all_variants()) {
@@ -146,7 +150,7 @@ TEST(Language, EveryFormulaLabelIsTranslated) {
     std::set<std::string> labels;
     for (const Lesson& l : all_lessons(Language::English)) {
         const Variant* v = find_variant(l.variant);
-        if (!v || !v->cost_model) continue;
+        if (!v || !v->defined()) continue;
         for (int step = 0; step < std::max<int>(1, int(l.steps.size())); ++step) {
             const StepState s = l.state_at(step);
             Problem p;

@@ -72,7 +72,7 @@ TEST(Registry, EveryVariantsTilesMatchItsLaunchForRandomValidConfigurations) {
     std::mt19937 rng(20240611);
     for (const Variant& v : all_variants()) {
         SCOPED_TRACE(v.id);
-        ASSERT_TRUE(v.tiles) << "declares no tiles";
+        ASSERT_TRUE(v.declares_tiles) << "declares no tiles";
         int checked = 0;
         for (int attempt = 0; attempt < 4000 && checked < 60; ++attempt) {
             RunRequest req;

@@ -55,7 +55,7 @@ struct KernelWalk {
 };
 
 void expect_model_equals_walk(const Variant& v, const ParamValues& p, const Problem& prob, const KernelWalk& walk) {
-    ASSERT_TRUE(v.shared_sites) << v.id << " declares its shared sites";
+    ASSERT_TRUE(v.declares_shared_sites) << v.id << " declares its shared sites";
     const BankModel m = full_cost_model(v, p, prob).banks;
     ASSERT_TRUE(m.modelled);
     double loads = 0, stores = 0, load_wf = 0, store_wf = 0, load_min = 0, store_min = 0;

@@ -18,15 +18,18 @@ enum class ParamKind {
     Bool,  // 0 or 1
 };
 
+// Declared with designated initialisers ({.name = "TILE", .kind = ParamKind::Int, .min = 4, ...}),
+// so that no two numbers can swap places. The words (label, help, and their translations) come
+// from the lesson's strings files (the registry fills them) unless the declaration gives them.
 struct ParamSpec {
-    std::string name;   // as used on the command line: TILE, BM, FLOAT4 ...
-    std::string label;  // as shown in the GUI: "Tile size"
+    std::string name{};   // as used on the command line: TILE, BM, FLOAT4 ...
+    std::string label{};  // as shown in the GUI: "Tile size"
     ParamKind kind = ParamKind::Int;
     int min = 0;
     int max = 0;
     int step = 1;
     int def = 0;
-    std::string help;  // one line: what this parameter trades
+    std::string help{};  // one line: what this parameter trades
     std::string label_zh{}, help_zh{};   // the same in Simplified Chinese ("" = shown in English)
 
     // label / help in the current language (tilelab/i18n.h), English where no translation exists.

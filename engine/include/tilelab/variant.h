@@ -127,6 +127,7 @@ struct Variant {
     std::vector<ParamSpec> params;
     // What the config type declares (define_variant sets these from its members).
     bool declares_shared_sites = false;      // shared_sites(): a bank model
+    bool declares_tiles = false;             // tiles(): the Tiles panel's picture
     bool picks_kernel_by_problem = false;    // kernel_at(): the problem picks the instantiation
 
     // The variant at `values` (defaults filled in for names it lacks), built once: the engine binds
@@ -147,9 +148,10 @@ struct Variant {
 };
 
 // What a variant is called and which parameters it declares: everything but its functions.
+// Title and summary normally come from the lesson folder's strings (the registry fills them).
 struct VariantInfo {
-    std::string id, family, title, summary;
-    std::vector<ParamSpec> params;
+    std::string id{}, family{}, title{}, summary{};
+    std::vector<ParamSpec> params{};
 };
 
 namespace detail {
@@ -212,6 +214,7 @@ Variant define_variant(VariantInfo info, Make make) {
     };
     v.make_instance = bind;
     v.declares_shared_sites = requires(const Config& c, const Problem& p) { c.shared_sites(p); };
+    v.declares_tiles = requires(const Config& c, const Problem& p) { c.tiles(p); };
     v.picks_kernel_by_problem = requires(const Config& c, const Problem& p) { c.kernel_at(p); };
     return v;
 }
