@@ -73,8 +73,8 @@ void add_run_flags(CLI::App* app, CliOptions& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    // The locale's language until --lang says otherwise (JSON and CSV keys stay English).
     tilelab::end_launchers_with_this_process();   // a launcher left running would hold its GPU (issue #30)
+    // The locale's language until --lang says otherwise (JSON and CSV keys stay English).
     tilelab::set_language(tilelab::language_from_locale());
     // --lang before the parser is built, so --help is in that language too (the parser checks it again).
     for (int i = 1; i < argc; ++i) {

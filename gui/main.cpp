@@ -148,11 +148,11 @@ int parse_flags(CLI::App& cli, int argc, char** argv) {
 
 int main(int argc, char** argv) {
     const auto launched = Clock::now();
-    // --lang (else the locale) before the parser is built, so --help and flag errors are in that
     // Before anything slow (the settings, the window, GL, the engine): a TERM that comes while
     // they start ends the app normally too, so its settings are saved (issue #30).
     std::signal(SIGINT, on_stop_signal);
     std::signal(SIGTERM, on_stop_signal);
+    // --lang (else the locale) before the parser is built, so --help and flag errors are in that
     // language; the app decides again once the settings file is read.
     tilelab::set_language(tilelab::language_from_locale());
     for (int i = 1; i < argc; ++i) {
@@ -234,10 +234,10 @@ int main(int argc, char** argv) {
     if (headless) {
         // Headless runs are scripted: they neither read nor change the user's settings.
         o.app.persist = false;
-        return tilelab::gui::RunHeadless(o);
-    }
         std::signal(SIGINT, SIG_DFL);   // nothing of the user's to save: a signal ends it at once
         std::signal(SIGTERM, SIG_DFL);
+        return tilelab::gui::RunHeadless(o);
+    }
     // The window remembers where the GPU is (the GPU menu); a flag given now is saved there.
     const std::string settings = tilelab::gui::SettingsPath();
     if (!o.engine.gpu.remote() && !settings.empty()) {
