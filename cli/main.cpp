@@ -9,6 +9,7 @@
 #include <exception>
 
 #include "commands.h"
+#include "tilelab/device.h"
 #include "tilelab/i18n.h"
 #include "tilelab/cli_flags.h"
 #include "options.h"
@@ -72,6 +73,7 @@ void add_run_flags(CLI::App* app, CliOptions& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    tilelab::end_launchers_with_this_process();   // a launcher left running would hold its GPU (issue #30)
     // The locale's language until --lang says otherwise (JSON and CSV keys stay English).
     tilelab::set_language(tilelab::language_from_locale());
     // --lang before the parser is built, so --help is in that language too (the parser checks it again).

@@ -174,9 +174,7 @@ std::string App::init_from_options() {
     if (!options_.exercise_text.empty()) {   // as if the user had typed it
         std::string text, error, why;
         if (!read_user_source(options_.exercise_text, text, error)) return "--exercise-text: " + error;
-        if (!CurrentExercise(state_, &why)) return "--exercise-text: " + why;
-        ExerciseEnsureLoaded(state_);
-        ExerciseEdited(state_, text);
+        if (!ExerciseTypeIn(state_, text, why)) return "--exercise-text: " + why;
     }
     return "";
 }

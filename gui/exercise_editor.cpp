@@ -122,6 +122,22 @@ void ExerciseEdited(AppState& state, const std::string& new_text) {
     set_text(state, *ex, new_text);
 }
 
+bool ExerciseTypeIn(AppState& state, const std::string& text, std::string& why) {
+    const Exercise* ex = CurrentExercise(state, &why);
+    if (!ex) return false;
+    ExerciseEnsureLoaded(state);
+    ExerciseEditorState& e = state.exercise;
+    // What it replaces is kept, as a reset keeps it (issue #30).
+    std::string backup;
+    if (text != e.text && !e.dir.empty() && !ExerciseStore(e.dir).back_up(*ex, backup, why)) {
+        why += "; nothing was replaced";
+        return false;
+    }
+    ExerciseEdited(state, text);
+    if (!backup.empty() && !e.note_is_error) e.note = trf("exercise.note_text_backup", backup);
+    return true;
+}
+
 bool ExerciseUndo(AppState& state) {
     const Exercise* ex = CurrentExercise(state);
     ExerciseEditorState& e = state.exercise;

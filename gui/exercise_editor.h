@@ -63,6 +63,9 @@ bool ExerciseEnsureLoaded(AppState& state);
 // The user changed the text (typing, paste, undo): remember the version before, save, and
 // compile after the debounce.
 void ExerciseEdited(AppState& state, const std::string& new_text);
+// --exercise-text: `text` as if the user had typed it into the current lesson's exercise; the
+// saved file it replaces is backed up first (the note names the copy). False with `why`.
+bool ExerciseTypeIn(AppState& state, const std::string& text, std::string& why);
 bool ExerciseUndo(AppState& state);
 bool ExerciseRedo(AppState& state);
 // Back to the starting file; the saved file is kept as a backup first (the note names it).

@@ -99,8 +99,6 @@ int run_windowed(const tilelab::gui::AppOptions& app_options, const tilelab::Eng
             rc = tilelab::kExitInvalidInput;
         }
         FullscreenToggle fullscreen(window);
-        std::signal(SIGINT, on_stop_signal);
-        std::signal(SIGTERM, on_stop_signal);
         while (rc == 0 && !glfwWindowShouldClose(window) && !app.quit_requested() && !g_stop_signal) {
             if (app.state().updating || app.state().exercise.busy) glfwWaitEventsTimeout(kBusyWaitSeconds);
             else glfwWaitEventsTimeout(kIdleWaitSeconds);
@@ -150,6 +148,10 @@ int parse_flags(CLI::App& cli, int argc, char** argv) {
 
 int main(int argc, char** argv) {
     const auto launched = Clock::now();
+    // Before anything slow (the settings, the window, GL, the engine): a TERM that comes while
+    // they start ends the app normally too, so its settings are saved (issue #30).
+    std::signal(SIGINT, on_stop_signal);
+    std::signal(SIGTERM, on_stop_signal);
     // --lang (else the locale) before the parser is built, so --help and flag errors are in that
     // language; the app decides again once the settings file is read.
     tilelab::set_language(tilelab::language_from_locale());
@@ -232,6 +234,8 @@ int main(int argc, char** argv) {
     if (headless) {
         // Headless runs are scripted: they neither read nor change the user's settings.
         o.app.persist = false;
+        std::signal(SIGINT, SIG_DFL);   // nothing of the user's to save: a signal ends it at once
+        std::signal(SIGTERM, SIG_DFL);
         return tilelab::gui::RunHeadless(o);
     }
     // The window remembers where the GPU is (the GPU menu); a flag given now is saved there.

@@ -1,7 +1,9 @@
 // The drills' score per lesson, kept between runs of the app (tilelab/drills.h): one small JSON
 // file in the user's data folder, replaced whole on every save (tilelab/safe_file.h).
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 
@@ -26,6 +28,8 @@ std::string DrillScores::slug(const std::string& lesson_id) {
 
 bool DrillScores::load(const std::string& path, std::string& error) {
     outcomes_.clear();
+    kept_.clear();
+    newer_ = 0;
     std::string text;
     switch (read_regular_file(path, 1 << 20, text, error)) {
     case ReadOutcome::missing: return true;
@@ -38,20 +42,50 @@ bool DrillScores::load(const std::string& path, std::string& error) {
         error = "the drill scores in " + path + " are not {\"lessons\": {...}}; they were left as they are";
         return false;
     }
-    // Field by field: an entry that is not "right" or "wrong" is left out.
+    kept_ = j.dump();
+    // Field by field: an entry that is not "right" or "wrong" is left out (and kept in the file).
     for (const auto& [slug_name, drills] : lessons->items()) {
         if (!drills.is_object()) continue;
         for (const auto& [drill_id, outcome] : drills.items())
             if (outcome == "right" || outcome == "wrong") outcomes_[slug_name][drill_id] = outcome == "right";
     }
+    const auto version = j.find("version");
+    if (version != j.end() && version->is_number() && version->get<double>() > kVersion) {
+        newer_ = version->is_number_integer() ? int(std::min<int64_t>(version->get<int64_t>(), INT32_MAX)) : kVersion + 1;
+        error = fmt::format("the drill scores in {} were written by a newer TileLab (version {}, this one writes {}): they are "
+                            "shown but not changed", path, version->dump(), kVersion);
+        return false;
+    }
     return true;
 }
 
 bool DrillScores::save(const std::string& path, std::string& error) const {
-    json lessons = json::object();
+    if (newer_ > 0) {
+        error = fmt::format("the drill scores in {} were written by a newer TileLab (version {}), so they were not written over",
+                            path, newer_);
+        return false;
+    }
+    // Start from what load() read: keys and entries this version does not know survive.
+    json j = kept_.empty() ? json::object() : json::parse(kept_, nullptr, false);
+    if (!j.is_object()) j = json::object();
+    json& lessons = j["lessons"];
+    if (!lessons.is_object()) lessons = json::object();
+    for (auto lesson = lessons.begin(); lesson != lessons.end();) {
+        bool emptied = false;
+        if (lesson->is_object()) {   // this version's own entries are written again from outcomes_
+            for (auto entry = lesson->begin(); entry != lesson->end();)
+                entry = *entry == "right" || *entry == "wrong" ? lesson->erase(entry) : std::next(entry);
+            emptied = lesson->empty();
+        }
+        lesson = emptied ? lessons.erase(lesson) : std::next(lesson);
+    }
     for (const auto& [slug_name, drills] : outcomes_)
-        for (const auto& [drill_id, right] : drills) lessons[slug_name][drill_id] = right ? "right" : "wrong";
-    const json j = {{"version", 1}, {"lessons", lessons}};
+        for (const auto& [drill_id, right] : drills) {
+            json& lesson = lessons[slug_name];
+            if (!lesson.is_object()) lesson = json::object();   // not ours to keep: a lesson is an object
+            lesson[drill_id] = right ? "right" : "wrong";
+        }
+    j["version"] = kVersion;
     std::error_code ec;
     if (const fs::path parent = fs::path(path).parent_path(); !parent.empty()) fs::create_directories(parent, ec);
     return write_file_atomic(path, j.dump(1) + "\n", error);

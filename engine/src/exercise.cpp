@@ -82,26 +82,6 @@ bool build_exercise(const Lesson& lesson, Exercise& ex, std::string& why) {
     return true;
 }
 
-// Length of the UTF-8 sequence `c` starts, 0 if it cannot start one.
-int utf8_length(unsigned char c) {
-    if (c < 0x80) return 1;
-    if (c >= 0xC2 && c <= 0xDF) return 2;
-    if (c >= 0xE0 && c <= 0xEF) return 3;
-    if (c >= 0xF0 && c <= 0xF4) return 4;
-    return 0;
-}
-
-bool valid_utf8(const std::string& s) {
-    for (size_t i = 0; i < s.size();) {
-        const int n = utf8_length(static_cast<unsigned char>(s[i]));
-        if (n == 0 || i + size_t(n) > s.size()) return false;
-        for (int j = 1; j < n; ++j)
-            if ((static_cast<unsigned char>(s[i + size_t(j)]) & 0xC0) != 0x80) return false;
-        i += size_t(n);
-    }
-    return true;
-}
-
 }  // namespace
 
 bool make_skeleton(const std::string& reference, std::string& skeleton, std::vector<ExerciseBlock>& blocks,

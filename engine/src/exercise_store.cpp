@@ -86,21 +86,29 @@ bool ExerciseStore::save(const Exercise& ex, const std::string& text, std::strin
     return write_file_atomic(path_for(ex), text, error);
 }
 
-bool ExerciseStore::reset(const Exercise& ex, std::string& backup, std::string& error) const {
+bool ExerciseStore::back_up(const Exercise& ex, std::string& backup, std::string& error) const {
     backup.clear();
     if (!make_dir(dir_, error)) return false;
     const std::string path = path_for(ex);
     std::string current, why;
     const ReadOutcome got = read_regular_file(path, size_t(64) << 20, current, why);
-    if (got == ReadOutcome::ok) {
-        const std::string bak = unused_name(path, ".bak-");
-        if (!write_file_atomic(bak, current, error)) return false;
-        backup = bak;
-    } else if (got != ReadOutcome::missing) {
-        error = fmt::format("{} could not be backed up ({}), so it was not reset", path, why);
+    if (got == ReadOutcome::missing) return true;
+    if (got != ReadOutcome::ok) {
+        error = fmt::format("{} could not be backed up ({})", path, why);
         return false;
     }
-    return write_file_atomic(path, ex.skeleton, error);
+    const std::string bak = unused_name(path, ".bak-");
+    if (!write_file_atomic(bak, current, error)) return false;
+    backup = bak;
+    return true;
+}
+
+bool ExerciseStore::reset(const Exercise& ex, std::string& backup, std::string& error) const {
+    if (!back_up(ex, backup, error)) {
+        error += ", so it was not reset";
+        return false;
+    }
+    return write_file_atomic(path_for(ex), ex.skeleton, error);
 }
 
 }  // namespace tilelab

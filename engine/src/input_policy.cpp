@@ -1,5 +1,6 @@
 // The shared input policy (input_policy.h): checks and messages every front end uses.
 #include "tilelab/input_policy.h"
+#include "tilelab/util.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -23,15 +24,9 @@ std::string trimmed(const std::string& s) {
     return s.substr(b, s.find_last_not_of(" \t") - b + 1);
 }
 
-// Length of the valid UTF-8 sequence starting at s[i], or 0 if there is none.
-size_t utf8_length(const std::string& s, size_t i) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    const size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
-    if (n == 0 || i + n > s.size()) return 0;
-    for (size_t k = 1; k < n; ++k)
-        if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return 0;
-    return n;
-}
+// Length of the valid UTF-8 sequence starting at s[i], or 0 if there is none (strict: no
+// overlong forms, no encoded surrogates).
+size_t utf8_length(const std::string& s, size_t i) { return utf8_sequence_length(s, i); }
 
 // Printable text: a terminal shows it on one line, and a JSON encoder accepts it.
 std::string printable(const std::string& s, size_t max_chars, bool& cut) {

@@ -2,6 +2,8 @@
 #include "worker_protocol.h"
 #include "tilelab/i18n.h"
 #include <algorithm>
+#include <fmt/format.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -34,10 +36,21 @@ bool write_all(int fd, const uint8_t* data, size_t n, std::string& error) {
     return true;
 }
 
-// Reads exactly n bytes. Returns the bytes read before end of file (n on success), or -1.
-ssize_t read_all(int fd, uint8_t* data, size_t n) {
+// Reads exactly n bytes. Returns the bytes read before end of file (n on success), or -1 with
+// errno (ETIMEDOUT when `silence_ms` > 0 passed without a byte).
+ssize_t read_all(int fd, uint8_t* data, size_t n, int silence_ms) {
     size_t done = 0;
     while (done < n) {
+        if (silence_ms > 0) {
+            pollfd p{fd, POLLIN, 0};
+            const int ready = ::poll(&p, 1, silence_ms);
+            if (ready < 0 && errno == EINTR) continue;
+            if (ready < 0) return -1;
+            if (ready == 0) {
+                errno = ETIMEDOUT;
+                return -1;
+            }
+        }
         const ssize_t got = ::read(fd, data + done, n - done);
         if (got < 0 && errno == EINTR) continue;
         if (got < 0) return -1;
@@ -45,6 +58,10 @@ ssize_t read_all(int fd, uint8_t* data, size_t n) {
         done += size_t(got);
     }
     return ssize_t(done);
+}
+
+std::string silence_message(const std::string& channel, int silence_ms) {
+    return fmt::format("{} went silent for {:g} s in the middle of a message", channel, silence_ms / 1000.0);
 }
 
 // ---- request validation: small checks that each return "" or what is wrong ----------------
@@ -214,25 +231,12 @@ bool write_frame(int fd, const json& message, std::string& error) {
     return write_all(fd, header, sizeof header, error) && write_all(fd, body.data(), body.size(), error);
 }
 
-ReadStatus read_frame(int fd, json& message, std::string& error, uint32_t max_bytes) {
-    uint8_t header[4];
-    const ssize_t got = read_all(fd, header, sizeof header);
-    if (got == 0) return ReadStatus::closed;
-    if (got != ssize_t(sizeof header)) {
-        error = got < 0 ? std::string("reading from the GPU worker channel failed: ") + std::strerror(errno)
-                        : std::string("the GPU worker channel closed in the middle of a message");
-        return ReadStatus::error;
-    }
-    const uint32_t n = uint32_t(header[0]) | uint32_t(header[1]) << 8 | uint32_t(header[2]) << 16 | uint32_t(header[3]) << 24;
-    if (n > max_bytes) {
-        error = "a frame length of " + std::to_string(n) + " bytes arrived on the GPU worker channel (at most " +
-                std::to_string(max_bytes) + " are allowed), so it is not a message";
-        return ReadStatus::error;
-    }
-    std::vector<uint8_t> body(n);
-    if (read_all(fd, body.data(), n) != ssize_t(n)) {
-        error = "the GPU worker channel closed in the middle of a message";
-        return ReadStatus::error;
+bool parse_frame_body(const std::vector<uint8_t>& body, json& message, std::string& error, Peer from) {
+    const char* sender = from == Peer::worker ? "the GPU worker" : "the client";
+    const CborLimits& limits = from == Peer::worker ? kReplyLimits : kRequestLimits;
+    if (const std::string p = cbor_shape_problem(body.data(), body.size(), limits); !p.empty()) {
+        error = std::string(sender) + " sent a message that cannot be read: " + p;
+        return false;
     }
     try {   // without exceptions a parse error is a discarded value; an absurd size still throws
         message = json::from_cbor(body, /*strict=*/true, /*allow_exceptions=*/false);
@@ -240,10 +244,49 @@ ReadStatus read_frame(int fd, json& message, std::string& error, uint32_t max_by
         message = json(json::value_t::discarded);
     }
     if (message.is_discarded()) {
-        error = "the GPU worker sent a message that is not valid CBOR";
+        error = std::string(sender) + " sent a message that is not valid CBOR";
+        return false;
+    }
+    return true;
+}
+
+ReadStatus read_frame(int fd, json& message, std::string& error, const FrameReading& how) {
+    const std::string channel = how.from == Peer::worker ? "the GPU worker channel" : "the channel from the client";
+    uint8_t header[4];
+    ssize_t got = read_all(fd, header, 1, 0);   // waiting for a frame to begin is not silence
+    if (got == 0) return ReadStatus::closed;
+    if (got == 1) {
+        const ssize_t rest = read_all(fd, header + 1, sizeof header - 1, how.silence_ms);
+        got = rest < 0 ? -1 : 1 + rest;
+    }
+    if (got != ssize_t(sizeof header)) {
+        const int why = errno;
+        error = got < 0 && why == ETIMEDOUT ? silence_message(channel, how.silence_ms)
+                : got < 0                   ? fmt::format("reading from {} failed: {}", channel, std::strerror(why))
+                                            : fmt::format("{} closed in the middle of a message", channel);
         return ReadStatus::error;
     }
-    return ReadStatus::message;
+    const uint32_t n = uint32_t(header[0]) | uint32_t(header[1]) << 8 | uint32_t(header[2]) << 16 | uint32_t(header[3]) << 24;
+    if (n > how.max_bytes) {
+        error = fmt::format("a frame length of {} bytes arrived on {} (at most {} are allowed), so it is not a message", n,
+                            channel, how.max_bytes);
+        return ReadStatus::error;
+    }
+    // The body grows as it arrives: a length alone allocates at most one chunk.
+    constexpr size_t kChunk = size_t(1) << 20;
+    std::vector<uint8_t> body;
+    while (body.size() < n) {
+        const size_t have = body.size();
+        body.resize(std::min<size_t>(n, have + kChunk));
+        const ssize_t r = read_all(fd, body.data() + have, body.size() - have, how.silence_ms);
+        if (r != ssize_t(body.size() - have)) {
+            const int why = errno;
+            error = r < 0 && why == ETIMEDOUT ? silence_message(channel, how.silence_ms)
+                                                : fmt::format("{} closed in the middle of a message", channel);
+            return ReadStatus::error;
+        }
+    }
+    return parse_frame_body(body, message, error, how.from) ? ReadStatus::message : ReadStatus::error;
 }
 
 json job_to_json(const MeasureJob& job) {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 #include "tilelab/device.h"
 #include "tilelab/result.h"
 #include "tilelab/result_json.h"
@@ -44,10 +45,39 @@ bool write_frame(int fd, const json& message, std::string& error);
 // Writes raw bytes (the stdio greeting's magic), retrying short writes, as write_frame.
 bool write_bytes(int fd, const void* data, size_t n, std::string& error);
 
+// How deep and how big a message may be, checked on the bytes before anything parses them
+// (cbor_shape_problem): TileLab's messages are at most 6 levels deep; a reply's largest lists are
+// the test hook support_sample's (a few million numbers), a request's the defines.
+struct CborLimits {
+    size_t max_depth = 64;
+    size_t max_values = size_t(1) << 23;
+};
+constexpr CborLimits kReplyLimits{64, size_t(1) << 23};
+constexpr CborLimits kRequestLimits{64, size_t(1) << 20};
+// "" when `data` is one whole CBOR value within `limits` (no deeper nesting, no more values, no
+// length that claims more bytes than are left, no tags, nothing after it), else what is wrong
+// ("it is nested deeper than 64 levels"). Never recurses: any input is safe.
+std::string cbor_shape_problem(const uint8_t* data, size_t n, const CborLimits& limits);
+
 enum class ReadStatus { message, closed, error };
-// Reads one whole frame, blocking. `closed` when the peer closed before a frame began.
-// A frame longer than `max_bytes` is an error (its body is not read).
-ReadStatus read_frame(int fd, json& message, std::string& error, uint32_t max_bytes = kMaxFrameBytes);
+// Who sent the frames being read, for the messages: the worker reads the client's requests, the
+// client the worker's replies.
+enum class Peer { worker, client };
+struct FrameReading {
+    uint32_t max_bytes = kMaxFrameBytes;   // a longer frame is an error (its body is not read)
+    int silence_ms = 0;                    // > 0: an error once a frame has begun and no byte came for this long
+    Peer from = Peer::worker;
+};
+// Reads one whole frame, blocking. `closed` when the peer closed before a frame began. The body
+// grows as its bytes arrive (a header that claims 256 MiB allocates nothing until they come);
+// its shape is checked (cbor_shape_problem: the limits of `how.from`) before it is parsed.
+ReadStatus read_frame(int fd, json& message, std::string& error, const FrameReading& how);
+inline ReadStatus read_frame(int fd, json& message, std::string& error, uint32_t max_bytes = kMaxFrameBytes) {
+    return read_frame(fd, message, error, FrameReading{max_bytes, 0, Peer::worker});
+}
+// Parses a frame's body after checking its shape; false with `error` saying what is wrong with
+// a message from `from` (one sentence, no parser's text).
+bool parse_frame_body(const std::vector<uint8_t>& body, json& message, std::string& error, Peer from);
 
 // Checks a request's shape before anything reads it, so that a malformed message is answered
 // with an error instead of ending the worker: an object whose "id" is an unsigned 32-bit integer

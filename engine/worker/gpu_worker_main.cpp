@@ -20,7 +20,7 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: %s --stdio [--gpu-device N]         (the worker protocol on stdin/stdout, for ssh/srun/docker)\n"
-    "       %s --channel-fd N --cancel-fd N      (started by the TileLab engine, not by hand)\n"
+    "       %s --channel-fd N --cancel-fd N [--compile-only]   (started by the TileLab engine, not by hand)\n"
     "       %s --version\n"
     "--gpu-device N: use CUDA device N of this host (default 0)\n";
 
@@ -50,9 +50,10 @@ bool take_stdio(int& in_fd, int& out_fd) {
 
 int main(int argc, char** argv) {
     int channel_fd = -1, cancel_fd = -1, device = 0;
-    bool stdio = false;
+    bool stdio = false, compile_only = false;
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--stdio") == 0) stdio = true;
+        else if (std::strcmp(argv[i], "--compile-only") == 0) compile_only = true;
         else if (std::strcmp(argv[i], "--version") == 0) {
             std::printf("tilelab-gpu-worker protocol %d\n", tilelab::worker::kProtocolVersion);
             return 0;
@@ -93,5 +94,5 @@ int main(int argc, char** argv) {
             if (getppid() != parent) _exit(1);
         }
     }).detach();
-    return tilelab::serve_gpu_worker(channel_fd, channel_fd, cancel_fd, device);
+    return tilelab::serve_gpu_worker(channel_fd, channel_fd, cancel_fd, device, compile_only);
 }

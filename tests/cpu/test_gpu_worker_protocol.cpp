@@ -185,11 +185,17 @@ TEST(GpuWorkerProtocol, FramesFollowEachOtherAndBrokenOnesAreErrors) {
     EXPECT_EQ(worker::read_frame(s.fd[1], m, error), worker::ReadStatus::error);
     EXPECT_NE(error.find("frame length"), std::string::npos) << error;
 
-    // A whole frame whose CBOR claims an array of 2^64 - 1 elements: an error, not an exception.
+    // A whole frame whose CBOR claims an array of 2^64 - 1 elements: an error, not an exception,
+    // found on the bytes before anything is parsed.
     const uint8_t absurd[13] = {9, 0, 0, 0, 0x9b, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
     ASSERT_EQ(::write(s.fd[0], absurd, sizeof absurd), ssize_t(sizeof absurd));
     EXPECT_EQ(worker::read_frame(s.fd[1], m, error), worker::ReadStatus::error);
-    EXPECT_NE(error.find("not valid CBOR"), std::string::npos) << error;
+    EXPECT_NE(error.find("cannot be read: a list claims"), std::string::npos) << error;
+    // Well-formed CBOR that is not a message of ours (a reserved simple value): not valid CBOR.
+    const uint8_t reserved[5] = {1, 0, 0, 0, 0xf8};
+    ASSERT_EQ(::write(s.fd[0], reserved, sizeof reserved), ssize_t(sizeof reserved));
+    EXPECT_EQ(worker::read_frame(s.fd[1], m, error), worker::ReadStatus::error);
+    EXPECT_TRUE(error.find("not valid CBOR") != std::string::npos || error.find("cannot be read") != std::string::npos) << error;
 
     // A frame cut short by the writer going away; then a clean end.
     SocketPair cut;

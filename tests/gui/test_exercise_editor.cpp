@@ -185,3 +185,35 @@ TEST(ExerciseEditor, KeystrokesInOneBurstAreOneVersionAPasteIsItsOwn) {
     EXPECT_EQ(state.exercise.text, ex.skeleton) << "the burst undone at once";
     EXPECT_FALSE(ExerciseUndo(state)) << "nothing before the starting file";
 }
+
+// --exercise-text replaces the saved file as typing would, keeping a copy of what it replaces
+// (issue #30: it used to overwrite it with no backup); the same text again replaces nothing.
+TEST(ExerciseEditor, TypedInTextKeepsABackupOfTheFileItReplaces) {
+    const Exercise& ex = all_exercises().front();
+    const fs::path dir = fresh_dir("typed_in");
+    AppState state;   // no engine thread: nothing is compiled, the edits are only kept
+    state.exercise.dir = dir.string();
+    EnterLesson(state, lesson_index_of(ex), 0);
+    ASSERT_TRUE(ExerciseEnsureLoaded(state));
+    const std::string mine = ex.skeleton + "// my own work\n";
+    ExerciseEdited(state, mine);
+    const fs::path file = ExerciseStore(dir.string()).path_for(ex);
+    ASSERT_EQ(read_file(file), mine);
+
+    const std::string typed = ex.skeleton + "// typed in by --exercise-text\n";
+    std::string why;
+    ASSERT_TRUE(ExerciseTypeIn(state, typed, why)) << why;
+    EXPECT_EQ(read_file(file), typed);
+    const auto backups = [&] {
+        std::vector<fs::path> found;
+        for (const auto& entry : fs::directory_iterator(dir))
+            if (entry.path().filename().string().find(".bak-") != std::string::npos) found.push_back(entry.path());
+        return found;
+    };
+    ASSERT_EQ(backups().size(), 1u);
+    EXPECT_EQ(read_file(backups().front()), mine);
+    EXPECT_NE(state.exercise.note.find(backups().front().filename().string()), std::string::npos) << state.exercise.note;
+    ASSERT_TRUE(ExerciseTypeIn(state, typed, why)) << why;
+    EXPECT_EQ(backups().size(), 1u) << "nothing replaced, nothing to keep";
+    fs::remove_all(dir);
+}

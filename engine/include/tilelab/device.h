@@ -42,6 +42,12 @@ struct GpuLocation {
     std::string problem() const;
 };
 
+// For a command-line program: SIGINT, SIGTERM and SIGHUP end the process group of every launcher
+// it has running (each leads its own) before the program ends by that signal, so that a launcher
+// that does not `exec` (a compound command, srun inside a script) is not left behind. The app
+// ends its loop on those signals instead and closes its links normally.
+void end_launchers_with_this_process();
+
 // Best the card can do, measured once per size and cached.
 struct Ceilings {
     bool measured = false;

@@ -134,8 +134,13 @@ public:
     static std::string slug(const std::string& lesson_id);
 
     // A missing file is an empty score; a file that does not parse is an error (and left as it is).
+    // A file of a newer version (kVersion) is read as far as it can be, but load() returns false
+    // with `error` saying so, and save() refuses to write over it.
     bool load(const std::string& path, std::string& error);
+    // Writes the scores over what load() read, keeping everything it did not understand: other
+    // top-level keys, entries that are not "right" or "wrong", lessons of other versions.
     bool save(const std::string& path, std::string& error) const;
+    static constexpr int kVersion = 1;
 
     void record(const std::string& lesson_id, const std::string& drill_id, bool right);
     // -1 not answered, 0 wrong, 1 right.
@@ -143,10 +148,12 @@ public:
     // Right answers among `drills` (their ids; drills not counted are left out by the caller).
     int right_count(const std::string& lesson_id, const std::vector<std::string>& drill_ids) const;
     void reset(const std::string& lesson_id);
-    bool operator==(const DrillScores&) const = default;
+    bool operator==(const DrillScores& o) const { return outcomes_ == o.outcomes_; }
 
 private:
     std::map<std::string, std::map<std::string, bool>> outcomes_;
+    std::string kept_;     // the file as load() read it (JSON text), "" when there was none
+    int newer_ = 0;        // the file's version when newer than kVersion
 };
 
 }  // namespace tilelab

@@ -27,6 +27,9 @@ public:
     std::string load(const Exercise& ex, std::string& note) const;
     // Replaces the saved file with `text`, atomically. False with one line in `error`.
     bool save(const Exercise& ex, const std::string& text, std::string& error) const;
+    // Copies the saved file to "<file>.bak-<time>" (`backup` gets its path; "" when nothing is
+    // saved). False with `error` when it could not be read or copied.
+    bool back_up(const Exercise& ex, std::string& backup, std::string& error) const;
     // Reset to the starting file: the current file is copied to "<file>.bak-<time>" first
     // (`backup` gets its path; "" when there was nothing saved). False with `error` if the
     // backup could not be written, and then nothing is changed.

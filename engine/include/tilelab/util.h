@@ -29,4 +29,32 @@ inline std::vector<std::string> split(const std::string& s, char sep) {
     return out;
 }
 
+// Length of the well-formed UTF-8 sequence starting at s[i] (1 to 4), or 0 where none starts:
+// a stray continuation byte, a cut sequence, an overlong form (C0 80, E0 80 80, F0 80 80 80), an
+// encoded surrogate (ED A0 80 to ED BF BF) or a code point past U+10FFFF (Unicode's table 3-7).
+inline size_t utf8_sequence_length(std::string_view s, size_t i) {
+    const auto at = [&](size_t k) { return static_cast<unsigned char>(s[i + k]); };
+    const unsigned char c = at(0);
+    if (c < 0x80) return 1;
+    const size_t n = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+    if (n == 0 || i + n > s.size()) return 0;
+    // The second byte's range depends on the first; every later byte is 80..BF.
+    const unsigned char lo = c == 0xE0 ? 0xA0 : c == 0xF0 ? 0x90 : 0x80;
+    const unsigned char hi = c == 0xED ? 0x9F : c == 0xF4 ? 0x8F : 0xBF;
+    if (at(1) < lo || at(1) > hi) return 0;
+    for (size_t k = 2; k < n; ++k)
+        if ((at(k) & 0xC0) != 0x80) return 0;
+    return n;
+}
+
+// Whether every byte of `s` belongs to a well-formed UTF-8 sequence (utf8_sequence_length).
+inline bool valid_utf8(std::string_view s) {
+    for (size_t i = 0; i < s.size();) {
+        const size_t n = utf8_sequence_length(s, i);
+        if (n == 0) return false;
+        i += n;
+    }
+    return true;
+}
+
 }  // namespace tilelab

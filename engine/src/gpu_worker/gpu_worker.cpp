@@ -86,7 +86,11 @@ std::string device_key(int device) {
 
 class Worker {
 public:
-    explicit Worker(int device) {
+    Worker(int device, bool compile_only) {
+        if (compile_only) {
+            unusable_ = say("this GPU worker only compiles", "这个 GPU worker 只负责编译");
+            return;
+        }
         probe_ = probe_device(false, device);
         const DeviceProbe& probe = probe_;
         if (!probe.status.gpu) {
@@ -235,11 +239,11 @@ private:
 
 }  // namespace
 
-int serve_gpu_worker(int in_fd, int out_fd, int cancel_fd, int device) {
+int serve_gpu_worker(int in_fd, int out_fd, int cancel_fd, int device, bool compile_only) {
     const bool stdio = cancel_fd < 0;
     if (!stdio) std::thread(read_cancel_notes, cancel_fd).detach();
     worker::Outbox out(out_fd);
-    Worker worker(device);
+    Worker worker(device, compile_only);
     std::string error;
     if (stdio && !out.send_greeting(worker.greeting(), error)) {
         std::fprintf(stderr, "tilelab-gpu-worker: %s\n", error.c_str());

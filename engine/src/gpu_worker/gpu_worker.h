@@ -11,7 +11,9 @@ namespace tilelab {
 // `cancel_fd` < 0: one byte stream (--stdio): the worker greets first, cancel notes come in-band.
 // `device`: the CUDA device index it uses (cudaSetDevice; its UUID keys the GPU's lock); one past
 // the last makes an unusable worker that says so in its greeting and to every request.
+// `compile_only`: never touches CUDA (no device probe, no context); answers "compile" requests
+// only: the engine compiles users' kernels in such a worker, under a deadline (compiler.h).
 // Returns the process exit status.
-int serve_gpu_worker(int in_fd, int out_fd, int cancel_fd, int device = 0);
+int serve_gpu_worker(int in_fd, int out_fd, int cancel_fd, int device = 0, bool compile_only = false);
 
 }  // namespace tilelab

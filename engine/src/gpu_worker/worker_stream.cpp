@@ -8,6 +8,7 @@ namespace tilelab::worker {
 namespace {
 using Clock = std::chrono::steady_clock;
 constexpr auto kTick = std::chrono::milliseconds(100);
+constexpr int kClientSilenceMs = 60000;
 
 // A cancel note on the stream: {"cancel": id} and nothing else.
 bool is_cancel_note(const json& m, uint32_t& id) {
@@ -41,7 +42,9 @@ void Inbox::read_loop() {
     for (;;) {
         json message;
         std::string error;
-        const ReadStatus got = read_frame(fd_, message, error, max_bytes_);
+        // A client that stops in the middle of a frame for a minute is gone; waiting for the
+        // next frame to begin is idling, not silence.
+        const ReadStatus got = read_frame(fd_, message, error, FrameReading{max_bytes_, kClientSilenceMs, Peer::client});
         uint32_t id = 0;
         if (got == ReadStatus::message && is_cancel_note(message, id)) {
             on_cancel_(id);

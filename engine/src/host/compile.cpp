@@ -113,17 +113,26 @@ const std::string& sources_fingerprint() {
     return fp;
 }
 
-// The first line of the log that names an error; else its first line; else `fallback`.
+// The first line of the log that names an error ("error", ptxas's "fatal"); else the first that
+// is not ptxas's report ("ptxas info : 0 bytes gmem" says nothing about why); else `fallback`.
 std::string first_error_line(const std::string& log, const std::string& fallback) {
     std::istringstream in(log);
     std::string line, first;
     while (std::getline(in, line)) {
         line = trim(line);
         if (line.empty()) continue;
-        if (first.empty()) first = line;
-        if (line.find("error") != std::string::npos) return line;
+        if (line.find("error") != std::string::npos || line.find("fatal") != std::string::npos) return line;
+        if (first.empty() && line.rfind("ptxas info", 0) != 0) first = line;
     }
     return first.empty() ? fallback : first;
+}
+
+int user_compile_limit_ms() {
+    const char* env = std::getenv("TILELAB_COMPILE_LIMIT_S");
+    if (!env || !*env) return 20000;
+    char* end = nullptr;
+    const long s = std::strtol(env, &end, 10);
+    return end != env && !*end && s >= 1 && s <= 3600 ? int(s) * 1000 : 20000;
 }
 
 // The options every compile passes, wherever it runs (the compiler adds its include folders).
@@ -383,7 +392,7 @@ struct CompileService::Impl {
         if (!req.source_text.empty()) {
             std::shared_ptr<CompileResult> r;
             try {
-                r = compile_kernel(req, opts);
+                r = compile_user_kernel(req, opts);   // in a process that a deadline can stop
             } catch (const CompilerUnavailable& e) {
                 r = failure(e.what());
                 r->compiler_unavailable = true;

@@ -14,7 +14,10 @@ std::string compiler_version() { return WorkerClient::instance().compiler_versio
 // The worker adds its own include folders; the cache key holds the rest.
 std::vector<std::string> compiler_options(const CompileRequest& req) { return base_compile_options(req); }
 
-std::shared_ptr<CompileResult> compile_kernel(const CompileRequest& req, const std::vector<std::string>&) {
+namespace {
+
+// A compile in the GPU worker; `limit_ms` > 0 stops it there (a user's kernel).
+std::shared_ptr<CompileResult> compile_in_worker(const CompileRequest& req, int limit_ms) {
     WorkerClient& client = WorkerClient::instance();
     if (!client.remote())
         throw CompilerUnavailable(say("This client-only build cannot compile kernels: compiling needs a GPU host (--gpu-host or --gpu-command).",
@@ -23,14 +26,30 @@ std::shared_ptr<CompileResult> compile_kernel(const CompileRequest& req, const s
                                   {"sources", sources_fingerprint()}};
     worker::json reply;
     std::string failure;
-    if (!client.call(request, nullptr, reply, failure))
+    bool timed_out = false;
+    if (!client.call(request, nullptr, reply, failure, limit_ms, &timed_out)) {
+        if (timed_out) {   // the text's fault, not the compiler's absence
+            auto r = std::make_shared<CompileResult>();
+            r->error = failure;
+            return r;
+        }
         throw CompilerUnavailable(say("The GPU worker could not compile the kernel: {}.", "GPU worker 无法编译该内核：{}。", failure));
+    }
     try {
         return worker::compile_result_from_json(reply.at("compiled"));
-    } catch (const std::exception& e) {
-        throw CompilerUnavailable(say("The GPU worker's compile reply could not be read: {}.", "无法读取 GPU worker 的编译回复：{}。",
-                                      std::string(e.what())));
+    } catch (const std::exception&) {   // not reached: call() checked every field read here
+        throw CompilerUnavailable(say("The GPU worker's compile reply could not be read.", "无法读取 GPU worker 的编译回复。"));
     }
+}
+
+}  // namespace
+
+std::shared_ptr<CompileResult> compile_kernel(const CompileRequest& req, const std::vector<std::string>&) {
+    return compile_in_worker(req, 0);
+}
+
+std::shared_ptr<CompileResult> compile_user_kernel(const CompileRequest& req, const std::vector<std::string>&) {
+    return compile_in_worker(req, user_compile_limit_ms());
 }
 
 }  // namespace tilelab

@@ -26,6 +26,15 @@ std::vector<std::string> compiler_options(const CompileRequest& req);
 // or std::exception on a compiler API failure.
 std::shared_ptr<CompileResult> compile_kernel(const CompileRequest& req, const std::vector<std::string>& opts);
 
+// Compiles a user's kernel (CompileRequest::source_text) where it can be stopped: a worker
+// process (a compile-only one of this machine in the full build, the GPU worker elsewhere in the
+// client-only build), under a deadline (user_compile_limit_ms()). An #include of a FIFO or of a
+// huge file, or macros that expand without end, end as a failed compile (ok = false) that says
+// "the compile took longer than N s". Throws as compile_kernel() does.
+std::shared_ptr<CompileResult> compile_user_kernel(const CompileRequest& req, const std::vector<std::string>& opts);
+// TILELAB_COMPILE_LIMIT_S (1 to 3600) in milliseconds; 20 s without it.
+int user_compile_limit_ms();
+
 // ---- from compile.cpp, for both ---------------------------------------------------------------
 // The options every compile passes, wherever it runs (without the compiler's include folders).
 std::vector<std::string> base_compile_options(const CompileRequest& req);

@@ -13,6 +13,8 @@
 #include "family_shape.h"
 #include "runner_device.h"
 #include "worker_client.h"
+#include "user_signature.h"
+#include "worker_replies.h"
 
 namespace tilelab {
 namespace {
@@ -141,23 +143,23 @@ struct Engine::Impl {
             try {
                 const worker::json& d = hello.at("device");
                 s.gpu = d.value("gpu", false);
-                s.name = d.value("name", std::string());
+                s.name = worker_text(d.value("name", std::string()), 120);
                 s.total_bytes = d.value("total_bytes", size_t(0));
                 s.device_index = d.value("index", 0);
                 s.device_count = d.value("count", s.gpu ? 1 : 0);
-                const std::string host = hello.value("host", where.host);
+                const std::string host = worker_text(hello.value("host", where.host), 120);
                 if (!where.host.empty() && host != where.host) s.where = fmt::format("{} ({}) via ssh", host, where.host);
                 else if (where.host.empty()) s.where = fmt::format("{} {}", host, where.describe());   // "gpu01 via `srun ...`"
-                if (!s.gpu) s.reason = fmt::format("{}: {}", s.where, d.value("reason", std::string("no GPU")));
-                if (s.gpu) {
-                    remote_target = nlohmann::ordered_json::parse(hello.at("target").dump()).get<Target>();
+                if (!s.gpu) s.reason = fmt::format("{}: {}", s.where, worker_text(d.value("reason", std::string("no GPU"))));
+                if (s.gpu) {   // checked field by field when the link opened (greeting_fields_problem)
+                    remote_target = greeting_target(hello);
                     have_target = true;
                 }
-            } catch (const std::exception& e) {
+            } catch (const std::exception&) {   // not reached: every field read here was checked
                 s = {};
                 s.where = where.describe();
                 s.unreachable = true;
-                s.reason = fmt::format("The GPU worker {} sent a greeting that could not be read: {}.", s.where, e.what());
+                s.reason = fmt::format("The GPU worker {} sent a greeting that could not be read.", s.where);
             }
         }
         {
@@ -377,6 +379,11 @@ RunResult Engine::Impl::analyze(const RunRequest& req, const UserKernel* user) {
         if (!r.compiled->ok) {
             r.error = r.compiled->error;
             return r;
+        }
+        if (user) {   // launched with the lesson's arguments: it must take the lesson's parameters
+            const auto lesson = compiler.compile(kernel_build(k, t.arch(), false));
+            if (lesson->ok) r.error = signature_problem(r.compiled->lowered_name, lesson->lowered_name, k.name_expression);
+            if (!r.error.empty()) return r;
         }
         r.occupancy_input = occupancy_input(*r.compiled, r.launch);
         r.occupancy = compute_occupancy(t, r.occupancy_input);

@@ -1,5 +1,6 @@
 // Reaching a GPU worker through a launcher (remote_link.h).
 #include "remote_link.h"
+#include "worker_replies.h"
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 #include <fmt/format.h>
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -50,6 +52,34 @@ namespace {
 
 using worker::json;
 using Clock = std::chrono::steady_clock;
+// How long a launcher still running at close() has after SIGTERM before its group is killed.
+constexpr int kTermGraceMs = 500;
+
+// The process groups of the launchers this process runs (0: a free slot), for the signal
+// handler of end_launchers_with_this_process(): lock-free, so that the handler may read them.
+constexpr int kMaxLaunchers = 64;
+std::atomic<pid_t> launcher_groups[kMaxLaunchers];
+
+void remember_group(pid_t group) {
+    for (auto& slot : launcher_groups) {
+        pid_t empty = 0;
+        if (slot.compare_exchange_strong(empty, group)) return;
+    }
+}
+
+void forget_group(pid_t group) {
+    for (auto& slot : launcher_groups) {
+        pid_t mine = group;
+        if (slot.compare_exchange_strong(mine, 0)) return;
+    }
+}
+
+void end_launchers_and_die(int sig) {
+    for (auto& slot : launcher_groups)
+        if (const pid_t group = slot.load(); group > 0) ::kill(-group, SIGKILL);
+    ::signal(sig, SIG_DFL);
+    ::raise(sig);
+}
 
 bool contains(const std::string& s, const char* what) { return s.find(what) != std::string::npos; }
 
@@ -175,6 +205,7 @@ bool RemoteLink::open(json& hello, std::string& failure) {
     }
     channel_ = pair[0];
     reaped_ = false;
+    remember_group(pid_);
     tail_ = std::make_shared<StderrTail>();
     std::thread(read_stderr, err[0], tail_).detach();
 
@@ -202,11 +233,11 @@ bool RemoteLink::open(json& hello, std::string& failure) {
 
 int RemoteLink::exit_status() {
     if (!reaped_ && pid_ > 0) {
-        int status = 0;
-        if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-            reaped_ = true;
-            status_ = status;
-        }
+        // Looked at, not reaped: the launcher's pid names its process group until close() has
+        // ended the whole group, so that no other process can take that number meanwhile.
+        siginfo_t info{};
+        if (::waitid(P_PID, id_t(pid_), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid_)
+            return info.si_code == CLD_EXITED ? (info.si_status & 0xff) << 8 : info.si_status & 0x7f;
     }
     return reaped_ ? status_ : -1;
 }
@@ -217,12 +248,20 @@ std::string RemoteLink::close(int grace_ms) {
     if (pid_ <= 0) return "not running";
     for (int waited = 0; exit_status() < 0 && waited < grace_ms; waited += 10)
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    // The launcher leads a process group of its own (open()): what it started and left running
+    // (a compound command, srun inside a script, a worker behind a pipe) ends with the group.
+    // A launcher still running is asked first (srun passes SIGTERM on and releases its
+    // allocation), then the group is killed.
     if (exit_status() < 0) {
-        ::kill(pid_, SIGKILL);
-        int status = 0;
-        if (::waitpid(pid_, &status, 0) == pid_) status_ = status;
-        reaped_ = true;
+        ::kill(-pid_, SIGTERM);
+        for (int waited = 0; exit_status() < 0 && waited < kTermGraceMs; waited += 10)
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
+    ::kill(-pid_, SIGKILL);
+    int status = 0;
+    if (::waitpid(pid_, &status, 0) == pid_) status_ = status;
+    reaped_ = true;
+    forget_group(pid_);
     pid_ = -1;
     // Give the stderr reader a moment to take the launcher's last words.
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -262,6 +301,13 @@ std::string RemoteLink::explain(const std::string& what) {
     return fmt::format("The GPU worker {} could not be used: {}{}{}.", where, what, ended, quoted);
 }
 
+void end_launchers_with_this_process() {
+    struct sigaction action {};
+    action.sa_handler = end_launchers_and_die;
+    sigemptyset(&action.sa_mask);
+    for (const int sig : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(sig, &action, nullptr);
+}
+
 std::string read_greeting(int fd, int timeout_ms, json& hello) {
     const auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
     uint8_t magic[sizeof worker::kGreetingMagic];
@@ -277,8 +323,9 @@ std::string read_greeting(int fd, int timeout_ms, json& hello) {
     if (n > 64 * 1024) return fmt::format("the greeting claims {} bytes, far more than a greeting has", n);
     std::vector<uint8_t> body(n);
     if (r = read_by(fd, body.data(), n, deadline, got); !r.empty()) return r == "closed" ? "the stream closed in the middle of the greeting" : r;
-    hello = json::from_cbor(body, true, false);
-    if (hello.is_discarded() || !hello.is_object()) return "the greeting is not a valid message";
+    std::string error;
+    if (!worker::parse_frame_body(body, hello, error, worker::Peer::worker) || !hello.is_object())
+        return "the greeting is not a valid message";
     return "";
 }
 
@@ -289,7 +336,8 @@ std::string greeting_problem(const json& hello, const std::string& where) {
     if (v.get<int64_t>() != worker::kProtocolVersion)
         return fmt::format("The tilelab-gpu-worker {} speaks protocol {}, this TileLab speaks {}: install the same TileLab "
                            "version on both machines.", where, v.get<int64_t>(), worker::kProtocolVersion);
-    if (!hello.contains("device") || !hello.at("device").is_object()) return "the greeting does not describe the device";
+    if (const std::string p = greeting_fields_problem(hello); !p.empty())
+        return fmt::format("The GPU worker {} is broken or not TileLab's: its greeting cannot be used ({}).", where, p);
     return "";
 }
 

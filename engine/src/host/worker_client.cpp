@@ -14,7 +14,9 @@
 #include <cstring>
 #include <filesystem>
 #include <thread>
+#include <vector>
 #include "remote_link.h"
+#include "worker_replies.h"
 #include "tilelab/i18n.h"
 
 extern char** environ;
@@ -33,6 +35,22 @@ constexpr int kPollMs = 10;
 constexpr int kCancelGraceMs = 10000;
 // How long a worker may take to exit after its channel closes.
 constexpr int kExitGraceMs = 5000;
+// The most one request may wait for its reply, notes or not (a queue for a shared GPU, a worker
+// that says "waiting" forever): TILELAB_WORKER_WAIT_S, default 15 minutes.
+int request_limit_s() {
+    const char* env = std::getenv("TILELAB_WORKER_WAIT_S");
+    if (!env || !*env) return 900;
+    char* end = nullptr;
+    const long v = std::strtol(env, &end, 10);
+    return end != env && !*end && v >= 1 && v <= 86400 ? int(v) : 900;
+}
+
+// The id a reply or note carries, or 0 when it has none that can be read.
+uint32_t message_id(const json& m) {
+    if (!m.contains("id")) return 0;
+    const json& v = m.at("id");
+    return v.is_number_unsigned() && v.get<uint64_t>() <= UINT32_MAX ? v.get<uint32_t>() : 0;
+}
 // The worker's ends of the two sockets, as its command line tells it.
 constexpr int kChildChannelFd = 3, kChildCancelFd = 4;
 
@@ -89,6 +107,8 @@ WorkerClient& WorkerClient::instance() {
 }
 
 WorkerClient::WorkerClient() = default;
+
+WorkerClient::WorkerClient(bool compile_only) : compile_only_(compile_only) {}
 
 WorkerClient::~WorkerClient() {
     std::lock_guard lock(mutex_);
@@ -197,11 +217,14 @@ bool WorkerClient::start(std::string& failure) {
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
     const std::string channel_arg = std::to_string(kChildChannelFd), cancel_arg = std::to_string(kChildCancelFd);
     const std::string device_arg = std::to_string(where_.device);
-    char* argv[] = {const_cast<char*>(path.c_str()), const_cast<char*>("--channel-fd"), const_cast<char*>(channel_arg.c_str()),
-                    const_cast<char*>("--cancel-fd"), const_cast<char*>(cancel_arg.c_str()),
-                    where_.device >= 0 ? const_cast<char*>("--gpu-device") : nullptr, const_cast<char*>(device_arg.c_str()), nullptr};
+    std::vector<char*> argv = {const_cast<char*>(path.c_str()), const_cast<char*>("--channel-fd"),
+                               const_cast<char*>(channel_arg.c_str()), const_cast<char*>("--cancel-fd"),
+                               const_cast<char*>(cancel_arg.c_str())};
+    if (compile_only_) argv.push_back(const_cast<char*>("--compile-only"));
+    if (where_.device >= 0) argv.insert(argv.end(), {const_cast<char*>("--gpu-device"), const_cast<char*>(device_arg.c_str())});
+    argv.push_back(nullptr);
     pid_t pid = -1;
-    const int rc = posix_spawn(&pid, path.c_str(), &actions, &attr, argv, environ);
+    const int rc = posix_spawn(&pid, path.c_str(), &actions, &attr, argv.data(), environ);
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attr);
     ::close(child_channel);
@@ -246,7 +269,7 @@ std::string WorkerClient::stop(int grace_ms) {
 }
 
 bool WorkerClient::wait_for_reply(uint32_t id, const CancelFlag* cancel, json& reply, std::string& failure,
-                                  int time_limit_ms) {
+                                  int time_limit_ms, bool compile, bool& timed_out) {
     bool cancel_sent = false;
     const auto sent_at = std::chrono::steady_clock::now();
     auto cancel_sent_at = sent_at;
@@ -254,9 +277,26 @@ bool WorkerClient::wait_for_reply(uint32_t id, const CancelFlag* cancel, json& r
     // for the connect time-out means the link is dead, even where TCP has not noticed yet.
     auto last_heard = sent_at;
     const auto silence_limit = std::chrono::seconds(where_.connect_timeout_s);
+    const int wait_limit_s = request_limit_s();
     for (;;) {
+        if (std::chrono::steady_clock::now() - sent_at > std::chrono::seconds(wait_limit_s)) {
+            const std::string said = note();
+            const std::string how = stop(0);
+            failure = say("the GPU worker kept this request waiting for {} s{}, so it was given up; the GPU worker was stopped ({}) "
+                          "and a fresh one starts with the next run",
+                          "GPU worker 让这个请求等了 {} s{}，已放弃；GPU worker 已停止（{}），下一次运行会启动一个新的", wait_limit_s,
+                          said.empty() ? std::string() : " (\"" + said + "\")", how);
+            return false;
+        }
         if (time_limit_ms > 0 && std::chrono::steady_clock::now() - sent_at > std::chrono::milliseconds(time_limit_ms)) {
             const std::string how = stop(0);
+            timed_out = true;
+            if (compile) {
+                failure = say("the compile took longer than {:g} s and was stopped (an #include of something that never ends, or "
+                              "macros that expand without end?)",
+                              "编译超过 {:g} s，已被停止（#include 了读不完的东西，或宏展开没有尽头？）", time_limit_ms / 1000.0);
+                return false;
+            }
             failure = say("the run took longer than {:g} s and was stopped (an endless loop in the kernel?); "
                           "the GPU worker was stopped ({}) and a fresh one starts with the next run",
                           "运行超过 {:g} s，已被停止（内核里有死循环？）；GPU worker 已停止（{}），下一次运行会启动一个新的",
@@ -299,7 +339,10 @@ bool WorkerClient::wait_for_reply(uint32_t id, const CancelFlag* cancel, json& r
         }
         if (ready <= 0) continue;
         std::string error;
-        const worker::ReadStatus got = worker::read_frame(channel_, reply, error);
+        // A frame that has begun comes whole within the silence limit (its body is not waited for
+        // without end), and its shape is checked before it is parsed.
+        const worker::ReadStatus got =
+            worker::read_frame(channel_, reply, error, {worker::kMaxFrameBytes, where_.connect_timeout_s * 1000, worker::Peer::worker});
         if (got != worker::ReadStatus::message) {
             ++deaths_;
             if (remote_) {
@@ -319,17 +362,28 @@ bool WorkerClient::wait_for_reply(uint32_t id, const CancelFlag* cancel, json& r
             return false;
         }
         last_heard = std::chrono::steady_clock::now();
+        if (!reply.is_object()) {   // not a message of this protocol: the worker is broken
+            const std::string how = stop(0);
+            ++deaths_;
+            failure = say("the GPU worker sent a message that is not an object, so it was stopped ({}); a fresh one starts with the next run",
+                          "GPU worker 发来的消息不是对象，已将其停止（{}）；下一次运行会启动一个新的", how);
+            if (where_.remote()) lost_ = failure;
+            return false;
+        }
         if (reply.contains("note")) {   // the worker is busy with it: waiting for the GPU, or running
-            if (reply.value("id", 0u) == id && reply.at("note").is_string()) set_note(reply.at("note").get<std::string>());
+            if (message_id(reply) == id && reply.at("note").is_string()) set_note(worker_text(reply.at("note").get<std::string>(), 200));
             continue;
         }
-        if (reply.value("id", 0u) != id) continue;   // a late reply to an abandoned request
+        if (message_id(reply) != id) continue;   // a late reply to an abandoned request
         set_note("");
         return true;
     }
 }
 
-bool WorkerClient::call(json request, const CancelFlag* cancel, json& reply, std::string& failure, int time_limit_ms) {
+bool WorkerClient::call(json request, const CancelFlag* cancel, json& reply, std::string& failure, int time_limit_ms,
+                        bool* timed_out) {
+    bool stopped_at_limit = false;
+    if (timed_out) *timed_out = false;
     // The worker writes its messages (validation, faults, counters not read) in this language.
     request["lang"] = language_code(language());
     std::lock_guard lock(mutex_);
@@ -364,12 +418,25 @@ bool WorkerClient::call(json request, const CancelFlag* cancel, json& reply, std
                       "GPU worker 意外停止（{}；{}）；下一次运行会启动一个新的", how, error);
         return false;
     }
-    const bool answered = wait_for_reply(id, cancel, reply, failure, time_limit_ms);
+    const bool answered = wait_for_reply(id, cancel, reply, failure, time_limit_ms, request.at("op") == "compile", stopped_at_limit);
+    if (timed_out) *timed_out = stopped_at_limit;
     set_note("");
-    if (!answered) return false;
+    if (!answered) {
+        reply = json::object();   // whatever arrived is not a reply to read
+        return false;
+    }
+    if (reply.contains("context_lost") && !reply.at("context_lost").is_boolean()) reply.erase("context_lost");
     if (reply.value("context_lost", false)) stop(kExitGraceMs);   // it exits by itself; a fresh one comes next
     if (reply.contains("failure")) {
-        failure = reply["failure"].get<std::string>();
+        failure = reply.at("failure").is_string()
+                      ? worker_text(reply.at("failure").get<std::string>(), 600)
+                      : say("the GPU worker's reply could not be read: \"failure\" is not a string",
+                            "无法读取 GPU worker 的回复：\"failure\" 不是字符串");
+        return false;
+    }
+    const json& op = request.at("op");
+    if (const std::string p = reply_fields_problem(op.is_string() ? op.get<std::string>() : "", reply); !p.empty()) {
+        failure = say("the GPU worker's reply could not be read: {}", "无法读取 GPU worker 的回复：{}", p);
         return false;
     }
     return true;
@@ -391,10 +458,10 @@ Measurement measure_in_worker(WorkerClient& client, const worker::MeasureJob& jo
             return m;
         }
         m = reply.at("result").get<Measurement>();
-    } catch (const std::exception& e) {   // a reply that does not parse
+    } catch (const std::exception&) {   // not reached: call() checked every field the reader reads
         m = Measurement{};
         m.stage = "run";
-        m.error = say("the GPU worker's reply could not be read: {}", "无法读取 GPU worker 的回复：{}", std::string(e.what()));
+        m.error = say("the GPU worker's reply could not be read", "无法读取 GPU worker 的回复");
     }
     if (reply.value("context_lost", false)) m.error += std::string("; ") + kWorkerRestartedNote;
     return m;
@@ -410,9 +477,9 @@ Ceilings ceilings_in_worker(WorkerClient& client) {
             return c;
         }
         c = reply.at("ceilings").get<Ceilings>();
-    } catch (const std::exception& e) {
+    } catch (const std::exception&) {   // not reached: call() checked every field the reader reads
         c = {};
-        c.note = std::string("could not read the ceilings from the GPU worker: ") + e.what();
+        c.note = "could not read the ceilings from the GPU worker";
     }
     if (reply.value("context_lost", false)) c.note += std::string("; ") + kWorkerRestartedNote;
     return c;

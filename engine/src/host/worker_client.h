@@ -25,6 +25,9 @@ public:
     // The default client of this process (engines share it unless they own one: EngineConfig).
     static WorkerClient& instance();
     WorkerClient();
+    // `compile_only`: its worker (on this machine) never touches CUDA and answers "compile"
+    // requests only: users' kernels are compiled there, under a deadline (compiler.h).
+    explicit WorkerClient(bool compile_only);
     ~WorkerClient();
     WorkerClient(const WorkerClient&) = delete;
     WorkerClient& operator=(const WorkerClient&) = delete;
@@ -35,8 +38,10 @@ public:
     // replied {"failure": ...}. A reply with "context_lost" has already had its worker stopped.
     // time_limit_ms > 0: a worker that has not replied by then is stopped (an endless loop in a
     // user's kernel) and `failure` says so; a fresh worker starts with the next call.
+    // `timed_out`, when given, says whether it was the time limit that stopped it; the failure of
+    // a "compile" request says "the compile took longer than N s".
     bool call(worker::json request, const CancelFlag* cancel, worker::json& reply, std::string& failure,
-              int time_limit_ms = 0);
+              int time_limit_ms = 0, bool* timed_out = nullptr);
 
     // Increases each time a worker starts; handles from an earlier worker are void.
     uint64_t generation();
@@ -68,7 +73,7 @@ private:
     // Returns how it ended ("exited with status 0", "killed by signal 11 (Segmentation fault)").
     std::string stop(int grace_ms);
     bool wait_for_reply(uint32_t id, const CancelFlag* cancel, worker::json& reply, std::string& failure,
-                        int time_limit_ms);
+                        int time_limit_ms, bool compile, bool& timed_out);
     bool connect_locked(worker::json& hello, std::string& failure);
     void set_note(const std::string& note);
 
@@ -86,6 +91,7 @@ private:
     std::string note_;
     std::atomic<bool> remote_configured_{false};
     std::string compiler_version_;   // guarded by note_mutex_
+    bool compile_only_ = false;
 };
 
 // Where the worker binary is: $TILELAB_GPU_WORKER, else next to this executable, else in its
