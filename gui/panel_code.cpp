@@ -8,6 +8,7 @@
 #include <vector>
 #include "actions.h"
 #include "tilelab/i18n.h"
+#include "tilelab/occupancy.h"
 #include "fonts.h"
 #include "panels.h"
 #include "ui_common.h"
@@ -155,7 +156,12 @@ void draw_ptxas(const RunResult& r, const CompileResult& c) {
     };
     const ImVec4 red = StatusColorVec(false);
     const bool spills = p.spills();
-    cell(tr("code.registers_thread").c_str(), p.parsed ? std::to_string(p.registers) : "?");
+    // ptxas's count, and the count the SM allocates where they differ (occupancy uses the latter);
+    // the rule is spelled out under the table.
+    const RegisterAllocation regs = allocated_registers(r.target, p.registers);
+    const bool rounded = p.parsed && regs.rounded();
+    cell(tr("code.registers_thread").c_str(), rounded ? trf("code.registers_ptxas_allocated", regs.ptxas, regs.per_thread)
+                                              : p.parsed ? std::to_string(p.registers) : "?");
     cell(tr("code.spill_stores_loads").c_str(), std::to_string(p.spill_stores) + " B / " + std::to_string(p.spill_loads) + " B",
          spills ? &red : nullptr);
     cell(tr("code.static_shared_memory").c_str(), format_bytes(p.smem_bytes));
@@ -165,6 +171,13 @@ void draw_ptxas(const RunResult& r, const CompileResult& c) {
     cell(tr("code.compile_time").c_str(), FormatTime(c.compile_ms));
     cell(tr("code.cache").c_str(), c.cache_hit ? "hit (" + c.cache_level + ")" : tr("code.miss_compiled_now").c_str());
     ImGui::EndTable();
+    if (rounded) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+        ImGui::TextWrapped("%s", trf("code.registers_allocation_rule", regs.ptxas, regs.unit, r.target.warp_size,
+                                     regs.thread_multiple, regs.ptxas * r.target.warp_size, regs.per_warp, regs.per_thread)
+                                     .c_str());
+        ImGui::PopStyleColor();
+    }
 }
 
 void draw_kernel(AppState& state) {

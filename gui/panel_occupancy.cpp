@@ -167,7 +167,10 @@ void DrawOccupancyPanel(AppState& state) {
 
     DrawHeadlines(r);
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
-    ImGui::TextWrapped("%s", trf("occupancy.inputs_line", in.threads_per_block, in.registers_per_thread,
+    const RegisterAllocation regs = allocated_registers(t, in.registers_per_thread);
+    const std::string regs_text = regs.rounded() ? trf("occupancy.registers_as_allocated", regs.ptxas, regs.per_thread)
+                                                 : std::to_string(regs.ptxas);
+    ImGui::TextWrapped("%s", trf("occupancy.inputs_line", in.threads_per_block, regs_text,
                                  format_bytes(in.smem_per_block), t.name, t.arch_name(),
                                  t.source.empty() ? "?" : t.source).c_str());
     ImGui::PopStyleColor();

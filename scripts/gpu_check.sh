@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The GPU check: the one script to run on the GPU machine. It takes a build folder made with
 #   cmake -S . -B build-gpu -DTILELAB_GUI=OFF -DCMAKE_BUILD_TYPE=Release && cmake --build build-gpu
-# (here or on another machine with the same CUDA version; to carry it, three binaries suffice:
-# build-gpu/tilelab-cli, build-gpu/tilelab-gpu-worker (the child process that runs every kernel;
-# it must stay next to the CLI, one folder above the tests) and build-gpu/tests/tilelab_tests,
-# a few MB each in Release), then
+# (here or on another machine with the same CUDA version; to carry it, scripts/carry_build.sh
+# copies what the tests need in the same layout: build-gpu/tilelab-cli, build-gpu/tilelab-gpu-worker
+# (the child process that runs every kernel; it must stay next to the CLI, one folder above the
+# tests), build-gpu/tests/tilelab_tests and its helpers exercise_typist and fake_gpu_worker beside
+# it, which the tests find there (tests/common/helpers.h), a few MB each in Release), then
 #   1. shows the GPU (nvidia-smi),
 #   2. checks that the binaries need nothing but libc/libstdc++/libm/libgcc and CUDA's own libraries,
 #   3. runs every test (GPU tests included) with --gtest_brief,

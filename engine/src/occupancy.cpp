@@ -66,21 +66,25 @@ Steps explain(const Target& t, const OccupancyInput& in, const OccupancyRules& r
 
     // Registers: allocated per warp in units of the allocation granularity, from each of the
     // SM's sub-partitions (warp schedulers) separately.
-    const int reg_unit = rules.register_unit(t), partitions = rules.sub_partitions(t);
+    const int partitions = rules.sub_partitions(t);
     if (in.registers_per_thread == 0) {
         s.lines.push_back(say("registers: none used → no limit", "寄存器：未使用 → 无限制"));
     } else {
+        const RegisterAllocation regs = allocated_registers(t, in.registers_per_thread);
+        const int reg_unit = regs.unit;
         int per_warp = in.registers_per_thread * warp;
-        int alloc_per_warp = round_up(per_warp, reg_unit);
+        int alloc_per_warp = regs.per_warp;
         int per_block = alloc_per_warp * warps_per_block;
         int per_partition = t.regs_per_sm / partitions;
         int warps_per_partition = per_partition / alloc_per_warp;
         int warps = warps_per_partition * partitions;
-        std::string alloc = alloc_per_warp == per_warp
+        std::string alloc = !regs.rounded()
                                 ? say("{} per warp (a multiple of the {}-register allocation unit)", "每线程束 {} 个（是 {} 个寄存器分配单位的倍数）",
                                               per_warp, reg_unit)
-                                : say("{} per warp, rounded up to the {}-register allocation unit: {}", "每线程束 {} 个，向上取整到 {} 个寄存器的分配单位：{}",
-                                              per_warp, reg_unit, alloc_per_warp);
+                                : say("{} per warp, rounded up to the {}-register allocation unit: {} = {} per thread as "
+                                      "allocated (ptxas: {})",
+                                      "每线程束 {} 个，向上取整到 {} 个寄存器的分配单位：{} = 每线程实际分配 {} 个（ptxas：{}）",
+                                      per_warp, reg_unit, alloc_per_warp, regs.per_thread, regs.ptxas);
         // The hardware checks a block's registers as if its warps were spread over all partitions.
         int assumed_per_block = alloc_per_warp * round_up(warps_per_block, partitions);
         if (per_block > t.regs_per_block || assumed_per_block > t.regs_per_block) {
@@ -130,6 +134,17 @@ Steps explain(const Target& t, const OccupancyInput& in, const OccupancyRules& r
 }
 
 }  // namespace
+
+RegisterAllocation allocated_registers(const Target& t, int ptxas_registers) {
+    RegisterAllocation a;
+    const int warp = t.warp_size > 0 ? t.warp_size : 32;
+    a.ptxas = std::max(ptxas_registers, 0);
+    a.unit = occupancy_rules().register_unit(t);
+    a.thread_multiple = a.unit / warp;
+    a.per_warp = round_up(a.ptxas * warp, a.unit);
+    a.per_thread = a.per_warp / warp;
+    return a;
+}
 
 // " (limited by registers and shared memory)" in the current language.
 std::string limited_by(const std::vector<std::string>& limiters) {

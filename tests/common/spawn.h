@@ -16,6 +16,8 @@
 #include <thread>
 #include <vector>
 
+#include "helpers.h"
+
 namespace tilelab::test {
 
 struct Spawned {
@@ -25,12 +27,8 @@ struct Spawned {
     std::string out, err;
 };
 
-// The CLI under test: TILELAB_CLI where the binaries were moved (the GPU machine runs a build
-// made elsewhere), else the one this build made.
-inline std::string cli_path() {
-    const char* moved = std::getenv("TILELAB_CLI");
-    return moved && *moved ? moved : TILELAB_CLI_PATH;
-}
+// The CLI under test: TILELAB_CLI, else the one beside this build's (or carried layout's) tests/.
+inline std::string cli_path() { return helper_path(kCliHelper); }
 
 inline std::string slurp(const std::string& path) {
     std::ifstream in(path, std::ios::binary);

@@ -37,13 +37,9 @@ protected:
 
 const Exercise& first_exercise() { return all_exercises().front(); }
 
-// Next to this test binary (a build carried to another machine, scripts/carry_build.sh), else
-// where the build put it.
-std::string typist_path() {
-    std::error_code ec;
-    const fs::path here = fs::read_symlink("/proc/self/exe", ec).parent_path() / "exercise_typist";
-    return !ec && fs::exists(here, ec) ? here.string() : std::string(TILELAB_TYPIST_PATH);
-}
+// Next to this test binary, in a build or a carried layout (scripts/carry_build.sh), or
+// $TILELAB_EXERCISE_TYPIST.
+std::string typist_path() { return test::helper_path(test::kTypistHelper); }
 
 TEST_F(ExerciseStoreTest, NothingSavedLoadsTheStartingFileAndASaveRoundTrips) {
     const ExerciseStore store(dir_.string());

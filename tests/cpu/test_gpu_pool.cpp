@@ -33,7 +33,7 @@ struct PoolScratch {
     std::string log() const { return (dir / "runs.log").string(); }
     // The fake worker's command line: a host of two GPUs, each run taking `ms`.
     std::string command(const std::string& extra = "", int ms = 30) const {
-        return std::string(TILELAB_FAKE_WORKER_PATH) + " --stdio --count 2 --ms " + std::to_string(ms) + " --log " + log() +
+        return test::helper_path(test::kFakeGpuWorkerHelper) + " --stdio --count 2 --ms " + std::to_string(ms) + " --log " + log() +
                (extra.empty() ? "" : " " + extra);
     }
     // Lines of the run log, one per run a fake GPU answered: "DEVICE PROBLEM LAUNCH".

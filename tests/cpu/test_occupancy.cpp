@@ -5,6 +5,7 @@
 #include <climits>
 #include <regex>
 
+#include "tilelab/i18n.h"
 #include "tilelab/occupancy.h"
 #include "occupancy_rules.h"
 
@@ -284,4 +285,64 @@ TEST(Occupancy, OwnRulesAgreeWithTheHeader) {
     pascal.sm_major = 6, pascal.sm_minor = 1;
     OccupancyLimits unused;
     EXPECT_EQ(int(own.limits(pascal, {256, 32, 0}, unused)), int(OccupancyRulesStatus::unknown_device));
+}
+
+// Registers as allocated: per warp in units of 256, so per thread the ptxas count rounded up to a
+// multiple of 8 on every target. Hand-worked:
+//   14 → 14 × 32 = 448 per warp → 512 → 16 per thread (transpose.smem at TILE=8 on an H100:
+//        ptxas 14, Nsight Compute's launch__registers_per_thread 16)
+//   16 → 512, already a multiple → 16;  1 → 32 → 256 → 8;  33 → 1056 → 1280 → 40;
+//   255 → 8160 → 8192 → 256;  0 → 0 (no registers, nothing allocated).
+TEST(Occupancy, RegistersAsAllocatedAreMultiplesOfEight) {
+    const Target& h100 = preset("h100");
+    struct Case { int ptxas, per_warp, per_thread; };
+    for (const Case c : {Case{14, 512, 16}, Case{16, 512, 16}, Case{1, 256, 8}, Case{33, 1280, 40},
+                         Case{255, 8192, 256}, Case{0, 0, 0}}) {
+        const RegisterAllocation a = allocated_registers(h100, c.ptxas);
+        EXPECT_EQ(a.ptxas, c.ptxas);
+        EXPECT_EQ(a.unit, 256);
+        EXPECT_EQ(a.thread_multiple, 8);
+        EXPECT_EQ(a.per_warp, c.per_warp) << c.ptxas;
+        EXPECT_EQ(a.per_thread, c.per_thread) << c.ptxas;
+        EXPECT_EQ(a.rounded(), c.per_thread != c.ptxas) << c.ptxas;
+    }
+    // The same unit on every preset, Turing to Blackwell.
+    for (const auto& t : target_presets()) {
+        EXPECT_EQ(allocated_registers(t, 14).per_thread, 16) << t.name;
+        EXPECT_EQ(allocated_registers(t, 57).per_thread, 64) << t.name;
+    }
+}
+
+// Occupancy counts the allocated registers: any ptxas count gives exactly what its allocated count
+// gives, on every preset, and the arithmetic shows both counts where they differ. (The 255-per-
+// thread limit is checked on ptxas's count: 249 to 255 registers allocate 256 and still launch.)
+TEST(Occupancy, OccupancyUsesTheAllocatedCountAndSaysSo) {
+    for (const auto& t : target_presets()) {
+        for (int regs = 1; regs <= t.max_regs_per_thread; ++regs) {
+            const int allocated = allocated_registers(t, regs).per_thread;
+            if (allocated > t.max_regs_per_thread) {
+                EXPECT_GT(compute_occupancy(t, {128, regs, 0}).blocks_per_sm, 0) << t.name << " " << regs;
+                continue;
+            }
+            for (int threads : {64, 128, 256, 512}) {
+                const Occupancy ptxas = compute_occupancy(t, {threads, regs, 4096});
+                const Occupancy alloc = compute_occupancy(t, {threads, allocated, 4096});
+                ASSERT_EQ(ptxas.limit_registers, alloc.limit_registers) << t.name << " " << regs << " regs " << threads;
+                ASSERT_EQ(ptxas.blocks_per_sm, alloc.blocks_per_sm) << t.name << " " << regs << " regs " << threads;
+            }
+        }
+    }
+    const Target& h100 = preset("h100");
+    const std::string rounded = all_steps(compute_occupancy(h100, {64, 14, 512}));
+    EXPECT_NE(rounded.find("448 per warp, rounded up to the 256-register allocation unit: 512 = 16 per thread as "
+                           "allocated (ptxas: 14)"),
+              std::string::npos)
+        << rounded;
+    const std::string exact = all_steps(compute_occupancy(h100, {64, 16, 512}));
+    EXPECT_EQ(exact.find("as allocated"), std::string::npos) << exact;
+
+    set_language(Language::Chinese);
+    const std::string zh = all_steps(compute_occupancy(h100, {64, 14, 512}));
+    set_language(Language::English);
+    EXPECT_NE(zh.find("每线程实际分配 16 个（ptxas：14）"), std::string::npos) << zh;
 }

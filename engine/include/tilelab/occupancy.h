@@ -28,6 +28,21 @@ struct Occupancy {
 
 Occupancy compute_occupancy(const Target& t, const OccupancyInput& in);
 
+// Registers as the SM allocates them (cuda_occupancy.h, cudaOccRegAllocationGranularity): per
+// warp, in units of 256 registers on every architecture from Kepler to Blackwell, so per thread
+// ptxas's count rounded up to a multiple of 256 / 32 = 8 (transpose.smem at TILE=8: ptxas 14,
+// allocated 16, which is Nsight Compute's launch__registers_per_thread on an H100). Occupancy is
+// computed with the allocated count; this is the one place that states it for display.
+struct RegisterAllocation {
+    int ptxas = 0;            // per thread, as ptxas reports them
+    int per_thread = 0;       // allocated per thread: per_warp / warp size
+    int per_warp = 0;         // ptxas × warp size, rounded up to `unit`
+    int unit = 0;             // the allocation unit, registers per warp
+    int thread_multiple = 0;  // unit / warp size: the allocated per-thread count is a multiple of it
+    bool rounded() const { return per_thread != ptxas; }
+};
+RegisterAllocation allocated_registers(const Target& t, int ptxas_registers);
+
 struct CurvePoint { int x = 0; double occupancy = 0; };
 struct OccupancyCurves {
     std::vector<CurvePoint> vs_block_size;   // x: threads per block (warp multiples)

@@ -1,0 +1,87 @@
+// The GPU tests run on a machine the build is carried to (scripts/carry_build.sh BUILD DEST):
+// the test binary must find every program it starts there (tests/common/helpers.h), and the
+// carried layout must hold each of them. The second test carries this build, runs the carried
+// test binary's own check, then takes one helper away and requires that check to fail.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "helpers.h"
+#include "spawn.h"
+
+namespace tilelab {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(CarriedLayout, EveryProgramTheTestsStartIsFoundFromThisBinary) {
+    for (const test::Helper& h : test::kCarriedHelpers) {
+        const std::string path = test::helper_path(h);
+        EXPECT_TRUE(test::is_executable(path))
+            << h.file << ": not found at " << path << " (set " << h.env
+            << " or carry it with scripts/carry_build.sh, which keeps the build's layout)";
+    }
+}
+
+// scripts/carry_build.sh from the checkout: TILELAB_SOURCE (the GPU machine's checkout is not
+// where the build was made), else the working folder (scripts/gpu_check.sh runs from the
+// checkout's root), else the source folder this build was made from.
+std::string carry_script() {
+    std::vector<fs::path> roots;
+    if (const char* named = std::getenv("TILELAB_SOURCE"); named && *named) roots.emplace_back(named);
+    roots.emplace_back(fs::current_path());
+    roots.emplace_back(TILELAB_SOURCE_DIR);
+    for (const fs::path& root : roots) {
+        const fs::path script = root / "scripts" / "carry_build.sh";
+        std::error_code ec;
+        if (fs::is_regular_file(script, ec)) return script.string();
+    }
+    return "";
+}
+
+struct CarryScratch {
+    fs::path dir = fs::temp_directory_path() / ("tilelab-carry-test-" + std::to_string(::getpid()));
+    CarryScratch() { fs::create_directories(dir); }
+    ~CarryScratch() {
+        std::error_code ec;
+        fs::remove_all(dir, ec);
+    }
+};
+
+// Runs the carried test binary's own check with no helper named by the environment.
+test::Spawned run_carried_check(const fs::path& dest, const fs::path& scratch) {
+    std::vector<std::string> env;
+    for (const test::Helper& h : test::kCarriedHelpers) env.push_back(std::string(h.env) + "=");
+    return test::spawn((dest / "tests" / "tilelab_tests").string(),
+                       {"--gtest_filter=CarriedLayout.EveryProgramTheTestsStartIsFoundFromThisBinary"}, env, 60,
+                       scratch.string());
+}
+
+TEST(CarriedLayout, CarryBuildCopiesEveryProgramTheTestsStart) {
+    const std::string script = carry_script();
+    if (script.empty()) GTEST_SKIP() << "no scripts/carry_build.sh here (set TILELAB_SOURCE to the checkout)";
+    CarryScratch s;
+    const fs::path dest = s.dir / "carried";
+    const test::Spawned carry =
+        test::spawn("/bin/bash", {script, test::layout_root().string(), dest.string()}, {}, 120, s.dir.string());
+    ASSERT_EQ(carry.exit_code, 0) << carry.err;
+    ASSERT_TRUE(test::is_executable((dest / "tests" / "tilelab_tests").string())) << carry.err;
+    for (const test::Helper& h : test::kCarriedHelpers)
+        EXPECT_TRUE(test::is_executable((dest / h.file).string())) << "carry_build.sh did not copy " << h.file;
+
+    const test::Spawned whole = run_carried_check(dest, s.dir);
+    EXPECT_EQ(whole.exit_code, 0) << whole.out << whole.err;
+
+    // The check must notice a layout that lost a helper.
+    fs::remove(dest / test::kFakeGpuWorkerHelper.file);
+    const test::Spawned lost = run_carried_check(dest, s.dir);
+    EXPECT_NE(lost.exit_code, 0) << lost.out;
+    EXPECT_NE(lost.out.find("tests/fake_gpu_worker: not found"), std::string::npos) << lost.out;
+}
+
+}  // namespace
+}  // namespace tilelab
