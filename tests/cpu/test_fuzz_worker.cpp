@@ -173,3 +173,27 @@ TEST(WorkerFuzz, TheWorkerAnswersMalformedMessagesAndStaysUp) {
 }
 
 }  // namespace
+
+namespace {
+
+// A job's element types are names the worker knows; anything else is refused with a sentence
+// naming the field, before any buffer is sized for it.
+TEST(WorkerFuzz, AnElementTypeTheWorkerDoesNotKnowIsRefused) {
+    const json good = valid_run_request();
+    ASSERT_EQ(worker::request_problem(good), "");
+    EXPECT_EQ(worker::job_from_json(good.at("job")).precision, Precision{});
+    for (const json& bad_value : {json("fp8"), json(4), json(nullptr)}) {
+        json bad = good;
+        bad["job"]["precision"]["input"] = bad_value;
+        const std::string why = worker::request_problem(bad);
+        EXPECT_NE(why.find("precision"), std::string::npos) << why;
+    }
+    json not_object = good;
+    not_object["job"]["precision"] = "bf16";
+    EXPECT_NE(worker::request_problem(not_object).find("precision"), std::string::npos);
+    json no_precision = good;   // an older client: FP32
+    no_precision["job"].erase("precision");
+    EXPECT_EQ(worker::request_problem(no_precision), "");
+}
+
+}  // namespace
