@@ -12,6 +12,7 @@
 #include "tilelab/device.h"
 #include "tilelab/i18n.h"
 #include "tilelab/cli_flags.h"
+#include "tilelab/version.h"
 #include "options.h"
 
 using namespace tilelab::cli;
@@ -88,6 +89,7 @@ int main(int argc, char** argv) {
     CLI::App app(tilelab::tr("clihelp.app"), kProgram);
     app.require_subcommand(1);
     app.footer(tilelab::tr("clihelp.footer"));
+    app.set_version_flag("--version", tilelab::version_text(), tilelab::tr("clihelp.version"));
     add_common_flags(&app, o, f);
 
     auto* list = app.add_subcommand("list", tilelab::tr("clihelp.list"));

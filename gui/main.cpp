@@ -21,6 +21,7 @@
 #include "tilelab/cli_flags.h"
 #include "tilelab/i18n.h"
 #include "tilelab/input_policy.h"
+#include "tilelab/version.h"
 
 namespace {
 
@@ -163,6 +164,7 @@ int main(int argc, char** argv) {
     }
     CLI::App cli{tilelab::tr("apphelp.app"), "tilelab"};
     cli.footer(tilelab::tr("apphelp.footer"));
+    cli.set_version_flag("--version", tilelab::version_text(), tilelab::tr("clihelp.version"));
     tilelab::gui::HeadlessOptions o;
     o.app.launched = launched;
     bool headless = false, model = false;
