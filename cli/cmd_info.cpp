@@ -26,7 +26,7 @@ static std::string values_text(const ParamSpec& p, bool localized) {
     constexpr size_t kListAtMost = 8;   // longer lists read better as a range
     if (values.size() <= kListAtMost) {
         std::vector<std::string> parts;
-        for (int v : values) parts.push_back(std::to_string(v));
+        for (int v : values) parts.push_back(p.value_text(v));
         return fmt::format("{}", fmt::join(parts, ", "));
     }
     if (p.kind == ParamKind::Int && p.step > 1)

@@ -42,7 +42,7 @@ std::string params_text(const Variant& v, const ParamValues& values) {
     std::vector<std::string> parts;
     for (const auto& spec : v.params) {
         auto it = values.find(spec.name);
-        if (it != values.end()) parts.push_back(fmt::format("{}={}", spec.name, it->second));
+        if (it != values.end()) parts.push_back(fmt::format("{}={}", spec.name, spec.value_text(it->second)));
     }
     // Values the declaration does not know (should not happen) still show.
     for (const auto& [name, value] : values)

@@ -65,11 +65,16 @@ void MatchMark(bool match) {
     }
 }
 
-std::string ParamSummary(const ParamValues& params) {
+std::string ParamSummary(const ParamValues& params, const std::string& variant_id) {
+    const Variant* v = variant_id.empty() ? nullptr : find_variant(variant_id);
     std::string s;
     for (const auto& [name, value] : params) {
         if (!s.empty()) s += ' ';
-        s += name + "=" + std::to_string(value);
+        const ParamSpec* spec = nullptr;
+        if (v)
+            for (const ParamSpec& p : v->params)
+                if (p.name == name) spec = &p;
+        s += name + "=" + (spec ? spec->value_text(value) : std::to_string(value));
     }
     return s;
 }
@@ -77,7 +82,7 @@ std::string ParamSummary(const ParamValues& params) {
 std::string ConfigLabel(const RunResult& r) {
     const Variant* v = find_variant(r.request.variant);
     std::string title = v ? variant_title(*v) : r.request.variant;
-    std::string params = ParamSummary(r.request.params);
+    std::string params = ParamSummary(r.request.params, r.request.variant);
     return title + (params.empty() ? "" : " " + params) + " @ " + format_problem(r.request.problem);
 }
 

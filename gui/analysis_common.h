@@ -30,7 +30,8 @@ void Headline(const char* caption, const std::string& value, ImU32 color, const 
 void MatchMark(bool match);
 
 // "TILE=32 PAD=1" (parameters in name order).
-std::string ParamSummary(const ParamValues& params);
+// "BM=128 PREC=bf16": values shown as the variant's parameters show them (numbers without one).
+std::string ParamSummary(const ParamValues& params, const std::string& variant_id = "");
 
 // A short label for a configuration: "<variant title> TILE=32 @ 1024".
 std::string ConfigLabel(const RunResult& r);

@@ -42,7 +42,7 @@ void DrawPinning(AppState& state) {
     if (ImGui::Button(tr("compare.pin_current").c_str())) {
         PinnedConfig pin;
         pin.result = state.result;
-        pin.label = !state.pin_label.empty() ? state.pin_label : ParamSummary(state.result->request.params);
+        pin.label = !state.pin_label.empty() ? state.pin_label : ParamSummary(state.result->request.params, state.result->request.variant);
         if (pin.label.empty()) pin.label = state.result->request.variant;
         state.pinned.push_back(pin);
         state.pin_label.clear();
@@ -270,7 +270,7 @@ plot::PlotResult DrawSweep1D(AppState& state, const Variant& v) {
         const RunResult& r = *results[i];
         double x = state.sweep_x_values[i];
         any_measured |= r.measured;
-        std::string note = ParamSummary(r.request.params) + (Why(r).empty() ? "" : "\n" + Why(r));
+        std::string note = ParamSummary(r.request.params, r.request.variant) + (Why(r).empty() ? "" : "\n" + Why(r));
         if (r.measured && r.ok) {
             plot::Series& s = Passed(r) ? time : failed;
             s.x.push_back(x);
@@ -380,7 +380,7 @@ void DrawSweepTable(const AppState& state) {
         const RunResult& r = *results[i];
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
-        ImGui::TextUnformatted(ParamSummary(r.request.params).c_str());
+        ImGui::TextUnformatted(ParamSummary(r.request.params, r.request.variant).c_str());
         ImGui::TableNextColumn();
         if (r.measured && r.ok) ImGui::TextUnformatted(FormatTime(r.timing.median_ms).c_str());
         else ImGui::TextDisabled("%s", r.measured ? "-" : NoGpu());

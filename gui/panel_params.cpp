@@ -53,7 +53,7 @@ void draw_buttons(AppState& state, const ParamSpec& spec, int& value, const std:
     for (size_t i = 0; i < values.size(); ++i) {
         const int v = values[i];
         const float width = std::max(ImGui::GetFrameHeight() * 1.25f,
-                                     ImGui::CalcTextSize(std::to_string(v).c_str()).x + 2 * ImGui::GetStyle().FramePadding.x);
+                                     ImGui::CalcTextSize(spec.value_text(v).c_str()).x + 2 * ImGui::GetStyle().FramePadding.x);
         // Wrap onto the next line rather than run past the column.
         if (i > 0) {
             ImGui::SameLine(0, gap);
@@ -64,7 +64,7 @@ void draw_buttons(AppState& state, const ParamSpec& spec, int& value, const std:
         if (current) ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
         ImGui::BeginDisabled(!reason.empty());
         ImGui::PushID(v);
-        if (ImGui::Button(std::to_string(v).c_str(), ImVec2(width, 0)) && !current) {
+        if (ImGui::Button(spec.value_text(v).c_str(), ImVec2(width, 0)) && !current) {
             value = v;
             SubmitRequest(state, spec.name, Change::Click);
         }
@@ -79,7 +79,7 @@ void draw_slider(AppState& state, const ParamSpec& spec, int& value, const std::
     // The slider moves over positions in values() so Pow2 and stepped ranges land only on legal values.
     const auto it = std::lower_bound(values.begin(), values.end(), value);
     int index = int(std::min<size_t>(values.size() - 1, size_t(it - values.begin())));
-    const std::string shown = std::to_string(value);
+    const std::string shown = spec.value_text(value);
     ImGui::SetNextItemWidth(-1);
     if (ImGui::SliderInt("##slider", &index, 0, int(values.size()) - 1, shown.c_str(), ImGuiSliderFlags_AlwaysClamp)) {
         value = values[size_t(index)];
@@ -93,7 +93,7 @@ void draw_slider(AppState& state, const ParamSpec& spec, int& value, const std::
             const int j = index + step;
             if (j < 0 || j >= int(values.size())) continue;
             const std::string reason = reason_for(state, spec.name, values[size_t(j)]);
-            if (!reason.empty()) lines += std::to_string(values[size_t(j)]) + ": " + reason + "\n";
+            if (!reason.empty()) lines += spec.value_text(values[size_t(j)]) + ": " + reason + "\n";
         }
         if (!lines.empty()) {
             lines.pop_back();

@@ -64,7 +64,7 @@ std::string TuneParamsText(const Variant& v, const ParamValues& params) {
     std::string out;
     for (const ParamSpec& p : v.params)
         if (const auto it = params.find(p.name); it != params.end())
-            out += (out.empty() ? "" : " ") + p.name + "=" + std::to_string(it->second);
+            out += (out.empty() ? "" : " ") + p.name + "=" + p.value_text(it->second);
     return out;
 }
 

@@ -1,8 +1,10 @@
 // Parameter ranges, problem sizes and NAME=VALUE assignments: parsing with one-sentence errors.
 #include "tilelab/params.h"
 #include "tilelab/i18n.h"
+#include "tilelab/precision.h"
 #include "tilelab/util.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <fmt/format.h>
@@ -44,8 +46,16 @@ std::vector<int> ParamSpec::values() const {
     case ParamKind::Int:
         for (long long v = min; v <= max; v += (step > 0 ? step : 1)) out.push_back(int(v));
         break;
+    case ParamKind::Element:
+        for (int v = std::max(min, 0); v <= max && v <= int(ElementType::f16); ++v) out.push_back(v);
+        break;
     }
     return out;
+}
+
+std::string ParamSpec::value_text(int v) const {
+    if (kind == ParamKind::Element && v >= 0 && v <= int(ElementType::f16)) return element_name(ElementType(v));
+    return std::to_string(v);
 }
 
 const std::string& ParamSpec::shown_label() const {
@@ -71,6 +81,13 @@ std::string ParamSpec::range_reason(int v) const {
             return say("{}={} is not one of {}, {}, ... {} (steps of {}).", "{}={} 不是 {}, {}, ... {}（步长 {}）中的值。",
                        name, v, min, min + s, max, s);
         return {};
+    }
+    case ParamKind::Element: {
+        const std::vector<int> legal = values();
+        if (std::find(legal.begin(), legal.end(), v) != legal.end()) return {};
+        std::string names;
+        for (int e : legal) names += (names.empty() ? "" : ", ") + value_text(e);
+        return say("{}={} is not one of {}.", "{}={} 不是 {} 之一。", name, value_text(v), names);
     }
     }
     return {};
@@ -137,6 +154,8 @@ bool parse_assignment(const std::string& raw, std::string& name, int& value, std
         parsed = 1;
     } else if (lower == "false" || lower == "off" || lower == "no") {
         parsed = 0;
+    } else if (const auto element = parse_element(lower)) {
+        parsed = int(*element);
     } else if (!parse_int(v, parsed)) {
         error = fmt::format("{}={}: '{}' is not a whole number.", n, v, v);
         return false;

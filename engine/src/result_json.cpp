@@ -74,6 +74,7 @@ const char* param_kind_name(ParamKind k) {
         case ParamKind::Int: return "int";
         case ParamKind::Pow2: return "pow2";
         case ParamKind::Bool: return "bool";
+        case ParamKind::Element: return "element";
     }
     return "int";
 }

@@ -16,6 +16,9 @@ enum class ParamKind {
     Int,   // min..max in steps of `step`
     Pow2,  // powers of two from min to max
     Bool,  // 0 or 1
+    // An element type (tilelab/precision.h's ElementType, min..max in its order: fp32, tf32,
+    // bf16, fp16): precision as a parameter. Shown and typed by name (PREC=bf16).
+    Element,
 };
 
 // Declared with designated initialisers ({.name = "TILE", .kind = ParamKind::Int, .min = 4, ...}),
@@ -38,6 +41,8 @@ struct ParamSpec {
 
     // Every value the parameter may take, in increasing order.
     std::vector<int> values() const;
+    // A value as the UI and the CLI show it: "128", or "bf16" for an element type.
+    std::string value_text(int v) const;
     // Empty if `v` is one of values(); otherwise a sentence saying why not.
     std::string range_reason(int v) const;
 };
@@ -54,7 +59,8 @@ struct Problem {
 bool parse_problem(const std::string& text, Problem& out, std::string& error);
 std::string format_problem(const Problem& p);  // "1000x2000x300" or "4096"
 
-// "TILE=32" -> ("TILE", 32). Returns false and sets `error` on bad input.
+// "TILE=32" -> ("TILE", 32); "PREC=bf16" -> ("PREC", the element type's value); on/off, yes/no
+// and true/false -> 1/0. Returns false and sets `error` on bad input.
 bool parse_assignment(const std::string& text, std::string& name, int& value, std::string& error);
 
 // The value of `name` in `p`, or `fallback` where `p` does not set it.

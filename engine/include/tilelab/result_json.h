@@ -118,7 +118,7 @@ void from_json(const nlohmann::ordered_json& j, Target& t);
 void to_json(nlohmann::ordered_json& j, const ParamSpec& p);
 void to_json(nlohmann::ordered_json& j, const Variant& v);   // id, family, title, summary, params
 void to_json(nlohmann::ordered_json& j, const Lesson& l);    // id, title, variant, step titles
-const char* param_kind_name(ParamKind k);                     // "int", "pow2", "bool"
+const char* param_kind_name(ParamKind k);                     // "int", "pow2", "bool", "element"
 
 // {"dim": [M, N, K], "text": "4096"}
 nlohmann::ordered_json problem_to_json(const Problem& p);
