@@ -31,6 +31,7 @@ struct MatmulGeometry {
     int64_t TM = 1, TN = 1;           // one thread's outputs (rows × columns)
     int64_t WM = 0, WN = 0;           // one warp's outputs (0: no warp tiles)
     int64_t steps_m = 1, steps_n = 1; // the warp's steps over them; a thread's outputs split alike
+    int64_t FM = 0, FN = 0, FK = 0;   // a tensor-core fragment of C (rows × columns) and its depth; 0: none
     double outputs_per_thread = 1;
     int smem_bytes = 0;
     bool a_shared = false, b_shared = false;   // where a k-step's tiles of A and B are staged
@@ -53,6 +54,9 @@ MatmulGeometry DeriveMatmul(const TileGeometry& t, const RunResult& r) {
     g.WM = t.warp_tile[1];
     g.steps_n = std::max<int64_t>(1, t.warp_steps[0]);
     g.steps_m = std::max<int64_t>(1, t.warp_steps[1]);
+    g.FN = t.mma[0];
+    g.FM = t.mma[1];
+    g.FK = t.mma[2];
     g.bx = r.launch.block[0];
     g.by = int64_t(r.launch.block[1]) * r.launch.block[2];
     g.threads = std::max<int64_t>(1, r.launch.threads_per_block());
@@ -236,7 +240,18 @@ void DrawBlockZoom(const AppState& state, const MatmulGeometry& g, float width, 
     Rect(dl, zc0, zc1, plot::WithAlpha(kOutputFill, 0.35f), plot::kHighlight, 2.0f);
     auto zat = [&](ImVec2 base, int64_t x, int64_t y) { return ImVec2(base.x + float(x) * zs, base.y + float(y) * zs); };
     const bool warps = g.WM > 0 && g.WN > 0;
-    if (warps) {
+    const bool fragments = warps && g.FM > 0 && g.FN > 0 && g.FK > 0;
+    if (fragments) {
+        // The warp tiles, warp 0's cut into its fragments of C; fragment (0, 0) and the A and B
+        // fragments whose product the first mma of the k-step adds to it.
+        GridLines(dl, zc0, zc1, std::max<int64_t>(1, g.BN / g.WN), std::max<int64_t>(1, g.BM / g.WM), IM_COL32(255, 255, 255, 90));
+        GridLines(dl, zc0, zat(zc0, g.WN, g.WM), std::max<int64_t>(1, g.WN / g.FN), std::max<int64_t>(1, g.WM / g.FM),
+                  IM_COL32(255, 255, 255, 60));
+        Rect(dl, zc0, zat(zc0, g.WN, g.WM), 0, plot::kHighlight, 2.0f);
+        Rect(dl, zat(za0, 0, 0), zat(za0, std::min(g.FK, g.BK), g.FM), kRegisterFill, plot::kTextColor);
+        Rect(dl, zat(zb0, 0, 0), zat(zb0, g.FN, std::min(g.FK, g.BK)), kRegisterFill, plot::kTextColor);
+        Rect(dl, zc0, zat(zc0, g.FN, g.FM), kRegisterFill, plot::kTextColor, 2.0f);
+    } else if (warps) {
         // The warp tiles, warp 0's outlined, and thread (0, 0)'s micro-tile in each of its steps.
         GridLines(dl, zc0, zc1, std::max<int64_t>(1, g.BN / g.WN), std::max<int64_t>(1, g.BM / g.WM), IM_COL32(255, 255, 255, 90));
         Rect(dl, zc0, zat(zc0, g.WN, g.WM), 0, plot::kHighlight, 2.0f);
@@ -258,7 +273,10 @@ void DrawBlockZoom(const AppState& state, const MatmulGeometry& g, float width, 
             g.a_shared == g.b_shared ? (g.a_shared ? "in shared memory: " : "from global: ") + a + ", " + b
                                      : "in shared memory: " + (g.a_shared ? a : b) + "; from global: " + (g.a_shared ? b : a));
     Caption(dl, ImVec2(zc0.x, zc1.y + font * 0.2f), "C tile " + std::to_string(g.BM) + "×" + std::to_string(g.BN));
-    if (warps)
+    if (fragments)
+        Swatch(kRegisterFill, trf("tiles.warp_fragments", g.WM, g.WN, g.WM / g.FM, g.WN / g.FN, g.FM, g.FN, g.FM, g.FK,
+                                  g.FK, g.FN, (g.WM / g.FM) * (g.WN / g.FN) * std::max<int64_t>(1, g.BK / g.FK)).c_str());
+    else if (warps)
         Swatch(kRegisterFill, trf("tiles.warp_thread", g.WM, g.WN, g.steps_m, g.steps_n, g.TM / g.steps_m,
                                   g.TN / g.steps_n).c_str());
     else

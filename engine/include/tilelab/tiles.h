@@ -33,6 +33,9 @@ struct TileGeometry {
     // micro-tiles, one per step, warp_tile/warp_steps apart (lane 0's first at the warp's corner).
     std::array<int64_t, 2> warp_tile{0, 0};
     std::array<int64_t, 2> warp_steps{1, 1};
+    // Tensor cores: one MMA instruction's fragment of C and its depth (columns n, rows m, k; 0 =
+    // none). The warp's tile is cut into fragments of n×m, each the sum of m×k by k×n products.
+    std::array<int64_t, 3> mma{0, 0, 0};
 
     // A neighbourhood (stencil): how far the inputs reach beyond a block's outputs; 0 = none.
     int64_t halo = 0;
