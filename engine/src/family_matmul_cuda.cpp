@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <map>
+#include <optional>
 #include <vector>
 #include "cuda_check.h"
 #include "tilelab/i18n.h"
@@ -71,37 +73,34 @@ std::string cublas_name(ElementType input) {
 class MatmulFamily final : public Family {
 public:
     void setup(const Problem& p, const Precision& precision, uint64_t seed) override {
-        // Free the previous problem's buffers before allocating the new ones.
-        a_ = {}, b_ = {}, a_typed_ = {}, b_typed_ = {}, c_ = {}, c_ref_ = {};
-        precision_ = precision;
-        M_ = int(p.dim[0]), N_ = int(p.dim[1]), K_ = int(p.dim[2]);
-        const size_t M = size_t(M_), N = size_t(N_), K = size_t(K_);
         const SupportKernels& support = support_kernels();
-
-        a_ = DeviceBuffer(sizeof(float) * M * K);
-        b_ = DeviceBuffer(sizeof(float) * K * N);
-        c_ = DeviceBuffer(sizeof(float) * M * N);
-        support.fill_uniform(a_.get<float>(), M * K, seed);
-        support.fill_uniform(b_.get<float>(), K * N, seed ^ kSeedB);
-        // A 16-bit input: the kernel's copy in that type, and the floats rounded to the same values.
-        // TF32 stays in floats: rounding it is the kernel's (and the tensor cores') business.
-        const size_t bytes = size_t(element_bytes(precision.input));
-        if (bytes < sizeof(float)) {
-            a_typed_ = DeviceBuffer(bytes * M * K);
-            b_typed_ = DeviceBuffer(bytes * K * N);
-            support.round_to_16bit(a_.get<float>(), a_typed_.get(), M * K, precision.input);
-            support.round_to_16bit(b_.get<float>(), b_typed_.get(), K * N, precision.input);
+        if (p != problem_ || seed != seed_ || !c_.get()) {
+            // Free the previous problem's buffers before allocating the new ones.
+            a_ = {}, b_ = {}, c_ = {}, typed_.clear();
+            problem_ = p, seed_ = seed;
+            M_ = int(p.dim[0]), N_ = int(p.dim[1]), K_ = int(p.dim[2]);
+            a_ = DeviceBuffer(sizeof(float) * size_t(M_) * size_t(K_));
+            b_ = DeviceBuffer(sizeof(float) * size_t(K_) * size_t(N_));
+            c_ = DeviceBuffer(sizeof(float) * size_t(M_) * size_t(N_));
+            floats_ = std::nullopt;
         }
-
-        double_reference_ = matmul_uses_double_reference(p);
-        if (double_reference_) {
-            reference_kind_ = "double (GPU)";
-            c_ref_ = DeviceBuffer(sizeof(double) * M * N);
-            support.matmul_reference_f64(a_.get<float>(), b_.get<float>(), c_ref_.get<double>(), M_, N_, K_);
-        } else {
-            reference_kind_ = precision.input == ElementType::f32 ? "cuBLAS FP32" : cublas_name(precision.input);
-            c_ref_ = DeviceBuffer(sizeof(float) * M * N);
-            gemm_row_major(cublas(), precision.input, M_, N_, K_, kernel_a(), kernel_b(), c_ref_.get<float>());
+        precision_ = precision;
+        // The floats as this input type reads them: fresh for FP32 and TF32 (rounding TF32 is the
+        // kernel's and the tensor cores' business), rounded to the 16-bit type's values otherwise.
+        // A type met before for this problem keeps its 16-bit copies and its reference, so that
+        // going back to it (a drag of the precision) redoes neither.
+        const ElementType rounded = element_bytes(precision.input) < int(sizeof(float)) ? precision.input : ElementType::f32;
+        const bool seen = typed_.count(precision.input) > 0;
+        if (floats_ != rounded && (!seen || rounded == ElementType::f32)) {
+            support.fill_uniform(a_.get<float>(), a_.bytes() / sizeof(float), seed_);
+            support.fill_uniform(b_.get<float>(), b_.bytes() / sizeof(float), seed_ ^ kSeedB);
+            floats_ = ElementType::f32;
+        }
+        if (!seen) {
+            // Large problems keep one type's copies at a time: the device memory the worker checked
+            // before the set-up counts one.
+            if (a_.bytes() + b_.bytes() > (size_t(512) << 20)) typed_.clear();
+            make_typed(support, precision.input);
         }
         TL_CUDA_CHECK(cudaDeviceSynchronize());
     }
@@ -126,13 +125,48 @@ public:
     }
 
 private:
+    // A 16-bit input's copies of A and B (the floats rounded to the same values first) and the
+    // reference from the values this type reads: double precision for small problems, else
+    // cuBLAS at this precision.
+    void make_typed(const SupportKernels& support, ElementType input) {
+        const size_t M = size_t(M_), N = size_t(N_), K = size_t(K_);
+        Typed& t = typed_[input];
+        const size_t bytes = size_t(element_bytes(input));
+        if (bytes < sizeof(float)) {
+            t.a = DeviceBuffer(bytes * M * K);
+            t.b = DeviceBuffer(bytes * K * N);
+            support.round_to_16bit(a_.get<float>(), t.a.get(), M * K, input);
+            support.round_to_16bit(b_.get<float>(), t.b.get(), K * N, input);
+            floats_ = input;
+        }
+        t.f64 = matmul_uses_double_reference(problem_);
+        if (t.f64) {
+            t.kind = "double (GPU)";
+            t.ref = DeviceBuffer(sizeof(double) * M * N);
+            support.matmul_reference_f64(a_.get<float>(), b_.get<float>(), t.ref.get<double>(), M_, N_, K_);
+        } else {
+            t.kind = input == ElementType::f32 ? "cuBLAS FP32" : cublas_name(input);
+            t.ref = DeviceBuffer(sizeof(float) * M * N);
+            gemm_row_major(cublas(), input, M_, N_, K_, kernel_a(), kernel_b(), t.ref.get<float>());
+        }
+    }
+
     cublasHandle_t cublas() {
-        if (!cublas_) cublas_ = std::make_unique<CublasHandle>(precision_.input == ElementType::f32);
-        return cublas_->get();
+        // FP32 needs the pedantic handle, the other types the default one: one of each, since a
+        // worker serves lessons of any precision in turn.
+        auto& h = cublas_[precision_.input == ElementType::f32 ? 0 : 1];
+        if (!h) h = std::make_unique<CublasHandle>(precision_.input == ElementType::f32);
+        return h->get();
     }
     // The operands as the kernel reads them: the 16-bit copies, or the floats.
-    const void* kernel_a() const { return a_typed_.get() ? a_typed_.get() : a_.get(); }
-    const void* kernel_b() const { return b_typed_.get() ? b_typed_.get() : b_.get(); }
+    const void* kernel_a() const {
+        const auto t = typed_.find(precision_.input);
+        return t != typed_.end() && t->second.a.get() ? t->second.a.get() : a_.get();
+    }
+    const void* kernel_b() const {
+        const auto t = typed_.find(precision_.input);
+        return t != typed_.end() && t->second.b.get() ? t->second.b.get() : b_.get();
+    }
 
     struct Args {
         const void* a = nullptr;
@@ -140,13 +174,22 @@ private:
         float* c = nullptr;
     };
 
+    // What one input type needs beyond the floats: its 16-bit copies (empty for FP32 and TF32)
+    // and the reference computed from the values it reads.
+    struct Typed {
+        DeviceBuffer a, b, ref;
+        std::string kind;    // the reference's name
+        bool f64 = false;    // ref holds doubles (small problems), else cuBLAS's floats
+    };
+
     int M_ = 0, N_ = 0, K_ = 0;
+    Problem problem_;
+    uint64_t seed_ = 0;
     Precision precision_;
-    DeviceBuffer a_, b_, c_, c_ref_;   // A and B as floats (rounded to the input type): the reference's
-    DeviceBuffer a_typed_, b_typed_;   // A and B in a 16-bit input type: the kernel's (empty otherwise)
-    std::string reference_kind_;
-    bool double_reference_ = false;   // c_ref_ holds doubles (small problems), else cuBLAS's floats
-    std::unique_ptr<CublasHandle> cublas_;
+    DeviceBuffer a_, b_, c_;                     // A and B as floats, C
+    std::optional<ElementType> floats_;          // what a_ and b_ hold: fresh (f32) or rounded to a type
+    std::map<ElementType, Typed> typed_;         // per input type met for this problem
+    std::unique_ptr<CublasHandle> cublas_[2];    // pedantic (FP32) and default math
     Args args_;
     unsigned long long* counters_ = nullptr;
 };
@@ -154,7 +197,8 @@ private:
 Validation MatmulFamily::validate() {
     Validation v;
     v.checked = true;
-    v.reference = reference_kind_;
+    const Typed& typed = typed_.at(precision_.input);
+    v.reference = typed.kind;
     // Tolerance, relative to max(1, |expected|), derived for the precision in precision.cpp: 1e-4·√K
     // for FP32 accumulation (also BF16/FP16 inputs, whose products are exact in FP32), more for
     // TF32's rounding of the inputs inside the kernel.
@@ -162,14 +206,14 @@ Validation MatmulFamily::validate() {
 
     const size_t N = size_t(N_), n = size_t(M_) * N;
     const SupportKernels& support = support_kernels();
-    const bool f64 = double_reference_;
-    const CompareSummary s = f64 ? support.compare(c_.get<float>(), c_ref_.get<double>(), n, v.tolerance)
-                                 : support.compare(c_.get<float>(), c_ref_.get<float>(), n, v.tolerance);
+    const bool f64 = typed.f64;
+    const CompareSummary s = f64 ? support.compare(c_.get<float>(), typed.ref.get<double>(), n, v.tolerance)
+                                 : support.compare(c_.get<float>(), typed.ref.get<float>(), n, v.tolerance);
     if (record_comparison(v, s)) return v;
     // The first mismatch, as the user will want to see it: two values copied back, nothing more.
     const size_t at = size_t(s.first_bad);
     const float got = device_element(c_.get<float>(), at);
-    const double ref = f64 ? device_element(c_ref_.get<double>(), at) : double(device_element(c_ref_.get<float>(), at));
+    const double ref = f64 ? device_element(typed.ref.get<double>(), at) : double(device_element(typed.ref.get<float>(), at));
     const double err = std::fabs(double(got) - ref);
     v.message = say("C[{}][{}] = {}, expected {:.6g} (error {:.3g}, tolerance {:.3g} × max(1, |expected|))"
                     "; {} of {} elements outside tolerance",
