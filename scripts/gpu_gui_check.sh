@@ -12,6 +12,7 @@
 # Env:   LESSONS="02 06" checks only these lessons (screenshots and drags; the walk still visits
 #        every lesson), for a short session on the GPU machine. Default: every lesson.
 #        WALK=0 skips the walk (up to 5 minutes) for an even shorter one.
+#        DRAG=NAME drags that parameter instead of the first one with two other valid values.
 # PNGs and logs are written to a work folder and packed into $OUT/gui_check.tar (the device
 # tool brings back only a few files).
 set -uo pipefail
@@ -78,7 +79,7 @@ step "screenshots"
 while read -r l; do
   cache="/tmp/tlcache-drag-$l"; rm -rf "$cache"
   for pass in cold warm; do
-    XDG_CACHE_HOME="$cache" timeout 150 "$app" --headless --lesson "$l" --drag auto --drag-values 4 \
+    XDG_CACHE_HOME="$cache" timeout 150 "$app" --headless --lesson "$l" --drag "${DRAG:-auto}" --drag-values 4 \
       --log-latency >"$out/drag_${l}_$pass.log" 2>&1 || { echo "lesson $l $pass drag: exit $?"; status=1; }
     step "lesson $l drag ($pass)"
   done

@@ -81,14 +81,25 @@ TEST(Precision, BytesComeFromTheElementSize) {
     EXPECT_EQ(back.model.load_element_bytes, 2);
 }
 
-TEST(Precision, TheLessonsAreFp32AndSaySo) {
+// A lesson without a precision parameter is FP32 and counts 4 bytes an element; one with one (a
+// ParamKind::Element, lesson 12's PREC) is at each value the type it says, in its bytes.
+TEST(Precision, EveryLessonIsThePrecisionItSaysAndCountsItsBytes) {
+    const Problem small{{64, 64, 64}};
     for (const Variant& v : all_variants()) {
-        const Precision p = v.precision(with_defaults(v.params, {}));
-        EXPECT_TRUE(p.plain_fp32()) << v.id << " is " << p.describe();
-        const Problem small{{64, 64, 64}};
-        const CostModel m = v.cost_model(with_defaults(v.params, {}), small);
-        EXPECT_EQ(m.load_element_bytes, 4) << v.id;
-        EXPECT_DOUBLE_EQ(m.global_bytes, 4 * (m.total.global_loads + m.total.global_stores)) << v.id;
+        const ParamSpec* prec = nullptr;
+        for (const ParamSpec& s : v.params)
+            if (s.kind == ParamKind::Element) prec = &s;
+        for (int value : prec ? prec->values() : std::vector<int>{0}) {
+            const ParamValues values = with_defaults(v.params, prec ? ParamValues{{prec->name, value}} : ParamValues{});
+            if (!model_engine().invalid_reason({v.id, values, small}).empty()) continue;
+            const Precision p = v.precision(values);
+            if (!prec) EXPECT_TRUE(p.plain_fp32()) << v.id << " is " << p.describe();
+            else EXPECT_EQ(element_name(p.input), prec->value_text(value)) << v.id;
+            const CostModel m = v.cost_model(values, small);
+            EXPECT_EQ(m.load_element_bytes, element_bytes(p.input)) << v.id;
+            EXPECT_DOUBLE_EQ(m.global_bytes, element_bytes(p.input) * m.total.global_loads +
+                                                 element_bytes(p.output) * m.total.global_stores) << v.id;
+        }
     }
 }
 

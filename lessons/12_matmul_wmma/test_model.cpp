@@ -1,0 +1,137 @@
+// Lesson 12's cost model against a CPU walk of kernels/matmul/wmma.cuh (compiled into the test
+// binary from the lesson's folder: tests/CMakeLists.txt takes lessons/*/test_*.cpp). The walk
+// runs every thread's copies of every slice with the kernel's index maps and branches (16-byte
+// copies where K and N allow them, else one element at a time), every warp's fragment loads, and
+// every C fragment's store (whole, or element by element at the edges), counting where the
+// instrumented kernel counts. Counts must be exact at random valid configurations and odd sizes;
+// the tensor-core products themselves are checked on the GPU (validation against cuBLAS).
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+
+#include "tilelab/engine.h"
+#include "tilelab/precision.h"
+#include "tilelab/target.h"
+#include "tilelab/variant.h"
+
+namespace tilelab {
+namespace {
+
+struct Walked {
+    AccessCounts total;
+    double mmas = 0;
+};
+
+Walked walk(const ParamValues& v, const Problem& p) {
+    const auto input = ElementType(v.at("PREC"));
+    const int64_t M = p.dim[0], N = p.dim[1], K = p.dim[2];
+    const int bm = v.at("BM"), bn = v.at("BN"), bk = v.at("BK"), wm = v.at("WM"), wn = v.at("WN");
+    const int fk = input == ElementType::tf32 ? 8 : 16, vw = 16 / element_bytes(input);
+    const int warps_n = bn / wn, threads = 32 * (bm / wm) * warps_n;
+    const bool vec = K % vw == 0 && N % vw == 0;
+    const int64_t gx = (N + bn - 1) / bn, gy = (M + bm - 1) / bm, steps = (K + bk - 1) / bk;
+    Walked w;
+    for (int64_t by = 0; by < gy; ++by)
+        for (int64_t bx = 0; bx < gx; ++bx) {
+            const int64_t row0 = by * bm, col0 = bx * bn;
+            for (int64_t t = 0; t < steps; ++t) {
+                const int64_t k0 = t * bk;
+                const int width = vec ? vw : 1;
+                for (int e = 0; e < bm * bk / width; ++e) {   // A: every thread's copies together
+                    const int64_t row = row0 + e / (bk / width), col = k0 + (e % (bk / width)) * width;
+                    if (row < M && col < K) w.total.global_loads += width;
+                    w.total.shared_stores += width;
+                }
+                for (int e = 0; e < bk * bn / width; ++e) {
+                    const int64_t row = k0 + e / (bn / width), col = col0 + (e % (bn / width)) * width;
+                    if (row < K && col < N) w.total.global_loads += width;
+                    w.total.shared_stores += width;
+                }
+                for (int warp = 0; warp < threads / 32; ++warp)
+                    for (int kk = 0; kk < bk; kk += fk) {
+                        w.total.shared_loads += double(wm / 16) * 16 * fk + double(wn / 16) * fk * 16;
+                        w.mmas += double(wm / 16) * (wn / 16);
+                    }
+            }
+            for (int warp = 0; warp < threads / 32; ++warp)
+                for (int i = 0; i < wm / 16; ++i)
+                    for (int j = 0; j < wn / 16; ++j) {
+                        const int64_t r = row0 + (warp / warps_n) * wm + 16 * i, c = col0 + (warp % warps_n) * wn + 16 * j;
+                        if (r + 16 <= M && c + 16 <= N && N % 8 == 0) {
+                            w.total.global_stores += 256;
+                        } else if (r < M && c < N) {
+                            for (int e = 0; e < 256; ++e)
+                                if (r + e / 16 < M && c + e % 16 < N) w.total.global_stores += 1;
+                        }
+                    }
+        }
+    return w;
+}
+
+double extra(const CostModel& m, const std::string& q) {
+    for (const Formula& f : m.extras)
+        if (f.quantity == q) return f.value;
+    ADD_FAILURE() << "no extra '" << q << "'";
+    return -1;
+}
+
+Engine& model_engine() {
+    static Engine engine(EngineConfig{"", /*force_model_mode=*/true});
+    return engine;
+}
+
+const Variant& wmma() {
+    const Variant* v = find_variant("matmul.wmma");
+    if (!v) throw std::runtime_error("variant not registered: matmul.wmma");
+    return *v;
+}
+
+TEST(WmmaModel, CountsEqualTheWalkAtRandomConfigurationsAndOddSizes) {
+    const Variant& v = wmma();
+    std::mt19937 rng(20261128);
+    int checked = 0;
+    for (int attempt = 0; attempt < 3000 && checked < 40; ++attempt) {
+        RunRequest req;
+        req.variant = v.id;
+        for (const ParamSpec& s : v.params) {
+            const auto values = s.values();
+            req.params[s.name] = values[std::uniform_int_distribution<size_t>(0, values.size() - 1)(rng)];
+        }
+        for (auto& d : req.problem.dim) d = std::uniform_int_distribution<int64_t>(1, 400)(rng);
+        if (checked % 4 == 0)   // sizes where the 16-byte copies and the whole-fragment stores run
+            for (auto& d : req.problem.dim) d = 16 * std::uniform_int_distribution<int64_t>(1, 24)(rng);
+        if (!model_engine().invalid_reason(req).empty()) continue;
+        ++checked;
+        const ParamValues values = with_defaults(v.params, req.params);
+        SCOPED_TRACE(v.kernel(values).name_expression + " at " + format_problem(req.problem));
+        const CostModel m = v.cost_model(values, req.problem);
+        const Walked w = walk(values, req.problem);
+        EXPECT_EQ(m.total, w.total);
+        EXPECT_DOUBLE_EQ(extra(m, "mma_sync, total"), w.mmas);
+        EXPECT_EQ(m.load_element_bytes, element_bytes(ElementType(values.at("PREC"))));
+        EXPECT_EQ(m.store_element_bytes, 4);
+    }
+    EXPECT_GE(checked, 40);
+}
+
+TEST(WmmaModel, EachPrecisionNeedsItsArchitecture) {
+    const Variant& v = wmma();
+    auto reason = [&](const char* prec, const char* preset) {
+        std::string name, error;
+        int value = 0;
+        EXPECT_TRUE(parse_assignment(std::string("PREC=") + prec, name, value, error)) << error;
+        const Target* t = find_target(preset);
+        if (!t) throw std::runtime_error(std::string("no target preset ") + preset);
+        return v.invalid_reason(with_defaults(v.params, {{name, value}}), Problem{{256, 256, 256}}, *t);
+    };
+    EXPECT_EQ(reason("bf16", "h100"), "");
+    EXPECT_EQ(reason("fp16", "t4"), "");
+    EXPECT_EQ(reason("tf32", "a100"), "");
+    EXPECT_NE(reason("bf16", "t4"), "");
+    EXPECT_NE(reason("tf32", "t4"), "");
+    EXPECT_NE(reason("fp32", "h100"), "");
+}
+
+}  // namespace
+}  // namespace tilelab

@@ -1,0 +1,191 @@
+// Tensor cores through WMMA (kernels/matmul/wmma.cuh): a warp cuts its WM×WN tile of C into 16×16
+// fragments and multiplies 16×FK fragments of A by FK×16 fragments of B with mma_sync; the block
+// stages BM×BK and BK×BN tiles in shared memory, STAGES deep. The operands' type is a parameter
+// (TF32, BF16, FP16; accumulation FP32), so the whole lesson runs at the precision it declares.
+#include <fmt/format.h>
+#include <cstdint>
+#include "tilelab/i18n.h"
+#include "tilelab/util.h"
+#include "tilelab/variant.h"
+#include "../matmul_common.h"
+
+namespace tilelab {
+namespace {
+
+using matmul::add_extra;
+using matmul::add_formula;
+
+struct Wmma {
+    ElementType input = ElementType::f16;    // <- PREC
+    int bm = 128, bn = 128, bk = 32;         // <- BM, BN, BK: the block tile and its K slice
+    int wm = 64, wn = 32;                    // <- WM, WN: one warp's tile of C
+    int stages = 2;                          // <- STAGES: slices in the copy ring
+
+    static Wmma from(const ParamReader& p) {
+        return {.input = ElementType(p["PREC"]), .bm = p["BM"], .bn = p["BN"], .bk = p["BK"],
+                .wm = p["WM"], .wn = p["WN"], .stages = p["STAGES"]};
+    }
+    // One fragment product: 16×16 of C from 16×FK of A and FK×16 of B (TF32's are 8 deep).
+    static constexpr int kFM = 16, kFN = 16;
+    int fk() const { return input == ElementType::tf32 ? 8 : 16; }
+    int kind() const { return input == ElementType::tf32 ? 0 : input == ElementType::bf16 ? 1 : 2; }
+    int in_bytes() const { return element_bytes(input); }
+    int vec() const { return 16 / in_bytes(); }   // elements in one 16-byte copy
+    int warps() const { return (bm / wm) * (bn / wn); }
+    int threads() const { return 32 * warps(); }
+    int fragments() const { return (wm / kFM) * (wn / kFN); }   // accumulator fragments of a warp
+    // One stage: As[BM][BK + 16 bytes] and Bs[BK][BN + 16 bytes] in the input type; after the
+    // stages, one 16×16 float scratch tile per warp for the edges of C.
+    int stage_bytes() const { return in_bytes() * (bm * (bk + vec()) + bk * (bn + vec())); }
+    int dynamic_smem_bytes() const { return stages * stage_bytes() + warps() * kFM * kFN * 4; }
+
+    std::string invalid_reason(const Problem& problem, const Target& target) const;
+    // Two instantiations: 16-byte copies where rows of A and B start on 16-byte boundaries (K
+    // and N multiples of 16 bytes' worth of elements), else one element at a time.
+    bool vectorized(const Problem& p) const { return p.dim[2] % vec() == 0 && p.dim[1] % vec() == 0; }
+    KernelInstance kernel_for(bool vec) const {
+        return {"matmul/wmma.cuh", fmt::format("wmma_matmul<{}, {}, {}, {}, {}, {}, {}, {}>", kind(), bm, bn, bk, wm, wn,
+                                               stages, vec ? "true" : "false")};
+    }
+    KernelInstance kernel() const { return kernel_for(true); }
+    KernelInstance kernel_at(const Problem& p) const { return kernel_for(vectorized(p)); }
+    LaunchShape launch(const Problem& p) const {
+        LaunchShape s;
+        s.grid = {unsigned(ceil_div(p.dim[1], bn)), unsigned(ceil_div(p.dim[0], bm)), 1};
+        s.block = {unsigned(threads()), 1, 1};
+        s.dynamic_smem = unsigned(dynamic_smem_bytes());
+        return s;
+    }
+    TileGeometry tiles(const Problem& problem) const;
+    CostModel cost_model(const Problem& problem) const;
+    Precision precision() const { return {input, ElementType::f32, ElementType::f32}; }
+};
+
+std::string Wmma::invalid_reason(const Problem& p, const Target& t) const {
+    const std::string name = element_label(input);
+    if (input == ElementType::f32)
+        return say("PREC=fp32: the tensor cores take TF32, BF16 or FP16 operands; FP32 FMAs are lessons 01–07.",
+                   "PREC=fp32：张量核心的操作数是 TF32、BF16 或 FP16；FP32 的 FMA 在第 01–07 课。");
+    const int needs = input == ElementType::f16 ? 70 : 80;
+    if (t.arch() < needs)
+        return say("{} tensor cores need sm_{} or later; {} is sm_{}.", "{} 张量核心需要 sm_{} 或更新的 GPU；{} 是 sm_{}。",
+                   name, needs, t.arch_name(), t.arch());
+    if (bm % wm != 0 || bn % wn != 0)
+        return say("WM={} and WN={} must divide BM={} and BN={}: the block tile splits evenly into warp tiles.",
+                   "WM={} 和 WN={} 必须整除 BM={} 和 BN={}：线程块分块要能平均分成线程束分块。", wm, wn, bm, bn);
+    if (bk % fk() != 0)
+        return say("BK={} is not a multiple of {}: a {} fragment is 16×{}×16 (M×K×N), so a slice holds whole fragments.",
+                   "BK={} 不是 {} 的倍数：{} 片段是 16×{}×16（M×K×N），一个切片必须由整片段组成。", bk, fk(), name, fk());
+    if (threads() > t.max_threads_per_block)
+        return say("(BM/WM)·(BN/WN) = {} warps is {} threads per block, more than the {} a block may have.",
+                   "(BM/WM)·(BN/WN) = {} 个线程束，即每个线程块 {} 个线程，超过了线程块允许的 {} 个。", warps(), threads(),
+                   t.max_threads_per_block);
+    if (fragments() > 16)
+        return say("A warp tile of {}×{} is {} accumulator fragments, 8 floats each per lane: {} registers of "
+                   "accumulators alone; at most 16 fragments (128 registers) fit without spilling.",
+                   "{}×{} 的线程束分块有 {} 个累加器片段，每个通道每个片段 8 个 float：光累加器就要 {} 个寄存器；"
+                   "最多 16 个片段（128 个寄存器）才不会溢出。", wm, wn, fragments(), 8 * fragments());
+    if ((bm * bk / vec()) % threads() != 0 || (bk * bn / vec()) % threads() != 0)
+        return say("The A and B tiles are {} and {} copies of 16 bytes, which {} threads cannot share equally.",
+                   "A、B 分块分别是 {} 和 {} 次 16 字节拷贝，{} 个线程无法平均分担。", bm * bk / vec(), bk * bn / vec(), threads());
+    const int limit = t.smem_per_block_optin > 0 ? t.smem_per_block_optin : t.smem_per_block;
+    if (dynamic_smem_bytes() > limit)
+        return say("STAGES={} slices of {} bytes plus {} bytes of edge scratch is {} bytes of shared memory, more than "
+                   "the {} a block may have on {}.",
+                   "STAGES={} 个切片、每个 {} 字节，加上 {} 字节的边缘暂存，共 {} 字节共享内存，超过了 {} 上一个线程块"
+                   "最多可用的 {} 字节。", stages, stage_bytes(), warps() * 1024, dynamic_smem_bytes(), t.arch_name(), limit);
+    if (ceil_div(p.dim[0], bm) > t.max_grid_dim[1])
+        return say("M={} needs {} block rows, more than the {} gridDim.y allows: raise BM.",
+                   "M={} 需要 {} 行线程块，超过了 gridDim.y 允许的 {}：请增大 BM。", p.dim[0], ceil_div(p.dim[0], bm),
+                   t.max_grid_dim[1]);
+    return {};
+}
+
+// A warp's tile is (WM/16)×(WN/16) fragments of 16×16; a lane holds an eighth of each, in an
+// order WMMA does not promise (the thread tile below is the share, not a rectangle).
+TileGeometry Wmma::tiles(const Problem& p) const {
+    TileGeometry t;
+    t.extent = {p.dim[1], p.dim[0], 1};
+    t.block_tile = {bn, bm, 1};
+    t.thread_tile = {wn / 4, wm / 8, 1};
+    t.reduction = p.dim[2];
+    t.k_step = bk;
+    t.a_in_shared = t.b_in_shared = true;
+    t.warp_tile = {wn, wm};
+    t.mma = {kFN, kFM, fk()};
+    return t;
+}
+
+// Counts in elements of the operands (global loads, shared stores and loads) and of C (global
+// stores), exact for any M, N, K: every thread issues every copy of every slice (out-of-range ones
+// zero-fill), a warp loads (WM/16 + WN/16)·BK/FK fragments per slice, each lane an equal share of
+// 16·FK elements, and every element of C is stored once. The edge tiles' trip through the warps'
+// scratch is the epilogue's and is not counted (the kernel says so too).
+CostModel Wmma::cost_model(const Problem& p) const {
+    const double M = double(p.dim[0]), N = double(p.dim[1]), K = double(p.dim[2]);
+    const double T = threads(), gx = double(ceil_div(p.dim[1], bn)), gy = double(ceil_div(p.dim[0], bm));
+    const double steps = double(ceil_div(p.dim[2], bk)), blocks = gx * gy, kk = steps * bk;
+    const double mmas_per_slice = double(fragments()) * (bk / fk());
+
+    CostModel m;
+    m.per_block.global_loads = K * (bm + bn);
+    m.per_block.global_stores = double(bm) * bn;
+    m.per_block.shared_stores = kk * (bm + bn);
+    m.per_block.shared_loads = T * kk * (wm + wn) / 32;
+    m.per_thread.global_loads = m.per_block.global_loads / T;
+    m.per_thread.global_stores = double(wm) * wn / 32;
+    m.per_thread.shared_stores = m.per_block.shared_stores / T;
+    m.per_thread.shared_loads = kk * (wm + wn) / 32;
+    m.total.global_loads = M * K * gx + K * N * gy;
+    m.total.global_stores = M * N;
+    m.total.shared_stores = blocks * m.per_block.shared_stores;
+    m.total.shared_loads = blocks * m.per_block.shared_loads;
+    matmul::finish_cost_model(m, p, precision());
+
+    add_formula(m, "warps / block", "(BM/WM)·(BN/WN)", warps());
+    add_formula(m, "threads / block", "32·(BM/WM)·(BN/WN)", T);
+    add_formula(m, "blocks", "⌈N/BN⌉·⌈M/BM⌉", blocks);
+    add_formula(m, "global loads / thread", "K·(BM+BN) / threads", m.per_thread.global_loads);
+    add_formula(m, "global stores / thread", "WM·WN / 32", m.per_thread.global_stores);
+    add_formula(m, "shared stores / thread", "⌈K/BK⌉·BK·(BM+BN) / threads", m.per_thread.shared_stores);
+    add_formula(m, "shared loads / thread", "⌈K/BK⌉·BK·(WM+WN) / 32", m.per_thread.shared_loads);
+    add_formula(m, "global loads, total", "M·K·⌈N/BN⌉ + K·N·⌈M/BM⌉", m.total.global_loads);
+    add_formula(m, "global stores, total", "M·N", m.total.global_stores);
+    add_formula(m, "shared stores, total", "blocks·⌈K/BK⌉·BK·(BM+BN)", m.total.shared_stores);
+    add_formula(m, "shared loads, total", "blocks·threads·⌈K/BK⌉·BK·(WM+WN) / 32", m.total.shared_loads);
+    add_formula(m, "FLOPs", "2·M·N·K", m.flops);
+    add_formula(m, "arithmetic intensity (FLOP/B)", "2·M·N·K / (bytes loaded + bytes stored)", m.intensity);
+
+    add_extra(m, "accumulator fragments / warp", "(WM/16)·(WN/16)", fragments());
+    add_extra(m, "accumulator registers / thread", "8·(WM/16)·(WN/16)", 8.0 * fragments());
+    add_extra(m, "mma_sync / warp / K slice", "(WM/16)·(WN/16)·BK/FK", mmas_per_slice);
+    add_extra(m, "fragment loads / warp / K slice", "(WM/16 + WN/16)·BK/FK", double(wm / kFM + wn / kFN) * (bk / fk()));
+    const double mmas = blocks * warps() * steps * mmas_per_slice;
+    add_extra(m, "mma_sync, total", "blocks·warps·⌈K/BK⌉·(mma_sync / warp / K slice)", mmas);
+    add_extra(m, "tensor-core FLOPs issued", "2·16·16·FK · mma_sync, total (padding included)", mmas * 2.0 * kFM * kFN * fk());
+    add_extra(m, "FLOPs per shared element loaded", "2·WM·WN / (WM+WN)", 2.0 * wm * wn / (wm + wn));
+    add_extra(m, "dynamic shared memory (bytes)", "STAGES·(BM·(BK+16B) + BK·(BN+16B)) + warps·1024", dynamic_smem_bytes());
+    return m;
+}
+
+}  // namespace
+
+Variant make_wmma_matmul() {
+    return define_variant<Wmma>({
+        .id = "matmul.wmma",
+        .family = "matmul",
+        .params = {
+            {.name = "PREC", .kind = ParamKind::Element, .min = int(ElementType::tf32), .max = int(ElementType::f16),
+             .def = int(ElementType::f16)},
+            {.name = "BM", .kind = ParamKind::Pow2, .min = 16, .max = 256, .def = 128},
+            {.name = "BN", .kind = ParamKind::Pow2, .min = 16, .max = 256, .def = 128},
+            {.name = "BK", .kind = ParamKind::Pow2, .min = 8, .max = 64, .def = 32},
+            {.name = "WM", .kind = ParamKind::Pow2, .min = 16, .max = 128, .def = 64},
+            {.name = "WN", .kind = ParamKind::Pow2, .min = 16, .max = 128, .def = 32},
+            {.name = "STAGES", .kind = ParamKind::Int, .min = 1, .max = 4, .def = 2},
+        },
+    });
+}
+TILELAB_REGISTER_VARIANT(make_wmma_matmul)
+
+}  // namespace tilelab
