@@ -96,7 +96,7 @@ def naive(n, BX, BY, SWAP):
 
 
 def smem_tiled(n, TILE):
-    """Bytes of the loads of smem_tiled_matmul at M = N = K = n (kernels/matmul/02_smem_tiled.cuh):
+    """Bytes of the loads of smem_tiled_matmul at M = N = K = n (kernels/matmul/smem_tiled.cuh):
     TILE×TILE threads stage a TILE×TILE tile of A and one of B per k-step, thread (tx, ty) loading
     element (ty, tx) of each: element e = tid of the tile, one load each."""
     threads, g = TILE * TILE, -(-n // TILE)
@@ -124,7 +124,7 @@ def register_1d(n, T, U, S):
 
 def register_2d(n, p):
     """Bytes of the loads of register_2d_matmul (and its bounded form, register_pressure) at
-    M = N = K = n: the A and B tiles of every k-step, FLOAT4 or scalar (kernels/matmul/04)."""
+    M = N = K = n: the A and B tiles of every k-step, FLOAT4 or scalar (kernels/matmul/register_2d.cuh)."""
     BM, BN, BK, TM, TN = p["BM"], p["BN"], p["BK"], p["TM"], p["TN"]
     threads, width = (BM // TM) * (BN // TN), 4 if p["FLOAT4"] else 1
     a = staged_tile_loads(n, n, BM, BK, threads, width, True) * -(-n // BN)
@@ -133,7 +133,7 @@ def register_2d(n, p):
 
 
 def warp_tiled(n, p):
-    """Bytes of the loads of warp_tiled_matmul at M = N = K = n (kernels/matmul/05_warp_tiled.cuh).
+    """Bytes of the loads of warp_tiled_matmul at M = N = K = n (kernels/matmul/warp_tiled.cuh).
     A: float4 slots, loaded as one float4 when n is a multiple of 4, else as four 4-byte loads. B:
     float4 or 4-byte slots, by plain loads (STAGES = 1) or cp.async (STAGES ≥ 2), which this
     metric counts too. Exact for n not a multiple of 4; with 16-byte copies at the grid's edges
@@ -146,7 +146,7 @@ def warp_tiled(n, p):
 
 
 def transpose(n, p):
-    """Bytes of the loads of smem_transpose on an n × n matrix (kernels/transpose/01_smem_transpose.cuh):
+    """Bytes of the loads of smem_transpose on an n × n matrix (kernels/transpose/smem.cuh):
     (TILE/VEC) × 8 threads, thread (tx, ty) loads VEC floats at row ty + 8j, column tx·VEC of its
     tile. An 8- or 16-byte load is served 128 bytes of lanes at a time: sectors count per group."""
     TILE, VEC = p["TILE"], p["VEC"]
@@ -203,7 +203,7 @@ def stencil_basic(n, BX, BY, BZ, R):
 
 def stencil_smem_tiled(n, T, R):
     """Bytes of the loads of smem_tiled_stencil: one load per thread whose cell is in the grid,
-    T³ threads per block, blocks T − 2R cells apart (kernels/stencil/02_smem_tiled.cuh)."""
+    T³ threads per block, blocks T − 2R cells apart (kernels/stencil/smem_tiled.cuh)."""
     g = -(-(n - 2 * R) // (T - 2 * R))
     total = 0
     for x, y, z, warp in stencil_threads(n, (T, T, T), (T - 2 * R,) * 3, (g, g, g)):
@@ -259,7 +259,7 @@ def plane_walk(n, TX, TY, RY, Z, around, loads):
 
 
 def coarsened_loads(z_first, z_end, around):
-    """The planes coarsened_stencil loads (kernels/stencil/03_coarsened.cuh)."""
+    """The planes coarsened_stencil loads (kernels/stencil/coarsened.cuh)."""
     ahead = 1 if around else 2
     out = [("row", z_first - 1 + k) for k in range(3)]
     out += [("row", z_first + 2 + k) for k in range(ahead) if z_first + 2 + k <= z_end]
@@ -274,7 +274,7 @@ def coarsened_loads(z_first, z_end, around):
 
 
 def register_tiled_loads(z_first, z_end):
-    """The planes register_tiled_stencil loads (kernels/stencil/04_register_tiled.cuh; a queue of 5)."""
+    """The planes register_tiled_stencil loads (kernels/stencil/register_tiled.cuh; a queue of 5)."""
     out = [("row", z_first - 1 + k) for k in range(5) if z_first - 1 + k <= z_end]
     out += [("halo", z_first + k) for k in range(3) if z_first + k < z_end]
     for z in range(z_first, z_end):

@@ -3,7 +3,7 @@
 # LDS/STS by width (LDS = 4 bytes, LDS.64, LDS.128), to check the widths the bank model assumes
 # (tilelab/banks.h: a site's width_bytes). Needs nvcc and cuobjdump (the GPU machine has both).
 # Usage: scripts/sass_shared_widths.sh HEADER KERNEL 'TEMPLATE ARGS' 'PARAMETER TYPES' [ARCH]
-#   e.g. scripts/sass_shared_widths.sh matmul/03_register_tiled_1d.cuh register_1d_matmul '64,16,4' \
+#   e.g. scripts/sass_shared_widths.sh matmul/register_1d.cuh register_1d_matmul '64,16,4' \
 #          'const float*, const float*, float*, int, int, int, unsigned long long*'
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)

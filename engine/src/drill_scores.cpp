@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 
 #include "tilelab/drills.h"
+#include "tilelab/lesson.h"
 #include "tilelab/safe_file.h"
 
 namespace tilelab {
@@ -44,11 +46,20 @@ bool DrillScores::load(const std::string& path, std::string& error) {
     }
     kept_ = j.dump();
     // Field by field: an entry that is not "right" or "wrong" is left out (and kept in the file).
+    // Scores saved under a lesson's name before its folder was renamed (renamed_lessons()) count
+    // for the new name where it has none of its own; save() writes them under the new name.
+    std::map<std::string, std::map<std::string, bool>> under_old_names;
     for (const auto& [slug_name, drills] : lessons->items()) {
         if (!drills.is_object()) continue;
+        std::string now = slug_name;
+        for (const auto& [before, after] : renamed_lessons())
+            if (slug_name == slug(before)) now = slug(after);
+        auto& into = now == slug_name ? outcomes_[slug_name] : under_old_names[now];
         for (const auto& [drill_id, outcome] : drills.items())
-            if (outcome == "right" || outcome == "wrong") outcomes_[slug_name][drill_id] = outcome == "right";
+            if (outcome == "right" || outcome == "wrong") into[drill_id] = outcome == "right";
     }
+    for (const auto& [now, drills] : under_old_names)
+        for (const auto& [drill_id, right] : drills) outcomes_[now].emplace(drill_id, right);
     const auto version = j.find("version");
     if (version != j.end() && version->is_number() && version->get<double>() > kVersion) {
         newer_ = version->is_number_integer() ? int(std::min<int64_t>(version->get<int64_t>(), INT32_MAX)) : kVersion + 1;

@@ -1,6 +1,7 @@
 // The user's exercise files (tilelab/exercise_store.h): atomic saves, backups on reset, and a
 // saved file that cannot be read moved aside rather than overwritten.
 #include "tilelab/exercise_store.h"
+#include "tilelab/lesson.h"
 
 #include <fmt/format.h>
 
@@ -53,8 +54,9 @@ std::string default_exercise_dir() {
     return {};
 }
 
-std::string ExerciseStore::path_for(const Exercise& ex) const {
-    const std::string& id = ex.lesson->id;
+std::string ExerciseStore::path_for(const Exercise& ex) const { return path_for_lesson(ex.lesson->id); }
+
+std::string ExerciseStore::path_for_lesson(const std::string& id) const {
     const size_t underscore = id.find('_');
     const std::string slug = underscore == std::string::npos ? id : id.substr(underscore + 1);
     return (fs::path(dir_) / (slug + ".cu")).string();
@@ -63,6 +65,15 @@ std::string ExerciseStore::path_for(const Exercise& ex) const {
 std::string ExerciseStore::load(const Exercise& ex, std::string& note) const {
     note.clear();
     const std::string path = path_for(ex);
+    // A file saved before the lesson's folder was renamed (renamed_lessons()) moves to the new name.
+    for (const auto& [before, now] : renamed_lessons()) {
+        std::error_code moved;
+        const std::string old_path = path_for_lesson(before);
+        if (now != ex.lesson->id || fs::exists(path, moved) || !fs::exists(old_path, moved)) continue;
+        fs::rename(old_path, path, moved);
+        if (moved) note = fmt::format("{} could not be moved to {} ({}); it is left as it is and the exercise starts "
+                                      "afresh", old_path, path, moved.message());
+    }
     std::string text, why;
     const ReadOutcome got = read_regular_file(path, kMaxUserSourceBytes + 1, text, why);
     if (got == ReadOutcome::missing) return ex.skeleton;

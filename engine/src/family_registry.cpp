@@ -1,7 +1,8 @@
 // Problem families by name. A variant names its family ("matmul", "stencil"); the engine asks
 // here for its shape (family_shape.h). Each family registers its shape next to the factory with
-// TILELAB_REGISTER_FAMILY (engine/src/family_*.cpp); the build generates the table. The GPU
+// TILELAB_REGISTER_FAMILY (families/<family>/shape.cpp); the build generates the table. The GPU
 // halves are looked up in family_registry_cuda.cpp.
+#include <climits>
 #include <map>
 #include "family_shape.h"
 #include "registry_table.h"
@@ -11,14 +12,7 @@ namespace tilelab {
 namespace {
 
 const std::map<std::string, std::unique_ptr<FamilyShape> (*)()>& factories() {
-    static const auto table = [] {
-        std::map<std::string, std::unique_ptr<FamilyShape> (*)()> t;
-        for (const auto registration : registered_family_factories()) {
-            const FamilyRegistration f = registration();
-            t[f.name] = f.make;
-        }
-        return t;
-    }();
+    static const auto table = factories_by_name(registered_family_factories());
     return table;
 }
 
@@ -28,6 +22,12 @@ std::string FamilyShape::precision_invalid_reason(const Precision& p) const {
     if (p.plain_fp32()) return "";
     return say("This family's buffers and reference are FP32 only; the kernel asks for {}.",
                "该问题族的缓冲区和参考结果只支持 FP32；这个内核要求 {}。", p.describe());
+}
+
+std::string FamilyShape::past_int_reason(const Problem& p, int i) const {
+    if (p.dim[size_t(i)] <= INT_MAX) return "";
+    return say("{} is {}, but the kernels take their sizes as int (at most {}).", "{} 为 {}，但内核以 int 接收规模（最大 {}）。",
+               dim_names()[size_t(i)], p.dim[size_t(i)], INT_MAX);
 }
 
 std::unique_ptr<FamilyShape> make_family_shape(const std::string& name) {

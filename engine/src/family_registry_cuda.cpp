@@ -1,5 +1,5 @@
 // The families' GPU halves by name (family.h), registered with TILELAB_REGISTER_DEVICE_FAMILY
-// next to their factories (engine/src/family_*_cuda.cpp); the build generates the table.
+// next to their factories (families/<family>/gpu_cuda.cpp); the build generates the table.
 #include <map>
 #include "family.h"
 #include "registry_table.h"
@@ -7,14 +7,7 @@
 namespace tilelab {
 
 std::unique_ptr<Family> make_family(const std::string& name) {
-    static const auto table = [] {
-        std::map<std::string, std::unique_ptr<Family> (*)()> t;
-        for (const auto registration : registered_device_family_factories()) {
-            const DeviceFamilyRegistration f = registration();
-            t[f.name] = f.make;
-        }
-        return t;
-    }();
+    static const auto table = factories_by_name(registered_device_family_factories());
     const auto it = table.find(name);
     return it == table.end() ? nullptr : it->second();
 }

@@ -5,12 +5,17 @@
 #pragma once
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include "tilelab/precision.h"
 #include "tilelab/result.h"
 
 namespace tilelab {
+
+// The most elements one buffer of a family may hold: 2^30 floats is 4 GiB, and a family keeps
+// about three such buffers (input, output, reference) on the device.
+inline constexpr double kMaxBufferElements = double(int64_t(1) << 30);
 
 class FamilyShape {
 public:
@@ -22,15 +27,13 @@ public:
     virtual std::string precision_invalid_reason(const Precision& p) const;
     // Device memory all buffers need, in bytes (checked against free memory up front).
     virtual size_t device_bytes(const Problem& p, const Precision& precision) const = 0;
+
+protected:
+    // A sentence if size i of `p` is more than the kernels' int arguments hold, else "".
+    std::string past_int_reason(const Problem& p, int i) const;
 };
 
 // nullptr for a name no family registered (TILELAB_REGISTER_FAMILY).
 std::unique_ptr<FamilyShape> make_family_shape(const std::string& name);
-
-// Matmul: whether the reference at this size is the plain double-precision kernel (else cuBLAS
-// FP32); it needs a buffer of doubles. family_matmul.cpp.
-bool matmul_uses_double_reference(const Problem& p);
-// Stencil: the bytes of the coefficients the kernels read from __constant__ memory.
-inline constexpr size_t kStencilCoefficientBytes = 13 * sizeof(float);
 
 }  // namespace tilelab

@@ -134,6 +134,10 @@ Lesson parse_lesson(const std::string& id, const std::string& markdown) {
             lesson.variant = value;
             continue;
         }
+        if (!step && directive(line, "kernel", value)) {
+            lesson.kernel = value;
+            continue;
+        }
         if (step && directive(line, "set", value)) {
             for (const auto& [name, v] : parse_set(value)) step->set[name] = v;
             continue;
@@ -230,10 +234,20 @@ const std::vector<Lesson>& all_lessons(Language lang) {
 
 const std::vector<Lesson>& all_lessons() { return all_lessons(language()); }
 
+const std::vector<std::pair<std::string, std::string>>& renamed_lessons() {
+    static const std::vector<std::pair<std::string, std::string>> renamed = {
+        {"03_shared_memory_banks", "03_transpose_smem"},
+        {"07_registers_spills_occupancy", "07_matmul_register_pressure"},
+    };
+    return renamed;
+}
+
 const Lesson* find_lesson(const std::string& key) {
     if (key.empty()) return nullptr;
     for (const auto& l : all_lessons())
         if (l.id == key) return &l;
+    for (const auto& [before, now] : renamed_lessons())
+        if (key == before) return find_lesson(now);
     // A number prefix: "02" or "2" finds "02_matmul_smem_tiled".
     auto without_leading_zeros = [](const std::string& digits) {
         size_t first = digits.find_first_not_of('0');

@@ -1,6 +1,8 @@
 // The generated table of registrations (build/generated/registry_table.cpp, written by
 // cmake/registry_run.cmake from the TILELAB_REGISTER_* lines). Only the registry reads it.
 #pragma once
+#include <map>
+#include <string>
 #include <vector>
 #include "tilelab/registration.h"
 #include "tilelab/variant.h"
@@ -13,5 +15,16 @@ const std::vector<Variant (*)()>& registered_variant_factories();
 const std::vector<FamilyRegistration (*)()>& registered_family_factories();
 // Every TILELAB_REGISTER_DEVICE_FAMILY (their GPU halves; none in the client-only build).
 const std::vector<DeviceFamilyRegistration (*)()>& registered_device_family_factories();
+
+// A family's factories by name, from one of the two tables above (shapes or GPU halves).
+template <class Registration>
+std::map<std::string, decltype(Registration::make)> factories_by_name(const std::vector<Registration (*)()>& table) {
+    std::map<std::string, decltype(Registration::make)> by_name;
+    for (const auto registration : table) {
+        const Registration r = registration();
+        by_name[r.name] = r.make;
+    }
+    return by_name;
+}
 
 }  // namespace tilelab

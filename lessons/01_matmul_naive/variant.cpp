@@ -1,16 +1,16 @@
 // The naive matmul variant as data: parameters, constraints, launch shape and cost model of
-// kernels/matmul/01_naive.cuh. One thread per element of C; every operand comes from global memory.
+// kernels/matmul/naive.cuh. One thread per element of C; every operand comes from global memory.
 #include <fmt/format.h>
 #include <cstdint>
 #include "tilelab/i18n.h"
 #include "tilelab/util.h"
 #include "tilelab/variant.h"
-#include "../matmul_common.h"
+#include "../../families/matmul/model.h"
 
 namespace tilelab {
 namespace {
 
-// kernels/matmul/01_naive.cuh at one set of parameter values.
+// kernels/matmul/naive.cuh at one set of parameter values.
 struct Naive {
     int bx = 16, by = 16;   // <- BX, BY: the block's threads along threadIdx.x and .y
     bool swap = false;      // <- SWAP: threadIdx.x walks rows of C instead of columns
@@ -40,7 +40,7 @@ std::string Naive::invalid_reason(const Problem& problem, const Target& target) 
 
 KernelInstance Naive::kernel() const {
     const Naive& s = *this;
-    return {"matmul/01_naive.cuh", fmt::format("naive_matmul<{}, {}, {}>", s.bx, s.by, s.swap ? 1 : 0)};
+    return {"matmul/naive.cuh", fmt::format("naive_matmul<{}, {}, {}>", s.bx, s.by, s.swap ? 1 : 0)};
 }
 
 LaunchShape Naive::launch(const Problem& problem) const {

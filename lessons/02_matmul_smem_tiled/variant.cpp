@@ -1,17 +1,17 @@
 // The shared-memory tiled matmul variant as data: parameters, constraints, launch shape and cost
-// model of kernels/matmul/02_smem_tiled.cuh. A TILE×TILE block stages tiles of A and B in shared
+// model of kernels/matmul/smem_tiled.cuh. A TILE×TILE block stages tiles of A and B in shared
 // memory so that each element loaded from global memory is used TILE times.
 #include <fmt/format.h>
 #include <cstdint>
 #include "tilelab/i18n.h"
 #include "tilelab/util.h"
 #include "tilelab/variant.h"
-#include "../matmul_common.h"
+#include "../../families/matmul/model.h"
 
 namespace tilelab {
 namespace {
 
-// kernels/matmul/02_smem_tiled.cuh at one set of parameter values.
+// kernels/matmul/smem_tiled.cuh at one set of parameter values.
 struct SmemTiled {
     int tile = 16;   // <- TILE: edge of the block and of both shared tiles
     int pad = 0;     // <- PAD: extra columns per shared row (0 or 1)
@@ -46,7 +46,7 @@ std::string SmemTiled::invalid_reason(const Problem& problem, const Target& targ
 }
 
 KernelInstance SmemTiled::kernel() const {
-    return {"matmul/02_smem_tiled.cuh", fmt::format("smem_tiled_matmul<{}, {}>", tile, pad)};
+    return {"matmul/smem_tiled.cuh", fmt::format("smem_tiled_matmul<{}, {}>", tile, pad)};
 }
 
 LaunchShape SmemTiled::launch(const Problem& problem) const {

@@ -1,14 +1,14 @@
 // 1D register tiling: each of T threads computes U consecutive outputs of one row, with a slice
 // of S values of A in registers and the S×U slice of B transposed in shared memory
-// (kernels/matmul/03_register_tiled_1d.cuh).
+// (kernels/matmul/register_1d.cuh).
 #include <algorithm>
-#include "../matmul_common.h"
+#include "../../families/matmul/model.h"
 #include "tilelab/i18n.h"
 
 namespace tilelab {
 namespace {
 
-// kernels/matmul/03_register_tiled_1d.cuh at one set of parameter values.
+// kernels/matmul/register_1d.cuh at one set of parameter values.
 struct Register1d {
     int threads = 128;   // <- T: rows of C per block, one thread each
     int outputs = 128;   // <- U: consecutive outputs of a row per thread
@@ -138,7 +138,7 @@ CostModel Register1d::cost_model(const Problem& p) const {
 }
 
 KernelInstance Register1d::kernel() const {
-    return {"matmul/03_register_tiled_1d.cuh", fmt::format("register_1d_matmul<{}, {}, {}>", threads, outputs, slice)};
+    return {"matmul/register_1d.cuh", fmt::format("register_1d_matmul<{}, {}, {}>", threads, outputs, slice)};
 }
 
 LaunchShape Register1d::launch(const Problem& p) const {

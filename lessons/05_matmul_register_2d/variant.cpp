@@ -1,9 +1,9 @@
 // 2D register tiling: each thread computes a TM×TN micro-tile of C as a sum of outer products
-// of a column of A and a row of B held in registers (kernels/matmul/04_register_tiled_2d.cuh).
-// Parameters, constraints and cost model live in lessons/matmul_common.h, shared with the
+// of a column of A and a row of B held in registers (kernels/matmul/register_2d.cuh).
+// Parameters, constraints and cost model live in families/matmul/register_2d.h, shared with the
 // register-pressure lesson, which compiles the same kernel.
-#include "../matmul_common.h"
-#include "../register_2d_banks.h"
+#include "../../families/matmul/register_2d.h"
+#include "../../families/matmul/register_2d_banks.h"
 
 namespace tilelab {
 

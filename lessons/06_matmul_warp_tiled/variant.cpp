@@ -1,7 +1,7 @@
 // Warp tiling with multi-stage cp.async copies: each warp owns a WM×WN tile of the block's C,
-// walked in WMITER×WNITER steps of 32 lanes × TM×TN (kernels/matmul/05_warp_tiled.cuh).
-// Parameters, constraints, launch and cost model live in lessons/matmul_warp.h.
-#include "../matmul_warp.h"
+// walked in WMITER×WNITER steps of 32 lanes × TM×TN (kernels/matmul/warp_tiled.cuh).
+// Parameters, constraints, launch and cost model live in families/matmul/warp_tiled.h.
+#include "../../families/matmul/warp_tiled.h"
 
 namespace tilelab {
 

@@ -1,16 +1,16 @@
 // The basic stencil as data: parameters, constraints, launch shape and cost model of
-// kernels/stencil/01_basic.cuh. One thread per cell in BX×BY×BZ blocks; an interior cell loads
+// kernels/stencil/basic.cuh. One thread per cell in BX×BY×BZ blocks; an interior cell loads
 // its 6·R + 1 inputs from global memory (R = 1: the 7-point stencil), a boundary cell (within R
 // of a face) loads and copies itself.
 #include <fmt/format.h>
-#include "../stencil_common.h"
+#include "../../families/stencil/model.h"
 
 namespace tilelab {
 namespace {
 
 using stencil::Grid;
 
-// kernels/stencil/01_basic.cuh at one set of parameter values.
+// kernels/stencil/basic.cuh at one set of parameter values.
 struct BasicStencil {
     int bx = 8, by = 8, bz = 8;   // <- BX, BY, BZ: the block, one thread per cell
     int r = 1;                    // <- RADIUS: how far the stencil reaches along each axis
@@ -36,7 +36,7 @@ std::string BasicStencil::invalid_reason(const Problem& problem, const Target&) 
 
 KernelInstance BasicStencil::kernel() const {
     const BasicStencil& s = *this;
-    return {"stencil/01_basic.cuh", fmt::format("basic_stencil<{}, {}, {}, {}>", s.bx, s.by, s.bz, s.r)};
+    return {"stencil/basic.cuh", fmt::format("basic_stencil<{}, {}, {}, {}>", s.bx, s.by, s.bz, s.r)};
 }
 
 LaunchShape BasicStencil::launch(const Problem& problem) const {

@@ -1,10 +1,10 @@
 // The shared-memory tiled stencil as data: parameters, constraints, launch shape and cost model
-// of kernels/stencil/02_smem_tiled.cuh. A T×T×T block loads a T³ input tile once and computes
+// of kernels/stencil/smem_tiled.cuh. A T×T×T block loads a T³ input tile once and computes
 // the (T−2R)³ outputs inside its R-cell halo from shared memory (R = 1: the 7-point stencil).
 #include <fmt/format.h>
 #include <cmath>
-#include "../stencil_banks.h"
-#include "../stencil_common.h"
+#include "../../families/stencil/banks.h"
+#include "../../families/stencil/model.h"
 #include "tilelab/i18n.h"
 
 namespace tilelab {
@@ -12,7 +12,7 @@ namespace {
 
 using stencil::Grid;
 
-// kernels/stencil/02_smem_tiled.cuh at one set of parameter values.
+// kernels/stencil/smem_tiled.cuh at one set of parameter values.
 struct SmemTiledStencil {
     int t = 8;   // <- T: edge of the cubic block and of its shared tile, halo included
     int r = 1;   // <- RADIUS: how far the stencil reaches along each axis
@@ -54,7 +54,7 @@ std::string SmemTiledStencil::invalid_reason(const Problem& problem, const Targe
 
 KernelInstance SmemTiledStencil::kernel() const {
     const SmemTiledStencil& s = *this;
-    return {"stencil/02_smem_tiled.cuh", fmt::format("smem_tiled_stencil<{}, {}>", s.t, s.r)};
+    return {"stencil/smem_tiled.cuh", fmt::format("smem_tiled_stencil<{}, {}>", s.t, s.r)};
 }
 
 LaunchShape SmemTiledStencil::launch(const Problem& problem) const {

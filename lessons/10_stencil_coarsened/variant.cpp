@@ -1,9 +1,9 @@
 // The thread-coarsened stencil as data: parameters, constraints, launch shape and cost model of
-// kernels/stencil/03_coarsened.cuh. A TX×TY block walks Z output planes along z with three input
+// kernels/stencil/coarsened.cuh. A TX×TY block walks Z output planes along z with three input
 // planes in shared memory, so the tile grows to 32×32 without a 32³-thread block.
 #include <fmt/format.h>
-#include "../stencil_banks.h"
-#include "../stencil_common.h"
+#include "../../families/stencil/banks.h"
+#include "../../families/stencil/model.h"
 
 namespace tilelab {
 namespace {
@@ -11,7 +11,7 @@ namespace {
 using stencil::Grid;
 using stencil::PlaneWalkShape;
 
-// kernels/stencil/03_coarsened.cuh at one set of parameter values: the plane walk's shape, three planes in shared memory.
+// kernels/stencil/coarsened.cuh at one set of parameter values: the plane walk's shape, three planes in shared memory.
 struct CoarsenedStencil : PlaneWalkShape {
     static CoarsenedStencil from(const ParamReader& p) { return {PlaneWalkShape(p)}; }
     int smem_bytes() const { return 3 * shared_plane_floats() * 4; }
@@ -27,7 +27,7 @@ struct CoarsenedStencil : PlaneWalkShape {
 
 KernelInstance CoarsenedStencil::kernel() const {
     const CoarsenedStencil& s = *this;
-    return {"stencil/03_coarsened.cuh", "coarsened_stencil<" + s.template_args() + ">"};
+    return {"stencil/coarsened.cuh", "coarsened_stencil<" + s.template_args() + ">"};
 }
 
 CostModel CoarsenedStencil::cost_model(const Problem& problem) const {

@@ -1,9 +1,9 @@
 // The register-tiled stencil as data: parameters, constraints, launch shape and cost model of
-// kernels/stencil/04_register_tiled.cuh. The coarsened walk along z, with only the current plane
+// kernels/stencil/register_tiled.cuh. The coarsened walk along z, with only the current plane
 // in shared memory; the planes above and below stay in each thread's registers.
 #include <fmt/format.h>
-#include "../stencil_banks.h"
-#include "../stencil_common.h"
+#include "../../families/stencil/banks.h"
+#include "../../families/stencil/model.h"
 
 namespace tilelab {
 namespace {
@@ -11,7 +11,7 @@ namespace {
 using stencil::Grid;
 using stencil::PlaneWalkShape;
 
-// kernels/stencil/04_register_tiled.cuh at one set of parameter values: the plane walk's shape, one plane in shared memory.
+// kernels/stencil/register_tiled.cuh at one set of parameter values: the plane walk's shape, one plane in shared memory.
 struct RegisterTiledStencil : PlaneWalkShape {
     static RegisterTiledStencil from(const ParamReader& p) { return {PlaneWalkShape(p)}; }
     int smem_bytes() const { return shared_plane_floats() * 4; }
@@ -27,7 +27,7 @@ struct RegisterTiledStencil : PlaneWalkShape {
 
 KernelInstance RegisterTiledStencil::kernel() const {
     const RegisterTiledStencil& s = *this;
-    return {"stencil/04_register_tiled.cuh", "register_tiled_stencil<" + s.template_args() + ">"};
+    return {"stencil/register_tiled.cuh", "register_tiled_stencil<" + s.template_args() + ">"};
 }
 
 CostModel RegisterTiledStencil::cost_model(const Problem& problem) const {

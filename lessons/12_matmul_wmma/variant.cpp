@@ -7,7 +7,7 @@
 #include "tilelab/i18n.h"
 #include "tilelab/util.h"
 #include "tilelab/variant.h"
-#include "../matmul_common.h"
+#include "../../families/matmul/model.h"
 
 namespace tilelab {
 namespace {

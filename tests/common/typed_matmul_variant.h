@@ -5,7 +5,7 @@
 #pragma once
 #include <string>
 #include "fixed_variant.h"
-#include "../../lessons/matmul_common.h"
+#include "../../families/matmul/model.h"
 #include "tilelab/variant.h"
 
 namespace tilelab::testing {

@@ -227,7 +227,7 @@ std::vector<int64_t> warp_words(int warp, int threads, F f) {
 
 }  // namespace
 
-// kernels/transpose/01_smem_transpose.cuh, one block (every block is the same).
+// kernels/transpose/smem.cuh, one block (every block is the same).
 TEST(BanksWalk, TransposeModelEqualsTheWalkAtRandomConfigurations) {
     const Variant* v = find_variant("transpose.smem");
     ASSERT_NE(v, nullptr);
@@ -262,7 +262,7 @@ TEST(BanksWalk, TransposeModelEqualsTheWalkAtRandomConfigurations) {
     }
 }
 
-// kernels/matmul/02_smem_tiled.cuh: per k-tile two stores and 2·T loads per thread.
+// kernels/matmul/smem_tiled.cuh: per k-tile two stores and 2·T loads per thread.
 TEST(BanksWalk, SmemTiledMatmulModelEqualsTheWalk) {
     const Variant* v = find_variant("matmul.smem_tiled");
     ASSERT_NE(v, nullptr);
@@ -287,7 +287,7 @@ TEST(BanksWalk, SmemTiledMatmulModelEqualsTheWalk) {
         }
 }
 
-// kernels/matmul/03_register_tiled_1d.cuh: Bt[u][s] stored transposed, read by all at once, the
+// kernels/matmul/register_1d.cuh: Bt[u][s] stored transposed, read by all at once, the
 // U·S consecutive floats as the widest vectors U·S allows (what ptxas emits).
 TEST(BanksWalk, Register1dMatmulModelEqualsTheWalk) {
     const Variant* v = find_variant("matmul.register_1d");
@@ -312,7 +312,7 @@ TEST(BanksWalk, Register1dMatmulModelEqualsTheWalk) {
     }
 }
 
-// kernels/matmul/04_register_tiled_2d.cuh where the source's widths are what the compiler emits
+// kernels/matmul/register_2d.cuh where the source's widths are what the compiler emits
 // (TRANSPOSE_A=1, PAD a multiple of 4, FLOAT4=1, TM=TN=8): A stored transposed as single floats,
 // B as float4, both fragments read as float4.
 TEST(BanksWalk, Register2dMatmulModelEqualsTheWalk) {

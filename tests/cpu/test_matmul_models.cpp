@@ -29,7 +29,7 @@ Problem size(int64_t m, int64_t n, int64_t k) { return Problem{{m, n, k}}; }
 
 using tilelab::testing::test_target;
 
-// What one launch of kernels/matmul/01_naive.cuh issues, thread by thread, plus how many times
+// What one launch of kernels/matmul/naive.cuh issues, thread by thread, plus how many times
 // each element of C is written (must be exactly once).
 struct Walk {
     AccessCounts counts;
@@ -65,7 +65,7 @@ Walk walk_naive(const Variant& v, const ParamValues& p, const Problem& pr) {
     return w;
 }
 
-// The same for kernels/matmul/02_smem_tiled.cuh: loads only in range, every thread fills the
+// The same for kernels/matmul/smem_tiled.cuh: loads only in range, every thread fills the
 // tiles and runs the T-step inner loop, stores only in range.
 Walk walk_tiled(const Variant& v, const ParamValues& p, const Problem& pr) {
     const int M = int(pr.dim[0]), N = int(pr.dim[1]), K = int(pr.dim[2]);
@@ -176,7 +176,7 @@ TEST(MatmulNaiveModel, SwapChangesTheMappingNotTheCounts) {
 TEST(MatmulNaiveModel, NamesTheKernelItCompiles) {
     const ParamValues p = with_defaults(naive().params, {{"BX", 32}, {"BY", 8}, {"SWAP", 1}});
     const KernelInstance k = naive().kernel(p);
-    EXPECT_EQ(k.source_file, "matmul/01_naive.cuh");
+    EXPECT_EQ(k.source_file, "matmul/naive.cuh");
     EXPECT_EQ(k.name_expression, "naive_matmul<32, 8, 1>");
     EXPECT_EQ(naive().smem_bytes(p), 0);
 }
@@ -287,7 +287,7 @@ TEST(MatmulTiledModel, PadCostsSharedMemoryNotAccesses) {
     EXPECT_EQ(tiled().smem_bytes(plain), 2 * 32 * 32 * 4);
     EXPECT_EQ(tiled().smem_bytes(padded), 2 * 32 * 33 * 4);
     EXPECT_EQ(tiled().cost_model(plain, pr).total, tiled().cost_model(padded, pr).total);
-    EXPECT_EQ(tiled().kernel(padded).source_file, "matmul/02_smem_tiled.cuh");
+    EXPECT_EQ(tiled().kernel(padded).source_file, "matmul/smem_tiled.cuh");
     EXPECT_EQ(tiled().kernel(padded).name_expression, "smem_tiled_matmul<32, 1>");
 }
 

@@ -12,11 +12,11 @@
 #include <vector>
 
 #include "gpu.h"
-#include "matmul_reference.h"
+#include "../../families/matmul/reference.h"
 #include "tilelab/lesson.h"
 #include "tilelab/params.h"
 #include "tilelab/variant.h"
-#include "../../lessons/matmul_common.h"
+#include "../../families/matmul/register_2d.h"
 
 namespace tilelab {
 namespace {
@@ -40,7 +40,7 @@ using test::max_error;
 using test::random_inputs;
 
 // ---- replay of register_1d_matmul<T, U, S> -------------------------------------------------
-// Same loops, bounds and counting points as kernels/matmul/03_register_tiled_1d.cuh, block by
+// Same loops, bounds and counting points as kernels/matmul/register_1d.cuh, block by
 // block with the barrier semantics made explicit (all stores of a slice before any read).
 // With inputs == nullptr it only counts.
 AccessCounts replay_1d(int T, int U, int S, const Problem& p, const Matrices* in, std::vector<float>* c) {
@@ -98,7 +98,7 @@ AccessCounts replay_1d(int T, int U, int S, const Problem& p, const Matrices* in
 }
 
 // ---- replay of register_2d_matmul<...> -----------------------------------------------------
-// Mirrors kernels/matmul/04_register_tiled_2d.cuh: the same element-to-thread maps for the
+// Mirrors kernels/matmul/register_2d.cuh: the same element-to-thread maps for the
 // loads, the same grouped micro-tile layout, the same float4 / scalar branches and counts.
 // Prefetching (DBUF) only reorders loads and computes, so the replay runs the plain order.
 AccessCounts replay_2d(const matmul::Register2dConfig& c, const Problem& p, const Matrices* in,
@@ -260,7 +260,7 @@ TEST(RegisterTiling1dModel, KernelAndLaunchFollowTheParameters) {
     const Variant& v = variant("matmul.register_1d");
     const ParamValues pv = params_1d(64, 32, 2);
     EXPECT_EQ(v.kernel(pv).name_expression, "register_1d_matmul<64, 32, 2>");
-    EXPECT_EQ(v.kernel(pv).source_file, "matmul/03_register_tiled_1d.cuh");
+    EXPECT_EQ(v.kernel(pv).source_file, "matmul/register_1d.cuh");
     const LaunchShape s = v.launch(pv, size(100, 70, 5));
     EXPECT_EQ(s.grid, (std::array<unsigned, 3>{3, 2, 1}));   // ⌈70/32⌉, ⌈100/64⌉
     EXPECT_EQ(s.block, (std::array<unsigned, 3>{64, 1, 1}));

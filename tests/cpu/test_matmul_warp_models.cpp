@@ -1,5 +1,5 @@
 // Warp tiling (lesson 06): the cost model and the shared-memory sites against a CPU walk of
-// kernels/matmul/05_warp_tiled.cuh. The walk runs the kernel's loops block by block with its
+// kernels/matmul/warp_tiled.cuh. The walk runs the kernel's loops block by block with its
 // index maps, its STAGES-deep ring of shared buffers and its barrier order, counts every access
 // where the instrumented kernel counts it (TL_GLOAD etc.) and every instruction it issues, and
 // computes C the way the kernel does, so a wrong map or a buffer overwritten too early shows up
@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "matmul_reference.h"
+#include "../../families/matmul/reference.h"
 #include "tilelab/params.h"
 #include "tilelab/variant.h"
-#include "../../lessons/matmul_warp.h"
+#include "../../families/matmul/warp_tiled.h"
 
 namespace tilelab {
 namespace {
@@ -362,7 +362,7 @@ TEST(WarpTiledModel, KernelLaunchAndSharedMemoryFollowTheParameters) {
     const Variant& v = warp_variant();
     const ParamValues d = with_defaults(v.params, {});
     EXPECT_EQ(v.kernel(d).name_expression, "warp_tiled_matmul<128, 128, 16, 64, 32, 2, 8, 4, 2, 2>");
-    EXPECT_EQ(v.kernel(d).source_file, "matmul/05_warp_tiled.cuh");
+    EXPECT_EQ(v.kernel(d).source_file, "matmul/warp_tiled.cuh");
     const LaunchShape s = v.launch(d, size(1000, 300, 7));
     EXPECT_EQ(s.grid, (std::array<unsigned, 3>{3, 8, 1}));   // ⌈300/128⌉, ⌈1000/128⌉
     EXPECT_EQ(s.threads_per_block(), 256);

@@ -1,4 +1,4 @@
-// The stencil kernels' shared-memory bank sites (lessons/08..10, lessons/stencil_banks.h) against a
+// The stencil kernels' shared-memory bank sites (lessons/08..10, families/stencil/banks.h) against a
 // CPU walk of each kernel: every block of the launch, every step of its walk along z, every shared
 // load and store in the order the kernel issues them, each thread's address worked out here from
 // the kernel source, grouped into warps of 32 consecutive linear thread ids (x fastest) and served
@@ -94,7 +94,7 @@ bool owns_along(int t, int tile, int64_t c, int64_t n) {
     return computes_along(t, tile, c, n, 1) || (c < 1 && t == c) || (c >= n - 1 && c - t + tile >= n);
 }
 
-// kernels/stencil/02_smem_tiled.cuh, every block.
+// kernels/stencil/smem_tiled.cuh, every block.
 KernelWalk walk_smem_tiled(int T, int R, const Problem& prob) {
     const std::array<int64_t, 3> n = {prob.dim[0], prob.dim[1], prob.dim[2]};
     KernelWalk walk;
@@ -198,7 +198,7 @@ std::array<int64_t, 3> plane_blocks(const PlaneConfig& c, const Problem& prob) {
     return {ceil_div64(prob.dim[0] - 2, c.TX - 2), ceil_div64(prob.dim[1] - 2, c.R() - 2), gz};
 }
 
-// kernels/stencil/03_coarsened.cuh, every block and step.
+// kernels/stencil/coarsened.cuh, every block and step.
 KernelWalk walk_coarsened(const PlaneConfig& c, const Problem& prob) {
     KernelWalk walk;
     walk.threads = c.TX * c.TY;
@@ -255,7 +255,7 @@ KernelWalk walk_coarsened(const PlaneConfig& c, const Problem& prob) {
     return walk;
 }
 
-// kernels/stencil/04_register_tiled.cuh, every block and step.
+// kernels/stencil/register_tiled.cuh, every block and step.
 KernelWalk walk_register_tiled(const PlaneConfig& c, const Problem& prob) {
     KernelWalk walk;
     walk.threads = c.TX * c.TY;

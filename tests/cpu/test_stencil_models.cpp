@@ -134,7 +134,7 @@ struct Walk {
 
 // ---- the walks: one per kernel, following its source statement by statement -----------------
 
-// kernels/stencil/01_basic.cuh
+// kernels/stencil/basic.cuh
 Walk walk_basic(const Variant& v, const ParamValues& p, const Problem& pr, uint32_t seed) {
     const LaunchShape ls = v.launch(p, pr);
     Walk w(pr, seed);
@@ -159,7 +159,7 @@ Walk walk_basic(const Variant& v, const ParamValues& p, const Problem& pr, uint3
     return w;
 }
 
-// kernels/stencil/02_smem_tiled.cuh: phase 1 loads the tile, the barrier, phase 2 computes.
+// kernels/stencil/smem_tiled.cuh: phase 1 loads the tile, the barrier, phase 2 computes.
 Walk walk_smem_tiled(const Variant& v, const ParamValues& p, const Problem& pr, uint32_t seed) {
     const int T = p.at("T"), R = param_or(p, "RADIUS", 1), S = T - 2 * R;
     const LaunchShape ls = v.launch(p, pr);
@@ -286,7 +286,7 @@ Walk walk_planes(const Variant& v, const ParamValues& p, const Problem& pr, uint
     return w;
 }
 
-// kernels/stencil/03_coarsened.cuh
+// kernels/stencil/coarsened.cuh
 Walk walk_coarsened(const Variant& v, const ParamValues& p, const Problem& pr, uint32_t seed) {
     return walk_planes(v, p, pr, seed, [](PlaneWalkBlock& b, int Z) {
         const int kAhead = b.around ? 1 : 2;  // the kernel's prefetch depth
@@ -387,7 +387,7 @@ Walk walk_coarsened(const Variant& v, const ParamValues& p, const Problem& pr, u
     });
 }
 
-// kernels/stencil/04_register_tiled.cuh
+// kernels/stencil/register_tiled.cuh
 Walk walk_register_tiled(const Variant& v, const ParamValues& p, const Problem& pr, uint32_t seed) {
     return walk_planes(v, p, pr, seed, [](PlaneWalkBlock& b, int Z) {
         constexpr int kQueue = 5;  // planes z−1 .. z+3 of each cell

@@ -1,5 +1,5 @@
-// The transpose's cost model (lessons/03_shared_memory_banks/variant.cpp) against a CPU walk of
-// kernels/transpose/01_smem_transpose.cuh: every block, thread and loop trip, counting where the
+// The transpose's cost model (lessons/03_transpose_smem/variant.cpp) against a CPU walk of
+// kernels/transpose/smem.cuh: every block, thread and loop trip, counting where the
 // kernel's TL_GLOAD/TL_GSTORE/TL_SLOAD/TL_SSTORE count, at random sizes and parameters.
 #include <gtest/gtest.h>
 #include <random>

@@ -1,4 +1,4 @@
-// The warp-tiled kernel's own source (kernels/matmul/05_warp_tiled.cuh), compiled for the CPU and
+// The warp-tiled kernel's own source (kernels/matmul/warp_tiled.cuh), compiled for the CPU and
 // run with one std::thread per CUDA thread and a std::barrier for __syncthreads(): without a GPU,
 // its index maps, zero-filled tails, STAGES-deep ring and barrier order are checked against a
 // double-precision product, and its instrumented counters (TILELAB_COUNT=1) against the cost
@@ -46,7 +46,7 @@ alignas(16) float warp_tiled_smem[232448 / 4];
 #define __shared__
 #define __launch_bounds__(...)
 #define __align__(n) __attribute__((aligned(n)))
-#include "matmul/05_warp_tiled.cuh"
+#include "matmul/warp_tiled.cuh"
 #undef __global__
 #undef __device__
 #undef __forceinline__
@@ -55,7 +55,7 @@ alignas(16) float warp_tiled_smem[232448 / 4];
 #undef __align__
 
 #include "tilelab/variant.h"
-#include "../../lessons/matmul_warp.h"
+#include "../../families/matmul/warp_tiled.h"
 
 namespace tilelab {
 namespace {

@@ -18,7 +18,7 @@ namespace {
 
 // The PTX of `name_expression` from the embedded kernel file, for `arch` ("compute_80").
 std::string ptx_of(const std::string& name_expression, const std::string& arch) {
-    const std::string* kernel = embedded_source("matmul/05_warp_tiled.cuh");
+    const std::string* kernel = embedded_source("matmul/warp_tiled.cuh");
     const std::string* common = embedded_source("common.cuh");
     if (!kernel || !common) {
         ADD_FAILURE() << "kernel sources not embedded";
@@ -27,7 +27,7 @@ std::string ptx_of(const std::string& name_expression, const std::string& arch) 
     const char* headers[] = {common->c_str()};
     const char* header_names[] = {"common.cuh"};
     nvrtcProgram prog = nullptr;
-    if (nvrtcCreateProgram(&prog, kernel->c_str(), "05_warp_tiled.cuh", 1, headers, header_names) != NVRTC_SUCCESS) {
+    if (nvrtcCreateProgram(&prog, kernel->c_str(), "warp_tiled.cuh", 1, headers, header_names) != NVRTC_SUCCESS) {
         ADD_FAILURE() << "nvrtcCreateProgram failed";
         return "";
     }

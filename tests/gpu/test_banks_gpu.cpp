@@ -60,12 +60,12 @@ TEST(TransposeGpu, ASingleElementAndAThinMatrixValidate) {
 // The hardware counts one warp instruction per shared access of the kernel and the wavefronts the
 // bank model predicts: 32 per column read at PAD=0, one with PAD=1 or the swizzle, 4 per float4 row
 // store. (The conflict counters are printed, not asserted: the store counter also counts stalls
-// that are not address conflicts; lessons/03_shared_memory_banks/lesson.md.)
+// that are not address conflicts; lessons/03_transpose_smem/lesson.md.)
 TEST(TransposeGpu, SharedWavefrontsEqualTheBankModel) {
     TILELAB_REQUIRE_GPU();
     // At 512² the counters are exact (H100, 2026-11-23); at 2048² and beyond they count 1–12 % more
     // wavefronts than the addresses need, conflict-free kernels included: shared accesses that
-    // collide with the L1's other traffic are replayed (lessons/03_shared_memory_banks/lesson.md).
+    // collide with the L1's other traffic are replayed (lessons/03_transpose_smem/lesson.md).
     for (const RunRequest& req : {transpose(32, 0, 0, 1, 512, 512), transpose(32, 1, 0, 1, 512, 512),
                                   transpose(32, 0, 1, 4, 512, 512), transpose(32, 0, 0, 4, 512, 512),
                                   transpose(32, 2, 0, 4, 512, 512), transpose(16, 0, 0, 2, 512, 1024)}) {

@@ -27,7 +27,7 @@
 //    which is what l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{ld,st} reports for one warp
 //    alone. In a full kernel the hardware counts more: accesses that collide with the L1's other
 //    traffic in the same data banks are replayed and counted as extra wavefronts and conflicts
-//    (0 with one block per SM, up to ~12 % with several; lessons/03_shared_memory_banks/lesson.md).
+//    (0 with one block per SM, up to ~12 % with several; lessons/03_transpose_smem/lesson.md).
 #pragma once
 #include <array>
 #include <cstdint>

@@ -25,7 +25,7 @@ struct PtxasInfo {
 PtxasInfo parse_ptxas_report(const std::string& log, const std::string& mangled_name = "");
 
 struct CompileRequest {
-    std::string source_file;              // embedded path, e.g. "matmul/02_smem_tiled.cuh"
+    std::string source_file;              // embedded path, e.g. "matmul/smem_tiled.cuh"
     std::string name_expression;          // e.g. "smem_tiled_matmul<32, 1>"
     int arch = 0;                         // 90 for sm_90
     int max_registers = 0;                // -maxrregcount (0 = none)

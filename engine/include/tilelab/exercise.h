@@ -26,7 +26,7 @@ struct ExerciseBlock {
 
 struct Exercise {
     const Lesson* lesson = nullptr;
-    std::string kernel_file;            // embedded path of the reference kernel, e.g. "matmul/02_smem_tiled.cuh"
+    std::string kernel_file;            // embedded path of the reference kernel, e.g. "matmul/smem_tiled.cuh"
     std::string name_expression;        // its instantiation at the lesson's first step
     std::string header;                 // the comment lines the starting file begins with
     std::string reference;              // the kernel file as the lesson compiles it (markers included)

@@ -20,6 +20,7 @@ public:
 
     // "<dir>/matmul_smem_tiled.cu" for lesson "02_matmul_smem_tiled".
     std::string path_for(const Exercise& ex) const;
+    std::string path_for_lesson(const std::string& lesson_id) const;
 
     // The saved text; the starting file when nothing is saved yet. A saved file that cannot be
     // used (not text, too large, unreadable) is renamed to "<file>.unreadable-<time>" first, and

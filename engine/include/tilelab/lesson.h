@@ -5,6 +5,9 @@
 // without one is shown in English, marked (Lesson::translation_missing).
 // A lesson.md begins with "# Title" and an HTML comment naming its variant:
 //   <!-- variant: matmul.smem_tiled -->
+// A lesson whose variant compiles another lesson's kernel says whose, by that kernel's name
+// (the naming rule, README "How it is built"; tests/cpu/test_naming_rule.cpp):
+//   <!-- kernel: register_2d -->      (kernels/matmul/register_2d.cuh, register_2d_matmul)
 // Each level-2 heading ("## ...") starts a step. A step may preset parameters with
 //   <!-- set: TILE=8 PAD=0 -->
 // and the problem size with <!-- size: 1024 -->. A size before the first step is the lesson's
@@ -68,6 +71,7 @@ struct Lesson {
     bool translation_missing = false;   // asked for in Chinese, shown in English (no lesson.zh.md)
     std::string title;
     std::string variant;    // variant id
+    std::string kernel;     // "<!-- kernel: -->": the name of the kernel it reuses ("" = its own)
     std::string default_size;   // "<!-- size: ... -->" before the first step
     std::string intro;      // markdown before the first step
     std::vector<LessonStep> steps;
@@ -84,7 +88,11 @@ const std::vector<Lesson>& all_lessons();
 const std::vector<Lesson>& all_lessons(Language lang);
 // The embedded lesson.zh.md texts by lesson id (the font's glyph list, the sync tests).
 const std::vector<std::pair<std::string, std::string>>& chinese_lesson_texts();
-const Lesson* find_lesson(const std::string& id);   // by id or by its number prefix ("02")
+// By id, by its number prefix ("02"), or by a folder name it had before a rename (below).
+const Lesson* find_lesson(const std::string& id);
+// Lesson folders renamed to follow the naming rule, {old, new}: settings, drill scores and
+// exercise files saved under the old name are read as the new one.
+const std::vector<std::pair<std::string, std::string>>& renamed_lessons();
 Lesson parse_lesson(const std::string& id, const std::string& markdown);
 // "MAXREG=80 | occupancy % = 37.5" -> a check; false (and why) if it is not one.
 bool parse_check(const std::string& text, LessonCheck& out, std::string& error);

@@ -20,7 +20,7 @@ namespace tilelab {
 
 // Which kernel to compile for a set of parameter values.
 struct KernelInstance {
-    std::string source_file;       // relative to kernels/: "matmul/02_smem_tiled.cuh"
+    std::string source_file;       // relative to kernels/: "matmul/smem_tiled.cuh"
     std::string name_expression;   // "smem_tiled_matmul<32, 1>"
     int max_registers = 0;         // -maxrregcount, 0 = none (register-pressure lesson)
 };

@@ -1,5 +1,5 @@
 // Exercise: Shared-memory tiling (lesson 02_matmul_smem_tiled).
-// The lesson's kernel (matmul/02_smem_tiled.cuh) with its key lines left as TODOs. Keep the kernel's name
+// The lesson's kernel (matmul/smem_tiled.cuh) with its key lines left as TODOs. Keep the kernel's name
 // and template parameters: it is instantiated as smem_tiled_matmul<16, 0> and launched,
 // validated and timed exactly as the lesson's kernel.
 //   tilelab-cli compile 02 --source this.cu    compile: registers, spills, occupancy

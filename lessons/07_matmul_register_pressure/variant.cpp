@@ -2,8 +2,8 @@
 // its register count — a cap (-maxrregcount), __launch_bounds__ minimum blocks per SM, loop
 // unrolling and the thread-tile size — so that ptxas's registers and spill bytes, occupancy and
 // its limiter, and the time can be watched moving together.
-#include "../matmul_common.h"
-#include "../register_2d_banks.h"
+#include "../../families/matmul/register_2d.h"
+#include "../../families/matmul/register_2d_banks.h"
 
 namespace tilelab {
 

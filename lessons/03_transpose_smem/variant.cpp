@@ -1,5 +1,5 @@
 // The shared-memory transpose as data: parameters, constraints, launch shape, cost model and the
-// shared-memory access sites of kernels/transpose/01_smem_transpose.cuh. A block moves one
+// shared-memory access sites of kernels/transpose/smem.cuh. A block moves one
 // TILE×TILE tile through shared memory: rows in, columns out. The lesson is about the banks the
 // column walk hits, and how PAD, an XOR swizzle and the access width change them.
 #include <fmt/format.h>
@@ -13,7 +13,7 @@ namespace {
 
 constexpr int kRowsOfThreads = 8;   // threadIdx.y extent (TransposeTile::kRows in the kernel)
 
-// kernels/transpose/01_smem_transpose.cuh at one set of parameter values.
+// kernels/transpose/smem.cuh at one set of parameter values.
 struct SmemTranspose {
     int tile = 32;     // <- TILE: edge of the square shared tile
     int pad = 0;       // <- PAD: floats added to each shared row
@@ -67,7 +67,7 @@ std::string SmemTranspose::invalid_reason(const Problem& problem, const Target& 
 
 KernelInstance SmemTranspose::kernel() const {
     const SmemTranspose& s = *this;
-    return {"transpose/01_smem_transpose.cuh",
+    return {"transpose/smem.cuh",
             fmt::format("smem_transpose<{}, {}, {}, {}>", s.tile, s.pad, s.swizzle ? 1 : 0, s.vec)};
 }
 

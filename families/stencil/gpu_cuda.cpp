@@ -1,4 +1,4 @@
-// The stencil family on the GPU (its sizes: family_stencil.cpp): a 3D grid of Nx×Ny×Nz floats (x fastest) swept once by a 7-point stencil
+// The stencil family on the GPU (its sizes: families/stencil/shape.cpp): a 3D grid of Nx×Ny×Nz floats (x fastest) swept once by a 7-point stencil
 // (or, for the basic and shared-tiled kernels at RADIUS = 2, by the 13-point order-2 stencil).
 // Owns what every stencil variant shares: seeded random inputs, the coefficients in the kernels'
 // __constant__ stencil_coef, the NaN-poisoned output, the kernel arguments, a reference sweep in
@@ -16,6 +16,7 @@
 #include "device_buffer.h"
 #include "family.h"
 #include "family_shape.h"
+#include "shape.h"
 #include "runner_timing.h"
 #include "support_kernels.h"
 
@@ -30,7 +31,7 @@ namespace {
 constexpr float kCoefficients[13] = {0.40f, 0.11f, 0.09f, 0.12f, 0.08f, 0.13f, 0.07f,
                                      0.06f, 0.04f, 0.05f, 0.03f, 0.02f, 0.01f};
 
-static_assert(sizeof kCoefficients == kStencilCoefficientBytes, "family_stencil.cpp sizes the coefficients");
+static_assert(sizeof kCoefficients == kStencilCoefficientBytes, "families/stencil/shape.cpp sizes the coefficients");
 
 class StencilFamily final : public Family {
 public:

@@ -1,4 +1,4 @@
-// The transpose family on the GPU (its sizes: family_transpose.cpp): out (W×H) = the transpose of in, in an H×W matrix of floats (row-major). The problem is
+// The transpose family on the GPU (its sizes: families/transpose/shape.cpp): out (W×H) = the transpose of in, in an H×W matrix of floats (row-major). The problem is
 // {W, H, ·}: the third number is not used (a square "8192" means 8192×8192). Owns the seeded
 // random input, the NaN-poisoned output, the kernel arguments, the reference (a plain strided
 // transpose on the GPU, support_kernels.h), validation — a transpose moves values, so the output

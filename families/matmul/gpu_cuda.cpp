@@ -1,4 +1,4 @@
-// The matmul family on the GPU (its sizes: family_matmul.cpp): C = A·B with A (M×K), B (K×N), C (M×N), all
+// The matmul family on the GPU (its sizes: families/matmul/shape.cpp): C = A·B with A (M×K), B (K×N), C (M×N), all
 // row-major; A and B of the kernel's input type (FP32, TF32 in floats, BF16, FP16), C in FP32.
 // Owns what every matmul variant shares: seeded random inputs, the NaN-poisoned output, the
 // kernel arguments, the reference (double precision for small problems, cuBLAS at the kernel's
@@ -18,6 +18,7 @@
 #include "device_buffer.h"
 #include "family.h"
 #include "family_shape.h"
+#include "shape.h"
 #include "runner_timing.h"
 #include "support_kernels.h"
 

@@ -1,4 +1,4 @@
-// The 2D register-tiled kernel's shared-memory accesses (kernels/matmul/04_register_tiled_2d.cuh)
+// The 2D register-tiled kernel's shared-memory accesses (kernels/matmul/register_2d.cuh)
 // as the compiler emits them, for the bank model (tilelab/banks.h). Lessons 05 and 07 use it.
 //
 // The source reads and writes single floats in places where consecutive floats of one thread lie
@@ -8,7 +8,7 @@
 // TRANSPOSE_A 0/1 with PAD 0, 2, 4, FLOAT4 0/1 and UNROLL 1/2. At odd PAD the PTX mixes widths
 // differently (and over-reads): the reads carry a caveat there.
 #pragma once
-#include "matmul_common.h"
+#include "register_2d.h"
 
 namespace tilelab::matmul {
 

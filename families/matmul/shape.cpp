@@ -1,7 +1,8 @@
 // The matmul family's shape (family_shape.h): C = A·B with A (M×K), B (K×N), C (M×N), all
-// row-major floats. Its GPU half is family_matmul_cuda.cpp.
+// row-major floats. Its GPU half is families/matmul/gpu_cuda.cpp.
 #include <fmt/format.h>
 #include "family_shape.h"
+#include "shape.h"
 #include "tilelab/i18n.h"
 #include "tilelab/registration.h"
 

@@ -1,27 +1,22 @@
 // The transpose family's shape (family_shape.h): out (W×H) = the transpose of in, an H×W matrix
-// of floats; the third number of the problem is not used. Its GPU half is family_transpose_cuda.cpp.
+// of floats; the third number of the problem is not used. Its GPU half is families/transpose/gpu_cuda.cpp.
 #include <fmt/format.h>
-#include <climits>
 #include "family_shape.h"
 #include "tilelab/registration.h"
 
 namespace tilelab {
 namespace {
 
-// 2^30 elements (32768²) is 4 GiB per buffer; three buffers (input, output, reference).
-constexpr double kMaxElements = double(int64_t(1) << 30);
-
+// The largest matrix accepted: kMaxBufferElements elements (32768²).
 class TransposeShape final : public FamilyShape {
 public:
     std::array<std::string, 3> dim_names() const override { return {"W", "H", "(unused)"}; }
 
     std::string problem_invalid_reason(const Problem& p) const override {
         for (int i = 0; i < 2; ++i)
-            if (p.dim[i] > INT_MAX)
-                return fmt::format("{} is {}, but the kernels take their sizes as int (at most {}).",
-                                   dim_names()[size_t(i)], p.dim[i], INT_MAX);
+            if (const std::string why = past_int_reason(p, i); !why.empty()) return why;
         const double n = double(p.dim[0]) * double(p.dim[1]);
-        if (n > kMaxElements)
+        if (n > kMaxBufferElements)
             return fmt::format("The matrix has {:.0f} elements; TileLab keeps transposes at or below 2^30 "
                                "(32768²) so the input, output and reference fit in memory.", n);
         return "";

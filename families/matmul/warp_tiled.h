@@ -1,4 +1,4 @@
-// The warp-tiled kernel (kernels/matmul/05_warp_tiled.cuh) on the host: parameters, constraints,
+// The warp-tiled kernel (kernels/matmul/warp_tiled.cuh) on the host: parameters, constraints,
 // launch, tiles, the exact cost model and the shared-memory sites for the bank model. Lesson 06
 // declares its variant from these; tests/cpu/test_matmul_warp_models.cpp checks them against a
 // CPU walk of the kernel.
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 #include <fmt/format.h>
-#include "matmul_common.h"
+#include "model.h"
 #include "tilelab/banks.h"
 
 namespace tilelab::matmul {
@@ -142,7 +142,7 @@ inline bool warp_exact(const WarpConfig& c, const Problem& p) {
 
 inline KernelInstance warp_kernel(const WarpConfig& c, bool exact = false) {
     KernelInstance k;
-    k.source_file = "matmul/05_warp_tiled.cuh";
+    k.source_file = "matmul/warp_tiled.cuh";
     k.name_expression = fmt::format("{}<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}>", exact ? "warp_tiled_matmul_exact" : "warp_tiled_matmul",
                                     c.bm, c.bn, c.bk, c.wm, c.wn, c.wniter, c.tm, c.tn, c.stages, c.min_blocks);
     return k;
@@ -174,7 +174,7 @@ inline TileGeometry warp_tiles(const WarpConfig& c, const Problem& p) {
 // copy of every stage (out-of-range ones zero-fill shared memory and read nothing), reads
 // WMITER·TM + WNITER·TN shared floats per k, and stores the outputs inside C.
 inline CostModel warp_cost_model(const WarpConfig& c, const Problem& p) {
-    const double M = double(p.dim[0]), N = double(p.dim[1]), K = double(p.dim[2]);
+    const double M = double(p.dim[0]), N = double(p.dim[1]);
     const double bm = c.bm, bn = c.bn, bk = c.bk, T = c.threads();
     const double rows = double(c.wmiter()) * c.tm, cols = double(c.wniter) * c.tn;   // a thread's outputs
     const double gx = double(ceil_div(p.dim[1], c.bn)), gy = double(ceil_div(p.dim[0], c.bm));
@@ -183,34 +183,12 @@ inline CostModel warp_cost_model(const WarpConfig& c, const Problem& p) {
     const bool vec = warp_vectorized(p);
 
     CostModel m;
-    m.per_block.global_loads = K * (bm + bn);
-    m.per_block.global_stores = bm * bn;
-    m.per_block.shared_stores = kk * (bm + bn);
-    m.per_block.shared_loads = T * kk * (rows + cols);
-    m.per_thread.global_loads = m.per_block.global_loads / T;
-    m.per_thread.global_stores = rows * cols;
-    m.per_thread.shared_stores = m.per_block.shared_stores / T;
-    m.per_thread.shared_loads = kk * (rows + cols);
-    m.total.global_loads = M * K * gx + K * N * gy;
-    m.total.global_stores = M * N;
-    m.total.shared_stores = blocks * m.per_block.shared_stores;
-    m.total.shared_loads = blocks * m.per_block.shared_loads;
-    finish_cost_model(m, p);
+    block_tiled_counts(m, p, c.bm, c.bn, c.bk, T, rows, cols);
 
     add_formula(m, "warps / block", "(BM/WM)·(BN/WN)", c.warps());
     add_formula(m, "threads / block", "32·(BM/WM)·(BN/WN)", T);
     add_formula(m, "warp steps along M (WMITER)", "WM·WN / (32·TM·TN·WNITER)", c.wmiter());
-    add_formula(m, "blocks", "⌈N/BN⌉·⌈M/BM⌉", blocks);
-    add_formula(m, "global loads / thread", "K·(BM+BN) / threads", m.per_thread.global_loads);
-    add_formula(m, "global stores / thread", "WMITER·TM·WNITER·TN", m.per_thread.global_stores);
-    add_formula(m, "shared stores / thread", "⌈K/BK⌉·BK·(BM+BN) / threads", m.per_thread.shared_stores);
-    add_formula(m, "shared loads / thread", "⌈K/BK⌉·BK·(WMITER·TM + WNITER·TN)", m.per_thread.shared_loads);
-    add_formula(m, "global loads, total", "M·K·⌈N/BN⌉ + K·N·⌈M/BM⌉", m.total.global_loads);
-    add_formula(m, "global stores, total", "M·N", m.total.global_stores);
-    add_formula(m, "shared stores, total", "blocks·⌈K/BK⌉·BK·(BM+BN)", m.total.shared_stores);
-    add_formula(m, "shared loads, total", "blocks·threads·⌈K/BK⌉·BK·(WMITER·TM + WNITER·TN)", m.total.shared_loads);
-    add_formula(m, "FLOPs", "2·M·N·K", m.flops);
-    add_formula(m, "arithmetic intensity (FLOP/B)", "2·M·N·K / (4·(global loads + stores))", m.intensity);
+    add_block_tiled_formulas(m, blocks, "WMITER·TM·WNITER·TN", "WMITER·TM + WNITER·TN");
 
     // Instructions: every fragment read is a float4; A is loaded as float4 (4 floats where N or
     // K % 4 ≠ 0) and stored to shared memory one float at a time (transposed); B is copied 16 bytes

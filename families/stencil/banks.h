@@ -10,7 +10,7 @@
 #include <string>
 #include <utility>
 #include <vector>
-#include "stencil_common.h"
+#include "model.h"
 #include "tilelab/banks.h"
 
 namespace tilelab::stencil {

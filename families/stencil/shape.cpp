@@ -1,18 +1,15 @@
 // The stencil family's shape (family_shape.h): a 3D grid of Nx×Ny×Nz floats (x fastest). Its GPU
-// half is family_stencil_cuda.cpp.
+// half is families/stencil/gpu_cuda.cpp.
 #include <fmt/format.h>
-#include <climits>
 #include "family_shape.h"
+#include "shape.h"
 #include "tilelab/i18n.h"
 #include "tilelab/registration.h"
 
 namespace tilelab {
 namespace {
 
-// The largest grid accepted: 2^30 cells (1024³) is 4 GiB per buffer on the device, three buffers
-// (input, output, reference).
-constexpr double kMaxPoints = double(int64_t(1) << 30);
-
+// The largest grid accepted: kMaxBufferElements cells (1024³).
 class StencilShape final : public FamilyShape {
 public:
     std::array<std::string, 3> dim_names() const override { return {"Nx", "Ny", "Nz"}; }
@@ -24,12 +21,10 @@ public:
                 return say("{} is {}, but a 7-point stencil needs at least 3 cells along each axis "
                                    "(one interior cell between two boundary cells).", "{} 为 {}，但 7 点模板在每个轴上至少需要 3 个格点（两个边界格点之间至少一个内部格点）。",
                                    names[i], p.dim[i]);
-            if (p.dim[i] > INT_MAX)
-                return say("{} is {}, but the kernels take their sizes as int (at most {}).", "{} 为 {}，但内核以 int 接收规模（最大 {}）。", names[i],
-                                   p.dim[i], INT_MAX);
+            if (const std::string why = past_int_reason(p, i); !why.empty()) return why;
         }
         const double points = double(p.dim[0]) * double(p.dim[1]) * double(p.dim[2]);
-        if (points > kMaxPoints)
+        if (points > kMaxBufferElements)
             return say("The grid has {:.0f} cells; TileLab keeps stencil grids at or below 2^30 (1024³) "
                                "so the input, output and reference fit in memory.", "网格有 {:.0f} 个格点；TileLab 把模板网格限制在 2^30（1024³）以内，使输入、输出和参考结果都能放进内存。",
                                points);

@@ -1,4 +1,4 @@
-// Inputs and a double-precision reference for the CPU walks of the matmul kernels: random A and
+// The matmul family's CPU reference, for the tests' CPU walks of its kernels: random A and
 // B in [-1, 1), and the largest |C - A·B| of a walked C.
 #pragma once
 #include <algorithm>

@@ -1,34 +1,15 @@
-// Shared by the register-tiling lessons (05 2D, 07 registers/spills/occupancy): the 2D
-// kernel's parameters, constraints, launch shape and cost model, declared once and used by the
-// 2D variant and by the register-pressure variant, which compiles the same kernel.
+// The 2D register-tiled kernel (kernels/matmul/register_2d.cuh) on the host: its parameters,
+// constraints, launch shape and cost model, declared once and used by lesson 05 (matmul.register_2d)
+// and lesson 07 (matmul.register_pressure), which compiles the same kernel. Its shared-memory
+// sites and the variant's config type are register_2d_banks.h.
 #pragma once
 #include <cstdint>
 #include <string>
 #include <vector>
 #include <fmt/format.h>
-#include "tilelab/i18n.h"
-#include "tilelab/util.h"
-#include "tilelab/variant.h"
+#include "model.h"
 
 namespace tilelab::matmul {
-
-inline void add_formula(CostModel& m, std::string quantity, std::string expression, double value) {
-    m.formulas.push_back({std::move(quantity), std::move(expression), value});
-}
-inline void add_extra(CostModel& m, std::string quantity, std::string expression, double value) {
-    m.extras.push_back({std::move(quantity), std::move(expression), value});
-}
-
-// Fills the fields every matmul cost model derives the same way, at the kernel's element types.
-inline void finish_cost_model(CostModel& m, const Problem& p, const Precision& precision = {}) {
-    const double M = double(p.dim[0]), N = double(p.dim[1]), K = double(p.dim[2]);
-    m.flops = 2 * M * N * K;
-    m.set_element_types(precision);
-    m.intensity = m.global_bytes > 0 ? m.flops / m.global_bytes : 0;
-    m.compulsory_bytes = m.load_bytes(M * K + K * N) + m.store_bytes(M * N);
-}
-
-// ---- the 2D register-tiled kernel (kernels/matmul/04_register_tiled_2d.cuh) -----------------
 
 struct Register2dConfig {
     int bm = 128, bn = 128, bk = 8, tm = 8, tn = 8;
@@ -135,7 +116,7 @@ inline std::string register_2d_invalid_reason(const Register2dConfig& c, const P
 
 inline KernelInstance register_2d_kernel(const Register2dConfig& c) {
     KernelInstance k;
-    k.source_file = "matmul/04_register_tiled_2d.cuh";
+    k.source_file = "matmul/register_2d.cuh";
     const std::string args = fmt::format("{}, {}, {}, {}, {}, {}, {}, {}, {}, {}", c.bm, c.bn, c.bk, c.tm, c.tn,
                                          c.float4_loads, c.transpose_a, c.pad, c.double_buffer, c.unroll);
     k.name_expression = c.min_blocks > 0
@@ -169,42 +150,17 @@ inline TileGeometry register_2d_tiles(const Register2dConfig& c, const Problem& 
 // loaded, every block still stores whole (zero-padded) tiles to shared memory and every thread
 // still reads TM + TN shared values per k.
 inline CostModel register_2d_cost_model(const Register2dConfig& c, const Problem& p) {
-    const double M = double(p.dim[0]), N = double(p.dim[1]), K = double(p.dim[2]);
-    const double bm = c.bm, bn = c.bn, bk = c.bk, tm = c.tm, tn = c.tn, T = c.threads();
+    const double bk = c.bk, tm = c.tm, tn = c.tn, T = c.threads();
     const double gx = double(ceil_div(p.dim[1], c.bn)), gy = double(ceil_div(p.dim[0], c.bm));
     const double steps = double(ceil_div(p.dim[2], c.bk));
     const double blocks = gx * gy;
 
     CostModel m;
-    // A full interior block reads its BM rows of A and BN columns of B once each.
-    m.per_block.global_loads = K * (bm + bn);
-    m.per_block.global_stores = bm * bn;
-    m.per_block.shared_stores = steps * bk * (bm + bn);
-    m.per_block.shared_loads = T * steps * bk * (tm + tn);
-    m.per_thread.global_loads = m.per_block.global_loads / T;
-    m.per_thread.global_stores = tm * tn;
-    m.per_thread.shared_stores = m.per_block.shared_stores / T;
-    m.per_thread.shared_loads = steps * bk * (tm + tn);
-    // Each element of A is read once per block column, each element of B once per block row.
-    m.total.global_loads = M * K * gx + K * N * gy;
-    m.total.global_stores = M * N;
-    m.total.shared_stores = blocks * m.per_block.shared_stores;
-    m.total.shared_loads = blocks * m.per_block.shared_loads;
-    finish_cost_model(m, p);
+    block_tiled_counts(m, p, c.bm, c.bn, c.bk, T, tm, tn);
 
     const double kk = steps * bk;  // k values a thread walks, K rounded up to a multiple of BK
     add_formula(m, "threads / block", "(BM/TM)·(BN/TN)", T);
-    add_formula(m, "blocks", "⌈N/BN⌉·⌈M/BM⌉", blocks);
-    add_formula(m, "global loads / thread", "K·(BM+BN) / threads", m.per_thread.global_loads);
-    add_formula(m, "global stores / thread", "TM·TN", m.per_thread.global_stores);
-    add_formula(m, "shared stores / thread", "⌈K/BK⌉·BK·(BM+BN) / threads", m.per_thread.shared_stores);
-    add_formula(m, "shared loads / thread", "⌈K/BK⌉·BK·(TM+TN)", m.per_thread.shared_loads);
-    add_formula(m, "global loads, total", "M·K·⌈N/BN⌉ + K·N·⌈M/BM⌉", m.total.global_loads);
-    add_formula(m, "global stores, total", "M·N", m.total.global_stores);
-    add_formula(m, "shared stores, total", "blocks·⌈K/BK⌉·BK·(BM+BN)", m.total.shared_stores);
-    add_formula(m, "shared loads, total", "blocks·threads·⌈K/BK⌉·BK·(TM+TN)", m.total.shared_loads);
-    add_formula(m, "FLOPs", "2·M·N·K", m.flops);
-    add_formula(m, "arithmetic intensity (FLOP/B)", "2·M·N·K / (4·(global loads + stores))", m.intensity);
+    add_block_tiled_formulas(m, blocks, "TM·TN", "TM+TN");
 
     // Register arrays: per k, TM + TN fragment writes, 2·TM·TN fragment reads by the FMAs and
     // TM·TN accumulator reads and writes; plus zeroing and writing out the accumulators.

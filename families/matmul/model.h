@@ -1,0 +1,72 @@
+// What every matmul variant's model shares (C = A·B, A M×K, B K×N): the formula and extra lists
+// the cost model shows, and the fields every matmul cost model derives the same way. The
+// family's problem shape is shape.cpp, its GPU half gpu_cuda.cpp.
+#pragma once
+#include <string>
+#include <utility>
+#include "tilelab/i18n.h"
+#include "tilelab/util.h"
+#include "tilelab/variant.h"
+
+namespace tilelab::matmul {
+
+inline void add_formula(CostModel& m, std::string quantity, std::string expression, double value) {
+    m.formulas.push_back({std::move(quantity), std::move(expression), value});
+}
+inline void add_extra(CostModel& m, std::string quantity, std::string expression, double value) {
+    m.extras.push_back({std::move(quantity), std::move(expression), value});
+}
+
+// Fills the fields every matmul cost model derives the same way, at the kernel's element types.
+inline void finish_cost_model(CostModel& m, const Problem& p, const Precision& precision = {}) {
+    const double M = double(p.dim[0]), N = double(p.dim[1]), K = double(p.dim[2]);
+    m.flops = 2 * M * N * K;
+    m.set_element_types(precision);
+    m.intensity = m.global_bytes > 0 ? m.flops / m.global_bytes : 0;
+    m.compulsory_bytes = m.load_bytes(M * K + K * N) + m.store_bytes(M * N);
+}
+
+// The counts of a block-tiled kernel, exact for any M, N, K: a BM×BN tile of C per block, walked
+// in ⌈K/BK⌉ steps that each stage BM×BK of A and BK×BN of B in shared memory (out-of-range
+// elements are not loaded but the whole tiles are stored, zero-padded), every thread reading
+// rows + cols shared values per k for its rows×cols outputs. Then the fields above.
+inline void block_tiled_counts(CostModel& m, const Problem& p, int bm, int bn, int bk, double threads, double rows,
+                               double cols) {
+    const double M = double(p.dim[0]), N = double(p.dim[1]), K = double(p.dim[2]);
+    const double gx = double(ceil_div(p.dim[1], bn)), gy = double(ceil_div(p.dim[0], bm));
+    const double kk = double(ceil_div(p.dim[2], bk)) * bk;   // k values a block walks: K rounded up to BK
+    const double blocks = gx * gy;
+    // A full interior block reads its BM rows of A and BN columns of B once each.
+    m.per_block.global_loads = K * (bm + bn);
+    m.per_block.global_stores = double(bm) * bn;
+    m.per_block.shared_stores = kk * (bm + bn);
+    m.per_block.shared_loads = threads * kk * (rows + cols);
+    m.per_thread.global_loads = m.per_block.global_loads / threads;
+    m.per_thread.global_stores = rows * cols;
+    m.per_thread.shared_stores = m.per_block.shared_stores / threads;
+    m.per_thread.shared_loads = kk * (rows + cols);
+    // Each element of A is read once per block column, each element of B once per block row.
+    m.total.global_loads = M * K * gx + K * N * gy;
+    m.total.global_stores = M * N;
+    m.total.shared_stores = blocks * m.per_block.shared_stores;
+    m.total.shared_loads = blocks * m.per_block.shared_loads;
+    finish_cost_model(m, p);
+}
+
+// block_tiled_counts' formulas, as the cost model shows them after the variant's own first lines:
+// `outputs` is a thread's outputs ("TM·TN"), `reads` the shared values it reads per k ("TM+TN").
+inline void add_block_tiled_formulas(CostModel& m, double blocks, const std::string& outputs, const std::string& reads) {
+    add_formula(m, "blocks", "⌈N/BN⌉·⌈M/BM⌉", blocks);
+    add_formula(m, "global loads / thread", "K·(BM+BN) / threads", m.per_thread.global_loads);
+    add_formula(m, "global stores / thread", outputs, m.per_thread.global_stores);
+    add_formula(m, "shared stores / thread", "⌈K/BK⌉·BK·(BM+BN) / threads", m.per_thread.shared_stores);
+    add_formula(m, "shared loads / thread", "⌈K/BK⌉·BK·(" + reads + ")", m.per_thread.shared_loads);
+    add_formula(m, "global loads, total", "M·K·⌈N/BN⌉ + K·N·⌈M/BM⌉", m.total.global_loads);
+    add_formula(m, "global stores, total", "M·N", m.total.global_stores);
+    add_formula(m, "shared stores, total", "blocks·⌈K/BK⌉·BK·(BM+BN)", m.total.shared_stores);
+    add_formula(m, "shared loads, total", "blocks·threads·⌈K/BK⌉·BK·(" + reads + ")", m.total.shared_loads);
+    add_formula(m, "FLOPs", "2·M·N·K", m.flops);
+    add_formula(m, "arithmetic intensity (FLOP/B)", "2·M·N·K / (4·(global loads + stores))", m.intensity);
+}
+
+}  // namespace tilelab::matmul
