@@ -16,6 +16,10 @@ struct SmemTiled {
     int tile = 16;   // <- TILE: edge of the block and of both shared tiles
     int pad = 0;     // <- PAD: extra columns per shared row (0 or 1)
 
+    static inline const std::vector<ParamSpec> params = {
+        {.name = "TILE", .kind = ParamKind::Int, .min = 4, .max = 32, .step = 4, .def = 16},
+        {.name = "PAD", .kind = ParamKind::Bool, .min = 0, .max = 1, .def = 0},
+    };
     static SmemTiled from(const ParamReader& p) { return {.tile = p["TILE"], .pad = p.flag("PAD") ? 1 : 0}; }
     int threads() const { return tile * tile; }
     int smem_bytes() const { return 2 * tile * (tile + pad) * int(sizeof(float)); }
@@ -158,16 +162,7 @@ std::vector<SharedAccessSite> SmemTiled::shared_sites(const Problem& problem) co
 
 }  // namespace
 
-Variant make_smem_tiled_matmul() {
-    return define_variant<SmemTiled>({
-        .id = "matmul.smem_tiled",
-        .family = "matmul",
-        .params = {
-        {.name = "TILE", .kind = ParamKind::Int, .min = 4, .max = 32, .step = 4, .def = 16},
-        {.name = "PAD", .kind = ParamKind::Bool, .min = 0, .max = 1, .def = 0},
-        },
-    });
-}
-TILELAB_REGISTER_VARIANT(make_smem_tiled_matmul)
+TILELAB_VARIANT(make_smem_tiled_matmul, SmemTiled,
+                {.id = "matmul.smem_tiled", .family = "matmul", .params = SmemTiled::params})
 
 }  // namespace tilelab

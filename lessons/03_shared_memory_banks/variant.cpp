@@ -20,6 +20,12 @@ struct SmemTranspose {
     int swizzle = 0;   // <- SWIZZLE: XOR the column chunk with the row
     int vec = 1;       // <- VEC: floats per access (1, 2, 4)
 
+    static inline const std::vector<ParamSpec> params = {
+        {.name = "TILE", .kind = ParamKind::Pow2, .min = 8, .max = 64, .def = 32},
+        {.name = "PAD", .kind = ParamKind::Int, .min = 0, .max = 8, .def = 0},
+        {.name = "SWIZZLE", .kind = ParamKind::Bool, .min = 0, .max = 1, .def = 0},
+        {.name = "VEC", .kind = ParamKind::Pow2, .min = 1, .max = 4, .def = 1},
+    };
     static SmemTranspose from(const ParamReader& p) {
         return {.tile = p["TILE"], .pad = p["PAD"], .swizzle = p["SWIZZLE"], .vec = p["VEC"]};
     }
@@ -150,18 +156,7 @@ std::vector<SharedAccessSite> SmemTranspose::shared_sites(const Problem& problem
 
 }  // namespace
 
-Variant make_smem_transpose() {
-    return define_variant<SmemTranspose>({
-        .id = "transpose.smem",
-        .family = "transpose",
-        .params = {
-            {.name = "TILE", .kind = ParamKind::Pow2, .min = 8, .max = 64, .def = 32},
-            {.name = "PAD", .kind = ParamKind::Int, .min = 0, .max = 8, .def = 0},
-            {.name = "SWIZZLE", .kind = ParamKind::Bool, .min = 0, .max = 1, .def = 0},
-            {.name = "VEC", .kind = ParamKind::Pow2, .min = 1, .max = 4, .def = 1},
-        },
-    });
-}
-TILELAB_REGISTER_VARIANT(make_smem_transpose)
+TILELAB_VARIANT(make_smem_transpose, SmemTranspose,
+                {.id = "transpose.smem", .family = "transpose", .params = SmemTranspose::params})
 
 }  // namespace tilelab

@@ -15,6 +15,14 @@ struct BasicStencil {
     int bx = 8, by = 8, bz = 8;   // <- BX, BY, BZ: the block, one thread per cell
     int r = 1;                    // <- RADIUS: how far the stencil reaches along each axis
 
+    static inline const std::vector<ParamSpec> params = {
+        // Default 128×2×1: the fastest shape of scripts/bench_stencil.sh's sweep on an H200 at 512³
+        // (32×8, 64×4 and 256×1 were within a few percent; the lesson starts from 32×8).
+        {.name = "BX", .kind = ParamKind::Pow2, .min = 1, .max = 1024, .def = 128},
+        {.name = "BY", .kind = ParamKind::Pow2, .min = 1, .max = 1024, .def = 2},
+        {.name = "BZ", .kind = ParamKind::Pow2, .min = 1, .max = 64, .def = 1},
+        stencil::radius_param(),
+    };
     static BasicStencil from(const ParamReader& p) {
         return {.bx = p["BX"], .by = p["BY"], .bz = p["BZ"], .r = p.get("RADIUS", 1)};
     }
@@ -107,20 +115,7 @@ CostModel BasicStencil::cost_model(const Problem& problem) const {
 
 }  // namespace
 
-Variant make_basic_stencil() {
-    return define_variant<BasicStencil>({
-        .id = "stencil.basic",
-        .family = "stencil",
-        .params = {
-            // Default 128×2×1: the fastest shape of scripts/bench_stencil.sh's sweep on an H200 at 512³
-            // (32×8, 64×4 and 256×1 were within a few percent; the lesson starts from 32×8).
-            {.name = "BX", .kind = ParamKind::Pow2, .min = 1, .max = 1024, .def = 128},
-            {.name = "BY", .kind = ParamKind::Pow2, .min = 1, .max = 1024, .def = 2},
-            {.name = "BZ", .kind = ParamKind::Pow2, .min = 1, .max = 64, .def = 1},
-            stencil::radius_param(),
-        },
-    });
-}
-TILELAB_REGISTER_VARIANT(make_basic_stencil)
+TILELAB_VARIANT(make_basic_stencil, BasicStencil,
+                {.id = "stencil.basic", .family = "stencil", .params = BasicStencil::params})
 
 }  // namespace tilelab

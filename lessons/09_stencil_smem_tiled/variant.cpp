@@ -17,6 +17,10 @@ struct SmemTiledStencil {
     int t = 8;   // <- T: edge of the cubic block and of its shared tile, halo included
     int r = 1;   // <- RADIUS: how far the stencil reaches along each axis
 
+    static inline const std::vector<ParamSpec> params = {
+        {.name = "T", .kind = ParamKind::Int, .min = 3, .max = 12, .def = 8},
+        stencil::radius_param(),
+    };
     static SmemTiledStencil from(const ParamReader& p) { return {.t = p["T"], .r = p.get("RADIUS", 1)}; }
     std::string invalid_reason(const Problem& problem, const Target& target) const;
     KernelInstance kernel() const;
@@ -181,16 +185,7 @@ std::vector<SharedAccessSite> SmemTiledStencil::shared_sites(const Problem& prob
 
 }  // namespace
 
-Variant make_smem_tiled_stencil() {
-    return define_variant<SmemTiledStencil>({
-        .id = "stencil.smem_tiled",
-        .family = "stencil",
-        .params = {
-            {.name = "T", .kind = ParamKind::Int, .min = 3, .max = 12, .def = 8},
-            stencil::radius_param(),
-        },
-    });
-}
-TILELAB_REGISTER_VARIANT(make_smem_tiled_stencil)
+TILELAB_VARIANT(make_smem_tiled_stencil, SmemTiledStencil,
+                {.id = "stencil.smem_tiled", .family = "stencil", .params = SmemTiledStencil::params})
 
 }  // namespace tilelab
