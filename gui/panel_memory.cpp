@@ -3,7 +3,6 @@
 // uses; the arithmetic intensity; and where that puts the kernel on the card's roofline.
 // The model needs no GPU; counted values and measured points say "no GPU" in model mode.
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -135,8 +134,7 @@ void DrawRoofline(const AppState& state, const RunResult& r) {
         // The roof of the kernel's input type: the FP32 pipes, or the tensor cores at TF32/BF16/FP16.
         roof.peak_gflops = t.peak_gflops(input);
         roof.bandwidth_gbps = t.dram_gbps;
-        std::string type = element_name(input);
-        for (char& c : type) c = char(std::toupper(static_cast<unsigned char>(c)));
+        const std::string type = element_label(input);
         roof.peak_label = (input == ElementType::f32 ? type : type + " tensor") + " " + Rate(roof.peak_gflops, "GFLOP/s", "TFLOP/s");
         roof.bandwidth_label = "DRAM " + Rate(roof.bandwidth_gbps, "GB/s", "TB/s");
         source = r.measured ? trf("memory.datasheet_until_measured", t.name) : trf("memory.datasheet_model_mode", t.name);

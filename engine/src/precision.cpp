@@ -2,6 +2,7 @@
 #include "tilelab/precision.h"
 
 #include <fmt/format.h>
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 
@@ -21,6 +22,12 @@ std::optional<ElementType> parse_element(const std::string& name) {
     for (ElementType t : {ElementType::f32, ElementType::tf32, ElementType::bf16, ElementType::f16})
         if (name == element_name(t)) return t;
     return std::nullopt;
+}
+
+std::string element_label(ElementType t) {
+    std::string label = element_name(t);
+    for (char& c : label) c = char(std::toupper(static_cast<unsigned char>(c)));
+    return label;
 }
 
 int element_bytes(ElementType t) {

@@ -31,6 +31,9 @@ TEST(Precision, ElementTypesKnowTheirSizeAndRounding) {
     EXPECT_FALSE(parse_element("fp8").has_value());
     EXPECT_EQ((Precision{ElementType::bf16, ElementType::f32, ElementType::f32}).describe(), "bf16 → fp32");
     EXPECT_EQ(Precision{}.describe(), "fp32");
+    EXPECT_EQ(element_label(ElementType::f32), "FP32");   // labels and cuBLAS's names: upper case
+    EXPECT_EQ(element_label(ElementType::bf16), "BF16");
+    EXPECT_EQ(element_label(ElementType::f16), "FP16");
 }
 
 TEST(Precision, ToleranceFollowsTheDerivation) {

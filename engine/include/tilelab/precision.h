@@ -18,6 +18,8 @@ enum class ElementType {
 // "fp32", "tf32", "bf16", "fp16": the names the CLI, the JSON and the UI use.
 const char* element_name(ElementType t);
 std::optional<ElementType> parse_element(const std::string& name);
+// "FP32", "TF32", "BF16", "FP16": the name in upper case, as labels and cuBLAS's names spell it.
+std::string element_label(ElementType t);
 // Bytes one element occupies in memory (TF32 lives in a 4-byte float).
 int element_bytes(ElementType t);
 // Unit roundoff u = 2^-(p) where p is the significand's bits after the point plus one: the largest
