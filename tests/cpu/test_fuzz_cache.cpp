@@ -116,10 +116,7 @@ TEST(CacheFuzz, OddFileTypesAreRefusedWithoutWaiting) {
 // must finish (no hang on the FIFO), succeed by compiling again, and leave the odd thing alone.
 TEST(CacheFuzz, AnOddThingAtAnEntrysPathIsPassedOverAndRebuilt) {
     TempDir dir;
-    CompileRequest req;
-    req.source_file = "test/scale.cuh";
-    req.name_expression = "tilelab_test_scale<128>";
-    req.arch = 90;
+    const CompileRequest req{.source_file = "test/scale.cuh", .name_expression = "tilelab_test_scale<128>", .arch = 90};
     fs::path entry;
     {
         CompileService first(dir.path.string());

@@ -63,10 +63,7 @@ TEST(Ptxas, UnknownNameOrEmptyLogIsNotParsed) {
 // without the cap the same kernel must not spill and must use more registers.
 TEST(Ptxas, RealReportShowsSpillsUnderARegisterCap) {
     CompileService service("");
-    CompileRequest req;
-    req.source_file = "test/spill.cuh";
-    req.name_expression = "tilelab_test_pressure<64>";
-    req.arch = 90;
+    CompileRequest req{.source_file = "test/spill.cuh", .name_expression = "tilelab_test_pressure<64>", .arch = 90};
     auto free_run = service.compile(req);
     ASSERT_TRUE(free_run->ok) << free_run->error << "\n" << free_run->log;
     ASSERT_TRUE(free_run->ptxas.parsed) << free_run->log;
