@@ -26,7 +26,11 @@ struct SmemTiled {
 
     std::string invalid_reason(const Problem& problem, const Target& target) const;
     KernelInstance kernel() const;
-    LaunchShape launch(const Problem& problem) const;
+    // One TILE×TILE block per tile of C: x along its N columns, y along its M rows.
+    LaunchShape launch(const Problem& p) const {
+        return {.grid = {unsigned(ceil_div(p.dim[1], tile)), unsigned(ceil_div(p.dim[0], tile)), 1},
+                .block = {unsigned(tile), unsigned(tile), 1}};
+    }
     TileGeometry tiles(const Problem& problem) const;
     CostModel cost_model(const Problem& problem) const;
     std::vector<SharedAccessSite> shared_sites(const Problem& problem) const;
@@ -51,15 +55,6 @@ std::string SmemTiled::invalid_reason(const Problem& problem, const Target& targ
 
 KernelInstance SmemTiled::kernel() const {
     return {"matmul/02_smem_tiled.cuh", fmt::format("smem_tiled_matmul<{}, {}>", tile, pad)};
-}
-
-LaunchShape SmemTiled::launch(const Problem& problem) const {
-    const SmemTiled& s = *this;
-    const int64_t M = problem.dim[0], N = problem.dim[1];
-    LaunchShape shape;
-    shape.block = {unsigned(s.tile), unsigned(s.tile), 1};
-    shape.grid = {unsigned(ceil_div(N, s.tile)), unsigned(ceil_div(M, s.tile)), 1};
-    return shape;
 }
 
 // A TILE×TILE tile of C per block, one output per thread; each k-step stages a TILE×TILE tile of A

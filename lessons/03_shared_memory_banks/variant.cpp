@@ -31,7 +31,11 @@ struct SmemTranspose {
     }
     std::string invalid_reason(const Problem& problem, const Target& target) const;
     KernelInstance kernel() const;
-    LaunchShape launch(const Problem& problem) const;
+    // One block per TILE×TILE tile of the W×H input, TILE/VEC × 8 threads.
+    LaunchShape launch(const Problem& p) const {
+        return {.grid = {unsigned(ceil_div(p.dim[0], tile)), unsigned(ceil_div(p.dim[1], tile)), 1},
+                .block = {unsigned(cols()), unsigned(kRowsOfThreads), 1}};
+    }
     TileGeometry tiles(const Problem& problem) const;
     CostModel cost_model(const Problem& problem) const;
     std::vector<SharedAccessSite> shared_sites(const Problem& problem) const;
@@ -75,14 +79,6 @@ KernelInstance SmemTranspose::kernel() const {
     const SmemTranspose& s = *this;
     return {"transpose/01_smem_transpose.cuh",
             fmt::format("smem_transpose<{}, {}, {}, {}>", s.tile, s.pad, s.swizzle ? 1 : 0, s.vec)};
-}
-
-LaunchShape SmemTranspose::launch(const Problem& problem) const {
-    const SmemTranspose& s = *this;
-    LaunchShape shape;
-    shape.block = {unsigned(s.cols()), unsigned(kRowsOfThreads), 1};
-    shape.grid = {unsigned(ceil_div(problem.dim[0], s.tile)), unsigned(ceil_div(problem.dim[1], s.tile)), 1};
-    return shape;
 }
 
 TileGeometry SmemTranspose::tiles(const Problem& problem) const {

@@ -27,7 +27,11 @@ struct Register1d {
 
     std::string invalid_reason(const Problem& p, const Target& t) const;
     KernelInstance kernel() const;
-    LaunchShape launch(const Problem& p) const;
+    // T threads a block, one row of C each: U columns by T rows of C per block.
+    LaunchShape launch(const Problem& p) const {
+        return {.grid = {unsigned(ceil_div(p.dim[1], outputs)), unsigned(ceil_div(p.dim[0], threads)), 1},
+                .block = {unsigned(threads), 1, 1}};
+    }
     TileGeometry tiles(const Problem& p) const;
     CostModel cost_model(const Problem& p) const;
     std::vector<SharedAccessSite> shared_sites(const Problem& p) const;
@@ -146,13 +150,6 @@ CostModel Register1d::cost_model(const Problem& p) const {
 
 KernelInstance Register1d::kernel() const {
     return {"matmul/03_register_tiled_1d.cuh", fmt::format("register_1d_matmul<{}, {}, {}>", threads, outputs, slice)};
-}
-
-LaunchShape Register1d::launch(const Problem& p) const {
-    LaunchShape s;
-    s.grid = {unsigned(ceil_div(p.dim[1], outputs)), unsigned(ceil_div(p.dim[0], threads)), 1};
-    s.block = {unsigned(threads), 1, 1};
-    return s;
 }
 
 // A block covers T rows × U columns of C, a thread U outputs of its row; per k-step of S the

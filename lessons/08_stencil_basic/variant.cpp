@@ -28,12 +28,16 @@ struct BasicStencil {
     }
     std::string invalid_reason(const Problem& problem, const Target& target) const;
     KernelInstance kernel() const;
-    LaunchShape launch(const Problem& problem) const;
     TileGeometry tiles(const Problem& problem) const;
     CostModel cost_model(const Problem& problem) const;
     int threads() const { return bx * by * bz; }
     std::array<int64_t, 3> blocks(const Problem& p) const {
         return {ceil_div(p.dim[0], bx), ceil_div(p.dim[1], by), ceil_div(p.dim[2], bz)};
+    }
+    // The grid is the blocks above, each block the tile.
+    LaunchShape launch(const Problem& p) const {
+        const auto b = blocks(p);
+        return {.grid = {unsigned(b[0]), unsigned(b[1]), unsigned(b[2])}, .block = {unsigned(bx), unsigned(by), unsigned(bz)}};
     }
 };
 
@@ -45,15 +49,6 @@ std::string BasicStencil::invalid_reason(const Problem& problem, const Target&) 
 KernelInstance BasicStencil::kernel() const {
     const BasicStencil& s = *this;
     return {"stencil/01_basic.cuh", fmt::format("basic_stencil<{}, {}, {}, {}>", s.bx, s.by, s.bz, s.r)};
-}
-
-LaunchShape BasicStencil::launch(const Problem& problem) const {
-    const BasicStencil& s = *this;
-    const auto blocks = s.blocks(problem);
-    LaunchShape shape;
-    shape.block = {unsigned(s.bx), unsigned(s.by), unsigned(s.bz)};
-    shape.grid = {unsigned(blocks[0]), unsigned(blocks[1]), unsigned(blocks[2])};
-    return shape;
 }
 
 // One thread per cell of the whole grid (boundary cells copy themselves); each reads its
