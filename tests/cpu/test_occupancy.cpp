@@ -22,24 +22,24 @@ const Target& preset(const char* key) {
 
 // What a hand-worked case states: each field given is checked, those left out are not.
 struct Stated {
-    std::optional<std::string> error;
-    std::optional<int> blocks_per_sm, active_warps, max_warps;
-    std::optional<double> occupancy;
-    std::optional<int> limit_warps, limit_registers, limit_smem, limit_blocks;
-    std::optional<std::string> limiter;
+    std::optional<std::string> error{};
+    std::optional<int> blocks_per_sm{}, active_warps{}, max_warps{};
+    std::optional<double> occupancy{};
+    std::optional<int> limit_warps{}, limit_registers{}, limit_smem{}, limit_blocks{};
+    std::optional<std::string> limiter{};
 };
 
 void expect_stated(const Occupancy& o, const Stated& s) {
-    if (s.error) EXPECT_EQ(o.error, *s.error);
-    if (s.blocks_per_sm) EXPECT_EQ(o.blocks_per_sm, *s.blocks_per_sm);
-    if (s.active_warps) EXPECT_EQ(o.active_warps, *s.active_warps);
-    if (s.max_warps) EXPECT_EQ(o.max_warps, *s.max_warps);
-    if (s.occupancy) EXPECT_DOUBLE_EQ(o.occupancy, *s.occupancy);
-    if (s.limit_warps) EXPECT_EQ(o.limit_warps, *s.limit_warps);
-    if (s.limit_registers) EXPECT_EQ(o.limit_registers, *s.limit_registers);
-    if (s.limit_smem) EXPECT_EQ(o.limit_smem, *s.limit_smem);
-    if (s.limit_blocks) EXPECT_EQ(o.limit_blocks, *s.limit_blocks);
-    if (s.limiter) EXPECT_EQ(o.limiter, *s.limiter);
+    if (s.error) { EXPECT_EQ(o.error, *s.error); }
+    if (s.blocks_per_sm) { EXPECT_EQ(o.blocks_per_sm, *s.blocks_per_sm); }
+    if (s.active_warps) { EXPECT_EQ(o.active_warps, *s.active_warps); }
+    if (s.max_warps) { EXPECT_EQ(o.max_warps, *s.max_warps); }
+    if (s.occupancy) { EXPECT_DOUBLE_EQ(o.occupancy, *s.occupancy); }
+    if (s.limit_warps) { EXPECT_EQ(o.limit_warps, *s.limit_warps); }
+    if (s.limit_registers) { EXPECT_EQ(o.limit_registers, *s.limit_registers); }
+    if (s.limit_smem) { EXPECT_EQ(o.limit_smem, *s.limit_smem); }
+    if (s.limit_blocks) { EXPECT_EQ(o.limit_blocks, *s.limit_blocks); }
+    if (s.limiter) { EXPECT_EQ(o.limiter, *s.limiter); }
 }
 
 std::string all_steps(const Occupancy& o) {
