@@ -7,16 +7,14 @@
 #include "tilelab/engine.h"
 #include "tilelab/result_json.h"
 #include "typed_matmul_variant.h"
+#include "model_engine.h"
 
 using namespace tilelab;
 using tilelab::testing::typed_matmul_variant;
 
 namespace {
 
-Engine& model_engine() {
-    static Engine engine(EngineConfig{"", /*force_model_mode=*/true});
-    return engine;
-}
+using test::model_engine;
 
 TEST(Precision, ElementTypesKnowTheirSizeAndRounding) {
     EXPECT_EQ(element_bytes(ElementType::f32), 4);

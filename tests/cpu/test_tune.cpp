@@ -18,20 +18,14 @@
 #include "tilelab/engine.h"
 #include "tilelab/tune.h"
 #include "tilelab/variant.h"
+#include "model_engine.h"
 
 namespace {
 
 using namespace tilelab;
 namespace fs = std::filesystem;
 
-Engine& model_engine() {
-    static Engine engine([] {
-        EngineConfig cfg;
-        cfg.force_model_mode = true;
-        return cfg;
-    }());
-    return engine;
-}
+using test::model_engine;
 
 const Variant& variant(const std::string& id) {
     const Variant* v = find_variant(id);
