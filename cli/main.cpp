@@ -75,15 +75,8 @@ void add_run_flags(CLI::App* app, CliOptions& o) {
 
 int main(int argc, char** argv) {
     tilelab::end_launchers_with_this_process();   // a launcher left running would hold its GPU (issue #30)
-    // The locale's language until --lang says otherwise (JSON and CSV keys stay English).
-    tilelab::set_language(tilelab::language_from_locale());
-    // --lang before the parser is built, so --help is in that language too (the parser checks it again).
-    for (int i = 1; i < argc; ++i) {
-        const std::string_view arg = argv[i];
-        tilelab::Language lang;
-        if (arg == "--lang" && i + 1 < argc && tilelab::parse_language(argv[i + 1], lang)) tilelab::set_language(lang);
-        else if (arg.rfind("--lang=", 0) == 0 && tilelab::parse_language(arg.substr(7), lang)) tilelab::set_language(lang);
-    }
+    // The locale's language until --lang says otherwise, --help included (JSON and CSV keys stay English).
+    tilelab::set_language_from_command_line(argc, argv);
     CliOptions o;
     FormatFlags f;
     CLI::App app(tilelab::tr("clihelp.app"), kProgram);
