@@ -301,6 +301,25 @@ bool random_plane_config(std::mt19937& rng, const Variant& v, PlaneConfig& c, Pr
     return c.TX * c.TY <= 1024 && v.invalid_reason(p, prob, tilelab::testing::test_target()).empty();
 }
 
+// The plane-walk variant `id`'s bank model against `walk` of every block and step, at 20 random
+// configurations (seeded) that it accepts.
+template <class Walk>
+void expect_model_equals_walk_at_random(const char* id, unsigned seed, Walk walk) {
+    const Variant* v = find_variant(id);
+    ASSERT_NE(v, nullptr);
+    std::mt19937 rng(seed);
+    for (int n = 0; n < 20;) {
+        PlaneConfig c{};
+        Problem prob;
+        ParamValues p;
+        if (!random_plane_config(rng, *v, c, prob, p)) continue;
+        ++n;
+        SCOPED_TRACE(::testing::Message() << "TX=" << c.TX << " TY=" << c.TY << " RY=" << c.RY << " Z=" << c.Z << " HALO="
+                                          << c.around << " at " << prob.dim[0] << "x" << prob.dim[1] << "x" << prob.dim[2]);
+        expect_model_equals_walk(*v, p, prob, walk(c, prob));
+    }
+}
+
 }  // namespace
 
 TEST(StencilBanks, SmemTiledModelEqualsAWalkOfEveryBlock) {
@@ -319,35 +338,11 @@ TEST(StencilBanks, SmemTiledModelEqualsAWalkOfEveryBlock) {
 }
 
 TEST(StencilBanks, CoarsenedModelEqualsAWalkOfEveryBlockAndStep) {
-    const Variant* v = find_variant("stencil.coarsened");
-    ASSERT_NE(v, nullptr);
-    std::mt19937 rng(9);
-    for (int n = 0; n < 20;) {
-        PlaneConfig c{};
-        Problem prob;
-        ParamValues p;
-        if (!random_plane_config(rng, *v, c, prob, p)) continue;
-        ++n;
-        SCOPED_TRACE(::testing::Message() << "TX=" << c.TX << " TY=" << c.TY << " RY=" << c.RY << " Z=" << c.Z << " HALO="
-                                          << c.around << " at " << prob.dim[0] << "x" << prob.dim[1] << "x" << prob.dim[2]);
-        expect_model_equals_walk(*v, p, prob, walk_coarsened(c, prob));
-    }
+    expect_model_equals_walk_at_random("stencil.coarsened", 9, walk_coarsened);
 }
 
 TEST(StencilBanks, RegisterTiledModelEqualsAWalkOfEveryBlockAndStep) {
-    const Variant* v = find_variant("stencil.register_tiled");
-    ASSERT_NE(v, nullptr);
-    std::mt19937 rng(10);
-    for (int n = 0; n < 20;) {
-        PlaneConfig c{};
-        Problem prob;
-        ParamValues p;
-        if (!random_plane_config(rng, *v, c, prob, p)) continue;
-        ++n;
-        SCOPED_TRACE(::testing::Message() << "TX=" << c.TX << " TY=" << c.TY << " RY=" << c.RY << " Z=" << c.Z << " HALO="
-                                          << c.around << " at " << prob.dim[0] << "x" << prob.dim[1] << "x" << prob.dim[2]);
-        expect_model_equals_walk(*v, p, prob, walk_register_tiled(c, prob));
-    }
+    expect_model_equals_walk_at_random("stencil.register_tiled", 10, walk_register_tiled);
 }
 
 // What the plane walks' banks look like at the lessons' widths: a warp is one row of a 32-wide tile,
