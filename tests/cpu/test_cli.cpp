@@ -18,6 +18,7 @@
 #include "tilelab/engine.h"
 #include "tilelab/lesson.h"
 #include "tilelab/variant.h"
+#include "test_folder.h"
 
 namespace {
 
@@ -43,11 +44,7 @@ std::string read_file(const std::filesystem::path& p) {
 }
 
 CliRun run_cli(const std::vector<std::string>& args) {
-    std::string name = "tilelab_cli_test_";
-    name += std::to_string(::getpid());
-    name += '_';
-    name += ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    const auto dir = std::filesystem::temp_directory_path() / name;
+    const auto dir = test::folder_of_this_test("cli_test");
     std::filesystem::create_directories(dir);
     std::string cmd = "TILELAB_MODEL_MODE=1 ";
     cmd += shell_quote(test::cli_path());

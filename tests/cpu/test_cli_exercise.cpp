@@ -10,6 +10,7 @@
 
 #include "spawn.h"
 #include "tilelab/exercise.h"
+#include "test_folder.h"
 
 namespace {
 
@@ -19,9 +20,7 @@ namespace fs = std::filesystem;
 class CliExercise : public ::testing::Test {
 protected:
     void SetUp() override {
-        dir_ = fs::temp_directory_path() /
-               ("tilelab_cli_exercise_" + std::to_string(::getpid()) + "_" +
-                ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        dir_ = test::folder_of_this_test("cli_exercise");
         fs::create_directories(dir_);
     }
     void TearDown() override { fs::remove_all(dir_); }

@@ -11,6 +11,7 @@
 
 #include "spawn.h"
 #include "tilelab/exercise_store.h"
+#include "test_folder.h"
 
 namespace {
 
@@ -20,9 +21,7 @@ namespace fs = std::filesystem;
 class ExerciseStoreTest : public ::testing::Test {
 protected:
     void SetUp() override {
-        dir_ = fs::temp_directory_path() /
-               ("tilelab_exercise_store_" + std::to_string(::getpid()) + "_" +
-                ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        dir_ = test::folder_of_this_test("exercise_store");
         fs::remove_all(dir_);
     }
     void TearDown() override { fs::remove_all(dir_); }

@@ -16,6 +16,7 @@
 #include "host/compile_cache_testing.h"
 #include "tilelab/compile.h"
 #include "tilelab/safe_file.h"
+#include "test_folder.h"
 
 namespace {
 
@@ -29,8 +30,7 @@ constexpr int kMutatedCases = 300;
 struct TempDir {
     fs::path path;
     TempDir() {
-        path = fs::temp_directory_path() / ("tilelab_fuzz_cache_" + std::to_string(::getpid()) + "_" +
-                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        path = test::folder_of_this_test("fuzz_cache");
         fs::remove_all(path);
         fs::create_directories(path);
     }
