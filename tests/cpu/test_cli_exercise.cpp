@@ -17,14 +17,9 @@ namespace {
 using namespace tilelab;
 namespace fs = std::filesystem;
 
-class CliExercise : public ::testing::Test {
+class CliExercise : public test::TestWithFolder {
 protected:
-    void SetUp() override {
-        dir_ = test::folder_of_this_test("cli_exercise");
-        fs::create_directories(dir_);
-    }
-    void TearDown() override { fs::remove_all(dir_); }
-
+    CliExercise() : TestWithFolder("cli_exercise", /*create=*/true) {}
     test::Spawned cli(const std::vector<std::string>& args) {
         return test::spawn(test::cli_path(), args, {"TILELAB_MODEL_MODE=1"}, 300,
                            dir_.string());
@@ -35,8 +30,6 @@ protected:
         return path;
     }
     static std::string number(const Exercise& ex) { return ex.lesson->id.substr(0, ex.lesson->id.find('_')); }
-
-    fs::path dir_;
 };
 
 TEST_F(CliExercise, ListNamesEveryLessonsExercise) {
