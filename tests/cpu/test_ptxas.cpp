@@ -24,27 +24,25 @@ const char* kTwoKernels =
     "ptxas info    : Used 16 registers, used 0 barriers, 360 bytes cmem[0], 8 bytes cmem[2]\n"
     "ptxas info    : Compile time = 0.971 ms\n";
 
+// Every figure of `got` is `want`'s.
+void expect_report(const PtxasInfo& got, const PtxasInfo& want) {
+    EXPECT_EQ(got.parsed, want.parsed);
+    EXPECT_EQ(got.registers, want.registers);
+    EXPECT_EQ(got.smem_bytes, want.smem_bytes);
+    EXPECT_EQ(got.cmem_bytes, want.cmem_bytes);
+    EXPECT_EQ(got.stack_bytes, want.stack_bytes);
+    EXPECT_EQ(got.spill_stores, want.spill_stores);
+    EXPECT_EQ(got.spill_loads, want.spill_loads);
+}
+
 }  // namespace
 
 TEST(Ptxas, ReadsTheNamedKernelOnly) {
-    PtxasInfo k = parse_ptxas_report(kTwoKernels, "_Z1kILi32EEvPKfPfi");
-    EXPECT_TRUE(k.parsed);
-    EXPECT_EQ(k.registers, 48);
-    EXPECT_EQ(k.smem_bytes, 4096);
-    EXPECT_EQ(k.cmem_bytes, 372);
-    EXPECT_EQ(k.stack_bytes, 0);
-    EXPECT_EQ(k.spill_stores, 0);
-    EXPECT_EQ(k.spill_loads, 0);
-
+    expect_report(parse_ptxas_report(kTwoKernels, "_Z1kILi32EEvPKfPfi"),
+                  {.registers = 48, .spill_stores = 0, .spill_loads = 0, .stack_bytes = 0, .smem_bytes = 4096, .cmem_bytes = 372, .parsed = true});
     // The callee's stack frame (24 B) is not the kernel's (168 B).
-    PtxasInfo other = parse_ptxas_report(kTwoKernels, "_Z5otherPf");
-    EXPECT_TRUE(other.parsed);
-    EXPECT_EQ(other.registers, 16);
-    EXPECT_EQ(other.stack_bytes, 168);
-    EXPECT_EQ(other.spill_stores, 164);
-    EXPECT_EQ(other.spill_loads, 160);
-    EXPECT_EQ(other.smem_bytes, 0);
-    EXPECT_EQ(other.cmem_bytes, 360);
+    expect_report(parse_ptxas_report(kTwoKernels, "_Z5otherPf"),
+                  {.registers = 16, .spill_stores = 164, .spill_loads = 160, .stack_bytes = 168, .smem_bytes = 0, .cmem_bytes = 360, .parsed = true});
 }
 
 TEST(Ptxas, WithoutANameTakesTheFirstKernel) {
