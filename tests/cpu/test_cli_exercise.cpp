@@ -15,7 +15,6 @@
 namespace {
 
 using namespace tilelab;
-namespace fs = std::filesystem;
 
 class CliExercise : public test::TestWithFolder {
 protected:
