@@ -1,5 +1,6 @@
 // Reading ptxas's verbose report (-Xptxas=-v) as NVRTC returns it in the program log.
 #include <gtest/gtest.h>
+#include <tuple>
 
 #include "tilelab/compile.h"
 
@@ -24,15 +25,12 @@ const char* kTwoKernels =
     "ptxas info    : Used 16 registers, used 0 barriers, 360 bytes cmem[0], 8 bytes cmem[2]\n"
     "ptxas info    : Compile time = 0.971 ms\n";
 
-// Every figure of `got` is `want`'s.
+// Every figure of `got` is `want`'s (parsed, registers, spill stores and loads, stack, smem, cmem).
 void expect_report(const PtxasInfo& got, const PtxasInfo& want) {
-    EXPECT_EQ(got.parsed, want.parsed);
-    EXPECT_EQ(got.registers, want.registers);
-    EXPECT_EQ(got.smem_bytes, want.smem_bytes);
-    EXPECT_EQ(got.cmem_bytes, want.cmem_bytes);
-    EXPECT_EQ(got.stack_bytes, want.stack_bytes);
-    EXPECT_EQ(got.spill_stores, want.spill_stores);
-    EXPECT_EQ(got.spill_loads, want.spill_loads);
+    const auto figures = [](const PtxasInfo& i) {
+        return std::tuple(i.parsed, i.registers, i.spill_stores, i.spill_loads, i.stack_bytes, i.smem_bytes, i.cmem_bytes);
+    };
+    EXPECT_EQ(figures(got), figures(want));
 }
 
 }  // namespace
