@@ -73,6 +73,13 @@ void expect_one_line_error(const CliRun& r, int code) {
     EXPECT_EQ(r.err.rfind("tilelab-cli: ", 0), 0u) << r.err;
 }
 
+// `args` is a usage error (exit 2, one line) that names `named`.
+void expect_usage_error_naming(const std::vector<std::string>& args, const std::string& named) {
+    const CliRun r = run_cli(args);
+    expect_one_line_error(r, 2);
+    EXPECT_NE(r.err.find(named), std::string::npos) << r.err;
+}
+
 std::vector<std::string> lines_of(const std::string& text) {
     std::vector<std::string> lines;
     std::stringstream ss(text);
@@ -171,16 +178,10 @@ TEST(Cli, CeilingsNeedAGpu) {
 
 // ---- invalid input: exit 2, one line --------------------------------------------------------
 
-TEST(Cli, UnknownVariantIsAUsageError) {
-    const CliRun r = run_cli({"compile", "matmul.no_such_thing"});
-    expect_one_line_error(r, 2);
-    EXPECT_NE(r.err.find("matmul.no_such_thing"), std::string::npos) << r.err;
-}
+TEST(Cli, UnknownVariantIsAUsageError) { expect_usage_error_naming({"compile", "matmul.no_such_thing"}, "matmul.no_such_thing"); }
 
 TEST(Cli, UnknownParameterIsAUsageError) {
-    const CliRun r = run_cli({"compile", all_variants().front().id, "--set", "NO_SUCH_PARAM=4"});
-    expect_one_line_error(r, 2);
-    EXPECT_NE(r.err.find("NO_SUCH_PARAM"), std::string::npos) << r.err;
+    expect_usage_error_naming({"compile", all_variants().front().id, "--set", "NO_SUCH_PARAM=4"}, "NO_SUCH_PARAM");
 }
 
 TEST(Cli, MalformedAssignmentIsAUsageError) {
@@ -189,17 +190,12 @@ TEST(Cli, MalformedAssignmentIsAUsageError) {
 }
 
 TEST(Cli, BadSizeIsAUsageError) {
-    for (const char* size : {"10x", "0", "12x34", "big"}) {
-        const CliRun r = run_cli({"compile", all_variants().front().id, "--size", size});
-        expect_one_line_error(r, 2);
-        EXPECT_NE(r.err.find("--size"), std::string::npos) << r.err;
-    }
+    for (const char* size : {"10x", "0", "12x34", "big"})
+        expect_usage_error_naming({"compile", all_variants().front().id, "--size", size}, "--size");
 }
 
 TEST(Cli, UnknownTargetIsAUsageError) {
-    const CliRun r = run_cli({"compile", all_variants().front().id, "--target", "sm_12"});
-    expect_one_line_error(r, 2);
-    EXPECT_NE(r.err.find("sm_12"), std::string::npos) << r.err;
+    expect_usage_error_naming({"compile", all_variants().front().id, "--target", "sm_12"}, "sm_12");
 }
 
 TEST(Cli, UnknownFlagOrMissingSubcommandIsAUsageError) {
