@@ -3,6 +3,7 @@
 // counts its calls and can hold a compile until the test lets it go, so that "while X is being
 // compiled" is a state the test controls, not a race it hopes to win. Runs everywhere.
 #include <gtest/gtest.h>
+#include <initializer_list>
 #include <condition_variable>
 #include <future>
 #include <map>
@@ -114,6 +115,10 @@ struct Fixture {
         engine.compiler().set_backend_for_testing([this](const CompileRequest& r) { return fake.compile(r); });
     }
     ~Fixture() { fake.release_all(); }
+    // How many times each TILE's plain build was compiled: {TILE, times} for each.
+    void expect_compiled(std::initializer_list<std::pair<int, int>> tiles_and_times) {
+        for (const auto& [tile, times] : tiles_and_times) EXPECT_EQ(fake.calls(build_name(tile)), times) << "TILE=" << tile;
+    }
 };
 
 std::vector<std::pair<int, int>> tiles_and_flags(const std::vector<RunRequest>& reqs) {
@@ -176,10 +181,7 @@ TEST(CompileAhead, SkipsInvalidRequestsAndWhatIsAlreadyCompiled) {
     f.engine.analyze(at(8));   // compiled by the user
     f.engine.compile_ahead({at(12), at(20), at(8), at(28)}, /*instrumented_too=*/false);
     ASSERT_TRUE(f.engine.wait_compile_ahead_idle(kHang));
-    EXPECT_EQ(f.fake.calls(build_name(12)), 0);
-    EXPECT_EQ(f.fake.calls(build_name(20)), 0);
-    EXPECT_EQ(f.fake.calls(build_name(8)), 1);
-    EXPECT_EQ(f.fake.calls(build_name(28)), 1);
+    f.expect_compiled({{12, 0}, {20, 0}, {8, 1}, {28, 1}});
     const CompileAheadStats stats = f.engine.compile_ahead_stats();
     EXPECT_EQ(stats.invalid, 2u);
     EXPECT_EQ(stats.already, 1u);
@@ -222,10 +224,7 @@ TEST(CompileAhead, ANewListReplacesTheOldQueue) {
     f.engine.compile_ahead({at(28)}, /*instrumented_too=*/false);
     f.fake.release(build_name(4));
     ASSERT_TRUE(f.engine.wait_compile_ahead_idle(kHang));
-    EXPECT_EQ(f.fake.calls(build_name(4)), 1);   // in progress: it finished
-    EXPECT_EQ(f.fake.calls(build_name(8)), 0);
-    EXPECT_EQ(f.fake.calls(build_name(16)), 0);
-    EXPECT_EQ(f.fake.calls(build_name(28)), 1);
+    f.expect_compiled({{4, 1} /* in progress: it finished */, {8, 0}, {16, 0}, {28, 1}});
     const CompileAheadStats stats = f.engine.compile_ahead_stats();
     EXPECT_EQ(stats.lists, 2u);
     EXPECT_EQ(stats.dropped, 2u);
