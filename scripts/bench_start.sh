@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by the bench_*.sh scripts that drive tilelab-cli: how each of them starts.
 # bench_start NAME [CLI]: CLI is the argument, else $TILELAB_CLI, else build/tilelab-cli; OUT is
 # $OUT, else a fresh temporary folder tilelab-bench-NAME.XXXXXX. Stops (exit 2) when there is no
