@@ -76,7 +76,7 @@ enum SubcommandFlags { kCommonOnly = 0, kRequest = 1, kRun = 2, kRequestAndRun =
 
 // A subcommand with the common flags, then a request's (variant, --set, --size ...) and a run's
 // (--reps, --warmup ...) where `flags` asks for them.
-CLI::App* add_subcommand(CLI::App& app, const char* name, const std::string& help, CliOptions& o, FormatFlags& f,
+CLI::App* add_subcommand(const char* name, const std::string& help, CLI::App& app, CliOptions& o, FormatFlags& f,
                          int flags = kCommonOnly) {
     CLI::App* sub = app.add_subcommand(name, help);
     add_common_flags(sub, o, f);
@@ -99,16 +99,16 @@ int main(int argc, char** argv) {
     app.set_version_flag("--version", tilelab::version_text(), tilelab::tr("clihelp.version"));
     add_common_flags(&app, o, f);
 
-    auto* list = add_subcommand(app, "list", tilelab::tr("clihelp.list"), o, f);
+    auto* list = add_subcommand("list", tilelab::tr("clihelp.list"), app, o, f);
 
-    auto* targets = add_subcommand(app, "targets", tilelab::tr("clihelp.targets"), o, f);
+    auto* targets = add_subcommand("targets", tilelab::tr("clihelp.targets"), app, o, f);
     targets->add_option("--target", o.target, tilelab::tr("clihelp.target_2"));
 
-    auto* ceilings = add_subcommand(app, "ceilings", tilelab::tr("clihelp.ceilings"), o, f);
+    auto* ceilings = add_subcommand("ceilings", tilelab::tr("clihelp.ceilings"), app, o, f);
 
-    auto* compile = add_subcommand(app, "compile", tilelab::tr("clihelp.compile"), o, f, kRequest);
+    auto* compile = add_subcommand("compile", tilelab::tr("clihelp.compile"), app, o, f, kRequest);
 
-    auto* run = add_subcommand(app, "run", tilelab::tr("clihelp.run"), o, f, kRequestAndRun);
+    auto* run = add_subcommand("run", tilelab::tr("clihelp.run"), app, o, f, kRequestAndRun);
     run->add_flag("--no-hardware", o.no_hardware,
                   tilelab::tr("clihelp.no_hardware"));
 
@@ -119,11 +119,11 @@ int main(int argc, char** argv) {
                     tilelab::tr("clihelp.time_limit"))
         ->check(tilelab::whole_number(1, 3600));
 
-    auto* exercise = add_subcommand(app, "exercise", tilelab::tr("clihelp.exercise"), o, f);
+    auto* exercise = add_subcommand("exercise", tilelab::tr("clihelp.exercise"), app, o, f);
     exercise->add_option("lesson", o.exercise, tilelab::tr("clihelp.lesson"))->required();
     exercise->add_flag("--skeleton", o.skeleton, tilelab::tr("clihelp.skeleton"));
 
-    auto* drill = add_subcommand(app, "drill", tilelab::tr("clihelp.drill"), o, f);
+    auto* drill = add_subcommand("drill", tilelab::tr("clihelp.drill"), app, o, f);
     drill->add_option("lesson", o.variant, tilelab::tr("clihelp.drill_lesson"))->required();
     auto* answer = drill->add_option("--answer", o.drill_answer,
                                      tilelab::tr("clihelp.drill_answer"));
@@ -131,7 +131,7 @@ int main(int argc, char** argv) {
         ->excludes(answer);
     drill->add_option("--target", o.target, tilelab::tr("clihelp.drill_target"));
 
-    auto* sweep = add_subcommand(app, "sweep", tilelab::tr("clihelp.sweep"), o, f, kRequestAndRun);
+    auto* sweep = add_subcommand("sweep", tilelab::tr("clihelp.sweep"), app, o, f, kRequestAndRun);
     sweep->add_flag("--hardware", o.hardware,
                     tilelab::tr("clihelp.hardware"));
     sweep->add_option("--param", o.param, tilelab::tr("clihelp.param"))->required();
@@ -141,7 +141,7 @@ int main(int argc, char** argv) {
     sweep->add_flag("--compile-only", o.compile_only, tilelab::tr("clihelp.compile_only"));
     sweep->add_option("--gpus", o.gpus, tilelab::tr("clihelp.gpus"));
 
-    auto* tune = add_subcommand(app, "tune", tilelab::tr("clihelp.tune"), o, f);
+    auto* tune = add_subcommand("tune", tilelab::tr("clihelp.tune"), app, o, f);
     tune->add_option("variant", o.variant, tilelab::tr("clihelp.variant"))->required();
     tune->add_option("--set", o.sets, tilelab::tr("clihelp.tune_set"))->allow_extra_args(false);
     tune->add_option("--size", o.size, tilelab::tr("clihelp.size"));
