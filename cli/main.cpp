@@ -71,19 +71,26 @@ void add_run_flags(CLI::App* app, CliOptions& o) {
     app->add_option("--seed", o.seed, tilelab::tr("clihelp.seed"));
 }
 
+// What a subcommand takes besides the common flags.
+enum SubcommandFlags { kCommonOnly = 0, kRequest = 1, kRun = 2, kRequestAndRun = kRequest | kRun };
+
+// A subcommand with the common flags, then a request's (variant, --set, --size ...) and a run's
+// (--reps, --warmup ...) where `flags` asks for them.
+CLI::App* add_subcommand(const char* name, const std::string& help, CLI::App& app, CliOptions& o, FormatFlags& f,
+                         int flags = kCommonOnly) {
+    CLI::App* sub = app.add_subcommand(name, help);
+    add_common_flags(sub, o, f);
+    if (flags & kRequest) add_request_flags(sub, o);
+    if (flags & kRun) add_run_flags(sub, o);
+    return sub;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     tilelab::end_launchers_with_this_process();   // a launcher left running would hold its GPU (issue #30)
-    // The locale's language until --lang says otherwise (JSON and CSV keys stay English).
-    tilelab::set_language(tilelab::language_from_locale());
-    // --lang before the parser is built, so --help is in that language too (the parser checks it again).
-    for (int i = 1; i < argc; ++i) {
-        const std::string_view arg = argv[i];
-        tilelab::Language lang;
-        if (arg == "--lang" && i + 1 < argc && tilelab::parse_language(argv[i + 1], lang)) tilelab::set_language(lang);
-        else if (arg.rfind("--lang=", 0) == 0 && tilelab::parse_language(arg.substr(7), lang)) tilelab::set_language(lang);
-    }
+    // The locale's language until --lang says otherwise, --help included (JSON and CSV keys stay English).
+    tilelab::set_language_from_command_line(argc, argv);
     CliOptions o;
     FormatFlags f;
     CLI::App app(tilelab::tr("clihelp.app"), kProgram);
@@ -92,26 +99,16 @@ int main(int argc, char** argv) {
     app.set_version_flag("--version", tilelab::version_text(), tilelab::tr("clihelp.version"));
     add_common_flags(&app, o, f);
 
-    auto* list = app.add_subcommand("list", tilelab::tr("clihelp.list"));
-    add_common_flags(list, o, f);
+    auto* list = add_subcommand("list", tilelab::tr("clihelp.list"), app, o, f);
 
-    auto* targets = app.add_subcommand("targets", tilelab::tr("clihelp.targets"));
-    add_common_flags(targets, o, f);
+    auto* targets = add_subcommand("targets", tilelab::tr("clihelp.targets"), app, o, f);
     targets->add_option("--target", o.target, tilelab::tr("clihelp.target_2"));
 
-    auto* ceilings = app.add_subcommand("ceilings", tilelab::tr("clihelp.ceilings"));
-    add_common_flags(ceilings, o, f);
+    auto* ceilings = add_subcommand("ceilings", tilelab::tr("clihelp.ceilings"), app, o, f);
 
-    auto* compile = app.add_subcommand(
-        "compile", tilelab::tr("clihelp.compile"));
-    add_common_flags(compile, o, f);
-    add_request_flags(compile, o);
+    auto* compile = add_subcommand("compile", tilelab::tr("clihelp.compile"), app, o, f, kRequest);
 
-    auto* run = app.add_subcommand(
-        "run", tilelab::tr("clihelp.run"));
-    add_common_flags(run, o, f);
-    add_request_flags(run, o);
-    add_run_flags(run, o);
+    auto* run = add_subcommand("run", tilelab::tr("clihelp.run"), app, o, f, kRequestAndRun);
     run->add_flag("--no-hardware", o.no_hardware,
                   tilelab::tr("clihelp.no_hardware"));
 
@@ -122,15 +119,11 @@ int main(int argc, char** argv) {
                     tilelab::tr("clihelp.time_limit"))
         ->check(tilelab::whole_number(1, 3600));
 
-    auto* exercise = app.add_subcommand(
-        "exercise", tilelab::tr("clihelp.exercise"));
-    add_common_flags(exercise, o, f);
+    auto* exercise = add_subcommand("exercise", tilelab::tr("clihelp.exercise"), app, o, f);
     exercise->add_option("lesson", o.exercise, tilelab::tr("clihelp.lesson"))->required();
     exercise->add_flag("--skeleton", o.skeleton, tilelab::tr("clihelp.skeleton"));
 
-    auto* drill = app.add_subcommand(
-        "drill", tilelab::tr("clihelp.drill"));
-    add_common_flags(drill, o, f);
+    auto* drill = add_subcommand("drill", tilelab::tr("clihelp.drill"), app, o, f);
     drill->add_option("lesson", o.variant, tilelab::tr("clihelp.drill_lesson"))->required();
     auto* answer = drill->add_option("--answer", o.drill_answer,
                                      tilelab::tr("clihelp.drill_answer"));
@@ -138,11 +131,7 @@ int main(int argc, char** argv) {
         ->excludes(answer);
     drill->add_option("--target", o.target, tilelab::tr("clihelp.drill_target"));
 
-    auto* sweep = app.add_subcommand(
-        "sweep", tilelab::tr("clihelp.sweep"));
-    add_common_flags(sweep, o, f);
-    add_request_flags(sweep, o);
-    add_run_flags(sweep, o);
+    auto* sweep = add_subcommand("sweep", tilelab::tr("clihelp.sweep"), app, o, f, kRequestAndRun);
     sweep->add_flag("--hardware", o.hardware,
                     tilelab::tr("clihelp.hardware"));
     sweep->add_option("--param", o.param, tilelab::tr("clihelp.param"))->required();
@@ -152,8 +141,7 @@ int main(int argc, char** argv) {
     sweep->add_flag("--compile-only", o.compile_only, tilelab::tr("clihelp.compile_only"));
     sweep->add_option("--gpus", o.gpus, tilelab::tr("clihelp.gpus"));
 
-    auto* tune = app.add_subcommand("tune", tilelab::tr("clihelp.tune"));
-    add_common_flags(tune, o, f);
+    auto* tune = add_subcommand("tune", tilelab::tr("clihelp.tune"), app, o, f);
     tune->add_option("variant", o.variant, tilelab::tr("clihelp.variant"))->required();
     tune->add_option("--set", o.sets, tilelab::tr("clihelp.tune_set"))->allow_extra_args(false);
     tune->add_option("--size", o.size, tilelab::tr("clihelp.size"));

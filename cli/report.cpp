@@ -115,7 +115,7 @@ static void render_compile(std::string& out, const RunResult& r, const ReportOpt
 
 static void render_accesses(std::string& out, const RunResult& r, const ReportOptions& opt) {
     const CostModel& m = r.model;
-    section(out, tr("report.accesses_section"));
+    section(out, trf("report.accesses_section", format_element_sizes(r.precision)));
     std::vector<Column> cols = {{"", Align::Left},
                                 {tr("memory.per_thread"), Align::Right},
                                 {tr("memory.per_block"), Align::Right},

@@ -37,10 +37,10 @@ void render_hardware(std::string& out, const RunResult& r) {
     t.add_row({"L2", tr("hwreport.l2_bytes"), format_bytes(m("lts__t_bytes.sum")),
                trf("hwreport.model_global", format_bytes(model.global_bytes)), ratio(m("lts__t_bytes.sum"), model.global_bytes)});
     t.add_row({"L1", tr("hwreport.global_load_bytes"), format_bytes(m("l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum")),
-               trf("hwreport.model_loads", format_bytes(model_loads_bytes)),
+               trf("hwreport.model_loads", model.load_element_bytes, format_bytes(model_loads_bytes)),
                ratio(m("l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum"), model_loads_bytes)});
     t.add_row({"L1", tr("hwreport.global_store_bytes"), format_bytes(m("l1tex__t_bytes_pipe_lsu_mem_global_op_st.sum")),
-               trf("hwreport.model_stores", format_bytes(model_stores_bytes)),
+               trf("hwreport.model_stores", model.store_element_bytes, format_bytes(model_stores_bytes)),
                ratio(m("l1tex__t_bytes_pipe_lsu_mem_global_op_st.sum"), model_stores_bytes)});
     for (const bool load : {true, false}) {
         const char* op = load ? "ld" : "st";

@@ -4,6 +4,8 @@
 # Variants are listed in the order of their files' paths, lessons/01_.../variant.cpp first: the
 # folders' numbers are the teaching order. Families are listed in the same way; order is moot.
 set(variant_re "^[ \t]*TILELAB_REGISTER_VARIANT\\([ \t]*([A-Za-z_][A-Za-z_0-9]*)[ \t]*\\)")
+# TILELAB_VARIANT(factory, Config, info): the factory defined and registered in one line.
+set(defined_variant_re "^[ \t]*TILELAB_VARIANT\\([ \t]*([A-Za-z_][A-Za-z_0-9]*)[ \t]*,")
 set(family_re "^[ \t]*TILELAB_REGISTER_FAMILY\\([^,]*,[ \t]*([A-Za-z_][A-Za-z_0-9]*)[ \t]*\\)")
 set(device_family_re "^[ \t]*TILELAB_REGISTER_DEVICE_FAMILY\\([^,]*,[ \t]*([A-Za-z_][A-Za-z_0-9]*)[ \t]*\\)")
 
@@ -19,11 +21,18 @@ set(variants "")
 set(families "")
 set(device_families "")
 foreach(rel IN LISTS relative)
-  file(STRINGS ${BASE}/${rel} lines REGEX "^[ \t]*TILELAB_REGISTER_(VARIANT|FAMILY|DEVICE_FAMILY)\\(")
+  file(STRINGS ${BASE}/${rel} lines REGEX "^[ \t]*TILELAB_(REGISTER_VARIANT|REGISTER_FAMILY|REGISTER_DEVICE_FAMILY|VARIANT)\\(")
   foreach(line IN LISTS lines)
+    # One MATCHES per if(): a failed MATCHES empties CMAKE_MATCH_1 even after another succeeded.
+    set(factory "")
     if(line MATCHES "${variant_re}")
-      string(APPEND declarations "Variant registered_variant_${CMAKE_MATCH_1}();   // ${rel}\n")
-      string(APPEND variants "        &registered_variant_${CMAKE_MATCH_1},\n")
+      set(factory ${CMAKE_MATCH_1})
+    elseif(line MATCHES "${defined_variant_re}")
+      set(factory ${CMAKE_MATCH_1})
+    endif()
+    if(factory)
+      string(APPEND declarations "Variant registered_variant_${factory}();   // ${rel}\n")
+      string(APPEND variants "        &registered_variant_${factory},\n")
     elseif(line MATCHES "${family_re}")
       string(APPEND declarations "FamilyRegistration registered_family_${CMAKE_MATCH_1}();   // ${rel}\n")
       string(APPEND families "        &registered_family_${CMAKE_MATCH_1},\n")

@@ -138,29 +138,22 @@ bool ExerciseTypeIn(AppState& state, const std::string& text, std::string& why) 
     return true;
 }
 
-bool ExerciseUndo(AppState& state) {
+// Undo and redo: the last version of `from` becomes the text, the text goes onto `to`.
+static bool step_version(AppState& state, std::vector<std::string>& from, std::vector<std::string>& to) {
     const Exercise* ex = CurrentExercise(state);
     ExerciseEditorState& e = state.exercise;
-    if (!ex || e.undo.empty()) return false;
-    e.redo.push_back(e.text);
-    std::string text = std::move(e.undo.back());
-    e.undo.pop_back();
+    if (!ex || from.empty()) return false;
+    to.push_back(e.text);
+    std::string text = std::move(from.back());
+    from.pop_back();
     e.last_snapshot = {};   // the next keystroke starts a new version
     set_text(state, *ex, std::move(text));
     return true;
 }
 
-bool ExerciseRedo(AppState& state) {
-    const Exercise* ex = CurrentExercise(state);
-    ExerciseEditorState& e = state.exercise;
-    if (!ex || e.redo.empty()) return false;
-    e.undo.push_back(e.text);
-    std::string text = std::move(e.redo.back());
-    e.redo.pop_back();
-    e.last_snapshot = {};
-    set_text(state, *ex, std::move(text));
-    return true;
-}
+bool ExerciseUndo(AppState& state) { return step_version(state, state.exercise.undo, state.exercise.redo); }
+
+bool ExerciseRedo(AppState& state) { return step_version(state, state.exercise.redo, state.exercise.undo); }
 
 bool ExerciseReset(AppState& state) {
     const Exercise* ex = CurrentExercise(state);

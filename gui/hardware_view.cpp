@@ -79,6 +79,9 @@ void DrawHardwareTable(const RunResult& r) {
     const auto bytes = [](std::optional<double> v) { return v ? format_bytes(*v) : std::string(); };
     const auto requests = [](double elements) { return FormatCount(elements / 32) + " req"; };
 
+    // The rows hold pointers to their help: these live as long as the rows.
+    const std::string l1_loads_help = trf("hardware.l1_loads_help", m.load_element_bytes);
+    const std::string l1_stores_help = trf("hardware.l1_stores_help", m.store_element_bytes);
     std::vector<LevelRow> rows;
     rows.push_back({tr("hardware.dram_read").c_str(), tr("hardware.dram_read_help").c_str(), "", "",
                     bytes(hw(kDramRead)), "", ""});
@@ -86,10 +89,10 @@ void DrawHardwareTable(const RunResult& r) {
                     bytes(hw(kDramWrite)), "", ""});
     rows.push_back({"L2", tr("hardware.l2_help").c_str(), "", "",
                     bytes(hw("lts__t_bytes.sum")), "", ""});
-    rows.push_back({tr("hardware.l1_loads").c_str(), tr("hardware.l1_loads_help").c_str(),
+    rows.push_back({tr("hardware.l1_loads").c_str(), l1_loads_help.c_str(),
                     format_bytes(m.load_bytes(m.total.global_loads)), counted ? format_bytes(m.load_bytes(r.counted->global_loads)) : "",
                     bytes(hw("l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum")), "", ""});
-    rows.push_back({tr("hardware.l1_stores").c_str(), tr("hardware.l1_stores_help").c_str(),
+    rows.push_back({tr("hardware.l1_stores").c_str(), l1_stores_help.c_str(),
                     format_bytes(m.store_bytes(m.total.global_stores)), counted ? format_bytes(m.store_bytes(r.counted->global_stores)) : "",
                     bytes(hw("l1tex__t_bytes_pipe_lsu_mem_global_op_st.sum")), "", ""});
     for (const bool load : {true, false}) {
@@ -108,7 +111,7 @@ void DrawHardwareTable(const RunResult& r) {
     }
 
     ImGui::TextUnformatted(tr("hardware.by_level").c_str());
-    HelpMarker(tr("hardware.by_level_help").c_str());
+    HelpMarker(trf("hardware.by_level_help", format_element_sizes(r.precision)).c_str());
     if (BeginDataTable("##levels", {{tr("hardware.col_level").c_str(), 1.3f}, {tr("hardware.col_model").c_str()}, {tr("hardware.col_counted").c_str()},
                                   {tr("hardware.col_hardware").c_str()}, {tr("banks.col_ways").c_str(), 0, 3.5f}})) {
         for (const LevelRow& row : rows) {

@@ -366,6 +366,15 @@ int walk(App& app, FrameDriver& driver, double timeout_s) {
     AppState& state = app.state();
     const auto& lessons = all_lessons();
     int steps = 0;
+    // Asks for `name` through `select` and draws until `shown` is it: a selection shows from the
+    // next frame on. False, having said so, when it never does or a frame fails.
+    const auto show = [&](std::string& select, const std::string& shown, const char* name, const char* what) {
+        select = name;
+        for (int k = 0; k < 4 && (k < 2 || shown != name); ++k)
+            if (!driver.frame()) return false;
+        if (shown != name) std::fprintf(stderr, "walk: %s %s never became active\n", what, name);
+        return shown == name;
+    };
     for (size_t li = 0; li < lessons.size(); ++li) {
         EnterLesson(state, int(li), 0);
         const int waited = driver.until_settled(timeout_s);
@@ -379,26 +388,12 @@ int walk(App& app, FrameDriver& driver, double timeout_s) {
         const int step_count = std::max<int>(1, int(lessons[li].steps.size()));
         for (int s = 0; s < step_count; ++s, ++steps) {
             if (s > 0) EnterStep(state, s);
-            for (const char* tab : kTabNames) {
-                state.select_tab = tab;
-                // A tab selected by flag shows from the next frame on: draw until it is the active one.
-                for (int k = 0; k < 4 && (k < 2 || state.active_tab != tab); ++k)
-                    if (!driver.frame()) return 2;
-                if (state.active_tab != tab) {
-                    std::fprintf(stderr, "walk: tab %s never became active\n", tab);
-                    return 2;
-                }
-            }
+            for (const char* tab : kTabNames)
+                if (!show(state.select_tab, state.active_tab, tab, "tab")) return 2;
             // The Code tab's second view, the exercise editor, then back to the kernel.
             for (const char* view : {"Exercise", "Kernel"}) {
                 state.select_tab = "Code";
-                state.select_code_view = view;
-                for (int k = 0; k < 4 && (k < 2 || state.code_view != view); ++k)
-                    if (!driver.frame()) return 2;
-                if (state.code_view != view) {
-                    std::fprintf(stderr, "walk: Code view %s never became active\n", view);
-                    return 2;
-                }
+                if (!show(state.select_code_view, state.code_view, view, "Code view")) return 2;
             }
         }
     }

@@ -155,13 +155,7 @@ int main(int argc, char** argv) {
     std::signal(SIGTERM, on_stop_signal);
     // --lang (else the locale) before the parser is built, so --help and flag errors are in that
     // language; the app decides again once the settings file is read.
-    tilelab::set_language(tilelab::language_from_locale());
-    for (int i = 1; i < argc; ++i) {
-        const std::string_view arg = argv[i];
-        tilelab::Language lang;
-        if (arg == "--lang" && i + 1 < argc && tilelab::parse_language(argv[i + 1], lang)) tilelab::set_language(lang);
-        else if (arg.rfind("--lang=", 0) == 0 && tilelab::parse_language(arg.substr(7), lang)) tilelab::set_language(lang);
-    }
+    tilelab::set_language_from_command_line(argc, argv);
     CLI::App cli{tilelab::tr("apphelp.app"), "tilelab"};
     cli.footer(tilelab::tr("apphelp.footer"));
     cli.set_version_flag("--version", tilelab::version_text(), tilelab::tr("clihelp.version"));

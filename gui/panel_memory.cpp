@@ -3,7 +3,6 @@
 // uses; the arithmetic intensity; and where that puts the kernel on the card's roofline.
 // The model needs no GPU; counted values and measured points say "no GPU" in model mode.
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -24,13 +23,14 @@ std::string Rate(double gflops, const char* giga, const char* tera) {
     return gflops >= 1000 ? plot::FormatValue(gflops / 1000) + " " + tera : plot::FormatValue(gflops) + " " + giga;
 }
 
-void DrawHeadlines(const CostModel& m) {
+void DrawHeadlines(const RunResult& r) {
+    const CostModel& m = r.model;
     Headline(tr("memory.arithmetic_intensity").c_str(), plot::FormatValue(m.intensity) + " FLOP/B", plot::kHighlight,
              tr("memory.intensity_help").c_str(),
              false);
     Headline("FLOPs", FormatCount(m.flops), plot::kTextColor, tr("results.floating_point_operations_of_the_whole_launch").c_str());
     Headline(tr("memory.global_traffic_model").c_str(), format_bytes(m.global_bytes), plot::kTextColor,
-             tr("memory.global_loads_stores_4_bytes_counting_every_acces").c_str());
+             trf("memory.global_traffic_help", format_element_sizes(r.precision)).c_str());
     Headline(tr("memory.compulsory_traffic").c_str(), format_bytes(m.compulsory_bytes), plot::kTextColor,
              tr("memory.compulsory_traffic_help").c_str());
 }
@@ -48,7 +48,7 @@ void DrawAccessTable(const RunResult& r) {
         {tr("memory.shared_loads").c_str(), &AccessCounts::shared_loads},
         {tr("memory.shared_stores").c_str(), &AccessCounts::shared_stores},
     };
-    ImGui::TextUnformatted(tr("memory.accesses_in_4_byte_elements").c_str());
+    ImGui::TextUnformatted(trf("memory.accesses_in_elements", format_element_sizes(r.precision)).c_str());
     HelpMarker(tr("memory.accesses_help").c_str());
     if (!BeginDataTable("##accesses", {{tr("memory.col_access").c_str(), 1.4f}, {tr("memory.per_thread").c_str()}, {tr("memory.per_block").c_str()}, {tr("memory.total_model").c_str()},
                                      {tr("memory.total_counted").c_str()}, {tr("memory.col_match").c_str(), 0, 3.5f}}))
@@ -135,8 +135,7 @@ void DrawRoofline(const AppState& state, const RunResult& r) {
         // The roof of the kernel's input type: the FP32 pipes, or the tensor cores at TF32/BF16/FP16.
         roof.peak_gflops = t.peak_gflops(input);
         roof.bandwidth_gbps = t.dram_gbps;
-        std::string type = element_name(input);
-        for (char& c : type) c = char(std::toupper(static_cast<unsigned char>(c)));
+        const std::string type = element_label(input);
         roof.peak_label = (input == ElementType::f32 ? type : type + " tensor") + " " + Rate(roof.peak_gflops, "GFLOP/s", "TFLOP/s");
         roof.bandwidth_label = "DRAM " + Rate(roof.bandwidth_gbps, "GB/s", "TB/s");
         source = r.measured ? trf("memory.datasheet_until_measured", t.name) : trf("memory.datasheet_model_mode", t.name);
@@ -216,7 +215,7 @@ void DrawMemoryPanel(AppState& state) {
         ImGui::PopStyleColor();
         return;
     }
-    DrawHeadlines(r.model);
+    DrawHeadlines(r);
     ImGui::Spacing();
     DrawAccessTable(r);
     ImGui::Spacing();

@@ -221,7 +221,7 @@ void draw_analysis(const RunResult& r) {
     const CostModel& m = r.model;
     row(tr("results.flops_model").c_str(), FormatCount(m.flops));
     row(tr("results.global_traffic_model").c_str(), format_bytes(m.global_bytes),
-        tr("results.global_traffic_help").c_str());
+        trf("results.global_traffic_help", format_element_sizes(r.precision)).c_str());
     row(tr("results.compulsory_traffic").c_str(), format_bytes(m.compulsory_bytes), tr("results.each_input_read_once_and_the_output_written_once").c_str());
     row(tr("results.arithmetic_intensity").c_str(), fixed(m.intensity, 2) + " FLOP/B", tr("results.model_flops_over_model_global_bytes").c_str());
     ImGui::EndTable();

@@ -14,14 +14,10 @@
 # Exit status: 0 when every configuration ran and validated, 1 otherwise (targets only reported).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-CLI="${1:-${TILELAB_CLI:-build/tilelab-cli}}"
+# shellcheck source=scripts/bench_start.sh
+. scripts/bench_start.sh
+bench_start warp "$@"
 REPS="${REPS:-20}"
-OUT="${OUT:-$(mktemp -d -t tilelab-bench-warp.XXXXXX)}"
-mkdir -p "$OUT"
-if [[ ! -x "$CLI" ]]; then
-    echo "bench_matmul_warp: no tilelab-cli at $CLI (build it first or pass its path)" >&2
-    exit 2
-fi
 
 exec python3 - "$CLI" "$REPS" "$OUT" <<'PY'
 import json, os, subprocess, sys

@@ -15,15 +15,11 @@
 # Exit status: 0 when every call measured a validated best, 1 otherwise (the 3 % target only reported).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-CLI="${1:-${TILELAB_CLI:-build/tilelab-cli}}"
+# shellcheck source=scripts/bench_start.sh
+. scripts/bench_start.sh
+bench_start tune "$@"
 SIZE="${SIZE:-4096}"
 BUDGET="${BUDGET:-60}"
-OUT="${OUT:-$(mktemp -d -t tilelab-bench-tune.XXXXXX)}"
-mkdir -p "$OUT"
-if [[ ! -x "$CLI" ]]; then
-    echo "bench_tune: no tilelab-cli at $CLI (build it first or pass its path)" >&2
-    exit 2
-fi
 
 exec python3 - "$CLI" "$SIZE" "$BUDGET" "$OUT" <<'PY'
 import json, os, subprocess, sys, time

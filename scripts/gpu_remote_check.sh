@@ -13,12 +13,9 @@
 # Usage: scripts/gpu_remote_check.sh BUILD_DIR        (logs and JSON in $OUT, default /tmp/tilelab-remote-check)
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
-build=$(cd "${1:?usage: scripts/gpu_remote_check.sh BUILD_DIR}" && pwd) || exit 2
-out=${OUT:-/tmp/tilelab-remote-check}
-mkdir -p "$out"
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export TILELAB_LOCK_DIR=${TILELAB_LOCK_DIR:-/tmp}
-cli=$build/tilelab-cli
+# shellcheck source=scripts/gpu_check_start.sh
+. scripts/gpu_check_start.sh
+gpu_check_start remote_check "$@"
 stdio=(--gpu-command "$build/tilelab-gpu-worker --stdio")
 lessons=${LESSONS:-"02 04 05 08"}
 reps=${REPS:-30}

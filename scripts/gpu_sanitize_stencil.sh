@@ -5,15 +5,9 @@
 # one timed run of each order at 256³ for the lessons. Binaries from scripts/carry_build.sh.
 # Usage: scripts/gpu_sanitize_stencil.sh CARRY OUT      (logs into OUT; exit 0 only if all passed)
 set -uo pipefail
-carry=${1:?usage: gpu_sanitize_stencil.sh CARRY OUT}
-out=${2:?usage: gpu_sanitize_stencil.sh CARRY OUT}
-mkdir -p "$out"
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
-sanitizer=/usr/local/cuda/bin/compute-sanitizer
-cli="$carry/tilelab-cli"
-failed=0
-summary="$out/summary.txt"
-: > "$summary"
+# shellcheck source=scripts/gpu_sanitize_start.sh
+. "$(dirname "$0")/gpu_sanitize_start.sh"
+sanitize_start stencil "$@"
 
 # tool lesson size params...: one checked, counted run (no timing to speak of) under the sanitizer.
 sanitize() {

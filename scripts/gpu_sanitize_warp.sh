@@ -10,15 +10,9 @@
 # Env:   QUICK=1: a short session's subset (STAGES 1 and 3 at one odd size, STAGES 4 at the other,
 #        one other warp shape; about a minute on an H100) instead of the whole list.
 set -uo pipefail
-carry=${1:?usage: gpu_sanitize_warp.sh CARRY OUT}
-out=${2:?usage: gpu_sanitize_warp.sh CARRY OUT}
-mkdir -p "$out"
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
-sanitizer=/usr/local/cuda/bin/compute-sanitizer
-cli="$carry/tilelab-cli"
-failed=0
-summary="$out/summary.txt"
-: > "$summary"
+# shellcheck source=scripts/gpu_sanitize_start.sh
+. "$(dirname "$0")/gpu_sanitize_start.sh"
+sanitize_start warp "$@"
 
 # tool size params...: one checked, counted run of lesson 06 under the sanitizer.
 sanitize() {

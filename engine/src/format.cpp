@@ -2,6 +2,7 @@
 #include "tilelab/format.h"
 #include <fmt/format.h>
 #include <cmath>
+#include "tilelab/i18n.h"
 
 namespace tilelab {
 
@@ -30,6 +31,12 @@ std::string format_bytes(double bytes) {
         ++u;
     }
     return fmt::format("{:.4g} {}", v, units[u]);
+}
+
+std::string format_element_sizes(const Precision& p) {
+    const auto size = [](ElementType t) { return trf("units.element_size", element_name(t), element_bytes(t)); };
+    if (p.input == p.output) return size(p.input);
+    return trf("units.element_sizes_load_store", size(p.input), size(p.output));
 }
 
 }  // namespace tilelab

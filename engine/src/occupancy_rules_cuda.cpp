@@ -38,26 +38,19 @@ cudaOccFuncAttributes func_attributes(const Target& t, const OccupancyInput& in)
     return f;
 }
 
+// One of the calculator's per-device figures for the target: query(&figure, &properties).
+int ask(const Target& t, cudaOccError (*query)(int*, const cudaOccDeviceProp*)) {
+    const cudaOccDeviceProp p = device_prop(t);
+    int figure = 0;
+    query(&figure, &p);
+    return figure;
+}
+
 class CudaOccupancyRules final : public OccupancyRules {
 public:
-    int register_unit(const Target& t) const override {
-        const cudaOccDeviceProp p = device_prop(t);
-        int unit = 0;
-        cudaOccRegAllocationGranularity(&unit, &p);
-        return unit;
-    }
-    int sub_partitions(const Target& t) const override {
-        const cudaOccDeviceProp p = device_prop(t);
-        int n = 0;
-        cudaOccSubPartitionsPerMultiprocessor(&n, &p);
-        return n;
-    }
-    int smem_unit(const Target& t) const override {
-        const cudaOccDeviceProp p = device_prop(t);
-        int unit = 0;
-        cudaOccSMemAllocationGranularity(&unit, &p);
-        return unit;
-    }
+    int register_unit(const Target& t) const override { return ask(t, cudaOccRegAllocationGranularity); }
+    int sub_partitions(const Target& t) const override { return ask(t, cudaOccSubPartitionsPerMultiprocessor); }
+    int smem_unit(const Target& t) const override { return ask(t, cudaOccSMemAllocationGranularity); }
     size_t smem_carveout(const Target& t, size_t alloc_per_block) const override {
         const cudaOccDeviceProp p = device_prop(t);
         const cudaOccDeviceState state;
@@ -69,12 +62,7 @@ public:
         }
         return carveout;
     }
-    int max_blocks_per_sm(const Target& t) const override {
-        const cudaOccDeviceProp p = device_prop(t);
-        int n = 0;
-        cudaOccMaxBlocksPerMultiprocessor(&n, &p);
-        return n;
-    }
+    int max_blocks_per_sm(const Target& t) const override { return ask(t, cudaOccMaxBlocksPerMultiprocessor); }
     OccupancyRulesStatus limits(const Target& t, const OccupancyInput& in, OccupancyLimits& out) const override {
         const cudaOccDeviceProp prop = device_prop(t);
         const cudaOccFuncAttributes attr = func_attributes(t, in);

@@ -8,7 +8,6 @@
 #include <cublas_v2.h>
 #include <fmt/format.h>
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -65,10 +64,7 @@ void gemm_row_major(cublasHandle_t h, ElementType input, int M, int N, int K, co
 
 // "cuBLAS SGEMM" for FP32, "cuBLAS BF16 GEMM" and so on for the others.
 std::string cublas_name(ElementType input) {
-    if (input == ElementType::f32) return "cuBLAS SGEMM";
-    std::string type = element_name(input);
-    for (char& c : type) c = char(std::toupper(static_cast<unsigned char>(c)));
-    return "cuBLAS " + type + " GEMM";
+    return input == ElementType::f32 ? "cuBLAS SGEMM" : "cuBLAS " + element_label(input) + " GEMM";
 }
 
 class MatmulFamily final : public Family {

@@ -370,7 +370,7 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN), MIN_BLOCKS)
         warp_tiled_body<BM, BN, BK, WM, WN, WNITER, TM, TN, STAGES, false, false>(A, B, C, M, N, K, counters);
 }
 
-// For M, N and K multiples of BM, BN and BK (the host checks; lessons/matmul_warp.h warp_exact()):
+// For M, N and K multiples of BM, BN and BK (the host checks; families/matmul/warp_tiled.h warp_exact()):
 // only the body without bounds checks or zero fills, one instantiation instead of two, so NVRTC
 // compiles it faster too (255 ms against 656). On an H100 at 4096³ it ran the defaults 1.3 % faster
 // (2.942 against 2.981 ms; docs/benchmarks.md).

@@ -15,6 +15,11 @@ struct Naive {
     int bx = 16, by = 16;   // <- BX, BY: the block's threads along threadIdx.x and .y
     bool swap = false;      // <- SWAP: threadIdx.x walks rows of C instead of columns
 
+    static inline const std::vector<ParamSpec> params = {
+        {.name = "BX", .kind = ParamKind::Pow2, .min = 1, .max = 1024, .def = 16},
+        {.name = "BY", .kind = ParamKind::Pow2, .min = 1, .max = 1024, .def = 16},
+        {.name = "SWAP", .kind = ParamKind::Bool, .min = 0, .max = 1, .def = 0},
+    };
     static Naive from(const ParamReader& p) { return {.bx = p["BX"], .by = p["BY"], .swap = p.flag("SWAP")}; }
     std::string invalid_reason(const Problem& problem, const Target& target) const;
     KernelInstance kernel() const;
@@ -106,17 +111,7 @@ CostModel Naive::cost_model(const Problem& problem) const {
 
 }  // namespace
 
-Variant make_naive_matmul() {
-    return define_variant<Naive>({
-        .id = "matmul.naive",
-        .family = "matmul",
-        .params = {
-            {.name = "BX", .kind = ParamKind::Pow2, .min = 1, .max = 1024, .def = 16},
-            {.name = "BY", .kind = ParamKind::Pow2, .min = 1, .max = 1024, .def = 16},
-            {.name = "SWAP", .kind = ParamKind::Bool, .min = 0, .max = 1, .def = 0},
-        },
-    });
-}
-TILELAB_REGISTER_VARIANT(make_naive_matmul)
+TILELAB_VARIANT(make_naive_matmul, Naive,
+                {.id = "matmul.naive", .family = "matmul", .params = Naive::params})
 
 }  // namespace tilelab

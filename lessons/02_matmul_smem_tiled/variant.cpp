@@ -16,13 +16,21 @@ struct SmemTiled {
     int tile = 16;   // <- TILE: edge of the block and of both shared tiles
     int pad = 0;     // <- PAD: extra columns per shared row (0 or 1)
 
+    static inline const std::vector<ParamSpec> params = {
+        {.name = "TILE", .kind = ParamKind::Int, .min = 4, .max = 32, .step = 4, .def = 16},
+        {.name = "PAD", .kind = ParamKind::Bool, .min = 0, .max = 1, .def = 0},
+    };
     static SmemTiled from(const ParamReader& p) { return {.tile = p["TILE"], .pad = p.flag("PAD") ? 1 : 0}; }
     int threads() const { return tile * tile; }
     int smem_bytes() const { return 2 * tile * (tile + pad) * int(sizeof(float)); }
 
     std::string invalid_reason(const Problem& problem, const Target& target) const;
     KernelInstance kernel() const;
-    LaunchShape launch(const Problem& problem) const;
+    // One TILE×TILE block per tile of C: x along its N columns, y along its M rows.
+    LaunchShape launch(const Problem& p) const {
+        return {.grid = {unsigned(ceil_div(p.dim[1], tile)), unsigned(ceil_div(p.dim[0], tile)), 1},
+                .block = {unsigned(tile), unsigned(tile), 1}};
+    }
     TileGeometry tiles(const Problem& problem) const;
     CostModel cost_model(const Problem& problem) const;
     std::vector<SharedAccessSite> shared_sites(const Problem& problem) const;
@@ -47,15 +55,6 @@ std::string SmemTiled::invalid_reason(const Problem& problem, const Target& targ
 
 KernelInstance SmemTiled::kernel() const {
     return {"matmul/smem_tiled.cuh", fmt::format("smem_tiled_matmul<{}, {}>", tile, pad)};
-}
-
-LaunchShape SmemTiled::launch(const Problem& problem) const {
-    const SmemTiled& s = *this;
-    const int64_t M = problem.dim[0], N = problem.dim[1];
-    LaunchShape shape;
-    shape.block = {unsigned(s.tile), unsigned(s.tile), 1};
-    shape.grid = {unsigned(ceil_div(N, s.tile)), unsigned(ceil_div(M, s.tile)), 1};
-    return shape;
 }
 
 // A TILE×TILE tile of C per block, one output per thread; each k-step stages a TILE×TILE tile of A
@@ -158,16 +157,7 @@ std::vector<SharedAccessSite> SmemTiled::shared_sites(const Problem& problem) co
 
 }  // namespace
 
-Variant make_smem_tiled_matmul() {
-    return define_variant<SmemTiled>({
-        .id = "matmul.smem_tiled",
-        .family = "matmul",
-        .params = {
-        {.name = "TILE", .kind = ParamKind::Int, .min = 4, .max = 32, .step = 4, .def = 16},
-        {.name = "PAD", .kind = ParamKind::Bool, .min = 0, .max = 1, .def = 0},
-        },
-    });
-}
-TILELAB_REGISTER_VARIANT(make_smem_tiled_matmul)
+TILELAB_VARIANT(make_smem_tiled_matmul, SmemTiled,
+                {.id = "matmul.smem_tiled", .family = "matmul", .params = SmemTiled::params})
 
 }  // namespace tilelab

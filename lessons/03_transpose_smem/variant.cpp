@@ -20,12 +20,22 @@ struct SmemTranspose {
     int swizzle = 0;   // <- SWIZZLE: XOR the column chunk with the row
     int vec = 1;       // <- VEC: floats per access (1, 2, 4)
 
+    static inline const std::vector<ParamSpec> params = {
+        {.name = "TILE", .kind = ParamKind::Pow2, .min = 8, .max = 64, .def = 32},
+        {.name = "PAD", .kind = ParamKind::Int, .min = 0, .max = 8, .def = 0},
+        {.name = "SWIZZLE", .kind = ParamKind::Bool, .min = 0, .max = 1, .def = 0},
+        {.name = "VEC", .kind = ParamKind::Pow2, .min = 1, .max = 4, .def = 1},
+    };
     static SmemTranspose from(const ParamReader& p) {
         return {.tile = p["TILE"], .pad = p["PAD"], .swizzle = p["SWIZZLE"], .vec = p["VEC"]};
     }
     std::string invalid_reason(const Problem& problem, const Target& target) const;
     KernelInstance kernel() const;
-    LaunchShape launch(const Problem& problem) const;
+    // One block per TILE×TILE tile of the W×H input, TILE/VEC × 8 threads.
+    LaunchShape launch(const Problem& p) const {
+        return {.grid = {unsigned(ceil_div(p.dim[0], tile)), unsigned(ceil_div(p.dim[1], tile)), 1},
+                .block = {unsigned(cols()), unsigned(kRowsOfThreads), 1}};
+    }
     TileGeometry tiles(const Problem& problem) const;
     CostModel cost_model(const Problem& problem) const;
     std::vector<SharedAccessSite> shared_sites(const Problem& problem) const;
@@ -69,14 +79,6 @@ KernelInstance SmemTranspose::kernel() const {
     const SmemTranspose& s = *this;
     return {"transpose/smem.cuh",
             fmt::format("smem_transpose<{}, {}, {}, {}>", s.tile, s.pad, s.swizzle ? 1 : 0, s.vec)};
-}
-
-LaunchShape SmemTranspose::launch(const Problem& problem) const {
-    const SmemTranspose& s = *this;
-    LaunchShape shape;
-    shape.block = {unsigned(s.cols()), unsigned(kRowsOfThreads), 1};
-    shape.grid = {unsigned(ceil_div(problem.dim[0], s.tile)), unsigned(ceil_div(problem.dim[1], s.tile)), 1};
-    return shape;
 }
 
 TileGeometry SmemTranspose::tiles(const Problem& problem) const {
@@ -150,18 +152,7 @@ std::vector<SharedAccessSite> SmemTranspose::shared_sites(const Problem& problem
 
 }  // namespace
 
-Variant make_smem_transpose() {
-    return define_variant<SmemTranspose>({
-        .id = "transpose.smem",
-        .family = "transpose",
-        .params = {
-            {.name = "TILE", .kind = ParamKind::Pow2, .min = 8, .max = 64, .def = 32},
-            {.name = "PAD", .kind = ParamKind::Int, .min = 0, .max = 8, .def = 0},
-            {.name = "SWIZZLE", .kind = ParamKind::Bool, .min = 0, .max = 1, .def = 0},
-            {.name = "VEC", .kind = ParamKind::Pow2, .min = 1, .max = 4, .def = 1},
-        },
-    });
-}
-TILELAB_REGISTER_VARIANT(make_smem_transpose)
+TILELAB_VARIANT(make_smem_transpose, SmemTranspose,
+                {.id = "transpose.smem", .family = "transpose", .params = SmemTranspose::params})
 
 }  // namespace tilelab

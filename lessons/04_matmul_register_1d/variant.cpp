@@ -14,13 +14,24 @@ struct Register1d {
     int outputs = 128;   // <- U: consecutive outputs of a row per thread
     int slice = 1;       // <- S: values of A per thread per k-step
 
+    static inline const std::vector<ParamSpec> params = {
+        {.name = "T", .kind = ParamKind::Pow2, .min = 32, .max = 1024, .def = 128},
+        {.name = "U", .kind = ParamKind::Pow2, .min = 1, .max = 256, .def = 128},
+        // S stops at 8: the fully unrolled S×U inner loop at S=64 took NVRTC over a minute to
+        // compile (255 registers, spills) and taught nothing the smaller slices do not.
+        {.name = "S", .kind = ParamKind::Pow2, .min = 1, .max = 8, .def = 1},
+    };
     static Register1d from(const ParamReader& p) { return {.threads = p["T"], .outputs = p["U"], .slice = p["S"]}; }
     int b_loads_per_thread() const { return slice * outputs / threads; }   // S·U/T
     int smem_bytes() const { return outputs * slice * 4; }
 
     std::string invalid_reason(const Problem& p, const Target& t) const;
     KernelInstance kernel() const;
-    LaunchShape launch(const Problem& p) const;
+    // T threads a block, one row of C each: U columns by T rows of C per block.
+    LaunchShape launch(const Problem& p) const {
+        return {.grid = {unsigned(ceil_div(p.dim[1], outputs)), unsigned(ceil_div(p.dim[0], threads)), 1},
+                .block = {unsigned(threads), 1, 1}};
+    }
     TileGeometry tiles(const Problem& p) const;
     CostModel cost_model(const Problem& p) const;
     std::vector<SharedAccessSite> shared_sites(const Problem& p) const;
@@ -141,13 +152,6 @@ KernelInstance Register1d::kernel() const {
     return {"matmul/register_1d.cuh", fmt::format("register_1d_matmul<{}, {}, {}>", threads, outputs, slice)};
 }
 
-LaunchShape Register1d::launch(const Problem& p) const {
-    LaunchShape s;
-    s.grid = {unsigned(ceil_div(p.dim[1], outputs)), unsigned(ceil_div(p.dim[0], threads)), 1};
-    s.block = {unsigned(threads), 1, 1};
-    return s;
-}
-
 // A block covers T rows × U columns of C, a thread U outputs of its row; per k-step of S the
 // block stages the S×U slice of B in shared memory, while each thread reads its S values of A
 // from global memory into registers.
@@ -164,19 +168,7 @@ TileGeometry Register1d::tiles(const Problem& p) const {
 
 }  // namespace
 
-Variant make_register_1d_matmul() {
-    return define_variant<Register1d>({
-        .id = "matmul.register_1d",
-        .family = "matmul",
-        .params = {
-            {.name = "T", .kind = ParamKind::Pow2, .min = 32, .max = 1024, .def = 128},
-            {.name = "U", .kind = ParamKind::Pow2, .min = 1, .max = 256, .def = 128},
-            // S stops at 8: the fully unrolled S×U inner loop at S=64 took NVRTC over a minute to
-            // compile (255 registers, spills) and taught nothing the smaller slices do not.
-            {.name = "S", .kind = ParamKind::Pow2, .min = 1, .max = 8, .def = 1},
-        },
-    });
-}
-TILELAB_REGISTER_VARIANT(make_register_1d_matmul)
+TILELAB_VARIANT(make_register_1d_matmul, Register1d,
+                {.id = "matmul.register_1d", .family = "matmul", .params = Register1d::params})
 
 }  // namespace tilelab

@@ -7,14 +7,7 @@
 
 namespace tilelab {
 
-Variant make_register_2d_matmul() {
-    using namespace matmul;
-    return define_variant<Register2dVariant>({
-        .id = "matmul.register_2d",
-        .family = "matmul",
-        .params = register_2d_param_specs(),
-    });
-}
-TILELAB_REGISTER_VARIANT(make_register_2d_matmul)
+TILELAB_VARIANT(make_register_2d_matmul, matmul::Register2dVariant,
+                {.id = "matmul.register_2d", .family = "matmul", .params = matmul::register_2d_param_specs()})
 
 }  // namespace tilelab

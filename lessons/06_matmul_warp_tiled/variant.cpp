@@ -5,14 +5,7 @@
 
 namespace tilelab {
 
-Variant make_warp_tiled_matmul() {
-    using namespace matmul;
-    return define_variant<WarpTiledVariant>({
-        .id = "matmul.warp_tiled",
-        .family = "matmul",
-        .params = warp_param_specs(),
-    });
-}
-TILELAB_REGISTER_VARIANT(make_warp_tiled_matmul)
+TILELAB_VARIANT(make_warp_tiled_matmul, matmul::WarpTiledVariant,
+                {.id = "matmul.warp_tiled", .family = "matmul", .params = matmul::warp_param_specs()})
 
 }  // namespace tilelab

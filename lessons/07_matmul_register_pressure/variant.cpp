@@ -7,14 +7,7 @@
 
 namespace tilelab {
 
-Variant make_register_pressure_matmul() {
-    using namespace matmul;
-    return define_variant<Register2dVariant>({
-        .id = "matmul.register_pressure",
-        .family = "matmul",
-        .params = register_pressure_param_specs(),
-    });
-}
-TILELAB_REGISTER_VARIANT(make_register_pressure_matmul)
+TILELAB_VARIANT(make_register_pressure_matmul, matmul::Register2dVariant,
+                {.id = "matmul.register_pressure", .family = "matmul", .params = matmul::register_pressure_param_specs()})
 
 }  // namespace tilelab

@@ -15,17 +15,29 @@ struct BasicStencil {
     int bx = 8, by = 8, bz = 8;   // <- BX, BY, BZ: the block, one thread per cell
     int r = 1;                    // <- RADIUS: how far the stencil reaches along each axis
 
+    static inline const std::vector<ParamSpec> params = {
+        // Default 128×2×1: the fastest shape of scripts/bench_stencil.sh's sweep on an H200 at 512³
+        // (32×8, 64×4 and 256×1 were within a few percent; the lesson starts from 32×8).
+        {.name = "BX", .kind = ParamKind::Pow2, .min = 1, .max = 1024, .def = 128},
+        {.name = "BY", .kind = ParamKind::Pow2, .min = 1, .max = 1024, .def = 2},
+        {.name = "BZ", .kind = ParamKind::Pow2, .min = 1, .max = 64, .def = 1},
+        stencil::radius_param(),
+    };
     static BasicStencil from(const ParamReader& p) {
         return {.bx = p["BX"], .by = p["BY"], .bz = p["BZ"], .r = p.get("RADIUS", 1)};
     }
     std::string invalid_reason(const Problem& problem, const Target& target) const;
     KernelInstance kernel() const;
-    LaunchShape launch(const Problem& problem) const;
     TileGeometry tiles(const Problem& problem) const;
     CostModel cost_model(const Problem& problem) const;
     int threads() const { return bx * by * bz; }
     std::array<int64_t, 3> blocks(const Problem& p) const {
         return {ceil_div(p.dim[0], bx), ceil_div(p.dim[1], by), ceil_div(p.dim[2], bz)};
+    }
+    // The grid is the blocks above, each block the tile.
+    LaunchShape launch(const Problem& p) const {
+        const auto b = blocks(p);
+        return {.grid = {unsigned(b[0]), unsigned(b[1]), unsigned(b[2])}, .block = {unsigned(bx), unsigned(by), unsigned(bz)}};
     }
 };
 
@@ -37,15 +49,6 @@ std::string BasicStencil::invalid_reason(const Problem& problem, const Target&) 
 KernelInstance BasicStencil::kernel() const {
     const BasicStencil& s = *this;
     return {"stencil/basic.cuh", fmt::format("basic_stencil<{}, {}, {}, {}>", s.bx, s.by, s.bz, s.r)};
-}
-
-LaunchShape BasicStencil::launch(const Problem& problem) const {
-    const BasicStencil& s = *this;
-    const auto blocks = s.blocks(problem);
-    LaunchShape shape;
-    shape.block = {unsigned(s.bx), unsigned(s.by), unsigned(s.bz)};
-    shape.grid = {unsigned(blocks[0]), unsigned(blocks[1]), unsigned(blocks[2])};
-    return shape;
 }
 
 // One thread per cell of the whole grid (boundary cells copy themselves); each reads its
@@ -107,20 +110,7 @@ CostModel BasicStencil::cost_model(const Problem& problem) const {
 
 }  // namespace
 
-Variant make_basic_stencil() {
-    return define_variant<BasicStencil>({
-        .id = "stencil.basic",
-        .family = "stencil",
-        .params = {
-            // Default 128×2×1: the fastest shape of scripts/bench_stencil.sh's sweep on an H200 at 512³
-            // (32×8, 64×4 and 256×1 were within a few percent; the lesson starts from 32×8).
-            {.name = "BX", .kind = ParamKind::Pow2, .min = 1, .max = 1024, .def = 128},
-            {.name = "BY", .kind = ParamKind::Pow2, .min = 1, .max = 1024, .def = 2},
-            {.name = "BZ", .kind = ParamKind::Pow2, .min = 1, .max = 64, .def = 1},
-            stencil::radius_param(),
-        },
-    });
-}
-TILELAB_REGISTER_VARIANT(make_basic_stencil)
+TILELAB_VARIANT(make_basic_stencil, BasicStencil,
+                {.id = "stencil.basic", .family = "stencil", .params = BasicStencil::params})
 
 }  // namespace tilelab

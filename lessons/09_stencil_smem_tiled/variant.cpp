@@ -17,10 +17,13 @@ struct SmemTiledStencil {
     int t = 8;   // <- T: edge of the cubic block and of its shared tile, halo included
     int r = 1;   // <- RADIUS: how far the stencil reaches along each axis
 
+    static inline const std::vector<ParamSpec> params = {
+        {.name = "T", .kind = ParamKind::Int, .min = 3, .max = 12, .def = 8},
+        stencil::radius_param(),
+    };
     static SmemTiledStencil from(const ParamReader& p) { return {.t = p["T"], .r = p.get("RADIUS", 1)}; }
     std::string invalid_reason(const Problem& problem, const Target& target) const;
     KernelInstance kernel() const;
-    LaunchShape launch(const Problem& problem) const;
     TileGeometry tiles(const Problem& problem) const;
     CostModel cost_model(const Problem& problem) const;
     std::vector<SharedAccessSite> shared_sites(const Problem& problem) const;
@@ -30,6 +33,11 @@ struct SmemTiledStencil {
     std::array<int64_t, 3> blocks(const Problem& p) const {
         return {stencil::tiles_along(p.dim[0], t, r), stencil::tiles_along(p.dim[1], t, r),
                 stencil::tiles_along(p.dim[2], t, r)};
+    }
+    // The grid is the blocks above, each block the tile.
+    LaunchShape launch(const Problem& p) const {
+        const auto b = blocks(p);
+        return {.grid = {unsigned(b[0]), unsigned(b[1]), unsigned(b[2])}, .block = {unsigned(t), unsigned(t), unsigned(t)}};
     }
 };
 
@@ -55,15 +63,6 @@ std::string SmemTiledStencil::invalid_reason(const Problem& problem, const Targe
 KernelInstance SmemTiledStencil::kernel() const {
     const SmemTiledStencil& s = *this;
     return {"stencil/smem_tiled.cuh", fmt::format("smem_tiled_stencil<{}, {}>", s.t, s.r)};
-}
-
-LaunchShape SmemTiledStencil::launch(const Problem& problem) const {
-    const SmemTiledStencil& s = *this;
-    const auto blocks = s.blocks(problem);
-    LaunchShape shape;
-    shape.block = {unsigned(s.t), unsigned(s.t), unsigned(s.t)};
-    shape.grid = {unsigned(blocks[0]), unsigned(blocks[1]), unsigned(blocks[2])};
-    return shape;
 }
 
 // The (T−2R)³ outputs inside a T³ input tile, all T planes of it in shared memory; the tile's
@@ -181,16 +180,7 @@ std::vector<SharedAccessSite> SmemTiledStencil::shared_sites(const Problem& prob
 
 }  // namespace
 
-Variant make_smem_tiled_stencil() {
-    return define_variant<SmemTiledStencil>({
-        .id = "stencil.smem_tiled",
-        .family = "stencil",
-        .params = {
-            {.name = "T", .kind = ParamKind::Int, .min = 3, .max = 12, .def = 8},
-            stencil::radius_param(),
-        },
-    });
-}
-TILELAB_REGISTER_VARIANT(make_smem_tiled_stencil)
+TILELAB_VARIANT(make_smem_tiled_stencil, SmemTiledStencil,
+                {.id = "stencil.smem_tiled", .family = "stencil", .params = SmemTiledStencil::params})
 
 }  // namespace tilelab

@@ -142,13 +142,7 @@ std::vector<SharedAccessSite> CoarsenedStencil::shared_sites(const Problem& prob
 
 }  // namespace
 
-Variant make_coarsened_stencil() {
-    return define_variant<CoarsenedStencil>({
-        .id = "stencil.coarsened",
-        .family = "stencil",
-        .params = stencil::plane_walk_params(),
-    });
-}
-TILELAB_REGISTER_VARIANT(make_coarsened_stencil)
+TILELAB_VARIANT(make_coarsened_stencil, CoarsenedStencil,
+                {.id = "stencil.coarsened", .family = "stencil", .params = stencil::plane_walk_params()})
 
 }  // namespace tilelab

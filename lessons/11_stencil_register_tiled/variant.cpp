@@ -102,13 +102,7 @@ std::vector<SharedAccessSite> RegisterTiledStencil::shared_sites(const Problem& 
 
 }  // namespace
 
-Variant make_register_tiled_stencil() {
-    return define_variant<RegisterTiledStencil>({
-        .id = "stencil.register_tiled",
-        .family = "stencil",
-        .params = stencil::plane_walk_params(),
-    });
-}
-TILELAB_REGISTER_VARIANT(make_register_tiled_stencil)
+TILELAB_VARIANT(make_register_tiled_stencil, RegisterTiledStencil,
+                {.id = "stencil.register_tiled", .family = "stencil", .params = stencil::plane_walk_params()})
 
 }  // namespace tilelab

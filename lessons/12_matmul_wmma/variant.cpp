@@ -21,6 +21,16 @@ struct Wmma {
     int wm = 64, wn = 32;                    // <- WM, WN: one warp's tile of C
     int stages = 2;                          // <- STAGES: slices in the copy ring
 
+    static inline const std::vector<ParamSpec> params = {
+        {.name = "PREC", .kind = ParamKind::Element, .min = int(ElementType::tf32), .max = int(ElementType::f16),
+         .def = int(ElementType::f16)},
+        {.name = "BM", .kind = ParamKind::Pow2, .min = 16, .max = 256, .def = 128},
+        {.name = "BN", .kind = ParamKind::Pow2, .min = 16, .max = 256, .def = 128},
+        {.name = "BK", .kind = ParamKind::Pow2, .min = 8, .max = 64, .def = 32},
+        {.name = "WM", .kind = ParamKind::Pow2, .min = 16, .max = 128, .def = 64},
+        {.name = "WN", .kind = ParamKind::Pow2, .min = 16, .max = 128, .def = 32},
+        {.name = "STAGES", .kind = ParamKind::Int, .min = 1, .max = 4, .def = 2},
+    };
     static Wmma from(const ParamReader& p) {
         return {.input = ElementType(p["PREC"]), .bm = p["BM"], .bn = p["BN"], .bk = p["BK"],
                 .wm = p["WM"], .wn = p["WN"], .stages = p["STAGES"]};
@@ -170,22 +180,6 @@ CostModel Wmma::cost_model(const Problem& p) const {
 
 }  // namespace
 
-Variant make_wmma_matmul() {
-    return define_variant<Wmma>({
-        .id = "matmul.wmma",
-        .family = "matmul",
-        .params = {
-            {.name = "PREC", .kind = ParamKind::Element, .min = int(ElementType::tf32), .max = int(ElementType::f16),
-             .def = int(ElementType::f16)},
-            {.name = "BM", .kind = ParamKind::Pow2, .min = 16, .max = 256, .def = 128},
-            {.name = "BN", .kind = ParamKind::Pow2, .min = 16, .max = 256, .def = 128},
-            {.name = "BK", .kind = ParamKind::Pow2, .min = 8, .max = 64, .def = 32},
-            {.name = "WM", .kind = ParamKind::Pow2, .min = 16, .max = 128, .def = 64},
-            {.name = "WN", .kind = ParamKind::Pow2, .min = 16, .max = 128, .def = 32},
-            {.name = "STAGES", .kind = ParamKind::Int, .min = 1, .max = 4, .def = 2},
-        },
-    });
-}
-TILELAB_REGISTER_VARIANT(make_wmma_matmul)
+TILELAB_VARIANT(make_wmma_matmul, Wmma, {.id = "matmul.wmma", .family = "matmul", .params = Wmma::params})
 
 }  // namespace tilelab

@@ -16,13 +16,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Scratch {
-    fs::path dir = fs::temp_directory_path() / ("tilelab-client-only-test-" + std::to_string(::getpid()));
-    Scratch() { fs::create_directories(dir); }
-    ~Scratch() {
-        std::error_code ec;
-        fs::remove_all(dir, ec);
-    }
+struct Scratch : test::Scratch {
+    Scratch() : test::Scratch("client-only-test") {}
 };
 
 std::string stdio_worker() {

@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <system_error>
 
@@ -44,5 +45,26 @@ inline bool is_executable(const std::string& path) {
     std::error_code ec;
     return std::filesystem::is_regular_file(path, ec) && ::access(path.c_str(), X_OK) == 0;
 }
+
+// A folder of the test's own, /tmp/tilelab-NAME-PID, removed with all it holds when the test ends.
+struct Scratch {
+    std::filesystem::path dir;
+    explicit Scratch(const std::string& name)
+        : dir(std::filesystem::temp_directory_path() / ("tilelab-" + name + "-" + std::to_string(::getpid()))) {
+        std::filesystem::create_directories(dir);
+    }
+    ~Scratch() {
+        std::error_code ec;
+        std::filesystem::remove_all(dir, ec);
+    }
+    Scratch(const Scratch&) = delete;
+    Scratch& operator=(const Scratch&) = delete;
+    std::string path(const std::string& name) const { return (dir / name).string(); }
+    // A file holding exactly these bytes (for `cat FILE` to play a worker, say); its path.
+    std::string file(const std::string& name, const std::string& bytes) const {
+        std::ofstream(dir / name, std::ios::binary) << bytes;
+        return path(name);
+    }
+};
 
 }  // namespace tilelab::test

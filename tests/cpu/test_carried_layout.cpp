@@ -43,13 +43,8 @@ std::string carry_script() {
     return "";
 }
 
-struct CarryScratch {
-    fs::path dir = fs::temp_directory_path() / ("tilelab-carry-test-" + std::to_string(::getpid()));
-    CarryScratch() { fs::create_directories(dir); }
-    ~CarryScratch() {
-        std::error_code ec;
-        fs::remove_all(dir, ec);
-    }
+struct CarryScratch : test::Scratch {
+    CarryScratch() : test::Scratch("carry-test") {}
 };
 
 // Runs the carried test binary's own check with no helper named by the environment.

@@ -18,6 +18,7 @@
 #include "tilelab/engine.h"
 #include "tilelab/lesson.h"
 #include "tilelab/variant.h"
+#include "test_folder.h"
 
 namespace {
 
@@ -43,11 +44,7 @@ std::string read_file(const std::filesystem::path& p) {
 }
 
 CliRun run_cli(const std::vector<std::string>& args) {
-    std::string name = "tilelab_cli_test_";
-    name += std::to_string(::getpid());
-    name += '_';
-    name += ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    const auto dir = std::filesystem::temp_directory_path() / name;
+    const auto dir = test::folder_of_this_test("cli_test");
     std::filesystem::create_directories(dir);
     std::string cmd = "TILELAB_MODEL_MODE=1 ";
     cmd += shell_quote(test::cli_path());
@@ -74,6 +71,13 @@ void expect_one_line_error(const CliRun& r, int code) {
     EXPECT_EQ(r.exit_code, code) << "stdout:\n" << r.out << "stderr:\n" << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
     EXPECT_EQ(r.err.rfind("tilelab-cli: ", 0), 0u) << r.err;
+}
+
+// `args` is a usage error (exit 2, one line) that names `named`.
+void expect_usage_error_naming(const std::vector<std::string>& args, const std::string& named) {
+    const CliRun r = run_cli(args);
+    expect_one_line_error(r, 2);
+    EXPECT_NE(r.err.find(named), std::string::npos) << r.err;
 }
 
 std::vector<std::string> lines_of(const std::string& text) {
@@ -174,16 +178,10 @@ TEST(Cli, CeilingsNeedAGpu) {
 
 // ---- invalid input: exit 2, one line --------------------------------------------------------
 
-TEST(Cli, UnknownVariantIsAUsageError) {
-    const CliRun r = run_cli({"compile", "matmul.no_such_thing"});
-    expect_one_line_error(r, 2);
-    EXPECT_NE(r.err.find("matmul.no_such_thing"), std::string::npos) << r.err;
-}
+TEST(Cli, UnknownVariantIsAUsageError) { expect_usage_error_naming({"compile", "matmul.no_such_thing"}, "matmul.no_such_thing"); }
 
 TEST(Cli, UnknownParameterIsAUsageError) {
-    const CliRun r = run_cli({"compile", all_variants().front().id, "--set", "NO_SUCH_PARAM=4"});
-    expect_one_line_error(r, 2);
-    EXPECT_NE(r.err.find("NO_SUCH_PARAM"), std::string::npos) << r.err;
+    expect_usage_error_naming({"compile", all_variants().front().id, "--set", "NO_SUCH_PARAM=4"}, "NO_SUCH_PARAM");
 }
 
 TEST(Cli, MalformedAssignmentIsAUsageError) {
@@ -192,17 +190,12 @@ TEST(Cli, MalformedAssignmentIsAUsageError) {
 }
 
 TEST(Cli, BadSizeIsAUsageError) {
-    for (const char* size : {"10x", "0", "12x34", "big"}) {
-        const CliRun r = run_cli({"compile", all_variants().front().id, "--size", size});
-        expect_one_line_error(r, 2);
-        EXPECT_NE(r.err.find("--size"), std::string::npos) << r.err;
-    }
+    for (const char* size : {"10x", "0", "12x34", "big"})
+        expect_usage_error_naming({"compile", all_variants().front().id, "--size", size}, "--size");
 }
 
 TEST(Cli, UnknownTargetIsAUsageError) {
-    const CliRun r = run_cli({"compile", all_variants().front().id, "--target", "sm_12"});
-    expect_one_line_error(r, 2);
-    EXPECT_NE(r.err.find("sm_12"), std::string::npos) << r.err;
+    expect_usage_error_naming({"compile", all_variants().front().id, "--target", "sm_12"}, "sm_12");
 }
 
 TEST(Cli, UnknownFlagOrMissingSubcommandIsAUsageError) {

@@ -10,22 +10,15 @@
 
 #include "spawn.h"
 #include "tilelab/exercise.h"
+#include "test_folder.h"
 
 namespace {
 
 using namespace tilelab;
-namespace fs = std::filesystem;
 
-class CliExercise : public ::testing::Test {
+class CliExercise : public test::TestWithFolder {
 protected:
-    void SetUp() override {
-        dir_ = fs::temp_directory_path() /
-               ("tilelab_cli_exercise_" + std::to_string(::getpid()) + "_" +
-                ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::create_directories(dir_);
-    }
-    void TearDown() override { fs::remove_all(dir_); }
-
+    CliExercise() : TestWithFolder("cli_exercise", /*create=*/true) {}
     test::Spawned cli(const std::vector<std::string>& args) {
         return test::spawn(test::cli_path(), args, {"TILELAB_MODEL_MODE=1"}, 300,
                            dir_.string());
@@ -36,8 +29,6 @@ protected:
         return path;
     }
     static std::string number(const Exercise& ex) { return ex.lesson->id.substr(0, ex.lesson->id.find('_')); }
-
-    fs::path dir_;
 };
 
 TEST_F(CliExercise, ListNamesEveryLessonsExercise) {

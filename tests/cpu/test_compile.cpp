@@ -47,11 +47,7 @@ private:
 };
 
 CompileRequest scale_request(int tile = 128, int arch = 90) {
-    CompileRequest req;
-    req.source_file = "test/scale.cuh";
-    req.name_expression = "tilelab_test_scale<" + std::to_string(tile) + ">";
-    req.arch = arch;
-    return req;
+    return {.source_file = "test/scale.cuh", .name_expression = "tilelab_test_scale<" + std::to_string(tile) + ">", .arch = arch};
 }
 
 std::string read_file(const fs::path& p) {
@@ -88,11 +84,7 @@ TEST(Compile, TestKernelForEachArch) {
 
 TEST(Compile, BrokenSourceIsAResultNotACrash) {
     CompileService service("");
-    CompileRequest req;
-    req.source_file = "test/broken.cuh";
-    req.name_expression = "tilelab_test_broken<1>";
-    req.arch = 90;
-    auto r = service.compile(req);
+    auto r = service.compile({.source_file = "test/broken.cuh", .name_expression = "tilelab_test_broken<1>", .arch = 90});
     EXPECT_FALSE(r->ok);
     EXPECT_NE(r->error.find("undeclared_variable"), std::string::npos) << r->error;
     EXPECT_EQ(r->error.find('\n'), std::string::npos) << "the error is one line";

@@ -3,6 +3,8 @@
 // counts its calls and can hold a compile until the test lets it go, so that "while X is being
 // compiled" is a state the test controls, not a race it hopes to win. Runs everywhere.
 #include <gtest/gtest.h>
+#include <initializer_list>
+#include <tuple>
 #include <condition_variable>
 #include <future>
 #include <map>
@@ -114,6 +116,19 @@ struct Fixture {
         engine.compiler().set_backend_for_testing([this](const CompileRequest& r) { return fake.compile(r); });
     }
     ~Fixture() { fake.release_all(); }
+    // Lists `tiles` to compile ahead with the first one's build held in its compile; false if
+    // that compile never starts.
+    bool compile_ahead_holding_first(std::initializer_list<int> tiles) {
+        fake.hold(build_name(*tiles.begin()));
+        std::vector<RunRequest> list;
+        for (int tile : tiles) list.push_back(at(tile));
+        engine.compile_ahead(list, /*instrumented_too=*/false);
+        return fake.wait_started(build_name(*tiles.begin()));
+    }
+    // How many times each TILE's plain build was compiled: {TILE, times} for each.
+    void expect_compiled(std::initializer_list<std::pair<int, int>> tiles_and_times) {
+        for (const auto& [tile, times] : tiles_and_times) EXPECT_EQ(fake.calls(build_name(tile)), times) << "TILE=" << tile;
+    }
 };
 
 std::vector<std::pair<int, int>> tiles_and_flags(const std::vector<RunRequest>& reqs) {
@@ -176,14 +191,9 @@ TEST(CompileAhead, SkipsInvalidRequestsAndWhatIsAlreadyCompiled) {
     f.engine.analyze(at(8));   // compiled by the user
     f.engine.compile_ahead({at(12), at(20), at(8), at(28)}, /*instrumented_too=*/false);
     ASSERT_TRUE(f.engine.wait_compile_ahead_idle(kHang));
-    EXPECT_EQ(f.fake.calls(build_name(12)), 0);
-    EXPECT_EQ(f.fake.calls(build_name(20)), 0);
-    EXPECT_EQ(f.fake.calls(build_name(8)), 1);
-    EXPECT_EQ(f.fake.calls(build_name(28)), 1);
-    const CompileAheadStats stats = f.engine.compile_ahead_stats();
-    EXPECT_EQ(stats.invalid, 2u);
-    EXPECT_EQ(stats.already, 1u);
-    EXPECT_EQ(stats.compiled, 1u);
+    f.expect_compiled({{12, 0}, {20, 0}, {8, 1}, {28, 1}});
+    const CompileAheadStats s = f.engine.compile_ahead_stats();
+    EXPECT_EQ(std::tuple(s.invalid, s.already, s.compiled), std::tuple(2u, 1u, 1u)) << "invalid, already, compiled";
 }
 
 TEST(CompileAhead, TwoCallersOfOneKeyCompileItOnce) {
@@ -215,28 +225,19 @@ TEST(CompileAhead, TwoCallersOfOneKeyCompileItOnce) {
 
 TEST(CompileAhead, ANewListReplacesTheOldQueue) {
     Fixture f;
-    f.fake.hold(build_name(4));
-    f.engine.compile_ahead({at(4), at(8), at(16)}, /*instrumented_too=*/false);
-    ASSERT_TRUE(f.fake.wait_started(build_name(4)));
+    ASSERT_TRUE(f.compile_ahead_holding_first({4, 8, 16}));
     // The user moved on: a new guess replaces what was still waiting (8 and 16).
     f.engine.compile_ahead({at(28)}, /*instrumented_too=*/false);
     f.fake.release(build_name(4));
     ASSERT_TRUE(f.engine.wait_compile_ahead_idle(kHang));
-    EXPECT_EQ(f.fake.calls(build_name(4)), 1);   // in progress: it finished
-    EXPECT_EQ(f.fake.calls(build_name(8)), 0);
-    EXPECT_EQ(f.fake.calls(build_name(16)), 0);
-    EXPECT_EQ(f.fake.calls(build_name(28)), 1);
-    const CompileAheadStats stats = f.engine.compile_ahead_stats();
-    EXPECT_EQ(stats.lists, 2u);
-    EXPECT_EQ(stats.dropped, 2u);
-    EXPECT_EQ(stats.compiled, 2u);
+    f.expect_compiled({{4, 1} /* in progress: it finished */, {8, 0}, {16, 0}, {28, 1}});
+    const CompileAheadStats s = f.engine.compile_ahead_stats();
+    EXPECT_EQ(std::tuple(s.lists, s.dropped, s.compiled), std::tuple(2u, 2u, 2u)) << "lists, dropped, compiled";
 }
 
 TEST(CompileAhead, TheUsersRequestDoesNotWaitForAnUnrelatedCompileAhead) {
     Fixture f;
-    f.fake.hold(build_name(4));
-    f.engine.compile_ahead({at(4)}, /*instrumented_too=*/false);
-    ASSERT_TRUE(f.fake.wait_started(build_name(4)));
+    ASSERT_TRUE(f.compile_ahead_holding_first({4}));
     // While the guess is stuck in its compile, the user asks for something else: it is compiled
     // at once, on the caller's thread.
     auto mine = std::async(std::launch::async, [&] { return f.engine.analyze(at(28)); });
@@ -251,9 +252,7 @@ TEST(CompileAhead, TheUsersRequestDoesNotWaitForAnUnrelatedCompileAhead) {
 
 TEST(CompileAhead, TheUsersRequestForTheBuildInProgressWaitsForIt) {
     Fixture f;
-    f.fake.hold(build_name(8));
-    f.engine.compile_ahead({at(8)}, /*instrumented_too=*/false);
-    ASSERT_TRUE(f.fake.wait_started(build_name(8)));
+    ASSERT_TRUE(f.compile_ahead_holding_first({8}));
     auto mine = std::async(std::launch::async, [&] { return f.engine.analyze(at(8)); });
     while (f.engine.compiler().stats().waiting_now == 0 && f.fake.calls(build_name(8)) < 2) std::this_thread::yield();
     f.fake.release(build_name(8));

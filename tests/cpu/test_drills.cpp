@@ -11,15 +11,13 @@
 #include "tilelab/drills.h"
 #include "tilelab/engine.h"
 #include "tilelab/lesson.h"
+#include "model_engine.h"
 
 using namespace tilelab;
 
 namespace {
 
-Engine& model_engine() {
-    static Engine engine(EngineConfig{"", /*force_model_mode=*/true});
-    return engine;
-}
+using test::model_engine;
 
 std::string scratch(const std::string& name) {
     const auto dir = std::filesystem::temp_directory_path() /

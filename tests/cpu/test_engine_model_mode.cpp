@@ -5,15 +5,13 @@
 #include "fixed_variant.h"
 #include "tilelab/engine.h"
 #include "tilelab/variant.h"
+#include "model_engine.h"
 
 using namespace tilelab;
 
 namespace {
 
-Engine& model_engine() {
-    static Engine engine(EngineConfig{"", /*force_model_mode=*/true});
-    return engine;
-}
+using test::model_engine;
 
 // One sentence: not empty, one line, ends with a full stop.
 void expect_one_sentence(const std::string& s) {

@@ -16,19 +16,13 @@
 #include "tilelab/engine.h"
 #include "tilelab/exercise.h"
 #include "tilelab/variant.h"
+#include "model_engine.h"
 
 namespace {
 
 using namespace tilelab;
 
-Engine& model_engine() {
-    static Engine engine([] {
-        EngineConfig cfg;
-        cfg.force_model_mode = true;
-        return cfg;
-    }());
-    return engine;
-}
+using test::model_engine;
 
 RunRequest request_of(const Exercise& ex) {
     const StepState state = ex.lesson->state_at(0);

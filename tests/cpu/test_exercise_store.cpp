@@ -11,28 +11,22 @@
 
 #include "spawn.h"
 #include "tilelab/exercise_store.h"
+#include "test_folder.h"
 
 namespace {
 
 using namespace tilelab;
 namespace fs = std::filesystem;
 
-class ExerciseStoreTest : public ::testing::Test {
+class ExerciseStoreTest : public test::TestWithFolder {
 protected:
-    void SetUp() override {
-        dir_ = fs::temp_directory_path() /
-               ("tilelab_exercise_store_" + std::to_string(::getpid()) + "_" +
-                ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(dir_);
-    }
-    void TearDown() override { fs::remove_all(dir_); }
+    ExerciseStoreTest() : TestWithFolder("exercise_store", /*create=*/false) {}
     std::vector<std::string> files_starting(const std::string& prefix) const {
         std::vector<std::string> out;
         for (const auto& e : fs::directory_iterator(dir_))
             if (e.path().filename().string().rfind(prefix, 0) == 0) out.push_back(e.path().string());
         return out;
     }
-    fs::path dir_;
 };
 
 const Exercise& first_exercise() { return all_exercises().front(); }

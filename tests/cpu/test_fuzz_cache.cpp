@@ -16,6 +16,7 @@
 #include "host/compile_cache_testing.h"
 #include "tilelab/compile.h"
 #include "tilelab/safe_file.h"
+#include "test_folder.h"
 
 namespace {
 
@@ -29,8 +30,7 @@ constexpr int kMutatedCases = 300;
 struct TempDir {
     fs::path path;
     TempDir() {
-        path = fs::temp_directory_path() / ("tilelab_fuzz_cache_" + std::to_string(::getpid()) + "_" +
-                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        path = test::folder_of_this_test("fuzz_cache");
         fs::remove_all(path);
         fs::create_directories(path);
     }
@@ -116,10 +116,7 @@ TEST(CacheFuzz, OddFileTypesAreRefusedWithoutWaiting) {
 // must finish (no hang on the FIFO), succeed by compiling again, and leave the odd thing alone.
 TEST(CacheFuzz, AnOddThingAtAnEntrysPathIsPassedOverAndRebuilt) {
     TempDir dir;
-    CompileRequest req;
-    req.source_file = "test/scale.cuh";
-    req.name_expression = "tilelab_test_scale<128>";
-    req.arch = 90;
+    const CompileRequest req{.source_file = "test/scale.cuh", .name_expression = "tilelab_test_scale<128>", .arch = 90};
     fs::path entry;
     {
         CompileService first(dir.path.string());

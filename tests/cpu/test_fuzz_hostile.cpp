@@ -25,6 +25,7 @@
 #include <nlohmann/json.hpp>
 
 #include "spawn.h"
+#include "worker_bytes.h"
 #include "tilelab/drills.h"
 #include "tilelab/exercise.h"
 #include "tilelab/exercise_store.h"
@@ -38,30 +39,15 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
+using test::frame;
+using test::magic;
 
 constexpr uint32_t kSeed = 0x30'face;
 constexpr double kLimitS = 60;
 
-struct Scratch {
-    fs::path dir = fs::temp_directory_path() / ("tilelab-hostile-" + std::to_string(getpid()));
-    Scratch() { fs::create_directories(dir / "cache"); }
-    ~Scratch() {
-        std::error_code ec;
-        fs::remove_all(dir, ec);
-    }
-    std::string file(const std::string& name, const std::string& bytes) const {
-        std::ofstream(dir / name, std::ios::binary) << bytes;
-        return (dir / name).string();
-    }
-    std::string path(const std::string& name) const { return (dir / name).string(); }
+struct Scratch : test::Scratch {
+    Scratch() : test::Scratch("hostile") { fs::create_directories(dir / "cache"); }
 };
-
-std::string frame(const json& message) {
-    const std::vector<uint8_t> body = json::to_cbor(message);
-    const uint32_t n = uint32_t(body.size());
-    std::string out = {char(n), char(n >> 8), char(n >> 16), char(n >> 24)};
-    return out + std::string(body.begin(), body.end());
-}
 
 json good_greeting() {
     return {{"hello", "tilelab-gpu-worker"}, {"protocol", worker::kProtocolVersion}, {"host", "fakehost"},
@@ -71,7 +57,7 @@ json good_greeting() {
 
 // The greeting, then the answer to the engine's first request (free memory), then nothing.
 std::string worker_bytes(const json& hello) {
-    return std::string(worker::kGreetingMagic, sizeof worker::kGreetingMagic) + frame(hello) +
+    return magic() + frame(hello) +
            frame({{"id", 1}, {"free_bytes", 1u << 29}, {"total_bytes", 1u << 30}});
 }
 
@@ -187,8 +173,7 @@ TEST(HostileFuzz, RandomTargetFieldsNeverCrashTheClient) {
 // silent), exits, and the job is gone with the launcher's process group.
 TEST(HostileFuzz, ALauncherThatDoesNotExecIsEndedWithItsGroupWhenTheClientGivesUp) {
     Scratch s;
-    const std::string greeting = s.file("hello", std::string(worker::kGreetingMagic, sizeof worker::kGreetingMagic) +
-                                                     frame(good_greeting()));
+    const std::string greeting = s.file("hello", magic() + frame(good_greeting()));
     const std::string pid_file = s.path("job.pid");
     const auto start = Clock::now();
     const test::Spawned r = cli(s, {"run", "02", "--gpu-command", "cat " + greeting + "; sleep 300 & echo $! > " + pid_file + "; wait",

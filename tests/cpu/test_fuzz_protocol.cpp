@@ -22,6 +22,7 @@
 #include "host/remote_link.h"
 #include "host/worker_client.h"
 #include "spawn.h"
+#include "worker_bytes.h"
 #include "worker_protocol.h"
 
 namespace tilelab {
@@ -30,6 +31,9 @@ namespace {
 namespace fs = std::filesystem;
 using worker::json;
 using Clock = std::chrono::steady_clock;
+using test::frame;
+using test::frame_of;
+using test::magic;
 
 constexpr uint32_t kSeed = 0x30'c0b0;
 
@@ -38,14 +42,6 @@ std::vector<uint8_t> nested_arrays(size_t depth) {   // [[[...[0]...]]]: one byt
     bytes.push_back(0x00);
     return bytes;
 }
-
-std::string frame_of(const std::vector<uint8_t>& body) {
-    const uint32_t n = uint32_t(body.size());
-    std::string out = {char(n), char(n >> 8), char(n >> 16), char(n >> 24)};
-    return out + std::string(body.begin(), body.end());
-}
-
-std::string frame(const json& message) { return frame_of(json::to_cbor(message)); }
 
 json random_value(std::mt19937& rng, int depth) {
     switch (rng() % (depth > 3 ? 6 : 9)) {
@@ -202,24 +198,13 @@ TEST(ProtocolFuzz, TheWorkerEndsAConnectionThatSendsUnreadableFramesAndSaysWhyWi
 
 // [SECTION] The client, fed hostile replies ----------------------------------------------------
 
-std::string magic() { return std::string(worker::kGreetingMagic, sizeof worker::kGreetingMagic); }
-
 json greeting() {
     return {{"hello", "tilelab-gpu-worker"}, {"protocol", worker::kProtocolVersion}, {"host", "fakehost"},
             {"device", {{"gpu", false}, {"reason", "no GPU in this test"}, {"name", "Fake"}}}};
 }
 
-struct Scratch {
-    fs::path dir = fs::temp_directory_path() / ("tilelab-protofuzz-client-" + std::to_string(getpid()));
-    Scratch() { fs::create_directories(dir); }
-    ~Scratch() {
-        std::error_code ec;
-        fs::remove_all(dir, ec);
-    }
-    std::string file(const std::string& name, const std::string& bytes) const {
-        std::ofstream(dir / name, std::ios::binary) << bytes;
-        return (dir / name).string();
-    }
+struct Scratch : test::Scratch {
+    Scratch() : test::Scratch("protofuzz-client") {}
 };
 
 GpuLocation via(const std::string& command, int timeout_s) {

@@ -23,13 +23,8 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-struct PoolScratch {
-    fs::path dir = fs::temp_directory_path() / ("tilelab-pool-test-" + std::to_string(::getpid()));
-    PoolScratch() { fs::create_directories(dir); }
-    ~PoolScratch() {
-        std::error_code ec;
-        fs::remove_all(dir, ec);
-    }
+struct PoolScratch : test::Scratch {
+    PoolScratch() : test::Scratch("pool-test") {}
     std::string log() const { return (dir / "runs.log").string(); }
     // The fake worker's command line: a host of two GPUs, each run taking `ms`.
     std::string command(const std::string& extra = "", int ms = 30) const {

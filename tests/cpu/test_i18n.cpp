@@ -12,6 +12,7 @@
 #include "tilelab/i18n.h"
 #include "tilelab/variant_text.h"
 #include "tilelab/lesson.h"
+#include "tilelab/format.h"
 #include "tilelab/variant.h"
 
 using namespace tilelab;
@@ -179,6 +180,19 @@ TEST(Language, SayAndConstraintReasonsFollowTheSetting) {
     EXPECT_EQ(spec.shown_label(), "Tile") << "no translation: English";
     spec.label_zh = "分块";
     EXPECT_EQ(spec.shown_label(), "分块");
+}
+
+// Counts of accesses say the element size they are in, from the precision, in both languages.
+TEST(Language, AccessCountsNameTheirElementSize) {
+    LanguageGuard guard;
+    const Precision bf16_in{ElementType::bf16, ElementType::f32, ElementType::f32};
+    set_language(Language::English);
+    EXPECT_EQ(format_element_sizes(Precision{}), "fp32: 4 bytes");
+    EXPECT_EQ(format_element_sizes(bf16_in), "loads bf16: 2 bytes, stores fp32: 4 bytes");
+    EXPECT_EQ(trf("report.accesses_section", format_element_sizes(Precision{})),
+              "Memory accesses in elements (fp32: 4 bytes): model and counted");
+    set_language(Language::Chinese);
+    EXPECT_EQ(format_element_sizes(bf16_in), "加载 bf16：2 字节，写入 fp32：4 字节");
 }
 
 TEST(Language, WordsAndLocale) {

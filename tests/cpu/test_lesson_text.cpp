@@ -12,6 +12,7 @@
 #include "tilelab/lesson.h"
 #include "tilelab/util.h"
 #include "tilelab/variant.h"
+#include "model_engine.h"
 
 const std::vector<std::pair<std::string, std::string>>& embedded_lesson_table();
 
@@ -19,10 +20,7 @@ using namespace tilelab;
 
 namespace {
 
-Engine& model_engine() {
-    static Engine engine(EngineConfig{"", /*force_model_mode=*/true});
-    return engine;
-}
+using test::model_engine;
 
 RunRequest request_at(const Lesson& l, const StepState& s, const LessonCheck* check = nullptr) {
     RunRequest req;

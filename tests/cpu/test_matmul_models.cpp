@@ -35,6 +35,20 @@ struct Walk {
     AccessCounts counts;
     std::vector<int> writes;   // per element of C
     AccessCounts first_thread, first_block;
+
+    // What thread (tx, ty) of block (bx, by) issued, `t`, added where it counts.
+    void add(const AccessCounts& t, unsigned bx, unsigned by, unsigned tx, unsigned ty) {
+        const auto plus = [&t](AccessCounts& c) {
+            c.global_loads += t.global_loads;
+            c.global_stores += t.global_stores;
+            c.shared_loads += t.shared_loads;
+            c.shared_stores += t.shared_stores;
+        };
+        plus(counts);
+        if (bx != 0 || by != 0) return;
+        plus(first_block);
+        if (tx == 0 && ty == 0) first_thread = t;
+    }
 };
 
 Walk walk_naive(const Variant& v, const ParamValues& p, const Problem& pr) {
@@ -54,13 +68,7 @@ Walk walk_naive(const Variant& v, const ParamValues& p, const Problem& pr) {
                     for (int k = 0; k < K; ++k) t.global_loads += 2;   // A[row][k], B[k][col]
                     t.global_stores += 1;
                     ++w.writes[size_t(row) * N + col];
-                    w.counts.global_loads += t.global_loads;
-                    w.counts.global_stores += t.global_stores;
-                    if (bx == 0 && by == 0) {
-                        if (tx == 0 && ty == 0) w.first_thread = t;
-                        w.first_block.global_loads += t.global_loads;
-                        w.first_block.global_stores += t.global_stores;
-                    }
+                    w.add(t, bx, by, tx, ty);
                 }
     return w;
 }
@@ -92,17 +100,7 @@ Walk walk_tiled(const Variant& v, const ParamValues& p, const Problem& pr) {
                         t.global_stores += 1;
                         ++w.writes[size_t(row) * N + col];
                     }
-                    w.counts.global_loads += t.global_loads;
-                    w.counts.global_stores += t.global_stores;
-                    w.counts.shared_loads += t.shared_loads;
-                    w.counts.shared_stores += t.shared_stores;
-                    if (bx == 0 && by == 0) {
-                        if (tx == 0 && ty == 0) w.first_thread = t;
-                        w.first_block.global_loads += t.global_loads;
-                        w.first_block.global_stores += t.global_stores;
-                        w.first_block.shared_loads += t.shared_loads;
-                        w.first_block.shared_stores += t.shared_stores;
-                    }
+                    w.add(t, bx, by, tx, ty);
                 }
     return w;
 }

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "lookups.h"
 #include "gpu.h"
 #include "../../families/matmul/reference.h"
 #include "tilelab/lesson.h"
@@ -21,19 +22,9 @@
 namespace tilelab {
 namespace {
 
-const Variant& variant(const std::string& id) {
-    const Variant* v = find_variant(id);
-    if (!v) throw std::runtime_error("variant not registered: " + id);
-    return *v;
-}
-
-const Target& h100() {
-    const Target* t = find_target("h100");
-    if (!t) throw std::runtime_error("no h100 preset");
-    return *t;
-}
-
-Problem size(int64_t m, int64_t n, int64_t k) { return Problem{{m, n, k}}; }
+const Variant& variant(const std::string& id) { return test::registered_variant(id); }
+using test::h100;
+using test::size;
 
 using test::Matrices;
 using test::max_error;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "../../families/matmul/reference.h"
+#include "lookups.h"
 #include "tilelab/params.h"
 #include "tilelab/variant.h"
 #include "../../families/matmul/warp_tiled.h"
@@ -20,19 +21,9 @@
 namespace tilelab {
 namespace {
 
-const Variant& warp_variant() {
-    const Variant* v = find_variant("matmul.warp_tiled");
-    if (!v) throw std::runtime_error("variant not registered: matmul.warp_tiled");
-    return *v;
-}
-
-const Target& h100() {
-    const Target* t = find_target("h100");
-    if (!t) throw std::runtime_error("no h100 preset");
-    return *t;
-}
-
-Problem size(int64_t m, int64_t n, int64_t k) { return Problem{{m, n, k}}; }
+const Variant& warp_variant() { return test::registered_variant("matmul.warp_tiled"); }
+using test::h100;
+using test::size;
 
 ParamValues params_of(const matmul::WarpConfig& c) {
     return {{"BM", c.bm}, {"BN", c.bn}, {"BK", c.bk}, {"WM", c.wm}, {"WN", c.wn},

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <climits>
+#include <optional>
 #include <regex>
 
 #include "tilelab/i18n.h"
@@ -17,6 +18,28 @@ const Target& preset(const char* key) {
     const Target* t = find_target(key);
     EXPECT_NE(t, nullptr) << key;
     return *t;
+}
+
+// What a hand-worked case states: each field given is checked, those left out are not.
+struct Stated {
+    std::optional<std::string> error{};
+    std::optional<int> blocks_per_sm{}, active_warps{}, max_warps{};
+    std::optional<double> occupancy{};
+    std::optional<int> limit_warps{}, limit_registers{}, limit_smem{}, limit_blocks{};
+    std::optional<std::string> limiter{};
+};
+
+void expect_stated(const Occupancy& o, const Stated& s) {
+    if (s.error) { EXPECT_EQ(o.error, *s.error); }
+    if (s.blocks_per_sm) { EXPECT_EQ(o.blocks_per_sm, *s.blocks_per_sm); }
+    if (s.active_warps) { EXPECT_EQ(o.active_warps, *s.active_warps); }
+    if (s.max_warps) { EXPECT_EQ(o.max_warps, *s.max_warps); }
+    if (s.occupancy) { EXPECT_DOUBLE_EQ(o.occupancy, *s.occupancy); }
+    if (s.limit_warps) { EXPECT_EQ(o.limit_warps, *s.limit_warps); }
+    if (s.limit_registers) { EXPECT_EQ(o.limit_registers, *s.limit_registers); }
+    if (s.limit_smem) { EXPECT_EQ(o.limit_smem, *s.limit_smem); }
+    if (s.limit_blocks) { EXPECT_EQ(o.limit_blocks, *s.limit_blocks); }
+    if (s.limiter) { EXPECT_EQ(o.limiter, *s.limiter); }
 }
 
 std::string all_steps(const Occupancy& o) {
@@ -34,16 +57,9 @@ std::string all_steps(const Occupancy& o) {
 //   blocks: 32.  → 2 blocks = 64 warps of 64 = 100%, limited by warps and registers alike.
 TEST(Occupancy, IssueCase32x32On90) {
     Occupancy o = compute_occupancy(preset("h100"), {1024, 32, 8192});
-    EXPECT_EQ(o.error, "");
-    EXPECT_EQ(o.blocks_per_sm, 2);
-    EXPECT_EQ(o.active_warps, 64);
-    EXPECT_EQ(o.max_warps, 64);
-    EXPECT_DOUBLE_EQ(o.occupancy, 1.0);
-    EXPECT_EQ(o.limit_warps, 2);
-    EXPECT_EQ(o.limit_registers, 2);
-    EXPECT_EQ(o.limit_smem, 25);
-    EXPECT_EQ(o.limit_blocks, 32);
-    EXPECT_EQ(o.limiter, "warps and registers");
+    expect_stated(o, {.error = "", .blocks_per_sm = 2, .active_warps = 64, .max_warps = 64, .occupancy = 1.0,
+                      .limit_warps = 2, .limit_registers = 2, .limit_smem = 25, .limit_blocks = 32,
+                      .limiter = "warps and registers"});
     std::string steps = all_steps(o);
     EXPECT_NE(steps.find("8192 + 1024 reserved = 9216 B per block"), std::string::npos) << steps;
     EXPECT_NE(steps.find("233472 B per SM / 9216 B = 25 blocks"), std::string::npos) << steps;
@@ -55,12 +71,8 @@ TEST(Occupancy, IssueCase32x32On90) {
 //   → 4 blocks × 8 warps = 32 of 64 = 50%.
 TEST(Occupancy, SharedMemoryBound) {
     Occupancy o = compute_occupancy(preset("h100"), {256, 32, 48 * 1024});
-    EXPECT_EQ(o.limit_warps, 8);
-    EXPECT_EQ(o.limit_registers, 8);
-    EXPECT_EQ(o.limit_smem, 4);
-    EXPECT_EQ(o.blocks_per_sm, 4);
-    EXPECT_DOUBLE_EQ(o.occupancy, 0.5);
-    EXPECT_EQ(o.limiter, "shared memory");
+    expect_stated(o, {.blocks_per_sm = 4, .occupancy = 0.5, .limit_warps = 8, .limit_registers = 8, .limit_smem = 4,
+                      .limiter = "shared memory"});
 }
 
 // Blocks bound: one-warp blocks, 16 registers, no shared memory, sm_90.
@@ -69,13 +81,8 @@ TEST(Occupancy, SharedMemoryBound) {
 //   → 32 blocks = 32 warps of 64 = 50%: small blocks waste the SM.
 TEST(Occupancy, BlocksBoundWithWarpSizedBlocks) {
     Occupancy o = compute_occupancy(preset("h100"), {32, 16, 0});
-    EXPECT_EQ(o.limit_warps, 64);
-    EXPECT_EQ(o.limit_registers, 128);
-    EXPECT_EQ(o.limit_smem, 228);
-    EXPECT_EQ(o.limit_blocks, 32);
-    EXPECT_EQ(o.blocks_per_sm, 32);
-    EXPECT_DOUBLE_EQ(o.occupancy, 0.5);
-    EXPECT_EQ(o.limiter, "blocks");
+    expect_stated(o, {.blocks_per_sm = 32, .occupancy = 0.5, .limit_warps = 64, .limit_registers = 128, .limit_smem = 228,
+                      .limit_blocks = 32, .limiter = "blocks"});
 }
 
 // Register granularity: 33 registers × 32 = 1056, allocated as 1280 (units of 256).
@@ -83,10 +90,7 @@ TEST(Occupancy, BlocksBoundWithWarpSizedBlocks) {
 //   = 48 of 64 warps = 75%. One register more than 32 costs a quarter of the SM.
 TEST(Occupancy, RegisterAllocationUnit) {
     Occupancy o = compute_occupancy(preset("h100"), {128, 33, 0});
-    EXPECT_EQ(o.limit_registers, 12);
-    EXPECT_EQ(o.blocks_per_sm, 12);
-    EXPECT_DOUBLE_EQ(o.occupancy, 0.75);
-    EXPECT_EQ(o.limiter, "registers");
+    expect_stated(o, {.blocks_per_sm = 12, .occupancy = 0.75, .limit_registers = 12, .limiter = "registers"});
     EXPECT_NE(all_steps(o).find("1056 per warp, rounded up to the 256-register allocation unit: 1280"),
               std::string::npos)
         << all_steps(o);
@@ -96,10 +100,7 @@ TEST(Occupancy, RegisterAllocationUnit) {
 // in each, 48 in all; 3-warp blocks → 16 blocks (not 65536 / 3840 = 17).
 TEST(Occupancy, RegistersPerSubPartition) {
     Occupancy o = compute_occupancy(preset("h100"), {96, 40, 0});
-    EXPECT_EQ(o.limit_registers, 16);
-    EXPECT_EQ(o.limit_warps, 21);
-    EXPECT_EQ(o.blocks_per_sm, 16);
-    EXPECT_EQ(o.active_warps, 48);
+    expect_stated(o, {.blocks_per_sm = 16, .active_warps = 48, .limit_warps = 21, .limit_registers = 16});
 }
 
 // T4 (sm_75, 32 warps per SM): 256 threads at 64 registers.
@@ -107,14 +108,8 @@ TEST(Occupancy, RegistersPerSubPartition) {
 //   = 4; no shared memory and no reservation: no limit → 4 blocks = 32 of 32 warps = 100%.
 TEST(Occupancy, T4WarpsAndRegisters) {
     Occupancy o = compute_occupancy(preset("t4"), {256, 64, 0});
-    EXPECT_EQ(o.max_warps, 32);
-    EXPECT_EQ(o.limit_warps, 4);
-    EXPECT_EQ(o.limit_registers, 4);
-    EXPECT_EQ(o.limit_smem, INT_MAX);
-    EXPECT_EQ(o.limit_blocks, 16);
-    EXPECT_EQ(o.blocks_per_sm, 4);
-    EXPECT_DOUBLE_EQ(o.occupancy, 1.0);
-    EXPECT_EQ(o.limiter, "warps and registers");
+    expect_stated(o, {.blocks_per_sm = 4, .max_warps = 32, .occupancy = 1.0, .limit_warps = 4, .limit_registers = 4,
+                      .limit_smem = INT_MAX, .limit_blocks = 16, .limiter = "warps and registers"});
     EXPECT_NE(all_steps(o).find("shared memory: none used → no limit"), std::string::npos);
 }
 
@@ -122,10 +117,7 @@ TEST(Occupancy, T4WarpsAndRegisters) {
 // = 12 of 32 warps = 37.5%.
 TEST(Occupancy, T4SharedMemoryUnit) {
     Occupancy o = compute_occupancy(preset("t4"), {128, 32, 20000});
-    EXPECT_EQ(o.limit_smem, 3);
-    EXPECT_EQ(o.blocks_per_sm, 3);
-    EXPECT_DOUBLE_EQ(o.occupancy, 12.0 / 32.0);
-    EXPECT_EQ(o.limiter, "shared memory");
+    expect_stated(o, {.blocks_per_sm = 3, .occupancy = 12.0 / 32.0, .limit_smem = 3, .limiter = "shared memory"});
     EXPECT_NE(all_steps(o).find("rounded up to the 256 B allocation unit: 20224 B"), std::string::npos)
         << all_steps(o);
 }
@@ -134,11 +126,7 @@ TEST(Occupancy, T4SharedMemoryUnit) {
 // = 4 → 3 blocks = 48 of 48 warps.
 TEST(Occupancy, Ada48Warps) {
     Occupancy o = compute_occupancy(preset("rtx4090"), {512, 32, 0});
-    EXPECT_EQ(o.max_warps, 48);
-    EXPECT_EQ(o.limit_warps, 3);
-    EXPECT_EQ(o.limit_registers, 4);
-    EXPECT_EQ(o.blocks_per_sm, 3);
-    EXPECT_DOUBLE_EQ(o.occupancy, 1.0);
+    expect_stated(o, {.blocks_per_sm = 3, .max_warps = 48, .occupancy = 1.0, .limit_warps = 3, .limit_registers = 4});
 }
 
 TEST(Occupancy, WhatCannotLaunchSaysWhy) {

@@ -7,16 +7,14 @@
 #include "tilelab/engine.h"
 #include "tilelab/result_json.h"
 #include "typed_matmul_variant.h"
+#include "model_engine.h"
 
 using namespace tilelab;
 using tilelab::testing::typed_matmul_variant;
 
 namespace {
 
-Engine& model_engine() {
-    static Engine engine(EngineConfig{"", /*force_model_mode=*/true});
-    return engine;
-}
+using test::model_engine;
 
 TEST(Precision, ElementTypesKnowTheirSizeAndRounding) {
     EXPECT_EQ(element_bytes(ElementType::f32), 4);
@@ -31,6 +29,9 @@ TEST(Precision, ElementTypesKnowTheirSizeAndRounding) {
     EXPECT_FALSE(parse_element("fp8").has_value());
     EXPECT_EQ((Precision{ElementType::bf16, ElementType::f32, ElementType::f32}).describe(), "bf16 → fp32");
     EXPECT_EQ(Precision{}.describe(), "fp32");
+    EXPECT_EQ(element_label(ElementType::f32), "FP32");   // labels and cuBLAS's names: upper case
+    EXPECT_EQ(element_label(ElementType::bf16), "BF16");
+    EXPECT_EQ(element_label(ElementType::f16), "FP16");
 }
 
 TEST(Precision, ToleranceFollowsTheDerivation) {

@@ -1,5 +1,6 @@
 // Reading ptxas's verbose report (-Xptxas=-v) as NVRTC returns it in the program log.
 #include <gtest/gtest.h>
+#include <tuple>
 
 #include "tilelab/compile.h"
 
@@ -24,27 +25,22 @@ const char* kTwoKernels =
     "ptxas info    : Used 16 registers, used 0 barriers, 360 bytes cmem[0], 8 bytes cmem[2]\n"
     "ptxas info    : Compile time = 0.971 ms\n";
 
+// Every figure of `got` is `want`'s (parsed, registers, spill stores and loads, stack, smem, cmem).
+void expect_report(const PtxasInfo& got, const PtxasInfo& want) {
+    const auto figures = [](const PtxasInfo& i) {
+        return std::tuple(i.parsed, i.registers, i.spill_stores, i.spill_loads, i.stack_bytes, i.smem_bytes, i.cmem_bytes);
+    };
+    EXPECT_EQ(figures(got), figures(want));
+}
+
 }  // namespace
 
 TEST(Ptxas, ReadsTheNamedKernelOnly) {
-    PtxasInfo k = parse_ptxas_report(kTwoKernels, "_Z1kILi32EEvPKfPfi");
-    EXPECT_TRUE(k.parsed);
-    EXPECT_EQ(k.registers, 48);
-    EXPECT_EQ(k.smem_bytes, 4096);
-    EXPECT_EQ(k.cmem_bytes, 372);
-    EXPECT_EQ(k.stack_bytes, 0);
-    EXPECT_EQ(k.spill_stores, 0);
-    EXPECT_EQ(k.spill_loads, 0);
-
+    expect_report(parse_ptxas_report(kTwoKernels, "_Z1kILi32EEvPKfPfi"),
+                  {.registers = 48, .spill_stores = 0, .spill_loads = 0, .stack_bytes = 0, .smem_bytes = 4096, .cmem_bytes = 372, .parsed = true});
     // The callee's stack frame (24 B) is not the kernel's (168 B).
-    PtxasInfo other = parse_ptxas_report(kTwoKernels, "_Z5otherPf");
-    EXPECT_TRUE(other.parsed);
-    EXPECT_EQ(other.registers, 16);
-    EXPECT_EQ(other.stack_bytes, 168);
-    EXPECT_EQ(other.spill_stores, 164);
-    EXPECT_EQ(other.spill_loads, 160);
-    EXPECT_EQ(other.smem_bytes, 0);
-    EXPECT_EQ(other.cmem_bytes, 360);
+    expect_report(parse_ptxas_report(kTwoKernels, "_Z5otherPf"),
+                  {.registers = 16, .spill_stores = 164, .spill_loads = 160, .stack_bytes = 168, .smem_bytes = 0, .cmem_bytes = 360, .parsed = true});
 }
 
 TEST(Ptxas, WithoutANameTakesTheFirstKernel) {
@@ -63,10 +59,7 @@ TEST(Ptxas, UnknownNameOrEmptyLogIsNotParsed) {
 // without the cap the same kernel must not spill and must use more registers.
 TEST(Ptxas, RealReportShowsSpillsUnderARegisterCap) {
     CompileService service("");
-    CompileRequest req;
-    req.source_file = "test/spill.cuh";
-    req.name_expression = "tilelab_test_pressure<64>";
-    req.arch = 90;
+    CompileRequest req{.source_file = "test/spill.cuh", .name_expression = "tilelab_test_pressure<64>", .arch = 90};
     auto free_run = service.compile(req);
     ASSERT_TRUE(free_run->ok) << free_run->error << "\n" << free_run->log;
     ASSERT_TRUE(free_run->ptxas.parsed) << free_run->log;

@@ -7,15 +7,13 @@
 #include "tilelab/engine.h"
 #include "tilelab/lesson.h"
 #include "tilelab/variant.h"
+#include "model_engine.h"
 
 using namespace tilelab;
 
 namespace {
 
-Engine& model_engine() {
-    static Engine engine(EngineConfig{"", /*force_model_mode=*/true});
-    return engine;
-}
+using test::model_engine;
 
 std::string describe(const ParamValues& params) {
     std::string s;

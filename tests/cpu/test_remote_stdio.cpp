@@ -13,6 +13,7 @@
 #include "host/remote_link.h"
 #include "host/worker_client.h"
 #include "spawn.h"
+#include "worker_bytes.h"
 #include "tilelab/engine.h"
 #include "tilelab/result_json.h"
 
@@ -30,28 +31,9 @@ std::string worker_path() {
     return path;
 }
 
-struct Scratch {
-    fs::path dir = fs::temp_directory_path() / ("tilelab-stdio-test-" + std::to_string(::getpid()));
-    Scratch() { fs::create_directories(dir); }
-    ~Scratch() {
-        std::error_code ec;
-        fs::remove_all(dir, ec);
-    }
-    // A file holding exactly these bytes, for `cat FILE` to play a worker.
-    std::string file(const std::string& name, const std::string& bytes) const {
-        std::ofstream(dir / name, std::ios::binary) << bytes;
-        return (dir / name).string();
-    }
+struct Scratch : test::Scratch {
+    Scratch() : test::Scratch("stdio-test") {}
 };
-
-std::string frame(const json& message) {
-    const std::vector<uint8_t> body = json::to_cbor(message);
-    const uint32_t n = uint32_t(body.size());
-    std::string out = {char(n), char(n >> 8), char(n >> 16), char(n >> 24)};
-    return out + std::string(body.begin(), body.end());
-}
-
-std::string magic() { return std::string(worker::kGreetingMagic, sizeof worker::kGreetingMagic); }
 
 json greeting(int protocol, bool gpu) {
     json hello = {{"hello", "tilelab-gpu-worker"}, {"protocol", protocol}, {"host", "fakehost"},
@@ -67,6 +49,15 @@ GpuLocation via(const std::string& command, int timeout_s = 10) {
     return where;
 }
 
+// Opens a link through `command`, expecting it to fail; why it failed.
+std::string refused_by(const std::string& command, int timeout_s = 10) {
+    RemoteLink link(via(command, timeout_s));
+    json hello;
+    std::string failure;
+    EXPECT_FALSE(link.open(hello, failure));
+    return failure;
+}
+
 TEST(RemoteStdio, TheRealWorkerGreetsWithItsProtocolAndSaysWhetherItHasAGpu) {
     RemoteLink link(via(worker_path() + " --stdio"));
     json hello;
@@ -80,56 +71,41 @@ TEST(RemoteStdio, TheRealWorkerGreetsWithItsProtocolAndSaysWhetherItHasAGpu) {
 }
 
 TEST(RemoteStdio, ACommandThatIsNotTheWorkerIsNamedWithWhatItPrinted) {
-    RemoteLink link(via("echo Welcome to gpu01"));
-    json hello;
-    std::string failure;
-    EXPECT_FALSE(link.open(hello, failure));
+    const std::string failure = refused_by("echo Welcome to gpu01");
     EXPECT_NE(failure.find("printed \"Welcome "), std::string::npos) << failure;
 }
 
 TEST(RemoteStdio, AMissingWorkerIsSaidSo) {
-    RemoteLink link(via("tilelab-no-such-worker-here --stdio"));
-    json hello;
-    std::string failure;
-    EXPECT_FALSE(link.open(hello, failure));
+    const std::string failure = refused_by("tilelab-no-such-worker-here --stdio");
     EXPECT_NE(failure.find("was not found"), std::string::npos) << failure;
 }
 
 TEST(RemoteStdio, AWorkerOfAnotherProtocolVersionIsRefusedWithBothVersions) {
     Scratch s;
-    const std::string file = s.file("old", magic() + frame(greeting(worker::kProtocolVersion + 7, true)));
-    RemoteLink link(via("cat " + file + "; sleep 5"));
-    json hello;
-    std::string failure;
-    EXPECT_FALSE(link.open(hello, failure));
+    const std::string file = s.file("old", test::magic() + test::frame(greeting(worker::kProtocolVersion + 7, true)));
+    const std::string failure = refused_by("cat " + file + "; sleep 5");
     EXPECT_NE(failure.find(fmt::format("speaks protocol {}", worker::kProtocolVersion + 7)), std::string::npos) << failure;
     EXPECT_NE(failure.find(fmt::format("this TileLab speaks {}", worker::kProtocolVersion)), std::string::npos) << failure;
 }
 
 TEST(RemoteStdio, TruncatedAndOversizedGreetingsAreFramingErrors) {
     Scratch s;
-    const std::string whole = frame(greeting(worker::kProtocolVersion, true));
-    const std::string truncated = s.file("truncated", magic() + whole.substr(0, whole.size() / 2));
-    const std::string huge = s.file("huge", magic() + std::string("\xff\xff\xff\x7f", 4));
-    const std::string not_cbor = s.file("notcbor", magic() + std::string("\x03\0\0\0", 4) + "\xff\xff\xff");
+    const std::string whole = test::frame(greeting(worker::kProtocolVersion, true));
+    const std::string truncated = s.file("truncated", test::magic() + whole.substr(0, whole.size() / 2));
+    const std::string huge = s.file("huge", test::magic() + std::string("\xff\xff\xff\x7f", 4));
+    const std::string not_cbor = s.file("notcbor", test::magic() + std::string("\x03\0\0\0", 4) + "\xff\xff\xff");
     const std::pair<std::string, std::string> cases[] = {{truncated, "closed in the middle of the greeting"},
                                                          {huge, "far more than a greeting"},
                                                          {not_cbor, "not a valid message"}};
     for (const auto& [file, expected] : cases) {
-        RemoteLink link(via("cat " + file));
-        json hello;
-        std::string failure;
-        EXPECT_FALSE(link.open(hello, failure));
+        const std::string failure = refused_by("cat " + file);
         EXPECT_NE(failure.find(expected), std::string::npos) << failure;
     }
 }
 
 TEST(RemoteStdio, ASilentCommandIsGivenUpAtTheConnectTimeout) {
-    RemoteLink link(via("sleep 30", 1));
-    json hello;
-    std::string failure;
     const auto start = Clock::now();
-    EXPECT_FALSE(link.open(hello, failure));
+    const std::string failure = refused_by("sleep 30", 1);
     EXPECT_LT(Clock::now() - start, std::chrono::seconds(4));
     EXPECT_NE(failure.find("no answer within 1 s"), std::string::npos) << failure;
 }
@@ -137,7 +113,7 @@ TEST(RemoteStdio, ASilentCommandIsGivenUpAtTheConnectTimeout) {
 TEST(RemoteStdio, AStreamThatDropsInTheMiddleOfARunFailsTheRunAndStaysLostUntilReconnect) {
     Scratch s;
     // Greets as a worker with a GPU, takes the request, then the stream ends (a dropped link).
-    const std::string file = s.file("drop", magic() + frame(greeting(worker::kProtocolVersion, true)));
+    const std::string file = s.file("drop", test::magic() + test::frame(greeting(worker::kProtocolVersion, true)));
     WorkerClient& client = WorkerClient::instance();
     client.configure(via("cat " + file + "; head -c 4 >/dev/null; echo 'link dropped' >&2"));
     json hello, reply;

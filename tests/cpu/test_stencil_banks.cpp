@@ -198,99 +198,97 @@ std::array<int64_t, 3> plane_blocks(const PlaneConfig& c, const Problem& prob) {
     return {ceil_div64(prob.dim[0] - 2, c.TX - 2), ceil_div64(prob.dim[1] - 2, c.R() - 2), gz};
 }
 
-// kernels/stencil/coarsened.cuh, every block and step.
-KernelWalk walk_coarsened(const PlaneConfig& c, const Problem& prob) {
+// Walks every block of the plane walk: `block(walk, its threads, its first output plane, the
+// plane past its last)` issues what one block does.
+template <class Block>
+KernelWalk walk_every_block(const PlaneConfig& c, const Problem& prob, Block block) {
     KernelWalk walk;
     walk.threads = c.TX * c.TY;
-    const int64_t nz = prob.dim[2];
-    const int A = c.A(), P = c.pitch(), S = c.plane();
     const auto blocks = plane_blocks(c, prob);
     for (int64_t bz = 0; bz < blocks[2]; ++bz)
         for (int64_t by = 0; by < blocks[1]; ++by)
             for (int64_t bx = 0; bx < blocks[0]; ++bx) {
-                const auto th = plane_threads(c, prob, bx, by);
-                const int64_t z_first = 1 + bz * c.Z, z_end = std::min(z_first + c.Z, nz - 1);
-                // planes[b][sy][sx] is word b·S + sy·P + sx.
-                auto cell = [&](const std::string& name, bool store, int r, int buffer, int dy, int dx,
-                                const std::vector<bool> PlaneThread::*who) {
-                    walk.issue(name, store, [&](int t) -> int64_t {
-                        const PlaneThread& p = th[size_t(t)];
-                        if (!(p.*who)[size_t(r)]) return -1;
-                        return int64_t(buffer) * S + int64_t(p.row[size_t(r)] + A + dy) * P + t % c.TX + A + dx;
-                    });
-                };
-                auto halo = [&](const std::string& name, int buffer) {
-                    walk.issue(name, true, [&](int t) -> int64_t {
-                        const PlaneThread& p = th[size_t(t)];
-                        return p.has_halo ? int64_t(buffer) * S + int64_t(p.halo_sy) * P + p.halo_sx : -1;
-                    });
-                };
-                for (int r = 0; r < c.RY; ++r)
-                    for (int k = 0; k < 3; ++k) cell("tile store (planes z₀−1, z₀, z₀+1)", true, r, k, 0, 0, &PlaneThread::in_grid);
-                halo("halo store (planes z₀, z₀+1)", 1);
-                if (z_first + 1 < z_end) halo("halo store (planes z₀, z₀+1)", 2);
-                int below = 0, centre = 1, above = 2;
-                for (int i = 0; i < c.Z; ++i) {
-                    const int64_t z = z_first + i;
-                    if (z >= z_end) break;
-                    for (int r = 0; r < c.RY; ++r) {
-                        // The centre load is common to both branches: the compiler hoists it (PTX).
-                        cell("load centre", false, r, centre, 0, 0, &PlaneThread::owns);
-                        cell("load x−1", false, r, centre, 0, -1, &PlaneThread::computes);
-                        cell("load x+1", false, r, centre, 0, 1, &PlaneThread::computes);
-                        cell("load y−1", false, r, centre, -1, 0, &PlaneThread::computes);
-                        cell("load y+1", false, r, centre, 1, 0, &PlaneThread::computes);
-                        cell("load z−1 (prev)", false, r, below, 0, 0, &PlaneThread::computes);
-                        cell("load z+1 (next)", false, r, above, 0, 0, &PlaneThread::computes);
-                    }
-                    for (int r = 0; r < c.RY; ++r)
-                        if (z + 2 <= z_end) cell("tile store (plane z+2)", true, r, below, 0, 0, &PlaneThread::in_grid);
-                    if (z + 2 < z_end) halo("halo store (plane z+2)", below);
-                    const int refilled = below;
-                    below = centre;
-                    centre = above;
-                    above = refilled;
-                }
+                const int64_t z_first = 1 + bz * c.Z;
+                block(walk, plane_threads(c, prob, bx, by), z_first, std::min(z_first + c.Z, prob.dim[2] - 1));
             }
     return walk;
 }
 
+// kernels/stencil/coarsened.cuh, every block and step.
+KernelWalk walk_coarsened(const PlaneConfig& c, const Problem& prob) {
+    const int A = c.A(), P = c.pitch(), S = c.plane();
+    return walk_every_block(c, prob, [&](KernelWalk& walk, const std::vector<PlaneThread>& th, int64_t z_first, int64_t z_end) {
+        // planes[b][sy][sx] is word b·S + sy·P + sx.
+        auto cell = [&](const std::string& name, bool store, int r, int buffer, int dy, int dx,
+                        const std::vector<bool> PlaneThread::*who) {
+            walk.issue(name, store, [&](int t) -> int64_t {
+                const PlaneThread& p = th[size_t(t)];
+                if (!(p.*who)[size_t(r)]) return -1;
+                return int64_t(buffer) * S + int64_t(p.row[size_t(r)] + A + dy) * P + t % c.TX + A + dx;
+            });
+        };
+        auto halo = [&](const std::string& name, int buffer) {
+            walk.issue(name, true, [&](int t) -> int64_t {
+                const PlaneThread& p = th[size_t(t)];
+                return p.has_halo ? int64_t(buffer) * S + int64_t(p.halo_sy) * P + p.halo_sx : -1;
+            });
+        };
+        for (int r = 0; r < c.RY; ++r)
+            for (int k = 0; k < 3; ++k) cell("tile store (planes z₀−1, z₀, z₀+1)", true, r, k, 0, 0, &PlaneThread::in_grid);
+        halo("halo store (planes z₀, z₀+1)", 1);
+        if (z_first + 1 < z_end) halo("halo store (planes z₀, z₀+1)", 2);
+        int below = 0, centre = 1, above = 2;
+        for (int i = 0; i < c.Z; ++i) {
+            const int64_t z = z_first + i;
+            if (z >= z_end) break;
+            for (int r = 0; r < c.RY; ++r) {
+                // The centre load is common to both branches: the compiler hoists it (PTX).
+                cell("load centre", false, r, centre, 0, 0, &PlaneThread::owns);
+                cell("load x−1", false, r, centre, 0, -1, &PlaneThread::computes);
+                cell("load x+1", false, r, centre, 0, 1, &PlaneThread::computes);
+                cell("load y−1", false, r, centre, -1, 0, &PlaneThread::computes);
+                cell("load y+1", false, r, centre, 1, 0, &PlaneThread::computes);
+                cell("load z−1 (prev)", false, r, below, 0, 0, &PlaneThread::computes);
+                cell("load z+1 (next)", false, r, above, 0, 0, &PlaneThread::computes);
+            }
+            for (int r = 0; r < c.RY; ++r)
+                if (z + 2 <= z_end) cell("tile store (plane z+2)", true, r, below, 0, 0, &PlaneThread::in_grid);
+            if (z + 2 < z_end) halo("halo store (plane z+2)", below);
+            const int refilled = below;
+            below = centre;
+            centre = above;
+            above = refilled;
+        }
+    });
+}
+
 // kernels/stencil/register_tiled.cuh, every block and step.
 KernelWalk walk_register_tiled(const PlaneConfig& c, const Problem& prob) {
-    KernelWalk walk;
-    walk.threads = c.TX * c.TY;
-    const int64_t nz = prob.dim[2];
     const int A = c.A(), P = c.pitch();
-    const auto blocks = plane_blocks(c, prob);
-    for (int64_t bz = 0; bz < blocks[2]; ++bz)
-        for (int64_t by = 0; by < blocks[1]; ++by)
-            for (int64_t bx = 0; bx < blocks[0]; ++bx) {
-                const auto th = plane_threads(c, prob, bx, by);
-                const int64_t z_first = 1 + bz * c.Z, z_end = std::min(z_first + c.Z, nz - 1);
-                // curr_s[sy][sx] is word sy·P + sx.
-                auto cell = [&](const std::string& name, bool store, int r, int dy, int dx, bool computing) {
-                    walk.issue(name, store, [&](int t) -> int64_t {
-                        const PlaneThread& p = th[size_t(t)];
-                        const bool on = computing ? p.owns[size_t(r)] && p.computes[size_t(r)] : p.in_grid[size_t(r)];
-                        return on ? int64_t(p.row[size_t(r)] + A + dy) * P + t % c.TX + A + dx : -1;
-                    });
-                };
-                for (int i = 0; i < c.Z; ++i) {
-                    if (z_first + i >= z_end) break;
-                    for (int r = 0; r < c.RY; ++r) cell("tile store (plane z)", true, r, 0, 0, false);
-                    walk.issue("halo store (plane z)", true, [&](int t) -> int64_t {
-                        const PlaneThread& p = th[size_t(t)];
-                        return p.has_halo ? int64_t(p.halo_sy) * P + p.halo_sx : -1;
-                    });
-                    for (int r = 0; r < c.RY; ++r) {
-                        cell("load x−1", false, r, 0, -1, true);
-                        cell("load x+1", false, r, 0, 1, true);
-                        cell("load y−1", false, r, -1, 0, true);
-                        cell("load y+1", false, r, 1, 0, true);
-                    }
-                }
+    return walk_every_block(c, prob, [&](KernelWalk& walk, const std::vector<PlaneThread>& th, int64_t z_first, int64_t z_end) {
+        // curr_s[sy][sx] is word sy·P + sx.
+        auto cell = [&](const std::string& name, bool store, int r, int dy, int dx, bool computing) {
+            walk.issue(name, store, [&](int t) -> int64_t {
+                const PlaneThread& p = th[size_t(t)];
+                const bool on = computing ? p.owns[size_t(r)] && p.computes[size_t(r)] : p.in_grid[size_t(r)];
+                return on ? int64_t(p.row[size_t(r)] + A + dy) * P + t % c.TX + A + dx : -1;
+            });
+        };
+        for (int i = 0; i < c.Z; ++i) {
+            if (z_first + i >= z_end) break;
+            for (int r = 0; r < c.RY; ++r) cell("tile store (plane z)", true, r, 0, 0, false);
+            walk.issue("halo store (plane z)", true, [&](int t) -> int64_t {
+                const PlaneThread& p = th[size_t(t)];
+                return p.has_halo ? int64_t(p.halo_sy) * P + p.halo_sx : -1;
+            });
+            for (int r = 0; r < c.RY; ++r) {
+                cell("load x−1", false, r, 0, -1, true);
+                cell("load x+1", false, r, 0, 1, true);
+                cell("load y−1", false, r, -1, 0, true);
+                cell("load y+1", false, r, 1, 0, true);
             }
-    return walk;
+        }
+    });
 }
 
 // A random valid plane-walk configuration at a small odd-ish size.
@@ -299,6 +297,25 @@ bool random_plane_config(std::mt19937& rng, const Variant& v, PlaneConfig& c, Pr
     prob = Problem{{int64_t(3 + rng() % 90), int64_t(3 + rng() % 60), int64_t(3 + rng() % 20)}};
     p = with_defaults(v.params, {{"TX", c.TX}, {"TY", c.TY}, {"RY", c.RY}, {"Z", c.Z}, {"HALO", c.around ? 1 : 0}});
     return c.TX * c.TY <= 1024 && v.invalid_reason(p, prob, tilelab::testing::test_target()).empty();
+}
+
+// The plane-walk variant `id`'s bank model against `walk` of every block and step, at 20 random
+// configurations (seeded) that it accepts.
+template <class Walk>
+void expect_model_equals_walk_at_random(const char* id, unsigned seed, Walk walk) {
+    const Variant* v = find_variant(id);
+    ASSERT_NE(v, nullptr);
+    std::mt19937 rng(seed);
+    for (int n = 0; n < 20;) {
+        PlaneConfig c{};
+        Problem prob;
+        ParamValues p;
+        if (!random_plane_config(rng, *v, c, prob, p)) continue;
+        ++n;
+        SCOPED_TRACE(::testing::Message() << "TX=" << c.TX << " TY=" << c.TY << " RY=" << c.RY << " Z=" << c.Z << " HALO="
+                                          << c.around << " at " << prob.dim[0] << "x" << prob.dim[1] << "x" << prob.dim[2]);
+        expect_model_equals_walk(*v, p, prob, walk(c, prob));
+    }
 }
 
 }  // namespace
@@ -319,35 +336,11 @@ TEST(StencilBanks, SmemTiledModelEqualsAWalkOfEveryBlock) {
 }
 
 TEST(StencilBanks, CoarsenedModelEqualsAWalkOfEveryBlockAndStep) {
-    const Variant* v = find_variant("stencil.coarsened");
-    ASSERT_NE(v, nullptr);
-    std::mt19937 rng(9);
-    for (int n = 0; n < 20;) {
-        PlaneConfig c{};
-        Problem prob;
-        ParamValues p;
-        if (!random_plane_config(rng, *v, c, prob, p)) continue;
-        ++n;
-        SCOPED_TRACE(::testing::Message() << "TX=" << c.TX << " TY=" << c.TY << " RY=" << c.RY << " Z=" << c.Z << " HALO="
-                                          << c.around << " at " << prob.dim[0] << "x" << prob.dim[1] << "x" << prob.dim[2]);
-        expect_model_equals_walk(*v, p, prob, walk_coarsened(c, prob));
-    }
+    expect_model_equals_walk_at_random("stencil.coarsened", 9, walk_coarsened);
 }
 
 TEST(StencilBanks, RegisterTiledModelEqualsAWalkOfEveryBlockAndStep) {
-    const Variant* v = find_variant("stencil.register_tiled");
-    ASSERT_NE(v, nullptr);
-    std::mt19937 rng(10);
-    for (int n = 0; n < 20;) {
-        PlaneConfig c{};
-        Problem prob;
-        ParamValues p;
-        if (!random_plane_config(rng, *v, c, prob, p)) continue;
-        ++n;
-        SCOPED_TRACE(::testing::Message() << "TX=" << c.TX << " TY=" << c.TY << " RY=" << c.RY << " Z=" << c.Z << " HALO="
-                                          << c.around << " at " << prob.dim[0] << "x" << prob.dim[1] << "x" << prob.dim[2]);
-        expect_model_equals_walk(*v, p, prob, walk_register_tiled(c, prob));
-    }
+    expect_model_equals_walk_at_random("stencil.register_tiled", 10, walk_register_tiled);
 }
 
 // What the plane walks' banks look like at the lessons' widths: a warp is one row of a 32-wide tile,

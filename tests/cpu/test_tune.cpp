@@ -18,20 +18,14 @@
 #include "tilelab/engine.h"
 #include "tilelab/tune.h"
 #include "tilelab/variant.h"
+#include "model_engine.h"
 
 namespace {
 
 using namespace tilelab;
 namespace fs = std::filesystem;
 
-Engine& model_engine() {
-    static Engine engine([] {
-        EngineConfig cfg;
-        cfg.force_model_mode = true;
-        return cfg;
-    }());
-    return engine;
-}
+using test::model_engine;
 
 const Variant& variant(const std::string& id) {
     const Variant* v = find_variant(id);
@@ -87,10 +81,7 @@ INSTANTIATE_TEST_SUITE_P(SmallMatmuls, TuneSpace, ::testing::Values("matmul.smem
 
 TEST(Tune, ASearchedSubsetKeepsTheOtherParametersFixed) {
     const Variant& v = variant("matmul.register_1d");
-    TuneConfig cfg;
-    cfg.problem = Problem{{512, 512, 512}};
-    cfg.searched = {"U"};
-    cfg.fixed = {{"T", 64}};
+    const TuneConfig cfg{.searched = {"U"}, .fixed = {{"T", 64}}, .problem = Problem{{512, 512, 512}}};
     const uint64_t combinations = for_each_valid_point(model_engine(), v, cfg, [&](const ParamValues& p) {
         EXPECT_EQ(p.at("T"), 64);
         EXPECT_EQ(p.at("S"), v.params[2].def);
@@ -143,10 +134,7 @@ TEST(Tune, PruneSaysWhySpillsNoBlockAndTooMuchSharedMemory) {
 TEST(Tune, ModelModeCompilesEveryCandidateAndDropsTheSpillingOnes) {
     // The 2D kernel capped at 32 registers: the thread tiles with many accumulators must spill.
     const Variant& v = variant("matmul.register_pressure");
-    TuneConfig cfg;
-    cfg.problem = Problem{{256, 256, 256}};
-    cfg.searched = {"TM"};
-    cfg.fixed = {{"MAXREG", 32}};
+    const TuneConfig cfg{.searched = {"TM"}, .fixed = {{"MAXREG", 32}}, .problem = Problem{{256, 256, 256}}};
     const TuneReport r = run_tune(model_engine(), v, cfg);
     EXPECT_FALSE(r.gpu);
     EXPECT_EQ(r.tried, 0);

@@ -28,11 +28,7 @@ CompileRequest smem_tiled_request() {
     const Variant* v = find_variant("matmul.smem_tiled");
     EXPECT_NE(v, nullptr);
     const KernelInstance k = v->kernel(with_defaults(v->params, {}));
-    CompileRequest req;
-    req.source_file = k.source_file;
-    req.name_expression = k.name_expression;
-    req.arch = 90;
-    return req;
+    return {.source_file = k.source_file, .name_expression = k.name_expression, .arch = 90};
 }
 
 // Connects the process's worker client to `worker --stdio`; undone when it goes.

@@ -37,9 +37,7 @@ TEST_P(PrecisionOnGpu, ValidatesAgainstItsOwnPrecisionAndSitsUnderItsRoof) {
         EXPECT_DOUBLE_EQ(r.validation.tolerance, matmul_tolerance(v.precision({}), p.dim[2]));
         EXPECT_EQ(r.precision.input, input);
         // "% of cuBLAS" is against cuBLAS at the same precision.
-        const std::string type = element_name(input);
-        std::string upper = type;
-        for (char& c : upper) c = char(std::toupper(static_cast<unsigned char>(c)));
+        const std::string upper = element_label(input);
         EXPECT_NE(r.reference_name.find(upper), std::string::npos) << r.reference_name;
         EXPECT_GT(r.pct_of_reference, 0);
         if (p == kLarge) {

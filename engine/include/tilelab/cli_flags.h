@@ -4,9 +4,23 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <string>
+#include <string_view>
+#include "tilelab/i18n.h"
 #include "tilelab/input_policy.h"
 
 namespace tilelab {
+
+// The language before the parser is built, so that --help and flag errors are in it: the
+// locale's, then that of --lang LANG or --lang=LANG (the parser checks the flag again).
+inline void set_language_from_command_line(int argc, char** argv) {
+    set_language(language_from_locale());
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view arg = argv[i];
+        Language lang;
+        if (arg == "--lang" && i + 1 < argc && parse_language(argv[i + 1], lang)) set_language(lang);
+        else if (arg.rfind("--lang=", 0) == 0 && parse_language(arg.substr(7), lang)) set_language(lang);
+    }
+}
 
 // A whole number in [min, max], with a message that says which of the two is wrong (CLI11's
 // Range calls "abc" "not in range"). CLI11 prefixes the flag's name.

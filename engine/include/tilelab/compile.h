@@ -29,7 +29,7 @@ struct CompileRequest {
     std::string name_expression;          // e.g. "smem_tiled_matmul<32, 1>"
     int arch = 0;                         // 90 for sm_90
     int max_registers = 0;                // -maxrregcount (0 = none)
-    std::vector<std::string> defines;     // "TILELAB_COUNT=1"
+    std::vector<std::string> defines{};   // "TILELAB_COUNT=1"
     // A user's kernel (an exercise): when not empty, this text is compiled instead of
     // source_file, under the name source_name (the name compile errors give with their lines).
     // The embedded sources stay available to it as headers. Never cached: every edit differs.

@@ -1,7 +1,8 @@
 // How lessons and problem families make themselves known: one line next to the factory.
 //
-//   // lessons/NN_slug/variant.cpp, inside namespace tilelab, after the factory:
-//   TILELAB_REGISTER_VARIANT(make_naive_matmul)
+//   // lessons/NN_slug/variant.cpp, inside namespace tilelab: the factory and its registration
+//   TILELAB_VARIANT(make_naive_matmul, Naive, {.id = "matmul.naive", .family = "matmul", .params = Naive::params()})
+//   // or, for a factory written out: TILELAB_REGISTER_VARIANT(make_naive_matmul) after it
 //
 //   // engine/src/family_xxx.cpp (the family's shape, no CUDA), inside namespace tilelab:
 //   TILELAB_REGISTER_FAMILY("matmul", make_matmul_shape)
@@ -37,6 +38,12 @@ struct DeviceFamilyRegistration {
 // Defines tilelab::registered_variant_<factory>(), which the generated table calls.
 #define TILELAB_REGISTER_VARIANT(factory) \
     ::tilelab::Variant registered_variant_##factory() { return factory(); }
+
+// Defines `factory` as define_variant<Config>(info) (tilelab/variant.h) and registers it: a lesson's
+// whole registration in one place.
+#define TILELAB_VARIANT(factory, Config, ...) \
+    ::tilelab::Variant factory() { return ::tilelab::define_variant<Config>(__VA_ARGS__); } \
+    TILELAB_REGISTER_VARIANT(factory)
 
 // Defines tilelab::registered_family_<factory>(), which the generated table calls.
 #define TILELAB_REGISTER_FAMILY(name, factory) \

@@ -1,6 +1,7 @@
 // Reaching a GPU worker through a launcher (remote_link.h).
 #include "remote_link.h"
 #include "worker_replies.h"
+#include "child_spawn.h"
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -175,16 +176,8 @@ bool RemoteLink::open(json& hello, std::string& failure) {
     posix_spawn_file_actions_adddup2(&actions, pair[1], 1);
     posix_spawn_file_actions_adddup2(&actions, err[1], 2);
     posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    sigset_t none, defaults;
-    sigemptyset(&none);
-    sigemptyset(&defaults);
-    sigaddset(&defaults, SIGPIPE);
-    posix_spawnattr_setsigmask(&attr, &none);
-    posix_spawnattr_setsigdefault(&attr, &defaults);
     // Its own process group: a terminal's Ctrl-C reaches the app, not ssh (which would drop the link).
-    posix_spawnattr_setpgroup(&attr, 0);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
+    init_child_spawn_attributes(attr, /*own_group=*/true);
     const std::vector<std::string> args = launcher_argv(where_);
     std::vector<char*> argv;
     for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));

@@ -1,5 +1,6 @@
 // Starting, talking to and stopping the GPU worker (worker_client.h).
 #include "worker_client.h"
+#include "child_spawn.h"
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -207,14 +208,7 @@ bool WorkerClient::start(std::string& failure) {
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_adddup2(&actions, 2, 1);
     posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    sigset_t none, defaults;
-    sigemptyset(&none);
-    sigemptyset(&defaults);
-    sigaddset(&defaults, SIGPIPE);
-    posix_spawnattr_setsigmask(&attr, &none);
-    posix_spawnattr_setsigdefault(&attr, &defaults);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    init_child_spawn_attributes(attr, /*own_group=*/false);
     const std::string channel_arg = std::to_string(kChildChannelFd), cancel_arg = std::to_string(kChildCancelFd);
     const std::string device_arg = std::to_string(where_.device);
     std::vector<char*> argv = {const_cast<char*>(path.c_str()), const_cast<char*>("--channel-fd"),

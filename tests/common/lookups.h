@@ -1,0 +1,26 @@
+// What the model tests look up by name: a registered variant, a target preset, a problem size.
+// Each throws, naming what is missing, rather than handing a test a null pointer.
+#pragma once
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include "tilelab/target.h"
+#include "tilelab/variant.h"
+
+namespace tilelab::test {
+
+inline const Variant& registered_variant(const std::string& id) {
+    const Variant* v = find_variant(id);
+    if (!v) throw std::runtime_error("variant not registered: " + id);
+    return *v;
+}
+
+inline const Target& h100() {
+    const Target* t = find_target("h100");
+    if (!t) throw std::runtime_error("no h100 preset");
+    return *t;
+}
+
+inline Problem size(int64_t m, int64_t n, int64_t k) { return Problem{{m, n, k}}; }
+
+}  // namespace tilelab::test
