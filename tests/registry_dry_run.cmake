@@ -4,6 +4,7 @@
 # In: SOURCE_DIR (the checkout), WORK_DIR (scratch; removed first).
 file(REMOVE_RECURSE ${WORK_DIR})
 file(GLOB lesson_sources ${SOURCE_DIR}/lessons/*/*.cpp)
+list(FILTER lesson_sources EXCLUDE REGEX "/test_[^/]*\\.cpp$")   # a lesson's own tests register nothing
 foreach(f IN LISTS lesson_sources)
   file(RELATIVE_PATH rel ${SOURCE_DIR} ${f})
   configure_file(${f} ${WORK_DIR}/${rel} COPYONLY)

@@ -29,9 +29,10 @@ inline void finish_cost_model(CostModel& m, const Problem& p, const Precision& p
 // The counts of a block-tiled kernel, exact for any M, N, K: a BM×BN tile of C per block, walked
 // in ⌈K/BK⌉ steps that each stage BM×BK of A and BK×BN of B in shared memory (out-of-range
 // elements are not loaded but the whole tiles are stored, zero-padded), every thread reading
-// rows + cols shared values per k for its rows×cols outputs. Then the fields above.
-inline void block_tiled_counts(CostModel& m, const Problem& p, int bm, int bn, int bk, double threads, double rows,
-                               double cols) {
+// `reads` shared values per k for its `outputs` outputs (rows + cols and rows·cols for a thread
+// tile; a warp's share of its fragments on tensor cores). Then the fields above, at `precision`.
+inline void block_tiled_counts(CostModel& m, const Problem& p, int bm, int bn, int bk, double threads, double outputs,
+                               double reads, const Precision& precision = {}) {
     const double M = double(p.dim[0]), N = double(p.dim[1]), K = double(p.dim[2]);
     const double gx = double(ceil_div(p.dim[1], bn)), gy = double(ceil_div(p.dim[0], bm));
     const double kk = double(ceil_div(p.dim[2], bk)) * bk;   // k values a block walks: K rounded up to BK
@@ -40,33 +41,37 @@ inline void block_tiled_counts(CostModel& m, const Problem& p, int bm, int bn, i
     m.per_block.global_loads = K * (bm + bn);
     m.per_block.global_stores = double(bm) * bn;
     m.per_block.shared_stores = kk * (bm + bn);
-    m.per_block.shared_loads = threads * kk * (rows + cols);
+    m.per_block.shared_loads = threads * kk * reads;
     m.per_thread.global_loads = m.per_block.global_loads / threads;
-    m.per_thread.global_stores = rows * cols;
+    m.per_thread.global_stores = outputs;
     m.per_thread.shared_stores = m.per_block.shared_stores / threads;
-    m.per_thread.shared_loads = kk * (rows + cols);
+    m.per_thread.shared_loads = kk * reads;
     // Each element of A is read once per block column, each element of B once per block row.
     m.total.global_loads = M * K * gx + K * N * gy;
     m.total.global_stores = M * N;
     m.total.shared_stores = blocks * m.per_block.shared_stores;
     m.total.shared_loads = blocks * m.per_block.shared_loads;
-    finish_cost_model(m, p);
+    finish_cost_model(m, p, precision);
 }
 
 // block_tiled_counts' formulas, as the cost model shows them after the variant's own first lines:
-// `outputs` is a thread's outputs ("TM·TN"), `reads` the shared values it reads per k ("TM+TN").
+// `outputs` is a thread's outputs ("TM·TN"), `reads` the shared values it reads per k ("TM+TN";
+// a whole formula where it has its own divisor, "(WM+WN) / 32").
 inline void add_block_tiled_formulas(CostModel& m, double blocks, const std::string& outputs, const std::string& reads) {
     add_formula(m, "blocks", "⌈N/BN⌉·⌈M/BM⌉", blocks);
     add_formula(m, "global loads / thread", "K·(BM+BN) / threads", m.per_thread.global_loads);
     add_formula(m, "global stores / thread", outputs, m.per_thread.global_stores);
     add_formula(m, "shared stores / thread", "⌈K/BK⌉·BK·(BM+BN) / threads", m.per_thread.shared_stores);
-    add_formula(m, "shared loads / thread", "⌈K/BK⌉·BK·(" + reads + ")", m.per_thread.shared_loads);
+    const std::string per_k = reads.find('/') != std::string::npos ? reads : "(" + reads + ")";
+    add_formula(m, "shared loads / thread", "⌈K/BK⌉·BK·" + per_k, m.per_thread.shared_loads);
     add_formula(m, "global loads, total", "M·K·⌈N/BN⌉ + K·N·⌈M/BM⌉", m.total.global_loads);
     add_formula(m, "global stores, total", "M·N", m.total.global_stores);
     add_formula(m, "shared stores, total", "blocks·⌈K/BK⌉·BK·(BM+BN)", m.total.shared_stores);
-    add_formula(m, "shared loads, total", "blocks·threads·⌈K/BK⌉·BK·(" + reads + ")", m.total.shared_loads);
+    add_formula(m, "shared loads, total", "blocks·threads·⌈K/BK⌉·BK·" + per_k, m.total.shared_loads);
     add_formula(m, "FLOPs", "2·M·N·K", m.flops);
-    add_formula(m, "arithmetic intensity (FLOP/B)", "2·M·N·K / (4·(global loads + stores))", m.intensity);
+    const bool fp32 = m.load_element_bytes == 4 && m.store_element_bytes == 4;
+    add_formula(m, "arithmetic intensity (FLOP/B)",
+                fp32 ? "2·M·N·K / (4·(global loads + stores))" : "2·M·N·K / (bytes loaded + bytes stored)", m.intensity);
 }
 
 }  // namespace tilelab::matmul

@@ -156,7 +156,7 @@ inline CostModel register_2d_cost_model(const Register2dConfig& c, const Problem
     const double blocks = gx * gy;
 
     CostModel m;
-    block_tiled_counts(m, p, c.bm, c.bn, c.bk, T, tm, tn);
+    block_tiled_counts(m, p, c.bm, c.bn, c.bk, T, double(tm) * tn, double(tm) + tn);
 
     const double kk = steps * bk;  // k values a thread walks, K rounded up to a multiple of BK
     add_formula(m, "threads / block", "(BM/TM)·(BN/TN)", T);

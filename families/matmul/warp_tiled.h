@@ -183,7 +183,7 @@ inline CostModel warp_cost_model(const WarpConfig& c, const Problem& p) {
     const bool vec = warp_vectorized(p);
 
     CostModel m;
-    block_tiled_counts(m, p, c.bm, c.bn, c.bk, T, rows, cols);
+    block_tiled_counts(m, p, c.bm, c.bn, c.bk, T, rows * cols, rows + cols);
 
     add_formula(m, "warps / block", "(BM/WM)·(BN/WN)", c.warps());
     add_formula(m, "threads / block", "32·(BM/WM)·(BN/WN)", T);

@@ -132,39 +132,15 @@ TileGeometry Wmma::tiles(const Problem& p) const {
 // 16·FK elements, and every element of C is stored once. The edge tiles' trip through the warps'
 // scratch is the epilogue's and is not counted (the kernel says so too).
 CostModel Wmma::cost_model(const Problem& p) const {
-    const double M = double(p.dim[0]), N = double(p.dim[1]), K = double(p.dim[2]);
     const double T = threads(), gx = double(ceil_div(p.dim[1], bn)), gy = double(ceil_div(p.dim[0], bm));
-    const double steps = double(ceil_div(p.dim[2], bk)), blocks = gx * gy, kk = steps * bk;
+    const double steps = double(ceil_div(p.dim[2], bk)), blocks = gx * gy;
     const double mmas_per_slice = double(fragments()) * (bk / fk());
 
     CostModel m;
-    m.per_block.global_loads = K * (bm + bn);
-    m.per_block.global_stores = double(bm) * bn;
-    m.per_block.shared_stores = kk * (bm + bn);
-    m.per_block.shared_loads = T * kk * (wm + wn) / 32;
-    m.per_thread.global_loads = m.per_block.global_loads / T;
-    m.per_thread.global_stores = double(wm) * wn / 32;
-    m.per_thread.shared_stores = m.per_block.shared_stores / T;
-    m.per_thread.shared_loads = kk * (wm + wn) / 32;
-    m.total.global_loads = M * K * gx + K * N * gy;
-    m.total.global_stores = M * N;
-    m.total.shared_stores = blocks * m.per_block.shared_stores;
-    m.total.shared_loads = blocks * m.per_block.shared_loads;
-    matmul::finish_cost_model(m, p, precision());
-
+    matmul::block_tiled_counts(m, p, bm, bn, bk, T, double(wm) * wn / 32, double(wm + wn) / 32, precision());
     add_formula(m, "warps / block", "(BM/WM)·(BN/WN)", warps());
     add_formula(m, "threads / block", "32·(BM/WM)·(BN/WN)", T);
-    add_formula(m, "blocks", "⌈N/BN⌉·⌈M/BM⌉", blocks);
-    add_formula(m, "global loads / thread", "K·(BM+BN) / threads", m.per_thread.global_loads);
-    add_formula(m, "global stores / thread", "WM·WN / 32", m.per_thread.global_stores);
-    add_formula(m, "shared stores / thread", "⌈K/BK⌉·BK·(BM+BN) / threads", m.per_thread.shared_stores);
-    add_formula(m, "shared loads / thread", "⌈K/BK⌉·BK·(WM+WN) / 32", m.per_thread.shared_loads);
-    add_formula(m, "global loads, total", "M·K·⌈N/BN⌉ + K·N·⌈M/BM⌉", m.total.global_loads);
-    add_formula(m, "global stores, total", "M·N", m.total.global_stores);
-    add_formula(m, "shared stores, total", "blocks·⌈K/BK⌉·BK·(BM+BN)", m.total.shared_stores);
-    add_formula(m, "shared loads, total", "blocks·threads·⌈K/BK⌉·BK·(WM+WN) / 32", m.total.shared_loads);
-    add_formula(m, "FLOPs", "2·M·N·K", m.flops);
-    add_formula(m, "arithmetic intensity (FLOP/B)", "2·M·N·K / (bytes loaded + bytes stored)", m.intensity);
+    matmul::add_block_tiled_formulas(m, blocks, "WM·WN / 32", "(WM+WN) / 32");
 
     add_extra(m, "accumulator fragments / warp", "(WM/16)·(WN/16)", fragments());
     add_extra(m, "accumulator registers / thread", "8·(WM/16)·(WN/16)", 8.0 * fragments());
