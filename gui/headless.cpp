@@ -17,6 +17,7 @@
 #include <vector>
 #include "actions.h"
 #include "panels.h"
+#include "tabs.h"
 #include "gl_util.h"
 #include "tune_view.h"
 #include "tilelab/input_policy.h"
@@ -379,7 +380,8 @@ int walk(App& app, FrameDriver& driver, double timeout_s) {
         const int step_count = std::max<int>(1, int(lessons[li].steps.size()));
         for (int s = 0; s < step_count; ++s, ++steps) {
             if (s > 0) EnterStep(state, s);
-            for (const char* tab : kTabNames) {
+            for (const Tab& t : kTabs) {
+                const char* tab = t.name;
                 state.select_tab = tab;
                 // A tab selected by flag shows from the next frame on: draw until it is the active one.
                 for (int k = 0; k < 4 && (k < 2 || state.active_tab != tab); ++k)
