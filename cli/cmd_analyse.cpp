@@ -20,12 +20,14 @@ bool stdout_wants_color() {
     return isatty(STDOUT_FILENO) && (no_color == nullptr || *no_color == '\0');
 }
 
-// --quantity NAME: one named quantity of the result, as drills and lesson checks read it.
-static void print_quantity(const CliOptions& o, const RunResult& r) {
+// --quantity NAME: one named quantity of the result, as drills and lesson checks read it, in place
+// of the report. A result without it: the run's own failure (no GPU, a wrong output ...) if it
+// failed, else a usage error that lists the names.
+static void print_quantity(const CliOptions& o, const RunResult& r, const Outcome& outcome) {
     double value = 0;
     if (!quantity_value(r, o.quantity, value)) {
-        const std::string why = quantity_needs_gpu(o.quantity) && !r.measured ? ": " + r.no_gpu_reason : "";
-        throw usage_error(trf("cli.no_quantity", o.quantity, why, fmt::format("{}", fmt::join(quantity_names(), ", "))));
+        if (outcome.exit_code != kExitOk) throw CliError(outcome.exit_code, outcome.message);
+        throw usage_error(trf("cli.no_quantity", o.quantity, fmt::format("{}", fmt::join(quantity_names(), ", "))));
     }
     const Quantity* q = find_quantity(o.quantity);
     const std::string unit = q ? q->unit : "";
@@ -57,12 +59,9 @@ static int analyse_or_run(const CliOptions& o, bool run) {
     Outcome outcome = classify(r, run);
     if (!o.source.empty() && outcome.exit_code == kExitCompile) outcome.message = report_user_compile_errors(r);
 
-    if (!o.quantity.empty() && outcome.exit_code == kExitOk) {
-        print_quantity(o, r);
-        std::fflush(stdout);
-        return kExitOk;
-    }
-    switch (o.format) {
+    if (!o.quantity.empty()) {
+        print_quantity(o, r, outcome);
+    } else switch (o.format) {
     case OutputFormat::Json: {
         ResultJsonOptions jo;
         jo.measurement = run;

@@ -76,7 +76,6 @@ TEST(Quantities, ValuesOfOneResult) {
     r.timing.median_ms = 1.25;
     r.gflops = 800;
     r.validation.checked = true;
-    r.validation.passed = false;
     EXPECT_FALSE(quantity_value(r, "time", v)) << "a wrong output has no time";
     r.validation.passed = true;
     ASSERT_TRUE(quantity_value(r, "time", v));
@@ -102,6 +101,10 @@ TEST(Quantities, TheCliPrintsOneByItsName) {
     const test::Spawned text = test::spawn(test::cli_path(), {"compile", "02", "--quantity", "occupancy %"}, env, 120, dir);
     ASSERT_EQ(text.exit_code, 0) << text.err;
     EXPECT_EQ(text.out.rfind("occupancy % = ", 0), 0u) << text.out;
+
+    const test::Spawned time = test::spawn(test::cli_path(), {"run", "02", "--quantity", "time"}, env, 120, dir);
+    EXPECT_EQ(time.exit_code, 3) << "no GPU: the run's own exit, not a usage error\n" << time.out << time.err;
+    EXPECT_EQ(time.out, "") << "no report in place of the quantity";
 
     const test::Spawned none = test::spawn(test::cli_path(), {"compile", "02", "--quantity", "no such"}, env, 120, dir);
     EXPECT_EQ(none.exit_code, 2) << none.out;
