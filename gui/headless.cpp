@@ -380,14 +380,13 @@ int walk(App& app, FrameDriver& driver, double timeout_s) {
         const int step_count = std::max<int>(1, int(lessons[li].steps.size()));
         for (int s = 0; s < step_count; ++s, ++steps) {
             if (s > 0) EnterStep(state, s);
-            for (const Tab& t : kTabs) {
-                const char* tab = t.name;
-                state.select_tab = tab;
+            for (const Tab& tab : kTabs) {
+                state.select_tab = tab.name;
                 // A tab selected by flag shows from the next frame on: draw until it is the active one.
-                for (int k = 0; k < 4 && (k < 2 || state.active_tab != tab); ++k)
+                for (int k = 0; k < 4 && (k < 2 || state.active_tab != tab.name); ++k)
                     if (!driver.frame()) return 2;
-                if (state.active_tab != tab) {
-                    std::fprintf(stderr, "walk: tab %s never became active\n", tab);
+                if (state.active_tab != tab.name) {
+                    std::fprintf(stderr, "walk: tab %s never became active\n", tab.name);
                     return 2;
                 }
             }
