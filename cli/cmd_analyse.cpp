@@ -1,5 +1,6 @@
 // `compile` and `run`: one configuration, analysed (no GPU needed) or also run and measured.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -9,6 +10,7 @@
 #include "format_table.h"
 #include "report.h"
 #include "request.h"
+#include "tilelab/quantities.h"
 #include "tilelab/result_json.h"
 
 namespace tilelab::cli {
@@ -16,6 +18,27 @@ namespace tilelab::cli {
 bool stdout_wants_color() {
     const char* no_color = std::getenv("NO_COLOR");
     return isatty(STDOUT_FILENO) && (no_color == nullptr || *no_color == '\0');
+}
+
+// --quantity NAME: one named quantity of the result, as drills and lesson checks read it, in place
+// of the report. A result without it: the run's own failure (no GPU, a wrong output ...) if it
+// failed, else a usage error that lists the names.
+static void print_quantity(const CliOptions& o, const RunResult& r, const Outcome& outcome) {
+    double value = 0;
+    if (!quantity_value(r, o.quantity, value)) {
+        if (outcome.exit_code != kExitOk) throw CliError(outcome.exit_code, outcome.message);
+        throw usage_error(trf("cli.no_quantity", o.quantity, fmt::format("{}", fmt::join(quantity_names(), ", "))));
+    }
+    const Quantity* q = find_quantity(o.quantity);
+    const std::string unit = q ? q->unit : "";
+    if (o.format == OutputFormat::Json) {
+        const nlohmann::ordered_json j = {{"quantity", o.quantity}, {"value", value}, {"unit", unit},
+                                          {"needs_gpu", q && q->needs_gpu}};
+        std::fputs((j.dump(2) + "\n").c_str(), stdout);
+    } else {
+        std::fputs(fmt::format("{} = {:.6g}{}\n", o.quantity, value, unit.empty() || unit == "%" ? unit : " " + unit).c_str(),
+                   stdout);
+    }
 }
 
 static int analyse_or_run(const CliOptions& o, bool run) {
@@ -36,7 +59,9 @@ static int analyse_or_run(const CliOptions& o, bool run) {
     Outcome outcome = classify(r, run);
     if (!o.source.empty() && outcome.exit_code == kExitCompile) outcome.message = report_user_compile_errors(r);
 
-    switch (o.format) {
+    if (!o.quantity.empty()) {
+        print_quantity(o, r, outcome);
+    } else switch (o.format) {
     case OutputFormat::Json: {
         ResultJsonOptions jo;
         jo.measurement = run;

@@ -112,9 +112,11 @@ int main(int argc, char** argv) {
     run->add_flag("--no-hardware", o.no_hardware,
                   tilelab::tr("clihelp.no_hardware"));
 
-    for (CLI::App* sub : {compile, run})
+    for (CLI::App* sub : {compile, run}) {
         sub->add_option("--source", o.source,
                         tilelab::tr("clihelp.source"));
+        sub->add_option("--quantity", o.quantity, tilelab::tr("clihelp.quantity"));
+    }
     run->add_option("--time-limit", o.time_limit_s,
                     tilelab::tr("clihelp.time_limit"))
         ->check(tilelab::whole_number(1, 3600));

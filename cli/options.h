@@ -53,6 +53,7 @@ struct CliOptions {
     std::string target;             // --target preset key, name or sm_XX (model mode)
     int step = -1;                  // --step N (from 0, as the app's): the lesson's state at that step; -1 = not given
     std::string source;             // compile/run --source FILE: the user's kernel instead of the lesson's
+    std::string quantity;           // compile/run --quantity NAME: only that named quantity (tilelab/quantities.h)
     int time_limit_s = 10;          // run --time-limit: a run that takes longer is stopped (endless loop)
 
     // exercise

@@ -14,13 +14,12 @@
 #include "hardware_view.h"
 #include "panels.h"
 #include "settings.h"
+#include "tabs.h"
 #include "tilelab/exercise_store.h"
 #include "tilelab/input_policy.h"
 #include "ui_common.h"
 
 namespace tilelab::gui {
-
-const char* const kTabNames[6] = {"Occupancy", "Memory", "Code", "Tiles", "Compare", "Drills"};
 
 namespace {
 
@@ -142,11 +141,17 @@ std::string App::init_from_options() {
         state_.select_tab = "Code";
         state_.select_code_view = "Exercise";
     } else if (!options_.panel.empty()) {
-        const auto* tab = std::find_if(std::begin(kTabNames), std::end(kTabNames),
-                                       [&](const char* t) { return same_name(t, options_.panel); });
-        if (tab == std::end(kTabNames))
-            return "--panel: there is no panel '" + shortened(options_.panel) + "' (occupancy, memory, code, tiles, compare, drills, exercise).";
-        state_.select_tab = *tab;
+        const auto* tab = std::find_if(std::begin(kTabs), std::end(kTabs),
+                                       [&](const Tab& t) { return same_name(t.name, options_.panel); });
+        if (tab == std::end(kTabs)) {
+            std::string names;
+            for (const Tab& t : kTabs) {
+                for (const char* c = t.name; *c; ++c) names += char(std::tolower(static_cast<unsigned char>(*c)));
+                names += ", ";
+            }
+            return "--panel: there is no panel '" + shortened(options_.panel) + "' (" + names + "exercise).";
+        }
+        state_.select_tab = tab->name;
     }
     // The drills' scores, kept between runs (headless runs neither read nor write them).
     state_.drill_scores_path = options_.persist ? DrillScores::default_path() : options_.drill_scores;
@@ -341,12 +346,7 @@ void App::draw_menu_bar() {
         if (ImGui::MenuItem(tr("menu.smaller_text").c_str(), "Ctrl -")) state_.font_scale = std::max(0.5f, state_.font_scale - 0.1f);
         if (ImGui::MenuItem(tr("menu.normal_text").c_str(), "Ctrl 0")) state_.font_scale = 1.0f;
         ImGui::Separator();
-        ImGui::MenuItem(tr("menu.occupancy_tab").c_str(), nullptr, &state_.show_occupancy);
-        ImGui::MenuItem(tr("menu.memory_tab").c_str(), nullptr, &state_.show_memory);
-        ImGui::MenuItem(tr("menu.code_tab").c_str(), nullptr, &state_.show_code);
-        ImGui::MenuItem(tr("menu.tiles_tab").c_str(), nullptr, &state_.show_tiles);
-        ImGui::MenuItem(tr("menu.compare_tab").c_str(), nullptr, &state_.show_compare);
-        ImGui::MenuItem(tr("menu.drills_tab").c_str(), nullptr, &state_.show_drills);
+        for (const Tab& t : kTabs) ImGui::MenuItem(tr(t.menu_key).c_str(), nullptr, &(state_.*t.shown));
         ImGui::Separator();
         // Each language in its own name, so a user who cannot read the current one finds theirs.
         if (ImGui::BeginMenu(tr("menu.language").c_str())) {
@@ -426,20 +426,16 @@ void App::draw_model_banner() {
 
 void App::draw_tabs() {
     if (!ImGui::BeginTabBar("##analysis_tabs")) return;
-    const bool shown[6] = {state_.show_occupancy, state_.show_memory, state_.show_code, state_.show_tiles,
-                           state_.show_compare, state_.show_drills};
-    void (*const draw[6])(AppState&) = {DrawOccupancyPanel, DrawMemoryPanel, DrawCodePanel, DrawTilesPanel,
-                                        DrawComparePanel, DrawDrillsPanel};
     const std::string select = state_.select_tab;
-    for (int i = 0; i < 6; ++i) {
-        if (!shown[i]) continue;
-        const ImGuiTabItemFlags flags = select == kTabNames[i] ? ImGuiTabItemFlags_SetSelected : 0;
+    for (const Tab& tab : kTabs) {
+        if (!(state_.*tab.shown)) continue;
+        const ImGuiTabItemFlags flags = select == tab.name ? ImGuiTabItemFlags_SetSelected : 0;
         // Shown translated; "###name" keeps the tab's identity (and the settings' tab) in every language.
-        const std::string label = tr(std::string("tab.") + kTabNames[i]) + "###" + kTabNames[i];
+        const std::string label = tr(std::string("tab.") + tab.name) + "###" + tab.name;
         if (ImGui::BeginTabItem(label.c_str(), nullptr, flags)) {
-            state_.active_tab = kTabNames[i];
-            ImGui::BeginChild(kTabNames[i], ImVec2(0, 0), false);
-            draw[i](state_);
+            state_.active_tab = tab.name;
+            ImGui::BeginChild(tab.name, ImVec2(0, 0), false);
+            tab.draw(state_);
             ImGui::EndChild();
             ImGui::EndTabItem();
         }
@@ -630,7 +626,7 @@ std::string App::CheckInvariants() const {
         for (const auto& [name, value] : state_.request.params)
             if (std::none_of(v->params.begin(), v->params.end(), [&](const ParamSpec& p) { return p.name == name; }))
                 return "the request has parameter " + name + " which " + v->id + " does not declare";
-    if (std::none_of(std::begin(kTabNames), std::end(kTabNames), [&](const char* t) { return state_.active_tab == t; }))
+    if (!FindTab(state_.active_tab))
         return "the active tab \"" + state_.active_tab + "\" is not a tab";
     if (state_.font_scale < 0.5f || state_.font_scale > 3.0f) return "font scale out of range";
     return "";

@@ -33,8 +33,6 @@ struct AppOptions {
     Clock::time_point launched = Clock::now();
 };
 
-extern const char* const kTabNames[6];   // "Occupancy", "Memory", "Code", "Tiles", "Compare", "Drills"
-
 struct FrameStats {
     int frames = 0, busy_frames = 0, font_frames = 0;
     double max_ms = 0, max_busy_ms = 0, sum_busy_ms = 0;

@@ -17,6 +17,7 @@
 #include <vector>
 #include "actions.h"
 #include "panels.h"
+#include "tabs.h"
 #include "gl_util.h"
 #include "tune_view.h"
 #include "tilelab/input_policy.h"
@@ -388,8 +389,8 @@ int walk(App& app, FrameDriver& driver, double timeout_s) {
         const int step_count = std::max<int>(1, int(lessons[li].steps.size()));
         for (int s = 0; s < step_count; ++s, ++steps) {
             if (s > 0) EnterStep(state, s);
-            for (const char* tab : kTabNames)
-                if (!show(state.select_tab, state.active_tab, tab, "tab")) return 2;
+            for (const Tab& tab : kTabs)
+                if (!show(state.select_tab, state.active_tab, tab.name, "tab")) return 2;
             // The Code tab's second view, the exercise editor, then back to the kernel.
             for (const char* view : {"Exercise", "Kernel"}) {
                 state.select_tab = "Code";

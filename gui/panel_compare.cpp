@@ -11,6 +11,7 @@
 #include <imgui_stdlib.h>
 #include "actions.h"
 #include "tilelab/i18n.h"
+#include "tilelab/quantities.h"
 #include "tilelab/variant_text.h"
 #include "analysis_common.h"
 #include "compare_export.h"
@@ -29,6 +30,9 @@ bool Passed(const RunResult& r) { return r.ok && (!r.validation.checked || r.val
 double TimeOf(const RunResult& r) { return r.measured && r.ok ? r.timing.median_ms : kNaN; }
 double GflopsOf(const RunResult& r) { return r.measured && r.ok ? r.gflops : kNaN; }
 double OccupancyOf(const RunResult& r) { return r.ok || r.stage != "input" ? r.occupancy.occupancy * 100 : kNaN; }
+// The quantities a two-parameter sweep colours its cells by (state.sweep_metric indexes them), by
+// their names in tilelab/quantities.h.
+const char* const kSweepMetrics[] = {"time", "GFLOP/s", "occupancy %"};
 
 // ---- pinning --------------------------------------------------------------------------------
 
@@ -314,7 +318,7 @@ plot::PlotResult DrawSweep2D(AppState& state) {
     ImGui::TextUnformatted(tr("compare.colour").c_str());
     for (int i = 0; i < 3; ++i) {
         ImGui::SameLine();
-        ImGui::BeginDisabled(!any_measured && i < 2);
+        ImGui::BeginDisabled(!any_measured && find_quantity(kSweepMetrics[i])->needs_gpu);
         ImGui::RadioButton(metrics[i], &state.sweep_metric, i);
         ImGui::EndDisabled();
     }
@@ -328,14 +332,11 @@ plot::PlotResult DrawSweep2D(AppState& state) {
     map.y_label = state.swept_y;
     for (int x : state.sweep_x_values) map.x_categories.push_back(std::to_string(x));
     for (int y : state.sweep_y_values) map.y_categories.push_back(std::to_string(y));
-    switch (state.sweep_metric) {
-    case 0:
-        map.value_label = "time";
+    const Quantity& metric = *find_quantity(kSweepMetrics[std::clamp(state.sweep_metric, 0, 2)]);
+    map.value_label = metric.name;
+    if (metric.name == std::string("time")) {
         map.low_is_good = true;
         map.format = [](double ms) { return FormatTime(ms); };
-        break;
-    case 1: map.value_label = "GFLOP/s"; break;
-    default: map.value_label = "occupancy %"; break;
     }
     const size_t n = map.x_categories.size() * map.y_categories.size();
     for (size_t i = 0; i < n; ++i) {
@@ -343,8 +344,8 @@ plot::PlotResult DrawSweep2D(AppState& state) {
         double v = kNaN;
         std::string note = r ? Why(*r) : tr("compare.not_run_yet").c_str();
         if (r && Passed(*r)) {
-            v = state.sweep_metric == 0 ? TimeOf(*r) : state.sweep_metric == 1 ? GflopsOf(*r) : OccupancyOf(*r);
-            if (!r->measured && state.sweep_metric < 2) note = NoGpu();
+            if (!metric.value(*r, v)) v = kNaN;
+            if (!r->measured && metric.needs_gpu) note = NoGpu();
         }
         map.values.push_back(v);
         map.cell_notes.push_back(note);

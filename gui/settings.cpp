@@ -13,6 +13,7 @@
 #include "actions.h"
 #include "tilelab/i18n.h"
 #include "app.h"
+#include "tabs.h"
 #include "tilelab/input_policy.h"
 #include "tilelab/safe_file.h"
 
@@ -203,7 +204,7 @@ SavedPlace LoadSettings(const std::string& path, AppState& state, std::vector<st
     f.boolean("hardware_counters", state.run_options.hardware_counters);
     std::string tab = state.active_tab;
     f.text("tab", tab, "the " + state.active_tab + " tab");
-    if (std::none_of(std::begin(kTabNames), std::end(kTabNames), [&](const char* t) { return tab == t; })) {
+    if (!FindTab(tab)) {
         f.bad("tab", "is not a tab (" + shortened(tab) + ")", "the " + state.active_tab + " tab");
         tab = state.active_tab;
     }

@@ -8,9 +8,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <limits>
 
 #include "tilelab/input_policy.h"
+#include "tilelab/quantities.h"
 #include "tilelab/util.h"
 #include "tilelab/variant.h"
 
@@ -250,15 +250,6 @@ std::vector<std::string> lessons_with_drills(Language lang) {
     return out;
 }
 
-const std::vector<std::string>& drill_quantity_names() {
-    static const std::vector<std::string> names = {
-        "registers", "spill stores (bytes)", "spill loads (bytes)", "blocks per SM", "occupancy %",
-        "active warps / SM", "threads / block", "shared bytes / block", "blocks per SM by registers",
-        "blocks per SM by shared memory", "blocks per SM by warps", "global loads per thread", "shared loads per thread",
-        "arithmetic intensity", "global bytes (total)", "shared wavefronts", "bank conflicts", "load ways", "store ways", "time"};
-    return names;
-}
-
 const std::vector<std::string>& drill_category_names() {
     static const std::vector<std::string> names = {"limiter"};
     return names;
@@ -309,49 +300,6 @@ bool drill_requests(const Lesson& lesson, const Drill& drill, std::vector<RunReq
     return true;
 }
 
-bool drill_quantity(const RunResult& r, const std::string& name, double& out) {
-    const PtxasInfo* ptxas = r.compiled ? &r.compiled->ptxas : nullptr;
-    const Occupancy& o = r.occupancy;
-    auto limit = [](int blocks) { return blocks == std::numeric_limits<int>::max() ? -1.0 : double(blocks); };
-    if (name == "registers" && ptxas) out = ptxas->registers;
-    else if (name == "spill stores (bytes)" && ptxas) out = ptxas->spill_stores;
-    else if (name == "spill loads (bytes)" && ptxas) out = ptxas->spill_loads;
-    else if (name == "blocks per SM") out = o.blocks_per_sm;
-    else if (name == "occupancy %") out = 100.0 * o.occupancy;
-    else if (name == "active warps / SM") out = o.active_warps;
-    else if (name == "threads / block") out = double(r.launch.threads_per_block());
-    else if (name == "shared bytes / block") out = r.smem_bytes();
-    else if (name == "blocks per SM by registers") out = limit(o.limit_registers);
-    else if (name == "blocks per SM by shared memory") out = limit(o.limit_smem);
-    else if (name == "blocks per SM by warps") out = limit(o.limit_warps);
-    else if (name == "global loads per thread") out = r.model.per_thread.global_loads;
-    else if (name == "shared loads per thread") out = r.model.per_thread.shared_loads;
-    else if (name == "arithmetic intensity") out = r.model.intensity;
-    else if (name == "global bytes (total)") out = r.model.global_bytes;
-    else if (name == "shared wavefronts") out = r.model.banks.wavefronts();
-    else if (name == "bank conflicts") out = r.model.banks.conflicts();
-    else if (name == "load ways" || name == "store ways") {
-        // The worst phase of any shared load (store) site: 1 = conflict-free, 32 = every lane alone.
-        out = 0;
-        for (const BankSiteTotals& site : r.model.banks.sites)
-            if (site.store == (name == "store ways")) out = std::max(out, double(site.worst_ways));
-        return out > 0;
-    }
-    else if (name == "time") {
-        if (!r.measured || !r.validation.passed) return false;
-        out = r.timing.median_ms;
-    } else {
-        for (const auto* list : {&r.model.formulas, &r.model.extras})
-            for (const Formula& f : *list)
-                if (f.quantity == name) {
-                    out = f.value;
-                    return true;
-                }
-        return false;
-    }
-    return out >= 0;   // a resource the block does not use sets no limit: no answer
-}
-
 bool drill_category(const RunResult& r, const std::string& name, std::string& out) {
     if (name != "limiter" || r.occupancy.limiter.empty()) return false;
     out = r.occupancy.limiter;
@@ -372,7 +320,7 @@ DrillKey drill_key(const Drill& drill, const std::vector<std::shared_ptr<const R
         }
     switch (drill.kind()) {
     case DrillKind::number:
-        if (!drill_quantity(*results[0], drill.ask, key.value)) {
+        if (!quantity_value(*results[0], drill.ask, key.value)) {
             key.needs_gpu = drill.needs_gpu() && !results[0]->measured;
             key.error = not_measured(drill, *results[0]);
             return key;
@@ -406,7 +354,7 @@ DrillKey drill_key(const Drill& drill, const std::vector<std::shared_ptr<const R
     case DrillKind::configuration: {
         for (const auto& r : results) {
             double v = 0;
-            if (!drill_quantity(*r, drill.ask, v)) {
+            if (!quantity_value(*r, drill.ask, v)) {
                 key.needs_gpu = drill.needs_gpu() && !r->measured;
                 key.error = not_measured(drill, *r);
                 return key;

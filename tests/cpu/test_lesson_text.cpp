@@ -10,6 +10,7 @@
 
 #include "tilelab/engine.h"
 #include "tilelab/lesson.h"
+#include "tilelab/quantities.h"
 #include "tilelab/util.h"
 #include "tilelab/variant.h"
 #include "model_engine.h"
@@ -33,39 +34,6 @@ RunRequest request_at(const Lesson& l, const StepState& s, const LessonCheck* ch
     }
     EXPECT_TRUE(parse_problem(size, req.problem, error)) << size << ": " << error;
     return req;
-}
-
-// The quantity a check names, from the analysis of its state; false if there is none of that name.
-bool quantity(const RunResult& r, const Target& t, const std::string& name, double& out) {
-    const PtxasInfo* ptxas = r.compiled ? &r.compiled->ptxas : nullptr;
-    if (name == "registers" && ptxas) out = ptxas->registers;
-    else if (name == "spill bytes" && ptxas) out = ptxas->spill_stores;
-    else if (name == "blocks per SM") out = r.occupancy.blocks_per_sm;
-    else if (name == "occupancy %") out = 100.0 * r.occupancy.occupancy;
-    else if (name == "threads / block") out = double(r.launch.threads_per_block());
-    else if (name == "shared bytes / block" && ptxas) out = ptxas->smem_bytes;
-    else if (name == "register file KB / SM") out = t.regs_per_sm * 4.0 / 1024.0;
-    else if (name == "registers / SM") out = t.regs_per_sm;
-    else if (name == "arithmetic intensity") out = r.model.intensity;
-    else if (name == "global loads, total") out = r.model.total.global_loads;
-    else if (name == "bank conflicts") out = r.model.banks.conflicts();
-    else if (name == "shared wavefronts") out = r.model.banks.wavefronts();
-    else if (name == "load ways" || name == "store ways") {
-        // The worst phase of any load (store) site: 1 = conflict-free, 32 = every lane alone.
-        out = 0;
-        for (const BankSiteTotals& site : r.model.banks.sites)
-            if (site.store == (name == "store ways")) out = std::max(out, double(site.worst_ways));
-    }
-    else {
-        for (const auto* list : {&r.model.formulas, &r.model.extras})
-            for (const auto& f : *list)
-                if (f.quantity == name) {
-                    out = f.value;
-                    return true;
-                }
-        return false;
-    }
-    return true;
 }
 
 // "37.5" agrees with 37.46 but not with 37.6: the value as written, to its last digit.
@@ -161,10 +129,10 @@ TEST(LessonText, QuestionsAreAskedAtTheStepsSize) {
 }
 
 // Every <!-- check: --> is well-formed, names a quantity the analysis has, is written in the text
-// it stands for, and agrees with the model (registers: NVRTC on the default target).
+// it stands for, and agrees with the model (registers: NVRTC on the default target). The quantity
+// is the engine's (tilelab/quantities.h), as a drill's.
 TEST(LessonText, EveryCheckedNumberIsTheModels) {
     Engine& engine = model_engine();
-    const Target target = engine.target();
     const std::regex check_line(R"(^\s*<!--\s*check:(.*)-->\s*$)");
     size_t written = 0;
     for (const auto& [path, text] : embedded_lesson_table()) {
@@ -198,7 +166,7 @@ TEST(LessonText, EveryCheckedNumberIsTheModels) {
                 const RunResult r = engine.analyze(req);
                 ASSERT_TRUE(r.ok) << r.error;
                 double value = 0;
-                ASSERT_TRUE(quantity(r, target, c.quantity, value)) << "no quantity '" << c.quantity << "'";
+                ASSERT_TRUE(quantity_value(r, c.quantity, value)) << "no quantity '" << c.quantity << "'";
                 EXPECT_TRUE(agrees(c.value, value)) << "the model gives " << value;
             }
         };

@@ -15,7 +15,7 @@
 //
 // The state: the lesson's state at "step" (numbered from 1 as the app shows it; default 1), then
 // "set" on top, at "size" (default: the step's size). Three kinds of drill:
-//   - number: "ask" names a quantity (drill_quantity_names()); the answer is right within
+//   - number: "ask" names a quantity (tilelab/quantities.h); the answer is right within
 //     "tolerance": "exact" (the default) or "N%" of the engine's value.
 //   - choice of a category: every choice has a "value"; "ask" names a category quantity
 //     ("limiter"); the choice whose value the engine names is right (both, for a tie such as
@@ -34,6 +34,7 @@
 #include "tilelab/engine.h"
 #include "tilelab/i18n.h"
 #include "tilelab/lesson.h"
+#include "tilelab/quantities.h"
 #include "tilelab/result.h"
 
 namespace tilelab {
@@ -61,7 +62,7 @@ struct Drill {
     std::vector<DrillChoice> choices;
 
     DrillKind kind() const;
-    bool needs_gpu() const { return ask == "time"; }
+    bool needs_gpu() const { return quantity_needs_gpu(ask); }
 };
 
 // The drills of a lesson (by id or number prefix, as find_lesson) in `lang`; English where the
@@ -75,9 +76,8 @@ bool parse_drills(const std::string& text, std::vector<Drill>& out, std::string&
 // The lesson ids that have a drills.json and a drills.zh.json.
 std::vector<std::string> lessons_with_drills(Language lang);
 
-// The quantities a number or configuration drill may ask for (besides every formula and extra
-// of the variant's cost model), and the category quantities.
-const std::vector<std::string>& drill_quantity_names();
+// The category quantities. A number or configuration drill asks for a named quantity
+// (quantity_value() in tilelab/quantities.h).
 const std::vector<std::string>& drill_category_names();
 
 // The requests a drill needs evaluated: one for a number or a category, one per choice for a
@@ -85,9 +85,7 @@ const std::vector<std::string>& drill_category_names();
 // parameter does not exist.
 bool drill_requests(const Lesson& lesson, const Drill& drill, std::vector<RunRequest>& out, std::string& error);
 
-// A quantity of one result: false when it has none of that name (or, for "time", nothing was
-// measured: see RunResult::no_gpu_reason).
-bool drill_quantity(const RunResult& r, const std::string& name, double& out);
+// A category of one result ("limiter"): false when it has none of that name.
 bool drill_category(const RunResult& r, const std::string& name, std::string& out);
 
 // The expected answer, computed from the results of drill_requests() (same order).
