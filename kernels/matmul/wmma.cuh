@@ -13,15 +13,11 @@
 // to global memory, the others through a per-warp 16×16 scratch tile, element by element.
 #pragma once
 #include "common.cuh"
+#include "matmul/async_copy.cuh"
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <mma.h>
 
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-#define TL_WMMA_CP_ASYNC 1
-#else
-#define TL_WMMA_CP_ASYNC 0
-#endif
 
 // The three operand kinds: what A and B are in memory, what the fragments are declared as, the
 // fragment's depth FK, and the raw bits a copy moves.
@@ -86,34 +82,6 @@ struct WmmaTile {
     static_assert(STAGES >= 1 && STAGES <= 4, "1 to 4 stages");
 };
 
-// One 16-byte copy from global to shared memory; `inside` false: 16 zero bytes, nothing read
-// (src must still be a valid address). ASYNC: cp.async (completes at the wait).
-template <bool ASYNC>
-__device__ __forceinline__ void wmma_copy16(void* dst, const void* src, bool inside) {
-#if TL_WMMA_CP_ASYNC
-    if constexpr (ASYNC) {
-        const unsigned to = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(to), "l"(src), "r"(inside ? 16 : 0));
-        return;
-    }
-#endif
-    *static_cast<uint4*>(dst) = inside ? *static_cast<const uint4*>(src) : make_uint4(0, 0, 0, 0);
-}
-
-template <bool ASYNC>
-__device__ __forceinline__ void wmma_commit() {
-#if TL_WMMA_CP_ASYNC
-    if constexpr (ASYNC) asm volatile("cp.async.commit_group;\n" ::);
-#endif
-}
-
-template <int PENDING, bool ASYNC>
-__device__ __forceinline__ void wmma_wait() {
-#if TL_WMMA_CP_ASYNC
-    if constexpr (ASYNC) asm volatile("cp.async.wait_group %0;\n" ::"n"(PENDING));
-#endif
-}
-
 // VEC (K % kVec == 0 and N % kVec == 0: rows start on 16-byte boundaries): 16-byte copies, each
 // wholly inside or outside; else one element at a time.
 template <int KIND, int BM, int BN, int BK, int WM, int WN, int STAGES, bool VEC>
@@ -127,7 +95,7 @@ __device__ __forceinline__ void wmma_body(const typename WmmaKind<KIND>::In* __r
     using Raw = typename Tile::Raw;
     using FragT = typename Tile::Kind::Frag;
     constexpr int FM = Tile::kFM, FN = Tile::kFN, FK = Tile::kFK, VW = Tile::kVec;
-    constexpr bool kAsync = VEC && STAGES > 1 && TL_WMMA_CP_ASYNC;
+    constexpr bool kAsync = VEC && STAGES > 1 && TL_CP_ASYNC;
     TL_COUNTER(counters);
     extern __shared__ __align__(128) unsigned char wmma_smem[];   // STAGES × (As, Bs), then scratch
     In* const smem = reinterpret_cast<In*>(wmma_smem);
@@ -148,7 +116,7 @@ __device__ __forceinline__ void wmma_body(const typename WmmaKind<KIND>::In* __r
                 const int m = e / (BK / VW), k = (e % (BK / VW)) * VW;
                 const int row = block_row + m, col = k0 + k;
                 const bool inside = row < M && col < K;
-                wmma_copy16<kAsync>(as + m * Tile::kLdA + k, inside ? A + size_t(row) * K + col : A, inside);
+                tl_copy16<kAsync>(as + m * Tile::kLdA + k, inside ? A + size_t(row) * K + col : A, inside);
                 TL_GLOAD(inside ? VW : 0);
                 TL_SSTORE(VW);
             }
@@ -158,7 +126,7 @@ __device__ __forceinline__ void wmma_body(const typename WmmaKind<KIND>::In* __r
                 const int k = e / (BN / VW), n = (e % (BN / VW)) * VW;
                 const int row = k0 + k, col = block_col + n;
                 const bool inside = row < K && col < N;
-                wmma_copy16<kAsync>(bs + k * Tile::kLdB + n, inside ? B + size_t(row) * N + col : B, inside);
+                tl_copy16<kAsync>(bs + k * Tile::kLdB + n, inside ? B + size_t(row) * N + col : B, inside);
                 TL_GLOAD(inside ? VW : 0);
                 TL_SSTORE(VW);
             }
@@ -236,7 +204,7 @@ __device__ __forceinline__ void wmma_body(const typename WmmaKind<KIND>::In* __r
 #pragma unroll
     for (int s = 0; s < STAGES - 1; ++s) {
         if (s < steps) copy_slice(s, s * BK);
-        wmma_commit<kAsync>();
+        tl_commit<kAsync>();
     }
     for (int t = 0; t < steps; ++t) {
         if constexpr (STAGES == 1) {
@@ -245,15 +213,15 @@ __device__ __forceinline__ void wmma_body(const typename WmmaKind<KIND>::In* __r
             compute_slice(0);
             __syncthreads();
         } else {
-            wmma_wait<(STAGES > 1 ? STAGES - 2 : 0), kAsync>();
+            tl_wait<(STAGES > 1 ? STAGES - 2 : 0), kAsync>();
             __syncthreads();   // slice t is in; everyone finished computing slice t-1
             const int next = t + STAGES - 1;
             if (next < steps) copy_slice(next % STAGES, next * BK);
-            wmma_commit<kAsync>();
+            tl_commit<kAsync>();
             compute_slice(t % STAGES);
         }
     }
-    wmma_wait<0, kAsync>();
+    tl_wait<0, kAsync>();
 
     // C: whole fragments straight to global memory; edge fragments through the warp's scratch
     // tile (after the stages), element by element where inside C. The scratch's shared traffic is

@@ -1,0 +1,252 @@
+// Tensor cores through mma.sync and ldmatrix (kernels/matmul/mma.cuh): fragments with a stated
+// lane layout, loaded by ldmatrix from shared tiles laid out plain, padded or XOR-swizzled, STAGES
+// slices in flight, blocks walked GROUP rows at a time for L2. TF32, BF16 or FP16 operands, FP32
+// sums; the whole lesson runs at the precision it declares.
+#include <fmt/format.h>
+#include <cstdint>
+#include "tilelab/banks.h"
+#include "tilelab/i18n.h"
+#include "tilelab/util.h"
+#include "tilelab/variant.h"
+#include "../../families/matmul/model.h"
+
+namespace tilelab {
+namespace {
+
+using matmul::add_extra;
+using matmul::add_formula;
+
+struct Mma {
+    ElementType input = ElementType::f16;   // <- PREC
+    int bm = 128, bn = 128, bk = 32;        // <- BM, BN, BK: the block tile and its K slice
+    int wm = 64, wn = 64;                   // <- WM, WN: one warp's tile of C
+    int stages = 3;                         // <- STAGES: slices in the copy ring
+    int layout = 2;                         // <- LAYOUT: 0 plain, 1 padded, 2 swizzled
+    int group = 8;                          // <- GROUP: block rows walked together (1 = launch order)
+
+    static inline const std::vector<ParamSpec> params = {
+        {.name = "PREC", .kind = ParamKind::Element, .min = int(ElementType::tf32), .max = int(ElementType::f16),
+         .def = int(ElementType::f16)},
+        {.name = "BM", .kind = ParamKind::Pow2, .min = 16, .max = 256, .def = 128},
+        {.name = "BN", .kind = ParamKind::Pow2, .min = 16, .max = 256, .def = 128},
+        {.name = "BK", .kind = ParamKind::Pow2, .min = 8, .max = 64, .def = 32},
+        {.name = "WM", .kind = ParamKind::Pow2, .min = 16, .max = 128, .def = 64},
+        {.name = "WN", .kind = ParamKind::Pow2, .min = 16, .max = 128, .def = 64},
+        {.name = "STAGES", .kind = ParamKind::Int, .min = 1, .max = 4, .def = 3},
+        {.name = "LAYOUT", .kind = ParamKind::Int, .min = 0, .max = 2, .def = 2},
+        {.name = "GROUP", .kind = ParamKind::Pow2, .min = 1, .max = 16, .def = 8},
+    };
+    static Mma from(const ParamReader& p) {
+        return {.input = ElementType(p["PREC"]), .bm = p["BM"], .bn = p["BN"], .bk = p["BK"], .wm = p["WM"],
+                .wn = p["WN"], .stages = p["STAGES"], .layout = p["LAYOUT"], .group = p["GROUP"]};
+    }
+    bool tf32() const { return input == ElementType::tf32; }
+    int fk() const { return tf32() ? 8 : 16; }   // one mma.sync's depth
+    int kind() const { return tf32() ? 0 : input == ElementType::bf16 ? 1 : 2; }
+    int eb() const { return element_bytes(input); }
+    int vec() const { return 16 / eb(); }        // elements in a 16-byte piece
+    int warps() const { return (bm / wm) * (bn / wn); }
+    int threads() const { return 32 * warps(); }
+    int tiles_m() const { return wm / 16; }
+    int tiles_n() const { return wn / 8; }
+    int pad() const { return layout == 1 ? 16 : 0; }
+    int row_a() const { return bk * eb(); }      // bytes of data in a row of As[BM][BK]
+    int row_b() const { return bn * eb(); }      // ... and of Bs[BK][BN]
+    int bytes_a() const { return bm * (row_a() + pad()); }
+    int stage_bytes() const { return bytes_a() + bk * (row_b() + pad()); }
+    int dynamic_smem_bytes() const { return stages * stage_bytes(); }
+    // kernels/matmul/mma.cuh's mma_offset, the same three layouts.
+    int64_t offset(int row_bytes, bool scalar_columns, int row, int chunk) const;
+
+    std::string invalid_reason(const Problem& problem, const Target& target) const;
+    bool vectorized(const Problem& p) const { return p.dim[2] % vec() == 0 && p.dim[1] % vec() == 0; }
+    KernelInstance kernel_for(bool v) const {
+        return {"matmul/mma.cuh", fmt::format("mma_matmul<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}>", kind(), bm, bn, bk,
+                                              wm, wn, stages, layout, group, v ? "true" : "false")};
+    }
+    KernelInstance kernel() const { return kernel_for(true); }
+    KernelInstance kernel_at(const Problem& p) const { return kernel_for(vectorized(p)); }
+    LaunchShape launch(const Problem& p) const {
+        LaunchShape s;
+        s.grid = {unsigned(ceil_div(p.dim[1], bn)), unsigned(ceil_div(p.dim[0], bm)), 1};
+        s.block = {unsigned(threads()), 1, 1};
+        s.dynamic_smem = unsigned(dynamic_smem_bytes());
+        return s;
+    }
+    TileGeometry tiles(const Problem& problem) const;
+    CostModel cost_model(const Problem& problem) const;
+    std::vector<SharedAccessSite> shared_sites(const Problem& problem) const;
+    Precision precision() const { return {input, ElementType::f32, ElementType::f32}; }
+};
+
+int64_t Mma::offset(int row_bytes, bool scalar_columns, int row, int chunk) const {
+    if (layout == 0) return int64_t(row) * row_bytes + chunk * 16;
+    if (layout == 1) return int64_t(row) * (row_bytes + 16) + chunk * 16;
+    if (row_bytes >= 128) {
+        const int key = scalar_columns ? (row & 3) << 1 : row & 7;
+        return int64_t(row) * row_bytes + ((chunk ^ key) << 4);
+    }
+    const int rows_per_line = 128 / row_bytes, line = row / rows_per_line;
+    const int piece = (row % rows_per_line) * (row_bytes / 16) + chunk;
+    return int64_t(line) * 128 + ((piece ^ (line & 7)) << 4);
+}
+
+std::string Mma::invalid_reason(const Problem& p, const Target& t) const {
+    const std::string name = element_label(input);
+    if (input == ElementType::f32)
+        return say("PREC=fp32: mma.sync takes TF32, BF16 or FP16 operands; FP32 FMAs are lessons 01–07.",
+                   "PREC=fp32：mma.sync 的操作数是 TF32、BF16 或 FP16；FP32 的 FMA 在第 01–07 课。");
+    const int needs = input == ElementType::f16 ? 75 : 80;
+    if (t.arch() < needs)
+        return say("{} mma.sync needs sm_{} or later; {} is sm_{}.", "{} 的 mma.sync 需要 sm_{} 或更新的 GPU；{} 是 sm_{}。",
+                   name, needs, t.arch_name(), t.arch());
+    if (bm % wm != 0 || bn % wn != 0)
+        return say("WM={} and WN={} must divide BM={} and BN={}: the block tile splits evenly into warp tiles.",
+                   "WM={} 和 WN={} 必须整除 BM={} 和 BN={}：线程块分块要能平均分成线程束分块。", wm, wn, bm, bn);
+    if (bk % fk() != 0 || row_a() < 32)
+        return say("BK={}: a slice must hold whole {}-deep mma.sync steps and rows of at least 32 bytes "
+                   "(two 16-byte pieces, as ldmatrix reads them).",
+                   "BK={}：一个切片必须由整数个 {} 深的 mma.sync 步组成，且每行至少 32 字节（ldmatrix 读取的两个 16 字节块）。",
+                   bk, fk());
+    if (threads() > t.max_threads_per_block)
+        return say("(BM/WM)·(BN/WN) = {} warps is {} threads per block, more than the {} a block may have.",
+                   "(BM/WM)·(BN/WN) = {} 个线程束，即每个线程块 {} 个线程，超过了线程块允许的 {} 个。", warps(), threads(),
+                   t.max_threads_per_block);
+    if (wm * wn / 32 > 128)
+        return say("A warp tile of {}×{} is {} accumulators per lane; at most 128 fit in registers beside the "
+                   "fragments and addresses without spilling.",
+                   "{}×{} 的线程束分块每个通道要 {} 个累加器；最多 128 个才能与片段和地址一起放进寄存器而不溢出。", wm, wn,
+                   wm * wn / 32);
+    if ((bm * bk / vec()) % threads() != 0 || (bk * bn / vec()) % threads() != 0)
+        return say("The A and B tiles are {} and {} copies of 16 bytes, which {} threads cannot share equally.",
+                   "A、B 分块分别是 {} 和 {} 次 16 字节拷贝，{} 个线程无法平均分担。", bm * bk / vec(), bk * bn / vec(), threads());
+    const int limit = t.smem_per_block_optin > 0 ? t.smem_per_block_optin : t.smem_per_block;
+    if (dynamic_smem_bytes() > limit)
+        return say("STAGES={} slices of {} bytes is {} bytes of shared memory, more than the {} a block may have on {}.",
+                   "STAGES={} 个切片、每个 {} 字节，共 {} 字节共享内存，超过了 {} 上一个线程块最多可用的 {} 字节。", stages,
+                   stage_bytes(), dynamic_smem_bytes(), t.arch_name(), limit);
+    if (ceil_div(p.dim[0], bm) > t.max_grid_dim[1])
+        return say("M={} needs {} block rows, more than the {} gridDim.y allows: raise BM.",
+                   "M={} 需要 {} 行线程块，超过了 gridDim.y 允许的 {}：请增大 BM。", p.dim[0], ceil_div(p.dim[0], bm),
+                   t.max_grid_dim[1]);
+    return {};
+}
+
+// A warp's tile is (WM/16)×(WN/8) tiles of 16×8; lane 4g+t holds rows g and g+8, columns 2t and
+// 2t+1 of each: a thread's share is WM/8 rows by WN/4 columns, spread over the warp tile.
+TileGeometry Mma::tiles(const Problem& p) const {
+    TileGeometry t;
+    t.extent = {p.dim[1], p.dim[0], 1};
+    t.block_tile = {bn, bm, 1};
+    t.thread_tile = {wn / 4, wm / 8, 1};
+    t.reduction = p.dim[2];
+    t.k_step = bk;
+    t.a_in_shared = t.b_in_shared = true;
+    t.warp_tile = {wn, wm};
+    t.mma = {8, 16, fk()};
+    return t;
+}
+
+// Counts in elements of the operands (global loads, shared stores and loads) and of C (global
+// stores), exact for any M, N, K: every thread issues every copy of every slice (out-of-range
+// pieces zero-fill), every lane receives 16 bytes from each ldmatrix.x4 (TF32's B: two 4-byte
+// loads per 8-wide tile and 8-deep step), and every element of C is stored once.
+CostModel Mma::cost_model(const Problem& p) const {
+    const double T = threads(), gx = double(ceil_div(p.dim[1], bn)), gy = double(ceil_div(p.dim[0], bm));
+    const double steps = double(ceil_div(p.dim[2], bk)), blocks = gx * gy, ksteps = double(bk / fk());
+    const double mmas_per_slice = double(tiles_m()) * tiles_n() * ksteps;
+
+    CostModel m;
+    matmul::block_tiled_counts(m, p, bm, bn, bk, T, double(wm) * wn / 32, double(wm + wn) / 32, precision());
+    add_formula(m, "warps / block", "(BM/WM)·(BN/WN)", warps());
+    add_formula(m, "threads / block", "32·(BM/WM)·(BN/WN)", T);
+    matmul::add_block_tiled_formulas(m, blocks, "WM·WN / 32", "(WM+WN) / 32");
+
+    add_extra(m, "accumulator registers / thread", "4·(WM/16)·(WN/8)", 4.0 * tiles_m() * tiles_n());
+    add_extra(m, "mma.sync / warp / K slice", "(WM/16)·(WN/8)·BK/FK", mmas_per_slice);
+    const double ldsm = tf32() ? tiles_m() * ksteps : (tiles_m() + tiles_n() / 2.0) * ksteps;
+    add_extra(m, "ldmatrix.x4 / warp / K slice", tf32() ? "(WM/16)·BK/8" : "(WM/16 + WN/16)·BK/16", ldsm);
+    if (tf32()) add_extra(m, "4-byte B loads / warp / K slice", "2·(WN/8)·BK/8", 2.0 * tiles_n() * ksteps);
+    const double mmas = blocks * warps() * steps * mmas_per_slice;
+    add_extra(m, "mma.sync, total", "blocks·warps·⌈K/BK⌉·(mma.sync / warp / K slice)", mmas);
+    add_extra(m, "tensor-core FLOPs issued", "2·16·8·FK · mma.sync, total (padding included)", mmas * 2.0 * 16 * 8 * fk());
+    add_extra(m, "FLOPs per shared element loaded", "2·WM·WN / (WM+WN)", 2.0 * wm * wn / (wm + wn));
+    add_extra(m, "dynamic shared memory (bytes)", "STAGES·(BM·BK + BK·BN)·bytes (+16 B a row if padded)",
+              dynamic_smem_bytes());
+    return m;
+}
+
+// Every shared access as the kernel issues it, one warp instruction per instance: the copies into
+// As and Bs (16-byte pieces, or single elements where K or N is not a multiple of 16 bytes' worth),
+// A's ldmatrix.x4 per 16-row tile and step, B's ldmatrix.x4.trans per pair of 8-wide tiles (TF32:
+// a 4-byte load per tile, step and half). cp.async's stores reach shared memory without the load/
+// store pipe's ld/st instructions: Nsight Compute counts them apart (ldgsts), not in op_st.
+std::vector<SharedAccessSite> Mma::shared_sites(const Problem& p) const {
+    const Mma c = *this;
+    const int T = threads();
+    const double repeats =
+        double(ceil_div(p.dim[1], bn)) * double(ceil_div(p.dim[0], bm)) * double(ceil_div(p.dim[2], bk));
+    const bool whole = vectorized(p);
+    const int width = whole ? 16 : eb(), per = whole ? vec() : 1;   // bytes and elements of one copy
+    const int64_t base_b = bytes_a();
+    auto site = [&](std::string name, std::string formula, bool store, int w, int instances) {
+        SharedAccessSite s;
+        s.name = std::move(name);
+        s.formula = std::move(formula);
+        s.store = store;
+        s.width_bytes = w;
+        s.threads = T;
+        s.instances = instances;
+        s.repeats = repeats;
+        return s;
+    };
+    const std::string layout_name = layout == 0 ? "plain" : layout == 1 ? "padded" : "swizzled";
+    SharedAccessSite sa = site(fmt::format("As store ({} B)", width), "e = t + r·threads: row e / (BK/v), piece e mod (BK/v), " + layout_name,
+                               true, width, bm * bk / per / T);
+    sa.byte_address = [c, T, per](int r, int t) {
+        const int e = t + r * T, m = e / (c.bk / per), k = (e % (c.bk / per)) * per;
+        return c.offset(c.row_a(), false, m, k / c.vec()) + (k % c.vec()) * c.eb();
+    };
+    SharedAccessSite sb = site(fmt::format("Bs store ({} B)", width), "e = t + r·threads: row e / (BN/v), piece e mod (BN/v), " + layout_name,
+                               true, width, bk * bn / per / T);
+    sb.byte_address = [c, T, per, base_b](int r, int t) {
+        const int e = t + r * T, k = e / (c.bn / per), n = (e % (c.bn / per)) * per;
+        return base_b + c.offset(c.row_b(), c.tf32(), k, n / c.vec()) + (n % c.vec()) * c.eb();
+    };
+    if (whole) sa.caveat = sb.caveat = "cp.async stores: Nsight Compute counts them as ldgsts, apart from shared stores.";
+    const int ksteps = bk / fk();
+    SharedAccessSite la = site("A fragments (ldmatrix.x4)", "row = warp_row + 16i + (lane mod 16), piece = kk/v + lane/16, " + layout_name,
+                               false, 16, tiles_m() * ksteps);
+    la.byte_address = [c](int inst, int t) {
+        const int lane = t % 32, warp = t / 32, i = inst % c.tiles_m(), kk = inst / c.tiles_m() * c.fk();
+        const int row = (warp / (c.bn / c.wn)) * c.wm + i * 16 + (lane & 15);
+        return c.offset(c.row_a(), false, row, kk / c.vec() + (lane >> 4));
+    };
+    std::vector<SharedAccessSite> sites = {sa, sb, la};
+    if (tf32()) {
+        SharedAccessSite lb = site("B fragments (4-byte loads)", "k = kk + t + 4h, n = warp_col + 8j + g (lane = 4g + t), " + layout_name,
+                                   false, 4, 2 * tiles_n() * ksteps);
+        lb.byte_address = [c, base_b](int inst, int t) {
+            const int lane = t % 32, warp = t / 32, h = inst % 2, j = inst / 2 % c.tiles_n(), kk = inst / 2 / c.tiles_n() * 8;
+            const int k = kk + (lane & 3) + 4 * h, n = (warp % (c.bn / c.wn)) * c.wn + 8 * j + (lane >> 2);
+            return base_b + c.offset(c.row_b(), true, k, n / 4) + (n % 4) * 4;
+        };
+        sites.push_back(lb);
+    } else {
+        SharedAccessSite lb = site("B fragments (ldmatrix.x4.trans)", "k = kk + (lane mod 16), piece = (warp_col + 8j)/8 + lane/16, " + layout_name,
+                                   false, 16, tiles_n() / 2 * ksteps);
+        lb.byte_address = [c, base_b](int inst, int t) {
+            const int lane = t % 32, warp = t / 32, j = 2 * (inst % (c.tiles_n() / 2)), kk = inst / (c.tiles_n() / 2) * 16;
+            const int col = (warp % (c.bn / c.wn)) * c.wn + 8 * j;
+            return base_b + c.offset(c.row_b(), false, kk + (lane & 15), col / 8 + (lane >> 4));
+        };
+        sites.push_back(lb);
+    }
+    return sites;
+}
+
+}  // namespace
+
+TILELAB_VARIANT(make_mma_matmul, Mma, {.id = "matmul.mma", .family = "matmul", .params = Mma::params})
+
+}  // namespace tilelab
