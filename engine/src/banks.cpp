@@ -32,7 +32,7 @@ bool load_fits_one_wavefront(const std::array<int64_t, kWarpLanes>& bytes, int f
     std::map<int, int64_t> word_of_bank;
     for (int lane = first; lane < first + count; ++lane) {
         if (bytes[size_t(lane)] < 0) continue;
-        for (int i = 0; i < width_bytes / 4; ++i) {
+        for (int i = 0; i < std::max(1, width_bytes / 4); ++i) {
             const int64_t word = bytes[size_t(lane)] / 4 + i;
             const auto [at, fresh] = word_of_bank.emplace(int(word % kSharedBanks), word);
             if (!fresh && at->second != word) return false;
@@ -44,19 +44,19 @@ bool load_fits_one_wavefront(const std::array<int64_t, kWarpLanes>& bytes, int f
 }  // namespace
 
 int lanes_served_together(const std::array<int64_t, kWarpLanes>& bytes, int width_bytes, bool store) {
-    if (store) return kWarpLanes * 4 / width_bytes;
+    if (store) return kWarpLanes * 4 / std::max(width_bytes, 4);
     if (width_bytes == 16) return kWarpLanes / 2;
     if (width_bytes == 8 && !load_fits_one_wavefront(bytes, 0, kWarpLanes, width_bytes)) return kWarpLanes / 2;
     return kWarpLanes;
 }
 
 WarpBanks warp_banks(const std::array<int64_t, kWarpLanes>& bytes, int width_bytes, bool store) {
-    if (width_bytes != 4 && width_bytes != 8 && width_bytes != 16)
-        throw std::invalid_argument("shared access width must be 4, 8 or 16 bytes");
+    if (width_bytes != 2 && width_bytes != 4 && width_bytes != 8 && width_bytes != 16)
+        throw std::invalid_argument("shared access width must be 2, 4, 8 or 16 bytes");
     WarpBanks w;
     w.width_bytes = width_bytes;
     w.store = store;
-    const int words_per_lane = width_bytes / 4;
+    const int words_per_lane = std::max(1, width_bytes / 4);   // a 2-byte access is in one word
     const int unit = lanes_served_together(bytes, width_bytes, store);
     for (int first = 0; first < kWarpLanes; first += unit) {
         // bank -> its distinct words in this unit, in the order lanes ask for them

@@ -144,6 +144,7 @@ TileGeometry Mma::tiles(const Problem& p) const {
     t.a_in_shared = t.b_in_shared = true;
     t.warp_tile = {wn, wm};
     t.mma = {8, 16, fk()};
+    t.mma_lanes_known = true;
     return t;
 }
 
@@ -213,7 +214,8 @@ std::vector<SharedAccessSite> Mma::shared_sites(const Problem& p) const {
         const int e = t + r * T, k = e / (c.bn / per), n = (e % (c.bn / per)) * per;
         return base_b + c.offset(c.row_b(), c.tf32(), k, n / c.vec()) + (n % c.vec()) * c.eb();
     };
-    if (whole) sa.caveat = sb.caveat = "cp.async stores: Nsight Compute counts them as ldgsts, apart from shared stores.";
+    sa.caveat = sb.caveat = whole ? "cp.async stores: Nsight Compute counts them as ldgsts, apart from shared stores."
+                                  : (eb() == 2 ? "2-byte stores: served as 4-byte ones in their word (not measured)." : "");
     const int ksteps = bk / fk();
     SharedAccessSite la = site("A fragments (ldmatrix.x4)", "row = warp_row + 16i + (lane mod 16), piece = kk/v + lane/16, " + layout_name,
                                false, 16, tiles_m() * ksteps);

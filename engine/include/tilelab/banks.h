@@ -9,7 +9,9 @@
 // counters; on an H100 (2026-11-23) the rule below reproduces all 48 load and 48 store patterns
 // (tests/cpu/test_banks.cpp replays them; docs/benchmarks.md has the table) and the hardware's
 // totals of the 2D kernel at PAD=2, whose float2 fragment reads split into half-warps.
-//  - bank = (byte address / 4) mod 32.
+//  - bank = (byte address / 4) mod 32. A 2-byte access (16-bit elements copied one at a time) is
+//    served like a 4-byte one in its word: two lanes in one word share it (not yet measured by
+//    scripts/bank_probe/; lessons that use it say so in the site's caveat).
 //  - Lanes are served in units: stores 128 bytes of lanes at a time (4-byte: the warp; 8-byte:
 //    half-warps 0–15, 16–31; 16-byte: quarter-warps of 8 lanes), loads the whole warp for 4-byte
 //    accesses, half-warps for 16-byte ones, and for 8-byte ones the whole warp when it fits one
@@ -65,7 +67,7 @@ struct WarpBanks {
 // How many consecutive lanes the hardware serves together for this instruction (see the rule above).
 int lanes_served_together(const std::array<int64_t, kWarpLanes>& bytes, int width_bytes, bool store);
 
-// `bytes[lane]` = the lane's byte address (-1 inactive); width 4, 8 or 16.
+// `bytes[lane]` = the lane's byte address (-1 inactive); width 2, 4, 8 or 16.
 WarpBanks warp_banks(const std::array<int64_t, kWarpLanes>& bytes, int width_bytes, bool store);
 
 // A shared-memory access site of a kernel: one load or store in the source, as the compiler emits
@@ -75,7 +77,7 @@ struct SharedAccessSite {
     std::string name;        // "tile store (rows)"
     std::string formula;     // "word = ty·(T+PAD) + tx", as the picture shows it
     bool store = false;
-    int width_bytes = 4;     // 4 float, 8 float2, 16 float4
+    int width_bytes = 4;     // 2 half/bf16, 4 float, 8 float2, 16 float4
     std::string caveat;      // where the model is known not to be exact, one sentence ("" = exact)
     int threads = 0;         // threads per block (warps = ⌈threads/32⌉; the last may be partial)
     int instances = 1;       // how many times each warp issues it per block step

@@ -1,0 +1,80 @@
+"""The tensor-core lessons' timing table (scripts/gpu_tensor_check.sh): every configuration run once
+by tilelab-cli at its precision, validated against cuBLAS at the same precision measured in the same
+run; counted == model; shared-load wavefronts and bank conflicts, the model's beside the hardware's.
+Usage: python3 scripts/bench_tensor.py LESSON VARIANT CLI OUT"""
+import sys
+
+sys.path.insert(0, "scripts")
+import bench_cli  # noqa: E402
+from bench_cli import sets  # noqa: E402
+
+lesson, variant, cli, out = sys.argv[1:5]
+rows, failures = [], 0
+
+# The ladders: (precisions, params, label); each is run at 4096³, the last rows also at 8192³.
+LADDERS = {
+    "12": [(["bf16", "fp16", "tf32"], {}, "defaults 128x128 64x32 BK32 S2"),
+           (["bf16", "fp16", "tf32"], {"STAGES": 1}, "STAGES=1"),
+           (["bf16", "fp16", "tf32"], {"STAGES": 3}, "STAGES=3"),
+           (["bf16"], {"STAGES": 4}, "STAGES=4"), (["bf16"], {"BK": 16}, "BK=16"),
+           (["bf16"], {"WM": 64, "WN": 64}, "warps 64x64 (4 warps)"),
+           (["bf16"], {"BN": 256, "WM": 64, "WN": 64}, "128x256 64x64"),
+           (["bf16"], {"BM": 64, "BN": 64, "WM": 32, "WN": 32}, "64x64 32x32")],
+    "13": [(["bf16"], {"LAYOUT": 0, "STAGES": 1, "GROUP": 1}, "plain, 1 stage"),
+           (["bf16"], {"LAYOUT": 1, "STAGES": 1, "GROUP": 1}, "padded, 1 stage"),
+           (["bf16"], {"LAYOUT": 2, "STAGES": 1, "GROUP": 1}, "swizzled, 1 stage"),
+           (["bf16"], {"STAGES": 2, "GROUP": 1}, "swizzled, 2 stages"),
+           (["bf16"], {"STAGES": 3, "GROUP": 1}, "swizzled, 3 stages"),
+           (["bf16"], {"STAGES": 4, "GROUP": 1}, "swizzled, 4 stages"),
+           (["bf16", "fp16", "tf32"], {}, "defaults (3 stages, GROUP=8)"),
+           (["bf16"], {"LAYOUT": 0}, "defaults, plain"),
+           (["bf16"], {"LAYOUT": 1}, "defaults, padded"),
+           (["bf16"], {"BK": 64, "STAGES": 3}, "BK=64"),
+           (["bf16"], {"WN": 32}, "128x128 64x32 (8 warps)"),
+           (["bf16"], {"BM": 256, "WM": 64}, "256x128 64x64"),
+           (["bf16", "fp16", "tf32"], {"BN": 256}, "128x256 64x64"),
+           (["bf16"], {"BN": 256, "STAGES": 4}, "128x256 64x64 S4"),
+           (["bf16"], {"BN": 256, "WM": 128, "WN": 32}, "128x256 128x32")],
+}
+BIG = {"12": [({}, "defaults"), ({"BN": 256, "WM": 64, "WN": 64}, "128x256 64x64")],
+       "13": [({}, "defaults"), ({"GROUP": 1}, "defaults, GROUP=1"), ({"BN": 256}, "128x256 64x64")]}
+
+
+def run(prec, params, size, label):
+    global failures
+    p = dict(params, PREC=prec)
+    name = f"{prec}-{size}-" + "-".join(f"{k}{v}" for k, v in params.items())
+    rc, j = bench_cli.call(cli, out, ["run", variant, "--size", str(size), "--reps", "20"] + sets(p), name)
+    ok = j is not None and j.get("ok") and j.get("measured") and (j.get("validation") or {}).get("passed")
+    if not ok:
+        failures += 1
+        why = "no JSON" if j is None else (j.get("error") or (j.get("validation") or {}).get("message") or f"exit {rc}")
+        rows.append([prec, str(size), label, "FAIL", why[:60]] + [""] * 6)
+        return
+    t, ref = j["median_ms"], j.get("reference_ms")
+    counted, model = j.get("counted"), j["model"]["total"]
+    same = "-" if not counted else ("yes" if all(counted[k] == model[k] for k in model) else "NO")
+    hw = j.get("hardware") or {}
+    banks = j["model"].get("banks") or {}
+
+    def pair(model_value, metric):
+        got = hw.get(metric)
+        mv = "-" if model_value is None else f"{model_value / 1e6:.2f}"
+        return mv + "/" + ("-" if got is None else f"{got / 1e6:.2f}")
+    rows.append([prec, str(size), label, f"{t:.3f}", f"{j['flops'] / (t * 1e-3) / 1e12:.1f}",
+                 f"{ref:.3f}" if ref else "-", f"{100 * ref / t:.1f}" if ref else "-", str(j.get("registers", "-")), same,
+                 pair(banks.get("load_wavefronts"), "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"),
+                 pair(banks.get("load_conflicts"), "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum")])
+
+
+for precs, params, label in LADDERS[lesson]:
+    for prec in precs:
+        run(prec, params, 4096, label)
+for params, label in BIG[lesson]:
+    run("bf16", params, 8192, label)
+head = ["prec", "size", "config", "ms", "TFLOP/s", "cuBLAS ms", "% cuBLAS", "regs", "count=model",
+        "ld wavefronts M model/hw", "ld conflicts M model/hw"]
+w = [max(len(r[i]) for r in rows + [head]) for i in range(len(head))]
+for r in [head] + rows:
+    print("  ".join(c.ljust(w[i]) for i, c in enumerate(r)))
+sys.exit(1 if failures else 0)

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# The tensor-core lessons (12 WMMA, 13 mma.sync; issue 32) on the GPU machine, in one call:
+#   1. compute-sanitizer memcheck and racecheck at odd sizes (M, N, K not multiples of the tiles;
+#      N odd: element-wise copies and edge stores; N % 8 == 0 with M, K odd: 16-byte copies with
+#      zero-filled tails) for every precision and several stage counts;
+#   2. timings at 4096³ (and 8192³): the lesson's ladder, each validated against cuBLAS at the same
+#      precision measured in the same run (L2 flushed); counted == model; shared-load wavefronts
+#      and bank conflicts, the model's beside the hardware's;
+#   3. Nsight Compute on the lesson's BF16 defaults at 4096³: tensor pipe, issue slots, stalls,
+#      shared-memory wavefronts and conflicts, DRAM throughput (what limits it).
+# Binaries from scripts/carry_build.sh (CARRY: tilelab-cli, tilelab-gpu-worker).
+# Usage: scripts/gpu_tensor_check.sh LESSON CARRY OUT   (LESSON 12 or 13; logs and JSON into OUT;
+#        the table printed last). PARTS="sanitize bench ncu" (the default) picks what runs.
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 2
+lesson=${1:?usage: gpu_tensor_check.sh LESSON CARRY OUT}
+carry=${2:?usage: gpu_tensor_check.sh LESSON CARRY OUT}
+out=${3:?usage: gpu_tensor_check.sh LESSON CARRY OUT}
+mkdir -p "$out"
+variant=matmul.wmma
+[ "$lesson" = 13 ] && variant=matmul.mma
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+cli="$carry/tilelab-cli"
+parts=${PARTS:-sanitize bench ncu}
+failed=0
+: > "$out/sanitizer.txt"
+
+sanitize() {   # tool size sets...
+  local tool=$1 size=$2; shift 2
+  local sets=() name="$tool $size"
+  for s in "$@"; do sets+=(--set "$s"); name+=" $s"; done
+  /usr/local/cuda/bin/compute-sanitizer --tool "$tool" --target-processes all --error-exitcode 9 \
+    "$cli" run "$variant" --size "$size" "${sets[@]}" --reps 1 --warmup 0 --no-reference --no-hardware \
+    >>"$out/sanitizer.log" 2>&1
+  local rc=$?
+  echo "$name: rc=$rc" >> "$out/sanitizer.txt"
+  [ $rc -eq 0 ] || failed=1
+}
+small="BM=64 BN=64 WM=32 WN=32 BK=16"
+[ "$lesson" = 13 ] && small="BM=64 BN=64 WM=32 WN=32 BK=32 LAYOUT=0 GROUP=2"
+for prec in tf32 bf16 fp16; do
+  [[ " $parts " == *" sanitize "* ]] || break
+  sanitize memcheck 301x299x303 PREC=$prec STAGES=1
+  sanitize racecheck 301x299x303 PREC=$prec STAGES=3
+  sanitize memcheck 257x264x131 PREC=$prec STAGES=3
+  # shellcheck disable=SC2086
+  sanitize racecheck 129x136x67 PREC=$prec $small STAGES=2
+  if [ "$lesson" = 13 ]; then
+    sanitize memcheck 1000x1000x1000 PREC=$prec LAYOUT=1 STAGES=4 GROUP=4
+    sanitize racecheck 515x1032x200 PREC=$prec BN=256 STAGES=3 GROUP=16
+  fi
+done
+
+[[ " $parts " != *" bench "* ]] ||
+  python3 scripts/bench_tensor.py "$lesson" "$variant" "$cli" "$out" > "$out/bench.txt" 2> "$out/bench.log" || failed=1
+
+# What limits the lesson's BF16 defaults: one launch under Nsight Compute.
+best=(--set PREC=bf16)
+[[ " $parts " != *" ncu "* ]] ||
+  ncu --target-processes all -k "regex:(wmma|mma)_matmul" -c 1 \
+  --metrics sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_tensor_op_hmma.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,dram__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,smsp__inst_executed_op_ldsm.sum,smsp__average_warp_latency_issue_stalled_barrier.ratio,smsp__average_warp_latency_issue_stalled_long_scoreboard.ratio,smsp__average_warp_latency_issue_stalled_short_scoreboard.ratio,smsp__average_warp_latency_issue_stalled_math_pipe_throttle.ratio,smsp__average_warp_latency_issue_stalled_mio_throttle.ratio,smsp__average_warp_latency_issue_stalled_wait.ratio,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,launch__occupancy_limit_registers,launch__occupancy_limit_shared_mem \
+  "$cli" run "$variant" --size 4096 "${best[@]}" --reps 1 --warmup 0 --no-reference --no-hardware > "$out/ncu.txt" 2>&1 \
+  || echo "ncu failed: see ncu.txt"
+
+echo "== sanitizer (rc 0 = clean)"; cat "$out/sanitizer.txt"
+echo "== ncu, BF16 defaults at 4096³"; grep -E '^\s+(sm__|smsp__|dram__|l1tex__|launch__)' "$out/ncu.txt" | head -20
+echo "== timings"; cat "$out/bench.txt"
+exit $failed
