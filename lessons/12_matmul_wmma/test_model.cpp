@@ -14,9 +14,13 @@
 #include "tilelab/precision.h"
 #include "tilelab/target.h"
 #include "tilelab/variant.h"
+#include "lookups.h"
+#include "model_engine.h"
 
 namespace tilelab {
 namespace {
+
+using test::model_engine;
 
 struct Walked {
     AccessCounts total;
@@ -69,23 +73,7 @@ Walked walk(const ParamValues& v, const Problem& p) {
     return w;
 }
 
-double extra(const CostModel& m, const std::string& q) {
-    for (const Formula& f : m.extras)
-        if (f.quantity == q) return f.value;
-    ADD_FAILURE() << "no extra '" << q << "'";
-    return -1;
-}
-
-Engine& model_engine() {
-    static Engine engine(EngineConfig{"", /*force_model_mode=*/true});
-    return engine;
-}
-
-const Variant& wmma() {
-    const Variant* v = find_variant("matmul.wmma");
-    if (!v) throw std::runtime_error("variant not registered: matmul.wmma");
-    return *v;
-}
+const Variant& wmma() { return test::registered_variant("matmul.wmma"); }
 
 TEST(WmmaModel, CountsEqualTheWalkAtRandomConfigurationsAndOddSizes) {
     const Variant& v = wmma();
@@ -108,7 +96,7 @@ TEST(WmmaModel, CountsEqualTheWalkAtRandomConfigurationsAndOddSizes) {
         const CostModel m = v.cost_model(values, req.problem);
         const Walked w = walk(values, req.problem);
         EXPECT_EQ(m.total, w.total);
-        EXPECT_DOUBLE_EQ(extra(m, "mma_sync, total"), w.mmas);
+        EXPECT_DOUBLE_EQ(test::extra_value(m, "mma_sync, total"), w.mmas);
         EXPECT_EQ(m.load_element_bytes, element_bytes(ElementType(values.at("PREC"))));
         EXPECT_EQ(m.store_element_bytes, 4);
     }

@@ -23,4 +23,11 @@ inline const Target& h100() {
 
 inline Problem size(int64_t m, int64_t n, int64_t k) { return Problem{{m, n, k}}; }
 
+// A variant-specific quantity of a cost model (CostModel::extras), by its name.
+inline double extra_value(const CostModel& m, const std::string& quantity) {
+    for (const Formula& f : m.extras)
+        if (f.quantity == quantity) return f.value;
+    throw std::runtime_error("the model has no quantity '" + quantity + "'");
+}
+
 }  // namespace tilelab::test

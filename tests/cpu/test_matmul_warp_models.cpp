@@ -40,13 +40,6 @@ std::string describe(const matmul::WarpConfig& c, const Problem& p) {
     return matmul::warp_kernel(c).name_expression + " at " + format_problem(p);
 }
 
-double extra(const CostModel& m, const std::string& q) {
-    for (const Formula& f : m.extras)
-        if (f.quantity == q) return f.value;
-    ADD_FAILURE() << "no extra '" << q << "'";
-    return -1;
-}
-
 using test::Matrices;
 using test::max_error;
 using test::random_inputs;
@@ -203,12 +196,12 @@ void expect_model_is_the_walk(const matmul::WarpConfig& c, const Problem& p, boo
     EXPECT_TRUE(w.ring_ok) << "a shared buffer was overwritten before its slice was computed";
     const CostModel m = warp_variant().cost_model(params_of(c), p);
     EXPECT_EQ(m.total, w.elements);
-    EXPECT_EQ(extra(m, "copy instructions, total"), w.copy_instructions);
+    EXPECT_EQ(test::extra_value(m, "copy instructions, total"), w.copy_instructions);
     const double threads_total = double(ceil_div(p.dim[1], c.bn) * ceil_div(p.dim[0], c.bm)) * c.threads();
-    EXPECT_EQ(extra(m, "A load instructions / thread") * threads_total, w.a_load_instructions);
-    EXPECT_EQ(extra(m, "A shared store instructions / thread") * threads_total, w.a_store_instructions);
-    EXPECT_EQ(extra(m, "shared load instructions, total"), w.shared_load_instructions);
-    EXPECT_EQ(extra(m, "register-array accesses, total"), w.register_accesses);
+    EXPECT_EQ(test::extra_value(m, "A load instructions / thread") * threads_total, w.a_load_instructions);
+    EXPECT_EQ(test::extra_value(m, "A shared store instructions / thread") * threads_total, w.a_store_instructions);
+    EXPECT_EQ(test::extra_value(m, "shared load instructions, total"), w.shared_load_instructions);
+    EXPECT_EQ(test::extra_value(m, "register-array accesses, total"), w.register_accesses);
     EXPECT_EQ(m.flops, 2.0 * p.dim[0] * p.dim[1] * p.dim[2]);
     // The sites the bank model sees issue exactly the walked instructions and elements.
     double load_elems = 0, store_elems = 0, load_instr = 0, store_instr = 0;
@@ -281,15 +274,15 @@ TEST(WarpTiledModel, ClosedFormsAt4096) {
     EXPECT_EQ(m.total.global_stores, 4096.0 * 4096);
     EXPECT_EQ(m.per_thread.shared_loads, 4096.0 * 16);
     EXPECT_EQ(m.per_thread.global_stores, 64);
-    EXPECT_EQ(extra(m, "accumulator registers / thread"), 64);
-    EXPECT_EQ(extra(m, "FLOPs per shared load"), 8);
-    EXPECT_EQ(extra(m, "shared load instructions / thread"), 4096.0 * 4);
+    EXPECT_EQ(test::extra_value(m, "accumulator registers / thread"), 64);
+    EXPECT_EQ(test::extra_value(m, "FLOPs per shared load"), 8);
+    EXPECT_EQ(test::extra_value(m, "shared load instructions / thread"), 4096.0 * 4);
     // Per 16-deep slice: 128·16/4/256 = 2 float4 loads of A, stored as 8 floats, and
     // 16·128/4/256 = 2 B copies of 16 bytes.
-    EXPECT_EQ(extra(m, "A load instructions / thread"), 256.0 * 2);
-    EXPECT_EQ(extra(m, "A shared store instructions / thread"), 256.0 * 8);
-    EXPECT_EQ(extra(m, "copy instructions / thread"), 256.0 * 2);
-    EXPECT_EQ(extra(m, "dynamic shared memory (bytes)"), 2 * 16 * (132 + 128) * 4);
+    EXPECT_EQ(test::extra_value(m, "A load instructions / thread"), 256.0 * 2);
+    EXPECT_EQ(test::extra_value(m, "A shared store instructions / thread"), 256.0 * 8);
+    EXPECT_EQ(test::extra_value(m, "copy instructions / thread"), 256.0 * 2);
+    EXPECT_EQ(test::extra_value(m, "dynamic shared memory (bytes)"), 2 * 16 * (132 + 128) * 4);
 }
 
 TEST(WarpTiledModel, DefaultReadsAndCopiesAreConflictFreeAndAStoresTwoWay) {

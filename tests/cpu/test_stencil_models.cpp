@@ -17,6 +17,7 @@
 #include <vector>
 #include "tilelab/engine.h"
 #include "tilelab/variant.h"
+#include "lookups.h"
 
 using namespace tilelab;
 
@@ -44,13 +45,6 @@ std::string engine_invalid_reason(const std::string& id, const tilelab::ParamVal
 }
 
 }  // namespace
-
-double extra(const CostModel& m, const std::string& quantity) {
-    for (const auto& f : m.extras)
-        if (f.quantity == quantity) return f.value;
-    ADD_FAILURE() << "no extra named '" << quantity << "'";
-    return NAN;
-}
 
 // c0 centre, c1 x−1, c2 x+1, c3 y−1, c4 y+1, c5 z−1, c6 z+1, then the same at distance 2 (the
 // order-2 stencil of RADIUS = 2), all different.
@@ -544,18 +538,18 @@ const std::vector<Problem> kEdgeSizes = {grid(3, 3, 3),  grid(3, 17, 5),  grid(3
 TEST(StencilPmppFigures, BasicKernelDoes13FlopsPer28BytesLoaded) {
     const Variant& v = variant("stencil.basic");
     const auto m = v.cost_model(with_defaults(v.params, {}), grid(64, 64, 64));
-    EXPECT_DOUBLE_EQ(extra(m, "OP/B, PMPP per-thread ratio"), 13.0 / 28.0);
-    EXPECT_NEAR(extra(m, "OP/B, PMPP per-thread ratio"), 0.46, 0.005);
+    EXPECT_DOUBLE_EQ(test::extra_value(m, "OP/B, PMPP per-thread ratio"), 13.0 / 28.0);
+    EXPECT_NEAR(test::extra_value(m, "OP/B, PMPP per-thread ratio"), 0.46, 0.005);
 }
 
 TEST(StencilPmppFigures, TiledAtT8Reaches137AndHasA58PercentHalo) {
     const Variant& v = variant("stencil.smem_tiled");
     const auto m = v.cost_model({{"T", 8}}, grid(64, 64, 64));
-    EXPECT_NEAR(extra(m, "OP/B, PMPP per-block ratio"), 1.37, 0.005);
-    EXPECT_DOUBLE_EQ(extra(m, "OP/B, PMPP per-block ratio"), 13.0 * 216 / (4 * 512));
+    EXPECT_NEAR(test::extra_value(m, "OP/B, PMPP per-block ratio"), 1.37, 0.005);
+    EXPECT_DOUBLE_EQ(test::extra_value(m, "OP/B, PMPP per-block ratio"), 13.0 * 216 / (4 * 512));
     // 512 cells in an 8³ tile, 216 of them outputs: 296 halo cells, 58%.
-    EXPECT_DOUBLE_EQ(extra(m, "halo fraction of the input tile"), 296.0 / 512.0);
-    EXPECT_NEAR(extra(m, "halo fraction of the input tile"), 0.58, 0.005);
+    EXPECT_DOUBLE_EQ(test::extra_value(m, "halo fraction of the input tile"), 296.0 / 512.0);
+    EXPECT_NEAR(test::extra_value(m, "halo fraction of the input tile"), 0.58, 0.005);
     EXPECT_EQ(v.smem_bytes({{"T", 8}}), 4 * 512);
 }
 
@@ -564,8 +558,8 @@ TEST(StencilPmppFigures, CoarsenedT32Reaches268ForTheBooksCube) {
     for (const char* id : {"stencil.coarsened", "stencil.register_tiled"}) {
         const Variant& v = variant(id);
         const auto m = v.cost_model({{"TX", 32}, {"TY", 32}, {"Z", 30}}, grid(256, 256, 256));
-        EXPECT_NEAR(extra(m, "OP/B, PMPP per-block ratio"), 2.68, 0.005) << id;
-        EXPECT_DOUBLE_EQ(extra(m, "OP/B, PMPP per-block ratio"), 13.0 * 30 * 30 * 30 / (4.0 * 32 * 32 * 32)) << id;
+        EXPECT_NEAR(test::extra_value(m, "OP/B, PMPP per-block ratio"), 2.68, 0.005) << id;
+        EXPECT_DOUBLE_EQ(test::extra_value(m, "OP/B, PMPP per-block ratio"), 13.0 * 30 * 30 * 30 / (4.0 * 32 * 32 * 32)) << id;
     }
 }
 
@@ -574,13 +568,13 @@ TEST(StencilPmppFigures, EveryRatioStaysBelowThe325Bound) {
     for (const Variant& v : all_variants()) {
         if (v.family != "stencil") continue;
         const auto m = v.cost_model(with_defaults(v.params, {}), pr);
-        EXPECT_DOUBLE_EQ(extra(m, "OP/B upper bound"), 3.25) << v.id;
+        EXPECT_DOUBLE_EQ(test::extra_value(m, "OP/B upper bound"), 3.25) << v.id;
         const std::string ratio = v.id == "stencil.basic" ? "OP/B, PMPP per-thread ratio" : "OP/B, PMPP per-block ratio";
-        EXPECT_LT(extra(m, ratio), 3.25) << v.id;
+        EXPECT_LT(test::extra_value(m, ratio), 3.25) << v.id;
     }
     // The formula alone (no block may have 128×128 threads): a growing tile approaches the bound.
     const Variant& c = variant("stencil.coarsened");
-    const double big = extra(c.cost_model({{"TX", 128}, {"TY", 128}, {"Z", 128}}, pr), "OP/B, PMPP per-block ratio");
+    const double big = test::extra_value(c.cost_model({{"TX", 128}, {"TY", 128}, {"Z", 128}}, pr), "OP/B, PMPP per-block ratio");
     EXPECT_GT(big, 3.0);
     EXPECT_LT(big, 3.25);
 }
@@ -592,8 +586,8 @@ TEST(StencilPmppFigures, RegisterTilingCutsSharedMemoryFrom12KBTo4KB) {
     EXPECT_EQ(coarsened.smem_bytes(t32), 3 * 32 * 32 * 4);   // 12 KB
     EXPECT_EQ(registers.smem_bytes(t32), 32 * 32 * 4);       // 4 KB
     const Problem pr = grid(256, 256, 256);
-    EXPECT_EQ(extra(coarsened.cost_model(t32, pr), "shared memory / block (bytes)"), 12288);
-    EXPECT_EQ(extra(registers.cost_model(t32, pr), "shared memory / block (bytes)"), 4096);
+    EXPECT_EQ(test::extra_value(coarsened.cost_model(t32, pr), "shared memory / block (bytes)"), 12288);
+    EXPECT_EQ(test::extra_value(registers.cost_model(t32, pr), "shared memory / block (bytes)"), 4096);
 }
 
 // [SECTION] Exact whole-launch figures vs the per-block ideal -------------------------------
@@ -611,7 +605,7 @@ TEST(StencilExactTotals, IntensityIsFlopsOverEveryByteTheLaunchMoves) {
         EXPECT_EQ(m.compulsory_bytes, 8 * cells) << v.id;
         // The book's ratio leaves out the stores (and the boundary), so the exact one is lower.
         const std::string ratio = v.id == "stencil.basic" ? "OP/B, PMPP per-thread ratio" : "OP/B, PMPP per-block ratio";
-        EXPECT_LT(m.intensity, extra(m, ratio)) << v.id;
+        EXPECT_LT(m.intensity, test::extra_value(m, ratio)) << v.id;
     }
 }
 
@@ -748,13 +742,13 @@ TEST(StencilPmppFigures, TheOrder2StencilLoads13AndItsHaloCostsMore) {
     const CostModel basic = variant("stencil.basic").cost_model({{"BX", 32}, {"BY", 8}, {"BZ", 1}, {"RADIUS", 2}}, pr);
     EXPECT_EQ(basic.per_thread.global_loads, 13);
     EXPECT_EQ(basic.flops, 25.0 * 252 * 252 * 252);
-    EXPECT_NEAR(extra(basic, "OP/B, PMPP per-thread ratio"), 25.0 / 52, 1e-12);
-    EXPECT_NEAR(extra(basic, "OP/B upper bound"), 6.25, 1e-12);
+    EXPECT_NEAR(test::extra_value(basic, "OP/B, PMPP per-thread ratio"), 25.0 / 52, 1e-12);
+    EXPECT_NEAR(test::extra_value(basic, "OP/B upper bound"), 6.25, 1e-12);
     const Variant& tiled = variant("stencil.smem_tiled");
     const CostModel r1 = tiled.cost_model({{"T", 8}, {"RADIUS", 1}}, pr), r2 = tiled.cost_model({{"T", 8}, {"RADIUS", 2}}, pr);
-    EXPECT_NEAR(extra(r1, "halo fraction of the input tile"), 296.0 / 512, 1e-12);
-    EXPECT_NEAR(extra(r2, "halo fraction of the input tile"), 448.0 / 512, 1e-12) << "4³ outputs of an 8³ tile";
-    EXPECT_NEAR(extra(r2, "OP/B, PMPP per-block ratio"), 25.0 * 64 / (4 * 512), 1e-12);
+    EXPECT_NEAR(test::extra_value(r1, "halo fraction of the input tile"), 296.0 / 512, 1e-12);
+    EXPECT_NEAR(test::extra_value(r2, "halo fraction of the input tile"), 448.0 / 512, 1e-12) << "4³ outputs of an 8³ tile";
+    EXPECT_NEAR(test::extra_value(r2, "OP/B, PMPP per-block ratio"), 25.0 * 64 / (4 * 512), 1e-12);
 }
 
 TEST(StencilConstraints, TiledStopsAtT10BecauseOfTheThreadLimit) {
@@ -802,7 +796,7 @@ TEST(StencilExactTotals, TheHaloAroundTheTileLoadsLessThanTheBooksLayout) {
     // Around: Nx·Ny·(Nz−2+2·Gz) + (2·Nx·(Gy−1) + 2·Ny·(Gx−1))·(Nz−2), Gx = 16, Gy = 32, Gz = 16.
     EXPECT_EQ(around.total.global_loads, 512.0 * 512 * (510 + 32) + (2.0 * 512 * 31 + 2.0 * 512 * 15) * 510);
     EXPECT_LT(around.total.global_loads, inside.total.global_loads);
-    EXPECT_NEAR(extra(around, "OP/B, PMPP per-block ratio"), 13.0 * 512 * 32 / (4.0 * (512 * 34 + 96 * 32)), 1e-12);
+    EXPECT_NEAR(test::extra_value(around, "OP/B, PMPP per-block ratio"), 13.0 * 512 * 32 / (4.0 * (512 * 34 + 96 * 32)), 1e-12);
 }
 
 TEST(StencilConstraints, RegisterTilingFitsWhereThreePlanesDoNot) {

@@ -1,0 +1,219 @@
+// Lesson 13's cost model and bank model against a CPU walk of kernels/matmul/mma.cuh (compiled
+// into the test binary from the lesson's folder). The walk runs every block in the kernel's order
+// (GROUP rows at a time), every thread's copies of every slice with the kernel's index maps and
+// branches (16-byte copies where K and N allow them, else one element at a time), every warp's
+// ldmatrix and 4-byte fragment loads as the instrumented kernel counts them, and every store of C
+// (two floats where N is even, else one by one). Counts must be exact at random valid
+// configurations and odd sizes. The shared layouts are checked through the variant's own access
+// sites: every copy lands on its own 16-byte piece inside the stage, and the swizzle removes the
+// conflicts the plain layout has. The tensor-core products themselves are checked on the GPU.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <set>
+#include <string>
+
+#include "lookups.h"
+#include "model_engine.h"
+#include "tilelab/banks.h"
+#include "tilelab/precision.h"
+#include "tilelab/variant.h"
+
+namespace tilelab {
+namespace {
+
+using test::model_engine;
+using test::registered_variant;
+
+struct Walked {
+    AccessCounts total;
+    double mmas = 0;
+    std::set<std::pair<int64_t, int64_t>> blocks;   // (by, bx) as the kernel maps its block index
+};
+
+// The kernel's block order: GROUP block rows at a time, column by column.
+std::pair<int64_t, int64_t> block_of(int64_t id, int64_t gx, int64_t gy, int group) {
+    if (group == 1) return {id / gx, id % gx};
+    const int64_t per_group = group * gx, first = id / per_group * group;
+    const int64_t rows = std::min<int64_t>(gy - first, group);
+    return {first + id % per_group % rows, id % per_group / rows};
+}
+
+void walk_copies(Walked& w, int64_t rows, int64_t cols, int64_t row0, int64_t col0, int64_t row_limit,
+                 int64_t col_limit, int width) {
+    for (int64_t e = 0; e < rows * cols / width; ++e) {
+        const int64_t row = row0 + e / (cols / width), col = col0 + (e % (cols / width)) * width;
+        if (row < row_limit && col < col_limit) w.total.global_loads += width;
+        w.total.shared_stores += width;
+    }
+}
+
+Walked walk(const ParamValues& v, const Problem& p) {
+    const auto input = ElementType(v.at("PREC"));
+    const int64_t M = p.dim[0], N = p.dim[1], K = p.dim[2];
+    const int bm = v.at("BM"), bn = v.at("BN"), bk = v.at("BK"), wm = v.at("WM"), wn = v.at("WN");
+    const int fk = input == ElementType::tf32 ? 8 : 16, vw = 16 / element_bytes(input);
+    const int warps_n = bn / wn, warps = (bm / wm) * warps_n, tiles_m = wm / 16, tiles_n = wn / 8;
+    const bool vec = K % vw == 0 && N % vw == 0;
+    const int64_t gx = (N + bn - 1) / bn, gy = (M + bm - 1) / bm, steps = (K + bk - 1) / bk;
+    Walked w;
+    for (int64_t id = 0; id < gx * gy; ++id) {
+        const auto [by, bx] = block_of(id, gx, gy, v.at("GROUP"));
+        w.blocks.insert({by, bx});
+        const int64_t row0 = by * bm, col0 = bx * bn;
+        for (int64_t t = 0; t < steps; ++t) {
+            walk_copies(w, bm, bk, row0, t * bk, M, K, vec ? vw : 1);
+            walk_copies(w, bk, bn, t * bk, col0, K, N, vec ? vw : 1);
+            for (int kk = 0; kk < bk; kk += fk) {
+                // A: one ldmatrix.x4 per 16-row tile, vw elements a lane. B: one .x4.trans per two
+                // 8-wide tiles (vw a lane); TF32: two 4-byte loads per tile (one element a lane).
+                w.total.shared_loads += double(warps) * tiles_m * 32 * vw;
+                w.total.shared_loads += input == ElementType::tf32 ? double(warps) * tiles_n * 2 * 32
+                                                                   : double(warps) * tiles_n / 2 * 32 * vw;
+                w.mmas += double(warps) * tiles_m * tiles_n;
+            }
+        }
+        for (int warp = 0; warp < warps; ++warp)
+            for (int i = 0; i < tiles_m; ++i)
+                for (int j = 0; j < tiles_n; ++j)
+                    for (int lane = 0; lane < 32; ++lane)
+                        for (int h = 0; h < 2; ++h) {
+                            const int64_t row = row0 + (warp / warps_n) * wm + i * 16 + lane / 4 + 8 * h;
+                            const int64_t col = col0 + (warp % warps_n) * wn + j * 8 + 2 * (lane % 4);
+                            if (row >= M) continue;
+                            if (col + 1 < N && N % 2 == 0) w.total.global_stores += 2;
+                            else w.total.global_stores += (col < N) + (col + 1 < N);
+                        }
+    }
+    return w;
+}
+
+const Variant& mma() { return registered_variant("matmul.mma"); }
+
+ParamValues with(const std::vector<std::string>& sets) {
+    ParamValues given;
+    for (const std::string& s : sets) {
+        std::string name, error;
+        int value = 0;
+        if (!parse_assignment(s, name, value, error)) throw std::runtime_error(error);
+        given[name] = value;
+    }
+    return with_defaults(mma().params, given);
+}
+
+TEST(MmaModel, CountsEqualTheWalkAtRandomConfigurationsAndOddSizes) {
+    const Variant& v = mma();
+    std::mt19937 rng(20261129);
+    int checked = 0;
+    for (int attempt = 0; attempt < 5000 && checked < 40; ++attempt) {
+        RunRequest req;
+        req.variant = v.id;
+        for (const ParamSpec& s : v.params) {
+            const auto values = s.values();
+            req.params[s.name] = values[std::uniform_int_distribution<size_t>(0, values.size() - 1)(rng)];
+        }
+        for (auto& d : req.problem.dim) d = std::uniform_int_distribution<int64_t>(1, 300)(rng);
+        if (checked % 3 == 0)   // sizes where the 16-byte copies and the float2 stores run
+            for (auto& d : req.problem.dim) d = 8 * std::uniform_int_distribution<int64_t>(1, 40)(rng);
+        if (!model_engine().invalid_reason(req).empty()) continue;
+        ++checked;
+        const ParamValues values = with_defaults(v.params, req.params);
+        SCOPED_TRACE(v.kernel(values).name_expression + " at " + format_problem(req.problem));
+        const CostModel m = v.cost_model(values, req.problem);
+        const Walked w = walk(values, req.problem);
+        EXPECT_EQ(m.total, w.total);
+        EXPECT_DOUBLE_EQ(test::extra_value(m, "mma.sync, total"), w.mmas);
+        const int64_t gx = (req.problem.dim[1] + values.at("BN") - 1) / values.at("BN");
+        const int64_t gy = (req.problem.dim[0] + values.at("BM") - 1) / values.at("BM");
+        EXPECT_EQ(int64_t(w.blocks.size()), gx * gy) << "the block order visits every tile once";
+        EXPECT_EQ(m.load_element_bytes, element_bytes(ElementType(values.at("PREC"))));
+        EXPECT_EQ(m.store_element_bytes, 4);
+    }
+    EXPECT_GE(checked, 40);
+}
+
+// Every copy of a slice lands on its own piece of the stage, inside it: no layout loses or
+// overlaps data, and the swizzle permutes pieces within their 128-byte line.
+TEST(MmaModel, EveryLayoutPlacesEachCopyOnItsOwnPieceOfTheStage) {
+    const Variant& v = mma();
+    for (const char* prec : {"PREC=bf16", "PREC=tf32"})
+        for (const char* layout : {"LAYOUT=0", "LAYOUT=1", "LAYOUT=2"})
+            for (const char* bk : {"BK=16", "BK=32", "BK=64"})
+                for (const char* bn : {"BN=64", "BN=128"}) {
+                    const ParamValues values = with({prec, layout, bk, bn, "WN=32", "STAGES=1"});
+                    const Problem p = test::size(512, 512, 512);
+                    if (!model_engine().invalid_reason(RunRequest{.variant = v.id, .params = values, .problem = p}).empty())
+                        continue;
+                    SCOPED_TRACE(v.kernel(values).name_expression);
+                    const int64_t stage = int64_t(test::extra_value(v.cost_model(values, p), "dynamic shared memory (bytes)"));
+                    std::set<int64_t> seen;
+                    for (const SharedAccessSite& s : v.shared_sites(values, p)) {
+                        if (!s.store) continue;
+                        for (int r = 0; r < s.instances; ++r)
+                            for (int t = 0; t < s.threads; ++t) {
+                                const int64_t at = s.byte_address(r, t);
+                                EXPECT_EQ(at % 16, 0);
+                                EXPECT_GE(at, 0);
+                                EXPECT_LT(at, stage);
+                                EXPECT_TRUE(seen.insert(at).second) << s.name << " copy " << r << "," << t << " at " << at;
+                            }
+                    }
+                    const int layout_pad = values.at("LAYOUT") == 1 ? 16 : 0;
+                    EXPECT_EQ(int64_t(seen.size()) * 16 + layout_pad * (values.at("BM") + values.at("BK")), stage);
+                }
+}
+
+WarpBanks first_warp(const ParamValues& values, const std::string& site_prefix) {
+    for (const SharedAccessSite& s : mma().shared_sites(values, test::size(4096, 4096, 4096)))
+        if (s.name.rfind(site_prefix, 0) == 0) return s.warp(0, 0);
+    throw std::runtime_error("no site " + site_prefix);
+}
+
+// One ldmatrix.x4 is four phases of eight 16-byte rows. BF16, BK=32: A's rows are 64 bytes, so
+// plain rows r and r+2 share banks: 4 wavefronts a phase, 16 for the instruction instead of 4.
+// B's rows are 256 bytes: all 8 rows of a phase on the same 4 banks, 8 a phase, 32 in all.
+// Padding by 16 bytes or the XOR swizzle gives 4, the minimum.
+TEST(MmaModel, TheSwizzleAndThePaddingRemoveTheConflictsOfThePlainLayout) {
+    const WarpBanks plain_a = first_warp(with({"PREC=bf16", "LAYOUT=0"}), "A fragments");
+    EXPECT_EQ(plain_a.wavefronts, 16);
+    EXPECT_EQ(plain_a.min_wavefronts, 4);
+    const WarpBanks plain_b = first_warp(with({"PREC=bf16", "LAYOUT=0"}), "B fragments");
+    EXPECT_EQ(plain_b.wavefronts, 32);
+    for (const char* layout : {"LAYOUT=1", "LAYOUT=2"})
+        for (const char* site : {"A fragments", "B fragments"}) {
+            const WarpBanks w = first_warp(with({"PREC=bf16", layout}), site);
+            EXPECT_EQ(w.wavefronts, 4) << layout << " " << site;
+            EXPECT_EQ(w.conflicts(), 0) << layout << " " << site;
+        }
+    // TF32's B is read 4 bytes a lane (k = t + 4h, n = g): the swizzle spreads a load over all
+    // 32 banks; plain 512-byte rows put lanes g = 0..7 of one t on one bank.
+    EXPECT_EQ(first_warp(with({"PREC=tf32", "LAYOUT=2"}), "B fragments").conflicts(), 0);
+    EXPECT_GT(first_warp(with({"PREC=tf32", "LAYOUT=0"}), "B fragments").conflicts(), 0);
+    // The whole launch at the defaults: no load and no store conflicts anywhere.
+    const Variant& v = mma();
+    const BankModel b = bank_model(v.shared_sites(with({}), test::size(4096, 4096, 4096)));
+    EXPECT_EQ(b.load_conflicts, 0);
+    EXPECT_EQ(b.store_conflicts, 0);
+    EXPECT_GT(b.load_wavefronts, 0);
+}
+
+TEST(MmaModel, EachPrecisionNeedsItsArchitectureAndEachRefusalSaysWhy) {
+    const Variant& v = mma();
+    auto reason = [&](const std::vector<std::string>& sets, const char* preset) {
+        const Target* t = find_target(preset);
+        if (!t) throw std::runtime_error(std::string("no target preset ") + preset);
+        return v.invalid_reason(with(sets), test::size(256, 256, 256), *t);
+    };
+    EXPECT_EQ(reason({"PREC=bf16"}, "h100"), "");
+    EXPECT_EQ(reason({"PREC=fp16"}, "t4"), "");
+    EXPECT_EQ(reason({"PREC=tf32", "WN=32"}, "a100"), "");
+    EXPECT_NE(reason({"PREC=bf16"}, "t4").find("sm_80"), std::string::npos);
+    EXPECT_NE(reason({"PREC=tf32"}, "t4"), "");
+    EXPECT_NE(reason({"PREC=fp32"}, "h100"), "");
+    EXPECT_NE(reason({"BK=8"}, "h100").find("32 bytes"), std::string::npos) << "8 BF16 elements are one piece";
+    EXPECT_NE(reason({"WM=128", "WN=128", "BM=128", "BN=128"}, "h100"), "") << "512 accumulators a lane";
+    EXPECT_NE(reason({"BN=256", "STAGES=4", "BK=64"}, "t4").find("shared memory"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tilelab
