@@ -58,6 +58,13 @@ std::optional<double> AchievedOccupancy(const RunResult& r) {
     return *pct / 100.0;
 }
 
+std::optional<double> TensorPipeBusy(const RunResult& r) {
+    if (!r.hardware.ok()) return std::nullopt;
+    const auto pct = r.hardware.get("sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active");
+    if (!pct) return std::nullopt;
+    return *pct / 100.0;
+}
+
 std::string HardwareMissingReason(const RunResult& r) {
     const HardwareCounters& h = r.hardware;
     if (h.ok()) return "";
@@ -97,16 +104,18 @@ void DrawHardwareTable(const RunResult& r) {
                     bytes(hw("l1tex__t_bytes_pipe_lsu_mem_global_op_st.sum")), "", ""});
     for (const bool load : {true, false}) {
         const char* op = load ? "ld" : "st";
-        const auto instr = hw(load ? "smsp__inst_executed_op_shared_ld.sum" : "smsp__inst_executed_op_shared_st.sum");
+        const std::optional<double> requested = have ? h.shared_requests(load) : std::nullopt;
+        const bool has_instr = requested.has_value();
+        const double instr = requested.value_or(0.0);
         const auto waves = hw((std::string("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_") + op + ".sum").c_str());
         const auto conflicts = hw((std::string("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_") + op + ".sum").c_str());
         const double model_elems = load ? m.total.shared_loads : m.total.shared_stores;
         LevelRow row{tr(load ? "memory.shared_loads" : "memory.shared_stores").c_str(), tr("hardware.shared_help").c_str(),
                      model_elems > 0 ? requests(model_elems) : "",
                      counted && model_elems > 0 ? requests(load ? r.counted->shared_loads : r.counted->shared_stores) : "",
-                     instr ? FormatCount(*instr) + " req" : "", instr && waves ? Ways(*waves, *instr) : "", "", true};
-        if (instr && waves && conflicts)
-            row.hardware_tip = trf("hardware.shared_tip", format_count(*instr), format_count(*waves), format_count(*conflicts));
+                     has_instr ? FormatCount(instr) + " req" : "", has_instr && waves ? Ways(*waves, instr) : "", "", true};
+        if (has_instr && waves && conflicts)
+            row.hardware_tip = trf("hardware.shared_tip", format_count(instr), format_count(*waves), format_count(*conflicts));
         rows.push_back(row);
     }
 

@@ -12,6 +12,8 @@ namespace tilelab::gui {
 std::optional<double> DramIntensity(const RunResult& r);
 // Achieved occupancy, 0..1 (sm__warps_active as a share of the SM's maximum); nullopt without counters.
 std::optional<double> AchievedOccupancy(const RunResult& r);
+// The tensor pipe's busy share of the SMs' active cycles (0..1), measured; nullopt without counters.
+std::optional<double> TensorPipeBusy(const RunResult& r);
 
 // One sentence on why this result has no counters ("" when it has them): still measuring, a quick
 // run, turned off in the Run menu, model mode, no permission (and how to allow it) ...

@@ -33,6 +33,12 @@ std::string Hw(const RunResult& r, const char* name) {
     return v ? FormatCount(*v) : std::string("\xe2\x80\x94");
 }
 
+// Shared-memory requests as the hardware counted them (loads: ldmatrix included).
+std::string HwRequests(const RunResult& r, bool load) {
+    const std::optional<double> v = r.hardware.ok() ? r.hardware.shared_requests(load) : std::nullopt;
+    return v.has_value() ? FormatCount(v.value_or(0.0)) : std::string("\xe2\x80\x94");
+}
+
 void DrawSiteTable(const RunResult& r) {
     const BankModel& b = r.model.banks;
     ImGui::TextUnformatted(tr("banks.per_site").c_str());
@@ -92,7 +98,7 @@ void DrawSiteTable(const RunResult& r) {
         ImGui::TextUnformatted(op);
         ImGui::TableNextColumn();
         ImGui::TableNextColumn();
-        ImGui::TextUnformatted(Hw(r, load ? "smsp__inst_executed_op_shared_ld.sum" : "smsp__inst_executed_op_shared_st.sum").c_str());
+        ImGui::TextUnformatted(HwRequests(r, load).c_str());
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(Hw(r, (std::string("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_") + op + ".sum").c_str()).c_str());
         ImGui::TableNextColumn();

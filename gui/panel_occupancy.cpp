@@ -32,6 +32,13 @@ void DrawHeadlines(const RunResult& r) {
                  plot::kHighlight, tr("occupancy.achieved_help").c_str());
     else
         Headline(tr("occupancy.achieved").c_str(), "\xe2\x80\x94", plot::kTextColor, HardwareMissingReason(r).c_str());
+    if (r.precision.input != ElementType::f32) {   // a tensor-core kernel: how busy its pipe was
+        if (const auto busy = TensorPipeBusy(r))
+            Headline(tr("occupancy.tensor_pipe").c_str(), std::to_string(int(std::lround(*busy * 100))) + "%",
+                     plot::kHighlight, tr("occupancy.tensor_pipe_help").c_str());
+        else
+            Headline(tr("occupancy.tensor_pipe").c_str(), "\xe2\x80\x94", plot::kTextColor, HardwareMissingReason(r).c_str());
+    }
     Headline(tr("occupancy.active_warps_sm").c_str(), std::to_string(occ.active_warps) + " / " + std::to_string(occ.max_warps),
              plot::kTextColor, tr("occupancy.warps_of_this_kernel_resident_on_one_sm_at_a_tim").c_str());
     Headline(tr("occupancy.blocks_sm").c_str(), std::to_string(occ.blocks_per_sm), plot::kTextColor,

@@ -25,6 +25,9 @@ void DrawMemoryPanel(AppState& state);
 // The Memory panel's shared-memory banks section (gui/panel_banks.cpp).
 void DrawBankSection(AppState& state, const RunResult& r);
 void DrawTilesPanel(AppState& state);
+// The Tiles panel's tensor-core picture: one mma.sync's A, B and C fragments lane by lane, for
+// operands of `element_bytes` (gui/panel_fragments.cpp; tilelab/mma_layout.h).
+void DrawFragmentLanes(int element_bytes);
 void DrawComparePanel(AppState& state);
 // The Compare panel's "Find the best on this GPU" section: the autotuner (gui/panel_tune.cpp).
 void DrawTuneSection(AppState& state);

@@ -8,7 +8,7 @@ namespace tilelab {
 namespace {
 
 // Names as Nsight Compute spells them, so that `ncu --metrics NAME` checks each one.
-constexpr std::array<HardwareMetric, 12> kMetrics{{
+constexpr std::array<HardwareMetric, 14> kMetrics{{
     {"dram__bytes_read.sum", "DRAM read", "B", "DRAM",
      "Bytes read from device memory: what missed in L2. At least the compulsory bytes (each input once)."},
     {"dram__bytes_write.sum", "DRAM write", "B", "DRAM", "Bytes written to device memory (L2 write-backs)."},
@@ -19,7 +19,10 @@ constexpr std::array<HardwareMetric, 12> kMetrics{{
     {"l1tex__t_bytes_pipe_lsu_mem_global_op_st.sum", "L1 global store", "B", "L1",
      "Bytes the SMs stored to global memory through L1."},
     {"smsp__inst_executed_op_shared_ld.sum", "shared load instructions", "instructions", "shared",
-     "Warp-level shared-memory load instructions (requests)."},
+     "Warp-level shared-memory load instructions (requests), ldmatrix apart."},
+    {"smsp__inst_executed_op_ldsm.sum", "ldmatrix instructions", "instructions", "shared",
+     "Warp-level ldmatrix instructions (tensor-core fragments from shared memory): shared-load requests that "
+     "Nsight Compute counts apart from the others; their wavefronts and conflicts are in the shared-load ones."},
     {"smsp__inst_executed_op_shared_st.sum", "shared store instructions", "instructions", "shared",
      "Warp-level shared-memory store instructions (requests)."},
     {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "shared load wavefronts", "wavefronts", "shared",
@@ -32,6 +35,9 @@ constexpr std::array<HardwareMetric, 12> kMetrics{{
      "Extra wavefronts shared stores needed because lanes hit the same bank at different addresses."},
     {"sm__warps_active.avg.pct_of_peak_sustained_active", "achieved occupancy", "%", "SM",
      "Warps resident per active cycle, as a percentage of the SM's maximum: occupancy as it happened."},
+    {"sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active", "tensor pipe busy", "%", "SM",
+     "Cycles the tensor cores' pipe worked (mma.sync, WMMA), as a percentage of the SMs' active cycles: 0 for "
+     "a kernel of FMAs."},
 }};
 
 }  // namespace
@@ -51,10 +57,16 @@ std::optional<double> HardwareCounters::get(const std::string& name) const {
     return std::nullopt;
 }
 
+std::optional<double> HardwareCounters::shared_requests(bool load) const {
+    const auto requests = get(load ? "smsp__inst_executed_op_shared_ld.sum" : "smsp__inst_executed_op_shared_st.sum");
+    if (!requests || !load) return requests;
+    return *requests + get("smsp__inst_executed_op_ldsm.sum").value_or(0.0);
+}
+
 std::optional<double> HardwareCounters::shared_ways(bool load) const {
     const auto wavefronts = get(load ? "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"
                                      : "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum");
-    const auto requests = get(load ? "smsp__inst_executed_op_shared_ld.sum" : "smsp__inst_executed_op_shared_st.sum");
+    const auto requests = shared_requests(load);
     if (!wavefronts || !requests || *requests <= 0) return std::nullopt;
     return *wavefronts / *requests;
 }

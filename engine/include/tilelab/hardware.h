@@ -49,6 +49,9 @@ struct HardwareCounters {
     // Shared-memory wavefronts per instruction ("conflict ways": 1 = no conflict, 32 = every
     // lane in its own wavefront) for loads (`load` true) or stores; nullopt without data.
     std::optional<double> shared_ways(bool load) const;
+    // Warp-level shared-memory requests: loads are the shared-load instructions plus ldmatrix
+    // (Nsight Compute counts them apart; both make the shared-load wavefronts), or the stores.
+    std::optional<double> shared_requests(bool load) const;
     // DRAM bytes read plus written; nullopt without data.
     std::optional<double> dram_bytes() const;
     bool operator==(const HardwareCounters&) const = default;

@@ -36,6 +36,9 @@ struct TileGeometry {
     // Tensor cores: one MMA instruction's fragment of C and its depth (columns n, rows m, k; 0 =
     // none). The warp's tile is cut into fragments of n×m, each the sum of m×k by k×n products.
     std::array<int64_t, 3> mma{0, 0, 0};
+    // The fragments' lanes are stated (mma.sync: tilelab/mma_layout.h, drawn lane by lane for the
+    // operands' element size); false where they are opaque (WMMA).
+    bool mma_lanes_known = false;
 
     // A neighbourhood (stencil): how far the inputs reach beyond a block's outputs; 0 = none.
     int64_t halo = 0;

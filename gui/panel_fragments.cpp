@@ -1,0 +1,108 @@
+// [SECTION] Tiles panel, tensor cores: one mma.sync's fragments lane by lane. A (16×K), B (K×8)
+// and C (16×8) as grids of cells, each labelled with the lane that holds it and coloured by the
+// lane's group g (lane = 4g + t); pointing at a cell outlines every cell of that lane in all three,
+// with its register in a tooltip. The layouts are the engine's (tilelab/mma_layout.h), drawn for the
+// operands' element size; nothing here knows a kernel.
+#include <algorithm>
+#include <array>
+#include <string>
+#include "tilelab/i18n.h"
+#include "tilelab/mma_layout.h"
+#include "panels.h"
+#include "plot.h"
+#include "ui_common.h"
+
+namespace tilelab::gui {
+
+namespace {
+
+// The lane groups g = 0..7: Okabe–Ito's colour-blind-safe colours, and a grey.
+constexpr std::array<ImU32, 8> kGroupFill = {
+    IM_COL32(230, 159, 0, 255),  IM_COL32(86, 180, 233, 255), IM_COL32(0, 158, 115, 255),
+    IM_COL32(240, 228, 66, 255), IM_COL32(0, 114, 178, 255),  IM_COL32(213, 94, 0, 255),
+    IM_COL32(204, 121, 167, 255), IM_COL32(170, 170, 170, 255)};
+const ImU32 kCellText = IM_COL32(20, 20, 24, 255);
+
+struct Grid {
+    MmaOperand op;
+    const char* name;   // "A", "B", "C"
+    int rows, cols;
+    ImVec2 at;          // top-left corner of the cells
+};
+
+char RegisterLetter(MmaOperand op) { return op == MmaOperand::A ? 'a' : op == MmaOperand::B ? 'b' : 'c'; }
+
+// The cell of `grid` under the mouse, or false.
+bool HoveredCell(const Grid& grid, float cell, int& row, int& col) {
+    const ImVec2 m = ImGui::GetIO().MousePos;
+    const float x = (m.x - grid.at.x) / cell, y = (m.y - grid.at.y) / cell;
+    if (x < 0 || y < 0 || x >= float(grid.cols) || y >= float(grid.rows)) return false;
+    row = int(y);
+    col = int(x);
+    return true;
+}
+
+void DrawGrid(ImDrawList* dl, const Grid& grid, int element_bytes, float cell, int highlighted_lane, bool labels) {
+    const float font = ImGui::GetFontSize();
+    dl->AddText(ImVec2(grid.at.x, grid.at.y - font * 1.25f), plot::kTextColor,
+                (std::string(grid.name) + "  " + std::to_string(grid.rows) + "×" + std::to_string(grid.cols)).c_str());
+    for (int r = 0; r < grid.rows; ++r)
+        for (int c = 0; c < grid.cols; ++c) {
+            const MmaLaneElement e = mma_lane_of(grid.op, element_bytes, r, c);
+            const ImVec2 a(grid.at.x + float(c) * cell, grid.at.y + float(r) * cell);
+            const ImVec2 b(a.x + cell - 1, a.y + cell - 1);
+            const bool lit = highlighted_lane < 0 || e.lane == highlighted_lane;
+            dl->AddRectFilled(a, b, plot::WithAlpha(kGroupFill[size_t(e.lane / 4)], lit ? 1.0f : 0.25f));
+            if (e.lane == highlighted_lane) dl->AddRect(a, b, plot::kHighlight, 0, 0, 2.0f);
+            if (!labels) continue;
+            const std::string text = std::to_string(e.lane);
+            const ImVec2 size = ImGui::CalcTextSize(text.c_str());
+            dl->AddText(ImVec2(a.x + (cell - size.x) * 0.5f, a.y + (cell - size.y) * 0.5f), kCellText, text.c_str());
+        }
+}
+
+std::string CellTip(const Grid& grid, int element_bytes, int row, int col) {
+    const MmaLaneElement e = mma_lane_of(grid.op, element_bytes, row, col);
+    std::string reg = std::string(1, RegisterLetter(grid.op)) + std::to_string(e.reg);
+    const std::string half = mma_per_register(grid.op, element_bytes) > 1
+                                 ? trf("tiles.lanes_half", tr(e.half == 0 ? "tiles.lanes_low" : "tiles.lanes_high"))
+                                 : std::string();
+    return trf("tiles.lanes_tip", grid.name, row, col, e.lane, e.lane / 4, e.lane % 4, reg, half);
+}
+
+}  // namespace
+
+void DrawFragmentLanes(int element_bytes) {
+    const bool tf32 = element_bytes == 4;
+    const std::string shape = tf32 ? "m16n8k8, TF32" : "m16n8k16, BF16/FP16";
+    ImGui::TextUnformatted(trf("tiles.lanes_title", shape).c_str());
+    HelpMarker(trf("tiles.lanes_help", tf32 ? "16×8" : "16×16", tf32 ? 1 : 2).c_str());
+
+    const float font = ImGui::GetFontSize();
+    const int k = mma_cols(MmaOperand::A, element_bytes);
+    const float width = std::max(font * 20, ImGui::GetContentRegionAvail().x);
+    // Three grids side by side: A is k wide, B and C 8; gaps of two cells.
+    const float cell = std::min(font * 1.8f, width / float(k + 8 + 8 + 4));
+    const bool labels = cell >= font * 1.15f;
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    const float top = origin.y + font * 1.4f;
+    std::array<Grid, 3> grids = {
+        Grid{MmaOperand::A, "A", 16, k, ImVec2(origin.x, top)},
+        Grid{MmaOperand::B, "B", k, 8, ImVec2(origin.x + cell * float(k + 2), top)},
+        Grid{MmaOperand::C, "C", 16, 8, ImVec2(origin.x + cell * float(k + 12), top)},
+    };
+    ImGui::InvisibleButton("##mma_lanes", ImVec2(width, font * 1.4f + cell * 16 + font * 0.5f));
+    int lane = -1, row = 0, col = 0;
+    const Grid* hovered = nullptr;
+    if (ImGui::IsItemHovered())
+        for (const Grid& g : grids)
+            if (HoveredCell(g, cell, row, col)) {
+                hovered = &g;
+                lane = mma_lane_of(g.op, element_bytes, row, col).lane;
+            }
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    for (const Grid& g : grids) DrawGrid(dl, g, element_bytes, cell, lane, labels);
+    if (hovered) WrappedTooltip(CellTip(*hovered, element_bytes, row, col).c_str());
+}
+
+}  // namespace tilelab::gui
