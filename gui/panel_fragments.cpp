@@ -5,6 +5,7 @@
 // operands' element size; nothing here knows a kernel.
 #include <algorithm>
 #include <array>
+#include <cfloat>
 #include <string>
 #include "tilelab/i18n.h"
 #include "tilelab/mma_layout.h"
@@ -56,8 +57,10 @@ void DrawGrid(ImDrawList* dl, const Grid& grid, int element_bytes, float cell, i
             if (e.lane == highlighted_lane) dl->AddRect(a, b, plot::kHighlight, 0, 0, 2.0f);
             if (!labels) continue;
             const std::string text = std::to_string(e.lane);
-            const ImVec2 size = ImGui::CalcTextSize(text.c_str());
-            dl->AddText(ImVec2(a.x + (cell - size.x) * 0.5f, a.y + (cell - size.y) * 0.5f), kCellText, text.c_str());
+            const float px = std::min(cell * 0.62f, font * 0.8f);
+            const ImVec2 size = ImGui::GetFont()->CalcTextSizeA(px, FLT_MAX, 0.0f, text.c_str());
+            dl->AddText(ImGui::GetFont(), px, ImVec2(a.x + (cell - size.x) * 0.5f, a.y + (cell - size.y) * 0.5f), kCellText,
+                        text.c_str());
         }
 }
 
@@ -80,18 +83,20 @@ void DrawFragmentLanes(int element_bytes) {
 
     const float font = ImGui::GetFontSize();
     const int k = mma_cols(MmaOperand::A, element_bytes);
-    const float width = std::max(font * 20, ImGui::GetContentRegionAvail().x);
-    // Three grids side by side: A is k wide, B and C 8; gaps of two cells.
-    const float cell = std::min(font * 1.8f, width / float(k + 8 + 8 + 4));
-    const bool labels = cell >= font * 1.15f;
+    const float width = std::max(font * 16, ImGui::GetContentRegionAvail().x * 0.96f);
+    // As the product reads: A left of C, B above it; a gap for the captions.
+    const float cell = std::min(font * 1.8f, width / float(k + 8 + 2));
+    const float gap = std::max(cell * 2, font * 1.5f);
+    const bool labels = cell >= font * 0.85f;
     const ImVec2 origin = ImGui::GetCursorScreenPos();
-    const float top = origin.y + font * 1.4f;
+    const float top = origin.y + font * 1.4f, left = origin.x;
+    const float c_x = left + cell * float(k) + cell * 2, c_y = top + cell * float(k) + gap;
     std::array<Grid, 3> grids = {
-        Grid{MmaOperand::A, "A", 16, k, ImVec2(origin.x, top)},
-        Grid{MmaOperand::B, "B", k, 8, ImVec2(origin.x + cell * float(k + 2), top)},
-        Grid{MmaOperand::C, "C", 16, 8, ImVec2(origin.x + cell * float(k + 12), top)},
+        Grid{MmaOperand::A, "A", 16, k, ImVec2(left, c_y)},
+        Grid{MmaOperand::B, "B", k, 8, ImVec2(c_x, top)},
+        Grid{MmaOperand::C, "C", 16, 8, ImVec2(c_x, c_y)},
     };
-    ImGui::InvisibleButton("##mma_lanes", ImVec2(width, font * 1.4f + cell * 16 + font * 0.5f));
+    ImGui::InvisibleButton("##mma_lanes", ImVec2(width, c_y - origin.y + cell * 16 + font * 0.5f));
     int lane = -1, row = 0, col = 0;
     const Grid* hovered = nullptr;
     if (ImGui::IsItemHovered())
