@@ -108,7 +108,7 @@ def judge(ours, theirs, floor):
     """(relative difference to ncu's mean, within 2 %, within ncu's repeatability)."""
     mean = sum(theirs) / len(theirs)
     diff = abs(ours - mean)
-    rel = diff / max(abs(mean), 1e-9)
+    rel = diff / abs(mean) if mean else (0.0 if diff == 0 else float("inf"))   # inf: ncu read 0, we did not
     strict = rel <= TOL or diff <= floor
     lo, hi = min(theirs), max(theirs)
     repeat = strict or (lo * (1 - TOL) - floor <= ours <= hi * (1 + TOL) + floor)

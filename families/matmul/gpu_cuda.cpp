@@ -82,23 +82,17 @@ public:
             floats_ = std::nullopt;
         }
         precision_ = precision;
-        // The floats as this input type reads them: fresh for FP32 and TF32 (rounding TF32 is the
-        // kernel's and the tensor cores' business), rounded to the 16-bit type's values otherwise.
-        // A type met before for this problem keeps its 16-bit copies and its reference, so that
-        // going back to it (a drag of the precision) redoes neither.
-        const ElementType rounded = element_bytes(precision.input) < int(sizeof(float)) ? precision.input : ElementType::f32;
-        const bool seen = typed_.count(precision.input) > 0;
-        if (floats_ != rounded && (!seen || rounded == ElementType::f32)) {
-            support.fill_uniform(a_.get<float>(), a_.bytes() / sizeof(float), seed_);
-            support.fill_uniform(b_.get<float>(), b_.bytes() / sizeof(float), seed_ ^ kSeedB);
-            floats_ = ElementType::f32;
-        }
-        if (!seen) {
-            // Large problems keep one type's copies at a time: the device memory the worker checked
-            // before the set-up counts one.
-            if (a_.bytes() + b_.bytes() > (size_t(512) << 20)) typed_.clear();
-            make_typed(support, precision.input);
-        }
+        // A tensor-core lesson's first run prepares the other tensor-core types too (their 16-bit
+        // copies and references, which load cuBLAS's kernels for them): a drag of the precision
+        // then finds them ready instead of paying tens of milliseconds on the first visit of each.
+        if (precision.input != ElementType::f32 && a_.bytes() + b_.bytes() <= kPrepareAheadBytes)
+            for (const ElementType other : {ElementType::tf32, ElementType::bf16, ElementType::f16})
+                if (other != precision.input && typed_.count(other) == 0 && device_supports(other)) try {
+                        prepare_type(support, other);
+                    } catch (const std::exception&) {
+                        typed_.erase(other);   // prepared again, with its error, if the learner picks it
+                    }
+        prepare_type(support, precision.input);
         TL_CUDA_CHECK(cudaDeviceSynchronize());
     }
 
@@ -122,6 +116,38 @@ public:
     }
 
 private:
+    // Operands of at most this many bytes (A and B as floats) have every tensor-core type prepared.
+    static constexpr size_t kPrepareAheadBytes = size_t(256) << 20;
+
+    // The floats as this input type reads them: fresh for FP32 and TF32 (rounding TF32 is the
+    // kernel's and the tensor cores' business), rounded to the 16-bit type's values otherwise.
+    // A type met before for this problem keeps its 16-bit copies and its reference, so that
+    // going back to it (a drag of the precision) redoes neither.
+    void prepare_type(const SupportKernels& support, ElementType input) {
+        const ElementType rounded = element_bytes(input) < int(sizeof(float)) ? input : ElementType::f32;
+        const bool seen = typed_.count(input) > 0;
+        if (floats_ != rounded && (!seen || rounded == ElementType::f32)) {
+            support.fill_uniform(a_.get<float>(), a_.bytes() / sizeof(float), seed_);
+            support.fill_uniform(b_.get<float>(), b_.bytes() / sizeof(float), seed_ ^ kSeedB);
+            floats_ = ElementType::f32;
+        }
+        if (!seen) {
+            // Large problems keep one type's copies at a time: the device memory the worker checked
+            // before the set-up counts one.
+            if (a_.bytes() + b_.bytes() > (size_t(512) << 20)) typed_.clear();
+            make_typed(support, input);
+        }
+    }
+
+    // BF16 and TF32 tensor cores (and cuBLAS's kernels for them) need sm_80; FP16 runs everywhere.
+    static bool device_supports(ElementType input) {
+        int device = 0, major = 0;
+        if (cudaGetDevice(&device) != cudaSuccess ||
+            cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess)
+            return false;
+        return input == ElementType::f16 || major >= 8;
+    }
+
     // A 16-bit input's copies of A and B (the floats rounded to the same values first) and the
     // reference from the values this type reads: double precision for small problems, else
     // cuBLAS at this precision.
@@ -144,7 +170,7 @@ private:
         } else {
             t.kind = input == ElementType::f32 ? "cuBLAS FP32" : cublas_name(input);
             t.ref = DeviceBuffer(sizeof(float) * M * N);
-            gemm_row_major(cublas(), input, M_, N_, K_, kernel_a(), kernel_b(), t.ref.get<float>());
+            gemm_row_major(cublas(), input, M_, N_, K_, operand_a(input), operand_b(input), t.ref.get<float>());
         }
     }
 
@@ -155,15 +181,17 @@ private:
         if (!h) h = std::make_unique<CublasHandle>(precision_.input == ElementType::f32);
         return h->get();
     }
-    // The operands as the kernel reads them: the 16-bit copies, or the floats.
-    const void* kernel_a() const {
-        const auto t = typed_.find(precision_.input);
+    // The operands as a kernel of this input type reads them: the 16-bit copies, or the floats.
+    const void* operand_a(ElementType input) const {
+        const auto t = typed_.find(input);
         return t != typed_.end() && t->second.a.get() ? t->second.a.get() : a_.get();
     }
-    const void* kernel_b() const {
-        const auto t = typed_.find(precision_.input);
+    const void* operand_b(ElementType input) const {
+        const auto t = typed_.find(input);
         return t != typed_.end() && t->second.b.get() ? t->second.b.get() : b_.get();
     }
+    const void* kernel_a() const { return operand_a(precision_.input); }
+    const void* kernel_b() const { return operand_b(precision_.input); }
 
     struct Args {
         const void* a = nullptr;
