@@ -119,6 +119,13 @@ TEST(WmmaModel, EachPrecisionNeedsItsArchitecture) {
     EXPECT_NE(reason("bf16", "t4"), "");
     EXPECT_NE(reason("tf32", "t4"), "");
     EXPECT_NE(reason("fp32", "h100"), "");
+    // The shared-memory refusal names the limit and the GPU in that order, in both languages.
+    ParamValues big = with_defaults(v.params, {{"STAGES", 4}, {"BK", 64}, {"BN", 256}});
+    big["PREC"] = int(ElementType::f16);
+    const Target* t4 = find_target("t4");
+    ASSERT_NE(t4, nullptr);
+    const std::string smem = v.invalid_reason(big, Problem{{256, 256, 256}}, *t4);
+    EXPECT_NE(smem.find("more than the 65536 a block may have on"), std::string::npos) << smem;
 }
 
 }  // namespace

@@ -100,8 +100,8 @@ std::string Wmma::invalid_reason(const Problem& p, const Target& t) const {
                    "A、B 分块分别是 {} 和 {} 次 16 字节拷贝，{} 个线程无法平均分担。", bm * bk / vec(), bk * bn / vec(), threads());
     const int limit = t.smem_per_block_optin > 0 ? t.smem_per_block_optin : t.smem_per_block;
     if (dynamic_smem_bytes() > limit)
-        return say("STAGES={} slices of {} bytes plus {} bytes of edge scratch is {} bytes of shared memory, more than "
-                   "the {} a block may have on {}.",
+        return say("STAGES={0} slices of {1} bytes plus {2} bytes of edge scratch is {3} bytes of shared memory, more "
+                   "than the {5} a block may have on {4}.",
                    "STAGES={} 个切片、每个 {} 字节，加上 {} 字节的边缘暂存，共 {} 字节共享内存，超过了 {} 上一个线程块"
                    "最多可用的 {} 字节。", stages, stage_bytes(), warps() * 1024, dynamic_smem_bytes(), t.arch_name(), limit);
     if (ceil_div(p.dim[0], bm) > t.max_grid_dim[1])

@@ -122,7 +122,7 @@ std::string Mma::invalid_reason(const Problem& p, const Target& t) const {
                    "A、B 分块分别是 {} 和 {} 次 16 字节拷贝，{} 个线程无法平均分担。", bm * bk / vec(), bk * bn / vec(), threads());
     const int limit = t.smem_per_block_optin > 0 ? t.smem_per_block_optin : t.smem_per_block;
     if (dynamic_smem_bytes() > limit)
-        return say("STAGES={} slices of {} bytes is {} bytes of shared memory, more than the {} a block may have on {}.",
+        return say("STAGES={0} slices of {1} bytes is {2} bytes of shared memory, more than the {4} a block may have on {3}.",
                    "STAGES={} 个切片、每个 {} 字节，共 {} 字节共享内存，超过了 {} 上一个线程块最多可用的 {} 字节。", stages,
                    stage_bytes(), dynamic_smem_bytes(), t.arch_name(), limit);
     if (ceil_div(p.dim[0], bm) > t.max_grid_dim[1])
