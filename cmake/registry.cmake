@@ -1,13 +1,14 @@
-# tilelab_registry(OUT_CPP BASE_DIR FILES...)
+# tilelab_registry(OUT_CPP OUT_DEVICE_CPP BASE_DIR FILES...)
 # Generates OUT_CPP, the table of every variant and family that FILES register with
-# TILELAB_REGISTER_VARIANT / TILELAB_REGISTER_FAMILY (engine/include/tilelab/registration.h).
+# TILELAB_REGISTER_VARIANT / TILELAB_REGISTER_FAMILY (engine/include/tilelab/registration.h), and
+# OUT_DEVICE_CPP, the families' GPU halves (TILELAB_REGISTER_DEVICE_FAMILY; the GPU worker's).
 # Regenerated when a file changes, so adding the line is all a new lesson or family needs; a new
 # file is found by the caller's CONFIGURE_DEPENDS glob.
-function(tilelab_registry out_cpp base_dir)
+function(tilelab_registry out_cpp out_device_cpp base_dir)
   set(files ${ARGN})
   add_custom_command(
-    OUTPUT ${out_cpp}
-    COMMAND ${CMAKE_COMMAND} -DOUT=${out_cpp} -DBASE=${base_dir}
+    OUTPUT ${out_cpp} ${out_device_cpp}
+    COMMAND ${CMAKE_COMMAND} -DOUT=${out_cpp} -DOUT_DEVICE=${out_device_cpp} -DBASE=${base_dir}
             "-DFILES=${files}" -P ${CMAKE_SOURCE_DIR}/cmake/registry_run.cmake
     DEPENDS ${files} ${CMAKE_SOURCE_DIR}/cmake/registry_run.cmake
     COMMENT "Generating the registry of variants and families"

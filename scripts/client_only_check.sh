@@ -17,7 +17,7 @@ PATH=$(printf '%s' "$PATH" | tr ':' '\n' | grep -vi cuda | paste -sd: -)
 export PATH
 unset CUDA_HOME CUDA_PATH CUDAToolkit_ROOT CUDACXX CPATH LIBRARY_PATH LD_LIBRARY_PATH
 
-cmake -S . -B "$client" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTILELAB_CUDA=OFF \
+cmake -S . -B "$client" -DCMAKE_BUILD_TYPE=Release -DTILELAB_CUDA=OFF \
       -DCMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=ON -DTILELAB_GUI=OFF -DTILELAB_WERROR=ON \
       -DTILELAB_TEST_GPU_WORKER="$worker" "$@" >/dev/null
 cmake --build "$client" -j"$(nproc)"

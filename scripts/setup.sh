@@ -113,6 +113,6 @@ if [ -z "$cuda" ]; then
 fi
 say "CUDA $cuda_ver at $cuda"
 
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTILELAB_GUI="$gui" \
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DTILELAB_GUI="$gui" \
       -DCUDAToolkit_ROOT="$cuda" "$@" >/dev/null
 cmake --build "$build" -j"$(nproc)"
