@@ -266,29 +266,8 @@ __device__ __forceinline__ void mma_body(const typename MmaKind<KIND>::In* __res
         }
     };
 
-    // The copy ring (as in the WMMA kernel): STAGES-1 slices in flight while one is computed.
-    const int steps = (K + BK - 1) / BK;
-#pragma unroll
-    for (int s = 0; s < STAGES - 1; ++s) {
-        if (s < steps) copy_slice(s, s * BK);
-        tl_commit<kAsync>();
-    }
-    for (int t = 0; t < steps; ++t) {
-        if constexpr (STAGES == 1) {
-            copy_slice(0, t * BK);
-            __syncthreads();
-            compute_slice(0);
-            __syncthreads();
-        } else {
-            tl_wait<(STAGES > 1 ? STAGES - 2 : 0), kAsync>();
-            __syncthreads();   // slice t is in; everyone finished computing slice t-1
-            const int next = t + STAGES - 1;
-            if (next < steps) copy_slice(next % STAGES, next * BK);
-            tl_commit<kAsync>();
-            compute_slice(t % STAGES);
-        }
-    }
-    tl_wait<0, kAsync>();
+    // The copy ring (matmul/async_copy.cuh): STAGES-1 slices in flight while one is computed.
+    tl_copy_ring<STAGES, kAsync>(K, BK, copy_slice, compute_slice);
 
     // C straight from the accumulators: lane 4g+t holds rows g and g+8, columns 2t and 2t+1 of
     // each 16×8 tile; two floats at once where both are inside and 8-byte aligned (N even).

@@ -198,30 +198,8 @@ __device__ __forceinline__ void wmma_body(const typename WmmaKind<KIND>::In* __r
         }
     };
 
-    // The copy ring (as in the warp-tiled kernel): STAGES-1 slices in flight while one is
-    // computed; one commit per step keeps "all but the newest STAGES-2 groups" = "slice t".
-    const int steps = (K + BK - 1) / BK;
-#pragma unroll
-    for (int s = 0; s < STAGES - 1; ++s) {
-        if (s < steps) copy_slice(s, s * BK);
-        tl_commit<kAsync>();
-    }
-    for (int t = 0; t < steps; ++t) {
-        if constexpr (STAGES == 1) {
-            copy_slice(0, t * BK);
-            __syncthreads();
-            compute_slice(0);
-            __syncthreads();
-        } else {
-            tl_wait<(STAGES > 1 ? STAGES - 2 : 0), kAsync>();
-            __syncthreads();   // slice t is in; everyone finished computing slice t-1
-            const int next = t + STAGES - 1;
-            if (next < steps) copy_slice(next % STAGES, next * BK);
-            tl_commit<kAsync>();
-            compute_slice(t % STAGES);
-        }
-    }
-    tl_wait<0, kAsync>();
+    // The copy ring (matmul/async_copy.cuh): STAGES-1 slices in flight while one is computed.
+    tl_copy_ring<STAGES, kAsync>(K, BK, copy_slice, compute_slice);
 
     // C: whole fragments straight to global memory; edge fragments through the warp's scratch
     // tile (after the stages), element by element where inside C. The scratch's shared traffic is

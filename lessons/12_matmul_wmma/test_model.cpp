@@ -16,6 +16,7 @@
 #include "tilelab/variant.h"
 #include "lookups.h"
 #include "model_engine.h"
+#include "random_requests.h"
 
 namespace tilelab {
 namespace {
@@ -77,20 +78,7 @@ const Variant& wmma() { return test::registered_variant("matmul.wmma"); }
 
 TEST(WmmaModel, CountsEqualTheWalkAtRandomConfigurationsAndOddSizes) {
     const Variant& v = wmma();
-    std::mt19937 rng(20261128);
-    int checked = 0;
-    for (int attempt = 0; attempt < 3000 && checked < 40; ++attempt) {
-        RunRequest req;
-        req.variant = v.id;
-        for (const ParamSpec& s : v.params) {
-            const auto values = s.values();
-            req.params[s.name] = values[std::uniform_int_distribution<size_t>(0, values.size() - 1)(rng)];
-        }
-        for (auto& d : req.problem.dim) d = std::uniform_int_distribution<int64_t>(1, 400)(rng);
-        if (checked % 4 == 0)   // sizes where the 16-byte copies and the whole-fragment stores run
-            for (auto& d : req.problem.dim) d = 16 * std::uniform_int_distribution<int64_t>(1, 24)(rng);
-        if (!model_engine().invalid_reason(req).empty()) continue;
-        ++checked;
+    for (const RunRequest& req : test::random_valid_requests(v, 40, 20261128, {.max_dim = 400, .align = 16, .aligned_every = 4})) {
         const ParamValues values = with_defaults(v.params, req.params);
         SCOPED_TRACE(v.kernel(values).name_expression + " at " + format_problem(req.problem));
         const CostModel m = v.cost_model(values, req.problem);
@@ -100,7 +88,6 @@ TEST(WmmaModel, CountsEqualTheWalkAtRandomConfigurationsAndOddSizes) {
         EXPECT_EQ(m.load_element_bytes, element_bytes(ElementType(values.at("PREC"))));
         EXPECT_EQ(m.store_element_bytes, 4);
     }
-    EXPECT_GE(checked, 40);
 }
 
 TEST(WmmaModel, EachPrecisionNeedsItsArchitecture) {

@@ -80,35 +80,18 @@ std::string Wmma::invalid_reason(const Problem& p, const Target& t) const {
     if (t.arch() < needs)
         return say("{} tensor cores need sm_{} or later; {} is sm_{}.", "{} 张量核心需要 sm_{} 或更新的 GPU；{} 是 sm_{}。",
                    name, needs, t.arch_name(), t.arch());
-    if (bm % wm != 0 || bn % wn != 0)
-        return say("WM={} and WN={} must divide BM={} and BN={}: the block tile splits evenly into warp tiles.",
-                   "WM={} 和 WN={} 必须整除 BM={} 和 BN={}：线程块分块要能平均分成线程束分块。", wm, wn, bm, bn);
     if (bk % fk() != 0)
         return say("BK={} is not a multiple of {}: a {} fragment is 16×{}×16 (M×K×N), so a slice holds whole fragments.",
                    "BK={} 不是 {} 的倍数：{} 片段是 16×{}×16（M×K×N），一个切片必须由整片段组成。", bk, fk(), name, fk());
-    if (threads() > t.max_threads_per_block)
-        return say("(BM/WM)·(BN/WN) = {} warps is {} threads per block, more than the {} a block may have.",
-                   "(BM/WM)·(BN/WN) = {} 个线程束，即每个线程块 {} 个线程，超过了线程块允许的 {} 个。", warps(), threads(),
-                   t.max_threads_per_block);
     if (fragments() > 16)
         return say("A warp tile of {}×{} is {} accumulator fragments, 8 floats each per lane: {} registers of "
                    "accumulators alone; at most 16 fragments (128 registers) fit without spilling.",
                    "{}×{} 的线程束分块有 {} 个累加器片段，每个通道每个片段 8 个 float：光累加器就要 {} 个寄存器；"
                    "最多 16 个片段（128 个寄存器）才不会溢出。", wm, wn, fragments(), 8 * fragments());
-    if ((bm * bk / vec()) % threads() != 0 || (bk * bn / vec()) % threads() != 0)
-        return say("The A and B tiles are {} and {} copies of 16 bytes, which {} threads cannot share equally.",
-                   "A、B 分块分别是 {} 和 {} 次 16 字节拷贝，{} 个线程无法平均分担。", bm * bk / vec(), bk * bn / vec(), threads());
-    const int limit = t.smem_per_block_optin > 0 ? t.smem_per_block_optin : t.smem_per_block;
-    if (dynamic_smem_bytes() > limit)
-        return say("STAGES={0} slices of {1} bytes plus {2} bytes of edge scratch is {3} bytes of shared memory, more "
-                   "than the {5} a block may have on {4}.",
-                   "STAGES={} 个切片、每个 {} 字节，加上 {} 字节的边缘暂存，共 {} 字节共享内存，超过了 {} 上一个线程块"
-                   "最多可用的 {} 字节。", stages, stage_bytes(), warps() * 1024, dynamic_smem_bytes(), t.arch_name(), limit);
-    if (ceil_div(p.dim[0], bm) > t.max_grid_dim[1])
-        return say("M={} needs {} block rows, more than the {} gridDim.y allows: raise BM.",
-                   "M={} 需要 {} 行线程块，超过了 gridDim.y 允许的 {}：请增大 BM。", p.dim[0], ceil_div(p.dim[0], bm),
-                   t.max_grid_dim[1]);
-    return {};
+    return matmul::tensor_tiling_reason({bm, bn, bk, wm, wn, vec(), dynamic_smem_bytes()}, p, t,
+                                        say("STAGES={} slices of {} bytes plus {} bytes of edge scratch",
+                                            "STAGES={} 个切片、每个 {} 字节，加上 {} 字节的边缘暂存", stages,
+                                            stage_bytes(), warps() * 1024));
 }
 
 // A warp's tile is (WM/16)×(WN/16) fragments of 16×16; a lane holds an eighth of each, in an

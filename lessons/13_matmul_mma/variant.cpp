@@ -100,36 +100,19 @@ std::string Mma::invalid_reason(const Problem& p, const Target& t) const {
     if (t.arch() < needs)
         return say("{} mma.sync needs sm_{} or later; {} is sm_{}.", "{} 的 mma.sync 需要 sm_{} 或更新的 GPU；{} 是 sm_{}。",
                    name, needs, t.arch_name(), t.arch());
-    if (bm % wm != 0 || bn % wn != 0)
-        return say("WM={} and WN={} must divide BM={} and BN={}: the block tile splits evenly into warp tiles.",
-                   "WM={} 和 WN={} 必须整除 BM={} 和 BN={}：线程块分块要能平均分成线程束分块。", wm, wn, bm, bn);
     if (bk % fk() != 0 || row_a() < 32)
         return say("BK={}: a slice must hold whole {}-deep mma.sync steps and rows of at least 32 bytes "
                    "(two 16-byte pieces, as ldmatrix reads them).",
                    "BK={}：一个切片必须由整数个 {} 深的 mma.sync 步组成，且每行至少 32 字节（ldmatrix 读取的两个 16 字节块）。",
                    bk, fk());
-    if (threads() > t.max_threads_per_block)
-        return say("(BM/WM)·(BN/WN) = {} warps is {} threads per block, more than the {} a block may have.",
-                   "(BM/WM)·(BN/WN) = {} 个线程束，即每个线程块 {} 个线程，超过了线程块允许的 {} 个。", warps(), threads(),
-                   t.max_threads_per_block);
     if (wm * wn / 32 > 128)
         return say("A warp tile of {}×{} is {} accumulators per lane; at most 128 fit in registers beside the "
                    "fragments and addresses without spilling.",
                    "{}×{} 的线程束分块每个通道要 {} 个累加器；最多 128 个才能与片段和地址一起放进寄存器而不溢出。", wm, wn,
                    wm * wn / 32);
-    if ((bm * bk / vec()) % threads() != 0 || (bk * bn / vec()) % threads() != 0)
-        return say("The A and B tiles are {} and {} copies of 16 bytes, which {} threads cannot share equally.",
-                   "A、B 分块分别是 {} 和 {} 次 16 字节拷贝，{} 个线程无法平均分担。", bm * bk / vec(), bk * bn / vec(), threads());
-    const int limit = t.smem_per_block_optin > 0 ? t.smem_per_block_optin : t.smem_per_block;
-    if (dynamic_smem_bytes() > limit)
-        return say("STAGES={0} slices of {1} bytes is {2} bytes of shared memory, more than the {4} a block may have on {3}.",
-                   "STAGES={} 个切片、每个 {} 字节，共 {} 字节共享内存，超过了 {} 上一个线程块最多可用的 {} 字节。", stages,
-                   stage_bytes(), dynamic_smem_bytes(), t.arch_name(), limit);
-    if (ceil_div(p.dim[0], bm) > t.max_grid_dim[1])
-        return say("M={} needs {} block rows, more than the {} gridDim.y allows: raise BM.",
-                   "M={} 需要 {} 行线程块，超过了 gridDim.y 允许的 {}：请增大 BM。", p.dim[0], ceil_div(p.dim[0], bm),
-                   t.max_grid_dim[1]);
-    return {};
+    return matmul::tensor_tiling_reason({bm, bn, bk, wm, wn, vec(), dynamic_smem_bytes()}, p, t,
+                                        say("STAGES={} slices of {} bytes", "STAGES={} 个切片、每个 {} 字节", stages,
+                                            stage_bytes()));
 }
 
 // A warp's tile is (WM/16)×(WN/8) tiles of 16×8; lane 4g+t holds rows g and g+8, columns 2t and
