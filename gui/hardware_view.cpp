@@ -16,6 +16,7 @@ namespace {
 constexpr const char* kDramRead = "dram__bytes_read.sum";
 constexpr const char* kDramWrite = "dram__bytes_write.sum";
 constexpr const char* kOccupancy = "sm__warps_active.avg.pct_of_peak_sustained_active";
+constexpr const char* kTensorPipe = "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active";
 
 // One row of the table: a level of the memory system and what each of the three views says.
 struct LevelRow {
@@ -51,19 +52,21 @@ std::optional<double> DramIntensity(const RunResult& r) {
     return r.model.flops / *bytes;
 }
 
-std::optional<double> AchievedOccupancy(const RunResult& r) {
+namespace {
+
+// A counter measured in percent, as a share 0..1; nullopt without counters.
+std::optional<double> MeasuredShare(const RunResult& r, const char* metric) {
     if (!r.hardware.ok()) return std::nullopt;
-    const auto pct = r.hardware.get(kOccupancy);
+    const auto pct = r.hardware.get(metric);
     if (!pct) return std::nullopt;
     return *pct / 100.0;
 }
 
-std::optional<double> TensorPipeBusy(const RunResult& r) {
-    if (!r.hardware.ok()) return std::nullopt;
-    const auto pct = r.hardware.get("sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active");
-    if (!pct) return std::nullopt;
-    return *pct / 100.0;
-}
+}  // namespace
+
+std::optional<double> AchievedOccupancy(const RunResult& r) { return MeasuredShare(r, kOccupancy); }
+
+std::optional<double> TensorPipeBusy(const RunResult& r) { return MeasuredShare(r, kTensorPipe); }
 
 std::string HardwareMissingReason(const RunResult& r) {
     const HardwareCounters& h = r.hardware;

@@ -76,13 +76,12 @@ std::string CellTip(const Grid& grid, int element_bytes, int row, int col) {
 }  // namespace
 
 void DrawFragmentLanes(int element_bytes) {
-    const bool tf32 = element_bytes == 4;
-    const std::string shape = tf32 ? "m16n8k8, TF32" : "m16n8k16, BF16/FP16";
+    const int k = mma_cols(MmaOperand::A, element_bytes);   // the instruction's depth
+    const std::string shape = "m16n8k" + std::to_string(k) + (element_bytes == 4 ? ", TF32" : ", BF16/FP16");
     ImGui::TextUnformatted(trf("tiles.lanes_title", shape).c_str());
-    HelpMarker(trf("tiles.lanes_help", tf32 ? "16×8" : "16×16", tf32 ? 1 : 2).c_str());
+    HelpMarker(trf("tiles.lanes_help", "16×" + std::to_string(k), mma_per_register(MmaOperand::A, element_bytes)).c_str());
 
     const float font = ImGui::GetFontSize();
-    const int k = mma_cols(MmaOperand::A, element_bytes);
     const float width = std::max(font * 16, ImGui::GetContentRegionAvail().x * 0.96f);
     // As the product reads: A left of C, B above it; a gap for the captions.
     const float cell = std::min(font * 1.8f, width / float(k + 8 + 2));
