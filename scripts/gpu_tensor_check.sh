@@ -47,6 +47,8 @@ for prec in tf32 bf16 fp16; do
   sanitize racecheck 129x136x67 PREC=$prec $small STAGES=2
   if [ "$lesson" = 13 ]; then
     sanitize memcheck 1000x1000x1000 PREC=$prec LAYOUT=1 STAGES=4 GROUP=4
+    sanitize racecheck 301x296x304 PREC=$prec FRAGS=1 STAGES=2
+    sanitize memcheck 301x296x304 PREC=$prec FRAGS=1 STAGES=3 LAYOUT=0
     sanitize racecheck 515x1032x200 PREC=$prec BN=256 STAGES=3 GROUP=16
   fi
 done
@@ -54,15 +56,24 @@ done
 [[ " $parts " != *" bench "* ]] ||
   python3 scripts/bench_tensor.py "$lesson" "$variant" "$cli" "$out" > "$out/bench.txt" 2> "$out/bench.log" || failed=1
 
-# What limits the lesson's BF16 defaults: one launch under Nsight Compute.
-best=(--set PREC=bf16)
-[[ " $parts " != *" ncu "* ]] ||
-  ncu --target-processes all -k "regex:(wmma|mma)_matmul" -c 1 \
-  --metrics sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_tensor_op_hmma.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,dram__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,smsp__inst_executed_op_ldsm.sum,smsp__average_warp_latency_issue_stalled_barrier.ratio,smsp__average_warp_latency_issue_stalled_long_scoreboard.ratio,smsp__average_warp_latency_issue_stalled_short_scoreboard.ratio,smsp__average_warp_latency_issue_stalled_math_pipe_throttle.ratio,smsp__average_warp_latency_issue_stalled_mio_throttle.ratio,smsp__average_warp_latency_issue_stalled_wait.ratio,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,launch__occupancy_limit_registers,launch__occupancy_limit_shared_mem \
-  "$cli" run "$variant" --size 4096 "${best[@]}" --reps 1 --warmup 0 --no-reference --no-hardware > "$out/ncu.txt" 2>&1 \
-  || echo "ncu failed: see ncu.txt"
+# What limits the lesson's BF16 defaults (and lesson 13's fastest configuration): one launch each
+# under Nsight Compute.
+metrics=sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_tensor_op_hmma.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,dram__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,smsp__inst_executed_op_ldsm.sum,smsp__average_warp_latency_issue_stalled_barrier.ratio,smsp__average_warp_latency_issue_stalled_long_scoreboard.ratio,smsp__average_warp_latency_issue_stalled_short_scoreboard.ratio,smsp__average_warp_latency_issue_stalled_math_pipe_throttle.ratio,smsp__average_warp_latency_issue_stalled_mio_throttle.ratio,smsp__average_warp_latency_issue_stalled_wait.ratio,smsp__average_warp_latency_issue_stalled_selected.ratio,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,launch__occupancy_limit_registers,launch__occupancy_limit_shared_mem
+profile() {   # name sets...
+  local name=$1; shift
+  ncu --target-processes all -k "regex:(wmma|mma)_matmul" -c 1 --metrics "$metrics" \
+    "$cli" run "$variant" --size 4096 "$@" --reps 1 --warmup 0 --no-reference --no-hardware > "$out/ncu_$name.txt" 2>&1 \
+    || echo "ncu failed: see ncu_$name.txt"
+}
+if [[ " $parts " == *" ncu "* ]]; then
+  profile defaults --set PREC=bf16
+  [ "$lesson" = 13 ] && profile best --set PREC=bf16 --set BM=256 --set BK=64
+fi
 
 echo "== sanitizer (rc 0 = clean)"; cat "$out/sanitizer.txt"
-echo "== ncu, BF16 defaults at 4096³"; grep -E '^\s+(sm__|smsp__|dram__|l1tex__|launch__)' "$out/ncu.txt" | head -20
+for f in "$out"/ncu_*.txt; do
+  [ -e "$f" ] || continue
+  echo "== ncu, BF16 at 4096³: $(basename "$f" .txt)"; grep -E '^\s+(sm__|smsp__|dram__|l1tex__|launch__)' "$f" | head -20
+done
 echo "== timings"; cat "$out/bench.txt"
 exit $failed

@@ -9,18 +9,25 @@
 #define TL_CP_ASYNC 0
 #endif
 
-// One 16-byte copy; `inside` false: 16 zero bytes, nothing read (src must still be a valid
-// address).
+// One 16-byte copy to a 32-bit shared address (the shared window, as cp.async and ldmatrix take
+// it); `inside` false: 16 zero bytes, nothing read (src must still be a valid address).
 template <bool ASYNC>
-__device__ __forceinline__ void tl_copy16(void* dst, const void* src, bool inside) {
+__device__ __forceinline__ void tl_copy16_shared(unsigned dst, const void* src, bool inside) {
 #if TL_CP_ASYNC
     if constexpr (ASYNC) {
-        const unsigned to = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(to), "l"(src), "r"(inside ? 16 : 0));
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(inside ? 16 : 0));
         return;
     }
 #endif
-    *static_cast<uint4*>(dst) = inside ? *static_cast<const uint4*>(src) : make_uint4(0, 0, 0, 0);
+    const uint4 v = inside ? *static_cast<const uint4*>(src) : make_uint4(0, 0, 0, 0);
+    asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};\n" ::"r"(dst), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
+                 : "memory");
+}
+
+// The same copy to a generic pointer into shared memory.
+template <bool ASYNC>
+__device__ __forceinline__ void tl_copy16(void* dst, const void* src, bool inside) {
+    tl_copy16_shared<ASYNC>(static_cast<unsigned>(__cvta_generic_to_shared(dst)), src, inside);
 }
 
 // Closes the group of copies issued since the last commit.

@@ -13,8 +13,10 @@
 // XORed with the row, so the 8 rows of any phase land in 8 different columns).
 // TF32's B fragment holds single 32-bit elements down a column, which ldmatrix cannot transpose:
 // it is read with plain 4-byte loads (its swizzle spreads those over all 32 banks instead).
-// STAGES slices in flight through cp.async (sm_80+); GROUP > 1 walks the blocks GROUP block rows
-// at a time, column by column, so the B columns a wave of blocks reads are shared in L2.
+// STAGES slices in flight through cp.async (sm_80+); FRAGS = 2 keeps a second set of fragment
+// registers so the next step's ldmatrix runs while this step's mma.sync do (FRAGS = 1: load,
+// then multiply); GROUP > 1 walks the blocks GROUP block rows at a time, column by column, so the
+// B columns a wave of blocks reads are shared in L2.
 // Any M, N, K: out-of-range operands are zero-filled in shared memory, C is stored where inside.
 //   KIND 0: TF32, operands are floats in memory, rounded to TF32 (to nearest) after the load;
 //   KIND 1: BF16 and KIND 2: FP16 operands, exact. Accumulation is FP32.
@@ -36,21 +38,30 @@ template <> struct MmaKind<2> { using In = __half; using Raw = unsigned short; s
 // number is the key, so 8 consecutive rows still reach 8 different places.
 template <int LAYOUT, int ROW_BYTES, bool SCALAR_COLUMNS>
 __device__ __forceinline__ int mma_offset(int row, int chunk) {
+    int offset = 0;
     // EXERCISE-BEGIN: the three layouts (plain, padded by 16 bytes, XOR-swizzled)
     if constexpr (LAYOUT == 0) {
-        return row * ROW_BYTES + chunk * 16;
+        offset = row * ROW_BYTES + chunk * 16;
     } else if constexpr (LAYOUT == 1) {
-        return row * (ROW_BYTES + 16) + chunk * 16;
+        offset = row * (ROW_BYTES + 16) + chunk * 16;
     } else if constexpr (ROW_BYTES >= 128) {
         const int key = SCALAR_COLUMNS ? (row & 3) << 1 : row & 7;
-        return row * ROW_BYTES + ((chunk ^ key) << 4);
+        offset = row * ROW_BYTES + ((chunk ^ key) << 4);
     } else {
         constexpr int kRowsPerLine = 128 / ROW_BYTES;
         const int line = row / kRowsPerLine;
         const int piece = (row % kRowsPerLine) * (ROW_BYTES / 16) + chunk;
-        return line * 128 + ((piece ^ (line & 7)) << 4);
+        offset = line * 128 + ((piece ^ (line & 7)) << 4);
     }
     // EXERCISE-END
+    return offset;
+}
+
+// True when moving `rows` rows down moves every piece by the same number of bytes (rows times the
+// row's length): always without the swizzle; with it, when the key of a row (its 128-byte line's
+// number mod 8, or the row mod 8) comes round again. Then one offset per lane serves all such rows.
+__host__ __device__ constexpr bool mma_shifts_evenly(int layout, int row_bytes, int rows) {
+    return layout != 2 || (row_bytes >= 128 ? rows % 8 == 0 : rows * row_bytes % 1024 == 0);
 }
 
 template <int KIND, int BM, int BN, int BK, int WM, int WN, int STAGES, int LAYOUT>
@@ -68,6 +79,10 @@ struct MmaTile {
     static constexpr int kTilesM = WM / 16, kTilesN = WN / 8;
     static constexpr int kCopiesA = BM * BK / kVec / kThreads, kCopiesB = BK * BN / kVec / kThreads;
     static constexpr int kScalarA = BM * BK / kThreads, kScalarB = BK * BN / kThreads;
+    static constexpr int kSteps = BK / kFK;                  // mma steps per slice
+    // 16-byte copies: a thread copies piece (tid mod pieces) of rows tid/pieces + r·pass.
+    static constexpr int kPiecesA = BK / kVec, kPassA = kThreads / kPiecesA;
+    static constexpr int kPiecesB = BN / kVec, kPassB = kThreads / kPiecesB;
 
     static_assert(BM % WM == 0 && BN % WN == 0, "the warp tile must divide the block tile");
     static_assert(WM % 16 == 0 && WN % 16 == 0 && BK % kFK == 0, "whole fragments per warp tile and slice");
@@ -75,18 +90,18 @@ struct MmaTile {
     static_assert((BM * BK / kVec) % kThreads == 0 && (BK * BN / kVec) % kThreads == 0,
                   "each thread copies the same number of 16-byte pieces of each tile");
     static_assert(STAGES >= 1 && STAGES <= 4, "1 to 4 stages");
+    static_assert(kThreads % kPiecesA == 0 && kThreads % kPiecesB == 0, "whole rows per copy pass");
 };
 
-__device__ __forceinline__ void mma_ldmatrix_x4(unsigned (&r)[4], const void* p) {
-    const unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(p));
+// ldmatrix at a 32-bit shared address (the shared window, as cp.async takes it too).
+__device__ __forceinline__ void mma_ldmatrix_x4(unsigned (&r)[4], unsigned addr) {
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(a));
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
 }
 
-__device__ __forceinline__ void mma_ldmatrix_x4_trans(unsigned (&r)[4], const void* p) {
-    const unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(p));
+__device__ __forceinline__ void mma_ldmatrix_x4_trans(unsigned (&r)[4], unsigned addr) {
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(a));
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
 }
 
 // A float's bits rounded to TF32 (10 mantissa bits, to nearest); TF32 needs sm_80.
@@ -131,17 +146,21 @@ __device__ __forceinline__ void mma_16x8(float (&d)[4], const unsigned (&a)[4], 
 }
 
 // VEC: K and N multiples of a 16-byte piece's elements (8; TF32 4), 16-byte copies; else one
-// element at a time (the host picks: lessons/13_matmul_mma, kernel_at).
-template <int KIND, int BM, int BN, int BK, int WM, int WN, int STAGES, int LAYOUT, int GROUP, bool VEC>
+// element at a time (the host picks: lessons/13_matmul_mma, kernel_at). FRAGS: 1, a step's
+// fragments are loaded and then multiplied; 2, the next step's load while this step multiplies.
+template <int KIND, int BM, int BN, int BK, int WM, int WN, int STAGES, int FRAGS, int LAYOUT, int GROUP, bool VEC>
 __device__ __forceinline__ void mma_body(const typename MmaKind<KIND>::In* __restrict__ A,
                                          const typename MmaKind<KIND>::In* __restrict__ B, float* __restrict__ C,
                                          int M, int N, int K, unsigned long long* counters) {
     using Tile = MmaTile<KIND, BM, BN, BK, WM, WN, STAGES, LAYOUT>;
+    using In = typename Tile::In;
     using Raw = typename MmaKind<KIND>::Raw;
-    constexpr int EB = Tile::kBytes, VW = Tile::kVec, FK = Tile::kFK;
+    constexpr int EB = Tile::kBytes, VW = Tile::kVec, FK = Tile::kFK, RA = Tile::kRowA, RB = Tile::kRowB;
     constexpr bool kAsync = VEC && STAGES > 1 && TL_CP_ASYNC;
+    static_assert(FRAGS == 1 || FRAGS == 2, "one or two sets of fragment registers");
     TL_COUNTER(counters);
     extern __shared__ __align__(1024) unsigned char mma_smem[];
+    const unsigned sbase = static_cast<unsigned>(__cvta_generic_to_shared(mma_smem));
 
     const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
     const int warp_row = (warp / Tile::kWarpsN) * WM, warp_col = (warp % Tile::kWarpsN) * WN;
@@ -155,33 +174,47 @@ __device__ __forceinline__ void mma_body(const typename MmaKind<KIND>::In* __res
     }
     const int block_row = by * BM, block_col = bx * BN;
 
+    // The copies' fixed part, worked out once: this thread's piece and first row of each operand
+    // and where they go in a stage; pass r is r·pass rows further on.
+    const int a_m = tid / Tile::kPiecesA, a_c = tid % Tile::kPiecesA;
+    const int b_k = tid / Tile::kPiecesB, b_c = tid % Tile::kPiecesB;
+    const int sa = mma_offset<LAYOUT, RA, false>(a_m, a_c);
+    const int sb = Tile::kBytesA + mma_offset<LAYOUT, RB, KIND == 0>(b_k, b_c);
+    const size_t pass_a = size_t(Tile::kPassA) * K, pass_b = size_t(Tile::kPassB) * N;
+    unsigned rows_a = 0;   // bit r: row a_m + r·pass of A is inside M
+#pragma unroll
+    for (int r = 0; r < Tile::kCopiesA; ++r) rows_a |= unsigned(block_row + a_m + r * Tile::kPassA < M) << r;
+    const bool cols_b = block_col + b_c * VW < N;
     auto copy_slice = [&](int stage, int k0) {
-        unsigned char* as = mma_smem + stage * Tile::kStageBytes;
-        unsigned char* bs = as + Tile::kBytesA;
+        const unsigned base = sbase + stage * Tile::kStageBytes;
         if constexpr (VEC) {
+            const In* ga = A + size_t(block_row + a_m) * K + a_c * VW;
+            const In* gb = B + size_t(b_k) * N + block_col + b_c * VW;
+            const int left = K - k0;   // columns of A, rows of B still inside K
 #pragma unroll
             for (int r = 0; r < Tile::kCopiesA; ++r) {
-                const int e = tid + r * Tile::kThreads;
-                const int m = e / (BK / VW), c = e % (BK / VW);
-                const int row = block_row + m, col = k0 + c * VW;
-                const bool inside = row < M && col < K;
-                tl_copy16<kAsync>(as + mma_offset<LAYOUT, Tile::kRowA, false>(m, c),
-                                  inside ? A + size_t(row) * K + col : A, inside);
+                const bool inside = (rows_a >> r & 1) && a_c * VW < left;
+                const int to = mma_shifts_evenly(LAYOUT, RA, Tile::kPassA)
+                                   ? sa + r * Tile::kPassA * (RA + Tile::kPad)
+                                   : mma_offset<LAYOUT, RA, false>(a_m + r * Tile::kPassA, a_c);
+                tl_copy16_shared<kAsync>(base + to, inside ? ga + k0 + r * pass_a : A, inside);
                 TL_GLOAD(inside ? VW : 0);
                 TL_SSTORE(VW);
             }
 #pragma unroll
             for (int r = 0; r < Tile::kCopiesB; ++r) {
-                const int e = tid + r * Tile::kThreads;
-                const int k = e / (BN / VW), c = e % (BN / VW);
-                const int row = k0 + k, col = block_col + c * VW;
-                const bool inside = row < K && col < N;
-                tl_copy16<kAsync>(bs + mma_offset<LAYOUT, Tile::kRowB, KIND == 0>(k, c),
-                                  inside ? B + size_t(row) * N + col : B, inside);
+                const int k = b_k + r * Tile::kPassB;
+                const bool inside = cols_b && k < left;
+                const int to = mma_shifts_evenly(LAYOUT, RB, Tile::kPassB)
+                                   ? sb + r * Tile::kPassB * (RB + Tile::kPad)
+                                   : Tile::kBytesA + mma_offset<LAYOUT, RB, KIND == 0>(k, b_c);
+                tl_copy16_shared<kAsync>(base + to, inside ? gb + size_t(k0) * N + r * pass_b : B, inside);
                 TL_GLOAD(inside ? VW : 0);
                 TL_SSTORE(VW);
             }
         } else {
+            unsigned char* as = mma_smem + stage * Tile::kStageBytes;
+            unsigned char* bs = as + Tile::kBytesA;
             const Raw* a = reinterpret_cast<const Raw*>(A);
             const Raw* b = reinterpret_cast<const Raw*>(B);
 #pragma unroll 1
@@ -190,7 +223,7 @@ __device__ __forceinline__ void mma_body(const typename MmaKind<KIND>::In* __res
                 const int m = e / BK, k = e % BK;
                 const int row = block_row + m, col = k0 + k;
                 const bool inside = row < M && col < K;
-                *reinterpret_cast<Raw*>(as + mma_offset<LAYOUT, Tile::kRowA, false>(m, k / VW) + k % VW * EB) =
+                *reinterpret_cast<Raw*>(as + mma_offset<LAYOUT, RA, false>(m, k / VW) + k % VW * EB) =
                     inside ? a[size_t(row) * K + col] : Raw(0);
                 TL_GLOAD(inside ? 1 : 0);
                 TL_SSTORE(1);
@@ -201,7 +234,7 @@ __device__ __forceinline__ void mma_body(const typename MmaKind<KIND>::In* __res
                 const int k = e / BN, n = e % BN;
                 const int row = k0 + k, col = block_col + n;
                 const bool inside = row < K && col < N;
-                *reinterpret_cast<Raw*>(bs + mma_offset<LAYOUT, Tile::kRowB, KIND == 0>(k, n / VW) + n % VW * EB) =
+                *reinterpret_cast<Raw*>(bs + mma_offset<LAYOUT, RB, KIND == 0>(k, n / VW) + n % VW * EB) =
                     inside ? b[size_t(row) * N + col] : Raw(0);
                 TL_GLOAD(inside ? 1 : 0);
                 TL_SSTORE(1);
@@ -217,57 +250,127 @@ __device__ __forceinline__ void mma_body(const typename MmaKind<KIND>::In* __res
 #pragma unroll
             for (int v = 0; v < 4; ++v) acc[i][j][v] = 0.0f;
 
-    // One slice, FK deep at a time: the warp's column of A fragments (ldmatrix.x4: lanes 0-15
-    // name rows 0-15 of the first 16-byte column, lanes 16-31 the same rows of the second), its
-    // row of B fragments (ldmatrix.x4.trans: two 8-wide tiles per call; TF32: 4-byte loads of
-    // rows t and t+4, column g), then every pair through the tensor cores.
-    auto compute_slice = [&](int stage) {
-        const unsigned char* as = mma_smem + stage * Tile::kStageBytes;
-        const unsigned char* bs = as + Tile::kBytesA;
+    // Where this lane's ldmatrix rows are inside a stage. A at step q: rows warp_row + 16i +
+    // lane mod 16, piece 2q + lane/16 (lanes 0-15 the first 16-byte column of the 16×FK fragment,
+    // 16-31 the second). B at step q: rows FK·q + lane mod 16, pieces of columns warp_col + 16p
+    // (two 8-wide tiles per ldmatrix.x4.trans). Worked out once per lane where the 16 rows between
+    // fragments shift every piece evenly, else each time.
+    constexpr bool kEvenA = mma_shifts_evenly(LAYOUT, RA, 16), kEvenB = mma_shifts_evenly(LAYOUT, RB, 16);
+    int a_off[Tile::kSteps], b_off[Tile::kTilesN / 2];
 #pragma unroll
-        for (int kk = 0; kk < BK; kk += FK) {
-            unsigned a[Tile::kTilesM][4], b[Tile::kTilesN][2];
-            // EXERCISE-BEGIN: load the warp's A and B fragments for this kk, then acc[i][j] += a[i]·b[j] with mma_16x8
+    for (int q = 0; q < Tile::kSteps; ++q)
+        a_off[q] = mma_offset<LAYOUT, RA, false>(warp_row + (lane & 15), 2 * q + (lane >> 4));
 #pragma unroll
-            for (int i = 0; i < Tile::kTilesM; ++i) {
-                const int row = warp_row + i * 16 + (lane & 15), chunk = kk / VW + (lane >> 4);
-                mma_ldmatrix_x4(a[i], as + mma_offset<LAYOUT, Tile::kRowA, false>(row, chunk));
-                TL_SLOAD(VW);
-                if constexpr (KIND == 0)
-#pragma unroll
-                    for (int v = 0; v < 4; ++v) a[i][v] = mma_tf32(a[i][v]);
-            }
-            if constexpr (KIND == 0) {
-                const int g = lane >> 2, t = lane & 3;
-#pragma unroll
-                for (int j = 0; j < Tile::kTilesN; ++j)
-#pragma unroll
-                    for (int h = 0; h < 2; ++h) {
-                        const int k = kk + t + 4 * h, n = warp_col + j * 8 + g;
-                        b[j][h] = mma_tf32(*reinterpret_cast<const unsigned*>(
-                            bs + mma_offset<LAYOUT, Tile::kRowB, true>(k, n / VW) + n % VW * 4));
-                        TL_SLOAD(1);
-                    }
-            } else {
-#pragma unroll
-                for (int j = 0; j < Tile::kTilesN; j += 2) {
-                    unsigned r[4];
-                    const int k = kk + (lane & 15), chunk = (warp_col + j * 8) / VW + (lane >> 4);
-                    mma_ldmatrix_x4_trans(r, bs + mma_offset<LAYOUT, Tile::kRowB, false>(k, chunk));
-                    TL_SLOAD(VW);
-                    b[j][0] = r[0], b[j][1] = r[1], b[j + 1][0] = r[2], b[j + 1][1] = r[3];
-                }
-            }
-#pragma unroll
-            for (int i = 0; i < Tile::kTilesM; ++i)
-#pragma unroll
-                for (int j = 0; j < Tile::kTilesN; ++j) mma_16x8<KIND>(acc[i][j], a[i], b[j]);
-            // EXERCISE-END
-        }
+    for (int p = 0; p < Tile::kTilesN / 2; ++p)
+        b_off[p] = Tile::kBytesA + mma_offset<LAYOUT, RB, false>(lane & 15, (warp_col + 16 * p) / VW + (lane >> 4));
+    auto a_at = [&](int i, int q) {
+        return kEvenA ? a_off[q] + i * 16 * (RA + Tile::kPad)
+                      : mma_offset<LAYOUT, RA, false>(warp_row + 16 * i + (lane & 15), 2 * q + (lane >> 4));
+    };
+    auto b_at = [&](int p, int q) {
+        return kEvenB ? b_off[p] + q * 16 * (RB + Tile::kPad)
+                      : Tile::kBytesA + mma_offset<LAYOUT, RB, false>(16 * q + (lane & 15),
+                                                                       (warp_col + 16 * p) / VW + (lane >> 4));
     };
 
-    // The copy ring (matmul/async_copy.cuh): STAGES-1 slices in flight while one is computed.
-    tl_copy_ring<STAGES, kAsync>(K, BK, copy_slice, compute_slice);
+    unsigned a[FRAGS][Tile::kTilesM][4], b[FRAGS][Tile::kTilesN][2];
+    // Step q's fragments of the slice in `stage` into register set f: the warp's column of A
+    // tiles (one ldmatrix.x4 each), its row of B tiles (one ldmatrix.x4.trans per two; TF32:
+    // 4-byte loads of rows t and t+4, column g, see above).
+    auto load_fragments = [&](int f, int stage, int q) {
+        const unsigned base = sbase + stage * Tile::kStageBytes;
+        // EXERCISE-BEGIN: load step q's A and B fragments into a[f] and b[f] (ldmatrix at a_at, b_at)
+#pragma unroll
+        for (int i = 0; i < Tile::kTilesM; ++i) {
+            mma_ldmatrix_x4(a[f][i], base + a_at(i, q));
+            TL_SLOAD(VW);
+            if constexpr (KIND == 0)
+#pragma unroll
+                for (int v = 0; v < 4; ++v) a[f][i][v] = mma_tf32(a[f][i][v]);
+        }
+        if constexpr (KIND == 0) {
+            const unsigned char* bs = mma_smem + stage * Tile::kStageBytes + Tile::kBytesA;
+            const int g = lane >> 2, t = lane & 3;
+#pragma unroll
+            for (int j = 0; j < Tile::kTilesN; ++j)
+#pragma unroll
+                for (int h = 0; h < 2; ++h) {
+                    const int k = FK * q + t + 4 * h, n = warp_col + j * 8 + g;
+                    b[f][j][h] = mma_tf32(
+                        *reinterpret_cast<const unsigned*>(bs + mma_offset<LAYOUT, RB, true>(k, n / VW) + n % VW * 4));
+                    TL_SLOAD(1);
+                }
+        } else {
+#pragma unroll
+            for (int p = 0; p < Tile::kTilesN / 2; ++p) {
+                unsigned r[4];
+                mma_ldmatrix_x4_trans(r, base + b_at(p, q));
+                TL_SLOAD(VW);
+                b[f][2 * p][0] = r[0], b[f][2 * p][1] = r[1], b[f][2 * p + 1][0] = r[2], b[f][2 * p + 1][1] = r[3];
+            }
+        }
+        // EXERCISE-END
+    };
+    // Every pair of fragments in set f through the tensor cores.
+    auto multiply = [&](int f) {
+        // EXERCISE-BEGIN: acc[i][j] += a[f][i]·b[f][j] for every i, j with mma_16x8
+#pragma unroll
+        for (int i = 0; i < Tile::kTilesM; ++i)
+#pragma unroll
+            for (int j = 0; j < Tile::kTilesN; ++j) mma_16x8<KIND>(acc[i][j], a[f][i], b[f][j]);
+        // EXERCISE-END
+    };
+
+    constexpr int S = Tile::kSteps;
+    if constexpr (FRAGS == 2 && kAsync && S % 2 == 0) {
+        // The ring with the fragments one step ahead, across slices too: the last step of slice t
+        // waits for slice t+1 and loads its first fragments before it multiplies. The barrier there
+        // also ends every read of the stage that slice t+STAGES-1 is copied into next.
+        const int steps = (K + BK - 1) / BK;
+#pragma unroll
+        for (int s = 0; s < STAGES - 1; ++s) {
+            if (s < steps) copy_slice(s, s * BK);
+            tl_commit<kAsync>();
+        }
+        tl_wait<STAGES - 2, kAsync>();
+        __syncthreads();
+        load_fragments(0, 0, 0);
+        int stage = 0, fill = STAGES - 1;
+        for (int t = 0; t < steps; ++t) {
+            const int next_stage = stage + 1 == STAGES ? 0 : stage + 1;
+#pragma unroll
+            for (int q = 0; q < S; ++q) {
+                if (q == 0) {
+                    if (t + STAGES - 1 < steps) copy_slice(fill, (t + STAGES - 1) * BK);
+                    tl_commit<kAsync>();
+                    fill = fill + 1 == STAGES ? 0 : fill + 1;
+                }
+                if (q + 1 < S) {
+                    load_fragments((q + 1) & 1, stage, q + 1);
+                } else {
+                    tl_wait<STAGES - 2, kAsync>();
+                    __syncthreads();
+                    if (t + 1 < steps) load_fragments(0, next_stage, 0);
+                }
+                multiply(q & 1);
+            }
+            stage = next_stage;
+        }
+        tl_wait<0, kAsync>();
+    } else {
+        // The copy ring (matmul/async_copy.cuh): STAGES-1 slices in flight while one is computed;
+        // with FRAGS = 2 the fragments run one step ahead inside the slice.
+        auto compute_slice = [&](int stage) {
+            if constexpr (FRAGS == 2) load_fragments(0, stage, 0);
+#pragma unroll
+            for (int q = 0; q < S; ++q) {
+                if constexpr (FRAGS == 1) load_fragments(0, stage, q);
+                else if (q + 1 < S) load_fragments((q + 1) & 1, stage, q + 1);
+                multiply(FRAGS == 1 ? 0 : q & 1);
+            }
+        };
+        tl_copy_ring<STAGES, kAsync>(K, BK, copy_slice, compute_slice);
+    }
 
     // C straight from the accumulators: lane 4g+t holds rows g and g+8, columns 2t and 2t+1 of
     // each 16×8 tile; two floats at once where both are inside and 8-byte aligned (N even).
@@ -292,9 +395,9 @@ __device__ __forceinline__ void mma_body(const typename MmaKind<KIND>::In* __res
             }
 }
 
-template <int KIND, int BM, int BN, int BK, int WM, int WN, int STAGES, int LAYOUT, int GROUP, bool VEC>
+template <int KIND, int BM, int BN, int BK, int WM, int WN, int STAGES, int FRAGS, int LAYOUT, int GROUP, bool VEC>
 __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN))
     mma_matmul(const typename MmaKind<KIND>::In* __restrict__ A, const typename MmaKind<KIND>::In* __restrict__ B,
                float* __restrict__ C, int M, int N, int K, unsigned long long* counters) {
-    mma_body<KIND, BM, BN, BK, WM, WN, STAGES, LAYOUT, GROUP, VEC>(A, B, C, M, N, K, counters);
+    mma_body<KIND, BM, BN, BK, WM, WN, STAGES, FRAGS, LAYOUT, GROUP, VEC>(A, B, C, M, N, K, counters);
 }

@@ -21,6 +21,7 @@ struct Mma {
     int bm = 128, bn = 128, bk = 32;        // <- BM, BN, BK: the block tile and its K slice
     int wm = 64, wn = 64;                   // <- WM, WN: one warp's tile of C
     int stages = 3;                         // <- STAGES: slices in the copy ring
+    int frags = 2;                          // <- FRAGS: fragment register sets (2: the next step loads during this one)
     int layout = 2;                         // <- LAYOUT: 0 plain, 1 padded, 2 swizzled
     int group = 8;                          // <- GROUP: block rows walked together (1 = launch order)
 
@@ -33,12 +34,13 @@ struct Mma {
         {.name = "WM", .kind = ParamKind::Pow2, .min = 16, .max = 128, .def = 64},
         {.name = "WN", .kind = ParamKind::Pow2, .min = 16, .max = 128, .def = 64},
         {.name = "STAGES", .kind = ParamKind::Int, .min = 1, .max = 4, .def = 3},
+        {.name = "FRAGS", .kind = ParamKind::Int, .min = 1, .max = 2, .def = 2},
         {.name = "LAYOUT", .kind = ParamKind::Int, .min = 0, .max = 2, .def = 2},
         {.name = "GROUP", .kind = ParamKind::Pow2, .min = 1, .max = 16, .def = 8},
     };
     static Mma from(const ParamReader& p) {
         return {.input = ElementType(p["PREC"]), .bm = p["BM"], .bn = p["BN"], .bk = p["BK"], .wm = p["WM"],
-                .wn = p["WN"], .stages = p["STAGES"], .layout = p["LAYOUT"], .group = p["GROUP"]};
+                .wn = p["WN"], .stages = p["STAGES"], .frags = p["FRAGS"], .layout = p["LAYOUT"], .group = p["GROUP"]};
     }
     bool tf32() const { return input == ElementType::tf32; }
     int fk() const { return tf32() ? 8 : 16; }   // one mma.sync's depth
@@ -61,8 +63,8 @@ struct Mma {
     std::string invalid_reason(const Problem& problem, const Target& target) const;
     bool vectorized(const Problem& p) const { return p.dim[2] % vec() == 0 && p.dim[1] % vec() == 0; }
     KernelInstance kernel_for(bool v) const {
-        return {"matmul/mma.cuh", fmt::format("mma_matmul<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}>", kind(), bm, bn, bk,
-                                              wm, wn, stages, layout, group, v ? "true" : "false")};
+        return {"matmul/mma.cuh", fmt::format("mma_matmul<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}>", kind(), bm, bn,
+                                              bk, wm, wn, stages, frags, layout, group, v ? "true" : "false")};
     }
     KernelInstance kernel() const { return kernel_for(true); }
     KernelInstance kernel_at(const Problem& p) const { return kernel_for(vectorized(p)); }
@@ -147,6 +149,7 @@ CostModel Mma::cost_model(const Problem& p) const {
     matmul::add_block_tiled_formulas(m, blocks, "WM·WN / 32", "(WM+WN) / 32");
 
     add_extra(m, "accumulator registers / thread", "4·(WM/16)·(WN/8)", 4.0 * tiles_m() * tiles_n());
+    add_extra(m, "fragment registers / thread", "FRAGS·(4·WM/16 + 2·WN/8)", double(frags) * (4 * tiles_m() + 2 * tiles_n()));
     add_extra(m, "mma.sync / warp / K slice", "(WM/16)·(WN/8)·BK/FK", mmas_per_slice);
     const double ldsm = tf32() ? tiles_m() * ksteps : (tiles_m() + tiles_n() / 2.0) * ksteps;
     add_extra(m, "ldmatrix.x4 / warp / K slice", tf32() ? "(WM/16)·BK/8" : "(WM/16 + WN/16)·BK/16", ldsm);
