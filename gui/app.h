@@ -13,6 +13,11 @@
 
 namespace tilelab::gui {
 
+// Milliseconds from a to b.
+inline double ms_between(Clock::time_point a, Clock::time_point b) {
+    return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
 struct AppOptions {
     bool persist = true;            // read and write ~/.config/tilelab (off for headless runs)
     bool log_latency = false;       // timings to stderr: first frame, submit -> drawn, frame times

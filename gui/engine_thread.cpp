@@ -322,31 +322,36 @@ void EngineThread::serve_sweep_item(std::unique_lock<std::mutex>& lock) {
     }
 }
 
+// Without an engine nothing can be shown but the reason: every request is answered with it until
+// the thread is stopped.
+void EngineThread::answer_without_engine(const std::string& why) {
+    std::unique_lock lock(mutex_);
+    device_.reason = "The engine could not start: " + why;
+    while (!stop_) {
+        if (follow_up_) pending_ = std::exchange(follow_up_, std::nullopt);   // only the newest needs an answer
+        if (pending_) {
+            publish(detail::failed_result(pending_->req, why.c_str()), *pending_, Clock::now());
+            pending_.reset();
+        }
+        if (user_pending_) {
+            publish_user(detail::failed_result(user_pending_->req, why.c_str()), *user_pending_, Clock::now());
+            user_pending_.reset();
+        }
+        if (tune_pending_) {
+            tune_.running = false;
+            tune_.error = device_.reason;
+            tune_pending_.reset();
+        }
+        wake_.wait(lock);
+    }
+}
+
 void EngineThread::loop(EngineConfig cfg) {
     std::unique_ptr<Engine> engine;
     try {
         engine = std::make_unique<Engine>(cfg);
     } catch (const std::exception& e) {
-        // Without an engine nothing can be shown but the reason; keep answering with it.
-        std::unique_lock lock(mutex_);
-        device_.reason = std::string("The engine could not start: ") + e.what();
-        while (!stop_) {
-            if (follow_up_) pending_ = std::exchange(follow_up_, std::nullopt);   // only the newest needs an answer
-            if (pending_) {
-                publish(detail::failed_result(pending_->req, e.what()), *pending_, Clock::now());
-                pending_.reset();
-            }
-            if (user_pending_) {
-                publish_user(detail::failed_result(user_pending_->req, e.what()), *user_pending_, Clock::now());
-                user_pending_.reset();
-            }
-            if (tune_pending_) {
-                tune_.running = false;
-                tune_.error = device_.reason;
-                tune_pending_.reset();
-            }
-            wake_.wait(lock);
-        }
+        answer_without_engine(e.what());
         return;
     }
 

@@ -179,6 +179,7 @@ public:
 
 private:
     void loop(EngineConfig cfg);
+    void answer_without_engine(const std::string& why);
     void serve_interactive(std::unique_lock<std::mutex>& lock);
     void serve_sweep_item(std::unique_lock<std::mutex>& lock);
     bool sweep_wants_pool() const;                               // mutex_ held

@@ -213,32 +213,24 @@ __device__ __forceinline__ void mma_body(const typename MmaKind<KIND>::In* __res
                 TL_SSTORE(VW);
             }
         } else {
+            // One element at a time: element e = tid + r·threads of a tile `cols` wide whose corner
+            // is (row0, col0) of an ld-wide matrix; zero outside rows_in × cols_in.
+            auto copy_elements = [&](unsigned char* tile, const Raw* src, int count, int cols, int row0, int col0,
+                                     int rows_in, int cols_in, int ld, auto at) {
+#pragma unroll 1
+                for (int r = 0; r < count; ++r) {
+                    const int e = tid + r * Tile::kThreads, i = e / cols, j = e % cols;
+                    const bool inside = row0 + i < rows_in && col0 + j < cols_in;
+                    *reinterpret_cast<Raw*>(tile + at(i, j)) = inside ? src[size_t(row0 + i) * ld + col0 + j] : Raw(0);
+                    TL_GLOAD(inside ? 1 : 0);
+                    TL_SSTORE(1);
+                }
+            };
             unsigned char* as = mma_smem + stage * Tile::kStageBytes;
-            unsigned char* bs = as + Tile::kBytesA;
-            const Raw* a = reinterpret_cast<const Raw*>(A);
-            const Raw* b = reinterpret_cast<const Raw*>(B);
-#pragma unroll 1
-            for (int r = 0; r < Tile::kScalarA; ++r) {
-                const int e = tid + r * Tile::kThreads;
-                const int m = e / BK, k = e % BK;
-                const int row = block_row + m, col = k0 + k;
-                const bool inside = row < M && col < K;
-                *reinterpret_cast<Raw*>(as + mma_offset<LAYOUT, RA, false>(m, k / VW) + k % VW * EB) =
-                    inside ? a[size_t(row) * K + col] : Raw(0);
-                TL_GLOAD(inside ? 1 : 0);
-                TL_SSTORE(1);
-            }
-#pragma unroll 1
-            for (int r = 0; r < Tile::kScalarB; ++r) {
-                const int e = tid + r * Tile::kThreads;
-                const int k = e / BN, n = e % BN;
-                const int row = k0 + k, col = block_col + n;
-                const bool inside = row < K && col < N;
-                *reinterpret_cast<Raw*>(bs + mma_offset<LAYOUT, RB, KIND == 0>(k, n / VW) + n % VW * EB) =
-                    inside ? b[size_t(row) * N + col] : Raw(0);
-                TL_GLOAD(inside ? 1 : 0);
-                TL_SSTORE(1);
-            }
+            copy_elements(as, reinterpret_cast<const Raw*>(A), Tile::kScalarA, BK, block_row, k0, M, K, K,
+                          [](int m, int k) { return mma_offset<LAYOUT, RA, false>(m, k / VW) + k % VW * EB; });
+            copy_elements(as + Tile::kBytesA, reinterpret_cast<const Raw*>(B), Tile::kScalarB, BN, k0, block_col, K, N, N,
+                          [](int k, int n) { return mma_offset<LAYOUT, RB, KIND == 0>(k, n / VW) + n % VW * EB; });
         }
     };
 

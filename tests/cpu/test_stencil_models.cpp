@@ -148,35 +148,34 @@ Walk walk_smem_tiled(const Variant& v, const ParamValues& p, const Problem& pr, 
                 auto coords = [&](int tx, int ty, int tz) {
                     return std::array<int, 3>{int(bx) * S + tx, int(by) * S + ty, int(bz) * S + tz};
                 };
-                auto in_grid = [&](const std::array<int, 3>& c) { return c[0] < w.nx && c[1] < w.ny && c[2] < w.nz; };
-                for (int tz = 0; tz < T; ++tz)
-                    for (int ty = 0; ty < T; ++ty)
-                        for (int tx = 0; tx < T; ++tx) {
-                            w.enter(bx, by, bz, tx, ty, tz);
-                            const auto c = coords(tx, ty, tz);
-                            if (!in_grid(c)) continue;
-                            value[idx(tx, ty, tz)] = w.load(c[0], c[1], c[2]);
-                            tile[idx(tx, ty, tz)] = value[idx(tx, ty, tz)];
-                            w.shared_stores(1);
-                        }
-                // __syncthreads()
-                for (int tz = 0; tz < T; ++tz)
-                    for (int ty = 0; ty < T; ++ty)
-                        for (int tx = 0; tx < T; ++tx) {
-                            w.enter(bx, by, bz, tx, ty, tz);
-                            const auto c = coords(tx, ty, tz);
-                            if (!in_grid(c)) continue;
-                            if (tile_computes(tx, T, c[0], w.nx, R) && tile_computes(ty, T, c[1], w.ny, R) &&
-                                tile_computes(tz, T, c[2], w.nz, R)) {
-                                w.store(c[0], c[1], c[2], apply_star(R, [&](int dx, int dy, int dz) {
-                                            return tile[idx(tx + dx, ty + dy, tz + dz)];
-                                        }));
-                                w.shared_loads(6 * R + 1);
-                            } else if (tile_owns(tx, T, c[0], w.nx, R) && tile_owns(ty, T, c[1], w.ny, R) &&
-                                       tile_owns(tz, T, c[2], w.nz, R)) {
-                                w.store(c[0], c[1], c[2], value[idx(tx, ty, tz)]);
+                // Every thread of the block whose cell is inside the grid, one after another.
+                auto each_thread = [&](auto&& body) {
+                    for (int tz = 0; tz < T; ++tz)
+                        for (int ty = 0; ty < T; ++ty)
+                            for (int tx = 0; tx < T; ++tx) {
+                                w.enter(bx, by, bz, tx, ty, tz);
+                                const auto c = coords(tx, ty, tz);
+                                if (c[0] < w.nx && c[1] < w.ny && c[2] < w.nz) body(tx, ty, tz, c);
                             }
-                        }
+                };
+                each_thread([&](int tx, int ty, int tz, const std::array<int, 3>& c) {
+                    value[idx(tx, ty, tz)] = w.load(c[0], c[1], c[2]);
+                    tile[idx(tx, ty, tz)] = value[idx(tx, ty, tz)];
+                    w.shared_stores(1);
+                });
+                // __syncthreads()
+                each_thread([&](int tx, int ty, int tz, const std::array<int, 3>& c) {
+                    if (tile_computes(tx, T, c[0], w.nx, R) && tile_computes(ty, T, c[1], w.ny, R) &&
+                        tile_computes(tz, T, c[2], w.nz, R)) {
+                        w.store(c[0], c[1], c[2], apply_star(R, [&](int dx, int dy, int dz) {
+                                    return tile[idx(tx + dx, ty + dy, tz + dz)];
+                                }));
+                        w.shared_loads(6 * R + 1);
+                    } else if (tile_owns(tx, T, c[0], w.nx, R) && tile_owns(ty, T, c[1], w.ny, R) &&
+                               tile_owns(tz, T, c[2], w.nz, R)) {
+                        w.store(c[0], c[1], c[2], value[idx(tx, ty, tz)]);
+                    }
+                });
             }
     return w;
 }

@@ -130,6 +130,24 @@ bool GpuRunner::note_error(cudaError_t code) {
     return context_lost_;
 }
 
+// One launch of the counting build (TILELAB_COUNT=1): the global and shared loads and stores its
+// threads added up.
+AccessCounts GpuRunner::count_accesses(Family& family, const CompileResult& counting_kernel, const LaunchShape& launch) {
+    const LoadedLibrary& counting = library_for(counting_kernel);
+    family.on_library_loaded(counting.library());
+    const unsigned dyn_smem = launch.dynamic_smem;
+    if (dyn_smem > 0)
+        TL_CUDA_CHECK(cudaFuncSetAttribute(counting.entry(), cudaFuncAttributeMaxDynamicSharedMemorySize, int(dyn_smem)));
+    DeviceBuffer counters(4 * sizeof(unsigned long long));
+    TL_CUDA_CHECK(cudaMemset(counters.get(), 0, counters.bytes()));
+    std::vector<void*> args = family.kernel_args(counters.get<unsigned long long>());
+    TL_CUDA_CHECK(cudaLaunchKernel(counting.entry(), to_dim3(launch.grid), to_dim3(launch.block), args.data(), dyn_smem, nullptr));
+    TL_CUDA_CHECK(cudaDeviceSynchronize());
+    unsigned long long host[4] = {};
+    TL_CUDA_CHECK(cudaMemcpy(host, counters.get(), sizeof host, cudaMemcpyDeviceToHost));
+    return AccessCounts{double(host[0]), double(host[1]), double(host[2]), double(host[3])};
+}
+
 Measurement GpuRunner::measure(const worker::MeasureJob& job, const RunOptions& opt, const CancelFlag* cancel) {
     std::string stage = "run";
     Measurement r;
@@ -182,18 +200,7 @@ Measurement GpuRunner::measure(const worker::MeasureJob& job, const RunOptions& 
         // 3. Count what the kernel really accesses: the same instance built with TILELAB_COUNT=1.
         // (The engine compiled it before sending the job; no counting build means no counting.)
         if (job.counting) {
-            const LoadedLibrary& counting = library_for(*job.counting);
-            family.on_library_loaded(counting.library());
-            if (dyn_smem > 0)
-                TL_CUDA_CHECK(cudaFuncSetAttribute(counting.entry(), cudaFuncAttributeMaxDynamicSharedMemorySize, int(dyn_smem)));
-            DeviceBuffer counters(4 * sizeof(unsigned long long));
-            TL_CUDA_CHECK(cudaMemset(counters.get(), 0, counters.bytes()));
-            std::vector<void*> counting_args = family.kernel_args(counters.get<unsigned long long>());
-            TL_CUDA_CHECK(cudaLaunchKernel(counting.entry(), grid, block, counting_args.data(), dyn_smem, nullptr));
-            TL_CUDA_CHECK(cudaDeviceSynchronize());
-            unsigned long long host[4] = {};
-            TL_CUDA_CHECK(cudaMemcpy(host, counters.get(), sizeof host, cudaMemcpyDeviceToHost));
-            r.counted = AccessCounts{double(host[0]), double(host[1]), double(host[2]), double(host[3])};
+            r.counted = count_accesses(family, *job.counting, job.launch);
             times.count_ms = lap_ms(lap);
         }
 

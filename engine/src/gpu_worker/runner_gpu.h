@@ -62,6 +62,7 @@ private:
     Family& family_for(const std::string& name, const Precision& precision, const Problem& p, uint64_t seed);
     void check_memory(const std::string& family_name, const Precision& precision, const Problem& p);
     const LoadedLibrary& library_for(const CompileResult& c);
+    AccessCounts count_accesses(Family& family, const CompileResult& counting_kernel, const LaunchShape& launch);
     L2Flusher& flusher();
     // After a CUDA error: notes whether it lost the context. Returns context_lost().
     bool note_error(cudaError_t code);

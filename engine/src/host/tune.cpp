@@ -270,6 +270,22 @@ static void measure_candidate(Engine& engine, const Variant& v, const TuneConfig
     take_measurement(engine.run(request_for(v, c.params, cfg.problem), measure_options(cfg, full), cancel), full, report, c);
 }
 
+// A searched parameter's spec (run_tune searches only the variant's own parameters).
+static const ParamSpec& spec_of(const Variant& v, const std::string& name) {
+    return *std::find_if(v.params.begin(), v.params.end(), [&](const ParamSpec& p) { return p.name == name; });
+}
+
+// A neighbour of the best so far, scored by the model and analysed (compiled), not yet measured.
+static TuneCandidate refinement(Engine& engine, const Variant& v, const ParamValues& params, const Problem& problem) {
+    TuneCandidate c;
+    c.params = params;
+    c.origin = "refine";
+    c.score_ms = model_score_ms(engine, v, params, problem);
+    c.intensity = v.cost_model(params, problem).intensity;
+    analyse_candidate(engine, v, problem, c);
+    return c;
+}
+
 TuneReport run_tune(Engine& engine, const Variant& v, const TuneConfig& cfg, const TuneCallbacks& cb) {
     const auto start = Clock::now();
     const auto deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(cfg.budget_s));
@@ -348,10 +364,7 @@ TuneReport run_tune(Engine& engine, const Variant& v, const TuneConfig& cfg, con
         while (improved && !stop()) {
             improved = false;
             for (const std::string& name : r.searched) {
-                const ParamSpec* spec = nullptr;
-                for (const auto& p : v.params)
-                    if (p.name == name) spec = &p;
-                const std::vector<int> values = spec->values();
+                const std::vector<int> values = spec_of(v, name).values();
                 const auto at = std::find(values.begin(), values.end(), current.at(name)) - values.begin();
                 for (const long step : {-1L, 1L}) {
                     const long k = long(at) + step;
@@ -360,12 +373,7 @@ TuneReport run_tune(Engine& engine, const Variant& v, const TuneConfig& cfg, con
                     next[name] = values[size_t(k)];
                     if (!seen.insert(next).second) continue;
                     if (!engine.invalid_reason(request_for(v, next, cfg.problem)).empty()) continue;
-                    TuneCandidate c;
-                    c.params = next;
-                    c.origin = "refine";
-                    c.score_ms = model_score_ms(engine, v, next, cfg.problem);
-                    c.intensity = v.cost_model(next, cfg.problem).intensity;
-                    analyse_candidate(engine, v, cfg.problem, c);
+                    TuneCandidate c = refinement(engine, v, next, cfg.problem);
                     if (c.pruned.empty()) {
                         report("measure", r.tried, planned);
                         measure_candidate(engine, v, cfg, false, r, c, cb.cancel);
