@@ -168,17 +168,14 @@ Walked walk(const matmul::WarpConfig& c, const Problem& p, const Matrices* in, s
                         const int64_t row = block_row + warp_row(tid) + wm * sub_m + lane_row(tid) + i;
                         for (int wn = 0; wn < c.wniter; ++wn) {
                             const int64_t col0 = block_col + warp_col(tid) + wn * sub_n + lane_col(tid);
-                            const int width = 1;   // C is stored one float at a time
-                            for (int j = 0; j < c.tn; j += width) {
+                            for (int j = 0; j < c.tn; ++j) {   // C is stored one float at a time
                                 const int64_t col = col0 + j;
                                 if (row >= M || col >= N) continue;
-                                w.elements.global_stores += width;
+                                w.elements.global_stores += 1;
                                 w.global_store_instructions += 1;
-                                w.register_accesses += width;   // acc read out
+                                w.register_accesses += 1;   // acc read out
                                 if (out)
-                                    for (int x = 0; x < width; ++x)
-                                        (*out)[size_t(row * N + col + x)] =
-                                            acc[(size_t(tid) * rows + wm * c.tm + i) * cols + wn * c.tn + j + x];
+                                    (*out)[size_t(row * N + col)] = acc[(size_t(tid) * rows + wm * c.tm + i) * cols + wn * c.tn + j];
                             }
                         }
                     }
