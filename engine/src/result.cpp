@@ -24,6 +24,14 @@ RunOptions quick_protocol(RunOptions opt) {
     return opt;
 }
 
+LaunchCounts timed_launches(const RunOptions& opt, double launch_ms) {
+    LaunchCounts n{std::max(0, opt.warmup), std::max(1, opt.repetitions)};
+    if (!opt.quick || launch_ms * (n.warmup + n.repetitions) <= kQuickTimingMs) return n;
+    n.warmup = 0;
+    n.repetitions = std::clamp(int(kQuickTimingMs / std::max(launch_ms, 1e-3)), 1, n.repetitions);
+    return n;
+}
+
 void RunResult::apply(const Measurement& m) {
     ok = m.ok;
     stage = m.stage;

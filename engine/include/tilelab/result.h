@@ -45,6 +45,15 @@ const char* phase_name(Phase p);   // "analysed", "quick", "full" (as in the JSO
 // it once per problem. A full run follows.
 RunOptions quick_protocol(RunOptions opt);
 
+// The quick protocol's timed launches stay within about kQuickTimingMs: a kernel whose validating
+// launch took launch_ms is not warmed up again (that launch did it) and is timed budget/launch_ms
+// times, at least once (lesson 07's spilling kernels at 2048³). Other runs keep their plan.
+inline constexpr double kQuickTimingMs = 20.0;
+struct LaunchCounts {
+    int warmup = 0, repetitions = 1;
+};
+LaunchCounts timed_launches(const RunOptions& opt, double launch_ms);
+
 struct Timing {
     double median_ms = 0, min_ms = 0, max_ms = 0;
     std::vector<double> samples_ms;

@@ -178,9 +178,11 @@ Measurement GpuRunner::measure(const worker::MeasureJob& job, const RunOptions& 
         // 1. One launch on a poisoned output, then validate: an unchecked result is never timed.
         stage = "launch";
         family.poison_output(nullptr);
+        const auto first = std::chrono::steady_clock::now();
         launch();
         stage = "run";
         TL_CUDA_CHECK(cudaDeviceSynchronize());
+        const double first_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - first).count();
         stage = "validate";
         r.validation = family.validate();
         times.validate_ms = lap_ms(lap);
@@ -193,7 +195,8 @@ Measurement GpuRunner::measure(const worker::MeasureJob& job, const RunOptions& 
 
         // 2. Time it.
         stage = "run";
-        TimingPlan plan{opt.warmup, std::max(1, opt.repetitions), opt.flush_l2 ? &flusher() : nullptr, cancel};
+        const LaunchCounts counts = timed_launches(opt, first_ms);
+        TimingPlan plan{counts.warmup, counts.repetitions, opt.flush_l2 ? &flusher() : nullptr, cancel};
         if (!time_launches(launch, plan, r.timing)) throw StageError("run", "cancelled");
         times.timing_ms = lap_ms(lap);
 
