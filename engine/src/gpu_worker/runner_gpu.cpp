@@ -178,11 +178,11 @@ Measurement GpuRunner::measure(const worker::MeasureJob& job, const RunOptions& 
         // 1. One launch on a poisoned output, then validate: an unchecked result is never timed.
         stage = "launch";
         family.poison_output(nullptr);
-        const auto first = std::chrono::steady_clock::now();
+        auto first = std::chrono::steady_clock::now();
         launch();
         stage = "run";
         TL_CUDA_CHECK(cudaDeviceSynchronize());
-        const double first_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - first).count();
+        const double first_ms = lap_ms(first);
         stage = "validate";
         r.validation = family.validate();
         times.validate_ms = lap_ms(lap);
