@@ -45,7 +45,8 @@ static int analyse_or_run(const CliOptions& o, bool run) {
     auto engine = make_engine(o, run && !o.no_hardware);
     const RunRequest req = build_request(o, *engine);
     const Variant& v = resolve_variant(req.variant);
-    const RunOptions run_options = o.run_options();
+    RunOptions run_options = o.run_options();
+    run_options.cpu_check = run;   // without a GPU, run it on the CPU for a verdict
     RunResult r;
     {
         GpuWaitEcho echo(*engine);

@@ -21,8 +21,14 @@ using json = nlohmann::ordered_json;
 Outcome classify(const RunResult& r, bool run_requested) {
     if (!r.ok && r.stage == "input") return {kExitUsage, "invalid", r.error};
     if (!r.ok && r.stage == "compile") return {kExitCompile, "compile error", trf("outcome.compile_failed", r.error)};
-    if (run_requested && !r.measured && !r.no_gpu_reason.empty())
-        return {kExitNoGpu, "no GPU", trf("ceilings.no_gpu", r.no_gpu_reason)};
+    if (run_requested && !r.measured && !r.no_gpu_reason.empty()) {
+        // The CPU run's verdict: a wrong result or a fault fails like a wrong result on a GPU; a
+        // pass still measured nothing.
+        if (r.cpu && (r.cpu->status == "failed" || r.cpu->status == "fault"))
+            return {kExitValidation, "FAIL", cpu_verdict(*r.cpu)};
+        const std::string cpu = r.cpu ? " — " + cpu_verdict(*r.cpu) : "";
+        return {kExitNoGpu, "no GPU", trf("ceilings.no_gpu", r.no_gpu_reason) + cpu};
+    }
     const bool failed_validation =
         (!r.ok && r.stage == "validate") || (r.measured && r.validation.checked && !r.validation.passed);
     if (failed_validation) {
@@ -198,6 +204,7 @@ std::string render_result(const RunResult& r, const Variant& v, const ReportOpti
     render_compile(out, r, opt);
     render_accesses(out, r, opt);
     if (opt.measurement) render_measurement(out, r, opt);
+    if (opt.measurement && r.cpu) render_cpu(out, *r.cpu);
     return out;
 }
 

@@ -33,6 +33,10 @@ std::string render_result(const RunResult& r, const Variant& v, const ReportOpti
 // The "Hardware counters" section of a run: the counters beside the model, or why there are none.
 void render_hardware(std::string& out, const RunResult& r);
 
+// The "CPU run" section (a verdict without a GPU, RunResult::cpu) and its one-line verdict.
+void render_cpu(std::string& out, const CpuCheck& c);
+std::string cpu_verdict(const CpuCheck& c);
+
 // CSV: the result JSON's flat fields, one column each; the variant's parameters by name.
 std::vector<CsvColumn> csv_columns(const Variant& v, bool measurement);
 

@@ -165,6 +165,15 @@ json result_to_json(const RunResult& r, const ResultJsonOptions& opt) {
         j["gbps_dram"] = if_measured(r.hardware.ok(), r.gbps_dram);
         j["hardware"] = r.hardware;
         j["timing"] = if_measured(true, r.timing);
+        if (r.cpu) {   // the CPU run (model mode): a verdict at its own size, never a time
+            const CpuCheck& c = *r.cpu;
+            j["cpu"] = {{"status", c.status},        {"file", c.file},
+                        {"problem", problem_to_json(c.problem)}, {"message", c.message},
+                        {"validation", c.status == "passed" || c.status == "failed" ? json(c.validation) : json(nullptr)},
+                        {"counted", c.instructions ? json(c.counted) : json(nullptr)},
+                        {"model", c.instructions ? json(c.model) : json(nullptr)},
+                        {"instructions", c.instructions}, {"seconds", c.seconds}, {"seed", c.seed}};
+        }
     }
 
     json compile = json::object();

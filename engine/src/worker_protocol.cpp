@@ -319,7 +319,7 @@ MeasureJob job_from_json(const json& j) {
 json compile_request_to_json(const CompileRequest& req) {
     return {{"source_file", req.source_file}, {"name_expression", req.name_expression}, {"arch", req.arch},
             {"max_registers", req.max_registers}, {"defines", req.defines}, {"source_text", req.source_text},
-            {"source_name", req.source_name}};
+            {"source_name", req.source_name}, {"ptx", req.ptx}};
 }
 
 CompileRequest compile_request_from_json(const json& j) {
@@ -331,6 +331,7 @@ CompileRequest compile_request_from_json(const json& j) {
     req.defines = j.at("defines").get<std::vector<std::string>>();
     req.source_text = j.at("source_text").get<std::string>();
     req.source_name = j.at("source_name").get<std::string>();
+    req.ptx = j.contains("ptx") && j.at("ptx").is_boolean() && j.at("ptx").get<bool>();
     return req;
 }
 

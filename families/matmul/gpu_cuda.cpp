@@ -239,12 +239,7 @@ Validation MatmulFamily::validate() {
     const size_t at = size_t(s.first_bad);
     const float got = device_element(c_.get<float>(), at);
     const double ref = f64 ? device_element(typed.ref.get<double>(), at) : double(device_element(typed.ref.get<float>(), at));
-    const double err = std::fabs(double(got) - ref);
-    v.message = say("C[{}][{}] = {}, expected {:.6g} (error {:.3g}, tolerance {:.3g} × max(1, |expected|))"
-                    "; {} of {} elements outside tolerance",
-                    "C[{}][{}] = {}，应为 {:.6g}（误差 {:.3g}，容差 {:.3g} × max(1, |应为值|)）"
-                    "；{} / {} 个元素超出容差",
-                    at / N, at % N, got, ref, err, v.tolerance, s.bad, n);
+    v.message = matmul_mismatch(at, N, got, ref, v.tolerance, s.bad, n);
     return v;
 }
 

@@ -1,6 +1,8 @@
 // The matmul family's shape (family_shape.h): C = A·B with A (M×K), B (K×N), C (M×N), all
 // row-major floats. Its GPU half is families/matmul/gpu_cuda.cpp.
 #include <fmt/format.h>
+#include <cmath>
+#include "cpu/cpu_family.h"
 #include "family_shape.h"
 #include "shape.h"
 #include "tilelab/i18n.h"
@@ -45,6 +47,9 @@ public:
         const int narrow = element_bytes(precision.input) < int(sizeof(float)) ? element_bytes(precision.input) : 0;
         return sizeof(float) * (M * K + K * N + M * N + reference) + size_t(narrow) * (M * K + K * N);
     }
+    // Multiples of 4 (float4 rows), of no tile edge: two to nine blocks, partial ones at both edges.
+    Problem cpu_problem() const override { return Problem{{132, 136, 44}}; }
+    std::unique_ptr<CpuFamily> make_cpu() const override { return make_matmul_cpu(); }
 };
 
 }  // namespace
@@ -52,6 +57,14 @@ public:
 bool matmul_uses_double_reference(const Problem& p) {
     const double M = double(p.dim[0]), N = double(p.dim[1]), K = double(p.dim[2]);
     return M * N * K <= kDoubleReferenceMaxMacs && M * N <= kDoubleReferenceMaxOutputs;
+}
+
+std::string matmul_mismatch(size_t at, size_t N, float got, double expected, double tolerance, uint64_t bad, size_t n) {
+    return say("C[{}][{}] = {}, expected {:.6g} (error {:.3g}, tolerance {:.3g} × max(1, |expected|))"
+               "; {} of {} elements outside tolerance",
+               "C[{}][{}] = {}，应为 {:.6g}（误差 {:.3g}，容差 {:.3g} × max(1, |应为值|)）"
+               "；{} / {} 个元素超出容差",
+               at / N, at % N, got, expected, std::fabs(double(got) - expected), tolerance, bad, n);
 }
 
 std::unique_ptr<FamilyShape> make_matmul_shape() { return std::make_unique<MatmulShape>(); }

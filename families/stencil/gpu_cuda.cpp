@@ -23,16 +23,6 @@
 namespace tilelab {
 namespace {
 
-// c0 centre, c1 x−1, c2 x+1, c3 y−1, c4 y+1, c5 z−1, c6 z+1, then x−2, x+2, y−2, y+2, z−2, z+2
-// for the order-2 stencil (kernels/stencil/stencil_common.cuh). All different, so a kernel that
-// swaps two neighbours (x−1 for x+1, y for z, distance 1 for 2 ...) is off by at least 0.01 times
-// a difference of two random inputs: far outside the tolerance. The first seven sum to 1 in
-// absolute value (every 7-point output stays within (−1, 1) like the inputs), all thirteen to 1.21.
-constexpr float kCoefficients[13] = {0.40f, 0.11f, 0.09f, 0.12f, 0.08f, 0.13f, 0.07f,
-                                     0.06f, 0.04f, 0.05f, 0.03f, 0.02f, 0.01f};
-
-static_assert(sizeof kCoefficients == kStencilCoefficientBytes, "families/stencil/shape.cpp sizes the coefficients");
-
 class StencilFamily final : public Family {
 public:
     void setup(const Problem& p, const Precision&, uint64_t seed) override {
@@ -44,8 +34,8 @@ public:
         out_ = DeviceBuffer(sizeof(float) * n);
         ref_ = DeviceBuffer(sizeof(float) * n);
         if (!coef_) {
-            coef_ = DeviceBuffer(sizeof kCoefficients);
-            TL_CUDA_CHECK(cudaMemcpy(coef_.get(), kCoefficients, sizeof kCoefficients, cudaMemcpyHostToDevice));
+            coef_ = DeviceBuffer(sizeof kStencilCoefficients);
+            TL_CUDA_CHECK(cudaMemcpy(coef_.get(), kStencilCoefficients, sizeof kStencilCoefficients, cudaMemcpyHostToDevice));
         }
         support.fill_uniform(in_.get<float>(), n, seed);
         // The reference sweep, summed in double in the kernels' order with the coefficients as
@@ -58,11 +48,11 @@ public:
         void* coefficients = nullptr;
         size_t bytes = 0;
         TL_CUDA_CHECK(cudaLibraryGetGlobal(&coefficients, &bytes, lib, "stencil_coef"));
-        if (bytes != sizeof kCoefficients)
+        if (bytes != sizeof kStencilCoefficients)
             throw CudaError(fmt::format("stencil_coef in the loaded kernel has {} bytes, expected {}.", bytes,
-                                        sizeof kCoefficients),
+                                        sizeof kStencilCoefficients),
                             cudaSuccess);
-        TL_CUDA_CHECK(cudaMemcpy(coefficients, kCoefficients, sizeof kCoefficients, cudaMemcpyHostToDevice));
+        TL_CUDA_CHECK(cudaMemcpy(coefficients, kStencilCoefficients, sizeof kStencilCoefficients, cudaMemcpyHostToDevice));
         // An order-R kernel (R > 1) writes its R here during a launch; 0 (left by the others) means 1.
         // A kernel that never references the variable may not carry it: then it is order 1.
         radius_used_ = nullptr;
@@ -100,9 +90,6 @@ public:
 private:
     static size_t points(const Problem& p) { return size_t(p.dim[0]) * size_t(p.dim[1]) * size_t(p.dim[2]); }
 
-    bool is_interior(int x, int y, int z, int r) const {
-        return x >= r && x < nx_ - r && y >= r && y < ny_ - r && z >= r && z < nz_ - r;
-    }
 
     // The order of the stencil the last launch applied, as the kernel recorded it.
     int radius_used() const {
@@ -127,7 +114,7 @@ private:
     DeviceBuffer in_, out_;
     DeviceBuffer ref2_;   // the order-2 reference sweep, made when first needed
     DeviceBuffer ref_;    // the reference sweep (boundary cells: the input), once per setup
-    DeviceBuffer coef_;   // kCoefficients, for the reference kernel
+    DeviceBuffer coef_;   // kStencilCoefficients, for the reference kernel
     const float* in_ptr_ = nullptr;
     float* out_ptr_ = nullptr;
     unsigned long long* counters_ = nullptr;
@@ -137,16 +124,7 @@ Validation StencilFamily::validate() {
     Validation v;
     v.checked = true;
     v.reference = "double (GPU, interior)";
-    // Tolerance on |got − expected| / max(1, |expected|): 32·2^-24 ≈ 1.9e-6.
-    // An interior output is a 7-term FP32 sum of c_i·v_i with |v_i| < 1 and Σ|c_i| = 1; in any
-    // order, with or without fused multiply-adds, its rounding error is at most about 7·2^-24
-    // (the standard bound γ_7·Σ|c_i·v_i|), and rounding the double reference to float adds
-    // 2^-24 more: 8·2^-24 ≈ 4.8e-7 in the worst case, so 32·2^-24 leaves a factor of 4. A kernel
-    // that uses a wrong neighbour is off by about 0.01–0.06 (the coefficient differences),
-    // and an unwritten cell is NaN. Boundary cells are copies and must match the input exactly.
-    v.tolerance = 32 * 0x1p-24;
-
-    // (Order 2: 13 terms, Σ|c_i| = 1.21, so about (13·1.21 + 1)·2^-24 ≈ 17·2^-24 at worst: still inside.)
+    v.tolerance = kStencilTolerance;   // derived in shape.h
     const int r = radius_used();
     if (r < 1 || r > 2) throw CudaError(fmt::format("The kernel recorded a stencil of order {}; there are references for 1 and 2.", r), cudaSuccess);
     const size_t plane = size_t(nx_) * ny_, n = plane * size_t(nz_);
@@ -156,14 +134,7 @@ Validation StencilFamily::validate() {
     // The first wrong cell: its value and the reference's, two floats copied back.
     const size_t at = size_t(s.first_bad);
     const float value = device_element(out_.get<float>(), at), expected = device_element(reference(r), at);
-    const int x = int(at % size_t(nx_)), y = int(at / size_t(nx_) % size_t(ny_)), z = int(at / plane);
-    const double err = std::fabs(double(value) - double(expected));
-    const std::string where = is_interior(x, y, z, r)
-                                  ? say("interior, tolerance {:.3g}", "内部格点，容差 {:.3g}", v.tolerance)
-                                  : say("boundary cell: must equal the input exactly", "边界格点：必须与输入完全相等");
-    v.message = say("out({}, {}, {}) = {}, expected {:.7g} ({}; error {:.3g}); {} of {} cells wrong",
-                    "out({}, {}, {}) = {}，应为 {:.7g}（{}；误差 {:.3g}）；{} / {} 个格点错误", x, y, z, value, expected,
-                    where, err, s.bad, n);
+    v.message = stencil_mismatch(at, nx_, ny_, nz_, r, value, expected, s.bad);
     return v;
 }
 

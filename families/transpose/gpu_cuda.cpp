@@ -10,6 +10,7 @@
 #include "device_buffer.h"
 #include "family.h"
 #include "runner_timing.h"
+#include "shape.h"
 #include "support_kernels.h"
 #include "tilelab/i18n.h"
 
@@ -51,9 +52,7 @@ public:
         if (record_comparison(v, s)) return v;
         const size_t at = size_t(s.first_bad);
         const float value = device_element(out_.get<float>(), at), expected = device_element(ref_.get<float>(), at);
-        v.message = say("out[{}][{}] = {}, expected in[{}][{}] = {}; {} of {} elements wrong",
-                        "out[{}][{}] = {}，应为 in[{}][{}] = {}；{} / {} 个元素错误", at / size_t(h_), at % size_t(h_),
-                        value, at % size_t(h_), at / size_t(h_), expected, s.bad, n);
+        v.message = transpose_mismatch(at, h_, value, expected, s.bad, n);
         return v;
     }
 

@@ -1,7 +1,10 @@
 // The transpose family's shape (family_shape.h): out (W×H) = the transpose of in, an H×W matrix
 // of floats; the third number of the problem is not used. Its GPU half is families/transpose/gpu_cuda.cpp.
 #include <fmt/format.h>
+#include "cpu/cpu_family.h"
 #include "family_shape.h"
+#include "shape.h"
+#include "tilelab/i18n.h"
 #include "tilelab/registration.h"
 
 namespace tilelab {
@@ -23,9 +26,19 @@ public:
     }
 
     size_t device_bytes(const Problem& p, const Precision&) const override { return 3 * sizeof(float) * size_t(p.dim[0]) * size_t(p.dim[1]); }
+    // Several tiles each way, partial ones at the right and bottom edges.
+    Problem cpu_problem() const override { return Problem{{100, 68, 1}}; }
+    std::unique_ptr<CpuFamily> make_cpu() const override { return make_transpose_cpu(); }
 };
 
 }  // namespace
+
+std::string transpose_mismatch(size_t at, int H, float value, float expected, uint64_t bad, size_t n) {
+    const size_t h = size_t(H);
+    return say("out[{}][{}] = {}, expected in[{}][{}] = {}; {} of {} elements wrong",
+               "out[{}][{}] = {}，应为 in[{}][{}] = {}；{} / {} 个元素错误", at / h, at % h, value, at % h, at / h, expected,
+               bad, n);
+}
 
 std::unique_ptr<FamilyShape> make_transpose_shape() { return std::make_unique<TransposeShape>(); }
 TILELAB_REGISTER_FAMILY("transpose", make_transpose_shape)

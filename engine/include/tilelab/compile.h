@@ -35,6 +35,9 @@ struct CompileRequest {
     // The embedded sources stay available to it as headers. Never cached: every edit differs.
     std::string source_text{};
     std::string source_name{};
+    // PTX for the virtual architecture compute_<arch> instead of a cubin (the CPU run's input,
+    // engine/src/cpu/): no ptxas, so no register report; the PTX text is in CompileResult::cubin.
+    bool ptx = false;
 };
 
 struct CompileResult {
@@ -42,7 +45,7 @@ struct CompileResult {
     std::string error;           // one line, when !ok
     std::string log;             // NVRTC + ptxas log
     std::string lowered_name;    // mangled kernel name for cudaLibraryGetKernel
-    std::vector<char> cubin;
+    std::vector<char> cubin;     // the image: a cubin, or PTX text for a CompileRequest::ptx
     PtxasInfo ptxas;
     std::string options;         // the options passed to NVRTC, space separated
     double compile_ms = 0;       // wall time of this call

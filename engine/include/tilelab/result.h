@@ -26,6 +26,9 @@ struct RunOptions {
     bool time_reference = true; // time cuBLAS (matmul) at the same size for "% of cuBLAS"
     bool quick = false;         // the drag protocol: a fast validated answer, a full run follows (Phase::quick)
     bool hardware_counters = true; // read the launch's hardware counters (CUPTI) after timing it
+    // Without a GPU (model mode): run the kernel on the CPU at the family's small size
+    // (RunResult::cpu, engine/src/cpu/cpu_run.h) for a verdict. The CLI's run and the exercises ask for it.
+    bool cpu_check = false;
     // The whole measurement (set-up, validation, timing, counters) may take this long, then the GPU
     // worker is stopped (an endless loop in a user's kernel) and a fresh one starts with the next
     // run. 0: no limit. Not sent to the worker: the engine's side enforces it.
@@ -108,6 +111,26 @@ struct Measurement {
     StageTimes stages;                  // only the worker's own: setup, validate, timing, count, hardware, reference
 };
 
+// The kernel run on the CPU (no GPU needed, engine/src/cpu/): compiled to PTX, executed thread by
+// thread at a small problem size with bounds and shared-memory races checked, and validated like
+// a GPU run. Nothing is timed: the CPU's speed says nothing about a GPU's.
+struct CpuCheck {
+    // "passed", "failed" (validation), "fault" (out of bounds, race, time limit), "needs_gpu"
+    // (an instruction the CPU run does not model), "error" (no PTX, an internal failure).
+    std::string status;
+    std::string file;              // what ran: the user's file, or the lesson's kernel path
+    Problem problem;               // the small size it ran at
+    std::string message;           // the fault, why it needs a GPU, or the error (one paragraph)
+    Validation validation;         // when it ran to the end
+    AccessCounts counted;          // elements moved as this kernel's PTX ran (loads and stores)
+    AccessCounts model;            // the cost model at the same size, for comparison
+    uint64_t instructions = 0;     // PTX instructions executed
+    double seconds = 0;            // compile to PTX and run, wall time
+    uint64_t seed = 0;
+    bool passed() const { return status == "passed"; }
+    bool operator==(const CpuCheck&) const = default;
+};
+
 struct RunResult {
     RunRequest request;        // with defaults filled in
     Target target;             // what it was compiled and analysed for (the device in GPU mode)
@@ -150,6 +173,7 @@ struct RunResult {
     double gbps_dram = 0;         // measured DRAM bytes (read + write) / median time; 0 without counters (apply())
 
     StageTimes stages;
+    std::optional<CpuCheck> cpu;  // the CPU run, in model mode when RunOptions::cpu_check asked for it
 
     // Shared memory a block uses: the kernel's static bytes (ptxas) plus the launch's dynamic bytes.
     int smem_bytes() const { return occupancy_input.smem_per_block; }

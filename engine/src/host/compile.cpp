@@ -138,15 +138,16 @@ int user_compile_limit_ms() {
 // The options every compile passes, wherever it runs (the compiler adds its include folders).
 std::vector<std::string> base_compile_options(const CompileRequest& req) {
     std::vector<std::string> opts = {
-        fmt::format("--gpu-architecture=sm_{}", req.arch),  // cubin for exactly this target
+        // A cubin for exactly this target, or PTX for its virtual architecture (the CPU run).
+        fmt::format("--gpu-architecture={}_{}", req.ptx ? "compute" : "sm", req.arch),
         "-std=c++17",
         "-default-device",  // unannotated helpers are device functions
-        "-Xptxas=-v",       // the register/spill/shared-memory report
         "-lineinfo",
         // NVRTC (12.9+) keeps a cache of its own; a hit skips ptxas, so the log has no report and
         // a "fresh" compile time would be a lookup. This service caches, and measures, itself.
         "--no-cache",
     };
+    if (!req.ptx) opts.push_back("-Xptxas=-v");   // the register/spill/shared-memory report
     if (req.max_registers > 0) opts.push_back(fmt::format("-maxrregcount={}", req.max_registers));
     for (const auto& d : req.defines) opts.push_back("-D" + d);
     return opts;

@@ -118,11 +118,18 @@ std::shared_ptr<CompileResult> compile_kernel(const CompileRequest& req, const s
     const char* lowered = nullptr;
     TL_NVRTC_CHECK(nvrtcGetLoweredName(prog.get(), req.name_expression.c_str(), &lowered));
     r->lowered_name = lowered;
-    size_t cubin_size = 0;
-    TL_NVRTC_CHECK(nvrtcGetCUBINSize(prog.get(), &cubin_size));
-    r->cubin.resize(cubin_size);
-    TL_NVRTC_CHECK(nvrtcGetCUBIN(prog.get(), r->cubin.data()));
-    r->ptxas = parse_ptxas_report(log, r->lowered_name);
+    size_t image_size = 0;
+    if (req.ptx) {   // the text, without its terminating NUL
+        TL_NVRTC_CHECK(nvrtcGetPTXSize(prog.get(), &image_size));
+        r->cubin.resize(image_size);
+        TL_NVRTC_CHECK(nvrtcGetPTX(prog.get(), r->cubin.data()));
+        while (!r->cubin.empty() && r->cubin.back() == '\0') r->cubin.pop_back();
+    } else {
+        TL_NVRTC_CHECK(nvrtcGetCUBINSize(prog.get(), &image_size));
+        r->cubin.resize(image_size);
+        TL_NVRTC_CHECK(nvrtcGetCUBIN(prog.get(), r->cubin.data()));
+        r->ptxas = parse_ptxas_report(log, r->lowered_name);
+    }
     r->ok = true;
     return r;
 }

@@ -10,6 +10,7 @@
 #include <optional>
 #include <stdexcept>
 #include "compile_ahead.h"
+#include "cpu/cpu_run.h"
 #include "family_shape.h"
 #include "runner_device.h"
 #include "worker_client.h"
@@ -426,6 +427,7 @@ void Engine::Impl::measure(RunResult& r, const RunOptions& opt, const CancelFlag
     const DeviceStatus status = current_status();
     if (!status.gpu) {
         r.no_gpu_reason = status.reason;
+        if (opt.cpu_check) r.cpu = run_on_cpu(r, compiler, opt.seed);
         if (opt.hardware_counters) {
             r.hardware.status = hardware_status::no_gpu;
             r.hardware.reason = hardware_reason(hardware_status::no_gpu);

@@ -1,0 +1,57 @@
+// Internal to the engine, no CUDA: a problem family's CPU half, for the CPU run (cpu_run.h) — the
+// same buffers, seeded inputs (family_common.h's seeded_uniform, bit for bit the GPU's), kernel
+// arguments, reference and validation as its GPU half (family.h), on the host, at the small size
+// its shape names (FamilyShape::cpu_problem). A family's shape hands it out (FamilyShape::make_cpu).
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <vector>
+#include "cpu_machine.h"
+#include "tilelab/result.h"
+
+namespace tilelab {
+
+class CpuFamily {
+public:
+    virtual ~CpuFamily() = default;
+    // Adds the buffers to `m` (inputs seeded, the output all 0xFF bytes: NaN), sets the module's
+    // variables (the stencil's coefficients) and returns the kernel's arguments in order: buffer
+    // addresses, sizes, and 0 for the counters pointer (the CPU run counts by itself).
+    virtual std::vector<uint64_t> prepare(cpu::Machine& m, const Problem& p, const Precision& precision, uint64_t seed) = 0;
+    // Compares the output with the reference, as the GPU half does (same tolerance, same message).
+    virtual Validation validate(cpu::Machine& m) = 0;
+};
+
+// What comparing an output with its reference found (the GPU's CompareSummary, on the host).
+struct HostComparison {
+    uint64_t bad = 0, first_bad = ~uint64_t(0);
+    double max_abs = 0, max_rel = 0;
+};
+
+// |got − expected| / max(1, |expected|) ≤ tolerance, NaN failing; `exact(i)` marks elements that
+// must be equal bit for bit (a stencil's boundary cells).
+template <class Expected, class Exact>
+HostComparison compare_on_host(const float* got, const Expected* expected, size_t n, double tolerance, Exact exact) {
+    HostComparison c;
+    for (size_t i = 0; i < n; ++i) {
+        const double g = double(got[i]), e = double(expected[i]);
+        const double err = std::fabs(g - e), scaled = err / std::fmax(1.0, std::fabs(e));
+        const bool ok = exact(i) ? g == e : scaled <= tolerance;
+        if (!ok && c.bad++ == 0) c.first_bad = i;
+        if (!std::isnan(err)) c.max_abs = std::fmax(c.max_abs, err), c.max_rel = std::fmax(c.max_rel, scaled);
+    }
+    return c;
+}
+
+// Copies the comparison into v; returns v.passed.
+inline bool record_host_comparison(Validation& v, const HostComparison& c) {
+    v.max_abs_error = c.max_abs;
+    v.max_rel_error = c.max_rel;
+    v.passed = c.bad == 0;
+    return v.passed;
+}
+
+// The floats of buffer i.
+inline const float* floats_of(cpu::Machine& m, size_t i) { return reinterpret_cast<const float*>(m.buffer(i).bytes.data()); }
+
+}  // namespace tilelab

@@ -1,0 +1,109 @@
+// Internal to the engine, no CUDA: runs one kernel's PTX (ptx.h) on the CPU, the way the
+// exercises need it to be run — a verdict, not speed.
+//
+// Blocks run one after another. Within a block, the threads between two barriers run one at a
+// time, each to its next bar.sync (or its end), in an order drawn from the seed for every block
+// and every interval: a kernel whose result depends on that order (a missing __syncthreads) gives
+// a wrong result, and in any order its shared accesses are checked for races — a word one thread
+// wrote and another read or wrote between the same two barriers — so the race is reported every
+// time, not by luck. Shared memory starts each block filled with NaN bytes (0xFF): reading what no
+// thread wrote poisons the result. Every global, shared and local access is checked against its
+// buffer's bounds and reported with the thread, the block, the source line and the element. A
+// launch that runs past its time limit is stopped and says where its threads were.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+#include "ptx.h"
+
+namespace tilelab::cpu {
+
+// One buffer of the family (A, B, C, in, out): what a kernel argument points to.
+struct Buffer {
+    std::string name;             // "A", "C", "in"
+    std::vector<uint8_t> bytes;
+    int element_bytes = 4;        // for the element index in messages
+};
+
+struct Launch {
+    std::array<unsigned, 3> grid{1, 1, 1}, block{1, 1, 1};
+    unsigned dynamic_shared = 0;
+    std::vector<uint8_t> params;  // the kernel's parameter block, laid out as Kernel::params says
+    uint64_t seed = 1;
+    double time_limit_s = 5;
+};
+
+// Bytes the kernel moved to and from the family's buffers and shared memory (module variables,
+// constants, parameters and local memory are not counted).
+struct MovedBytes {
+    uint64_t global_loads = 0, global_stores = 0, shared_loads = 0, shared_stores = 0;
+};
+
+struct LaunchReport {
+    bool completed = false;       // ran to the end without a fault
+    std::string fault;            // when not: what happened, where, which thread (one paragraph)
+    std::string fault_kind;       // "out of bounds", "race", "time limit", "misaligned", "barrier"
+    MovedBytes moved;
+    uint64_t instructions = 0;
+    double seconds = 0;
+};
+
+class Machine {
+public:
+    Machine(const Module& module, const Kernel& kernel);
+    // Adds a buffer; returns the address a kernel argument gives for it.
+    uint64_t add_buffer(Buffer b);
+    Buffer& buffer(size_t i) { return buffers_.at(i); }
+    // A module variable's bytes by its name in the PTX (set before the launch, read after); nullptr
+    // and 0 bytes if the module has none of that name.
+    uint8_t* module_variable(const std::string& name, size_t& bytes);
+    LaunchReport launch(const Launch& launch);
+
+private:
+    struct Shadow {   // per 4-byte shared word: the last writer and reader(s) in their intervals
+        uint32_t write_epoch = 0, writer = 0, write_line = 0;
+        uint32_t read_epoch = 0, reader = 0, read_line = 0;
+        uint32_t reader2 = 0, read_line2 = 0;   // a second reader in the same interval, if any
+    };
+    struct Thread {
+        uint32_t pc = 0;
+        enum class State : uint8_t { running, barrier, done } state = State::running;
+    };
+    class Fault;   // thrown inside a block, caught by launch()
+
+    void run_block(const std::array<unsigned, 3>& block_index, const Launch& launch, LaunchReport& report);
+    // Runs thread t until its next barrier or its end. Throws Fault.
+    void run_thread(uint32_t t);
+    void execute(const Instr& in, uint32_t t, uint64_t* r);
+    uint8_t* address_of(const Instr& in, uint64_t address, int bytes, bool store, uint32_t t);
+    uint8_t* global_address(uint64_t address, int bytes, bool store, uint32_t t, const Instr& in);
+    uint8_t* shared_address(uint64_t offset, int bytes, bool store, uint32_t t, const Instr& in);
+    void check_race(uint64_t offset, int bytes, bool store, uint32_t t, const Instr& in);
+    void memory(const Instr& in, uint32_t t, uint64_t* r);
+    void atomic(const Instr& in, uint32_t t, uint64_t* r);
+    [[noreturn]] void fail(const std::string& kind, const std::string& what, uint32_t t, const Instr& in) const;
+    std::string where(uint32_t t, const Instr& in) const;
+    std::string thread_name(uint32_t t) const;
+    std::string shared_place(uint64_t offset) const;
+    std::string line_name(uint32_t line) const;
+    uint64_t special(Special s, uint32_t t) const;
+
+    const Module& module_;
+    const Kernel& k_;
+    std::vector<Buffer> buffers_;
+    std::vector<uint8_t> module_bytes_;
+    // The block being run
+    const Launch* launch_ = nullptr;
+    std::array<unsigned, 3> block_index_{};
+    std::vector<Thread> threads_;
+    std::vector<uint64_t> regs_;
+    std::vector<uint8_t> shared_, local_;
+    std::vector<Shadow> shadow_;
+    uint32_t epoch_ = 0;
+    MovedBytes moved_;
+    uint64_t instructions_ = 0, next_clock_check_ = 0;
+    double deadline_ = 0;
+};
+
+}  // namespace tilelab::cpu

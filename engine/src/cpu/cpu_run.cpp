@@ -1,0 +1,139 @@
+// The CPU run (cpu_run.h): compile to PTX, parse, prepare the family's buffers, launch on the CPU
+// machine, validate, count.
+#include "cpu_run.h"
+
+#include <fmt/format.h>
+#include <chrono>
+#include <cstring>
+
+#include "cpu_family.h"
+#include "cpu_machine.h"
+#include "family_shape.h"
+#include "ptx.h"
+#include "tilelab/compile.h"
+#include "tilelab/i18n.h"
+#include "tilelab/variant.h"
+
+namespace tilelab {
+namespace {
+
+// The kernel's parameter block: each argument in the bytes its parameter declares (pointers and
+// sizes: 8 or 4), little-endian as on the GPU.
+bool pack_params(const cpu::Kernel& k, const std::vector<uint64_t>& args, std::vector<uint8_t>& out) {
+    if (k.params.size() != args.size()) return false;
+    out.assign(k.param_bytes, 0);
+    for (size_t i = 0; i < args.size(); ++i) {
+        if (k.params[i].bytes != 4 && k.params[i].bytes != 8) return false;
+        std::memcpy(out.data() + k.params[i].offset, &args[i], k.params[i].bytes);
+    }
+    return true;
+}
+
+// Bytes moved, in elements of the operand types the cost model counts (CostModel's element sizes).
+AccessCounts counted_elements(const cpu::MovedBytes& m, const CostModel& model) {
+    const double in = model.load_element_bytes, out = model.store_element_bytes;
+    return {double(m.global_loads) / in, double(m.global_stores) / out, double(m.shared_loads) / in,
+            double(m.shared_stores) / in};
+}
+
+struct Prepared {
+    const Variant* variant = nullptr;
+    std::shared_ptr<const VariantInstance> instance;
+    std::unique_ptr<CpuFamily> family;
+    KernelInstance kernel;
+};
+
+// The variant at the request's parameters and the CPU size, or the sentence why it cannot run there.
+std::string prepare(const RunResult& r, CpuCheck& c, Prepared& p) {
+    p.variant = find_variant(r.request.variant);
+    if (!p.variant) return say("There is no variant called \"{}\".", "没有名为 \"{}\" 的变体。", r.request.variant);
+    const auto shape = make_family_shape(p.variant->family);
+    p.family = shape ? shape->make_cpu() : nullptr;
+    if (!p.family)
+        return say("The {} family has no CPU run yet.", "{} 问题族还没有 CPU 运行。", p.variant->family);
+    c.problem = shape->cpu_problem();
+    p.instance = p.variant->bind(r.request.params);
+    std::string why = shape->problem_invalid_reason(c.problem);
+    if (why.empty()) why = p.instance->invalid_reason(c.problem, r.target);
+    if (!why.empty())
+        return say("At the CPU run's size {} these parameters cannot run: {}", "在 CPU 运行的规模 {} 下，这组参数无法运行：{}",
+                   format_problem(c.problem), why);
+    p.kernel = p.instance->kernel_at(c.problem);
+    return "";
+}
+
+void execute(const RunResult& r, CompileService& compiler, uint64_t seed, double limit, CpuCheck& c) {
+    Prepared p;
+    const std::string why = prepare(r, c, p);
+    if (c.file.empty() && p.kernel.source_file.size()) c.file = "kernels/" + p.kernel.source_file;
+    if (!why.empty()) {
+        c.status = "error", c.message = why;
+        return;
+    }
+    const Precision precision = p.instance->precision();
+    if (!precision.plain_fp32()) {   // the tensor-core kernels: not even compiled for compute_75
+        c.status = "needs_gpu";
+        c.message = say("The CPU run takes FP32 inputs only; this kernel reads {} on tensor cores: it needs a GPU.",
+                        "CPU 运行只支持 FP32 输入；这个内核在张量核心上读取 {}：需要 GPU。", precision.describe());
+        return;
+    }
+    CompileRequest build;
+    build.source_file = p.kernel.source_file;
+    build.name_expression = p.kernel.name_expression;
+    build.arch = kCpuRunArch;
+    build.ptx = true;
+    if (!r.user_kernel.empty()) build.source_text = r.kernel_source, build.source_name = r.user_kernel;
+    const auto compiled = compiler.compile(build);
+    if (!compiled->ok) {
+        c.status = "error";
+        c.message = say("Compiling to PTX for the CPU run failed: {}", "为 CPU 运行编译 PTX 失败：{}", compiled->error);
+        return;
+    }
+    const cpu::Module module = cpu::parse_ptx(std::string(compiled->cubin.begin(), compiled->cubin.end()));
+    const cpu::Kernel* kernel = module.kernel(compiled->lowered_name);
+    if (!kernel) throw cpu::PtxError("the PTX has no kernel " + compiled->lowered_name);
+    if (!kernel->needs_gpu.empty()) {
+        c.status = "needs_gpu";
+        c.message = say("This kernel uses {}, which the CPU run does not model: it needs a GPU.",
+                        "这个内核用到了 {}，CPU 运行不模拟它：需要 GPU。", kernel->needs_gpu);
+        return;
+    }
+    cpu::Machine machine(module, *kernel);
+    cpu::Launch launch;
+    if (!pack_params(*kernel, p.family->prepare(machine, c.problem, precision, seed), launch.params))
+        throw cpu::PtxError(fmt::format("the kernel takes {} parameters, not the family's arguments", kernel->params.size()));
+    const LaunchShape shape = p.instance->launch(c.problem);
+    launch.grid = shape.grid, launch.block = shape.block, launch.dynamic_shared = shape.dynamic_smem;
+    launch.seed = seed, launch.time_limit_s = limit;
+    const cpu::LaunchReport report = machine.launch(launch);
+    c.instructions = report.instructions;
+    CostModel model = p.instance->cost_model(c.problem);
+    model.set_element_types(precision);
+    c.model = model.total;
+    c.counted = counted_elements(report.moved, model);
+    if (!report.completed) {
+        c.status = "fault", c.message = report.fault;
+        return;
+    }
+    c.validation = p.family->validate(machine);
+    c.status = c.validation.passed ? "passed" : "failed";
+}
+
+}  // namespace
+
+CpuCheck run_on_cpu(const RunResult& r, CompileService& compiler, uint64_t seed, double time_limit_s) {
+    const auto start = std::chrono::steady_clock::now();
+    CpuCheck c;
+    c.seed = seed;
+    c.file = r.user_kernel;   // else the lesson's kernel file, once the variant is bound
+    try {
+        execute(r, compiler, seed, time_limit_s, c);
+    } catch (const std::exception& e) {
+        c.status = "error";
+        c.message = say("The CPU run could not run this kernel: {}", "CPU 运行无法运行这个内核：{}", e.what());
+    }
+    c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return c;
+}
+
+}  // namespace tilelab

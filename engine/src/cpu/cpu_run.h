@@ -1,0 +1,27 @@
+// Internal to the engine, no CUDA: the CPU run — a verdict without a GPU (RunResult::cpu).
+//
+// The analysed request's kernel (the lesson's, or the user's file) is compiled by NVRTC to PTX for
+// compute_75 (no tensor-core or cp.async paths: the kernels fall back to plain loads there) and
+// executed thread by thread on the CPU (cpu_machine.h) at the family's small size
+// (FamilyShape::cpu_problem), with the family's seeded inputs, reference and tolerance
+// (cpu_family.h). It reports a pass, the first mismatch, or the fault (an out-of-bounds access, a
+// race on shared memory, the time limit) with the thread and the source line, and the elements
+// the kernel moved beside the cost model at that size.
+#pragma once
+#include <cstdint>
+#include "tilelab/result.h"
+
+namespace tilelab {
+
+class CompileService;
+
+// The virtual architecture the CPU run compiles for.
+inline constexpr int kCpuRunArch = 75;
+// How long one CPU run may take before it is stopped (an endless loop), in seconds.
+inline constexpr double kCpuRunTimeLimitS = 5.0;
+
+// Never throws: every failure is a CpuCheck with status "error" and a sentence.
+CpuCheck run_on_cpu(const RunResult& analysed, CompileService& compiler, uint64_t seed,
+                    double time_limit_s = kCpuRunTimeLimitS);
+
+}  // namespace tilelab

@@ -1,0 +1,66 @@
+// The matmul family on the CPU (engine/src/cpu/cpu_family.h): A and B seeded exactly as the GPU
+// half seeds them, C all NaN bytes, the reference in double (the GPU's small-problem reference,
+// summed in the same k order) and the GPU half's tolerance and message. FP32 inputs only: the
+// kernels with other input types run on tensor cores, which the CPU run does not model.
+#include "cpu/cpu_family.h"
+
+#include <cstring>
+#include "family_common.h"
+#include "shape.h"
+#include "tilelab/precision.h"
+
+namespace tilelab {
+namespace {
+
+// B's seed, derived from A's as on the GPU (gpu_cuda.cpp).
+constexpr uint64_t kSeedB = 0x5DEECE66Dull;
+
+class MatmulCpu final : public CpuFamily {
+public:
+    std::vector<uint64_t> prepare(cpu::Machine& m, const Problem& p, const Precision& precision, uint64_t seed) override {
+        M_ = p.dim[0], N_ = p.dim[1], K_ = p.dim[2];
+        precision_ = precision;
+        a_.resize(size_t(M_ * K_)), b_.resize(size_t(K_ * N_));
+        for (size_t i = 0; i < a_.size(); ++i) a_[i] = seeded_uniform(seed, i);
+        for (size_t i = 0; i < b_.size(); ++i) b_[i] = seeded_uniform(seed ^ kSeedB, i);
+        const auto buffer = [](const char* name, const std::vector<float>& v) {
+            cpu::Buffer b{name, std::vector<uint8_t>(v.size() * sizeof(float)), int(sizeof(float))};
+            std::memcpy(b.bytes.data(), v.data(), b.bytes.size());
+            return b;
+        };
+        const uint64_t a = m.add_buffer(buffer("A", a_)), b = m.add_buffer(buffer("B", b_));
+        const uint64_t c = m.add_buffer({"C", std::vector<uint8_t>(size_t(M_ * N_) * sizeof(float), 0xFF), int(sizeof(float))});
+        return {a, b, c, uint64_t(M_), uint64_t(N_), uint64_t(K_), 0};
+    }
+
+    Validation validate(cpu::Machine& m) override {
+        Validation v;
+        v.checked = true;
+        v.reference = "double (CPU)";
+        v.tolerance = matmul_tolerance(precision_, K_);   // as on the GPU (precision.cpp derives it)
+        std::vector<double> ref(size_t(M_ * N_));
+        for (int64_t i = 0; i < M_; ++i)
+            for (int64_t j = 0; j < N_; ++j) {
+                double sum = 0;
+                for (int64_t k = 0; k < K_; ++k) sum += double(a_[size_t(i * K_ + k)]) * double(b_[size_t(k * N_ + j)]);
+                ref[size_t(i * N_ + j)] = sum;
+            }
+        const float* c = floats_of(m, 2);
+        const HostComparison s = compare_on_host(c, ref.data(), ref.size(), v.tolerance, [](size_t) { return false; });
+        if (record_host_comparison(v, s)) return v;
+        const size_t at = size_t(s.first_bad);
+        v.message = matmul_mismatch(at, size_t(N_), c[at], ref[at], v.tolerance, s.bad, ref.size());
+        return v;
+    }
+
+private:
+    int64_t M_ = 0, N_ = 0, K_ = 0;
+    Precision precision_;
+    std::vector<float> a_, b_;
+};
+
+}  // namespace
+
+std::unique_ptr<CpuFamily> make_matmul_cpu() { return std::make_unique<MatmulCpu>(); }
+
+}  // namespace tilelab

@@ -1,0 +1,95 @@
+// The stencil family on the CPU (engine/src/cpu/cpu_family.h): the input seeded as the GPU half
+// seeds it, the coefficients in the kernel's __constant__ stencil_coef, the output all NaN bytes,
+// the reference sweep in double in the kernels' order (the GPU's reference kernel, on the host),
+// and the GPU half's tolerance, exact boundary and message.
+#include <cstring>
+#include "cpu/cpu_family.h"
+#include "family_common.h"
+#include "shape.h"
+#include "tilelab/i18n.h"
+
+namespace tilelab {
+namespace {
+
+class StencilCpu final : public CpuFamily {
+public:
+    std::vector<uint64_t> prepare(cpu::Machine& m, const Problem& p, const Precision&, uint64_t seed) override {
+        nx_ = int(p.dim[0]), ny_ = int(p.dim[1]), nz_ = int(p.dim[2]);
+        in_.resize(size_t(nx_) * size_t(ny_) * size_t(nz_));
+        for (size_t i = 0; i < in_.size(); ++i) in_[i] = seeded_uniform(seed, i);
+        cpu::Buffer in{"in", std::vector<uint8_t>(in_.size() * sizeof(float)), int(sizeof(float))};
+        std::memcpy(in.bytes.data(), in_.data(), in.bytes.size());
+        const uint64_t a = m.add_buffer(std::move(in));
+        const uint64_t b = m.add_buffer({"out", std::vector<uint8_t>(in_.size() * sizeof(float), 0xFF), int(sizeof(float))});
+        size_t bytes = 0;
+        if (uint8_t* coef = m.module_variable("stencil_coef", bytes); coef && bytes == sizeof kStencilCoefficients)
+            std::memcpy(coef, kStencilCoefficients, bytes);
+        if (uint8_t* radius = m.module_variable("stencil_radius_used", bytes); radius) std::memset(radius, 0, bytes);
+        return {a, b, uint64_t(nx_), uint64_t(ny_), uint64_t(nz_), 0};
+    }
+
+    Validation validate(cpu::Machine& m) override {
+        Validation v;
+        v.checked = true;
+        v.reference = "double (CPU, interior)";
+        v.tolerance = kStencilTolerance;
+        int r = 0;
+        size_t bytes = 0;
+        if (const uint8_t* radius = m.module_variable("stencil_radius_used", bytes); radius && bytes == sizeof r)
+            std::memcpy(&r, radius, sizeof r);
+        r = r == 0 ? 1 : r;   // the 7-point kernels leave 0
+        if (r > 2) {
+            v.message = say("The kernel recorded a stencil of order {}; there are references for 1 and 2.",
+                            "内核记录的模板阶数为 {}；参考结果只有 1 阶和 2 阶。", r);
+            return v;
+        }
+        const std::vector<float> ref = reference(r);
+        const size_t nx = size_t(nx_), plane = nx * size_t(ny_);
+        const auto face = [&](size_t i) {
+            const size_t x = i % nx, y = i / nx % size_t(ny_), z = i / plane;
+            return x == 0 || y == 0 || z == 0 || x == nx - 1 || y == size_t(ny_) - 1 || z == size_t(nz_) - 1;
+        };
+        const float* out = floats_of(m, 1);
+        const HostComparison s = compare_on_host(out, ref.data(), ref.size(), v.tolerance, face);
+        if (record_host_comparison(v, s)) return v;
+        const size_t at = size_t(s.first_bad);
+        v.message = stencil_mismatch(at, nx_, ny_, nz_, r, out[at], ref[at], s.bad);
+        return v;
+    }
+
+private:
+    // The order-r star sweep, as kernels/support/checks.cuh's tl_stencil7_reference computes it.
+    std::vector<float> reference(int r) const {
+        std::vector<float> ref(in_.size());
+        const size_t nx = size_t(nx_), plane = nx * size_t(ny_);
+        for (size_t at = 0; at < in_.size(); ++at) {
+            const int x = int(at % nx), y = int(at / nx % size_t(ny_)), z = int(at / plane);
+            if (x < r || y < r || z < r || x >= nx_ - r || y >= ny_ - r || z >= nz_ - r) {
+                ref[at] = in_[at];
+                continue;
+            }
+            double sum = double(kStencilCoefficients[0]) * double(in_[at]);
+            for (int d = 1; d <= r; ++d) {
+                const float* k = kStencilCoefficients + 6 * (d - 1) + 1;
+                const size_t dx = size_t(d), dy = size_t(d) * nx, dz = size_t(d) * plane;
+                sum += double(k[0]) * double(in_[at - dx]);
+                sum += double(k[1]) * double(in_[at + dx]);
+                sum += double(k[2]) * double(in_[at - dy]);
+                sum += double(k[3]) * double(in_[at + dy]);
+                sum += double(k[4]) * double(in_[at - dz]);
+                sum += double(k[5]) * double(in_[at + dz]);
+            }
+            ref[at] = float(sum);
+        }
+        return ref;
+    }
+
+    int nx_ = 0, ny_ = 0, nz_ = 0;
+    std::vector<float> in_;
+};
+
+}  // namespace
+
+std::unique_ptr<CpuFamily> make_stencil_cpu() { return std::make_unique<StencilCpu>(); }
+
+}  // namespace tilelab
