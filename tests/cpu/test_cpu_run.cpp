@@ -12,12 +12,15 @@
 #include "cpu/ptx.h"
 #include "model_engine.h"
 #include "tilelab/compile.h"
+#include "exercise_edits.h"
 #include "tilelab/exercise.h"
 #include "tilelab/lesson.h"
 
 namespace {
 
 using namespace tilelab;
+using test::exercise_of;
+using test::mutated;
 using test::model_engine;
 
 RunOptions cpu_options(uint64_t seed = 1234) {
@@ -33,21 +36,6 @@ RunRequest first_step(const Lesson& l) {
     std::string error;
     EXPECT_TRUE(parse_problem(state.size, req.problem, error)) << error;
     return req;
-}
-
-const Exercise* exercise_of(const std::string& variant) {
-    for (const Exercise& ex : all_exercises())
-        if (ex.lesson->variant == variant) return &ex;
-    return nullptr;
-}
-
-// The completed file with `from` replaced by `to` (which must be there).
-std::string mutated(const Exercise& ex, const std::string& from, const std::string& to) {
-    std::string text = fill_in(ex.skeleton, ex);
-    const size_t at = text.find(from);
-    EXPECT_NE(at, std::string::npos) << "'" << from << "' is no longer in " << ex.kernel_file;
-    if (at != std::string::npos) text.replace(at, from.size(), to);
-    return text;
 }
 
 CpuCheck run_user(const Exercise& ex, const std::string& text, uint64_t seed = 1234) {

@@ -12,20 +12,17 @@
 #include <vector>
 
 #include "gpu.h"
+#include "exercise_edits.h"
 #include "tilelab/exercise.h"
 
 namespace {
 
 using namespace tilelab;
+using test::exercise_of;
+using test::mutated;
 using tilelab::testing::shared_engine;
 
 RunOptions options() { return tilelab::testing::test_run_options(1, 3, false); }
-
-const Exercise* exercise_of(const std::string& variant) {
-    for (const Exercise& ex : all_exercises())
-        if (ex.lesson->variant == variant) return &ex;
-    return nullptr;
-}
 
 RunRequest request_at(const Exercise& ex, const std::string& size = "") {
     const StepState state = ex.lesson->state_at(0);
@@ -33,16 +30,6 @@ RunRequest request_at(const Exercise& ex, const std::string& size = "") {
     std::string error;
     EXPECT_TRUE(parse_problem(size.empty() ? state.size : size, req.problem, error)) << error;
     return req;
-}
-
-// The completed file with `from` replaced by `to`; the replacement must exist, so a kernel whose
-// text moved fails here loudly instead of testing nothing.
-std::string mutated(const Exercise& ex, const std::string& from, const std::string& to) {
-    std::string text = fill_in(ex.skeleton, ex);
-    const size_t at = text.find(from);
-    EXPECT_NE(at, std::string::npos) << "'" << from << "' is no longer in " << ex.kernel_file;
-    if (at != std::string::npos) text.replace(at, from.size(), to);
-    return text;
 }
 
 RunResult run_user(const RunRequest& req, const std::string& text, RunOptions opt = options()) {

@@ -180,37 +180,11 @@ uint64_t mul_hi(uint64_t a, uint64_t b, int bytes, bool is_signed) {
     return mask((mask(a, bytes) * mask(b, bytes)) >> shift, bytes);
 }
 
-// Float arithmetic of one instruction (add/sub/mul/fma/mad/div/min/max/abs/neg/...).
-uint64_t float_op(const Instr& in, uint64_t a, uint64_t b, uint64_t c) {
-    const Ty t = in.type;
-    if (t == Ty::f32) {
-        const float x = flush(as_f32(a), in.ftz), y = flush(as_f32(b), in.ftz), z = flush(as_f32(c), in.ftz);
-        float r = 0;
-        switch (in.op) {
-        case Op::add: r = x + y; break;
-        case Op::sub: r = x - y; break;
-        case Op::mul: r = x * y; break;
-        case Op::fma: case Op::mad: r = std::fma(x, y, z); break;
-        case Op::div: r = x / y; break;
-        case Op::min: r = std::fmin(x, y); break;
-        case Op::max: r = std::fmax(x, y); break;
-        case Op::abs: r = std::fabs(x); break;
-        case Op::neg: r = -x; break;
-        case Op::rcp: r = 1.0f / x; break;
-        case Op::sqrt: r = std::sqrt(x); break;
-        case Op::rsqrt: r = 1.0f / std::sqrt(x); break;
-        case Op::ex2: r = std::exp2(x); break;
-        case Op::lg2: r = std::log2(x); break;
-        case Op::sin: r = std::sin(x); break;
-        case Op::cos: r = std::cos(x); break;
-        case Op::copysign: r = std::copysign(y, x); break;
-        default: break;
-        }
-        if (in.sat) r = std::isnan(r) ? 0.f : std::clamp(r, 0.f, 1.f);
-        return bits(flush(r, in.ftz));
-    }
-    const double x = read_float(a, t), y = read_float(b, t), z = read_float(c, t);
-    double r = 0;
+// Float arithmetic of one instruction in T (float for FP32: one rounding per operation, as the
+// hardware; double for FP64, and for FP16/BF16, rounded to the type once at the end).
+template <class T>
+T float_math(const Instr& in, T x, T y, T z) {
+    T r = 0;
     switch (in.op) {
     case Op::add: r = x + y; break;
     case Op::sub: r = x - y; break;
@@ -221,9 +195,9 @@ uint64_t float_op(const Instr& in, uint64_t a, uint64_t b, uint64_t c) {
     case Op::max: r = std::fmax(x, y); break;
     case Op::abs: r = std::fabs(x); break;
     case Op::neg: r = -x; break;
-    case Op::rcp: r = 1.0 / x; break;
+    case Op::rcp: r = T(1) / x; break;
     case Op::sqrt: r = std::sqrt(x); break;
-    case Op::rsqrt: r = 1.0 / std::sqrt(x); break;
+    case Op::rsqrt: r = T(1) / std::sqrt(x); break;
     case Op::ex2: r = std::exp2(x); break;
     case Op::lg2: r = std::log2(x); break;
     case Op::sin: r = std::sin(x); break;
@@ -231,8 +205,15 @@ uint64_t float_op(const Instr& in, uint64_t a, uint64_t b, uint64_t c) {
     case Op::copysign: r = std::copysign(y, x); break;
     default: break;
     }
-    if (in.sat) r = std::isnan(r) ? 0.0 : std::clamp(r, 0.0, 1.0);
-    return write_float(r, t);
+    return in.sat ? (std::isnan(r) ? T(0) : std::clamp(r, T(0), T(1))) : r;
+}
+
+uint64_t float_op(const Instr& in, uint64_t a, uint64_t b, uint64_t c) {
+    if (in.type == Ty::f32) {
+        const float r = float_math<float>(in, flush(as_f32(a), in.ftz), flush(as_f32(b), in.ftz), flush(as_f32(c), in.ftz));
+        return bits(flush(r, in.ftz));
+    }
+    return write_float(float_math<double>(in, read_float(a, in.type), read_float(b, in.type), read_float(c, in.type)), in.type);
 }
 
 uint64_t int_op(const Instr& in, uint64_t a, uint64_t b, uint64_t c) {
