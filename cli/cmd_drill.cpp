@@ -98,6 +98,7 @@ int cmd_drill(const CliOptions& o) {
             const std::string shown = key.ok ? key.shown : key.needs_gpu ? tr("drill.needs_gpu") : key.error;
             if (!key.ok && !key.needs_gpu) worst = kExitCompile;
             list.push_back({{"number", i + 1}, {"id", drills[i].id}, {"ok", key.ok}, {"needs_gpu", key.needs_gpu},
+                            {"measured", drills[i].needs_gpu()}, {"values", key.values}, {"reference", key.reference},
                             {"answer", shown}});
             out += fmt::format("{}. [{}] {}\n", i + 1, drills[i].id, shown);
         }

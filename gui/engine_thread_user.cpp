@@ -4,6 +4,7 @@
 // The lesson's own requests go first: the user's kernel waits while one is due. On a GPU it is
 // measured twice, as a lesson's drag is: a quick validated run first (no counter pass), shown at
 // once, then the full run with the hardware counters, unless a newer text came in between.
+// Without a GPU the analysis is shown first, then the CPU run's verdict (RunResult::cpu).
 #include <utility>
 #include "engine_thread.h"
 #include "engine_thread_detail.h"
@@ -65,7 +66,9 @@ void EngineThread::serve_user(std::unique_lock<std::mutex>& lock) {
     if (!gpu && analysed->no_gpu_reason.empty()) analysed->no_gpu_reason = no_gpu;
 
     lock.lock();
-    const bool final = !gpu || !analysed->ok;
+    // Without a GPU, a kernel that compiled runs on the CPU (RunOptions::cpu_check): once.
+    const bool cpu_run = !gpu && job.opt.cpu_check && analysed->ok && analysed->compiled && analysed->compiled->ok;
+    const bool final = (!gpu && !cpu_run) || !analysed->ok;
     if (final) analysed->phase = Phase::full;
     // A newer text waiting makes this one's answer stale: it is not shown.
     if (!user_pending_) publish_user(analysed, job, started);
@@ -83,7 +86,7 @@ void EngineThread::serve_user(std::unique_lock<std::mutex>& lock) {
         detail::guarded(engine_mutex_, job.req, [&] { return engine_->measure(*analysed, quick_opt, &cancel_user_); });
 
     lock.lock();
-    const bool full_follows = quick->ok && !cancel_user_ && !user_pending_ && !job.opt.quick;
+    const bool full_follows = gpu && quick->ok && !cancel_user_ && !user_pending_ && !job.opt.quick;
     quick->phase = full_follows ? Phase::quick : Phase::full;
     if (!cancel_user_ && !user_pending_) publish_user(quick, job, started);
     if (!full_follows) {

@@ -47,6 +47,7 @@ void submit(AppState& state, std::chrono::milliseconds debounce) {
     opt.quick = false;
     opt.count_accesses = false;       // the counting build is the lesson's own kernel, not the user's
     opt.time_limit_ms = kExerciseTimeLimitMs;
+    opt.cpu_check = true;             // without a GPU: a verdict from the CPU run (RunResult::cpu)
     e.submitted_request = state.request;
     e.submitted_text = e.text;
     e.submitted_id = state.engine_thread->submit_user(state.request, UserKernel{e.file_name, e.text}, opt, debounce);

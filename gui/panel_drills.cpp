@@ -45,8 +45,8 @@ std::string view_key(const Lesson& l, const Drill& d) { return l.id + "/" + d.id
 
 bool on_gpu(const AppState& state) { return state.engine_thread && state.engine_thread->device().gpu; }
 
-// A measured drill counts only where it can be measured.
-bool counts(const AppState& state, const Drill& d) { return !d.needs_gpu() || on_gpu(state); }
+// A measured drill counts where it can be measured, or answered from its reference GPU's values.
+bool counts(const AppState& state, const Drill& d) { return !d.needs_gpu() || on_gpu(state) || d.reference.has_value(); }
 
 void save_scores(AppState& state) {
     if (state.drill_scores_path.empty()) return;
@@ -119,9 +119,10 @@ void draw_drill(AppState& state, const Lesson& l, const Drill& d, size_t index, 
     ImGui::EndDisabled();
     ImGui::SameLine();
     HelpMarker(trf("drill.checked_against", drill_checked_against(l, d)).c_str());
-    if (!measurable) {
+    if (d.needs_gpu() && !on_gpu(state)) {   // no GPU: the reference GPU's times, or nothing
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-        ImGui::TextWrapped("%s", tr("drill.needs_gpu").c_str());
+        ImGui::TextWrapped("%s", d.reference ? trf("drill.from_reference", d.reference->gpu, d.reference->date).c_str()
+                                             : tr("drill.needs_gpu").c_str());
         ImGui::PopStyleColor();
     }
     draw_outcome(d, v);

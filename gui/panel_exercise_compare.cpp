@@ -56,6 +56,10 @@ std::string conflicts_of(const RunResult& r) {
 std::string validation_of(const RunResult& r, bool& ok) {
     ok = false;
     if (!r.ok && r.stage != "validate") return r.stage == "compile" ? tr("exercise.no_compile") : trf("exercise.stage_failed", StageName(r.stage));
+    if (!r.measured && r.cpu && (r.cpu->status == "passed" || r.cpu->status == "failed" || r.cpu->status == "fault")) {
+        ok = r.cpu->passed();
+        return tr(ok ? "exercise.passed_cpu" : "exercise.failed_cpu");
+    }
     if (!r.measured) return tr("exercise.not_run");
     if (!r.validation.checked) return tr("exercise.not_checked");
     ok = r.validation.passed;
@@ -79,8 +83,17 @@ void status_line(const AppState& state) {
                            stale ? tr("exercise.compiling_again").c_str() : "");
     } else if (!r->ok) {
         ImGui::TextColored(StatusColorVec(false), "%s", trf("exercise.yours_failed", StageName(r->stage), r->error).c_str());
+    } else if (!r->measured && r->cpu && r->cpu->status != "needs_gpu" && r->cpu->status != "error") {
+        // No GPU: the CPU run's verdict, at its own size, on the user's file.
+        const CpuCheck& c = *r->cpu;
+        const std::string size = format_problem(c.problem);
+        const std::string text = c.passed() ? trf("exercise.cpu_passed", c.file, size)
+                                            : trf("exercise.cpu_failed", c.file, size, c.status == "failed" ? c.validation.message : c.message);
+        ImGui::TextColored(StatusColorVec(c.passed()), "%s%s", text.c_str(), stale ? tr("exercise.running_again").c_str() : "");
     } else if (!r->measured) {
-        ImGui::TextDisabled("%s%s", trf("exercise.model_mode_compiled", r->no_gpu_reason.empty() ? tr("banner.no_gpu") : r->no_gpu_reason).c_str(),
+        const std::string why = r->no_gpu_reason.empty() ? tr("banner.no_gpu") : r->no_gpu_reason;
+        const std::string cpu = r->cpu ? " " + r->cpu->message : "";
+        ImGui::TextDisabled("%s%s%s", trf("exercise.model_mode_compiled", why).c_str(), cpu.c_str(),
                             stale ? tr("exercise.compiling_again").c_str() : "");
     } else {
         const bool counters_next = r->phase == Phase::quick && e.submitted_text == e.text;
@@ -107,7 +120,7 @@ void DrawExerciseComparison(AppState& state) {
     if (!BeginDataTable("##exercise_vs_lesson", {{"", 1.1f}, {tr("exercise.col_time").c_str(), 1.1f}, {flops ? "FLOP/s" : "B/s", 1.1f},
                                                  {tr("exercise.col_regs").c_str(), 0.8f}, {tr("exercise.col_spills").c_str(), 1.0f},
                                                  {tr("exercise.col_occupancy").c_str(), 1.2f}, {"DRAM", 1.0f},
-                                                 {tr("exercise.col_conflicts").c_str(), 1.0f}, {tr("exercise.col_check").c_str(), 1.2f}}))
+                                                 {tr("exercise.col_conflicts").c_str(), 1.0f}, {tr("exercise.col_check").c_str(), 1.7f}}))
         return;
     for (const RunResult* r : {mine, lesson}) {
         ImGui::TableNextRow();
@@ -129,7 +142,7 @@ void DrawExerciseComparison(AppState& state) {
         ImGui::TableNextColumn();
         bool ok = false;
         const std::string check = validation_of(*r, ok);
-        if (r->measured || !r->ok) ImGui::TextColored(StatusColorVec(ok), "%s", check.c_str());
+        if (r->measured || !r->ok || (r->cpu && check != tr("exercise.not_run"))) ImGui::TextColored(StatusColorVec(ok), "%s", check.c_str());
         else ImGui::TextDisabled("%s", check.c_str());
         if (ImGui::IsItemHovered()) WrappedTooltip(check.c_str());
     }

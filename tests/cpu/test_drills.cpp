@@ -93,11 +93,19 @@ TEST(Drills, BothLanguagesAskTheSameThing) {
 // one evaluates, or says it needs a GPU (a measured drill), and no drill's answer is written in the data.
 TEST(Drills, EveryDrillEvaluatesInModelModeOrNeedsAGpu) {
     Engine& engine = model_engine();
-    int evaluated = 0, measured = 0;
+    int evaluated = 0, measured = 0, referenced = 0;
     for (const Lesson& l : all_lessons(Language::English)) {
         for (const Drill& d : lesson_drills(l.id, Language::English)) {
             SCOPED_TRACE(l.id + " drill " + d.id);
             const DrillKey key = evaluate_drill(engine, l, d);
+            if (d.needs_gpu() && d.reference) {   // answered from the reference GPU's values, named
+                ++measured, ++referenced;
+                ASSERT_TRUE(key.ok) << key.error;
+                EXPECT_FALSE(key.needs_gpu);
+                EXPECT_NE(key.reference.find(d.reference->gpu), std::string::npos) << key.reference;
+                EXPECT_NE(key.shown.find(d.reference->date), std::string::npos) << key.shown;
+                continue;
+            }
             if (d.needs_gpu()) {
                 ++measured;
                 EXPECT_FALSE(key.ok);
@@ -116,6 +124,7 @@ TEST(Drills, EveryDrillEvaluatesInModelModeOrNeedsAGpu) {
     }
     EXPECT_GE(evaluated, 20);
     EXPECT_GE(measured, 5) << "'which is faster?' drills, answered on the user's GPU";
+    EXPECT_EQ(referenced, measured) << "every measured drill has its reference values (scripts/drill_references.sh)";
 }
 
 TEST(Drills, ARightAnswerScoresAndAWrongOneDoesNot) {
@@ -199,6 +208,20 @@ TEST(Drills, ConfigurationTiesWithinTheTolerance) {
     key = drill_key(d, {unmeasured, unmeasured});
     EXPECT_FALSE(key.ok);
     EXPECT_TRUE(key.needs_gpu);
+
+    // Without a GPU, a reference GPU's values answer it, and say whose they are.
+    Drill referenced = d;
+    referenced.reference = DrillReference{"Some GPU", "2026-01-02", {2.0, 1.5}};
+    key = drill_key(referenced, {unmeasured, unmeasured});
+    ASSERT_TRUE(key.ok) << key.error;
+    EXPECT_FALSE(drill_answer_right(referenced, key, {0, 0}));
+    EXPECT_TRUE(drill_answer_right(referenced, key, {0, 1}));
+    EXPECT_NE(key.shown.find("Some GPU"), std::string::npos) << key.shown;
+    EXPECT_NE(key.shown.find("2026-01-02"), std::string::npos) << key.shown;
+    // With a GPU, its own measurement wins.
+    key = drill_key(referenced, {measured(1.0), measured(1.5)});
+    EXPECT_TRUE(drill_answer_right(referenced, key, {0, 0}));
+    EXPECT_TRUE(key.reference.empty());
 
     auto invalid = std::make_shared<RunResult>(*measured(0.5));
     invalid->validation.passed = false;
@@ -292,9 +315,15 @@ TEST(DrillsCli, ExitCodesRightWrongUnusable) {
     r = drill_cli({"drill", "99"}, "nolesson");
     EXPECT_EQ(r.exit_code, 2) << r.err;
 
-    // A measured drill in model mode: exit 3, it needs a GPU.
+    // A measured drill in model mode: answered from its reference GPU's values, which it names
+    // (0 right or 1 wrong); without reference values it would need a GPU (exit 3).
     const auto measured = std::find_if(drills.begin(), drills.end(), [](const Drill& d) { return d.needs_gpu(); });
     ASSERT_NE(measured, drills.end());
     r = drill_cli({"drill", "02", "--answer", measured->id + "=1"}, "gpu");
-    EXPECT_EQ(r.exit_code, 3) << r.err;
+    if (measured->reference) {
+        EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.exit_code << r.err;
+        EXPECT_NE(r.out.find(measured->reference->gpu), std::string::npos) << r.out;
+    } else {
+        EXPECT_EQ(r.exit_code, 3) << r.err;
+    }
 }

@@ -23,12 +23,15 @@
 //   - choice of a configuration: every choice has a "set" (on top of the drill's state); "pick"
 //     "min" or "max" of the quantity over the choices is right, and so is any choice within
 //     "tolerance" of it (a tie). "ask": "time" is the median time measured on this GPU: such a
-//     drill needs a GPU, and in model mode it says so and does not count.
+//     drill needs a GPU. In model mode it is answered from lessons/NN_slug/drills.reference.json,
+//     the values measured for it on a reference GPU by scripts/drill_references.sh (named with the
+//     GPU and the date wherever the answer is shown); without one it says so and does not count.
 // drills.zh.json has the same drills in the same order with the same ids, states, quantities,
 // tolerances and choice values; only the texts differ (tests/cpu/test_drills.cpp).
 #pragma once
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 #include "tilelab/engine.h"
@@ -48,6 +51,12 @@ struct DrillChoice {
 
 enum class DrillKind { number, category, configuration };
 
+// A measured drill's values on a reference GPU: one per choice (one for a number drill).
+struct DrillReference {
+    std::string gpu, date;       // "NVIDIA H200", "2026-11-29"
+    std::vector<double> values;
+};
+
 struct Drill {
     std::string id;
     int step = 1;                 // from 1, as the app numbers steps
@@ -60,6 +69,7 @@ struct Drill {
     std::string tolerance_text;   // "exact", "5%"
     std::string question, explanation;
     std::vector<DrillChoice> choices;
+    std::optional<DrillReference> reference;   // measured drills: from drills.reference.json
 
     DrillKind kind() const;
     bool needs_gpu() const { return quantity_needs_gpu(ask); }
@@ -98,6 +108,7 @@ struct DrillKey {
     std::string category;        // category drills: what the engine names
     std::vector<bool> right;     // choice drills: which choices are right
     std::string shown;           // the expected answer as the user reads it: "128", "PAD 1 (0.19 vs 0.31 ms)"
+    std::string reference;       // answered from a reference GPU's values (no GPU here): "NVIDIA H200, 2026-11-29"
 };
 DrillKey drill_key(const Drill& drill, const std::vector<std::shared_ptr<const RunResult>>& results);
 
