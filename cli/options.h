@@ -51,7 +51,7 @@ struct CliOptions {
     std::vector<std::string> sets;  // --set NAME=VALUE, repeatable
     std::string size;               // --size; "" = the lesson's size or the family default
     std::string target;             // --target preset key, name or sm_XX (model mode)
-    int step = -1;                  // --step N (from 0, as the app's): the lesson's state at that step; -1 = not given
+    int step = -1;                  // --step N (from 1, as the app shows steps; 0 reads as 1): the lesson's state there; -1 = not given
     std::string source;             // compile/run --source FILE: the user's kernel instead of the lesson's
     std::string quantity;           // compile/run --quantity NAME: only that named quantity (tilelab/quantities.h)
     int time_limit_s = 10;          // run --time-limit: a run that takes longer is stopped (endless loop)

@@ -112,15 +112,15 @@ static std::string lesson_size(const Variant& v) {
     return "";
 }
 
-// --step N: the lesson named by the positional argument, at its step N (from 0, as the app's --step).
+// --step N: the lesson named by the positional argument, at its step N (from 1, as the app shows
+// steps and the drills name them; 0, the first step in the old numbering from 0, is step 1).
 static StepState step_state(const CliOptions& o) {
     const Lesson* lesson = find_lesson(o.variant);
     if (!lesson)
         throw usage_error(trf("cli.step_needs_lesson", shortened(o.variant)));
-    if (o.step >= int(lesson->steps.size()))
-        throw usage_error(trf("cli.no_such_step", lesson->id,
-                                      lesson->steps.size(), lesson->steps.size() - 1, o.step));
-    return lesson->state_at(o.step);
+    if (o.step > int(lesson->steps.size()))
+        throw usage_error(trf("cli.no_such_step", lesson->id, lesson->steps.size(), lesson->steps.size(), o.step));
+    return lesson->state_at(std::max(o.step, 1) - 1);
 }
 
 Problem resolve_problem(const Variant& v, const std::string& size_text) {

@@ -64,6 +64,8 @@ void EnterStep(AppState& state, int step) {
     if (!lesson) return;
     const int last = std::max(0, int(lesson->steps.size()) - 1);
     state.step_index = std::clamp(step, 0, last);
+    // A step about one tab's picture opens on it (lesson 03: the banks, in Memory).
+    if (const std::string& panel = lesson->panel_at(state.step_index); !panel.empty()) state.select_tab = panel;
     apply_step_state(state);
     SubmitRequest(state);
 }

@@ -91,7 +91,8 @@ std::string App::init_from_options() {
 
     const auto& lessons = all_lessons();
     if (lessons.empty()) return tr("menu.no_lessons_are_compiled_into_this_build").c_str();
-    int lesson_index = 0, step = options_.step >= 0 ? options_.step : 0;
+    // --step counts from 1, as the step buttons do (0, the old first step, is step 1).
+    int lesson_index = 0, step = options_.step > 0 ? options_.step - 1 : 0;
     const std::string wanted = !options_.lesson.empty() ? options_.lesson : place.lesson_id;
     if (!wanted.empty()) {
         const Lesson* found = find_lesson(wanted);
@@ -102,7 +103,7 @@ std::string App::init_from_options() {
             if (options_.step < 0 && options_.lesson.empty()) step = place.step;
         }
     }
-    if (options_.step >= 0 && options_.step >= int(lessons[size_t(lesson_index)].steps.size()) &&
+    if (options_.step > int(lessons[size_t(lesson_index)].steps.size()) &&
         !lessons[size_t(lesson_index)].steps.empty())
         return trf("app.no_such_step", lessons[size_t(lesson_index)].id, lessons[size_t(lesson_index)].steps.size(),
                    options_.step);

@@ -25,10 +25,12 @@ std::string Rate(double gflops, const char* giga, const char* tera) {
 
 void DrawHeadlines(const RunResult& r) {
     const CostModel& m = r.model;
-    Headline(tr("memory.arithmetic_intensity").c_str(), plot::FormatValue(m.intensity) + " FLOP/B", plot::kHighlight,
-             tr("memory.intensity_help").c_str(),
-             false);
-    Headline("FLOPs", FormatCount(m.flops), plot::kTextColor, tr("results.floating_point_operations_of_the_whole_launch").c_str());
+    const bool computes = m.flops > 0;   // else n/a, not 0: a transpose only moves data
+    Headline(tr("memory.arithmetic_intensity").c_str(),
+             computes ? plot::FormatValue(m.intensity) + " FLOP/B" : tr("results.not_applicable"),
+             computes ? plot::kHighlight : plot::kTextColor, tr("memory.intensity_help").c_str(), false);
+    Headline("FLOPs", computes ? FormatCount(m.flops) : tr("results.not_applicable"), plot::kTextColor,
+             tr("results.floating_point_operations_of_the_whole_launch").c_str());
     Headline(tr("memory.global_traffic_model").c_str(), format_bytes(m.global_bytes), plot::kTextColor,
              trf("memory.global_traffic_help", format_element_sizes(r.precision)).c_str());
     Headline(tr("memory.compulsory_traffic").c_str(), format_bytes(m.compulsory_bytes), plot::kTextColor,

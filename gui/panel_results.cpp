@@ -120,7 +120,13 @@ void draw_measured(const AppState& state, const RunResult& r) {
         headline(tr("results.time_median").c_str(), FormatTime(t.median_ms), time_detail, true,
                  tr("results.time_median_help").c_str());
         ImGui::TableNextColumn();
-        headline(tr("results.compute").c_str(), rate(r.gflops, "FLOP/s"), flops_detail, true, tr("results.the_model_s_flop_count_divided_by_the_median_tim").c_str());
+        // A kernel that computes nothing (a transpose) has no FLOP rate: n/a, not 0.
+        if (r.model.flops > 0)
+            headline(tr("results.compute").c_str(), rate(r.gflops, "FLOP/s"), flops_detail, true,
+                     tr("results.the_model_s_flop_count_divided_by_the_median_tim").c_str());
+        else
+            headline(tr("results.compute").c_str(), tr("results.not_applicable"), tr("results.no_flops"), true,
+                     tr("results.the_model_s_flop_count_divided_by_the_median_tim").c_str());
         ImGui::TableNextColumn();
         if (r.gbps_dram > 0)   // measured: what DRAM really moved; the model's figure stays, labelled
             headline(tr("results.dram_measured").c_str(), rate(r.gbps_dram, "B/s"),
@@ -148,9 +154,12 @@ void draw_modelled(const RunResult& r, bool measuring) {
     const Occupancy& o = r.occupancy;
     if (ImGui::BeginTable("##headlines", 3, ImGuiTableFlags_SizingStretchSame)) {
         ImGui::TableNextColumn();
-        headline(tr("results.flops_model").c_str(), FormatCount(r.model.flops), "", true, tr("results.floating_point_operations_of_the_whole_launch").c_str());
+        const bool computes = r.model.flops > 0;   // else n/a, not 0: a transpose only moves data
+        headline(tr("results.flops_model").c_str(), computes ? FormatCount(r.model.flops) : tr("results.not_applicable"),
+                 computes ? "" : tr("results.no_flops"), true, tr("results.floating_point_operations_of_the_whole_launch").c_str());
         ImGui::TableNextColumn();
-        headline(tr("results.intensity_model").c_str(), FormatCount(r.model.intensity) + " FLOP/B", "", true,
+        headline(tr("results.intensity_model").c_str(),
+                 computes ? FormatCount(r.model.intensity) + " FLOP/B" : tr("results.not_applicable"), "", true,
                  tr("results.intensity_help").c_str());
         ImGui::TableNextColumn();
         headline(tr("results.occupancy").c_str(), o.max_warps > 0 ? fixed(100.0 * o.occupancy, 0) + "%" : "-",

@@ -98,6 +98,13 @@ bool parse_measured(const std::string& text, MeasuredAnswer& out, std::string& e
     return true;
 }
 
+const std::string& Lesson::panel_at(int step) const {
+    static const std::string none;
+    if (step < 0 || step >= int(steps.size())) return none;
+    const std::string& own = steps[size_t(step)].panel;
+    return own.empty() && step == 0 ? panel : own;
+}
+
 StepState Lesson::state_at(int step) const {
     StepState state;
     const Variant* v = find_variant(variant);
@@ -157,6 +164,10 @@ Lesson parse_lesson(const std::string& id, const std::string& markdown) {
         }
         if (directive(line, "size", value)) {
             (step ? step->size : lesson.default_size) = value;
+            continue;
+        }
+        if (directive(line, "panel", value)) {
+            (step ? step->panel : lesson.panel) = value;
             continue;
         }
         if (lesson.title.empty() && !step && starts_with(line, "# ")) {

@@ -410,23 +410,24 @@ TEST(Cli, SweepRejectsAnUnknownOrDoubledParameter) {
 
 }  // namespace
 
-// --step N opens a lesson's step as the app does: the same whole state (Lesson::state_at),
-// whichever steps came before; --set and --size apply on top.
+// --step N opens a lesson's step as the app does, numbered from 1 as the app shows it: the same
+// whole state (Lesson::state_at(N - 1)), whichever steps came before; --set and --size apply on
+// top. 0, the first step of the old numbering from 0, is step 1.
 TEST(Cli, StepGivesTheLessonsStateAtThatStep) {
     const Lesson* lesson = find_lesson("07");
     ASSERT_NE(lesson, nullptr);
-    for (int step = 0; step < int(lesson->steps.size()); ++step) {
+    for (int step = 0; step <= int(lesson->steps.size()); ++step) {
         const CliRun r = run_cli({"compile", "07", "--step", std::to_string(step), "--json"});
         ASSERT_EQ(r.exit_code, 0) << r.err;
         const json j = json::parse(r.out);
-        const StepState want = lesson->state_at(step);
+        const StepState want = lesson->state_at(std::max(step, 1) - 1);
         for (const auto& [name, value] : want.params) EXPECT_EQ(j["params"][name], value) << "step " << step << " " << name;
         Problem p;
         std::string error;
         ASSERT_TRUE(parse_problem(want.size, p, error));
         EXPECT_EQ(j["problem"]["dim"], (std::vector<int64_t>{p.dim[0], p.dim[1], p.dim[2]})) << "step " << step;
     }
-    const CliRun over = run_cli({"compile", "07", "--step", "2", "--set", "MINBLOCKS=2", "--size", "1024", "--json"});
+    const CliRun over = run_cli({"compile", "07", "--step", "3", "--set", "MINBLOCKS=2", "--size", "1024", "--json"});
     ASSERT_EQ(over.exit_code, 0) << over.err;
     EXPECT_EQ(json::parse(over.out)["params"]["MINBLOCKS"], 2);
     const CliRun past = run_cli({"compile", "07", "--step", "99"});

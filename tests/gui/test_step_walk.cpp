@@ -8,6 +8,7 @@
 
 #include "actions.h"
 #include "app_state.h"
+#include "tabs.h"
 
 using namespace tilelab;
 using namespace tilelab::gui;
@@ -99,4 +100,22 @@ TEST(StepWalk, RandomWalkWithUserEdits) {
         }
         expect_step_state(state, "at random (move " + std::to_string(move) + ")");
     }
+}
+
+// A step about one tab's picture opens on that tab (<!-- panel: -->): every name a lesson gives is
+// a tab, in both languages alike; lesson 03, about bank conflicts, opens on Memory.
+TEST(StepWalk, AStepOpensOnTheTabItIsAbout) {
+    for (const Language lang : {Language::English, Language::Chinese})
+        for (const Lesson& l : all_lessons(lang))
+            for (size_t s = 0; s < l.steps.size(); ++s) {
+                const std::string& panel = l.panel_at(int(s));
+                EXPECT_TRUE(panel.empty() || FindTab(panel)) << l.id << " step " << s + 1 << ": no tab '" << panel << "'";
+                EXPECT_EQ(panel, all_lessons(Language::English)[size_t(&l - all_lessons(lang).data())].panel_at(int(s)))
+                    << l.id << " step " << s + 1 << ": the languages differ";
+            }
+    AppState state;
+    const Lesson* banks = find_lesson("03");
+    ASSERT_NE(banks, nullptr);
+    EnterLesson(state, int(banks - all_lessons().data()), 0);
+    EXPECT_EQ(state.select_tab, "Memory");
 }

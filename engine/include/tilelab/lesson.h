@@ -26,6 +26,9 @@
 //   <!-- measured: H200, 2026-11-22, 4096³ | TILE=32: 16.55 ms | TILE=32 PAD=1: 19.86 ms -->
 // A "which is faster?" step's answer as measured on a reference GPU (copied from
 // docs/benchmarks.md): shown where no GPU can measure it, labelled with the GPU and the date.
+//   <!-- panel: Memory -->
+// The tab the app shows when the step opens (before the first step: when the lesson opens), for a
+// step about what that tab shows; the app names its tabs (a GUI test checks every lesson's).
 #pragma once
 #include <string>
 #include <vector>
@@ -56,6 +59,7 @@ struct LessonStep {
                             // lesson's default ("" only when neither exists)
     std::vector<LessonCheck> checks;
     std::vector<MeasuredAnswer> measured;
+    std::string panel;      // "<!-- panel: -->": the tab to show when the step opens ("" = keep the current one)
 };
 
 // What a step opens at, however it is reached.
@@ -76,6 +80,10 @@ struct Lesson {
     std::string intro;      // markdown before the first step
     std::vector<LessonStep> steps;
     std::vector<LessonCheck> intro_checks;   // checks before the first step
+    std::string panel;      // "<!-- panel: -->" before the first step: the tab the lesson opens on
+
+    // The tab to show when `step` opens: its own, or for the first step the lesson's; "" = keep.
+    const std::string& panel_at(int step) const;
 
     // The variant's defaults, then the presets of steps 0..step in order; the step's size.
     // `step` is clamped to the steps there are.
