@@ -158,8 +158,14 @@ void draw_modelled(const RunResult& r, bool measuring) {
         headline(tr("results.flops_model").c_str(), computes ? FormatCount(r.model.flops) : tr("results.not_applicable"),
                  computes ? "" : tr("results.no_flops"), true, tr("results.floating_point_operations_of_the_whole_launch").c_str());
         ImGui::TableNextColumn();
+        // The whole launch's ratio (stores included) is the headline; the ratio a textbook quotes
+        // for this kernel (CostModel::quoted_intensity: PMPP's stencil figures) is under it, labelled.
+        std::string quoted;
+        for (const Formula& f : r.model.extras)
+            if (!r.model.quoted_intensity.empty() && f.quantity == r.model.quoted_intensity)
+                quoted = trf("results.intensity_quoted", FormatCount(f.value));
         headline(tr("results.intensity_model").c_str(),
-                 computes ? FormatCount(r.model.intensity) + " FLOP/B" : tr("results.not_applicable"), "", true,
+                 computes ? FormatCount(r.model.intensity) + " FLOP/B" : tr("results.not_applicable"), quoted, true,
                  tr("results.intensity_help").c_str());
         ImGui::TableNextColumn();
         headline(tr("results.occupancy").c_str(), o.max_warps > 0 ? fixed(100.0 * o.occupancy, 0) + "%" : "-",
@@ -228,7 +234,7 @@ void draw_analysis(const RunResult& r) {
     else if (!o.error.empty())
         row(tr("results.occupancy").c_str(), o.error);
     const CostModel& m = r.model;
-    row(tr("results.flops_model").c_str(), FormatCount(m.flops));
+    row(tr("results.flops_model").c_str(), m.flops > 0 ? FormatCount(m.flops) : tr("results.not_applicable"));
     row(tr("results.global_traffic_model").c_str(), format_bytes(m.global_bytes),
         trf("results.global_traffic_help", format_element_sizes(r.precision)).c_str());
     row(tr("results.compulsory_traffic").c_str(), format_bytes(m.compulsory_bytes), tr("results.each_input_read_once_and_the_output_written_once").c_str());

@@ -242,6 +242,7 @@ inline void add_plane_walk_extras(CostModel& m, const PlaneWalkShape& s, const s
                      {"halo fraction of the loads", halo, s.halo_fraction()},
                      {"shared memory / block (bytes)", smem_expression, double(smem_bytes)},
                      {"threads / block", "TX·TY", double(s.threads())}});
+    m.quoted_intensity = "OP/B, PMPP per-block ratio";
 }
 
 }  // namespace tilelab::stencil

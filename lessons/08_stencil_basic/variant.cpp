@@ -93,6 +93,7 @@ CostModel BasicStencil::cost_model(const Problem& problem) const {
                     {"OP/B, PMPP per-thread ratio",
                      seven ? "13 / (7·4): 13 FLOPs over seven 4-byte loads" : "(12·R + 1) / (4·(6·R + 1))",
                      flops / (points * stencil::kBytesPerInput)});
+    m.quoted_intensity = "OP/B, PMPP per-thread ratio";
     m.extras.push_back({"loads of each input cell", seven ? "up to 7 (itself and six neighbours)" : "up to 6·R + 1",
                         points});
     // Lesson 08's table of bounds at this order: each input loaded once, 2 FLOPs per point (PMPP's

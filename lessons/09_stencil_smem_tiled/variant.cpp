@@ -124,6 +124,7 @@ CostModel SmemTiledStencil::cost_model(const Problem& problem) const {
                       (tile - inner) / tile},
                      {"shared memory / block (bytes)", "4·T³", double(s.smem_bytes())},
                      {"threads / block", "T³ (≤ the block limit, hence T ≤ 10 for 1024)", tile}});
+    m.quoted_intensity = "OP/B, PMPP per-block ratio";
     return m;
 }
 

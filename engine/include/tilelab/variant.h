@@ -60,6 +60,10 @@ struct CostModel {
     double compulsory_bytes = 0;      // each input read once, each output written once
     std::vector<Formula> formulas;    // how the numbers above are derived
     std::vector<Formula> extras;      // variant-specific: halo fraction, register-array accesses ...
+    // The extra holding the intensity a textbook quotes for this kernel where it is not the whole
+    // launch's (PMPP's stencil ratios count loads only, per thread or per block): shown, labelled,
+    // beside `intensity`. "" = none.
+    std::string quoted_intensity;
     // Shared-memory wavefronts and bank conflicts of every access site (tilelab/banks.h); filled
     // by the engine from Variant::shared_sites (empty for a kernel without shared memory).
     BankModel banks;
