@@ -459,6 +459,11 @@ void App::draw_columns(float height) {
     }
     ImGui::TableNextColumn();
     const float column_top = ImGui::GetCursorPosY();
+    // Presenter mode hides the lesson's text, never its step controls: they go above the parameters.
+    if (!lesson_column) {
+        DrawLessonNavigator(state_);
+        ImGui::Separator();
+    }
     // Parameters above, results below, each scrolling on its own: however many parameters a
     // variant has, the results stay in view. The parameters get what they need, up to 55%.
     const float params_h = std::clamp(state_.params_height, height * 0.2f, height * 0.55f);

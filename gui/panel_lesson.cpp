@@ -114,6 +114,10 @@ void draw_measured_answers(AppState& state, const Lesson& lesson, const LessonSt
 
 }  // namespace
 
+void DrawLessonNavigator(AppState& state) {
+    if (const Lesson* lesson = CurrentLesson(state)) draw_navigator(state, *lesson);
+}
+
 void DrawLessonPanel(AppState& state) {
     const Lesson* lesson = CurrentLesson(state);
     if (!lesson) {

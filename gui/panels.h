@@ -8,6 +8,8 @@ namespace tilelab::gui {
 
 // Shell panels (gui/panel_lesson.cpp, panel_params.cpp, panel_results.cpp, panel_code.cpp).
 void DrawLessonPanel(AppState& state);
+// The lesson's navigator alone (lesson, step buttons): presenter mode shows it above the parameters.
+void DrawLessonNavigator(AppState& state);
 void DrawParamsPanel(AppState& state);
 void DrawResultsPanel(AppState& state);
 void DrawCodePanel(AppState& state);
