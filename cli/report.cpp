@@ -24,7 +24,7 @@ Outcome classify(const RunResult& r, bool run_requested) {
     if (run_requested && !r.measured && !r.no_gpu_reason.empty()) {
         // The CPU run's verdict: a wrong result or a fault fails like a wrong result on a GPU; a
         // pass still measured nothing.
-        if (r.cpu && (r.cpu->status == "failed" || r.cpu->status == "fault"))
+        if (r.cpu && r.cpu->verdict() && !r.cpu->passed())
             return {kExitValidation, "FAIL", cpu_verdict(*r.cpu)};
         const std::string cpu = r.cpu ? " — " + cpu_verdict(*r.cpu) : "";
         return {kExitNoGpu, "no GPU", trf("ceilings.no_gpu", r.no_gpu_reason) + cpu};

@@ -52,11 +52,14 @@ std::string conflicts_of(const RunResult& r) {
                        h.get("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum").value_or(0));
 }
 
+// Without a GPU, the CPU run's verdict on the user's kernel (RunResult::cpu); nullptr when there is none.
+const CpuCheck* cpu_verdict_of(const RunResult& r) { return !r.measured && r.cpu && r.cpu->verdict() ? &*r.cpu : nullptr; }
+
 // "passed", "FAILED" (the status line has the first mismatch), "not run", or the stage that failed.
 std::string validation_of(const RunResult& r, bool& ok) {
     ok = false;
     if (!r.ok && r.stage != "validate") return r.stage == "compile" ? tr("exercise.no_compile") : trf("exercise.stage_failed", StageName(r.stage));
-    if (!r.measured && r.cpu && (r.cpu->status == "passed" || r.cpu->status == "failed" || r.cpu->status == "fault")) {
+    if (cpu_verdict_of(r)) {
         ok = r.cpu->passed();
         return tr(ok ? "exercise.passed_cpu" : "exercise.failed_cpu");
     }
@@ -83,9 +86,9 @@ void status_line(const AppState& state) {
                            stale ? tr("exercise.compiling_again").c_str() : "");
     } else if (!r->ok) {
         ImGui::TextColored(StatusColorVec(false), "%s", trf("exercise.yours_failed", StageName(r->stage), r->error).c_str());
-    } else if (!r->measured && r->cpu && r->cpu->status != "needs_gpu" && r->cpu->status != "error") {
+    } else if (const CpuCheck* verdict = cpu_verdict_of(*r)) {
         // No GPU: the CPU run's verdict, at its own size, on the user's file.
-        const CpuCheck& c = *r->cpu;
+        const CpuCheck& c = *verdict;
         const std::string size = format_problem(c.problem);
         const std::string text = c.passed() ? trf("exercise.cpu_passed", c.file, size)
                                             : trf("exercise.cpu_failed", c.file, size, c.status == "failed" ? c.validation.message : c.message);
@@ -142,7 +145,7 @@ void DrawExerciseComparison(AppState& state) {
         ImGui::TableNextColumn();
         bool ok = false;
         const std::string check = validation_of(*r, ok);
-        if (r->measured || !r->ok || (r->cpu && check != tr("exercise.not_run"))) ImGui::TextColored(StatusColorVec(ok), "%s", check.c_str());
+        if (r->measured || !r->ok || cpu_verdict_of(*r)) ImGui::TextColored(StatusColorVec(ok), "%s", check.c_str());
         else ImGui::TextDisabled("%s", check.c_str());
         if (ImGui::IsItemHovered()) WrappedTooltip(check.c_str());
     }

@@ -3,8 +3,6 @@
 // summed in the same k order) and the GPU half's tolerance and message. FP32 inputs only: the
 // kernels with other input types run on tensor cores, which the CPU run does not model.
 #include "cpu/cpu_family.h"
-
-#include <cstring>
 #include "family_common.h"
 #include "shape.h"
 #include "tilelab/precision.h"
@@ -23,13 +21,8 @@ public:
         a_.resize(size_t(M_ * K_)), b_.resize(size_t(K_ * N_));
         for (size_t i = 0; i < a_.size(); ++i) a_[i] = seeded_uniform(seed, i);
         for (size_t i = 0; i < b_.size(); ++i) b_[i] = seeded_uniform(seed ^ kSeedB, i);
-        const auto buffer = [](const char* name, const std::vector<float>& v) {
-            cpu::Buffer b{name, std::vector<uint8_t>(v.size() * sizeof(float)), int(sizeof(float))};
-            std::memcpy(b.bytes.data(), v.data(), b.bytes.size());
-            return b;
-        };
-        const uint64_t a = m.add_buffer(buffer("A", a_)), b = m.add_buffer(buffer("B", b_));
-        const uint64_t c = m.add_buffer({"C", std::vector<uint8_t>(size_t(M_ * N_) * sizeof(float), 0xFF), int(sizeof(float))});
+        const uint64_t a = m.add_buffer(float_buffer("A", a_)), b = m.add_buffer(float_buffer("B", b_));
+        const uint64_t c = m.add_buffer(poisoned_buffer("C", size_t(M_ * N_)));
         return {a, b, c, uint64_t(M_), uint64_t(N_), uint64_t(K_), 0};
     }
 

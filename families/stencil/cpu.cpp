@@ -17,10 +17,7 @@ public:
         nx_ = int(p.dim[0]), ny_ = int(p.dim[1]), nz_ = int(p.dim[2]);
         in_.resize(size_t(nx_) * size_t(ny_) * size_t(nz_));
         for (size_t i = 0; i < in_.size(); ++i) in_[i] = seeded_uniform(seed, i);
-        cpu::Buffer in{"in", std::vector<uint8_t>(in_.size() * sizeof(float)), int(sizeof(float))};
-        std::memcpy(in.bytes.data(), in_.data(), in.bytes.size());
-        const uint64_t a = m.add_buffer(std::move(in));
-        const uint64_t b = m.add_buffer({"out", std::vector<uint8_t>(in_.size() * sizeof(float), 0xFF), int(sizeof(float))});
+        const uint64_t a = m.add_buffer(float_buffer("in", in_)), b = m.add_buffer(poisoned_buffer("out", in_.size()));
         size_t bytes = 0;
         if (uint8_t* coef = m.module_variable("stencil_coef", bytes); coef && bytes == sizeof kStencilCoefficients)
             std::memcpy(coef, kStencilCoefficients, bytes);

@@ -1,7 +1,6 @@
 // The transpose family on the CPU (engine/src/cpu/cpu_family.h): the input seeded as the GPU half
 // seeds it, the output all NaN bytes, the reference a plain transpose, compared exactly (values are
 // moved, never computed), with the GPU half's message.
-#include <cstring>
 #include "cpu/cpu_family.h"
 #include "family_common.h"
 #include "shape.h"
@@ -15,10 +14,7 @@ public:
         w_ = int(p.dim[0]), h_ = int(p.dim[1]);
         in_.resize(size_t(w_) * size_t(h_));
         for (size_t i = 0; i < in_.size(); ++i) in_[i] = seeded_uniform(seed, i);
-        cpu::Buffer in{"in", std::vector<uint8_t>(in_.size() * sizeof(float)), int(sizeof(float))};
-        std::memcpy(in.bytes.data(), in_.data(), in.bytes.size());
-        const uint64_t a = m.add_buffer(std::move(in));
-        const uint64_t b = m.add_buffer({"out", std::vector<uint8_t>(in_.size() * sizeof(float), 0xFF), int(sizeof(float))});
+        const uint64_t a = m.add_buffer(float_buffer("in", in_)), b = m.add_buffer(poisoned_buffer("out", in_.size()));
         return {a, b, uint64_t(w_), uint64_t(h_), 0};
     }
 

@@ -128,6 +128,8 @@ struct CpuCheck {
     double seconds = 0;            // compile to PTX and run, wall time
     uint64_t seed = 0;
     bool passed() const { return status == "passed"; }
+    // It ran: passed, failed or faulted (not "needs_gpu" or "error").
+    bool verdict() const { return passed() || status == "failed" || status == "fault"; }
     bool operator==(const CpuCheck&) const = default;
 };
 

@@ -14,10 +14,6 @@
 namespace tilelab::cpu {
 namespace {
 
-uint64_t mask(uint64_t v, int bytes) { return bytes >= 8 ? v : v & ((uint64_t(1) << (8 * bytes)) - 1); }
-int64_t sign_extend(uint64_t v, int bytes) {
-    return bytes >= 8 ? int64_t(v) : int64_t(v << (64 - 8 * bytes)) >> (64 - 8 * bytes);
-}
 float as_f32(uint64_t v) { return std::bit_cast<float>(uint32_t(v)); }
 double as_f64(uint64_t v) { return std::bit_cast<double>(v); }
 uint64_t bits(float f) { return std::bit_cast<uint32_t>(f); }
@@ -323,7 +319,7 @@ void Machine::execute(const Instr& in, uint32_t t, uint64_t* r) {
         return;
     }
     case Op::setp: {
-        bool p = compare(in.cmp, value(in.a), value(in.b), in.type2);
+        bool p = compare(in.cmp, value(in.a), value(in.b), in.type);
         bool q = !p;
         if (in.bool_op != BoolOp::none) {
             const bool c = value(in.c) & 1;

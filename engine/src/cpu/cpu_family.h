@@ -5,6 +5,7 @@
 #pragma once
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 #include "cpu_machine.h"
 #include "tilelab/result.h"
@@ -49,6 +50,17 @@ inline bool record_host_comparison(Validation& v, const HostComparison& c) {
     v.max_rel_error = c.max_rel;
     v.passed = c.bad == 0;
     return v.passed;
+}
+
+// A buffer holding `values` (an input), or `count` floats of all-ones bytes, NaN (an output the
+// kernel must write).
+inline cpu::Buffer float_buffer(const char* name, const std::vector<float>& values) {
+    cpu::Buffer b{name, std::vector<uint8_t>(values.size() * sizeof(float)), int(sizeof(float))};
+    std::memcpy(b.bytes.data(), values.data(), b.bytes.size());
+    return b;
+}
+inline cpu::Buffer poisoned_buffer(const char* name, size_t count) {
+    return {name, std::vector<uint8_t>(count * sizeof(float), 0xFF), int(sizeof(float))};
 }
 
 // The floats of buffer i.

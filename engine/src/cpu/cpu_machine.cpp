@@ -28,6 +28,9 @@ double now_s() {
 
 constexpr uint32_t kNoThread = 0xFFFFFFFFu;
 
+// "wrote" or "read", for the messages.
+std::string verb(bool store) { return store ? say("wrote", "写入") : say("read", "读取"); }
+
 }  // namespace
 
 Machine::Machine(const Module& module, const Kernel& kernel) : module_(module), k_(kernel) {
@@ -120,7 +123,7 @@ uint8_t* Machine::global_address(uint64_t address, int bytes, bool store, uint32
             }
             fail("out of bounds",
                  say("{0} {1}[{2}]: past the end of {1} ({3} elements)", "{0}{1}[{2}]：越过了 {1} 的末尾（{3} 个元素）",
-                     store ? say("wrote", "写入") : say("read", "读取"), b.name, off / b.element_bytes, elements),
+                     verb(store), b.name, off / b.element_bytes, elements),
                  t, in);
         }
     }
@@ -130,14 +133,14 @@ uint8_t* Machine::global_address(uint64_t address, int bytes, bool store, uint32
         if (address < base && base - address < kRegionBytes / 2) {
             const Buffer& b = buffers_[i];
             fail("out of bounds",
-                 say("{0} {1}[{2}]: before the start of {1}", "{0}{1}[{2}]：在 {1} 的开头之前", store ? say("wrote", "写入") : say("read", "读取"),
+                 say("{0} {1}[{2}]: before the start of {1}", "{0}{1}[{2}]：在 {1} 的开头之前", verb(store),
                      b.name, -int64_t((base - address + b.element_bytes - 1) / b.element_bytes)),
                  t, in);
         }
     }
     fail("out of bounds",
          say("{} address 0x{:x}, which is in no buffer (a null or wild pointer)", "{}地址 0x{:x}，它不在任何缓冲区里（空指针或野指针）",
-             store ? say("wrote", "写入") : say("read", "读取"), address),
+             verb(store), address),
          t, in);
 }
 
@@ -172,7 +175,7 @@ uint8_t* Machine::shared_address(uint64_t offset, int bytes, bool store, uint32_
     if (offset + uint64_t(bytes) > shared_.size())
         fail("out of bounds",
              say("{} shared memory at byte {}: the block has {} bytes", "{}共享内存第 {} 字节：线程块只有 {} 字节",
-                 store ? say("wrote", "写入") : say("read", "读取"), offset, shared_.size()),
+                 verb(store), offset, shared_.size()),
              t, in);
     if (offset % uint64_t(std::min(bytes, 16)) != 0)
         fail("misaligned", say("a misaligned {}-byte shared access at {}", "未对齐的 {} 字节共享内存访问：{}", bytes, shared_place(offset)), t, in);
@@ -213,8 +216,6 @@ void Machine::memory(const Instr& in, uint32_t t, uint64_t* r) {
     const int size = ty_bytes(in.type);
     const bool store = in.op == Op::st;
     uint8_t* p = address_of(in, address, size * in.vec, store, t);
-    const bool counted_global = in.space != Space::param && in.space != Space::constant && in.space != Space::local;
-    (void)counted_global;
     for (int i = 0; i < in.vec; ++i) {
         const uint32_t reg = in.d.kind == Operand::Kind::vec ? in.d.regs[i] : in.d.reg;
         if (store) {
@@ -223,8 +224,7 @@ void Machine::memory(const Instr& in, uint32_t t, uint64_t* r) {
         } else {
             uint64_t v = 0;
             std::memcpy(&v, p + i * size, size_t(size));
-            if (ty_signed(in.type) && size < 8) v = uint64_t(int64_t(v << (64 - 8 * size)) >> (64 - 8 * size));
-            r[reg] = v;
+            r[reg] = ty_signed(in.type) ? uint64_t(sign_extend(v, size)) : v;
         }
     }
 }
@@ -267,8 +267,7 @@ void Machine::run_thread(uint32_t t) {
     }
 }
 
-void Machine::run_block(const std::array<unsigned, 3>& block_index, const Launch& launch, LaunchReport& report) {
-    (void)report;
+void Machine::run_block(const std::array<unsigned, 3>& block_index, const Launch& launch) {
     block_index_ = block_index;
     const uint32_t count = launch.block[0] * launch.block[1] * launch.block[2];
     threads_.assign(count, Thread{});
@@ -306,7 +305,7 @@ LaunchReport Machine::launch(const Launch& launch) {
     try {
         for (unsigned z = 0; z < launch.grid[2]; ++z)
             for (unsigned y = 0; y < launch.grid[1]; ++y)
-                for (unsigned x = 0; x < launch.grid[0]; ++x) run_block({x, y, z}, launch, report);
+                for (unsigned x = 0; x < launch.grid[0]; ++x) run_block({x, y, z}, launch);
         report.completed = true;
     } catch (const Fault& f) {
         report.fault = f.message;

@@ -72,7 +72,7 @@ private:
     };
     class Fault;   // thrown inside a block, caught by launch()
 
-    void run_block(const std::array<unsigned, 3>& block_index, const Launch& launch, LaunchReport& report);
+    void run_block(const std::array<unsigned, 3>& block_index, const Launch& launch);
     // Runs thread t until its next barrier or its end. Throws Fault.
     void run_thread(uint32_t t);
     void execute(const Instr& in, uint32_t t, uint64_t* r);

@@ -18,6 +18,11 @@ enum class Ty : uint8_t { none, pred, b8, b16, b32, b64, u8, u16, u32, u64, s8, 
 int ty_bytes(Ty t);
 bool ty_float(Ty t);
 bool ty_signed(Ty t);
+// A register's value as `bytes` wide: its low bytes, zero- or sign-extended to 64 bits.
+inline uint64_t mask(uint64_t v, int bytes) { return bytes >= 8 ? v : v & ((uint64_t(1) << (8 * bytes)) - 1); }
+inline int64_t sign_extend(uint64_t v, int bytes) {
+    return bytes >= 8 ? int64_t(v) : int64_t(v << (64 - 8 * bytes)) >> (64 - 8 * bytes);
+}
 
 enum class Space : uint8_t { generic, global, shared, local, param, constant };
 
@@ -49,7 +54,7 @@ struct Operand {
 
 struct Instr {
     Op op = Op::nop;
-    Ty type = Ty::none, type2 = Ty::none;   // cvt: destination, source; setp/selp: the compared type
+    Ty type = Ty::none, type2 = Ty::none;   // the type (setp: the compared one); cvt: destination, source
     Space space = Space::generic;
     Width width = Width::none;
     Cmp cmp = Cmp::eq;

@@ -355,7 +355,6 @@ struct Parser {
         }
         if (in.op == Op::cvt && types.size() == 2) in.type = types[0], in.type2 = types[1];
         else if (!types.empty()) in.type = types.back();
-        if (in.op == Op::setp || in.op == Op::selp) in.type2 = in.type;
     }
 
     void instruction(const std::string& text) {
