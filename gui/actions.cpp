@@ -67,6 +67,10 @@ void EnterStep(AppState& state, int step) {
     // A step about one tab's picture opens on it (lesson 03: the banks, in Memory).
     if (const std::string& panel = lesson->panel_at(state.step_index); !panel.empty()) state.select_tab = panel;
     apply_step_state(state);
+    state.step_highlight.params.clear();
+    if (state.step_index < int(lesson->steps.size()))
+        for (const auto& [name, value] : lesson->steps[size_t(state.step_index)].set) state.step_highlight.params.push_back(name);
+    ++state.step_highlight.entered;
     SubmitRequest(state);
 }
 

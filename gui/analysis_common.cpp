@@ -40,13 +40,26 @@ void Headline(const char* caption, const std::string& value, ImU32 color, const 
     }
     ImGui::BeginGroup();
     ImGui::TextDisabled("%s", caption);
-    PushFontOrDefault(AppFonts().big);
-    ImGui::PushStyleColor(ImGuiCol_Text, color);
-    ImGui::TextUnformatted(value.c_str());
-    ImGui::PopStyleColor();
-    ImGui::PopFont();
+    FittedBigText(value, color);
     ImGui::EndGroup();
     if (help && ImGui::IsItemHovered()) WrappedTooltip(help);
+}
+
+float FittedBigText(const std::string& text, ImU32 color) {
+    const float body_size = ImGui::GetFontSize();
+    PushFontOrDefault(AppFonts().big);
+    const float width = ImGui::CalcTextSize(text.c_str()).x;
+    const float room = ImGui::GetContentRegionAvail().x;
+    float scale = 1.0f;
+    if (width > room && width > 0) scale = std::max(room / width, std::min(1.0f, body_size / ImGui::GetFontSize()));
+    ImGui::SetWindowFontScale(scale);
+    ImGui::PushStyleColor(ImGuiCol_Text, color);
+    ImGui::TextUnformatted(text.c_str());
+    ImGui::PopStyleColor();
+    const float ascent = ImGui::GetFont()->Ascent * scale;
+    ImGui::SetWindowFontScale(1.0f);
+    ImGui::PopFont();
+    return ascent;
 }
 
 void MatchMark(bool match) {

@@ -26,6 +26,11 @@ void ThreeAcross(float avail_width, float height, const std::function<void(ImVec
 // wraps in a narrow panel. `help` (may be null) becomes a tooltip on the value.
 void Headline(const char* caption, const std::string& value, ImU32 color, const char* help, bool same_row = true);
 
+// `text` in the big headline font and `color`, shrunk (down to the body text's size) when the
+// line has less room left than it needs, so a narrow column never cuts a headline number off.
+// Returns the ascent it was drawn with, for text set on its baseline.
+float FittedBigText(const std::string& text, ImU32 color);
+
 // A check mark (green) or a cross (red) drawn as lines, one text line high; any font has it.
 void MatchMark(bool match);
 

@@ -52,7 +52,7 @@ App::~App() {
 }
 
 float App::effective_font_scale() const {
-    return state_.font_scale * (state_.presenter_mode ? kPresenterScale : 1.0f);
+    return state_.font_scale * window_fit_ * (state_.presenter_mode ? kPresenterScale : 1.0f);
 }
 
 std::string App::Init() {
@@ -202,7 +202,8 @@ void App::apply_style() {
     ImGui::GetStyle() = style;
 }
 
-void App::BeforeNewFrame() {
+void App::BeforeNewFrame(float window_width, float window_height) {
+    window_fit_ = WindowFitScale(window_width, window_height);
     const float scale = effective_font_scale();
     if (scale == built_font_scale_ && state_.language == built_language_) return;
     const auto start = Clock::now();
@@ -408,15 +409,17 @@ void App::draw_model_banner() {
     PushFontOrDefault(AppFonts().bold);
     ImGui::TextUnformatted(tr("banner.model_mode").c_str());
     ImGui::PopFont();
-    // The picker first: whatever the width, it stays reachable; the reason may run off the end.
+    // The picker first: whatever the width, it stays reachable; the reason is shortened to the
+    // room left, and the whole of it is a tooltip.
     ImGui::SameLine();
     ImGui::TextUnformatted(tr("banner.for").c_str());
     ImGui::SameLine();
     DrawTargetPicker(state_);
     ImGui::SameLine();
     const std::string reason = device.reason.empty() ? tr("banner.no_gpu") : device.reason;
-    ImGui::TextUnformatted(trf("banner.nothing_measured", reason).c_str());
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", reason.c_str());
+    const std::string line = trf("banner.nothing_measured", reason);
+    TextEllipsized(line);
+    if (ImGui::IsItemHovered()) WrappedTooltip(line.c_str());
     ImGui::EndChild();
     ImGui::PopStyleColor();
 }

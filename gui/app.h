@@ -54,7 +54,9 @@ public:
     // cannot be honoured (unknown lesson or parameter).
     std::string Init();
     // Before ImGui::NewFrame(): rebuilds the fonts when the scale changed.
-    void BeforeNewFrame();
+    // `window_width` x `window_height`: the window's size in screen coordinates (ImGui's DisplaySize);
+    // below the 1280x720 the layout is designed at, text and spacing shrink in proportion.
+    void BeforeNewFrame(float window_width, float window_height);
     // Builds one frame (between NewFrame and Render).
     void Frame();
     // Clears the framebuffer and draws ImGui's draw data.
@@ -98,6 +100,7 @@ private:
     std::string saved_model_target_;
     GpuSettingDraft gpu_draft_;
     float built_font_scale_ = 0;
+    float window_fit_ = 1.0f;         // WindowFitScale of the window's size
     Language built_language_ = Language::English;   // the language the fonts were built for
     bool quit_ = false;
     bool initialized_ = false;        // Init succeeded: only then are settings written on exit

@@ -66,12 +66,22 @@ struct TuneViewState {
     int applied = -1;                           // the row last applied to the sliders
 };
 
+// The parameters the step just entered sets (its "<!-- set: -->"): the parameters panel scrolls
+// to the first and marks them for a few seconds. `entered` counts EnterStep calls and `seen` the
+// last one the panel drew, so each entry is marked once, however it came (buttons, keys, --step).
+struct StepHighlight {
+    std::vector<std::string> params;
+    int entered = 0, seen = 0;
+    double since = 0;   // ImGui::GetTime() when the panel first drew this entry
+};
+
 struct AppState {
     // Lesson flow
     int lesson_index = 0;
     int step_index = 0;
     int drawn_lesson = -1, drawn_step = -1;   // what the lesson panel last drew (to scroll to top)
     float params_height = 0;        // the parameters panel's content height last frame (layout)
+    StepHighlight step_highlight;
 
     // Current request (what the sliders show)
     RunRequest request;

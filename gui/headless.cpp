@@ -61,7 +61,7 @@ public:
         io.DeltaTime = float(std::max(1e-4, std::chrono::duration<double>(start - last_).count()));
         io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);   // no mouse: nothing hovered
         last_ = start;
-        app_.BeforeNewFrame();
+        app_.BeforeNewFrame(float(width_), float(height_));
         ImGui_ImplOpenGL3_NewFrame();
         ImGui::NewFrame();
         app_.Frame();

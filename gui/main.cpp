@@ -104,7 +104,9 @@ int run_windowed(const tilelab::gui::AppOptions& app_options, const tilelab::Eng
             if (app.state().updating || app.state().exercise.busy) glfwWaitEventsTimeout(kBusyWaitSeconds);
             else glfwWaitEventsTimeout(kIdleWaitSeconds);
             const auto start = Clock::now();
-            app.BeforeNewFrame();
+            int window_w = 0, window_h = 0;
+            glfwGetWindowSize(window, &window_w, &window_h);
+            app.BeforeNewFrame(float(window_w), float(window_h));
             ImGui_ImplOpenGL3_NewFrame();
             ImGui_ImplGlfw_NewFrame();
             ImGui::NewFrame();

@@ -2,8 +2,10 @@
 #include <md4c.h>
 #include <imgui.h>
 #include <imgui_internal.h>
+#include <algorithm>
 #include <string>
 #include <vector>
+#include "code_grid.h"
 #include "fonts.h"
 
 namespace tilelab::gui {
@@ -135,13 +137,36 @@ struct Renderer {
 
     void emit(std::string_view s) { emit(s.data(), s.data() + s.size()); }
 
-    // Code keeps its line breaks; a line wider than the column scrolls sideways inside the block.
+    // Code keeps its line breaks and its columns (code_grid.h); a line wider than the column
+    // scrolls sideways inside the block.
     void draw_code_block() {
         std::string text = code_block;
         while (!text.empty() && text.back() == '\n') text.pop_back();
         PushFontOrDefault(AppFonts().mono);
+        struct Placed {
+            std::string text;
+            float x;
+        };
+        std::vector<std::vector<Placed>> lines;
+        const float cell = ImGui::CalcTextSize("0").x;
+        float width = 0;
+        for (size_t at = 0; at <= text.size();) {
+            size_t end = text.find('\n', at);
+            if (end == std::string::npos) end = text.size();
+            std::vector<Placed>& line = lines.emplace_back();
+            float right = 0;
+            for (CodeSegment& segment : CodeGridLine(std::string_view(text).substr(at, end - at))) {
+                // At its column, or a cell after the text before it if that ran wider.
+                const float x = line.empty() ? segment.column * cell : std::max(segment.column * cell, right + cell);
+                right = x + ImGui::CalcTextSize(segment.text.c_str()).x;
+                line.push_back({std::move(segment.text), x});
+            }
+            width = std::max(width, right);
+            at = end + 1;
+        }
         const ImVec2 pad = ImGui::GetStyle().FramePadding;
-        const ImVec2 size = ImGui::CalcTextSize(text.c_str());
+        const float line_height = ImGui::GetTextLineHeight();
+        const ImVec2 size(width, line_height * float(lines.size()));
         const float avail = ImGui::GetContentRegionAvail().x;
         const bool too_wide = size.x + 2 * pad.x > avail;
         const float height = size.y + 2 * pad.y + (too_wide ? ImGui::GetStyle().ScrollbarSize : 0.0f);
@@ -151,9 +176,13 @@ struct Renderer {
         ImGui::BeginChild(ImGui::GetID(code_block.c_str()), ImVec2(avail, height), false,
                           ImGuiWindowFlags_HorizontalScrollbar | ImGuiWindowFlags_AlwaysUseWindowPadding |
                               ImGuiWindowFlags_NoScrollWithMouse);
-        ImGui::PushStyleColor(ImGuiCol_Text, kCodeText);
-        ImGui::TextUnformatted(text.c_str());
-        ImGui::PopStyleColor();
+        const ImVec2 origin = ImGui::GetCursorScreenPos();
+        const ImU32 colour = ImGui::ColorConvertFloat4ToU32(kCodeText);
+        for (size_t row = 0; row < lines.size(); ++row)
+            for (const Placed& p : lines[row])
+                ImGui::GetWindowDrawList()->AddText(ImVec2(origin.x + p.x, origin.y + line_height * float(row)), colour,
+                                                    p.text.c_str());
+        ImGui::Dummy(size);
         ImGui::EndChild();
         ImGui::PopStyleVar(2);
         ImGui::PopStyleColor();

@@ -39,33 +39,44 @@ std::string HwRequests(const RunResult& r, bool load) {
     return v.has_value() ? FormatCount(v.value_or(0.0)) : std::string("\xe2\x80\x94");
 }
 
+// A count column as wide as its header or "8.88 M" in the table's mono font, whichever is wider.
+TableColumn CountColumn(const std::string& header) {
+    PushFontOrDefault(AppFonts().mono);
+    const float value_em = ImGui::CalcTextSize("8.88 M").x / ImGui::GetFontSize();
+    ImGui::PopFont();
+    return {header.c_str(), 0, std::max(value_em, ImGui::CalcTextSize(header.c_str()).x / ImGui::GetFontSize())};
+}
+
 void DrawSiteTable(const RunResult& r) {
     const BankModel& b = r.model.banks;
     ImGui::TextUnformatted(tr("banks.per_site").c_str());
     HelpMarker(tr("banks.per_site_help").c_str());
-    if (!BeginDataTable("##bank_sites", {{tr("banks.col_site").c_str(), 2.2f}, {tr("banks.col_op").c_str(), 0, 2.5f},
-                                         {tr("banks.col_bytes").c_str(), 0, 3.0f}, {tr("banks.col_instructions").c_str()},
-                                         {tr("banks.col_wavefronts").c_str()}, {tr("banks.col_ways").c_str(), 0, 3.0f},
-                                         {tr("banks.col_conflicts").c_str()}}))
+    // The site takes what the counts leave and wraps; its worst n-way conflict goes under its name
+    // (red), so the table fits the tab column of a 1280x720 projector.
+    const std::string instructions = tr("banks.col_instructions"), wavefronts = tr("banks.col_wavefronts"),
+                      conflicts = tr("banks.col_conflicts");
+    if (!BeginDataTable("##bank_sites", {{tr("banks.col_site").c_str(), 1.0f}, CountColumn(tr("banks.col_op")),
+                                         CountColumn(instructions), CountColumn(wavefronts), CountColumn(conflicts)}))
         return;
     for (const BankSiteTotals& s : b.sites) {
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
         ImGui::TextWrapped("%s%s", s.name.c_str(), s.caveat.empty() ? "" : " *");
         if (ImGui::IsItemHovered()) WrappedTooltip((s.formula + (s.caveat.empty() ? "" : "\n" + s.caveat)).c_str());
+        if (s.worst_ways > 1) {
+            ImGui::PushStyleColor(ImGuiCol_Text, kConflictColor);
+            ImGui::TextUnformatted(trf("banks.worst_ways", s.worst_ways).c_str());
+            ImGui::PopStyleColor();
+        } else {
+            ImGui::TextDisabled("%s", tr("banks.conflict_free").c_str());
+        }
         PushFontOrDefault(AppFonts().mono);
         ImGui::TableNextColumn();
-        ImGui::TextUnformatted(s.store ? "st" : "ld");
-        ImGui::TableNextColumn();
-        ImGui::Text("%d", s.width_bytes);
+        ImGui::Text("%s %dB", s.store ? "st" : "ld", s.width_bytes);
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(FormatCount(s.instructions).c_str());
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(FormatCount(s.wavefronts).c_str());
-        ImGui::TableNextColumn();
-        ImGui::PushStyleColor(ImGuiCol_Text, s.worst_ways > 1 ? kConflictColor : plot::kTextColor);
-        ImGui::Text("%d", s.worst_ways);
-        ImGui::PopStyleColor();
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(FormatCount(s.conflicts()).c_str());
         ImGui::PopFont();
@@ -75,33 +86,29 @@ void DrawSiteTable(const RunResult& r) {
         const char* op = load ? "ld" : "st";
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
-        ImGui::TextUnformatted(tr(load ? "banks.all_loads_model" : "banks.all_stores_model").c_str());
+        ImGui::TextWrapped("%s", tr(load ? "banks.all_loads_model" : "banks.all_stores_model").c_str());
         PushFontOrDefault(AppFonts().mono);
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(op);
-        ImGui::TableNextColumn();
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(FormatCount(load ? b.load_instructions : b.store_instructions).c_str());
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(FormatCount(load ? b.load_wavefronts : b.store_wavefronts).c_str());
         ImGui::TableNextColumn();
-        ImGui::TableNextColumn();
         ImGui::TextUnformatted(FormatCount(load ? b.load_conflicts : b.store_conflicts).c_str());
         ImGui::PopFont();
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
-        ImGui::TextUnformatted(tr(load ? "banks.all_loads_hardware" : "banks.all_stores_hardware").c_str());
+        ImGui::TextWrapped("%s", tr(load ? "banks.all_loads_hardware" : "banks.all_stores_hardware").c_str());
         if (ImGui::IsItemHovered())
             WrappedTooltip(tr("banks.hardware_help").c_str());
         PushFontOrDefault(AppFonts().mono);
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(op);
         ImGui::TableNextColumn();
-        ImGui::TableNextColumn();
         ImGui::TextUnformatted(HwRequests(r, load).c_str());
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(Hw(r, (std::string("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_") + op + ".sum").c_str()).c_str());
-        ImGui::TableNextColumn();
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(Hw(r, (std::string("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_") + op + ".sum").c_str()).c_str());
         ImGui::PopFont();

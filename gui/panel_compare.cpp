@@ -80,7 +80,7 @@ void DrawPinning(AppState& state) {
             if (!r.measured) ImGui::TextDisabled("%s", NoGpu());
             else ImGui::TextUnformatted(plot::FormatValue(r.gflops).c_str());
             ImGui::TableNextColumn();
-            ImGui::Text("%.0f%%", r.occupancy.occupancy * 100);
+            ImGui::TextUnformatted(PercentText(r.occupancy.occupancy).c_str());
             ImGui::TableNextColumn();
             ImGui::Text("%d", r.compiled ? r.compiled->ptxas.registers : 0);
             ImGui::TableNextColumn();
@@ -389,7 +389,7 @@ void DrawSweepTable(const AppState& state) {
         if (r.measured && r.ok) ImGui::TextUnformatted(plot::FormatValue(r.gflops).c_str());
         else ImGui::TextDisabled("%s", r.measured ? "-" : NoGpu());
         ImGui::TableNextColumn();
-        if (r.ok || r.stage != "input") ImGui::Text("%.0f%%", r.occupancy.occupancy * 100);
+        if (r.ok || r.stage != "input") ImGui::TextUnformatted(PercentText(r.occupancy.occupancy).c_str());
         ImGui::TableNextColumn();
         if (r.compiled) ImGui::Text("%d", r.compiled->ptxas.registers);
         ImGui::TableNextColumn();

@@ -34,7 +34,7 @@ std::string spills_of(const RunResult& r) {
 
 std::string occupancy_of(const RunResult& r) {
     if (!r.compiled || !r.compiled->ok || r.occupancy.max_warps == 0) return "-";
-    return std::to_string(int(r.occupancy.occupancy * 100 + 0.5)) + " %";
+    return PercentText(r.occupancy.occupancy);
 }
 
 // What DRAM moved (read + write) and the shared-memory bank conflicts (loads + stores), from the

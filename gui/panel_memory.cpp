@@ -58,7 +58,7 @@ void DrawAccessTable(const RunResult& r) {
     for (const Row& row : rows) {
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
-        ImGui::TextUnformatted(row.name);
+        ImGui::TextWrapped("%s", row.name);
         PushFontOrDefault(AppFonts().mono);
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(FormatCount(m.per_thread.*row.field).c_str());

@@ -24,17 +24,17 @@ constexpr int kUnlimited = INT_MAX / 2;
 
 void DrawHeadlines(const RunResult& r) {
     const Occupancy& occ = r.occupancy;
-    Headline(tr("occupancy.occupancy_theoretical").c_str(), std::to_string(int(std::lround(occ.occupancy * 100))) + "%", plot::kTextColor,
+    Headline(tr("occupancy.occupancy_theoretical").c_str(), PercentText(occ.occupancy), plot::kTextColor,
              tr("occupancy.theoretical_help").c_str(),
              false);
     if (const auto achieved = AchievedOccupancy(r))
-        Headline(tr("occupancy.achieved").c_str(), std::to_string(int(std::lround(*achieved * 100))) + "%",
+        Headline(tr("occupancy.achieved").c_str(), PercentText(*achieved),
                  plot::kHighlight, tr("occupancy.achieved_help").c_str());
     else
         Headline(tr("occupancy.achieved").c_str(), "\xe2\x80\x94", plot::kTextColor, HardwareMissingReason(r).c_str());
     if (r.precision.input != ElementType::f32) {   // a tensor-core kernel: how busy its pipe was
         if (const auto busy = TensorPipeBusy(r))
-            Headline(tr("occupancy.tensor_pipe").c_str(), std::to_string(int(std::lround(*busy * 100))) + "%",
+            Headline(tr("occupancy.tensor_pipe").c_str(), PercentText(*busy),
                      plot::kHighlight, tr("occupancy.tensor_pipe_help").c_str());
         else
             Headline(tr("occupancy.tensor_pipe").c_str(), "\xe2\x80\x94", plot::kTextColor, HardwareMissingReason(r).c_str());

@@ -121,10 +121,30 @@ void show_reason(const std::string& reason) {
     ImGui::PopStyleColor();
 }
 
-void draw_param(AppState& state, const ParamSpec& spec) {
+// How strongly (1 .. 0) the row of a parameter the step just set is marked: held for a while, then
+// fading, so the eye is led to it without the colour staying on.
+float step_mark(const AppState& state, const std::string& name) {
+    constexpr double kHold = 2.5, kFade = 1.5;
+    const StepHighlight& h = state.step_highlight;
+    if (std::find(h.params.begin(), h.params.end(), name) == h.params.end()) return 0;
+    const double age = ImGui::GetTime() - h.since;
+    return age < kHold ? 1.0f : float(std::max(0.0, 1.0 - (age - kHold) / kFade));
+}
+
+void draw_param(AppState& state, const ParamSpec& spec, bool& scrolled) {
     auto [slot, inserted] = state.request.params.try_emplace(spec.name, spec.def);
     int& value = slot->second;
     ImGui::TableNextRow();
+    if (const float mark = step_mark(state, spec.name); mark > 0) {
+        ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg0, IM_COL32(64, 130, 220, int(90 * mark)));
+        if (!scrolled && state.step_highlight.seen != state.step_highlight.entered) {
+            // The step's first parameter brought into view (near the top) when it is not.
+            const float y = ImGui::GetCursorScreenPos().y, top = ImGui::GetWindowPos().y;
+            if (y < top || y + ImGui::GetFrameHeightWithSpacing() * 2 > top + ImGui::GetWindowHeight())
+                ImGui::SetScrollHereY(0.25f);
+            scrolled = true;
+        }
+    }
     ImGui::TableNextColumn();
     const std::string& text = spec.shown_help();
     const std::string help = text + (text.empty() ? "" : "\n\n") +
@@ -223,7 +243,7 @@ void DrawTargetPicker(AppState& state) {
 void DrawParamsPanel(AppState& state) {
     const Variant* variant = CurrentVariant(state);
     PushFontOrDefault(AppFonts().h2);
-    ImGui::TextUnformatted(variant ? variant_title(*variant).c_str() : state.request.variant.c_str());
+    ImGui::TextWrapped("%s", variant ? variant_title(*variant).c_str() : state.request.variant.c_str());
     ImGui::PopFont();
     if (!variant) {
         ImGui::TextColored(StatusColorVec(false), "%s", trf("params.variant_not_in_build", state.request.variant).c_str());
@@ -238,7 +258,11 @@ void DrawParamsPanel(AppState& state) {
     if (ImGui::BeginTable("##params", 2, ImGuiTableFlags_SizingStretchProp)) {
         ImGui::TableSetupColumn("name", ImGuiTableColumnFlags_WidthStretch, 0.42f);   // ui-strings: not shown
         ImGui::TableSetupColumn("control", ImGuiTableColumnFlags_WidthStretch, 0.58f);   // ui-strings: not shown
-        for (const ParamSpec& spec : variant->params) draw_param(state, spec);
+        StepHighlight& highlight = state.step_highlight;
+        if (highlight.seen != highlight.entered) highlight.since = ImGui::GetTime();
+        bool scrolled = false;
+        for (const ParamSpec& spec : variant->params) draw_param(state, spec, scrolled);
+        highlight.seen = highlight.entered;
         draw_problem_size(state);
         if (state.engine_thread && state.engine_thread->ready() && !state.engine_thread->device().gpu) {
             ImGui::TableNextRow();

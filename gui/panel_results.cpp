@@ -8,6 +8,7 @@
 #include <map>
 #include <string>
 #include "actions.h"
+#include "analysis_common.h"
 #include "tilelab/i18n.h"
 #include "fonts.h"
 #include "panels.h"
@@ -46,17 +47,17 @@ std::string rate(double per_second_in_giga, const char* unit) {
 // detail line (dim, wrapped). `value` is "12.3 ms": the part before the first space is the number.
 void headline(const char* caption, const std::string& value, const std::string& detail, bool live, const char* help) {
     ImGui::BeginGroup();
-    // Captions are narrow; the explanation is a tooltip on the caption rather than a (?).
+    // Captions are narrow; the explanation is a tooltip on the caption rather than a (?). A caption
+    // wider than its column wraps instead of running under the next one.
+    ImGui::PushTextWrapPos(0);
     ImGui::TextDisabled("%s", caption);
+    ImGui::PopTextWrapPos();
     if (help && ImGui::IsItemHovered()) WrappedTooltip(help);
     const size_t space = value.find(' ');
     const std::string number = value.substr(0, space);
     const std::string unit = space == std::string::npos ? "" : value.substr(space + 1);
-    PushFontOrDefault(AppFonts().big);
-    if (live) ImGui::TextUnformatted(number.c_str());
-    else ImGui::TextDisabled("%s", number.c_str());
-    const float big_ascent = ImGui::GetFont()->Ascent;
-    ImGui::PopFont();
+    const float big_ascent =
+        FittedBigText(number, ImGui::GetColorU32(live ? ImGuiCol_Text : ImGuiCol_TextDisabled));
     if (!unit.empty()) {
         // The unit in the normal font, on the number's baseline when it fits beside it.
         const float gap = ImGui::GetFontSize() * 0.3f;
@@ -168,7 +169,7 @@ void draw_modelled(const RunResult& r, bool measuring) {
                  computes ? FormatCount(r.model.intensity) + " FLOP/B" : tr("results.not_applicable"), quoted, true,
                  tr("results.intensity_help").c_str());
         ImGui::TableNextColumn();
-        headline(tr("results.occupancy").c_str(), o.max_warps > 0 ? fixed(100.0 * o.occupancy, 0) + "%" : "-",
+        headline(tr("results.occupancy").c_str(), o.max_warps > 0 ? PercentText(o.occupancy) : "-",
                  o.limiter.empty() ? "" : trf("results.limited_by", limiter_label(o.limiter)), true,
                  tr("results.active_warps_per_sm_over_the_most_an_sm_holds_cu").c_str());
         ImGui::EndTable();
@@ -194,7 +195,9 @@ void quick_note(const RunResult& r) {
 void row(const char* name, const std::string& value, const char* help = nullptr, const ImVec4* colour = nullptr) {
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
+    ImGui::PushTextWrapPos(0);   // a narrow column wraps the name instead of cutting its (?) off
     ImGui::TextDisabled("%s", name);
+    ImGui::PopTextWrapPos();
     if (help) HelpMarker(help);
     ImGui::TableNextColumn();
     ImGui::PushTextWrapPos(0);
@@ -228,7 +231,7 @@ void draw_analysis(const RunResult& r) {
     }
     const Occupancy& o = r.occupancy;
     if (o.error.empty() && o.max_warps > 0)
-        row(tr("results.occupancy").c_str(), fixed(100.0 * o.occupancy, 0) + "%, " + std::to_string(o.active_warps) + "/" +
+        row(tr("results.occupancy").c_str(), PercentText(o.occupancy) + ", " + std::to_string(o.active_warps) + "/" +
                              std::to_string(o.max_warps) + trf("results.warps_limited_by", limiter_label(o.limiter)),
             tr("results.active_warps_per_sm_over_the_most_an_sm_can_hold").c_str());
     else if (!o.error.empty())

@@ -144,7 +144,7 @@ void DrawRanking(AppState& state, const TuneReport& r, const Variant& v) {
         if (c.analysed && c.registers > 0) ImGui::Text("%d", c.registers);
         else ImGui::TextDisabled("-");
         ImGui::TableNextColumn();
-        if (c.analysed && c.registers > 0) ImGui::Text("%.0f%%", c.occupancy * 100);
+        if (c.analysed && c.registers > 0) ImGui::TextUnformatted(PercentText(c.occupancy).c_str());
         else ImGui::TextDisabled("-");
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(OriginText(c.origin).c_str());

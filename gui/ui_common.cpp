@@ -1,18 +1,32 @@
 #include "ui_common.h"
 #include "tilelab/i18n.h"
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string>
+#include <vector>
 
 namespace tilelab::gui {
 
 bool BeginDataTable(const char* id, const std::vector<TableColumn>& columns, ImGuiTableFlags extra, ImVec2 size) {
     const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp | extra;
+    // When the names side by side are wider than the table, each goes on as many lines as it has
+    // words ("total (counted)" over two lines), so a narrow panel cuts fewer of them short (ImGui
+    // ends one that still does not fit with "..." and shows it whole on hover). Decided from the
+    // width alone, so the columns do not shift from frame to frame.
+    const float cell = ImGui::GetStyle().CellPadding.x * 2 + 1;
+    float side_by_side = 0;
+    for (const TableColumn& c : columns)
+        side_by_side += cell + (c.fixed_em > 0 ? ImGui::GetFontSize() * c.fixed_em : ImGui::CalcTextSize(c.name).x);
+    const bool stack = side_by_side > (size.x > 0 ? size.x : ImGui::GetContentRegionAvail().x);
     if (!ImGui::BeginTable(id, int(columns.size()), flags, size)) return false;
     if (flags & ImGuiTableFlags_ScrollY) ImGui::TableSetupScrollFreeze(0, 1);
     for (const TableColumn& c : columns) {
-        if (c.fixed_em > 0) ImGui::TableSetupColumn(c.name, ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * c.fixed_em);
-        else if (c.stretch > 0) ImGui::TableSetupColumn(c.name, ImGuiTableColumnFlags_WidthStretch, c.stretch);
-        else ImGui::TableSetupColumn(c.name);
+        std::string name = c.name;
+        if (stack) std::replace(name.begin(), name.end(), ' ', '\n');
+        if (c.fixed_em > 0) ImGui::TableSetupColumn(name.c_str(), ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * c.fixed_em);
+        else if (c.stretch > 0) ImGui::TableSetupColumn(name.c_str(), ImGuiTableColumnFlags_WidthStretch, c.stretch);
+        else ImGui::TableSetupColumn(name.c_str());
     }
     ImGui::TableHeadersRow();
     return true;
@@ -75,6 +89,44 @@ std::string FormatTime(double ms) {
 std::string StageName(const std::string& stage) {
     const std::string& text = tr("stage." + stage);
     return text.rfind("stage.", 0) == 0 ? stage : text;   // a stage the table does not name: as it is
+}
+
+std::string PercentText(double fraction) {
+    const double pct = fraction * 100.0;
+    char buf[32];
+    std::snprintf(buf, sizeof buf, pct == std::floor(pct) ? "%.0f%%" : "%.1f%%", pct);
+    return buf;
+}
+
+bool TextEllipsized(const std::string& text) {
+    const float room = ImGui::GetContentRegionAvail().x;
+    if (ImGui::CalcTextSize(text.c_str()).x <= room) {
+        ImGui::TextUnformatted(text.c_str());
+        return false;
+    }
+    const char* dots = "...";
+    const float budget = room - ImGui::CalcTextSize(dots).x;
+    // The longest prefix that fits, cut at a character boundary (a byte that is not a UTF-8 continuation).
+    std::vector<size_t> cuts;
+    for (size_t i = 1; i <= text.size(); ++i)
+        if (i == text.size() || (static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) cuts.push_back(i);
+    size_t lo = 0, hi = cuts.size();   // cuts[0..lo) fit; the answer is in [lo, hi)
+    while (lo < hi) {
+        const size_t mid = (lo + hi) / 2;
+        if (ImGui::CalcTextSize(text.c_str(), text.c_str() + cuts[mid]).x <= budget) lo = mid + 1;
+        else hi = mid;
+    }
+    const size_t keep = lo == 0 ? 0 : cuts[lo - 1];
+    ImGui::TextUnformatted((text.substr(0, keep) + dots).c_str());
+    return true;
+}
+
+float WindowFitScale(float width, float height) {
+    constexpr float kDesignWidth = 1280, kDesignHeight = 720, kStep = 0.05f, kSmallest = 0.7f;
+    if (!(width > 0) || !(height > 0)) return 1.0f;   // not known yet (the first frame)
+    const float fit = std::min(width / kDesignWidth, height / kDesignHeight);
+    // The small epsilon keeps 0.8 exactly 0.8 when 1024/1280 rounds a hair below it.
+    return std::clamp(std::floor(fit / kStep + 1e-3f) * kStep, kSmallest, 1.0f);
 }
 
 }  // namespace tilelab::gui

@@ -23,6 +23,9 @@ struct TableColumn {
 // ImGui::EndTable() only when it returns true.
 bool BeginDataTable(const char* id, const std::vector<TableColumn>& columns, ImGuiTableFlags extra = 0,
                     ImVec2 size = ImVec2(0, 0));
+// `text` on one line, cut at a character boundary and ended with "..." when it is wider than the
+// room left on the line; returns whether it was cut (the caller shows the whole in a tooltip).
+bool TextEllipsized(const std::string& text);
 // A tooltip with `text` wrapped at a readable width; call it while the item is hovered.
 void WrappedTooltip(const char* text);
 
@@ -36,7 +39,16 @@ ImVec4 StatusColorVec(bool ok);
 // 1234567 -> "1.23 M"; 950 -> "950". Plain SI prefixes (k, M, G, T), three significant digits: a
 // compact figure for headlines and narrow columns (the exact count is tilelab::format_count).
 std::string FormatCount(double n);
+// 0.125 -> "12.5%", 0.5 -> "50%": whole percentages whole, others with one decimal (the CLI's
+// fmt_pct rule), so 8 of 64 warps reads the same in every panel and in the terminal.
+std::string PercentText(double fraction);
 // 0.0123 -> "12.3 us", 15.2 -> "15.2 ms", 2500 -> "2.50 s".
 std::string FormatTime(double ms);
+
+// The factor text and spacing are drawn at in a window of `width` x `height` screen units: 1 at
+// the 1280x720 the layout is designed at and above; smaller windows shrink everything in
+// proportion (1024x768: 0.8), in steps of 0.05 so that resizing rebuilds the fonts a few times,
+// not every frame, and never below 0.7 (14-point body text stays readable).
+float WindowFitScale(float width, float height);
 
 }  // namespace tilelab::gui
