@@ -27,6 +27,18 @@ void apply_step_state(AppState& state) {
     if (!step.size.empty()) state.size_text = step.size;
 }
 
+// The parameters the step is about: those its "set:" line moves away from the step before. The
+// first step is where the lesson starts (its text introduces every parameter): it marks none.
+void mark_step_params(AppState& state, const Lesson& lesson) {
+    StepHighlight& h = state.step_highlight;
+    h.params.clear();
+    ++h.entered;
+    if (state.step_index <= 0 || state.step_index >= int(lesson.steps.size())) return;
+    const ParamValues before = lesson.state_at(state.step_index - 1).params;
+    for (const auto& [name, value] : lesson.steps[size_t(state.step_index)].set)
+        if (auto it = before.find(name); it == before.end() || it->second != value) h.params.push_back(name);
+}
+
 // The next step's state, for compile-ahead.
 std::vector<RunRequest> next_step_requests(const AppState& state) {
     const Lesson* lesson = CurrentLesson(state);
@@ -67,10 +79,7 @@ void EnterStep(AppState& state, int step) {
     // A step about one tab's picture opens on it (lesson 03: the banks, in Memory).
     if (const std::string& panel = lesson->panel_at(state.step_index); !panel.empty()) state.select_tab = panel;
     apply_step_state(state);
-    state.step_highlight.params.clear();
-    if (state.step_index < int(lesson->steps.size()))
-        for (const auto& [name, value] : lesson->steps[size_t(state.step_index)].set) state.step_highlight.params.push_back(name);
-    ++state.step_highlight.entered;
+    mark_step_params(state, *lesson);
     SubmitRequest(state);
 }
 

@@ -52,6 +52,9 @@ float FittedBigText(const std::string& text, ImU32 color) {
     const float room = ImGui::GetContentRegionAvail().x;
     float scale = 1.0f;
     if (width > room && width > 0) scale = std::max(room / width, std::min(1.0f, body_size / ImGui::GetFontSize()));
+    if (width * scale > room + 0.5f)
+        ReportLayoutProblem("the headline '" + text + "' is cut: " + std::to_string(int(width * scale)) + " px in " +
+                            std::to_string(int(room)));
     ImGui::SetWindowFontScale(scale);
     ImGui::PushStyleColor(ImGuiCol_Text, color);
     ImGui::TextUnformatted(text.c_str());

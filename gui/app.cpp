@@ -468,8 +468,11 @@ void App::draw_columns(float height) {
         ImGui::Separator();
     }
     // Parameters above, results below, each scrolling on its own: however many parameters a
-    // variant has, the results stay in view. The parameters get what they need, up to 55%.
-    const float params_h = std::clamp(state_.params_height, height * 0.2f, height * 0.55f);
+    // variant has, the results stay in view. The parameters get what they need, up to 55%, or up
+    // to 72% while that shows all of the parameters the step just set (StepHighlight).
+    const float pad = ImGui::GetStyle().WindowPadding.y + ImGui::GetStyle().ItemSpacing.y;
+    const float params_max = std::clamp(state_.step_highlight.span + 2 * pad, height * 0.55f, height * 0.72f);
+    const float params_h = std::clamp(state_.params_height, height * 0.2f, params_max);
     ImGui::BeginChild("##params", ImVec2(0, params_h), false);
     DrawParamsPanel(state_);
     state_.params_height = ImGui::GetCursorPosY() + ImGui::GetStyle().WindowPadding.y;
@@ -505,6 +508,7 @@ void App::draw_status_bar() {
 }
 
 void App::Frame() {
+    LayoutProblems().clear();
     poll_worker();
     UpdateDrillChecks(state_);
     handle_keys();

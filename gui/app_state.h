@@ -73,6 +73,8 @@ struct StepHighlight {
     std::vector<std::string> params;
     int entered = 0, seen = 0;
     double since = 0;   // ImGui::GetTime() when the panel first drew this entry
+    int settling = 0;   // frames left in which the panel scrolls them into view (its height may change)
+    float span = 0;     // from the first of their rows' top to the last one's bottom, last frame (px)
 };
 
 struct AppState {

@@ -13,11 +13,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <thread>
+#include <utility>
+#include <set>
 #include <vector>
 #include "actions.h"
 #include "panels.h"
 #include "tabs.h"
 #include "gl_util.h"
+#include "ui_common.h"
 #include "tune_view.h"
 #include "tilelab/input_policy.h"
 #include "tilelab/safe_file.h"
@@ -67,6 +70,8 @@ public:
         app_.Frame();
         ImGui::Render();
         missing_glyphs_ += CountMissingGlyphs(ImGui::GetDrawData());
+        if (!layout_context_.empty())
+            for (const std::string& problem : LayoutProblems()) layout_seen_.insert(layout_context_ + problem);
         const auto built = Clock::now();
         app_.Render(width_, height_);
         FinishGl();
@@ -116,6 +121,10 @@ public:
                          render_ms_ / frames_);
     }
     const std::string& error() const { return error_; }
+    // Layout problems (ui_common.h) of the frames drawn while a context is set ("05 step 3,
+    // Memory: ", which prefixes each; "" collects none), since the last take.
+    void set_layout_context(std::string context) { layout_context_ = std::move(context); }
+    std::set<std::string> take_layout_problems() { return std::exchange(layout_seen_, {}); }
 
 private:
     App& app_;
@@ -125,6 +134,8 @@ private:
     double build_ms_ = 0, render_ms_ = 0;
     Clock::time_point last_ = Clock::now();
     std::string error_;
+    std::string layout_context_;
+    std::set<std::string> layout_seen_;
 };
 
 // Encodes in memory, then writes through write_file_atomic: stb's own writer ignores write and
@@ -196,18 +207,24 @@ int wait_for_exercise(App& app, FrameDriver& driver, double timeout_s) {
     return 0;
 }
 
-int walk(App& app, FrameDriver& driver, double timeout_s) {
+int walk(App& app, FrameDriver& driver, double timeout_s, bool check_layout) {
     AppState& state = app.state();
     const auto& lessons = all_lessons();
     int steps = 0;
     // Asks for `name` through `select` and draws until `shown` is it: a selection shows from the
     // next frame on. False, having said so, when it never does or a frame fails.
+    std::string context;   // "05 step 3, " while walking that step
     const auto show = [&](std::string& select, const std::string& shown, const char* name, const char* what) {
         select = name;
         for (int k = 0; k < 4 && (k < 2 || shown != name); ++k)
             if (!driver.frame()) return false;
         if (shown != name) std::fprintf(stderr, "walk: %s %s never became active\n", what, name);
-        return shown == name;
+        if (shown != name || !check_layout) return shown == name;
+        // Its layout, once its tables have had a frame to size their columns.
+        driver.set_layout_context(context + name + ": ");
+        const bool drawn = driver.frame();
+        driver.set_layout_context("");
+        return drawn;
     };
     for (size_t li = 0; li < lessons.size(); ++li) {
         EnterLesson(state, int(li), 0);
@@ -222,6 +239,7 @@ int walk(App& app, FrameDriver& driver, double timeout_s) {
         const int step_count = std::max<int>(1, int(lessons[li].steps.size()));
         for (int s = 0; s < step_count; ++s, ++steps) {
             if (s > 0) EnterStep(state, s);
+            context = lessons[li].id.substr(0, 2) + " step " + std::to_string(s + 1) + ", ";
             for (const Tab& tab : kTabs)
                 if (!show(state.select_tab, state.active_tab, tab.name, "tab")) return 2;
             // The Code tab's second view, the exercise editor, then back to the kernel.
@@ -236,6 +254,12 @@ int walk(App& app, FrameDriver& driver, double timeout_s) {
     std::fprintf(stderr, "walk: language %s, font atlas %.0fx%.0f, %d glyphs missing from the atlas\n",
                  language_code(language()), atlas.x, atlas.y, driver.missing_glyphs());
     if (driver.missing_glyphs() > 0) return 2;
+    if (check_layout) {
+        const std::set<std::string> problems = driver.take_layout_problems();
+        for (const std::string& problem : problems) std::fprintf(stderr, "layout: %s\n", problem.c_str());  // ui-strings: not shown
+        std::fprintf(stderr, "walk: %zu layout problems\n", problems.size());
+        if (!problems.empty()) return 2;
+    }
     std::fprintf(stderr, "walk: %zu lessons, %d steps, 5 tabs and the exercise each, %d frames: no GL error, invariants held\n",
                  lessons.size(), steps, driver.frames());
     return 0;
@@ -451,7 +475,7 @@ int RunHeadless(const HeadlessOptions& options) {
 
     int rc = 0;
     if (options.walk) {
-        rc = walk(app, driver, options.timeout_s);
+        rc = walk(app, driver, options.timeout_s, options.check_layout);
     } else {
         rc = driver.until_settled(options.timeout_s);
         if (rc == 3) std::fprintf(stderr, "%s\n", trf("headless.no_result", std::lround(options.timeout_s)).c_str());
@@ -478,6 +502,10 @@ int RunHeadless(const HeadlessOptions& options) {
     for (int i = 0; i < 3 && rc != 2; ++i)
         if (!driver.frame()) rc = 2;
     if (rc == 2) std::fprintf(stderr, "tilelab: %s\n", driver.error().c_str());
+    if (options.check_layout && rc == 0) {
+        for (const std::string& problem : LayoutProblems()) std::fprintf(stderr, "layout: %s\n", problem.c_str());  // ui-strings: not shown
+        if (!LayoutProblems().empty()) rc = 1;
+    }
     if (!options.screenshot.empty()) {
         std::string error;
         if (!write_png(options.screenshot, options.width, options.height, error)) {

@@ -19,6 +19,7 @@ struct HeadlessOptions {
     int width = 1600, height = 900;
     std::string screenshot;      // PNG to write once the result is drawn ("" = none)
     bool walk = false;           // every lesson x step x tab, one frame each; fail on any error
+    bool check_layout = false;   // fail when the last frame cut text short (ui_common.h: LayoutProblems)
     std::string drag;            // measure latency: step this parameter through its legal values
     int drag_values = 0;         // ... at most this many of them, from the current one up (0 = all)
     bool run_measured = false;   // press the step's "Run them here" and wait for every run (GPU only)

@@ -182,6 +182,7 @@ int main(int argc, char** argv) {
     cli.add_option("--height", o.height, tilelab::tr("apphelp.height"))->check(tilelab::whole_number(240, 8192));
     cli.add_option("--screenshot", o.screenshot, tilelab::tr("apphelp.screenshot"));
     cli.add_flag("--walk", o.walk, tilelab::tr("apphelp.walk"));
+    cli.add_flag("--check-layout", o.check_layout, tilelab::tr("apphelp.check_layout"));
     cli.add_option("--drag", o.drag, tilelab::tr("apphelp.drag"));
     cli.add_flag("--run-measured", o.run_measured,
                  tilelab::tr("apphelp.run_measured"));

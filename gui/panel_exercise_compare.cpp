@@ -119,11 +119,15 @@ void DrawExerciseComparison(AppState& state) {
     if (!mine) return;
     const Variant* v = find_variant(mine->request.variant);
     const bool flops = v && v->family == "matmul";
-    // One row per kernel, so the editor keeps the height.
-    if (!BeginDataTable("##exercise_vs_lesson", {{"", 1.1f}, {tr("exercise.col_time").c_str(), 1.1f}, {flops ? "FLOP/s" : "B/s", 1.1f},
-                                                 {tr("exercise.col_regs").c_str(), 0.8f}, {tr("exercise.col_spills").c_str(), 1.0f},
-                                                 {tr("exercise.col_occupancy").c_str(), 1.2f}, {"DRAM", 1.0f},
-                                                 {tr("exercise.col_conflicts").c_str(), 1.0f}, {tr("exercise.col_check").c_str(), 1.7f}}))
+    // One row per kernel, so the editor keeps the height; every column as wide as its header and
+    // values, scrolling sideways (the row names stay) where the tab is narrower than all nine.
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const float height = 3 * (ImGui::GetTextLineHeight() + 2 * style.CellPadding.y + 1) + style.ScrollbarSize;
+    if (!BeginDataTable("##exercise_vs_lesson", {{""}, {tr("exercise.col_time").c_str()}, {flops ? "FLOP/s" : "B/s"},
+                                                 {tr("exercise.col_regs").c_str()}, {tr("exercise.col_spills").c_str()},
+                                                 {tr("exercise.col_occupancy").c_str()}, {"DRAM"},
+                                                 {tr("exercise.col_conflicts").c_str()}, {tr("exercise.col_check").c_str()}},
+                        ImGuiTableFlags_ScrollX, ImVec2(0, height)))
         return;
     for (const RunResult* r : {mine, lesson}) {
         ImGui::TableNextRow();

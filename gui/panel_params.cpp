@@ -6,6 +6,7 @@
 #include <imgui_stdlib.h>
 #include <algorithm>
 #include <cctype>
+#include <cfloat>
 #include <string>
 #include "actions.h"
 #include "tilelab/i18n.h"
@@ -131,21 +132,23 @@ float step_mark(const AppState& state, const std::string& name) {
     return age < kHold ? 1.0f : float(std::max(0.0, 1.0 - (age - kHold) / kFade));
 }
 
-void draw_param(AppState& state, const ParamSpec& spec, bool& scrolled) {
+// Where the rows of the step's parameters lie in the panel's content (window coordinates).
+struct MarkedRows {
+    float top = FLT_MAX, bottom = -FLT_MAX;
+    bool any() const { return bottom >= top; }
+};
+
+void draw_param(AppState& state, const ParamSpec& spec, MarkedRows& marked) {
     auto [slot, inserted] = state.request.params.try_emplace(spec.name, spec.def);
     int& value = slot->second;
     ImGui::TableNextRow();
-    if (const float mark = step_mark(state, spec.name); mark > 0) {
+    const bool is_marked = std::find(state.step_highlight.params.begin(), state.step_highlight.params.end(), spec.name) !=
+                           state.step_highlight.params.end();
+    if (const float mark = step_mark(state, spec.name); mark > 0)
         ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg0, IM_COL32(64, 130, 220, int(90 * mark)));
-        if (!scrolled && state.step_highlight.seen != state.step_highlight.entered) {
-            // The step's first parameter brought into view (near the top) when it is not.
-            const float y = ImGui::GetCursorScreenPos().y, top = ImGui::GetWindowPos().y;
-            if (y < top || y + ImGui::GetFrameHeightWithSpacing() * 2 > top + ImGui::GetWindowHeight())
-                ImGui::SetScrollHereY(0.25f);
-            scrolled = true;
-        }
-    }
     ImGui::TableNextColumn();
+    const float row_top = ImGui::GetCursorScreenPos().y;
+    if (is_marked) marked.top = std::min(marked.top, ImGui::GetCursorPosY());
     const std::string& text = spec.shown_help();
     const std::string help = text + (text.empty() ? "" : "\n\n") +
                              trf("params.on_the_command_line", spec.name, value, spec.def);
@@ -176,6 +179,34 @@ void draw_param(AppState& state, const ParamSpec& spec, bool& scrolled) {
     const std::string current = reason_for(state, spec.name, value);
     if (!current.empty() && names_param(current, spec.name)) show_reason(current);
     ImGui::PopID();
+    if (!is_marked) return;
+    const bool first = !marked.any();
+    const float row_bottom = ImGui::GetItemRectMax().y;
+    marked.bottom = std::max(marked.bottom, row_bottom - ImGui::GetWindowPos().y + ImGui::GetScrollY());
+    // Once scrolled (scroll_to_marked), the first of the step's parameters must be in view, and
+    // every one of them when they fit the panel together.
+    const StepHighlight& h = state.step_highlight;
+    const float window_top = ImGui::GetWindowPos().y, window_bottom = window_top + ImGui::GetWindowHeight();
+    const bool all_fit = h.span + 2 * ImGui::GetStyle().ItemSpacing.y <= ImGui::GetWindowHeight();
+    if (h.settling == 0 && (first || all_fit) && (row_top < window_top - 0.5f || row_bottom > window_bottom + 0.5f))
+        ReportLayoutProblem("the step's parameter " + spec.name + " is out of view");
+}
+
+// In the frames after a step opens, the panel scrolls so that all of its parameters show (the
+// first of them at the top when they cannot all fit), and says how tall they are: the centre
+// column gives the parameters more of its height while they need it (App::draw_columns).
+void scroll_to_marked(StepHighlight& h, const MarkedRows& marked) {
+    h.span = marked.any() ? marked.bottom - marked.top : 0;
+    if (h.settling == 0) return;
+    --h.settling;
+    if (!marked.any()) return;
+    const float pad = ImGui::GetStyle().ItemSpacing.y, visible = ImGui::GetWindowHeight();
+    const float scroll = ImGui::GetScrollY();
+    float target = scroll;
+    if (h.span + 2 * pad > visible) target = marked.top - pad;
+    else if (marked.top - pad < scroll) target = marked.top - pad;
+    else if (marked.bottom + pad > scroll + visible) target = marked.bottom + pad - visible;
+    if (target != scroll) ImGui::SetScrollY(std::max(0.0f, target));
 }
 
 void draw_problem_size(AppState& state) {
@@ -259,10 +290,13 @@ void DrawParamsPanel(AppState& state) {
         ImGui::TableSetupColumn("name", ImGuiTableColumnFlags_WidthStretch, 0.42f);   // ui-strings: not shown
         ImGui::TableSetupColumn("control", ImGuiTableColumnFlags_WidthStretch, 0.58f);   // ui-strings: not shown
         StepHighlight& highlight = state.step_highlight;
-        if (highlight.seen != highlight.entered) highlight.since = ImGui::GetTime();
-        bool scrolled = false;
-        for (const ParamSpec& spec : variant->params) draw_param(state, spec, scrolled);
-        highlight.seen = highlight.entered;
+        if (highlight.seen != highlight.entered) {
+            highlight.since = ImGui::GetTime();
+            highlight.settling = 3;
+            highlight.seen = highlight.entered;
+        }
+        MarkedRows marked;
+        for (const ParamSpec& spec : variant->params) draw_param(state, spec, marked);
         draw_problem_size(state);
         if (state.engine_thread && state.engine_thread->ready() && !state.engine_thread->device().gpu) {
             ImGui::TableNextRow();
@@ -271,6 +305,7 @@ void DrawParamsPanel(AppState& state) {
             ImGui::TableNextColumn();
             DrawTargetPicker(state);
         }
+        scroll_to_marked(highlight, marked);
         ImGui::EndTable();
     }
     // A configuration refused for a reason that names no single parameter (the block's shared

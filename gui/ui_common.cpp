@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tilelab::gui {
@@ -18,17 +19,51 @@ bool BeginDataTable(const char* id, const std::vector<TableColumn>& columns, ImG
     float side_by_side = 0;
     for (const TableColumn& c : columns)
         side_by_side += cell + (c.fixed_em > 0 ? ImGui::GetFontSize() * c.fixed_em : ImGui::CalcTextSize(c.name).x);
-    const bool stack = side_by_side > (size.x > 0 ? size.x : ImGui::GetContentRegionAvail().x);
+    // A table that scrolls sideways keeps its names on one line.
+    const bool stack = !(flags & ImGuiTableFlags_ScrollX) && side_by_side > (size.x > 0 ? size.x : ImGui::GetContentRegionAvail().x);
+    const auto stacked = [](std::string_view name) {
+        // A line per word; Chinese has no spaces, so a full-width parenthesis starts a line too.
+        static constexpr std::string_view kOpen = "\xef\xbc\x88";   // （
+        std::string out;
+        for (size_t i = 0; i < name.size(); ++i) {
+            if (name[i] == ' ') {
+                out += '\n';
+                continue;
+            }
+            if (i > 0 && name.substr(i, kOpen.size()) == kOpen && out.back() != '\n') out += '\n';
+            out += name[i];
+        }
+        return out;
+    };
+    // A table that was not drawn in the frame before has no column widths yet: it is checked from
+    // its second frame on.
+    ImGuiStorage* storage = ImGui::GetStateStorage();
+    const ImGuiID last_drawn = ImGui::GetID(id);
+    const bool sized = storage->GetInt(last_drawn, -2) == ImGui::GetFrameCount() - 1;
+    storage->SetInt(last_drawn, ImGui::GetFrameCount());
     if (!ImGui::BeginTable(id, int(columns.size()), flags, size)) return false;
-    if (flags & ImGuiTableFlags_ScrollY) ImGui::TableSetupScrollFreeze(0, 1);
+    // The header stays when the rows scroll, the first column when the columns do.
+    if (flags & (ImGuiTableFlags_ScrollX | ImGuiTableFlags_ScrollY))
+        ImGui::TableSetupScrollFreeze(flags & ImGuiTableFlags_ScrollX ? 1 : 0, 1);
     for (const TableColumn& c : columns) {
-        std::string name = c.name;
-        if (stack) std::replace(name.begin(), name.end(), ' ', '\n');
+        const std::string name = stack ? stacked(c.name) : std::string(c.name);
         if (c.fixed_em > 0) ImGui::TableSetupColumn(name.c_str(), ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * c.fixed_em);
         else if (c.stretch > 0) ImGui::TableSetupColumn(name.c_str(), ImGuiTableColumnFlags_WidthStretch, c.stretch);
-        else ImGui::TableSetupColumn(name.c_str());
+        // Neither: as wide as its header and its widest cell (a fixed column of a table that cannot
+        // be resized is fitted to its content every frame), the stretched ones taking the rest.
+        else ImGui::TableSetupColumn(name.c_str(), ImGuiTableColumnFlags_WidthFixed);
     }
-    ImGui::TableHeadersRow();
+    // ImGui::TableHeadersRow, column by column, to see which name its column cuts short.
+    ImGui::TableNextRow(ImGuiTableRowFlags_Headers);
+    for (int i = 0; i < int(columns.size()); ++i) {
+        if (!ImGui::TableSetColumnIndex(i)) continue;
+        const char* name = ImGui::TableGetColumnName(i);
+        if (sized && ImGui::CalcTextSize(name).x > ImGui::GetContentRegionAvail().x + 0.5f)
+            ReportLayoutProblem(std::string("table ") + id + ": the header '" + columns[size_t(i)].name + "' is cut");
+        ImGui::PushID(i);
+        ImGui::TableHeader(name);
+        ImGui::PopID();
+    }
     return true;
 }
 
@@ -89,6 +124,16 @@ std::string FormatTime(double ms) {
 std::string StageName(const std::string& stage) {
     const std::string& text = tr("stage." + stage);
     return text.rfind("stage.", 0) == 0 ? stage : text;   // a stage the table does not name: as it is
+}
+
+std::vector<std::string>& LayoutProblems() {
+    static std::vector<std::string> problems;   // the UI thread's only
+    return problems;
+}
+
+void ReportLayoutProblem(std::string what) {
+    std::vector<std::string>& problems = LayoutProblems();
+    if (std::find(problems.begin(), problems.end(), what) == problems.end()) problems.push_back(std::move(what));
 }
 
 std::string PercentText(double fraction) {

@@ -12,7 +12,8 @@ namespace tilelab::gui {
 // A greyed "(?)" on the current line; hovering shows `text` wrapped at a readable width.
 void HelpMarker(const char* text);
 
-// A data table's column: a stretch weight (0: ImGui's default), or a fixed width in font heights.
+// A data table's column: a stretch weight, or a fixed width in font heights, or neither: as wide
+// as its header and its widest cell.
 struct TableColumn {
     const char* name;
     float stretch = 0;
@@ -23,6 +24,12 @@ struct TableColumn {
 // ImGui::EndTable() only when it returns true.
 bool BeginDataTable(const char* id, const std::vector<TableColumn>& columns, ImGuiTableFlags extra = 0,
                     ImVec2 size = ImVec2(0, 0));
+// Text cut short where it must not be (a headline number, a table header, a step's parameter out of
+// view), found while drawing: one sentence each. The app clears the list when a frame starts;
+// `tilelab --headless --check-layout` fails on what the last frame found.
+void ReportLayoutProblem(std::string what);
+std::vector<std::string>& LayoutProblems();
+
 // `text` on one line, cut at a character boundary and ended with "..." when it is wider than the
 // room left on the line; returns whether it was cut (the caller shows the whole in a tooltip).
 bool TextEllipsized(const std::string& text);
