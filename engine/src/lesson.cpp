@@ -162,6 +162,10 @@ Lesson parse_lesson(const std::string& id, const std::string& markdown) {
             if (parse_measured(value, answer, error)) step->measured.push_back(answer);
             continue;
         }
+        if (!step && directive(line, "cpu size", value)) {
+            lesson.cpu_size = value;
+            continue;
+        }
         if (directive(line, "size", value)) {
             (step ? step->size : lesson.default_size) = value;
             continue;

@@ -30,6 +30,13 @@ RunOptions cpu_options(uint64_t seed = 1234) {
     return o;
 }
 
+Problem parse_size(const std::string& text) {
+    Problem p;
+    std::string error;
+    EXPECT_TRUE(parse_problem(text, p, error)) << error;
+    return p;
+}
+
 RunRequest first_step(const Lesson& l) {
     const StepState state = l.state_at(0);
     RunRequest req{l.variant, state.params, {}};
@@ -51,6 +58,7 @@ TEST(CpuRun, EveryLessonKernelPassesAtItsFirstStepWithTheModelsCounts) {
         ASSERT_TRUE(r.cpu.has_value()) << r.stage << ": " << r.error;
         const CpuCheck& c = *r.cpu;
         EXPECT_EQ(c.file.rfind("kernels/", 0), 0u) << c.file;
+        EXPECT_EQ(format_problem(c.problem), format_problem(parse_size(l.cpu_size))) << "the lesson's <!-- cpu size: -->";
         if (!r.precision.plain_fp32()) {   // the tensor-core lessons
             EXPECT_EQ(c.status, "needs_gpu") << c.message;
             EXPECT_NE(c.message.find("GPU"), std::string::npos) << c.message;

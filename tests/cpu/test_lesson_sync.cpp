@@ -1,5 +1,5 @@
 // The two languages of a lesson stay in sync: lesson.zh.md has the same steps, the same
-// directives (variant, size, set, check, measured) in the same order, and the same number of
+// directives (variant, size, cpu size, set, check, measured) in the same order, and the same number of
 // questions in each step as lesson.md, so a step opens at the same state in either language and
 // the same numbers are checked. Runs over every lesson.zh.md that exists.
 #include <gtest/gtest.h>
@@ -31,7 +31,7 @@ Skeleton skeleton(const std::string& markdown) {
     std::istringstream in(markdown);
     std::string line;
     bool in_code = false;
-    const std::regex directive(R"(^<!--\s*(variant|size|set|check|measured):(.*)-->$)");
+    const std::regex directive(R"(^<!--\s*(variant|size|cpu size|set|check|measured):(.*)-->$)");
     const std::regex question(R"(^[0-9]+\.\s)");
     while (std::getline(in, line)) {
         const std::string t = trim(line);

@@ -150,3 +150,16 @@ TEST(Lesson, EveryLessonDeclaresASmallDefaultSize) {
         EXPECT_LE(work, v->family == "matmul" ? 2048.0 * 2048 * 2048 : 512.0 * 512 * 512) << l.default_size;
     }
 }
+
+// Every lesson declares the size its kernels run at on the CPU (model mode's verdict), small
+// enough that a run stays well inside the CPU run's 5 s limit on a 2-core machine: at most
+// 1,000,000 outputs' worth of work (M·N·K for matmul, cells for the rest).
+TEST(Lesson, EveryLessonDeclaresASmallCpuSize) {
+    for (const auto& l : all_lessons()) {
+        SCOPED_TRACE(l.id);
+        Problem p;
+        std::string error;
+        ASSERT_TRUE(parse_problem(l.cpu_size, p, error)) << "no <!-- cpu size: --> before the first step: " << error;
+        EXPECT_LE(double(p.dim[0]) * double(p.dim[1]) * double(p.dim[2]), 1e6) << l.cpu_size;
+    }
+}

@@ -77,6 +77,7 @@ struct Lesson {
     std::string variant;    // variant id
     std::string kernel;     // "<!-- kernel: -->": the name of the kernel it reuses ("" = its own)
     std::string default_size;   // "<!-- size: ... -->" before the first step
+    std::string cpu_size;       // "<!-- cpu size: ... -->": the small size the CPU run takes (engine/src/cpu)
     std::string intro;      // markdown before the first step
     std::vector<LessonStep> steps;
     std::vector<LessonCheck> intro_checks;   // checks before the first step

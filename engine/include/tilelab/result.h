@@ -26,7 +26,7 @@ struct RunOptions {
     bool time_reference = true; // time cuBLAS (matmul) at the same size for "% of cuBLAS"
     bool quick = false;         // the drag protocol: a fast validated answer, a full run follows (Phase::quick)
     bool hardware_counters = true; // read the launch's hardware counters (CUPTI) after timing it
-    // Without a GPU (model mode): run the kernel on the CPU at the family's small size
+    // Without a GPU (model mode): run the kernel on the CPU at the small size its lesson declares
     // (RunResult::cpu, engine/src/cpu/cpu_run.h) for a verdict. The CLI's run and the exercises ask for it.
     bool cpu_check = false;
     // The whole measurement (set-up, validation, timing, counters) may take this long, then the GPU

@@ -2,8 +2,8 @@
 //
 // The analysed request's kernel (the lesson's, or the user's file) is compiled by NVRTC to PTX for
 // compute_75 (no tensor-core or cp.async paths: the kernels fall back to plain loads there) and
-// executed thread by thread on the CPU (cpu_machine.h) at the family's small size
-// (FamilyShape::cpu_problem), with the family's seeded inputs, reference and tolerance
+// executed thread by thread on the CPU (cpu_machine.h) at the small size its lesson declares
+// ("<!-- cpu size: -->", else FamilyShape::cpu_problem), with the family's seeded inputs, reference and tolerance
 // (cpu_family.h). It reports a pass, the first mismatch, or the fault (an out-of-bounds access, a
 // race on shared memory, the time limit) with the thread and the source line, and the elements
 // the kernel moved beside the cost model at that size.
