@@ -257,7 +257,7 @@ int walk(App& app, FrameDriver& driver, double timeout_s, bool check_layout) {
     if (check_layout) {
         const std::set<std::string> problems = driver.take_layout_problems();
         for (const std::string& problem : problems) std::fprintf(stderr, "layout: %s\n", problem.c_str());  // ui-strings: not shown
-        std::fprintf(stderr, "walk: %zu layout problems\n", problems.size());
+        std::fprintf(stderr, "walk: %zu layout problems\n", problems.size());  // ui-strings: not shown
         if (!problems.empty()) return 2;
     }
     std::fprintf(stderr, "walk: %zu lessons, %d steps, 5 tabs and the exercise each, %d frames: no GL error, invariants held\n",
