@@ -78,8 +78,10 @@ void draw_toolbar(AppState& state) {
     if (e.dir.empty()) {
         ImGui::TextColored(kWarningText, "%s", tr("exercise.not_saved_no_folder").c_str());
     } else {
-        if (e.saved) ImGui::TextDisabled("%s", trf("exercise.saved_as", e.file_name).c_str());
-        else ImGui::TextColored(kErrorText, "%s", trf("exercise.not_saved_as", e.file_name).c_str());
+        // Shortened to the room left on the line; the whole path is the tooltip.
+        ImGui::PushStyleColor(ImGuiCol_Text, e.saved ? ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled) : kErrorText);
+        TextEllipsized(e.saved ? trf("exercise.saved_as", e.file_name) : trf("exercise.not_saved_as", e.file_name));
+        ImGui::PopStyleColor();
         if (ImGui::IsItemHovered()) WrappedTooltip((e.dir + "/" + e.file_name).c_str());
     }
     if (!e.note.empty()) {

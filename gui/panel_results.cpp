@@ -195,10 +195,11 @@ void quick_note(const RunResult& r) {
 void row(const char* name, const std::string& value, const char* help = nullptr, const ImVec4* colour = nullptr) {
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
-    ImGui::PushTextWrapPos(0);   // a narrow column wraps the name instead of cutting its (?) off
-    ImGui::TextDisabled("%s", name);
+    // A narrow column wraps the name, its (?) included, instead of cutting it off.
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextDisabled("%s%s", name, help ? " (?)" : "");
     ImGui::PopTextWrapPos();
-    if (help) HelpMarker(help);
+    if (help && ImGui::IsItemHovered()) WrappedTooltip(help);
     ImGui::TableNextColumn();
     ImGui::PushTextWrapPos(0);
     if (colour) ImGui::TextColored(*colour, "%s", value.c_str());
