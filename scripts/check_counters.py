@@ -18,7 +18,9 @@ A metric is "within 2 %" when |ours - mean of ncu| <= 2 % of that mean, or, for 
 be nearly zero (bank conflicts, DRAM writes of an output that stays in L2), within an absolute
 floor of 0.1 % of the level's total (wavefronts, DRAM reads). It is "within ncu's repeatability"
 when it lies inside [min - 2 %, max + 2 %] of ncu's R collections (or under the floor). Exit 1 if
-any metric is outside ncu's repeatability.
+any metric is outside ncu's repeatability, or if DRAM writes are not within 2 % where the output
+is at least four times the device's L2 (the rule the app's DRAM-write tooltip states: then nearly
+all of the output is written back during the kernel; below it the count hangs on what L2 held).
 
 --large draws sizes whose output is several times L2 (stencils 448-512³, matmuls 6144-8192³,
 transposes 8192-16384²): nearly all of the output is then written back during the kernel, so DRAM
@@ -104,6 +106,17 @@ def floor_for(metric, ours):
     return 0.0
 
 
+FIRM_OUTPUT_PER_L2 = 4.0   # tilelab/hardware.h: kFirmOutputPerL2
+
+
+def firm_write_case(result):
+    """True when the kernel's output is at least FIRM_OUTPUT_PER_L2 times the device's L2: its DRAM
+    writes must then agree with ncu within 2 %, not only within ncu's spread."""
+    l2 = result.get("target_detail", {}).get("l2_bytes", 0)
+    output = result.get("global_stores", 0) * result.get("model", {}).get("store_element_bytes", 4)
+    return l2 > 0 and output >= FIRM_OUTPUT_PER_L2 * l2
+
+
 def judge(ours, theirs, floor):
     """(relative difference to ncu's mean, within 2 %, within ncu's repeatability)."""
     mean = sum(theirs) / len(theirs)
@@ -162,7 +175,8 @@ def main():
             sys.stderr.write(err)
             failures += 1
             continue
-        hw = json.loads(out)["hardware"]
+        result = json.loads(out)
+        hw = result["hardware"]
         if hw["status"] != "ok":
             print(f"| {v['id']} | {' '.join(args)} | {hw['status']}: {hw['reason']} | | | | | FAIL |")
             failures += 1
@@ -182,10 +196,16 @@ def main():
                 continue
             rel, strict, repeat = judge(ours[m], values, floor_for(m, ours))
             spread = (max(values) - min(values)) / max(abs(max(values)), 1e-9)
-            failures += not repeat
+            # DRAM writes of an output at least FIRM_OUTPUT_PER_L2 times L2 must be within 2 %
+            # (tilelab/hardware.h: dram_write_case, which the app's tooltip states); any other
+            # metric, and DRAM writes of a smaller output, within ncu's own spread.
+            firm = m == "dram__bytes_write.sum" and firm_write_case(result)
+            passed = strict if firm else repeat
+            failures += not passed
             s = summary[m]
             s[0] += 1; s[1] += strict; s[2] += repeat; s[3] = max(s[3], rel); s[4] = max(s[4], spread)
-            verdict = "ok" if strict else "ncu spread" if repeat else "FAIL"
+            verdict = ("ok" if strict else "ncu spread" if repeat else "FAIL") if not firm else \
+                      ("ok (output >= 4 L2)" if strict else "FAIL (output >= 4 L2: 2 %)")
             shown = ", ".join(f"{x:.6g}" for x in values)
             print(f"| {v['id']} | {config} | {m} | {ours[m]:.6g} | {shown} | {100 * rel:.2f}% | {100 * spread:.2f}% | {verdict} |")
         sys.stdout.flush()

@@ -1,6 +1,7 @@
 // The hardware-counter metric table and the sentences for counters that cannot be read
 // (tilelab/hardware.h). No CUDA here: the CLI, the GUI and the CPU tests use it.
 #include "tilelab/hardware.h"
+#include "tilelab/format.h"
 #include "tilelab/i18n.h"
 #include <array>
 
@@ -103,6 +104,22 @@ std::string hardware_reason(const std::string& status, const std::string& detail
         s = say("The hardware-counter pass failed.", "硬件计数器遍历失败。");
     if (!detail.empty()) s += " (" + detail + ")";
     return s;
+}
+
+std::string dram_write_case(double output_bytes, double l2_bytes) {
+    if (!(l2_bytes > 0) || !(output_bytes > 0)) return "";
+    const double ratio = output_bytes / l2_bytes;
+    if (ratio >= kFirmOutputPerL2)
+        return say("This output ({}) is {:.1f} times L2 ({}): nearly all of it is written back during the kernel, and "
+                   "this count agrees with Nsight Compute's within 2 %.",
+                   "这次的输出（{0}）是 L2（{2}）的 {1:.1f} 倍：几乎全部在内核运行期间写回，这个计数与 Nsight Compute 的相差不超过 2 %。",
+                   format_bytes(output_bytes), ratio, format_bytes(l2_bytes));
+    return say("This output ({}) is {:.1f} times L2 ({}), under {:.0f}: how much is written back during the kernel "
+               "depends on what L2 held before it and still holds after it, so this count agrees with Nsight "
+               "Compute's only within Nsight Compute's own run-to-run spread.",
+               "这次的输出（{0}）只是 L2（{2}）的 {1:.1f} 倍，不到 {3:.0f} 倍：内核运行期间写回多少，取决于内核开始前 L2 里有什么、"
+               "结束后还留着什么，所以这个计数与 Nsight Compute 只在 Nsight Compute 自身多次运行的波动范围内一致。",
+               format_bytes(output_bytes), ratio, format_bytes(l2_bytes), kFirmOutputPerL2);
 }
 
 }  // namespace tilelab

@@ -32,6 +32,7 @@ void to_json(json& j, const Target& t) {
              {"peak_bf16_gflops", t.peak_bf16_gflops},
              {"peak_fp16_gflops", t.peak_fp16_gflops},
              {"dram_gbps", t.dram_gbps},
+             {"l2_bytes", t.l2_bytes},
              {"peaks_note", t.peaks_note},
              {"max_block_dim", t.max_block_dim},
              {"max_grid_dim", t.max_grid_dim}};
@@ -62,6 +63,7 @@ void from_json(const json& j, Target& t) {
     t.peak_bf16_gflops = j.value("peak_bf16_gflops", d.peak_bf16_gflops);
     t.peak_fp16_gflops = j.value("peak_fp16_gflops", d.peak_fp16_gflops);
     t.dram_gbps = j.value("dram_gbps", d.dram_gbps);
+    t.l2_bytes = j.value("l2_bytes", d.l2_bytes);
     t.peaks_note = j.value("peaks_note", d.peaks_note);
     for (int i = 0; i < 3; ++i) {
         if (j.contains("max_block_dim")) t.max_block_dim[i] = j.at("max_block_dim").at(i).get<int>();

@@ -71,6 +71,7 @@ Target target_from_device(int device, size_t& l2_bytes, size_t& total_bytes) {
         t.max_grid_dim[i] = prop.maxGridSize[i];
     }
     l2_bytes = size_t(prop.l2CacheSize);
+    t.l2_bytes = prop.l2CacheSize;
     total_bytes = prop.totalGlobalMem;
 
     // CUDA 13 dropped the clock fields from cudaDeviceProp; the attributes remain (kHz).

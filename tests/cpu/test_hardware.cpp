@@ -166,4 +166,16 @@ TEST(HardwareCli, TheTableSaysWhyInChinese) {
     EXPECT_NE(r.err.find("没有 GPU：按要求进入模型模式"), std::string::npos) << r.err;
 }
 
+TEST(HardwareRule, TheDramWriteCaseFollowsTheOutputAgainstL2) {
+    const double l2 = 50.0 * 1024 * 1024;
+    const std::string firm = dram_write_case(4 * l2, l2);
+    EXPECT_NE(firm.find("4.0 times"), std::string::npos) << firm;
+    EXPECT_NE(firm.find("within 2 %"), std::string::npos) << firm;
+    const std::string loose = dram_write_case(3.9 * l2, l2);
+    EXPECT_NE(loose.find("3.9 times"), std::string::npos) << loose;
+    EXPECT_NE(loose.find("spread"), std::string::npos) << loose;
+    EXPECT_EQ(dram_write_case(4 * l2, 0), "");   // model mode: L2's size not known
+    EXPECT_EQ(dram_write_case(0, l2), "");
+}
+
 }  // namespace

@@ -62,6 +62,15 @@ struct HardwareCounters {
 // is appended where it helps.
 std::string hardware_reason(const std::string& status, const std::string& detail = "");
 
+// How firm the DRAM-write count is for a kernel writing `output_bytes` on a GPU whose L2 holds
+// `l2_bytes` (the acceptance rule scripts/check_counters.py asserts against Nsight Compute): with
+// the output at least kFirmOutputPerL2 times L2, nearly all of it is written back during the
+// kernel and the count agrees with Nsight Compute within 2 %; below that it hangs on what L2 held
+// before the kernel and still holds after it, and agrees only within Nsight Compute's own
+// run-to-run spread. One sentence naming the case; "" when L2's size is not known (model mode).
+inline constexpr double kFirmOutputPerL2 = 4.0;
+std::string dram_write_case(double output_bytes, double l2_bytes);
+
 // One sentence for the Memory panel and the CLI: why the model's bytes and DRAM's bytes differ.
 std::string model_vs_dram_note();
 

@@ -28,6 +28,7 @@ struct Target {
     // Dense tensor-core peaks with FP32 accumulation (datasheet; 0 where the architecture has none).
     double peak_tf32_gflops = 0, peak_bf16_gflops = 0, peak_fp16_gflops = 0;
     double dram_gbps = 0;              // datasheet DRAM bandwidth
+    int l2_bytes = 0;                  // the L2 cache's size, read from the device (0: not known, the presets)
     std::string source;                // "datasheet" or "device"
     std::string peaks_note;            // how peak_fp32_gflops and dram_gbps were obtained
     // CUDA's launch limits (the same on every architecture TileLab targets; read from the device in GPU mode).

@@ -114,6 +114,7 @@ std::string target_problem(const json& t) {
         int_problem(t, "target", "smem_per_sm", 0, 1 << 30, false), int_problem(t, "target", "smem_per_block", 0, 1 << 30, false),
         int_problem(t, "target", "smem_per_block_optin", 0, 1 << 30, false),
         int_problem(t, "target", "reserved_smem_per_block", 0, 1 << 30, false),
+        int_problem(t, "target", "l2_bytes", 0, 1 << 30, false),
         number_problem(t, "target", "clock_ghz", 100), number_problem(t, "target", "peak_fp32_gflops", 1e9),
         number_problem(t, "target", "dram_gbps", 1e9),
         string_problem(t, "target", "name"), string_problem(t, "target", "preset"), string_problem(t, "target", "source"),
