@@ -103,6 +103,8 @@ def floor_for(metric, ours):
         return 1e-3 * ours.get(f"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{op}", 0)
     if metric == "dram__bytes_write.sum":
         return 1e-3 * ours.get("dram__bytes_read.sum", 0)
+    if metric.endswith(".pct_of_peak_sustained_active"):
+        return 0.01   # ncu's CSV prints percentages to two decimals ("0.24"): one unit of the last
     return 0.0
 
 
