@@ -124,8 +124,7 @@ void DrawHardwareTable(const RunResult& r) {
         rows.push_back(row);
     }
 
-    ImGui::TextUnformatted(tr("hardware.by_level").c_str());
-    HelpMarker(trf("hardware.by_level_help", format_element_sizes(r.precision)).c_str());
+    TextWithHelp(tr("hardware.by_level"), trf("hardware.by_level_help", format_element_sizes(r.precision)).c_str());
     if (BeginDataTable("##levels", {{tr("hardware.col_level").c_str(), 1.3f}, {tr("hardware.col_model").c_str()}, {tr("hardware.col_counted").c_str()},
                                   {tr("hardware.col_hardware").c_str()}, {tr("banks.col_ways").c_str(), 0, 3.5f}})) {
         for (const LevelRow& row : rows) {

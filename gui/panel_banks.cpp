@@ -49,8 +49,7 @@ TableColumn CountColumn(const std::string& header) {
 
 void DrawSiteTable(const RunResult& r) {
     const BankModel& b = r.model.banks;
-    ImGui::TextUnformatted(tr("banks.per_site").c_str());
-    HelpMarker(tr("banks.per_site_help").c_str());
+    TextWithHelp(tr("banks.per_site"), tr("banks.per_site_help").c_str());
     // The site takes what the counts leave and wraps; its worst n-way conflict goes under its name
     // (red), so the table fits the tab column of a 1280x720 projector.
     const std::string instructions = tr("banks.col_instructions"), wavefronts = tr("banks.col_wavefronts"),
@@ -178,8 +177,7 @@ void DrawBankSection(AppState& state, const RunResult& r) {
     }
     const SharedAccessSite& site = sites[size_t(shown)];
     ImGui::Spacing();
-    ImGui::TextUnformatted(tr("banks.one_warp").c_str());
-    HelpMarker(tr("banks.one_warp_help").c_str());
+    TextWithHelp(tr("banks.one_warp"), tr("banks.one_warp_help").c_str());
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 18);
     if (ImGui::BeginCombo((tr("banks.site") + "###site").c_str(), site.name.c_str())) {
         for (int i = 0; i < int(sites.size()); ++i)

@@ -190,8 +190,7 @@ void draw_kernel(AppState& state) {
     std::string file;
     if (variant && variant->defined()) file = variant->kernel(r->request.params).source_file;
 
-    ImGui::TextDisabled("%s", tr("code.instantiation").c_str());
-    HelpMarker(tr("code.instantiation_help").c_str());
+    TextWithHelp(tr("code.instantiation"), tr("code.instantiation_help").c_str(), true);
     PushFontOrDefault(AppFonts().mono);
     ImGui::TextColored(kNumber, "%s", r->name_expression.empty() ? tr("code.none").c_str() : r->name_expression.c_str());
     ImGui::PopFont();

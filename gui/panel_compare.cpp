@@ -37,8 +37,7 @@ const char* const kSweepMetrics[] = {"time", "GFLOP/s", "occupancy %"};
 // ---- pinning --------------------------------------------------------------------------------
 
 void DrawPinning(AppState& state) {
-    ImGui::TextUnformatted(tr("compare.pinned_configurations").c_str());
-    HelpMarker(tr("compare.pin_help").c_str());
+    TextWithHelp(tr("compare.pinned_configurations"), tr("compare.pin_help").c_str());
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 18);
     ImGui::InputTextWithHint("##pin_label", tr("compare.label_default_the_parameters").c_str(), &state.pin_label);
     ImGui::SameLine();
@@ -410,8 +409,7 @@ std::string WithExtension(const std::string& path, const std::string& ext) {
 }
 
 void DrawExport(AppState& state, const plot::PlotResult* plot_rect) {
-    ImGui::TextUnformatted(tr("compare.export").c_str());
-    HelpMarker(tr("compare.export_help").c_str());
+    TextWithHelp(tr("compare.export"), tr("compare.export_help").c_str());
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 20);
     ImGui::InputText("##export_path", &state.export_path);
     ResultList rows = state.sweep.results;
@@ -442,8 +440,7 @@ void DrawExport(AppState& state, const plot::PlotResult* plot_rect) {
 
 void DrawSweep(AppState& state) {
     const Variant* v = CurrentVariant(state);
-    ImGui::TextUnformatted(tr("compare.sweep").c_str());
-    HelpMarker(tr("compare.sweep_help").c_str());
+    TextWithHelp(tr("compare.sweep"), tr("compare.sweep_help").c_str());
     if (!v || v->params.empty()) {
         ImGui::TextDisabled("%s", tr("compare.this_variant_has_no_parameters_to_sweep").c_str());
         return;

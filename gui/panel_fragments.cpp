@@ -78,8 +78,7 @@ std::string CellTip(const Grid& grid, int element_bytes, int row, int col) {
 void DrawFragmentLanes(int element_bytes) {
     const int k = mma_cols(MmaOperand::A, element_bytes);   // the instruction's depth
     const std::string shape = "m16n8k" + std::to_string(k) + (element_bytes == 4 ? ", TF32" : ", BF16/FP16");
-    ImGui::TextUnformatted(trf("tiles.lanes_title", shape).c_str());
-    HelpMarker(trf("tiles.lanes_help", "16×" + std::to_string(k), mma_per_register(MmaOperand::A, element_bytes)).c_str());
+    TextWithHelp(trf("tiles.lanes_title", shape), trf("tiles.lanes_help", "16×" + std::to_string(k), mma_per_register(MmaOperand::A, element_bytes)).c_str());
 
     const float font = ImGui::GetFontSize();
     const float width = std::max(font * 16, ImGui::GetContentRegionAvail().x * 0.96f);

@@ -50,8 +50,7 @@ void DrawAccessTable(const RunResult& r) {
         {tr("memory.shared_loads").c_str(), &AccessCounts::shared_loads},
         {tr("memory.shared_stores").c_str(), &AccessCounts::shared_stores},
     };
-    ImGui::TextUnformatted(trf("memory.accesses_in_elements", format_element_sizes(r.precision)).c_str());
-    HelpMarker(tr("memory.accesses_help").c_str());
+    TextWithHelp(trf("memory.accesses_in_elements", format_element_sizes(r.precision)), tr("memory.accesses_help").c_str());
     if (!BeginDataTable("##accesses", {{tr("memory.col_access").c_str(), 1.4f}, {tr("memory.per_thread").c_str()}, {tr("memory.per_block").c_str()}, {tr("memory.total_model").c_str()},
                                      {tr("memory.total_counted").c_str()}, {tr("memory.col_match").c_str(), 0, 3.5f}}))
         return;
@@ -197,8 +196,7 @@ void DrawRoofline(const AppState& state, const RunResult& r) {
         roof.points.push_back(d);
     }
 
-    ImGui::TextUnformatted(tr("memory.roofline").c_str());
-    HelpMarker(tr("memory.roofline_help").c_str());
+    TextWithHelp(tr("memory.roofline"), tr("memory.roofline_help").c_str());
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
     ImGui::TextWrapped("%s", source.c_str());
     ImGui::PopStyleColor();

@@ -185,8 +185,8 @@ void DrawOccupancyPanel(AppState& state) {
     DrawLimitBars(occ, in, t);
     DrawSteps(occ);
     ImGui::Spacing();
-    ImGui::TextUnformatted(tr("occupancy.occupancy_as_one_input_changes_the_other_two_hel").c_str());
-    HelpMarker(tr("occupancy.curves_help").c_str());
+    // Wrapped, its (?) included: the tab column of a projector is narrower than the sentence.
+    TextWithHelp(tr("occupancy.occupancy_as_one_input_changes_the_other_two_hel"), tr("occupancy.curves_help").c_str());
     DrawCurves(state, r, in, t);
 }
 

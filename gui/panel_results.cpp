@@ -195,11 +195,7 @@ void quick_note(const RunResult& r) {
 void row(const char* name, const std::string& value, const char* help = nullptr, const ImVec4* colour = nullptr) {
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
-    // A narrow column wraps the name, its (?) included, instead of cutting it off.
-    ImGui::PushTextWrapPos(0);
-    ImGui::TextDisabled("%s%s", name, help ? " (?)" : "");
-    ImGui::PopTextWrapPos();
-    if (help && ImGui::IsItemHovered()) WrappedTooltip(help);
+    TextWithHelp(name, help, true);   // a narrow column wraps the name, its (?) included
     ImGui::TableNextColumn();
     ImGui::PushTextWrapPos(0);
     if (colour) ImGui::TextColored(*colour, "%s", value.c_str());

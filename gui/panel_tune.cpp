@@ -195,8 +195,7 @@ bool StartTune(AppState& state) {
 bool TuneRunning(const AppState& state) { return state.engine_thread && state.engine_thread->tune_status().running; }
 
 void DrawTuneSection(AppState& state) {
-    ImGui::TextUnformatted(tr("tuner.title").c_str());
-    HelpMarker(tr("tuner.help").c_str());
+    TextWithHelp(tr("tuner.title"), tr("tuner.help").c_str());
     TuneTarget t;
     if (!CurrentTuneTarget(state, t)) {
         ImGui::TextDisabled("%s", tr("tuner.engine_starting").c_str());

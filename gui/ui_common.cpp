@@ -73,6 +73,15 @@ void HelpMarker(const char* text) {
     if (ImGui::IsItemHovered()) WrappedTooltip(text);
 }
 
+void TextWithHelp(const std::string& text, const char* help, bool dim) {
+    if (dim) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextUnformatted(help ? (text + " (?)").c_str() : text.c_str());
+    ImGui::PopTextWrapPos();
+    if (dim) ImGui::PopStyleColor();
+    if (help && ImGui::IsItemHovered()) WrappedTooltip(help);
+}
+
 void WrappedTooltip(const char* text) {
     ImGui::BeginTooltip();
     ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30.0f);

@@ -33,6 +33,10 @@ std::vector<std::string>& LayoutProblems();
 // `text` on one line, cut at a character boundary and ended with "..." when it is wider than the
 // room left on the line; returns whether it was cut (the caller shows the whole in a tooltip).
 bool TextEllipsized(const std::string& text);
+// `text` wrapped at the column's edge with " (?)" after it when there is `help` (may be null),
+// shown on hover: unlike HelpMarker beside unwrapped text, the marker wraps with the words and is
+// never cut off in a narrow column. `dim` draws it in the disabled colour.
+void TextWithHelp(const std::string& text, const char* help, bool dim = false);
 // A tooltip with `text` wrapped at a readable width; call it while the item is hovered.
 void WrappedTooltip(const char* text);
 
