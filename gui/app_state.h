@@ -66,8 +66,8 @@ struct TuneViewState {
     int applied = -1;                           // the row last applied to the sliders
 };
 
-// The parameters the step just entered sets (its "<!-- set: -->"): the parameters panel scrolls
-// to the first and marks them for a few seconds. `entered` counts EnterStep calls and `seen` the
+// The parameters the step just entered changes from the step before (actions.cpp:
+// mark_step_params): the parameters panel scrolls them into view and marks them for a few seconds. `entered` counts EnterStep calls and `seen` the
 // last one the panel drew, so each entry is marked once, however it came (buttons, keys, --step).
 struct StepHighlight {
     std::vector<std::string> params;

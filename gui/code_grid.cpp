@@ -1,4 +1,7 @@
 #include "code_grid.h"
+#include <algorithm>
+#include <imgui.h>
+#include <imgui_internal.h>   // ImTextCharFromUtf8, as the markdown renderer uses it
 
 namespace tilelab::gui {
 
@@ -10,23 +13,16 @@ bool wide(unsigned c) {
            (c >= 0xFFE0 && c <= 0xFFE6);
 }
 
-// The code point starting at text[i] and the bytes it takes (a malformed byte counts as one).
-unsigned decode(std::string_view text, size_t i, size_t& bytes) {
-    const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
-    const unsigned lead = byte(i);
-    bytes = lead < 0x80 ? 1 : lead >> 5 == 0x6 ? 2 : lead >> 4 == 0xE ? 3 : lead >> 3 == 0x1E ? 4 : 1;
-    if (i + bytes > text.size()) bytes = 1;
-    if (bytes == 1) return lead;
-    unsigned c = lead & (0x7Fu >> bytes);
-    for (size_t k = 1; k < bytes; ++k) c = c << 6 | (byte(i + k) & 0x3Fu);
-    return c;
-}
-
 }  // namespace
 
 int DisplayCells(std::string_view text) {
     int cells = 0;
-    for (size_t i = 0, bytes = 0; i < text.size(); i += bytes) cells += wide(decode(text, i, bytes)) ? 2 : 1;
+    const char* end = text.data() + text.size();
+    for (const char* s = text.data(); s < end;) {
+        unsigned c = 0;
+        s += std::max(1, ImTextCharFromUtf8(&c, s, end));   // ImGui reads a malformed byte as 0 bytes: step one
+        cells += wide(c) ? 2 : 1;
+    }
     return cells;
 }
 

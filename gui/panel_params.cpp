@@ -122,12 +122,10 @@ void show_reason(const std::string& reason) {
     ImGui::PopStyleColor();
 }
 
-// How strongly (1 .. 0) the row of a parameter the step just set is marked: held for a while, then
-// fading, so the eye is led to it without the colour staying on.
-float step_mark(const AppState& state, const std::string& name) {
+// How strongly (1 .. 0) the rows of the parameters the step just set are marked: held for a while,
+// then fading, so the eye is led to them without the colour staying on.
+float step_mark(const StepHighlight& h) {
     constexpr double kHold = 2.5, kFade = 1.5;
-    const StepHighlight& h = state.step_highlight;
-    if (std::find(h.params.begin(), h.params.end(), name) == h.params.end()) return 0;
     const double age = ImGui::GetTime() - h.since;
     return age < kHold ? 1.0f : float(std::max(0.0, 1.0 - (age - kHold) / kFade));
 }
@@ -142,9 +140,9 @@ void draw_param(AppState& state, const ParamSpec& spec, MarkedRows& marked) {
     auto [slot, inserted] = state.request.params.try_emplace(spec.name, spec.def);
     int& value = slot->second;
     ImGui::TableNextRow();
-    const bool is_marked = std::find(state.step_highlight.params.begin(), state.step_highlight.params.end(), spec.name) !=
-                           state.step_highlight.params.end();
-    if (const float mark = step_mark(state, spec.name); mark > 0)
+    const StepHighlight& h = state.step_highlight;
+    const bool is_marked = std::find(h.params.begin(), h.params.end(), spec.name) != h.params.end();
+    if (const float mark = is_marked ? step_mark(h) : 0.0f; mark > 0)
         ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg0, IM_COL32(64, 130, 220, int(90 * mark)));
     ImGui::TableNextColumn();
     const float row_top = ImGui::GetCursorScreenPos().y;
@@ -185,7 +183,6 @@ void draw_param(AppState& state, const ParamSpec& spec, MarkedRows& marked) {
     marked.bottom = std::max(marked.bottom, row_bottom - ImGui::GetWindowPos().y + ImGui::GetScrollY());
     // Once scrolled (scroll_to_marked), the first of the step's parameters must be in view, and
     // every one of them when they fit the panel together.
-    const StepHighlight& h = state.step_highlight;
     const float window_top = ImGui::GetWindowPos().y, window_bottom = window_top + ImGui::GetWindowHeight();
     const bool all_fit = h.span + 2 * ImGui::GetStyle().ItemSpacing.y <= ImGui::GetWindowHeight();
     if (h.settling == 0 && (first || all_fit) && (row_top < window_top - 0.5f || row_bottom > window_bottom + 0.5f))

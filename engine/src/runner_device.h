@@ -8,8 +8,7 @@ namespace tilelab {
 
 struct DeviceProbe {
     DeviceStatus status;
-    Target target;          // filled only when status.gpu
-    size_t l2_bytes = 0;    // the device's L2 size, for flushing it between repetitions
+    Target target;          // filled only when status.gpu (target.l2_bytes: for flushing L2 between repetitions)
     int device = 0;         // the CUDA device index probed
     int device_count = 0;   // how many devices this host has (0 in model mode)
 };

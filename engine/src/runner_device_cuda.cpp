@@ -46,7 +46,7 @@ int attribute(cudaDeviceAttr attr, int device) {
     return value;
 }
 
-Target target_from_device(int device, size_t& l2_bytes, size_t& total_bytes) {
+Target target_from_device(int device, size_t& total_bytes) {
     cudaDeviceProp prop{};
     TL_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
     Target t;
@@ -70,7 +70,6 @@ Target target_from_device(int device, size_t& l2_bytes, size_t& total_bytes) {
         t.max_block_dim[i] = prop.maxThreadsDim[i];
         t.max_grid_dim[i] = prop.maxGridSize[i];
     }
-    l2_bytes = size_t(prop.l2CacheSize);
     t.l2_bytes = prop.l2CacheSize;
     total_bytes = prop.totalGlobalMem;
 
@@ -151,7 +150,7 @@ DeviceProbe probe_device(bool force_model_mode, int device) {
     try {
         // Properties and attributes only: no CUDA context is created here (the engine's process
         // must not hold one; its GPU worker does). free_bytes is left to whoever has a context.
-        probe.target = target_from_device(device, probe.l2_bytes, probe.status.total_bytes);
+        probe.target = target_from_device(device, probe.status.total_bytes);
         probe.status.gpu = true;
         probe.status.name = probe.target.name;
     } catch (const CudaError& e) {

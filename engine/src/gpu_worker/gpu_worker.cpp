@@ -102,7 +102,7 @@ public:
                             std::string(cudaGetErrorString(e)));
             return;
         }
-        runner_ = std::make_unique<GpuRunner>(probe.l2_bytes);
+        runner_ = std::make_unique<GpuRunner>(size_t(probe.target.l2_bytes));
         lock_path_ = gpu_lock_path(device_key(device));
     }
 
