@@ -234,6 +234,7 @@ int cmd_sweep(const CliOptions& o) {
     GpuWaitEcho echo(*engine);
     RunOptions run_options = o.run_options();
     run_options.hardware_counters = o.hardware;   // off unless --hardware: each point replays several times
+    run_options.stall_samples = o.stalls;
     const Target target = engine->target();
     const bool progress = isatty(STDERR_FILENO);
 

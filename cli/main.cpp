@@ -111,6 +111,7 @@ int main(int argc, char** argv) {
     auto* run = add_subcommand("run", tilelab::tr("clihelp.run"), app, o, f, kRequestAndRun);
     run->add_flag("--no-hardware", o.no_hardware,
                   tilelab::tr("clihelp.no_hardware"));
+    run->add_flag("--stalls", o.stalls, tilelab::tr("clihelp.stalls"));
 
     for (CLI::App* sub : {compile, run}) {
         sub->add_option("--source", o.source,
@@ -136,6 +137,7 @@ int main(int argc, char** argv) {
     auto* sweep = add_subcommand("sweep", tilelab::tr("clihelp.sweep"), app, o, f, kRequestAndRun);
     sweep->add_flag("--hardware", o.hardware,
                     tilelab::tr("clihelp.hardware"));
+    sweep->add_flag("--stalls", o.stalls, tilelab::tr("clihelp.stalls"));
     sweep->add_option("--param", o.param, tilelab::tr("clihelp.param"))->required();
     sweep->add_option("--param2", o.param2, tilelab::tr("clihelp.param2"));
     sweep->add_option("--values", o.values, tilelab::tr("clihelp.values"))->delimiter(',')->allow_extra_args(false);

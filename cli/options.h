@@ -72,6 +72,7 @@ struct CliOptions {
     bool no_reference = false;
     bool no_hardware = false;       // run: --no-hardware skips the hardware-counter pass
     bool hardware = false;          // sweep: --hardware adds it to every point
+    bool stalls = false;            // run, sweep: --stalls samples where the warps wait (CUPTI PC sampling)
     uint64_t seed = RunOptions{}.seed;
 
     // Sweep
@@ -94,6 +95,7 @@ struct CliOptions {
         o.count_accesses = !no_count;
         o.time_reference = !no_reference;
         o.hardware_counters = !no_hardware;
+        o.stall_samples = stalls;
         o.seed = seed;
         if (!source.empty()) {
             o.count_accesses = false;   // a user's kernel is not counted (tilelab/engine.h, UserKernel)

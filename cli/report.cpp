@@ -172,6 +172,7 @@ static void render_measurement(std::string& out, const RunResult& r, const Repor
         kv.add_row({tr("report.time"), trf("report.no_gpu_reason", r.no_gpu_reason)});
         out += kv.render(2);
         render_hardware(out, r);
+        render_stalls(out, r);
         return;
     }
     kv.add_row({tr("report.time"), trf("report.time_line", fmt_ms(r.timing.median_ms), fmt_ms(r.timing.min_ms), fmt_ms(r.timing.max_ms),
@@ -195,6 +196,7 @@ static void render_measurement(std::string& out, const RunResult& r, const Repor
         kv.add_row({tr("report.validation"), tr("report.not_checked")});
     out += kv.render(2);
     render_hardware(out, r);
+    render_stalls(out, r);
 }
 
 std::string render_result(const RunResult& r, const Variant& v, const ReportOptions& opt) {

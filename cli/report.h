@@ -33,6 +33,10 @@ std::string render_result(const RunResult& r, const Variant& v, const ReportOpti
 // The "Hardware counters" section of a run: the counters beside the model, or why there are none.
 void render_hardware(std::string& out, const RunResult& r);
 
+// The "Where the warps wait" section of a run with --stalls: the samples by reason and the top
+// lines with their text, or why there are none.
+void render_stalls(std::string& out, const RunResult& r);
+
 // The "CPU run" section (a verdict without a GPU, RunResult::cpu) and its one-line verdict.
 void render_cpu(std::string& out, const CpuCheck& c);
 std::string cpu_verdict(const CpuCheck& c);

@@ -28,6 +28,7 @@ std::unique_ptr<Engine> make_engine(const CliOptions& o, bool counters_wanted) {
     EngineConfig cfg;
     cfg.force_model_mode = model_mode_requested(o);
     cfg.prepare_hardware_counters = counters_wanted;
+    cfg.prepare_stall_samples = o.stalls;
     cfg.gpu.host = o.gpu_hosts.empty() ? std::string() : o.gpu_hosts.front();
     cfg.gpu.command = o.gpu_command;
     cfg.gpu.connect_timeout_s = o.connect_timeout_s;
@@ -54,6 +55,7 @@ std::unique_ptr<GpuPool> make_pool(const CliOptions& o, bool counters_wanted) {
         if (const std::string problem = place.problem(); !problem.empty()) throw usage_error(problem);
     EngineConfig base;
     base.prepare_hardware_counters = counters_wanted;
+    base.prepare_stall_samples = o.stalls;
     auto pool = std::make_unique<GpuPool>();
     std::string failure;
     if (!pool->open(places, set, base, failure)) throw CliError(kExitRuntime, failure);

@@ -367,6 +367,9 @@ void App::draw_menu_bar() {
         changed |= ImGui::MenuItem(tr("menu.hardware_counters_cupti_full_runs").c_str(), nullptr, &o.hardware_counters);
         if (ImGui::IsItemHovered())
             WrappedTooltip(tr("menu.hardware_counters_help").c_str());
+        changed |= ImGui::MenuItem(tr("menu.stall_samples").c_str(), nullptr, &o.stall_samples);
+        if (ImGui::IsItemHovered())
+            WrappedTooltip(tr("menu.stall_samples_help").c_str());
         ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
         if (ImGui::SliderInt(tr("menu.repetitions").c_str(), &o.repetitions, 1, 100)) changed = true;
         ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);

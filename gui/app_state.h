@@ -119,8 +119,13 @@ struct AppState {
     std::string active_tab = "Occupancy";   // right-hand tab shown (Occupancy/Memory/Code/Tiles/Compare)
     std::string select_tab;                 // set to switch tabs programmatically on the next frame
 
-    // Run options the user can change
-    RunOptions run_options;
+    // Run options the user can change. Full runs sample stalls here by default (the CLI asks with
+    // --stalls): the Code tab's bars.
+    RunOptions run_options = [] {
+        RunOptions o;
+        o.stall_samples = true;
+        return o;
+    }();
 
     // panels: fields the analysis panels (occupancy, memory, tiles, compare) add go below here.
     // Occupancy: the three curves, recomputed only when the result changes.
@@ -152,6 +157,8 @@ struct AppState {
     // Code tab: which of its two views is open ("Kernel" or "Exercise"), and the exercise editor.
     std::string code_view = "Kernel";
     std::string select_code_view;           // set to switch on the next frame
+    // The result whose hottest stall line was last brought into view (identity only, never read).
+    const RunResult* code_scrolled_for = nullptr;
     ExerciseEditorState exercise;
 
     // Drills tab: the view of each drill by "lesson id/drill id", and the scores kept between runs

@@ -221,6 +221,7 @@ int main(int argc, char** argv) {
     // Full runs read the hardware counters by default (Run menu): CUPTI is set up while the first
     // kernel compiles. A user who turned them off pays that once, in the background, at start.
     o.engine.prepare_hardware_counters = true;
+    o.engine.prepare_stall_samples = true;
     o.gl_device = gl_device == "gpu" ? tilelab::gui::GlDevice::Gpu
                 : gl_device == "software" ? tilelab::gui::GlDevice::Software
                                           : tilelab::gui::GlDevice::Auto;

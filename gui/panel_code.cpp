@@ -2,6 +2,7 @@
 // that picked the template arguments, simple syntax colouring, and ptxas's report (registers,
 // spills, shared memory, stack) with the compile time and whether the cache answered.
 #include <imgui.h>
+#include <algorithm>
 #include <cctype>
 #include <string>
 #include <string_view>
@@ -11,6 +12,7 @@
 #include "tilelab/occupancy.h"
 #include "fonts.h"
 #include "panels.h"
+#include "stall_view.h"
 #include "ui_common.h"
 
 namespace tilelab::gui {
@@ -116,8 +118,14 @@ std::vector<std::string_view> split_lines(const std::string& text) {
     return lines;
 }
 
-void draw_source(const std::string& source) {
-    const std::vector<std::string_view> lines = split_lines(source);
+// The source with its line numbers and, when the run was sampled, a bar beside each line with
+// its share of the kernel's stall samples (stall_view.h).
+void draw_source(AppState& state, const RunResult& r) {
+    const std::vector<std::string_view> lines = split_lines(r.kernel_source);
+    const std::vector<const StallLine*> stalls = StallLinesOf(r, lines.size());
+    uint64_t most = 0;
+    for (const StallLine* l : stalls)
+        if (l) most = std::max(most, l->counts.total());
     // Whether each line starts inside a block comment, so the clipper can start anywhere.
     std::vector<char> starts_in_comment(lines.size(), 0);
     bool in_comment = false;
@@ -130,11 +138,23 @@ void draw_source(const std::string& source) {
         }
     }
     PushFontOrDefault(AppFonts().mono);
+    // A newly sampled result brings its hottest line into view (once per result, only when hidden).
+    if (most > 0 && state.code_scrolled_for != &r) {
+        state.code_scrolled_for = &r;
+        size_t hot = 0;
+        while (!stalls[hot] || stalls[hot]->counts.total() != most) ++hot;
+        const float lh = ImGui::GetTextLineHeightWithSpacing(), y = float(hot) * lh, view = ImGui::GetWindowHeight();
+        if (y < ImGui::GetScrollY() || y + lh > ImGui::GetScrollY() + view) ImGui::SetScrollY(std::max(0.0f, y - view * 0.4f));
+    }
     const int digits = int(std::to_string(lines.size()).size());
     ImGuiListClipper clipper;
     clipper.Begin(int(lines.size()));
     while (clipper.Step())
         for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
+            if (!stalls.empty()) {
+                DrawStallBar(r.stalls, stalls[size_t(i)], most, ImGui::GetFontSize() * 4);
+                ImGui::SameLine(0, 0);
+            }
             ImGui::TextColored(kLineNumber, "%*d ", digits, i + 1);
             ImGui::SameLine(0, 0);
             bool comment = starts_in_comment[size_t(i)];
@@ -206,14 +226,12 @@ void draw_kernel(AppState& state) {
     } else {
         draw_ptxas(*r, *c);
     }
-    if (c && !c->options.empty()) {
-        ImGui::PushTextWrapPos(0);
-        ImGui::TextDisabled("nvrtc %s", c->options.c_str());   // ui-strings: not shown (the compiler's command line)
-        ImGui::PopTextWrapPos();
-    }
-    if (c && !c->log.empty() && ImGui::CollapsingHeader(tr("code.compiler_log_nvrtc_and_ptxas").c_str())) {
+    // The compiler's command line and log, folded: the source below gets the room.
+    if (c && (!c->log.empty() || !c->options.empty()) &&
+        ImGui::CollapsingHeader(tr("code.compiler_log_nvrtc_and_ptxas").c_str())) {
         PushFontOrDefault(AppFonts().mono);
         ImGui::PushTextWrapPos(0);
+        if (!c->options.empty()) ImGui::TextDisabled("nvrtc %s", c->options.c_str());   // ui-strings: not shown (the compiler's command line)
         ImGui::TextUnformatted(c->log.c_str());
         ImGui::PopTextWrapPos();
         ImGui::PopFont();
@@ -223,8 +241,9 @@ void draw_kernel(AppState& state) {
         ImGui::TextDisabled("%s", tr("code.no_source_was_attached_to_this_result").c_str());
         return;
     }
+    DrawStallHeader(*r);
     ImGui::BeginChild("##source", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
-    draw_source(r->kernel_source);
+    draw_source(state, *r);
     ImGui::EndChild();
 }
 

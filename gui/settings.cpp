@@ -202,6 +202,7 @@ SavedPlace LoadSettings(const std::string& path, AppState& state, std::vector<st
     f.boolean("presenter", state.presenter_mode);
     f.boolean("show_lesson", state.show_lesson);
     f.boolean("hardware_counters", state.run_options.hardware_counters);
+    f.boolean("stall_samples", state.run_options.stall_samples);
     std::string tab = state.active_tab;
     f.text("tab", tab, "the " + state.active_tab + " tab");
     if (!FindTab(tab)) {
@@ -289,6 +290,7 @@ bool SaveSettings(const std::string& path, const AppState& state, std::string& e
     j["presenter"] = state.presenter_mode;
     j["show_lesson"] = state.show_lesson;
     j["hardware_counters"] = state.run_options.hardware_counters;
+    j["stall_samples"] = state.run_options.stall_samples;
     j["tab"] = state.active_tab;
     const auto& presets = target_presets();
     if (state.model_target_index >= 0 && state.model_target_index < int(presets.size()))

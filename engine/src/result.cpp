@@ -21,6 +21,7 @@ RunOptions quick_protocol(RunOptions opt) {
     opt.count_accesses = false;
     opt.quick = true;
     opt.hardware_counters = false;
+    opt.stall_samples = false;
     return opt;
 }
 
@@ -42,6 +43,7 @@ void RunResult::apply(const Measurement& m) {
     reference_ms = m.reference_ms;
     reference_name = m.reference_name;
     hardware = m.hardware;
+    stalls = m.stalls;
     // Only the worker's own stages: the compiles and the round trip are timed by the engine.
     stages.setup_ms = m.stages.setup_ms;
     stages.validate_ms = m.stages.validate_ms;
@@ -49,6 +51,7 @@ void RunResult::apply(const Measurement& m) {
     stages.count_ms = m.stages.count_ms;
     stages.reference_ms = m.stages.reference_ms;
     stages.hardware_ms = m.stages.hardware_ms;
+    stages.stalls_ms = m.stages.stalls_ms;
     stages.gpu_wait_ms = m.stages.gpu_wait_ms;
 
     measured = m.ok && timing.median_ms > 0;

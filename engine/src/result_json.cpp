@@ -166,6 +166,7 @@ json result_to_json(const RunResult& r, const ResultJsonOptions& opt) {
         j["counted"] = if_measured(r.counted.has_value(), r.counted ? json(*r.counted) : json());
         j["gbps_dram"] = if_measured(r.hardware.ok(), r.gbps_dram);
         j["hardware"] = r.hardware;
+        j["stalls"] = r.stalls;
         j["timing"] = if_measured(true, r.timing);
         if (r.cpu) {   // the CPU run (model mode): a verdict at its own size, never a time
             const CpuCheck& c = *r.cpu;
@@ -196,6 +197,7 @@ json result_to_json(const RunResult& r, const ResultJsonOptions& opt) {
         }
     }
     compile["name_expression"] = r.name_expression;
+    compile["kernel_file"] = r.kernel_file;   // the file stall lines name (tilelab/stalls.h)
     if (!r.user_kernel.empty()) compile["user_kernel"] = r.user_kernel;   // the user's file, not the lesson's
     if (opt.kernel_source) compile["source"] = r.kernel_source;
     j["compile"] = compile;
@@ -237,6 +239,7 @@ RunResult result_from_json(const json& j) {
     }
     r.kernel_source = compile.value("source", "");
     r.user_kernel = compile.value("user_kernel", "");
+    r.kernel_file = compile.value("kernel_file", "");
     r.stages = j.value("stages", StageTimes{});
     r.launch = j.at("launch").get<LaunchShape>();
     r.occupancy_input = j.value("occupancy_input", OccupancyInput{});
@@ -259,6 +262,7 @@ RunResult result_from_json(const json& j) {
         r.pct_of_reference = number("pct_of_reference");
         r.gbps_dram = j.contains("gbps_dram") ? number("gbps_dram") : 0.0;
         if (j.contains("hardware")) r.hardware = j.at("hardware").get<HardwareCounters>();
+        if (j.contains("stalls")) r.stalls = j.at("stalls").get<StallSamples>();
     }
     return r;
 }

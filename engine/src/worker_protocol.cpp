@@ -157,6 +157,7 @@ std::string options_problem(const json& request) {
                                          need_type(o, "time_reference", &json::is_boolean, "true or false"),
                                          need_type(o, "quick", &json::is_boolean, "true or false"),
                                          need_type(o, "hardware_counters", &json::is_boolean, "true or false"),
+                                         need_type(o, "stall_samples", &json::is_boolean, "true or false"),
                                          need_uint(o, "seed", UINT64_MAX)});
     return p.empty() ? "" : "options: " + p;
 }

@@ -3,8 +3,11 @@
 // it plays --gpu-device N, and run requests answered after --ms milliseconds with a time that
 // depends only on the job and the device, never measured. Every answered run is appended to --log
 // as "DEVICE PROBLEM LAUNCH", so a test can tell which GPU measured what, and how often.
+// With --stalls FILE (a JSON object whose "stalls" is a StallSamples, e.g. measured on a GPU), a
+// run that asks for stall samples gets those, so the app's stall view can be drawn without a GPU.
 //   fake_gpu_worker --stdio [--gpu-device N] --count K [--models "A,B"] [--ms 30]
 //                   [--log FILE] [--die-on N --die-after M]   (device N exits on its run M+1)
+//                   [--stalls FILE]
 #include <unistd.h>
 #include <atomic>
 #include <chrono>
@@ -41,7 +44,7 @@ std::vector<std::string> split(const std::string& text) {
 
 int main(int argc, char** argv) {
     int device = 0, count = 1, ms = 30, die_on = -1, die_after = 0;
-    std::string models = "Fake GPU", log;
+    std::string models = "Fake GPU", log, stalls_file;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         const char* next = i + 1 < argc ? argv[i + 1] : "";
@@ -53,6 +56,7 @@ int main(int argc, char** argv) {
         else if (a == "--log") log = next;
         else if (a == "--die-on") die_on = std::atoi(next);
         else if (a == "--die-after") die_after = std::atoi(next);
+        else if (a == "--stalls") stalls_file = next;
         else {
             std::fprintf(stderr, "fake_gpu_worker: unknown argument '%s'\n", argv[i]);
             return 2;
@@ -100,6 +104,8 @@ int main(int argc, char** argv) {
                 m.ok = true;
                 m.timing.median_ms = m.timing.min_ms = m.timing.max_ms = extent / 1000.0 * (1 + device);
                 m.validation.checked = m.validation.passed = true;
+                if (!stalls_file.empty() && request.at("options").value("stall_samples", false))
+                    m.stalls = json::parse(std::ifstream(stalls_file)).at("stalls").get<tilelab::StallSamples>();
                 if (!log.empty())
                     std::ofstream(log, std::ios::app) << device << ' ' << job.at("problem").dump() << ' ' << job.at("launch").dump() << '\n';
             }

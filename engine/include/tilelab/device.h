@@ -63,6 +63,9 @@ struct EngineConfig {
     // CUPTI up as soon as it starts, while the host compiles, so that the first full run pays only
     // the counter passes. Off for engines that only analyse, and for runs under another profiler.
     bool prepare_hardware_counters = false;
+    // Stall samples will be asked for (RunOptions::stall_samples): the worker enables PC sampling
+    // as soon as it starts (CUPTI's set-up takes a second or two) instead of in the first full run.
+    bool prepare_stall_samples = false;
     GpuLocation gpu{};         // where the GPU is (default: this machine)
     // A GPU worker of the engine's own instead of the process's shared one: each engine of a
     // pool (tilelab/gpu_pool.h) talks to its GPU while the others talk to theirs.

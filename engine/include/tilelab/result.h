@@ -6,6 +6,7 @@
 #include "tilelab/compile.h"
 #include "tilelab/hardware.h"
 #include "tilelab/occupancy.h"
+#include "tilelab/stalls.h"
 #include "tilelab/target.h"
 #include "tilelab/variant.h"
 
@@ -26,6 +27,7 @@ struct RunOptions {
     bool time_reference = true; // time cuBLAS (matmul) at the same size for "% of cuBLAS"
     bool quick = false;         // the drag protocol: a fast validated answer, a full run follows (Phase::quick)
     bool hardware_counters = true; // read the launch's hardware counters (CUPTI) after timing it
+    bool stall_samples = false;    // sample where its warps wait (CUPTI PC sampling) after timing it
     // Without a GPU (model mode): run the kernel on the CPU at the small size its lesson declares
     // (RunResult::cpu, engine/src/cpu/cpu_run.h) for a verdict. The CLI's run and the exercises ask for it.
     bool cpu_check = false;
@@ -88,6 +90,7 @@ struct StageTimes {
     double count_ms = 0;           // the instrumented launch
     double reference_ms = 0;       // timing cuBLAS / the device copy (once per problem)
     double hardware_ms = 0;        // the hardware-counter pass (every replay, set-up, evaluation)
+    double stalls_ms = 0;          // PC sampling: the sampled launches and the decoding
     double gpu_wait_ms = 0;        // waiting for the GPU's lock while another learner's run held it
     // Compile ahead (Engine::compile_ahead): the build was already in the memory cache when the
     // request asked for it (no NVRTC, no disk, no wait), and was put there ahead of time.
@@ -109,6 +112,7 @@ struct Measurement {
     double reference_ms = 0;            // cuBLAS / the device copy at this size, 0 when not timed
     std::string reference_name;
     HardwareCounters hardware;          // the counter pass, when asked for (status says why not)
+    StallSamples stalls;                // PC sampling, when asked for (status says why not)
     StageTimes stages;                  // only the worker's own: setup, validate, timing, count, hardware, reference
 };
 
@@ -153,6 +157,7 @@ struct RunResult {
     CostModel model;
     Precision precision;          // the variant's element types at these parameters
     std::string kernel_source;    // the .cuh as compiled
+    std::string kernel_file;      // the file kernel_source is: "matmul/tiled.cuh", or user_kernel
     std::string name_expression;  // its instantiation
     std::string user_kernel;      // the user's file name when the kernel is theirs (Engine::analyze with
                                   // a UserKernel; kernel_source is then their text), else ""
@@ -173,6 +178,8 @@ struct RunResult {
     // DRAM, L2, L1, shared-memory and occupancy counters of one launch (tilelab/hardware.h);
     // status says why there are none (model mode, not asked, no permission ...).
     HardwareCounters hardware;
+    // Where its warps wait, per source line (tilelab/stalls.h); status says why there are none.
+    StallSamples stalls;
     double gbps_dram = 0;         // measured DRAM bytes (read + write) / median time; 0 without counters (apply())
 
     StageTimes stages;

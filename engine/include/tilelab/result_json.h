@@ -13,6 +13,7 @@
 #include "tilelab/hardware.h"
 #include "tilelab/lesson.h"
 #include "tilelab/result.h"
+#include "tilelab/stalls.h"
 
 // Field-by-field to_json/from_json for a struct, by member name, for any basic_json.
 #define TILELAB_JSON_FIELDS(Type, ...)                                                                          \
@@ -46,9 +47,9 @@ TILELAB_JSON_FIELDS(Occupancy, blocks_per_sm, active_warps, max_warps, occupancy
 TILELAB_JSON_FIELDS(Timing, median_ms, min_ms, max_ms, samples_ms)
 TILELAB_JSON_FIELDS(Validation, checked, passed, max_abs_error, max_rel_error, tolerance, reference, message)
 TILELAB_JSON_FIELDS(StageTimes, compile_ms, count_compile_ms, worker_ms, setup_ms, validate_ms, timing_ms, count_ms,
-                    hardware_ms, reference_ms, gpu_wait_ms, compile_cached, prefetch_hit, count_compile_cached, count_prefetch_hit)
+                    hardware_ms, stalls_ms, reference_ms, gpu_wait_ms, compile_cached, prefetch_hit, count_compile_cached, count_prefetch_hit)
 TILELAB_JSON_FIELDS(RunOptions, warmup, repetitions, flush_l2, count_accesses, time_reference, quick,
-                    hardware_counters, seed)
+                    hardware_counters, stall_samples, seed)
 TILELAB_JSON_FIELDS(DeviceStatus, gpu, reason, name, free_bytes, total_bytes)
 TILELAB_JSON_FIELDS(Ceilings, measured, copy_gbps, sgemm_gflops, note)
 
@@ -90,12 +91,29 @@ void from_json(const J& j, HardwareCounters& h) {
         if (j.contains(m.name) && j.at(m.name).is_number()) h.metrics[m.name] = j.at(m.name).template get<double>();
 }
 
+// StallCounts: {"issuing": n, "global_memory": n, ...} (every group of tilelab/stalls.h); on
+// input a missing group reads 0.
+template <typename J, std::enable_if_t<nlohmann::detail::is_basic_json<J>::value, int> = 0>
+void to_json(J& j, const StallCounts& c) {
+    j = J::object();
+    for (int g = 0; g < kStallGroups; ++g) j[stall_group_key(StallGroup(g))] = c.n[size_t(g)];
+}
+template <typename J, std::enable_if_t<nlohmann::detail::is_basic_json<J>::value, int> = 0>
+void from_json(const J& j, StallCounts& c) {
+    c = StallCounts{};
+    for (int g = 0; g < kStallGroups; ++g)
+        if (const char* key = stall_group_key(StallGroup(g)); j.contains(key)) c.n[size_t(g)] = j.at(key).template get<uint64_t>();
+}
+TILELAB_JSON_FIELDS(StallLine, file, line, counts)
+TILELAB_JSON_FIELDS(StallPc, offset, line, counts)
+TILELAB_JSON_FIELDS(StallSamples, status, reason, period_log2, launches, total, dropped, collect_ms, counts, lines, pcs)
+
 // Measurement: what the GPU worker returns; `counted` is null when nothing was counted.
 template <typename J, std::enable_if_t<nlohmann::detail::is_basic_json<J>::value, int> = 0>
 void to_json(J& j, const Measurement& m) {
     j = J{{"ok", m.ok}, {"stage", m.stage}, {"error", m.error}, {"timing", m.timing}, {"validation", m.validation},
           {"counted", m.counted ? J(*m.counted) : J(nullptr)}, {"reference_ms", m.reference_ms},
-          {"reference_name", m.reference_name}, {"hardware", m.hardware}, {"stages", m.stages}};
+          {"reference_name", m.reference_name}, {"hardware", m.hardware}, {"stalls", m.stalls}, {"stages", m.stages}};
 }
 template <typename J, std::enable_if_t<nlohmann::detail::is_basic_json<J>::value, int> = 0>
 void from_json(const J& j, Measurement& m) {
@@ -109,6 +127,7 @@ void from_json(const J& j, Measurement& m) {
     m.reference_ms = j.at("reference_ms").template get<double>();
     m.reference_name = j.at("reference_name").template get<std::string>();
     if (j.contains("hardware")) m.hardware = j.at("hardware").template get<HardwareCounters>();
+    if (j.contains("stalls")) m.stalls = j.at("stalls").template get<StallSamples>();
     m.stages = j.at("stages").template get<StageTimes>();
 }
 

@@ -176,6 +176,7 @@ public:
             // TILELAB_HW_PREPARE=0 leaves the set-up to the first pass (to measure what this saves).
             const char* env = std::getenv("TILELAB_HW_PREPARE");
             prepare_counters_ = request.value("prepare_counters", false) && !(env && std::string(env) == "0");
+            prepare_stalls_ = request.value("prepare_stalls", false) && !(env && std::string(env) == "0");
         } else if (op == "blocks_per_sm") {
             std::string error;
             const auto kernel = worker::cubin_from_json(request.at("kernel"));
@@ -202,9 +203,10 @@ public:
     // After the reply went: CUPTI's one-time set-up when the engine asked for it, while the host
     // compiles the first kernel. Never during a request, so never inside a timed run.
     void after_reply() {
-        if (!prepare_counters_ || !runner_) return;
-        prepare_counters_ = false;
-        runner_->prepare_hardware_counters();
+        if (!runner_) return;
+        if (prepare_counters_) runner_->prepare_hardware_counters();
+        if (prepare_stalls_) runner_->prepare_stall_samples();
+        prepare_counters_ = prepare_stalls_ = false;
     }
 
 private:
@@ -232,7 +234,7 @@ private:
     double hold_limit_s_ = hold_limit_s();
     std::string lock_path_;
     GpuTurn turn_;
-    bool prepare_counters_ = false;
+    bool prepare_counters_ = false, prepare_stalls_ = false;
     std::string unusable_;
     std::unique_ptr<GpuRunner> runner_;
 };

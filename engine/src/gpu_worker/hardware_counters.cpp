@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <vector>
 #include "cuda_check.h"
+#include "cupti_library.h"
 
 namespace tilelab {
 namespace {
@@ -63,27 +64,6 @@ T params(size_t struct_size) {
     T p{};
     p.structSize = struct_size;
     return p;
-}
-
-std::string version_suffix() {
-    int runtime = 0;
-    (void)cudaRuntimeGetVersion(&runtime);
-    // Appended rather than `"." + std::to_string(...)`: GCC 12 at -O3 reports a false -Wrestrict
-    // in that operator+ (GCC bug 105329), which breaks -DCMAKE_BUILD_TYPE=Release with WERROR.
-    std::string suffix;
-    if (runtime > 0) suffix.append(".").append(std::to_string(runtime / 1000));
-    return suffix;
-}
-
-// Opens libcupti: by soname (LD_LIBRARY_PATH, the loader cache), then in the toolkit this was built with.
-void* open_cupti(std::string& tried) {
-    const std::string dir = TILELAB_CUDA_LIBRARY_DIR;
-    for (const std::string& name : {"libcupti.so" + version_suffix(), std::string("libcupti.so"),
-                                    dir + "/libcupti.so" + version_suffix(), dir + "/../extras/CUPTI/lib64/libcupti.so"}) {
-        if (void* h = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL)) return h;
-        tried += (tried.empty() ? "" : ", ") + name;
-    }
-    return nullptr;
 }
 
 }  // namespace
@@ -140,14 +120,8 @@ struct HardwareCounterSession::State {
 
         int device = 0;
         TL_CUDA_CHECK(cudaGetDevice(&device));
-        TL_CUDA_CHECK(cudaFree(nullptr));   // makes the primary context current
-        void* get_current = nullptr;
-        cudaDriverEntryPointQueryResult found{};
-        TL_CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &get_current, 12000, cudaEnableDefault, &found));
-        if (found != cudaDriverEntryPointSuccess || !get_current)
-            throw CuptiFailure{CUPTI_ERROR_UNKNOWN, "the driver has no cuCtxGetCurrent"};
-        if (reinterpret_cast<CUresult (*)(CUcontext*)>(get_current)(&context) != CUDA_SUCCESS || !context)
-            throw CuptiFailure{CUPTI_ERROR_INVALID_CONTEXT, "no current CUDA context"};
+        context = current_cuda_context();
+        if (!context) throw CuptiFailure{CUPTI_ERROR_INVALID_CONTEXT, "no current CUDA context"};
 
         auto supported = params<CUpti_Profiler_DeviceSupported_Params>(CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE);
         supported.cuDevice = device;

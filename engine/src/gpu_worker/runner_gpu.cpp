@@ -1,7 +1,8 @@
 // Measuring one configuration on the GPU, in the order the design asks for: refuse what cannot
 // fit, set up inputs, poison the output, launch once and validate, and only then warm up and
-// time; then count accesses with the instrumented build, read the hardware counters of the same
-// launch (replayed, after the timed repetitions) and time the reference.
+// time; then count accesses with the instrumented build, sample where its warps wait (launches of
+// their own), read the hardware counters of the same launch (replayed, after the timed
+// repetitions) and time the reference.
 #include "runner_gpu.h"
 #include <fmt/format.h>
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include <string_view>
 #include "family_shape.h"
 #include "hardware_counters.h"
+#include "pc_sampling.h"
 #include "runner_device.h"
 #include "support_kernels.h"
 #include "tilelab/i18n.h"
@@ -118,6 +120,11 @@ void GpuRunner::prepare_hardware_counters() {
     }
 }
 
+void GpuRunner::prepare_stall_samples() {
+    if (!sampling_) sampling_ = std::make_unique<PcSamplingSession>();
+    sampling_->prepare();
+}
+
 L2Flusher& GpuRunner::flusher() {
     if (!flusher_) flusher_ = std::make_unique<L2Flusher>(l2_bytes_);
     return *flusher_;
@@ -146,6 +153,30 @@ AccessCounts GpuRunner::count_accesses(Family& family, const CompileResult& coun
     unsigned long long host[4] = {};
     TL_CUDA_CHECK(cudaMemcpy(host, counters.get(), sizeof host, cudaMemcpyDeviceToHost));
     return AccessCounts{double(host[0]), double(host[1]), double(host[2]), double(host[3])};
+}
+
+// PC samples of launches of a fresh load of the kernel (pc_sampling.h says why fresh).
+StallSamples GpuRunner::sample_stalls(Family& family, const worker::MeasureJob& job, std::vector<void*>& args,
+                                      double launch_ms, bool counters_follow) {
+    if (!sampling_) sampling_ = std::make_unique<PcSamplingSession>();
+    const unsigned dyn_smem = job.launch.dynamic_smem;
+    std::unique_ptr<LoadedLibrary> fresh;   // kept loaded until the samples are read
+    const auto sampled_launches = [&](int n) {
+        fresh = std::make_unique<LoadedLibrary>(job.kernel->cubin.data(), job.kernel->lowered_name.c_str());
+        family.on_library_loaded(fresh->library());
+        if (dyn_smem > 0)
+            TL_CUDA_CHECK(cudaFuncSetAttribute(fresh->entry(), cudaFuncAttributeMaxDynamicSharedMemorySize, int(dyn_smem)));
+        for (int i = 0; i < n; ++i)
+            TL_CUDA_CHECK(cudaLaunchKernel(fresh->entry(), to_dim3(job.launch.grid), to_dim3(job.launch.block), args.data(),
+                                           dyn_smem, nullptr));
+        TL_CUDA_CHECK(cudaDeviceSynchronize());
+    };
+    StallSamples out = sampling_->collect(*job.kernel, launch_ms, sampled_launches);
+    // The range profiler cannot start while sampling is enabled (CUPTI_ERROR_INVALID_PARAMETER,
+    // H200, 2026-11-29): with counters to read, sampling is disabled again (the next sampled run
+    // enables it anew, about 0.3 s); without, it stays enabled.
+    if (counters_follow) sampling_->release();
+    return out;
 }
 
 Measurement GpuRunner::measure(const worker::MeasureJob& job, const RunOptions& opt, const CancelFlag* cancel) {
@@ -207,7 +238,17 @@ Measurement GpuRunner::measure(const worker::MeasureJob& job, const RunOptions& 
             times.count_ms = lap_ms(lap);
         }
 
-        // 4. The hardware counters of the kernel just timed, replayed once per pass the metrics
+        // 4. Where its warps wait: PC samples of launches of their own (never the timed ones).
+        // Not a failure of the run when sampling fails. Before the counter pass: measured on an
+        // H200 (2026-11-29), a range-profiler pass first left PC sampling with no samples.
+        if (opt.stall_samples) {
+            stage = "stalls";
+            r.stalls = sample_stalls(family, job, args, r.timing.median_ms, opt.hardware_counters);
+            times.stalls_ms = lap_ms(lap);
+            stage = "run";
+        }
+
+        // 5. The hardware counters of the kernel just timed, replayed once per pass the metrics
         // need. Before each pass (outside the profiled range) L2 is emptied, as ncu's cache control
         // does by default (flush and invalidate), so DRAM bytes are those of a cold launch: a read
         // of a buffer twice its size writes every dirty line back, then discarding that buffer's
@@ -234,7 +275,7 @@ Measurement GpuRunner::measure(const worker::MeasureJob& job, const RunOptions& 
             stage = "run";
         }
 
-        // 5. The reference at the same size ("% of cuBLAS"), timed the same way, once per problem.
+        // 6. The reference at the same size ("% of cuBLAS"), timed the same way, once per problem.
         if (opt.time_reference) {
             const std::string key = fmt::format("{}|{}|{}|{}", job.family, job.precision.describe(), format_problem(problem), opt.flush_l2);
             auto it = reference_ms_.find(key);

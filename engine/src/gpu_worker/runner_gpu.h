@@ -19,6 +19,7 @@
 namespace tilelab {
 
 class HardwareCounterSession;
+class PcSamplingSession;
 
 class GpuRunner {
 public:
@@ -34,6 +35,8 @@ public:
     // CUPTI's one-time set-up (libcupti, the chip's counters, the metrics' schedule) ahead of the
     // first run that reads counters. A failure is kept for that run to report. Never throws.
     void prepare_hardware_counters();
+    // PC sampling enabled on the context ahead of the first run that samples (pc_sampling.h).
+    void prepare_stall_samples();
 
     // Device copy bandwidth and cuBLAS SGEMM at 4096³. Never throws (measured = false on error).
     Ceilings measure_ceilings();
@@ -63,6 +66,8 @@ private:
     void check_memory(const std::string& family_name, const Precision& precision, const Problem& p);
     const LoadedLibrary& library_for(const CompileResult& c);
     AccessCounts count_accesses(Family& family, const CompileResult& counting_kernel, const LaunchShape& launch);
+    StallSamples sample_stalls(Family& family, const worker::MeasureJob& job, std::vector<void*>& args,
+                               double launch_ms, bool counters_follow);
     L2Flusher& flusher();
     // After a CUDA error: notes whether it lost the context. Returns context_lost().
     bool note_error(cudaError_t code);
@@ -73,6 +78,7 @@ private:
     std::map<std::string, std::unique_ptr<LoadedLibrary>> libraries_;  // by cubin hash and kernel name
     std::unique_ptr<L2Flusher> flusher_;
     std::unique_ptr<HardwareCounterSession> hardware_;                 // CUPTI, set up on first use
+    std::unique_ptr<PcSamplingSession> sampling_;                      // CUPTI PC sampling, enabled on first use
     std::map<std::string, std::pair<std::string, double>> reference_ms_;  // key -> (name, ms)
     std::map<int, std::vector<DeviceBuffer>> held_memory_;                // occupy_memory()
     int next_handle_ = 1;

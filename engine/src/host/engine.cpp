@@ -83,7 +83,7 @@ OccupancyInput occupancy_input(const CompileResult& c, const LaunchShape& launch
 struct Engine::Impl {
     explicit Impl(const EngineConfig& cfg)
         : compiler(cfg.cache_dir.empty() ? default_cache_dir() : cfg.cache_dir), where(cfg.gpu),
-          prepare_counters(cfg.prepare_hardware_counters),
+          prepare_counters(cfg.prepare_hardware_counters), prepare_stalls(cfg.prepare_stall_samples),
           own_client(cfg.own_worker ? std::make_unique<WorkerClient>() : nullptr),
           client(own_client ? *own_client : WorkerClient::instance()) {
         locate(cfg.force_model_mode);
@@ -112,7 +112,7 @@ struct Engine::Impl {
             // Starts the worker now (it would be started by the first run anyway); if it cannot
             // start, free_bytes stays 0 and the first run says why.
             size_t free_bytes = 0, total_bytes = 0;
-            if (device_memory_in_worker(client, free_bytes, total_bytes, prepare_counters)) {
+            if (device_memory_in_worker(client, free_bytes, total_bytes, prepare_counters, prepare_stalls)) {
                 std::lock_guard lock(status_mutex);
                 status.free_bytes = free_bytes;
                 status.total_bytes = total_bytes;
@@ -175,7 +175,7 @@ struct Engine::Impl {
         }
         if (s.gpu) {   // as locally: free memory, and the counters set up while the host compiles
             size_t free_bytes = 0, total_bytes = 0;
-            if (device_memory_in_worker(client, free_bytes, total_bytes, prepare_counters)) {
+            if (device_memory_in_worker(client, free_bytes, total_bytes, prepare_counters, prepare_stalls)) {
                 std::lock_guard lock(status_mutex);
                 status.free_bytes = free_bytes;
             }
@@ -250,7 +250,7 @@ struct Engine::Impl {
     DeviceStatus status;
     CompileService compiler;
     GpuLocation where;
-    bool prepare_counters = false;
+    bool prepare_counters = false, prepare_stalls = false;
     std::unique_ptr<WorkerClient> own_client;   // EngineConfig::own_worker
     WorkerClient& client;                       // own_client, else the process's shared one
     mutable std::mutex target_mutex;
@@ -354,6 +354,7 @@ RunResult Engine::Impl::analyze(const RunRequest& req, const UserKernel* user) {
         const KernelInstance k = checked.instance->kernel_at(req.problem);
         r.name_expression = k.name_expression;
         if (const std::string* source = embedded_source(k.source_file)) r.kernel_source = *source;
+        r.kernel_file = k.source_file;
         CompileRequest build = kernel_build(k, t.arch(), false);
         if (user) {
             if (user->text.empty()) {
@@ -362,6 +363,7 @@ RunResult Engine::Impl::analyze(const RunRequest& req, const UserKernel* user) {
             }
             r.user_kernel = user->name.empty() ? "exercise.cu" : user->name;
             r.kernel_source = build.source_text = user->text;
+            r.kernel_file = r.user_kernel;
             build.source_name = r.user_kernel;
         }
 
@@ -431,6 +433,10 @@ void Engine::Impl::measure(RunResult& r, const RunOptions& opt, const CancelFlag
         if (opt.hardware_counters) {
             r.hardware.status = hardware_status::no_gpu;
             r.hardware.reason = hardware_reason(hardware_status::no_gpu);
+        }
+        if (opt.stall_samples) {
+            r.stalls.status = stall_status::no_gpu;
+            r.stalls.reason = stall_reason(stall_status::no_gpu);
         }
         return;
     }

@@ -479,12 +479,14 @@ Ceilings ceilings_in_worker(WorkerClient& client) {
     return c;
 }
 
-bool device_memory_in_worker(WorkerClient& client, size_t& free_bytes, size_t& total_bytes, bool prepare_counters) {
+bool device_memory_in_worker(WorkerClient& client, size_t& free_bytes, size_t& total_bytes, bool prepare_counters,
+                             bool prepare_stalls) {
     json reply;
     std::string failure;
     try {
         json request = {{"op", "memory"}};
         if (prepare_counters) request["prepare_counters"] = true;   // set up after replying (gpu_worker.cpp)
+        if (prepare_stalls) request["prepare_stalls"] = true;
         if (!client.call(request, nullptr, reply, failure)) return false;
         free_bytes = reply.at("free_bytes").get<size_t>();
         total_bytes = reply.at("total_bytes").get<size_t>();

@@ -105,6 +105,7 @@ Measurement measure_in_worker(WorkerClient& client, const worker::MeasureJob& jo
                               const CancelFlag* cancel, double& worker_ms);
 Ceilings ceilings_in_worker(WorkerClient& client);
 // Free and total device memory as the worker sees it; false if the worker could not say.
-bool device_memory_in_worker(WorkerClient& client, size_t& free_bytes, size_t& total_bytes, bool prepare_counters = false);
+bool device_memory_in_worker(WorkerClient& client, size_t& free_bytes, size_t& total_bytes, bool prepare_counters = false,
+                             bool prepare_stalls = false);
 
 }  // namespace tilelab

@@ -1,0 +1,103 @@
+// Where a kernel's warps wait: PC samples of one configuration, read by the GPU worker through
+// CUPTI's PC Sampling API (engine/src/gpu_worker/pc_sampling.h) on launches of their own after
+// the timed repetitions, never inside them. Every sample is one warp, caught at one instruction,
+// in one state (issuing, or stalled for a reason); the device names some twenty states, grouped
+// here into the ten a learner needs. Samples are kept per SASS offset and per source line.
+// No CUDA types here: the GUI, the CLI and the CPU tests read this.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tilelab {
+
+// The groups, in the order panels and tables list them.
+enum class StallGroup {
+    issuing,          // "selected": the warp issued an instruction this cycle
+    global_memory,    // long scoreboard: waiting on a global or local (spill) load
+    shared_memory,    // short scoreboard: waiting on shared memory or another MIO result
+    barrier,          // __syncthreads(): waiting for the rest of the block
+    math_pipe,        // math pipe throttle: the FMA/tensor pipe is busy
+    memory_throttle,  // MIO, LG or TEX throttle: the load/store queues are full
+    not_selected,     // ready, but another warp was picked
+    branch,           // branch resolving, no instruction (instruction cache)
+    wait,             // a fixed-latency dependency
+    other,            // membar, sleeping, dispatch, drain, misc
+};
+inline constexpr int kStallGroups = 10;
+
+// "issuing", "global_memory", ... (the JSON keys and string keys "stall.<key>.*").
+const char* stall_group_key(StallGroup g);
+// The group of a device's stall-reason name (CUPTI's "smsp__pcsamp_warps_issue_stalled_barrier",
+// or the bare "barrier"); names CUPTI adds later fall into `other`.
+StallGroup stall_group_of(std::string_view cupti_name);
+// CUPTI also names every reason a second time with "_not_issued" (the samples whose warp did not
+// issue): counting those as well would count a sample twice. True for those names.
+bool is_not_issued_duplicate(std::string_view cupti_name);
+
+struct StallCounts {
+    std::array<uint64_t, kStallGroups> n{};
+    uint64_t total() const;
+    uint64_t& operator[](StallGroup g) { return n[size_t(g)]; }
+    uint64_t operator[](StallGroup g) const { return n[size_t(g)]; }
+    StallGroup top() const;   // the largest group (issuing when empty)
+    StallCounts& operator+=(const StallCounts& o);
+    bool operator==(const StallCounts&) const = default;
+};
+
+// One source line of the kernel with the samples of every instruction it compiled to.
+struct StallLine {
+    std::string file;   // as the compiler named it: the kernel's .cuh path ("matmul/tiled.cuh")
+    int line = 0;       // 1-based
+    StallCounts counts;
+    bool operator==(const StallLine&) const = default;
+};
+
+// One SASS instruction that was sampled.
+struct StallPc {
+    uint64_t offset = 0;   // bytes from the function's start
+    int line = -1;         // index into StallSamples::lines, -1 without line information
+    StallCounts counts;
+    bool operator==(const StallPc&) const = default;
+};
+
+namespace stall_status {
+inline constexpr const char* ok = "ok";
+inline constexpr const char* skipped = "skipped";          // not asked for (quick run, no --stalls)
+inline constexpr const char* no_gpu = "no_gpu";            // model mode
+inline constexpr const char* overflow = "overflow";        // the hardware buffer overflowed: samples dropped
+inline constexpr const char* unsupported = "unsupported";  // GPU, driver or libcupti cannot sample
+inline constexpr const char* insufficient_privileges = "insufficient_privileges";
+inline constexpr const char* error = "error";              // anything else, with CUPTI's message
+}  // namespace stall_status
+
+struct StallSamples {
+    std::string status = stall_status::skipped;
+    std::string reason;            // one sentence when status is not ok: what happened, what to do
+    int period_log2 = 0;           // a sample every 2^period_log2 cycles on each SM
+    int launches = 0;              // sampled launches of the kernel
+    uint64_t total = 0;            // samples of this kernel (every state)
+    uint64_t dropped = 0;          // samples the hardware dropped
+    double collect_ms = 0;         // wall time of the sampled launches and the decoding
+    StallCounts counts;            // the whole kernel
+    std::vector<StallLine> lines;  // most samples first
+    std::vector<StallPc> pcs;      // by offset
+
+    // Usable samples (ok, or an overflow that still left samples to show).
+    bool has_samples() const { return total > 0 && !lines.empty(); }
+    bool operator==(const StallSamples&) const = default;
+};
+
+// A StallLine's file is `kernel_file` (the variant's "matmul/tiled.cuh", or a user's file name):
+// one ends with the other at a folder boundary (NVRTC names an included header by its last part).
+bool stall_file_matches(const std::string& file, const std::string& kernel_file);
+// The share of `part` in `total`, in percent (0 when total is 0).
+double stall_share(uint64_t part, uint64_t total);
+// The sentence for a status that is not ok ("" for ok and skipped); `detail` is appended.
+std::string stall_reason(const std::string& status, const std::string& detail = "");
+// One sentence for the Results panel and the CLI: "62% of samples wait on global memory (line 23)".
+std::string stall_summary(const StallSamples& s);
+
+}  // namespace tilelab

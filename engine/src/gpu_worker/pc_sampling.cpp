@@ -1,0 +1,377 @@
+// PC sampling in the GPU worker (pc_sampling.h).
+#include "pc_sampling.h"
+#include <cupti_pcsampling.h>
+#include <cupti_result.h>
+#include <cuda_runtime.h>
+#include <dlfcn.h>
+#include <fmt/format.h>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+#include "cuda_check.h"
+#include "cupti_library.h"
+#include "hardware_counters.h"
+
+namespace tilelab {
+namespace {
+
+#define TL_PCSAMP_FUNCTIONS(X)                                                                                  \
+    X(cuptiGetResultString) X(cuptiPCSamplingGetNumStallReasons) X(cuptiPCSamplingGetStallReasons)             \
+    X(cuptiPCSamplingSetConfigurationAttribute) X(cuptiPCSamplingEnable) X(cuptiPCSamplingDisable)             \
+    X(cuptiPCSamplingStart) X(cuptiPCSamplingStop) X(cuptiPCSamplingGetData) X(cuptiGetSassToSourceCorrelation)
+
+struct Api {
+#define TL_PCSAMP_POINTER(name) decltype(&::name) name = nullptr;
+    TL_PCSAMP_FUNCTIONS(TL_PCSAMP_POINTER)
+#undef TL_PCSAMP_POINTER
+};
+
+struct Failure {
+    int code;
+    std::string detail;
+};
+
+// PC records fetched per cuptiPCSamplingGetData call (a kernel has some thousand instructions).
+constexpr size_t kPcsPerFetch = 4096;
+// Sampled launches: about this long in all, at most this many.
+constexpr double kSampledMs = 4.0;
+constexpr int kMaxLaunches = 200;
+// Samples aimed at: enough for a line with 1 % of them to be within a few tenths of a point.
+constexpr double kTargetSamples = 4e5;
+// Periods (log2 cycles) chosen automatically: 2^9 and finer overflowed an H200's buffer.
+constexpr int kMinAutoPeriod = 10, kMaxAutoPeriod = 22;
+
+template <class T>
+T params(size_t size) {
+    T p{};
+    p.size = size;
+    return p;
+}
+
+std::string status_for(int code) {
+    const std::string hs = hardware_status_for_cupti(code);
+    if (hs == hardware_status::insufficient_privileges) return stall_status::insufficient_privileges;
+    if (hs == hardware_status::unsupported) return stall_status::unsupported;
+    return stall_status::error;
+}
+
+double ms_since(std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+
+// The period (log2 cycles) for launches of `sampled_ms` in all on this device.
+int auto_period(double sampled_ms) {
+    int sms = 0, khz = 0, device = 0;
+    (void)cudaGetDevice(&device);
+    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess || sms <= 0) sms = 100;
+    if (cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, device) != cudaSuccess || khz <= 0) khz = 1500000;
+    const double cycles = sampled_ms * 1e-3 * double(khz) * 1e3 * double(sms);
+    const int p = int(std::floor(std::log2(std::max(1.0, cycles / kTargetSamples))));
+    return std::clamp(p, kMinAutoPeriod, kMaxAutoPeriod);
+}
+
+// TILELAB_PCSAMP_TRACE=1: where a collect's time went, on stderr.
+void trace(const char* what, std::chrono::steady_clock::time_point from, std::chrono::steady_clock::time_point to) {
+    if (std::getenv("TILELAB_PCSAMP_TRACE"))
+        std::fprintf(stderr, "pcsamp-trace: %s %.1f ms\n", what, std::chrono::duration<double, std::milli>(to - from).count());
+}
+
+int forced_period() {
+    const char* v = std::getenv("TILELAB_PC_SAMPLING_PERIOD");
+    if (!v || !*v) return 0;
+    const int p = std::atoi(v);
+    return p >= 5 && p <= 31 ? p : 0;
+}
+
+}  // namespace
+
+struct PcSamplingSession::State {
+    Api api;
+    bool enabled = false;
+    std::string sticky_status, sticky_reason;   // a set-up that cannot sample: not retried
+    CUcontext context = nullptr;
+    std::vector<uint32_t> reasons;              // the reason indices collected
+    std::map<uint32_t, StallGroup> group_of;    // by reason index
+    int period = 0;                             // configured period (log2 cycles)
+    // The buffer cuptiPCSamplingGetData fills, and the one given at configuration.
+    std::vector<CUpti_PCSamplingPCData> records;
+    std::vector<CUpti_PCSamplingStallReason> reason_slots;
+    CUpti_PCSamplingData fetch{};
+    std::vector<CUpti_PCSamplingPCData> config_records;
+    std::vector<CUpti_PCSamplingStallReason> config_slots;
+    CUpti_PCSamplingData config_buffer{};
+    std::set<char*> names;                      // function names CUPTI handed over
+
+    void check(CUptiResult r, const char* call) {
+        if (r == CUPTI_SUCCESS) return;
+        const char* text = nullptr;
+        if (!api.cuptiGetResultString || api.cuptiGetResultString(r, &text) != CUPTI_SUCCESS) text = nullptr;
+        throw Failure{int(r), fmt::format("{}: {}", call, text ? text : fmt::format("CUPTI error {}", int(r)))};
+    }
+
+    static void size_buffer(CUpti_PCSamplingData& d, std::vector<CUpti_PCSamplingPCData>& recs,
+                            std::vector<CUpti_PCSamplingStallReason>& slots, size_t n_reasons) {
+        recs.assign(kPcsPerFetch, CUpti_PCSamplingPCData{});
+        slots.assign(kPcsPerFetch * n_reasons, CUpti_PCSamplingStallReason{});
+        for (size_t i = 0; i < recs.size(); ++i) {
+            recs[i].size = sizeof(CUpti_PCSamplingPCData);
+            recs[i].stallReasonCount = n_reasons;
+            recs[i].stallReason = slots.data() + i * n_reasons;
+        }
+        d = CUpti_PCSamplingData{};
+        d.size = sizeof(CUpti_PCSamplingData);
+        d.collectNumPcs = kPcsPerFetch;
+        d.pPcData = recs.data();
+    }
+
+    void set_attributes(std::vector<CUpti_PCSamplingConfigurationInfo>& infos) {
+        auto p = params<CUpti_PCSamplingConfigurationInfoParams>(CUpti_PCSamplingConfigurationInfoParamsSize);
+        p.ctx = context;
+        p.numAttributes = infos.size();
+        p.pPCSamplingConfigurationInfo = infos.data();
+        check(api.cuptiPCSamplingSetConfigurationAttribute(&p), "cuptiPCSamplingSetConfigurationAttribute");
+    }
+
+    void set_period(int p) {
+        CUpti_PCSamplingConfigurationInfo info{};
+        info.attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_PERIOD;
+        info.attributeData.samplingPeriodData.samplingPeriod = uint32_t(p);
+        std::vector<CUpti_PCSamplingConfigurationInfo> infos{info};
+        set_attributes(infos);
+        period = p;
+    }
+
+    void read_reasons() {
+        size_t n = 0;
+        auto num = params<CUpti_PCSamplingGetNumStallReasonsParams>(CUpti_PCSamplingGetNumStallReasonsParamsSize);
+        num.ctx = context;
+        num.numStallReasons = &n;
+        check(api.cuptiPCSamplingGetNumStallReasons(&num), "cuptiPCSamplingGetNumStallReasons");
+        std::vector<uint32_t> index(n);
+        std::vector<std::vector<char>> text(n, std::vector<char>(CUPTI_STALL_REASON_STRING_SIZE));
+        std::vector<char*> names(n);
+        for (size_t i = 0; i < n; ++i) names[i] = text[i].data();
+        auto get = params<CUpti_PCSamplingGetStallReasonsParams>(CUpti_PCSamplingGetStallReasonsParamsSize);
+        get.ctx = context;
+        get.numStallReasons = n;
+        get.stallReasonIndex = index.data();
+        get.stallReasons = names.data();
+        check(api.cuptiPCSamplingGetStallReasons(&get), "cuptiPCSamplingGetStallReasons");
+        for (size_t i = 0; i < n; ++i) {
+            const std::string name(names[i], strnlen(names[i], CUPTI_STALL_REASON_STRING_SIZE));
+            if (is_not_issued_duplicate(name)) continue;
+            reasons.push_back(index[i]);
+            group_of[index[i]] = stall_group_of(name);
+        }
+        if (reasons.empty()) throw Failure{CUPTI_ERROR_NOT_SUPPORTED, "the device names no stall reasons"};
+    }
+
+    void enable() {
+        std::string tried;
+        void* library = open_cupti(tried);
+        if (!library) throw Failure{CUPTI_ERROR_NOT_SUPPORTED, "libcupti could not be loaded (tried " + tried + ")"};
+#define TL_PCSAMP_LOOKUP(name)                                                       \
+    api.name = reinterpret_cast<decltype(api.name)>(dlsym(library, #name));          \
+    if (!api.name) throw Failure{CUPTI_ERROR_NOT_SUPPORTED, "libcupti has no " #name " (too old)"};
+        TL_PCSAMP_FUNCTIONS(TL_PCSAMP_LOOKUP)
+#undef TL_PCSAMP_LOOKUP
+        context = current_cuda_context();
+        if (!context) throw Failure{CUPTI_ERROR_INVALID_CONTEXT, "no current CUDA context"};
+        auto on = params<CUpti_PCSamplingEnableParams>(CUpti_PCSamplingEnableParamsSize);
+        on.ctx = context;
+        check(api.cuptiPCSamplingEnable(&on), "cuptiPCSamplingEnable");
+        enabled = true;
+        read_reasons();
+        size_buffer(fetch, records, reason_slots, reasons.size());
+        size_buffer(config_buffer, config_records, config_slots, reasons.size());
+
+        std::vector<CUpti_PCSamplingConfigurationInfo> infos(5);
+        infos[0].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_STALL_REASON;
+        infos[0].attributeData.stallReasonData.stallReasonCount = reasons.size();
+        infos[0].attributeData.stallReasonData.pStallReasonIndex = reasons.data();
+        infos[1].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_COLLECTION_MODE;
+        infos[1].attributeData.collectionModeData.collectionMode = CUPTI_PC_SAMPLING_COLLECTION_MODE_CONTINUOUS;
+        infos[2].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_ENABLE_START_STOP_CONTROL;
+        infos[2].attributeData.enableStartStopControlData.enableStartStopControl = 1;
+        infos[3].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_OUTPUT_DATA_FORMAT;
+        infos[3].attributeData.outputDataFormatData.outputDataFormat = CUPTI_PC_SAMPLING_OUTPUT_DATA_FORMAT_PARSED;
+        infos[4].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_DATA_BUFFER;
+        infos[4].attributeData.samplingDataBufferData.samplingDataBuffer = &config_buffer;
+        set_attributes(infos);
+        set_period(kMinAutoPeriod + 2);
+    }
+
+    // Drains what CUPTI holds into `by_pc` (offset -> counts) for `function`; the totals too.
+    void drain(const std::string& function, std::map<uint64_t, StallCounts>& by_pc, StallSamples& out) {
+        for (int round = 0; round < 1 << 16; ++round) {
+            size_buffer(fetch, records, reason_slots, reasons.size());
+            auto get = params<CUpti_PCSamplingGetDataParams>(CUpti_PCSamplingGetDataParamsSize);
+            get.ctx = context;
+            get.pcSamplingData = &fetch;
+            const CUptiResult r = api.cuptiPCSamplingGetData(&get);
+            if (r == CUPTI_ERROR_OUT_OF_MEMORY) fetch.hardwareBufferFull = 1;
+            else check(r, "cuptiPCSamplingGetData");
+            out.dropped += fetch.droppedSamples;
+            if (std::getenv("TILELAB_PCSAMP_TRACE"))
+                std::fprintf(stderr, "pcsamp-trace: round %d pcs %zu remaining %zu total %llu dropped %llu non-user %llu full %d first %s\n",
+                             round, fetch.totalNumPcs, fetch.remainingNumPcs, (unsigned long long)fetch.totalSamples,
+                             (unsigned long long)fetch.droppedSamples, (unsigned long long)fetch.nonUsrKernelsTotalSamples,
+                             int(fetch.hardwareBufferFull), fetch.totalNumPcs && records[0].functionName ? records[0].functionName : "-");
+            if (fetch.hardwareBufferFull) out.status = stall_status::overflow;
+            for (size_t i = 0; i < fetch.totalNumPcs; ++i) {
+                CUpti_PCSamplingPCData& pc = records[i];
+                const bool ours = pc.functionName && function == pc.functionName;
+                if (ours) {
+                    StallCounts& c = by_pc[pc.pcOffset];
+                    for (size_t k = 0; k < pc.stallReasonCount; ++k) {
+                        const auto g = group_of.find(pc.stallReason[k].pcSamplingStallReasonIndex);
+                        c[g == group_of.end() ? StallGroup::other : g->second] += pc.stallReason[k].samples;
+                    }
+                }
+                // CUPTI's copy, shared between records (and calls): freed once, when the session ends.
+                if (pc.functionName) names.insert(pc.functionName);
+            }
+            if (fetch.remainingNumPcs == 0 || r == CUPTI_ERROR_OUT_OF_MEMORY) return;
+        }
+    }
+
+    // Per-offset counts into per-line counts, through the cubin's line table.
+    void to_lines(const CompileResult& kernel, const std::map<uint64_t, StallCounts>& by_pc, StallSamples& out) {
+        std::map<std::pair<std::string, int>, StallCounts> by_line;
+        std::vector<std::pair<std::string, int>> line_of;
+        for (const auto& [offset, counts] : by_pc) {
+            auto q = params<CUpti_GetSassToSourceCorrelationParams>(CUpti_GetSassToSourceCorrelationParamsSize);
+            q.cubin = kernel.cubin.data();
+            q.cubinSize = kernel.cubin.size();
+            q.functionName = kernel.lowered_name.c_str();
+            q.pcOffset = offset;
+            std::pair<std::string, int> where{"", 0};
+            if (api.cuptiGetSassToSourceCorrelation(&q) == CUPTI_SUCCESS) {
+                where = {q.fileName ? q.fileName : "", int(q.lineNumber)};
+                std::free(q.fileName);
+                std::free(q.dirName);
+            }
+            by_line[where] += counts;
+            line_of.push_back(where);
+            out.counts += counts;
+            out.pcs.push_back(StallPc{offset, -1, counts});
+        }
+        for (const auto& [where, counts] : by_line)
+            if (where.second > 0) out.lines.push_back(StallLine{where.first, where.second, counts});
+        std::stable_sort(out.lines.begin(), out.lines.end(),
+                         [](const StallLine& a, const StallLine& b) { return a.counts.total() > b.counts.total(); });
+        for (size_t i = 0; i < out.pcs.size(); ++i)
+            for (size_t l = 0; l < out.lines.size(); ++l)
+                if (out.lines[l].file == line_of[i].first && out.lines[l].line == line_of[i].second) out.pcs[i].line = int(l);
+        out.total = out.counts.total();
+    }
+};
+
+PcSamplingSession::PcSamplingSession() : state_(std::make_unique<State>()) {}
+
+PcSamplingSession::~PcSamplingSession() {
+    release();
+    for (char* name : state_->names) std::free(name);
+}
+
+void PcSamplingSession::release() {
+    State& s = *state_;
+    if (!s.enabled) return;
+    auto off = params<CUpti_PCSamplingDisableParams>(CUpti_PCSamplingDisableParamsSize);
+    off.ctx = s.context;
+    (void)s.api.cuptiPCSamplingDisable(&off);
+    for (size_t i = 0; i < s.config_buffer.totalNumPcs && i < s.config_records.size(); ++i)
+        if (s.config_records[i].functionName) s.names.insert(s.config_records[i].functionName);
+    s.enabled = false;
+    s.reasons.clear();
+    s.group_of.clear();
+    s.period = 0;
+}
+
+void PcSamplingSession::prepare() {
+    State& s = *state_;
+    if (s.enabled || !s.sticky_status.empty()) return;
+    try {
+        s.enable();
+    } catch (const Failure& f) {
+        const std::string status = status_for(f.code);
+        if (status != stall_status::error || s.enabled) {   // an enabled but unusable session is not retried either
+            s.sticky_status = status;
+            s.sticky_reason = stall_reason(status, f.detail);
+        }
+    } catch (const std::exception& e) {
+        s.sticky_status = stall_status::error;
+        s.sticky_reason = stall_reason(stall_status::error, e.what());
+    }
+}
+
+StallSamples PcSamplingSession::collect(const CompileResult& kernel, double launch_ms, const std::function<void(int)>& launches) {
+    State& s = *state_;
+    StallSamples out;
+    const auto start = std::chrono::steady_clock::now();
+    prepare();
+    if (!s.sticky_status.empty() || !s.enabled) {
+        out.status = s.sticky_status.empty() ? stall_status::error : s.sticky_status;
+        out.reason = s.sticky_reason.empty() ? stall_reason(stall_status::error, "not enabled") : s.sticky_reason;
+        return out;
+    }
+    out.status = stall_status::ok;
+    out.launches = std::clamp(int(std::ceil(kSampledMs / std::max(launch_ms, 1e-3))), 1, kMaxLaunches);
+    const int period = forced_period() ? forced_period() : auto_period(out.launches * launch_ms);
+    // Stopped on every way out, a launch's CudaError included.
+    struct Stop {
+        State& s;
+        bool armed = false;
+        ~Stop() {
+            if (!armed) return;
+            auto off = params<CUpti_PCSamplingStopParams>(CUpti_PCSamplingStopParamsSize);
+            off.ctx = s.context;
+            (void)s.api.cuptiPCSamplingStop(&off);
+        }
+    } stop{s};
+    try {
+        if (period != s.period) s.set_period(period);
+        out.period_log2 = s.period;
+        auto on = params<CUpti_PCSamplingStartParams>(CUpti_PCSamplingStartParamsSize);
+        on.ctx = s.context;
+        s.check(s.api.cuptiPCSamplingStart(&on), "cuptiPCSamplingStart");
+        stop.armed = true;
+        const auto t_launch = std::chrono::steady_clock::now();
+        launches(out.launches);
+        trace("enable and start", start, t_launch);
+        const auto t_stop = std::chrono::steady_clock::now();
+        trace("sampled launches", t_launch, t_stop);
+        auto off = params<CUpti_PCSamplingStopParams>(CUpti_PCSamplingStopParamsSize);
+        off.ctx = s.context;
+        stop.armed = false;
+        s.check(s.api.cuptiPCSamplingStop(&off), "cuptiPCSamplingStop");
+        std::map<uint64_t, StallCounts> by_pc;
+        s.drain(kernel.lowered_name, by_pc, out);
+        const auto t_lines = std::chrono::steady_clock::now();
+        trace("stop and decode", t_stop, t_lines);
+        s.to_lines(kernel, by_pc, out);
+        trace("source lines", t_lines, std::chrono::steady_clock::now());
+        if (out.status == stall_status::overflow || out.dropped > 0) {
+            out.status = stall_status::overflow;
+            out.reason = stall_reason(stall_status::overflow, fmt::format("{} samples dropped", out.dropped));
+        } else if (out.total == 0) {
+            out.status = stall_status::error;
+            out.reason = stall_reason(stall_status::error, "no samples of this kernel were returned");
+        }
+    } catch (const Failure& f) {
+        out = StallSamples{};
+        out.status = status_for(f.code);
+        out.reason = stall_reason(out.status, f.detail);
+    }
+    out.collect_ms = ms_since(start);
+    return out;
+}
+
+}  // namespace tilelab

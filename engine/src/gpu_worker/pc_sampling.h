@@ -1,0 +1,47 @@
+// Stall sampling in the GPU worker (tilelab/stalls.h): CUPTI's PC Sampling API in continuous
+// mode (kernels are not serialised) with start/stop control, enabled on the context once per
+// worker and kept enabled, so a run pays only its sampled launches and the decoding. Sampling is
+// on only between start and stop, around launches of its own after the timed repetitions: the
+// timed launches are never sampled. Samples are mapped to source lines with
+// cuptiGetSassToSourceCorrelation on the cubin (the kernels are compiled with -lineinfo).
+// libcupti is opened with dlopen (cupti_library.h). A failure never fails the run: the result
+// says why in one sentence, and a set-up that cannot sample (no permission, unsupported) is not
+// tried again in this process.
+#pragma once
+#include <functional>
+#include <memory>
+#include "tilelab/compile.h"
+#include "tilelab/stalls.h"
+
+namespace tilelab {
+
+class PcSamplingSession {
+public:
+    PcSamplingSession();
+    ~PcSamplingSession();
+    PcSamplingSession(const PcSamplingSession&) = delete;
+    PcSamplingSession& operator=(const PcSamplingSession&) = delete;
+
+    // Opens libcupti, reads the device's stall reasons and enables sampling on the current
+    // context. Done once; the worker calls it while idle. Never throws.
+    void prepare();
+
+    // Samples `kernel`: launches(n) runs it n times and waits for them, as many as make a few
+    // milliseconds (a launch takes about `launch_ms`), at a period chosen so that the run gives
+    // some hundred thousand samples. launches() must load the cubin afresh and keep it loaded until
+    // collect() returns: CUPTI attributes samples only to modules loaded while sampling is enabled
+    // (after a re-enable, an H200 counted the samples of an earlier load as "non-user kernels").
+    // TILELAB_PC_SAMPLING_PERIOD=N (5 to 31) forces 2^N cycles (a small N overflows the hardware
+    // buffer: the overflow sentence). launches() may throw CudaError, passed on once sampling stops.
+    StallSamples collect(const CompileResult& kernel, double launch_ms, const std::function<void(int)>& launches);
+
+    // Disables sampling on the context (the range profiler cannot start while it is enabled:
+    // CUPTI_ERROR_INVALID_PARAMETER, measured on an H200); the next collect() enables it again.
+    void release();
+
+private:
+    struct State;
+    std::unique_ptr<State> state_;
+};
+
+}  // namespace tilelab

@@ -1,0 +1,149 @@
+// Drawing stall samples (stall_view.h).
+#include "stall_view.h"
+#include <fmt/format.h>
+#include <algorithm>
+#include "tilelab/i18n.h"
+#include "ui_common.h"
+
+namespace tilelab::gui {
+namespace {
+
+// Legend entries shown beside the summary; the others are one hover away.
+constexpr size_t kLegendShown = 3;
+
+std::string group_name(StallGroup g) { return tr(fmt::format("stall.{}.name", stall_group_key(g))); }
+
+// Groups by share, largest first, without the empty ones.
+std::vector<StallGroup> groups_by_share(const StallCounts& c) {
+    std::vector<StallGroup> out;
+    for (int g = 0; g < kStallGroups; ++g)
+        if (c.n[size_t(g)] > 0) out.push_back(StallGroup(g));
+    std::stable_sort(out.begin(), out.end(), [&](StallGroup a, StallGroup b) { return c[a] > c[b]; });
+    return out;
+}
+
+void swatch(StallGroup g) {
+    const float h = ImGui::GetTextLineHeight();
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p.x, p.y + h * 0.2f), ImVec2(p.x + h * 0.6f, p.y + h * 0.8f), StallColor(g), 2.0f);
+    ImGui::Dummy(ImVec2(h * 0.6f, h));
+    ImGui::SameLine(0, h * 0.25f);
+}
+
+void line_tooltip(const StallSamples& s, const StallLine& l) {
+    ImGui::BeginTooltip();
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30);
+    ImGui::TextUnformatted(trf("stall.line_share", l.line, PercentText(stall_share(l.counts.total(), s.total) / 100.0)).c_str());
+    for (StallGroup g : groups_by_share(l.counts)) {
+        swatch(g);
+        ImGui::Text("%s  %s", PercentText(stall_share(l.counts[g], l.counts.total()) / 100.0).c_str(), group_name(g).c_str());
+    }
+    // The line's SASS instructions that were sampled, by offset.
+    std::string pcs;
+    const auto index = &l - s.lines.data();
+    for (const StallPc& pc : s.pcs)
+        if (pc.line == index)
+            pcs += fmt::format("{}0x{:04x}  {}  {}", pcs.empty() ? "" : "\n", pc.offset, FormatCount(double(pc.counts.total())),
+                               group_name(pc.counts.top()));
+    if (!pcs.empty()) {
+        ImGui::Separator();
+        ImGui::TextDisabled("%s", tr("stall.sass_heading").c_str());
+        ImGui::TextUnformatted(pcs.c_str());
+    }
+    ImGui::PopTextWrapPos();
+    ImGui::EndTooltip();
+}
+
+}  // namespace
+
+ImU32 StallColor(StallGroup g) {
+    switch (g) {
+        case StallGroup::issuing: return IM_COL32(96, 200, 120, 255);
+        case StallGroup::global_memory: return IM_COL32(230, 90, 80, 255);
+        case StallGroup::shared_memory: return IM_COL32(240, 170, 60, 255);
+        case StallGroup::barrier: return IM_COL32(170, 120, 230, 255);
+        case StallGroup::math_pipe: return IM_COL32(80, 170, 240, 255);
+        case StallGroup::memory_throttle: return IM_COL32(235, 120, 170, 255);
+        case StallGroup::not_selected: return IM_COL32(150, 210, 200, 255);
+        case StallGroup::branch: return IM_COL32(200, 200, 110, 255);
+        case StallGroup::wait: return IM_COL32(150, 150, 160, 255);
+        case StallGroup::other: return IM_COL32(110, 110, 120, 255);
+    }
+    return IM_COL32(110, 110, 120, 255);
+}
+
+std::vector<const StallLine*> StallLinesOf(const RunResult& r, size_t line_count) {
+    std::vector<const StallLine*> out;
+    if (!r.stalls.has_samples()) return out;
+    for (const StallLine& l : r.stalls.lines) {
+        if (l.line < 1 || size_t(l.line) > line_count || !stall_file_matches(l.file, r.kernel_file)) continue;
+        if (out.empty()) out.assign(line_count, nullptr);
+        out[size_t(l.line) - 1] = &l;
+    }
+    return out;
+}
+
+void DrawStallBar(const StallSamples& s, const StallLine* line, uint64_t most, float width) {
+    const float h = ImGui::GetTextLineHeight();
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    ImGui::Dummy(ImVec2(width, h));
+    if (!line || most == 0) return;
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const float full = width - h * 0.3f;
+    float x = p.x;
+    const uint64_t total = line->counts.total();
+    const float bar = full * float(double(total) / double(most));
+    for (StallGroup g : groups_by_share(line->counts)) {
+        const float w = bar * float(double(line->counts[g]) / double(total));
+        dl->AddRectFilled(ImVec2(x, p.y + h * 0.15f), ImVec2(x + w, p.y + h * 0.85f), StallColor(g));
+        x += w;
+    }
+    if (ImGui::IsItemHovered()) line_tooltip(s, *line);
+}
+
+void DrawStallHeader(const RunResult& r) {
+    const StallSamples& s = r.stalls;
+    if (s.status == stall_status::skipped) return;
+    ImGui::PushTextWrapPos(0);
+    if (!s.has_samples()) {
+        ImGui::TextDisabled("%s", trf("stall.none", s.reason.empty() ? s.status : s.reason).c_str());
+        ImGui::PopTextWrapPos();
+        return;
+    }
+    ImGui::TextUnformatted(stall_summary(s).c_str());
+    if (ImGui::IsItemHovered())
+        WrappedTooltip(trf("stall.header_help", FormatCount(double(s.total)), s.launches, s.period_log2).c_str());
+    if (!s.reason.empty()) ImGui::TextColored(StatusColorVec(false), "%s", s.reason.c_str());
+    ImGui::PopTextWrapPos();
+    // The legend: the largest groups, each with its share (hover: what it means); the rest, with
+    // every share, in the tooltip of "+N".
+    const std::vector<StallGroup> groups = groups_by_share(s.counts);
+    bool first = true;
+    for (size_t i = 0; i < groups.size() && i < kLegendShown; ++i) {
+        const StallGroup g = groups[i];
+        const std::string item = fmt::format("{} {}", group_name(g), PercentText(stall_share(s.counts[g], s.total) / 100.0));
+        const float need = ImGui::GetTextLineHeight() * 0.85f + ImGui::CalcTextSize(item.c_str()).x;
+        if (!first) {
+            ImGui::SameLine(0, ImGui::GetFontSize());
+            if (ImGui::GetContentRegionAvail().x < need) ImGui::NewLine();
+        }
+        first = false;
+        ImGui::BeginGroup();
+        swatch(g);
+        ImGui::TextUnformatted(item.c_str());
+        ImGui::EndGroup();
+        if (ImGui::IsItemHovered()) WrappedTooltip(tr(fmt::format("stall.{}.help", stall_group_key(g))).c_str());
+    }
+    if (groups.size() <= kLegendShown) return;
+    ImGui::SameLine(0, ImGui::GetFontSize());
+    ImGui::TextDisabled("+%d", int(groups.size() - kLegendShown));
+    if (!ImGui::IsItemHovered()) return;
+    ImGui::BeginTooltip();
+    for (StallGroup g : groups) {
+        swatch(g);
+        ImGui::Text("%s  %s", PercentText(stall_share(s.counts[g], s.total) / 100.0).c_str(), group_name(g).c_str());
+    }
+    ImGui::EndTooltip();
+}
+
+}  // namespace tilelab::gui

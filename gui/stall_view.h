@@ -1,0 +1,26 @@
+// Where the warps wait, drawn (tilelab/stalls.h): one colour per stall group, a bar beside each
+// source line of the Code panel with its share of the kernel's samples, a tooltip with the line's
+// reasons and its sampled SASS instructions, the kernel's summary and its legend.
+#pragma once
+#include <imgui.h>
+#include <string>
+#include <vector>
+#include "tilelab/result.h"
+
+namespace tilelab::gui {
+
+ImU32 StallColor(StallGroup g);
+
+// The kernel's samples per line of the file the Code panel shows (index = line - 1; null where a
+// line has none). Empty when the result has no samples for that file.
+std::vector<const StallLine*> StallLinesOf(const RunResult& r, size_t line_count);
+
+// The bar column: `width` wide, one line high; `most` is the largest line's sample count (bars
+// are scaled to it). Hover: the line's share, its reasons and its SASS instructions.
+void DrawStallBar(const StallSamples& s, const StallLine* line, uint64_t most, float width);
+
+// Above the source: the summary sentence, the legend of the groups present, or why there are no
+// samples (status, reason); nothing when sampling was not asked for.
+void DrawStallHeader(const RunResult& r);
+
+}  // namespace tilelab::gui
