@@ -90,7 +90,7 @@ TEST(HardwareProtocol, TheHardwareObjectSurvivesTheWorkerChannel) {
     EXPECT_EQ(unknown.get<HardwareCounters>(), h) << "names it does not know are dropped";
 }
 
-TEST(HardwareProtocol, RunOptionsCarryTheHardwareSwitchAndAreCheckedBeforeUse) {
+TEST(HardwareProtocol, RunOptionsCarryTheHardwareAndStallSwitchesAndAreCheckedBeforeUse) {
     RunOptions o;
     o.hardware_counters = false;
     EXPECT_FALSE(json(o).get<RunOptions>().hardware_counters);
@@ -108,6 +108,10 @@ TEST(HardwareProtocol, RunOptionsCarryTheHardwareSwitchAndAreCheckedBeforeUse) {
     EXPECT_EQ(worker::request_problem(request), "");
     request["options"]["hardware_counters"] = "yes";
     EXPECT_NE(worker::request_problem(request).find("hardware_counters"), std::string::npos);
+    // The stall-sampling switch beside it (tilelab/stalls.h), checked the same way.
+    request["options"] = json(o);
+    request["options"]["stall_samples"] = 1;
+    EXPECT_NE(worker::request_problem(request).find("stall_samples"), std::string::npos);
 }
 
 // ---- the CLI in model mode ------------------------------------------------------------------

@@ -1,0 +1,188 @@
+#!/usr/bin/env python3
+"""Checks TileLab's stall samples against Nsight Compute's source-level sampling (issue #33).
+
+For each variant (default: every lesson variant of `tilelab-cli list --json`, at its defaults):
+  1. `tilelab-cli run V --stalls --no-hardware --no-reference --no-flush --json`: the GPU worker's
+     PC samples, per source line of the kernel's file and per reason group;
+  2. ncu with the SourceCounters section around `tilelab-cli run V --no-hardware --no-reference
+     --no-flush` (no sampling of ours), profiling the fourth launch of the kernel (after the
+     validating launch and two warm-ups, with L2 left warm as TileLab's back-to-back sampled
+     launches find it), clocks and caches left alone (--clock-control none --cache-control none),
+     at the same sampling period as ours (--warp-sampling-interval = TileLab's period - 5);
+  3. `ncu --page source --csv --print-source cuda,sass` on that report: samples per source line
+     ("Warp Stall Sampling (All Samples)") and per reason (the stall_* columns, grouped as
+     TileLab groups them, tilelab/stalls.h).
+A variant agrees when each of TileLab's top-5 lines has a share within 5 percentage points of
+ncu's share for that line, and the top reason group is the same. Then, for the timing target, it
+times each variant R times with sampling enabled in the worker (--stalls: enabled when the worker
+starts, before the timed launches, which are never sampled) and R times without, alternating, and
+prints the difference of the medians.
+
+Prints one table (markdown) last; exit 1 if any variant disagrees.
+Usage: check_stalls.py CLI [--variants a,b] [--ncu PATH] [--repeat R] [--skip-timing]
+"""
+import argparse, csv, io, json, os, statistics, subprocess, sys, tempfile
+
+# ncu's stall_* column suffixes -> TileLab's groups (tilelab/stalls.h).
+NCU_GROUPS = {
+    "selected": "issuing", "long_sb": "global_memory", "short_sb": "shared_memory", "barrier": "barrier",
+    "math": "math_pipe", "tensor": "math_pipe", "mio": "memory_throttle", "lg": "memory_throttle",
+    "tex": "memory_throttle", "not_selected": "not_selected", "branch_resolving": "branch", "no_inst": "branch",
+    "imc": "branch", "wait": "wait",
+}
+TOP_LINES, TOL_PP = 5, 5.0
+
+
+def run(cmd, timeout=600):
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+def ours(cli, variant):
+    rc, out, err = run([cli, "run", variant, "--stalls", "--no-hardware", "--no-reference", "--no-flush", "--json"])
+    if rc != 0:
+        raise RuntimeError(f"tilelab-cli run {variant} exited {rc}: {err.strip()[-300:]}")
+    return json.loads(out)
+
+
+def base_name(name_expression):
+    return name_expression.split("<")[0].split("(")[0].strip()
+
+
+def file_matches(a, b):
+    ends = lambda x, y: bool(y) and x.endswith(y) and (len(x) == len(y) or x[-len(y) - 1] == "/")
+    return ends(a, b) or ends(b, a)
+
+
+def ncu_report(ncu, cli, variant, kernel, period, workdir):
+    rep = os.path.join(workdir, variant.replace(".", "_"))
+    cmd = [ncu, "--section", "SourceCounters", "--clock-control", "none", "--cache-control", "none",
+           "--warp-sampling-interval", str(max(0, period - 5)), "-k", f"regex:^{kernel}", "--launch-skip", "3",
+           "-c", "1", "-f", "-o", rep, cli, "run", variant, "--no-hardware", "--no-reference", "--no-flush"]
+    rc, out, err = run(cmd)
+    if rc != 0 or not os.path.exists(rep + ".ncu-rep"):
+        raise RuntimeError(f"ncu on {variant} exited {rc}: {(out + err).strip()[-300:]}")
+    pages = {}
+    for view in ("cuda,sass", "sass"):
+        rc, out, err = run([ncu, "-i", rep + ".ncu-rep", "--page", "source", "--csv", "--print-source", view])
+        if rc != 0:
+            raise RuntimeError(f"ncu --page source ({view}) exited {rc}: {err.strip()[-200:]}")
+        pages[view] = list(csv.reader(io.StringIO(out)))
+    return pages
+
+
+def ncu_lines(rows):
+    """{(file, line): samples} from the cuda,sass page: 'File Path' rows start a file."""
+    lines, cur_file, col = {}, "", None
+    for r in rows:
+        if not r:
+            continue
+        if r[0] == "File Path":
+            cur_file = r[1]
+        elif r[0] == "Line No":
+            col = r.index("Warp Stall Sampling (All Samples)")
+        elif col is not None and r[0].strip().isdigit() and len(r) > col:
+            key = (cur_file, int(r[0]))
+            lines[key] = lines.get(key, 0) + int(float(r[col] or 0))
+    return lines
+
+
+def ncu_groups(rows):
+    header = next(r for r in rows if r and r[0] == "Address")
+    cols = {i: h[len("stall_"):] for i, h in enumerate(header) if h.startswith("stall_") and "Not Issued" not in h}
+    groups = {}
+    for r in rows[rows.index(header) + 1:]:
+        if len(r) != len(header) or not r[0].startswith("0x"):
+            continue
+        for i, name in cols.items():
+            g = NCU_GROUPS.get(name, "other")
+            groups[g] = groups.get(g, 0) + int(float(r[i] or 0))
+    return groups
+
+
+def compare(j, pages):
+    s = j["stalls"]
+    if s["status"] not in ("ok",) or not s["lines"]:
+        return {"ok": False, "why": f"TileLab: {s['status']} {s['reason']}"}
+    kfile = j["compile"]["kernel_file"]
+    ours_total = s["total"]
+    theirs = ncu_lines(pages["cuda,sass"])
+    theirs_total = sum(theirs.values())
+    ours_lines = [l for l in s["lines"] if file_matches(l["file"], kfile)][:TOP_LINES]
+    worst, rows = 0.0, []
+    for l in ours_lines:
+        mine = 100.0 * sum(l["counts"].values()) / ours_total
+        n = sum(v for (f, ln), v in theirs.items() if ln == l["line"] and file_matches(f, kfile))
+        other = 100.0 * n / theirs_total if theirs_total else 0.0
+        worst = max(worst, abs(mine - other))
+        rows.append(f"{l['line']}: {mine:.1f}/{other:.1f}")
+    g_ours = max(s["counts"], key=lambda k: s["counts"][k])
+    g_ncu_all = ncu_groups(pages["sass"])
+    g_ncu = max(g_ncu_all, key=lambda k: g_ncu_all[k]) if g_ncu_all else "-"
+    return {"ok": worst <= TOL_PP and g_ours == g_ncu, "worst": worst, "lines": rows, "samples": (ours_total, theirs_total),
+            "top": (g_ours, 100.0 * s["counts"][g_ours] / ours_total, g_ncu,
+                    100.0 * g_ncu_all.get(g_ncu, 0) / max(1, sum(g_ncu_all.values())))}
+
+
+def median_ms(cli, variant, stalls):
+    cmd = [cli, "run", variant, "--no-hardware", "--no-reference", "--reps", "30", "--json"] + (["--stalls"] if stalls else [])
+    rc, out, err = run(cmd)
+    if rc != 0:
+        raise RuntimeError(f"timing {variant} exited {rc}: {err.strip()[-200:]}")
+    return json.loads(out)["timing"]["median_ms"]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("cli")
+    ap.add_argument("--variants", default="")
+    ap.add_argument("--ncu", default="ncu")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--skip-timing", action="store_true")
+    a = ap.parse_args()
+    if a.variants:
+        variants = a.variants.split(",")
+    else:
+        rc, out, _ = run([a.cli, "list", "--json"])
+        variants = sorted({l["variant"] for l in json.loads(out)["lessons"]})
+    table, failed = [], False
+    with tempfile.TemporaryDirectory() as work:
+        for v in variants:
+            try:
+                j = ours(a.cli, v)
+                c = compare(j, ncu_report(a.ncu, a.cli, v, base_name(j["name_expression"] if "name_expression" in j
+                                                                  else j["compile"]["name_expression"]),
+                                          j["stalls"]["period_log2"], work)) if j["stalls"]["status"] == "ok" else \
+                    {"ok": False, "why": f"TileLab: {j['stalls']['status']} {j['stalls']['reason']}"}
+            except Exception as e:  # one variant's failure is a row, not the end of the check
+                c = {"ok": False, "why": str(e)}
+            timing = ""
+            if not a.skip_timing:
+                try:
+                    on, off = [], []
+                    for _ in range(a.repeat):
+                        off.append(median_ms(a.cli, v, False))
+                        on.append(median_ms(a.cli, v, True))
+                    d = 100.0 * (statistics.median(on) / statistics.median(off) - 1)
+                    timing = f"{statistics.median(off):.4f} / {statistics.median(on):.4f} ms ({d:+.2f}%)"
+                except Exception as e:
+                    timing = f"error: {e}"
+            failed |= not c["ok"]
+            if "why" in c:
+                table.append(f"| {v} | - | - | - | {timing} | FAIL: {c['why'][:120]} |")
+                continue
+            g = c["top"]
+            table.append(f"| {v} | {c['samples'][0]:,} / {c['samples'][1]:,} | {'; '.join(c['lines'])} | "
+                         f"{g[0]} {g[1]:.0f}% / {g[2]} {g[3]:.0f}% | {timing} | "
+                         f"{'ok' if c['ok'] else 'FAIL'} (worst {c['worst']:.1f} pp) |")
+            print(table[-1], file=sys.stderr, flush=True)
+    print("| variant | samples TileLab / ncu | top-5 lines: TileLab % / ncu % | top reason TileLab / ncu | "
+          "median without / with sampling enabled | verdict |")
+    print("|---|---|---|---|---|---|")
+    for row in table:
+        print(row)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,175 @@
+// Stall samples without a GPU: the device's reason names in the ten groups, the counts, the
+// JSON that crosses the worker channel and reaches the CLI (checked before it is read), the
+// sentences, and the CLI's section in model mode (tilelab/stalls.h).
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+#include <filesystem>
+#include <fmt/format.h>
+#include "host/worker_replies.h"
+#include "spawn.h"
+#include "tilelab/i18n.h"
+#include "tilelab/result_json.h"
+#include "tilelab/stalls.h"
+
+namespace {
+
+using namespace tilelab;
+using nlohmann::json;
+
+TEST(StallGroups, EveryDeviceReasonFallsInOneGroup) {
+    // Names as CUPTI gives them on an H200 (CUDA 13.0), with the prefix, and bare.
+    EXPECT_EQ(stall_group_of("smsp__pcsamp_warps_issue_stalled_long_scoreboard"), StallGroup::global_memory);
+    EXPECT_EQ(stall_group_of("smsp__pcsamp_warps_issue_stalled_short_scoreboard"), StallGroup::shared_memory);
+    EXPECT_EQ(stall_group_of("smsp__pcsamp_warps_issue_stalled_selected"), StallGroup::issuing);
+    EXPECT_EQ(stall_group_of("smsp__pcsamp_warps_issue_stalled_barrier"), StallGroup::barrier);
+    EXPECT_EQ(stall_group_of("smsp__pcsamp_warps_issue_stalled_math_pipe_throttle"), StallGroup::math_pipe);
+    EXPECT_EQ(stall_group_of("tensor_pipe_throttle"), StallGroup::math_pipe);
+    EXPECT_EQ(stall_group_of("smsp__pcsamp_warps_issue_stalled_lg_throttle"), StallGroup::memory_throttle);
+    EXPECT_EQ(stall_group_of("mio_throttle"), StallGroup::memory_throttle);
+    EXPECT_EQ(stall_group_of("tex_throttle"), StallGroup::memory_throttle);
+    EXPECT_EQ(stall_group_of("not_selected"), StallGroup::not_selected);
+    EXPECT_EQ(stall_group_of("no_instructions"), StallGroup::branch);
+    EXPECT_EQ(stall_group_of("branch_resolving"), StallGroup::branch);
+    EXPECT_EQ(stall_group_of("wait"), StallGroup::wait);
+    EXPECT_EQ(stall_group_of("membar"), StallGroup::other);
+    EXPECT_EQ(stall_group_of("smsp__pcsamp_warps_issue_stalled_something_new"), StallGroup::other);
+}
+
+TEST(StallGroups, TheNotIssuedCopiesAreRecognisedSoNoSampleCountsTwice) {
+    EXPECT_TRUE(is_not_issued_duplicate("smsp__pcsamp_warps_issue_stalled_barrier_not_issued"));
+    EXPECT_FALSE(is_not_issued_duplicate("smsp__pcsamp_warps_issue_stalled_barrier"));
+    EXPECT_FALSE(is_not_issued_duplicate("smsp__pcsamp_warps_issue_stalled_not_selected"));
+    EXPECT_FALSE(is_not_issued_duplicate("_not_issued"));
+}
+
+TEST(StallGroups, EachGroupHasAKeyANameAndASentenceInBothLanguages) {
+    std::set<std::string> keys;
+    for (int g = 0; g < kStallGroups; ++g) {
+        const std::string key = stall_group_key(StallGroup(g));
+        EXPECT_TRUE(keys.insert(key).second) << key;
+        for (Language lang : {Language::English, Language::Chinese})
+            for (const char* part : {"name", "help"}) {
+                const std::string k = fmt::format("stall.{}.{}", key, part);
+                EXPECT_TRUE(string_table(lang).count(k)) << k << " in " << language_code(lang);
+            }
+    }
+}
+
+TEST(StallCounts, TotalsTopAndSums) {
+    StallCounts a, b;
+    EXPECT_EQ(a.total(), 0u);
+    a[StallGroup::barrier] = 5;
+    a[StallGroup::global_memory] = 7;
+    b[StallGroup::barrier] = 4;
+    a += b;
+    EXPECT_EQ(a.total(), 16u);
+    EXPECT_EQ(a.top(), StallGroup::barrier);
+    EXPECT_DOUBLE_EQ(stall_share(4, 16), 25.0);
+    EXPECT_DOUBLE_EQ(stall_share(4, 0), 0.0);
+}
+
+TEST(StallFiles, ALineTableNameMatchesTheKernelFileAtAFolderBoundary) {
+    EXPECT_TRUE(stall_file_matches("smem_tiled.cuh", "matmul/smem_tiled.cuh"));   // NVRTC's header name
+    EXPECT_TRUE(stall_file_matches("matmul/smem_tiled.cuh", "matmul/smem_tiled.cuh"));
+    EXPECT_TRUE(stall_file_matches("/tmp/x/mine.cu", "mine.cu"));
+    EXPECT_FALSE(stall_file_matches("tiled.cuh", "matmul/smem_tiled.cuh"));
+    EXPECT_FALSE(stall_file_matches("common.cuh", "matmul/smem_tiled.cuh"));
+    EXPECT_FALSE(stall_file_matches("", "matmul/smem_tiled.cuh"));
+    EXPECT_FALSE(stall_file_matches("smem_tiled.cuh", ""));
+}
+
+StallSamples sample() {
+    StallSamples s;
+    s.status = stall_status::ok;
+    s.period_log2 = 11;
+    s.launches = 14;
+    StallLine hot{"smem_tiled.cuh", 44, {}};
+    hot.counts[StallGroup::global_memory] = 600;
+    hot.counts[StallGroup::issuing] = 100;
+    StallLine cool{"smem_tiled.cuh", 66, {}};
+    cool.counts[StallGroup::shared_memory] = 300;
+    s.lines = {hot, cool};
+    s.pcs = {StallPc{0x120, 0, hot.counts}, StallPc{0x200, 1, cool.counts}, StallPc{0x10, -1, {}}};
+    s.counts = hot.counts;
+    s.counts += cool.counts;
+    s.total = s.counts.total();
+    return s;
+}
+
+TEST(StallSummary, NamesTheTopGroupItsShareAndItsLine) {
+    set_language(Language::English);
+    EXPECT_EQ(stall_summary(sample()), "60% of samples: Global memory, most on line 44");
+    EXPECT_EQ(stall_summary(StallSamples{}), "") << "no samples, no sentence";
+    EXPECT_EQ(stall_reason(stall_status::ok), "");
+    for (const char* status : {stall_status::no_gpu, stall_status::overflow, stall_status::unsupported,
+                               stall_status::insufficient_privileges, stall_status::error})
+        EXPECT_NE(stall_reason(status), "") << status;
+    EXPECT_NE(stall_reason(stall_status::insufficient_privileges).find("ERR_NVGPUCTRPERM"), std::string::npos);
+}
+
+TEST(StallProtocol, SamplesSurviveTheWorkerChannelAndTheResultJson) {
+    const StallSamples s = sample();
+    const json j = s;
+    EXPECT_EQ(j.at("counts").at("global_memory"), 600);
+    EXPECT_EQ(json::from_cbor(json::to_cbor(j)).get<StallSamples>(), s);
+    Measurement m;
+    m.ok = true;
+    m.stalls = s;
+    EXPECT_EQ(json(m).get<Measurement>().stalls, s);
+    RunOptions o;
+    EXPECT_FALSE(o.stall_samples) << "the CLI samples only with --stalls";
+    o.stall_samples = true;
+    EXPECT_TRUE(json(o).get<RunOptions>().stall_samples);
+    EXPECT_FALSE(quick_protocol(o).stall_samples) << "a drag's quick run is never sampled";
+}
+
+TEST(StallProtocol, AReplyWithBadSamplesIsRefusedBeforeItIsRead) {
+    Measurement m;
+    m.ok = true;
+    m.stalls = sample();
+    json reply = {{"id", 1}, {"result", json(m)}};
+    EXPECT_EQ(reply_fields_problem("run", reply), "");
+    json bad_line = reply;
+    bad_line["result"]["stalls"]["lines"][1]["line"] = "forty-four";
+    EXPECT_NE(reply_fields_problem("run", bad_line).find("stalls.lines[1].line"), std::string::npos)
+        << reply_fields_problem("run", bad_line);
+    json bad_count = reply;
+    bad_count["result"]["stalls"]["pcs"][0]["counts"]["barrier"] = -1.5;
+    EXPECT_NE(reply_fields_problem("run", bad_count), "");
+    json without = reply;
+    without["result"].erase("stalls");
+    EXPECT_EQ(reply_fields_problem("run", without), "") << "an older worker's reply has no samples";
+}
+
+// ---- the CLI in model mode ------------------------------------------------------------------
+
+test::Spawned run_model_mode(const std::vector<std::string>& args) {
+    const auto dir = std::filesystem::temp_directory_path() / ("tilelab_stall_test_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    return test::spawn(test::cli_path(), args, {"TILELAB_MODEL_MODE=1", "XDG_CACHE_HOME=" + (dir / "cache").string()}, 120,
+                       dir.string());
+}
+
+TEST(StallCli, RunStallsSaysWhyThereAreNoSamplesInTextAndJson) {
+    const auto text = run_model_mode({"run", "matmul.smem_tiled", "--size", "256", "--stalls"});
+    EXPECT_NE(text.out.find("Where the warps wait"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("not sampled (no_gpu)"), std::string::npos) << text.out;
+    const auto zh = run_model_mode({"run", "matmul.smem_tiled", "--size", "256", "--stalls", "--lang", "zh"});
+    EXPECT_NE(zh.out.find("未采样（no_gpu）"), std::string::npos) << zh.out;
+    EXPECT_NE(zh.out.find("模型模式下没有停顿采样"), std::string::npos) << zh.out;
+
+    const auto j = run_model_mode({"run", "matmul.smem_tiled", "--size", "256", "--stalls", "--json"});
+    ASSERT_EQ(j.exit_code, 3) << j.err;
+    const json r = json::parse(j.out);
+    EXPECT_EQ(r.at("stalls").at("status"), "no_gpu");
+    EXPECT_EQ(r.at("stalls").at("lines"), json::array());
+    EXPECT_EQ(r.at("compile").at("kernel_file"), "matmul/smem_tiled.cuh");
+
+    const auto plain = run_model_mode({"run", "matmul.smem_tiled", "--size", "256", "--json"});
+    EXPECT_EQ(json::parse(plain.out).at("stalls").at("status"), "skipped");
+    const auto plain_text = run_model_mode({"run", "matmul.smem_tiled", "--size", "256"});
+    EXPECT_EQ(plain_text.out.find("Where the warps wait"), std::string::npos) << "not asked, not shown";
+}
+
+}  // namespace
