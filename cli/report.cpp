@@ -236,6 +236,12 @@ std::vector<CsvColumn> csv_columns(const Variant& v, bool measurement) {
             cols.push_back({std::string("hardware_") + key, std::string("/hardware/") + key});
         for (const HardwareMetric& hm : hardware_metrics())
             cols.push_back({hm.name, std::string("/hardware/") + hm.name});
+        // Stall samples (--stalls): the status, the total and the samples of each group.
+        for (const char* key : {"status", "total"}) cols.push_back({std::string("stalls_") + key, std::string("/stalls/") + key});
+        for (int g = 0; g < kStallGroups; ++g) {
+            const std::string key = stall_group_key(StallGroup(g));
+            cols.push_back({"stalls_" + key, "/stalls/counts/" + key});
+        }
     }
     return cols;
 }

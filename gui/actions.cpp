@@ -169,7 +169,16 @@ std::vector<RunRequest> MeasuredAnswerRuns(const AppState& state) {
 bool StartLessonRuns(AppState& state) {
     std::vector<RunRequest> runs = MeasuredAnswerRuns(state);
     if (!state.engine_thread || runs.empty()) return false;
-    state.engine_thread->submit_sweep(std::move(runs), state.run_options);
+    // A step that states stall shares has them measured too, whatever the Run menu says.
+    RunOptions opt = state.run_options;
+    if (const Lesson* lesson = CurrentLesson(state); lesson && state.step_index < int(lesson->steps.size()))
+        for (const MeasuredAnswer& answer : lesson->steps[size_t(state.step_index)].measured)
+            for (const auto& [config, value] : answer.times) {
+                double percent = 0;
+                StallGroup group{};
+                opt.stall_samples |= parse_stall_claim(value, percent, group);
+            }
+    state.engine_thread->submit_sweep(std::move(runs), opt);
     state.lesson_runs_generation = state.engine_thread->sweep_progress().generation;
     state.lesson_runs_lesson = state.lesson_index;
     state.lesson_runs_step = state.step_index;

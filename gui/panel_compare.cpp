@@ -4,14 +4,17 @@
 // In model mode the sweep still compiles and analyses every point: occupancy, registers and the
 // model are there, times say "no GPU".
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <string>
+#include <fmt/format.h>
 #include <imgui.h>
 #include <imgui_stdlib.h>
 #include "actions.h"
 #include "tilelab/i18n.h"
 #include "tilelab/quantities.h"
+#include "stall_view.h"
 #include "tilelab/variant_text.h"
 #include "analysis_common.h"
 #include "compare_export.h"
@@ -238,6 +241,34 @@ std::string Why(const RunResult& r) {
     return "";
 }
 
+// Where the warps wait across a sweep: the two stall groups with the largest shares summed over
+// its sampled points, each as its share per point (for the right axis, in %). None without samples.
+std::vector<plot::Series> StallSeries(const ResultList& results, const std::vector<int>& xs) {
+    std::array<double, kStallGroups> summed{};
+    for (const auto& r : results)
+        if (r && r->stalls.has_samples())
+            for (int g = 0; g < kStallGroups; ++g) summed[size_t(g)] += stall_share(r->stalls.counts.n[size_t(g)], r->stalls.total);
+    std::array<int, kStallGroups> order{};
+    for (int g = 0; g < kStallGroups; ++g) order[size_t(g)] = g;
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return summed[size_t(a)] > summed[size_t(b)]; });
+    std::vector<plot::Series> out;
+    for (int k = 0; k < 2 && summed[size_t(order[size_t(k)])] > 0; ++k) {
+        const StallGroup g = StallGroup(order[size_t(k)]);
+        plot::Series s;
+        s.name = trf("compare.stall_share_series", tr(fmt::format("stall.{}.name", stall_group_key(g))));
+        s.color = StallColor(g);
+        s.marker = plot::MarkerShape::Triangle;
+        s.right_axis = true;
+        for (size_t i = 0; i < results.size() && i < xs.size(); ++i)
+            if (results[i] && results[i]->stalls.has_samples()) {
+                s.x.push_back(xs[i]);
+                s.y.push_back(stall_share(results[i]->stalls.counts[g], results[i]->stalls.total));
+            }
+        out.push_back(std::move(s));
+    }
+    return out;
+}
+
 plot::PlotResult DrawSweep1D(AppState& state, const Variant& v) {
     const ResultList& results = state.sweep.results;
     const ParamSpec* spec = FindSpec(v, state.swept_x);
@@ -294,6 +325,10 @@ plot::PlotResult DrawSweep1D(AppState& state, const Variant& v) {
     if (!time.x.empty()) fig.series.push_back(time);
     if (!failed.x.empty()) fig.series.push_back(failed);
     fig.series.push_back(occupancy);
+    for (plot::Series& s : StallSeries(results, state.sweep_x_values)) {
+        fig.y2->label = tr("compare.right_axis");   // occupancy and stall shares share the % axis
+        fig.series.push_back(std::move(s));
+    }
     fig.empty_text = tr("compare.waiting_for_results");
     plot::PlotResult pr = plot::DrawFigure("sweep1d", ImVec2(-1, ImGui::GetFontSize() * 20), fig);
     if (pr.clicked && pr.hovered_series >= 0) {

@@ -9,6 +9,7 @@
 #include "exercise_editor.h"
 #include "fonts.h"
 #include "panels.h"
+#include "stall_view.h"
 #include "tilelab/i18n.h"
 #include "ui_common.h"
 
@@ -210,6 +211,13 @@ void DrawExercisePanel(AppState& state) {
     ExerciseEditorState& e = state.exercise;
     draw_toolbar(state);
     DrawExerciseComparison(state);
+    // Where the learner's warps wait (a full run on a GPU): folded under its summary; a line is one
+    // click from the editor.
+    if (const RunResult* mine = e.result.get(); mine && mine->stalls.has_samples()) {
+        const std::string title = trf("exercise.stalls_title", stall_summary(mine->stalls)) + "###exercise_stalls";
+        if (ImGui::CollapsingHeader(title.c_str()))
+            if (const int line = DrawStallTopLines(*mine, 5)) e.goto_line = line;
+    }
     // The errors under the editor: up to six lines of them visible, the rest scroll.
     const float row_h = ImGui::GetTextLineHeightWithSpacing();
     const float list_h = e.diagnostics.empty() ? 0 : row_h * float(std::min<size_t>(e.diagnostics.size(), 6)) + row_h;

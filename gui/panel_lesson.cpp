@@ -6,6 +6,7 @@
 #include <string>
 #include "actions.h"
 #include "tilelab/i18n.h"
+#include "tilelab/stalls.h"
 #include "fonts.h"
 #include "markdown.h"
 #include "panels.h"
@@ -58,6 +59,11 @@ void draw_navigator(AppState& state, const Lesson& lesson) {
     ImGui::TextDisabled("%s", tr("lesson.keys_hint").c_str());
 }
 
+// A stall claim as a reader sees it: "48% Memory queue".
+std::string stall_claim_text(double percent, StallGroup group) {
+    return fmt::format("{:.0f}% {}", percent, tr(fmt::format("stall.{}.name", stall_group_key(group))));
+}
+
 // A measured answer's configuration ("TILE=32 PAD=1") as parameter values on top of the step's
 // state; false when it is not one (a label such as "naive 16×16", which names another lesson's kernel).
 // A "which is faster?" step's measured answer (<!-- measured: -->), from the benchmarks on a
@@ -85,7 +91,10 @@ void draw_measured_answers(AppState& state, const Lesson& lesson, const LessonSt
                 ImGui::TableNextColumn();
                 ImGui::TextUnformatted(config.c_str());
                 ImGui::TableNextColumn();
-                ImGui::TextUnformatted(time.c_str());
+                double percent = 0;
+                StallGroup group{};
+                const bool stall_claim = parse_stall_claim(time, percent, group);
+                ImGui::TextUnformatted(stall_claim ? stall_claim_text(percent, group).c_str() : time.c_str());
                 ParamValues set;
                 const bool runnable = variant && RunnableConfig(config, *variant, set);
                 if (!on_gpu) continue;
@@ -94,7 +103,12 @@ void draw_measured_answers(AppState& state, const Lesson& lesson, const LessonSt
                 const size_t k = run_index++;
                 if (k < here.size() && here[k]) {
                     const RunResult& r = *here[k];
-                    if (r.ok && r.measured) ImGui::TextUnformatted(trf("lesson.here_ms", fmt::format("{:.3f}", r.timing.median_ms)).c_str());
+                    if (r.ok && r.measured && stall_claim && r.stalls.has_samples())
+                        ImGui::TextUnformatted(trf("lesson.here_text", stall_claim_text(stall_share(r.stalls.counts[group], r.stalls.total), group)).c_str());
+                    else if (r.ok && r.measured && stall_claim)
+                        ImGui::TextDisabled("%s", trf("lesson.here_text", stall_reason(r.stalls.status).empty() ? r.stalls.status
+                                                                                                               : stall_reason(r.stalls.status)).c_str());
+                    else if (r.ok && r.measured) ImGui::TextUnformatted(trf("lesson.here_ms", fmt::format("{:.3f}", r.timing.median_ms)).c_str());
                     else ImGui::TextDisabled("%s", trf("lesson.here_text", r.ok ? tr("lesson.not_measured") : r.error).c_str());
                 } else if (ours) {
                     ImGui::TextDisabled("%s", tr("lesson.here_running").c_str());

@@ -101,6 +101,32 @@ void DrawStallBar(const StallSamples& s, const StallLine* line, uint64_t most, f
     if (ImGui::IsItemHovered()) line_tooltip(s, *line);
 }
 
+int DrawStallTopLines(const RunResult& r, size_t n) {
+    const StallSamples& s = r.stalls;
+    int clicked = 0;
+    size_t shown = 0;
+    for (const StallLine& l : s.lines) {
+        if (shown == n) break;
+        if (!stall_file_matches(l.file, r.kernel_file)) continue;
+        ++shown;
+        // The line's text: the line-th line of the source, trimmed.
+        size_t start = 0;
+        for (int k = 1; k < l.line && start != std::string::npos; ++k) {
+            start = r.kernel_source.find('\n', start);
+            if (start != std::string::npos) ++start;
+        }
+        std::string text = start == std::string::npos ? "" : r.kernel_source.substr(start, r.kernel_source.find('\n', start) - start);
+        text.erase(0, std::min(text.find_first_not_of(" \t"), text.size()));
+        const StallGroup top = l.counts.top();
+        DrawStallBar(s, &l, s.lines.front().counts.total(), ImGui::GetFontSize() * 3);
+        ImGui::SameLine();
+        const std::string label = fmt::format("{:>4}  {:>5}  {}  {}##stall{}", l.line, PercentText(stall_share(l.counts.total(), s.total) / 100.0),
+                                              group_name(top), text, l.line);
+        if (ImGui::Selectable(label.c_str())) clicked = l.line;
+    }
+    return clicked;
+}
+
 void DrawStallHeader(const RunResult& r) {
     const StallSamples& s = r.stalls;
     if (s.status == stall_status::skipped) return;

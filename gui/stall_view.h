@@ -19,6 +19,10 @@ std::vector<const StallLine*> StallLinesOf(const RunResult& r, size_t line_count
 // are scaled to it). Hover: the line's share, its reasons and its SASS instructions.
 void DrawStallBar(const StallSamples& s, const StallLine* line, uint64_t most, float width);
 
+// The kernel's `n` most sampled lines of its own file, one selectable row each (line, share, top
+// reason, the line's text from kernel_source). Returns the line clicked, 0 for none.
+int DrawStallTopLines(const RunResult& r, size_t n);
+
 // Above the source: the summary sentence, the legend of the groups present, or why there are no
 // samples (status, reason); nothing when sampling was not asked for.
 void DrawStallHeader(const RunResult& r);

@@ -5,7 +5,8 @@ For each variant (default: every lesson variant of `tilelab-cli list --json`, at
   1. `tilelab-cli run V --stalls --no-hardware --no-reference --no-flush --json`: the GPU worker's
      PC samples, per source line of the kernel's file and per reason group;
   2. ncu with the SourceCounters section around `tilelab-cli run V --no-hardware --no-reference
-     --no-flush` (no sampling of ours), profiling the fourth launch of the kernel (after the
+     --no-flush` (no sampling of ours), profiling the fourth launch of the kernel (and with
+     --ncu-launches N the N launches from there, summed; the run gets enough repetitions; after the
      validating launch and two warm-ups, with L2 left warm as TileLab's back-to-back sampled
      launches find it), clocks and caches left alone (--clock-control none --cache-control none),
      at the same sampling period as ours (--warp-sampling-interval = TileLab's period - 5);
@@ -19,7 +20,7 @@ starts, before the timed launches, which are never sampled) and R times without,
 prints the difference of the medians.
 
 Prints one table (markdown) last; exit 1 if any variant disagrees.
-Usage: check_stalls.py CLI [--variants a,b] [--ncu PATH] [--repeat R] [--skip-timing]
+Usage: check_stalls.py CLI [--variants a,b] [--ncu PATH] [--repeat R] [--skip-timing] [--ncu-launches N]
 """
 import argparse, csv, io, json, os, statistics, subprocess, sys, tempfile
 
@@ -54,11 +55,11 @@ def file_matches(a, b):
     return ends(a, b) or ends(b, a)
 
 
-def ncu_report(ncu, cli, variant, kernel, period, workdir):
+def ncu_report(ncu, cli, variant, kernel, period, workdir, launches):
     rep = os.path.join(workdir, variant.replace(".", "_"))
     cmd = [ncu, "--section", "SourceCounters", "--clock-control", "none", "--cache-control", "none",
            "--warp-sampling-interval", str(max(0, period - 5)), "-k", f"regex:^{kernel}", "--launch-skip", "3",
-           "-c", "1", "-f", "-o", rep, cli, "run", variant, "--no-hardware", "--no-reference", "--no-flush"]
+           "-c", str(launches), "-f", "-o", rep, cli, "run", variant, "--no-hardware", "--no-reference", "--no-flush"]
     rc, out, err = run(cmd)
     if rc != 0 or not os.path.exists(rep + ".ncu-rep"):
         raise RuntimeError(f"ncu on {variant} exited {rc}: {(out + err).strip()[-300:]}")
@@ -87,17 +88,52 @@ def ncu_lines(rows):
     return lines
 
 
+def sass_sections(rows):
+    """Each profiled launch's SASS table: (header, its rows)."""
+    out, header = [], None
+    for r in rows:
+        if r and r[0] == "Address":
+            header = r
+            out.append((header, []))
+        elif header and len(r) == len(header) and r[0].startswith("0x"):
+            out[-1][1].append(r)
+    return out
+
+
 def ncu_groups(rows):
-    header = next(r for r in rows if r and r[0] == "Address")
-    cols = {i: h[len("stall_"):] for i, h in enumerate(header) if h.startswith("stall_") and "Not Issued" not in h}
     groups = {}
-    for r in rows[rows.index(header) + 1:]:
-        if len(r) != len(header) or not r[0].startswith("0x"):
-            continue
-        for i, name in cols.items():
-            g = NCU_GROUPS.get(name, "other")
-            groups[g] = groups.get(g, 0) + int(float(r[i] or 0))
+    for header, body in sass_sections(rows):
+        cols = {i: h[len("stall_"):] for i, h in enumerate(header) if h.startswith("stall_") and "Not Issued" not in h}
+        for r in body:
+            for i, name in cols.items():
+                g = NCU_GROUPS.get(name, "other")
+                groups[g] = groups.get(g, 0) + int(float(r[i] or 0))
     return groups
+
+
+def ncu_pcs(rows):
+    """{offset from the function's first instruction: samples} from the sass page, every launch."""
+    pcs = {}
+    for header, body in sass_sections(rows):
+        col = header.index("Warp Stall Sampling (All Samples)")
+        base = int(body[0][0], 16) if body else 0
+        for r in body:
+            off = int(r[0], 16) - base
+            pcs[off] = pcs.get(off, 0) + int(float(r[col] or 0))
+    return pcs
+
+
+def sass_detail(j, pages, n=8):
+    """TileLab's n most sampled instructions: offset, line, TileLab %, ncu % (tells a difference in
+    sampling from one in line attribution)."""
+    s = j["stalls"]
+    theirs = ncu_pcs(pages["sass"])
+    total = sum(theirs.values()) or 1
+    lines = s["lines"]
+    top = sorted(s["pcs"], key=lambda p: -sum(p["counts"].values()))[:n]
+    return "; ".join(f"0x{p['offset']:x} (line {lines[p['line']]['line'] if p['line'] >= 0 else '?'}): "
+                     f"{100.0 * sum(p['counts'].values()) / s['total']:.1f}/{100.0 * theirs.get(p['offset'], 0) / total:.1f}"
+                     for p in top)
 
 
 def compare(j, pages):
@@ -120,6 +156,7 @@ def compare(j, pages):
     g_ncu_all = ncu_groups(pages["sass"])
     g_ncu = max(g_ncu_all, key=lambda k: g_ncu_all[k]) if g_ncu_all else "-"
     return {"ok": worst <= TOL_PP and g_ours == g_ncu, "worst": worst, "lines": rows, "samples": (ours_total, theirs_total),
+            "sass": sass_detail(j, pages),
             "top": (g_ours, 100.0 * s["counts"][g_ours] / ours_total, g_ncu,
                     100.0 * g_ncu_all.get(g_ncu, 0) / max(1, sum(g_ncu_all.values())))}
 
@@ -139,20 +176,22 @@ def main():
     ap.add_argument("--ncu", default="ncu")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--skip-timing", action="store_true")
+    ap.add_argument("--ncu-launches", type=int, default=1,
+                    help="launches ncu samples (after the first 3), summed: more samples for short kernels")
     a = ap.parse_args()
     if a.variants:
         variants = a.variants.split(",")
     else:
         rc, out, _ = run([a.cli, "list", "--json"])
         variants = sorted({l["variant"] for l in json.loads(out)["lessons"]})
-    table, failed = [], False
+    table, details, failed = [], [], False
     with tempfile.TemporaryDirectory() as work:
         for v in variants:
             try:
                 j = ours(a.cli, v)
                 c = compare(j, ncu_report(a.ncu, a.cli, v, base_name(j["name_expression"] if "name_expression" in j
                                                                   else j["compile"]["name_expression"]),
-                                          j["stalls"]["period_log2"], work)) if j["stalls"]["status"] == "ok" else \
+                                          j["stalls"]["period_log2"], work, a.ncu_launches)) if j["stalls"]["status"] == "ok" else \
                     {"ok": False, "why": f"TileLab: {j['stalls']['status']} {j['stalls']['reason']}"}
             except Exception as e:  # one variant's failure is a row, not the end of the check
                 c = {"ok": False, "why": str(e)}
@@ -171,6 +210,8 @@ def main():
             if "why" in c:
                 table.append(f"| {v} | - | - | - | {timing} | FAIL: {c['why'][:120]} |")
                 continue
+            if not c["ok"]:
+                details.append(f"| {v} | {c['sass']} |")
             g = c["top"]
             table.append(f"| {v} | {c['samples'][0]:,} / {c['samples'][1]:,} | {'; '.join(c['lines'])} | "
                          f"{g[0]} {g[1]:.0f}% / {g[2]} {g[3]:.0f}% | {timing} | "
@@ -181,6 +222,12 @@ def main():
     print("|---|---|---|---|---|---|")
     for row in table:
         print(row)
+    if details:
+        print("\nWhere they differ, per SASS instruction (TileLab's 8 most sampled: offset, line, TileLab % / ncu %):\n")
+        print("| variant | instructions |")
+        print("|---|---|")
+        for row in details:
+            print(row)
     return 1 if failed else 0
 
 

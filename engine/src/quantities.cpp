@@ -28,6 +28,14 @@ bool worst_ways(const RunResult& r, bool store, double& out) {
     return out > 0;
 }
 
+// Measured where the warps wait: the share of the samples in group G (tilelab/stalls.h).
+template <StallGroup G>
+bool stall_share_of(const RunResult& r, double& out) {
+    if (!r.stalls.has_samples()) return false;
+    out = stall_share(r.stalls.counts[G], r.stalls.total);
+    return true;
+}
+
 // Measured: a time of a run whose output was right (the worker never times an unchecked one).
 bool measured(const RunResult& r) { return r.measured && r.validation.passed; }
 
@@ -60,6 +68,16 @@ const std::vector<Quantity> kQuantities = {
     {"registers / SM", "", false, TILELAB_Q(r.target.regs_per_sm)},
     {"register file KB / SM", "KB", false, TILELAB_Q(r.target.regs_per_sm * 4.0 / 1024.0)},
     {"global loads, total", "", false, TILELAB_Q(r.model.total.global_loads)},
+    {"stall share: issuing", "%", true, stall_share_of<StallGroup::issuing>},
+    {"stall share: global_memory", "%", true, stall_share_of<StallGroup::global_memory>},
+    {"stall share: shared_memory", "%", true, stall_share_of<StallGroup::shared_memory>},
+    {"stall share: barrier", "%", true, stall_share_of<StallGroup::barrier>},
+    {"stall share: math_pipe", "%", true, stall_share_of<StallGroup::math_pipe>},
+    {"stall share: memory_throttle", "%", true, stall_share_of<StallGroup::memory_throttle>},
+    {"stall share: not_selected", "%", true, stall_share_of<StallGroup::not_selected>},
+    {"stall share: branch", "%", true, stall_share_of<StallGroup::branch>},
+    {"stall share: wait", "%", true, stall_share_of<StallGroup::wait>},
+    {"stall share: other", "%", true, stall_share_of<StallGroup::other>},
 };
 
 #undef TILELAB_Q

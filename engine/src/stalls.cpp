@@ -2,6 +2,7 @@
 #include "tilelab/stalls.h"
 #include <fmt/format.h>
 #include <algorithm>
+#include <cstdlib>
 #include "tilelab/i18n.h"
 
 namespace tilelab {
@@ -78,6 +79,22 @@ bool stall_file_matches(const std::string& file, const std::string& kernel_file)
                (a.size() == b.size() || a[a.size() - b.size() - 1] == '/');
     };
     return ends_with(file, kernel_file) || ends_with(kernel_file, file);
+}
+
+bool parse_stall_claim(const std::string& text, double& percent, StallGroup& group) {
+    const size_t sign = text.find("% ");
+    if (sign == std::string::npos || sign == 0) return false;
+    char* end = nullptr;
+    const std::string number = text.substr(0, sign);
+    percent = std::strtod(number.c_str(), &end);
+    if (end != number.c_str() + number.size() || !(percent >= 0 && percent <= 100)) return false;
+    const std::string key = text.substr(sign + 2);
+    for (int g = 0; g < kStallGroups; ++g)
+        if (key == stall_group_key(StallGroup(g))) {
+            group = StallGroup(g);
+            return true;
+        }
+    return false;
 }
 
 double stall_share(uint64_t part, uint64_t total) { return total == 0 ? 0.0 : 100.0 * double(part) / double(total); }

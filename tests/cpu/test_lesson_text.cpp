@@ -11,6 +11,7 @@
 #include "tilelab/engine.h"
 #include "tilelab/lesson.h"
 #include "tilelab/quantities.h"
+#include "tilelab/stalls.h"
 #include "tilelab/util.h"
 #include "tilelab/variant.h"
 #include "model_engine.h"
@@ -72,6 +73,17 @@ TEST(LessonText, ChecksAndMeasuredAnswersParse) {
     EXPECT_EQ(m.times[1].first, "TILE=32 PAD=1");
     EXPECT_EQ(m.times[1].second, "19.86 ms");
     EXPECT_FALSE(parse_measured("H200 | only one", m, error));
+
+    double percent = 0;
+    StallGroup group{};
+    ASSERT_TRUE(parse_stall_claim("48% memory_throttle", percent, group));
+    EXPECT_DOUBLE_EQ(percent, 48);
+    EXPECT_EQ(group, StallGroup::memory_throttle);
+    EXPECT_TRUE(parse_stall_claim("6.5% barrier", percent, group));
+    EXPECT_FALSE(parse_stall_claim("0.420 ms", percent, group));
+    EXPECT_FALSE(parse_stall_claim("48% memory", percent, group)) << "not a group key";
+    EXPECT_FALSE(parse_stall_claim("148% barrier", percent, group));
+    EXPECT_FALSE(parse_stall_claim("% barrier", percent, group));
 }
 
 TEST(LessonText, AStepIsAWholeStateWhateverCameBefore) {
@@ -178,9 +190,12 @@ TEST(LessonText, EveryCheckedNumberIsTheModels) {
 }
 
 // "Which is faster?" has an answer without a GPU: the measured answers name a GPU and a date and
-// give a time for each configuration.
-TEST(LessonText, MeasuredAnswersNameGpuDateAndTimes) {
+// give a time, or a stall claim ("48% memory_throttle": a share of the PC samples, tilelab/stalls.h),
+// for each configuration.
+TEST(LessonText, MeasuredAnswersNameGpuDateAndTimesOrStallShares) {
     const std::regex where(R"((H100|H200)[^,]*, 20\d\d-\d\d-\d\d)"), time(R"(^[0-9.]+ ms$)");
+    double percent = 0;
+    StallGroup group{};
     int answers = 0;
     for (const auto& l : all_lessons())
         for (const auto& step : l.steps)
@@ -189,7 +204,8 @@ TEST(LessonText, MeasuredAnswersNameGpuDateAndTimes) {
                 ++answers;
                 EXPECT_TRUE(std::regex_search(m.where, where)) << m.where;
                 EXPECT_GE(m.times.size(), 2u);
-                for (const auto& [config, t] : m.times) EXPECT_TRUE(std::regex_match(t, time)) << config << ": " << t;
+                for (const auto& [config, t] : m.times)
+                    EXPECT_TRUE(std::regex_match(t, time) || parse_stall_claim(t, percent, group)) << config << ": " << t;
             }
     EXPECT_GE(answers, 4);
 }

@@ -34,7 +34,7 @@ TEST(Quantities, NamesOfDrillsAndChecksAreKept) {
 TEST(Quantities, OnlyMeasuredOnesNeedAGpu) {
     for (const Quantity& q : quantities()) {
         const std::string n = q.name;
-        EXPECT_EQ(q.needs_gpu, n == "time" || n == "GFLOP/s") << n;
+        EXPECT_EQ(q.needs_gpu, n == "time" || n == "GFLOP/s" || n.rfind("stall share: ", 0) == 0) << n;
         EXPECT_EQ(quantity_needs_gpu(n), q.needs_gpu) << n;
     }
     Drill d;
@@ -42,6 +42,25 @@ TEST(Quantities, OnlyMeasuredOnesNeedAGpu) {
     EXPECT_TRUE(d.needs_gpu());
     d.ask = "blocks per SM";
     EXPECT_FALSE(d.needs_gpu());
+}
+
+// A stall share is a measured quantity: the share of the run's samples in one group, none
+// without samples.
+TEST(Quantities, StallSharesAreTheSamplesOfOneGroup) {
+    RunResult r;
+    double v = 0;
+    EXPECT_FALSE(quantity_value(r, "stall share: barrier", v)) << "no samples, no share";
+    r.stalls.status = stall_status::ok;
+    r.stalls.lines = {StallLine{"k.cuh", 3, {}}};
+    r.stalls.counts[StallGroup::barrier] = 30;
+    r.stalls.counts[StallGroup::issuing] = 70;
+    r.stalls.total = 100;
+    ASSERT_TRUE(quantity_value(r, "stall share: barrier", v));
+    EXPECT_DOUBLE_EQ(v, 30.0);
+    ASSERT_TRUE(quantity_value(r, "stall share: issuing", v));
+    EXPECT_DOUBLE_EQ(v, 70.0);
+    for (int g = 0; g < kStallGroups; ++g)
+        EXPECT_TRUE(find_quantity(std::string("stall share: ") + stall_group_key(StallGroup(g)))) << stall_group_key(StallGroup(g));
 }
 
 TEST(Quantities, ValuesOfOneResult) {

@@ -93,6 +93,10 @@ struct StallSamples {
 // A StallLine's file is `kernel_file` (the variant's "matmul/tiled.cuh", or a user's file name):
 // one ends with the other at a folder boundary (NVRTC names an included header by its last part).
 bool stall_file_matches(const std::string& file, const std::string& kernel_file);
+// A lesson's measured stall claim (<!-- measured: ... | TILE=32: 48% memory_throttle -->): a
+// percentage and a group key. False for anything else (a time such as "0.420 ms").
+bool parse_stall_claim(const std::string& text, double& percent, StallGroup& group);
+
 // The share of `part` in `total`, in percent (0 when total is 0).
 double stall_share(uint64_t part, uint64_t total);
 // The sentence for a status that is not ok ("" for ok and skipped); `detail` is appended.

@@ -83,6 +83,14 @@ void trace(const char* what, std::chrono::steady_clock::time_point from, std::ch
         std::fprintf(stderr, "pcsamp-trace: %s %.1f ms\n", what, std::chrono::duration<double, std::milli>(to - from).count());
 }
 
+// The device buffer the samples are written to: CUPTI's default is 512 MB; a run aims at some
+// hundred thousand samples (a few MB). TILELAB_PC_SAMPLING_BUFFER_MB=N overrides (to measure).
+size_t hardware_buffer_bytes() {
+    const char* v = std::getenv("TILELAB_PC_SAMPLING_BUFFER_MB");
+    const long mb = v && *v ? std::strtol(v, nullptr, 10) : 64;
+    return size_t(std::clamp(mb, 8L, 4096L)) << 20;
+}
+
 int forced_period() {
     const char* v = std::getenv("TILELAB_PC_SAMPLING_PERIOD");
     if (!v || !*v) return 0;
@@ -192,7 +200,7 @@ struct PcSamplingSession::State {
         size_buffer(fetch, records, reason_slots, reasons.size());
         size_buffer(config_buffer, config_records, config_slots, reasons.size());
 
-        std::vector<CUpti_PCSamplingConfigurationInfo> infos(5);
+        std::vector<CUpti_PCSamplingConfigurationInfo> infos(6);
         infos[0].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_STALL_REASON;
         infos[0].attributeData.stallReasonData.stallReasonCount = reasons.size();
         infos[0].attributeData.stallReasonData.pStallReasonIndex = reasons.data();
@@ -204,6 +212,8 @@ struct PcSamplingSession::State {
         infos[3].attributeData.outputDataFormatData.outputDataFormat = CUPTI_PC_SAMPLING_OUTPUT_DATA_FORMAT_PARSED;
         infos[4].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_DATA_BUFFER;
         infos[4].attributeData.samplingDataBufferData.samplingDataBuffer = &config_buffer;
+        infos[5].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_HARDWARE_BUFFER_SIZE;
+        infos[5].attributeData.hardwareBufferSizeData.hardwareBufferSize = hardware_buffer_bytes();
         set_attributes(infos);
         set_period(kMinAutoPeriod + 2);
     }

@@ -33,6 +33,7 @@ public:
     // (after a re-enable, an H200 counted the samples of an earlier load as "non-user kernels").
     // TILELAB_PC_SAMPLING_PERIOD=N (5 to 31) forces 2^N cycles (a small N overflows the hardware
     // buffer: the overflow sentence). launches() may throw CudaError, passed on once sampling stops.
+    // TILELAB_PCSAMP_TRACE=1 prints where the time went (enable, launches, decoding) on stderr.
     StallSamples collect(const CompileResult& kernel, double launch_ms, const std::function<void(int)>& launches);
 
     // Disables sampling on the context (the range profiler cannot start while it is enabled:
