@@ -2,6 +2,7 @@
 #include "cupti_library.h"
 #include <cuda_runtime.h>
 #include <dlfcn.h>
+#include <cstring>
 
 namespace tilelab {
 namespace {
@@ -28,6 +29,18 @@ void* open_cupti(std::string& tried) {
         tried += (tried.empty() ? "" : ", ") + name;
     }
     return nullptr;
+}
+
+std::string bind_cupti(std::initializer_list<std::pair<const char*, void*>> name_and_slot) {
+    std::string tried;
+    void* library = open_cupti(tried);
+    if (!library) return "libcupti could not be loaded (tried " + tried + ")";
+    for (const auto& [name, slot] : name_and_slot) {
+        void* entry = dlsym(library, name);
+        if (!entry) return std::string("libcupti has no ") + name + " (too old)";
+        std::memcpy(slot, &entry, sizeof entry);   // a function pointer, written as the bytes dlsym gave
+    }
+    return "";
 }
 
 CUcontext current_cuda_context() {

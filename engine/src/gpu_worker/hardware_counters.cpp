@@ -8,7 +8,6 @@
 #include <cupti_target.h>
 #include <cuda.h>
 #include <cuda_runtime.h>
-#include <dlfcn.h>
 #include <fmt/format.h>
 #include <nvtx3/nvToolsExt.h>
 #include <chrono>
@@ -86,7 +85,6 @@ std::string hardware_status_for_cupti(int code) {
 }
 
 struct HardwareCounterSession::State {
-    void* library = nullptr;
     Cupti api;
     bool initialized = false;
     std::string sticky_status, sticky_reason;   // a setup that cannot profile: not retried
@@ -107,14 +105,10 @@ struct HardwareCounterSession::State {
 
     // Loads libcupti, finds the chip and schedules the metrics: once per worker and device.
     void initialize() {
-        std::string tried;
-        library = open_cupti(tried);
-        if (!library) throw CuptiFailure{CUPTI_ERROR_NOT_SUPPORTED, "libcupti could not be loaded (tried " + tried + ")"};
-#define TL_CUPTI_LOOKUP(name)                                                                        \
-    api.name = reinterpret_cast<decltype(api.name)>(dlsym(library, #name));                          \
-    if (!api.name) throw CuptiFailure{CUPTI_ERROR_NOT_SUPPORTED, "libcupti has no " #name " (too old)"};
-        TL_CUPTI_FUNCTIONS(TL_CUPTI_LOOKUP)
-#undef TL_CUPTI_LOOKUP
+#define TL_CUPTI_SLOT(name) {#name, &api.name},
+        if (const std::string why = bind_cupti({TL_CUPTI_FUNCTIONS(TL_CUPTI_SLOT)}); !why.empty())
+            throw CuptiFailure{CUPTI_ERROR_NOT_SUPPORTED, why};
+#undef TL_CUPTI_SLOT
         auto init = params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
         check(api.cuptiProfilerInitialize(&init), "cuptiProfilerInitialize");
 

@@ -3,7 +3,6 @@
 #include <cupti_pcsampling.h>
 #include <cupti_result.h>
 #include <cuda_runtime.h>
-#include <dlfcn.h>
 #include <fmt/format.h>
 #include <algorithm>
 #include <chrono>
@@ -182,14 +181,10 @@ struct PcSamplingSession::State {
     }
 
     void enable() {
-        std::string tried;
-        void* library = open_cupti(tried);
-        if (!library) throw Failure{CUPTI_ERROR_NOT_SUPPORTED, "libcupti could not be loaded (tried " + tried + ")"};
-#define TL_PCSAMP_LOOKUP(name)                                                       \
-    api.name = reinterpret_cast<decltype(api.name)>(dlsym(library, #name));          \
-    if (!api.name) throw Failure{CUPTI_ERROR_NOT_SUPPORTED, "libcupti has no " #name " (too old)"};
-        TL_PCSAMP_FUNCTIONS(TL_PCSAMP_LOOKUP)
-#undef TL_PCSAMP_LOOKUP
+#define TL_PCSAMP_SLOT(name) {#name, &api.name},
+        if (const std::string why = bind_cupti({TL_PCSAMP_FUNCTIONS(TL_PCSAMP_SLOT)}); !why.empty())
+            throw Failure{CUPTI_ERROR_NOT_SUPPORTED, why};
+#undef TL_PCSAMP_SLOT
         context = current_cuda_context();
         if (!context) throw Failure{CUPTI_ERROR_INVALID_CONTEXT, "no current CUDA context"};
         auto on = params<CUpti_PCSamplingEnableParams>(CUpti_PCSamplingEnableParamsSize);
