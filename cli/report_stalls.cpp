@@ -57,7 +57,7 @@ void render_stalls(std::string& out, const RunResult& r) {
                        own ? source_line(r.kernel_source, l.line) : ""});
     }
     out += "\n" + lines.render(2);
-    out += "  " + stall_summary(s) + "\n";
+    out += "  " + stall_summary(s, r.kernel_file) + "\n";
 }
 
 }  // namespace tilelab::cli

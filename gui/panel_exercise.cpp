@@ -214,7 +214,7 @@ void DrawExercisePanel(AppState& state) {
     // Where the learner's warps wait (a full run on a GPU): folded under its summary; a line is one
     // click from the editor.
     if (const RunResult* mine = e.result.get(); mine && mine->stalls.has_samples()) {
-        const std::string title = trf("exercise.stalls_title", stall_summary(mine->stalls)) + "###exercise_stalls";
+        const std::string title = trf("exercise.stalls_title", stall_summary(mine->stalls, mine->kernel_file)) + "###exercise_stalls";
         if (ImGui::CollapsingHeader(title.c_str()))
             if (const int line = DrawStallTopLines(*mine, 5)) e.goto_line = line;
     }

@@ -234,7 +234,7 @@ void draw_analysis(const RunResult& r) {
     else if (!o.error.empty())
         row(tr("results.occupancy").c_str(), o.error);
     if (r.stalls.has_samples())   // the top reason and its share; the Code panel has the lines
-        row(tr("results.warps_wait").c_str(), stall_summary(r.stalls), tr("results.warps_wait_help").c_str());
+        row(tr("results.warps_wait").c_str(), stall_summary(r.stalls, r.kernel_file), tr("results.warps_wait_help").c_str());
     const CostModel& m = r.model;
     row(tr("results.flops_model").c_str(), m.flops > 0 ? FormatCount(m.flops) : tr("results.not_applicable"));
     row(tr("results.global_traffic_model").c_str(), format_bytes(m.global_bytes),

@@ -136,7 +136,7 @@ void DrawStallHeader(const RunResult& r) {
         ImGui::PopTextWrapPos();
         return;
     }
-    ImGui::TextUnformatted(stall_summary(s).c_str());
+    ImGui::TextUnformatted(stall_summary(s, r.kernel_file).c_str());
     if (ImGui::IsItemHovered())
         WrappedTooltip(trf("stall.header_help", FormatCount(double(s.total)), s.launches, s.period_log2).c_str());
     if (!s.reason.empty()) ImGui::TextColored(StatusColorVec(false), "%s", s.reason.c_str());

@@ -126,7 +126,7 @@ std::string stall_reason(const std::string& status, const std::string& detail) {
     return s;
 }
 
-std::string stall_summary(const StallSamples& s) {
+std::string stall_summary(const StallSamples& s, const std::string& kernel_file) {
     if (!s.has_samples()) return "";
     const StallGroup g = s.counts.top();
     // The line holding most of the top group's samples.
@@ -136,7 +136,9 @@ std::string stall_summary(const StallSamples& s) {
     const double share = stall_share(s.counts[g], s.total);
     const std::string name = tr(fmt::format("stall.{}.name", stall_group_key(g)));
     if (!where || where->counts[g] == 0) return say("{:.0f}% of samples: {}", "{:.0f}% 的采样：{}", share, name);
-    return say("{:.0f}% of samples: {}, most on line {}", "{:.0f}% 的采样：{}，最多在第 {} 行", share, name, where->line);
+    if (stall_file_matches(where->file, kernel_file))
+        return say("{:.0f}% of samples: {}, most on line {}", "{:.0f}% 的采样：{}，最多在第 {} 行", share, name, where->line);
+    return say("{:.0f}% of samples: {}, most at {}:{}", "{:.0f}% 的采样：{}，最多在 {}:{}", share, name, where->file, where->line);
 }
 
 }  // namespace tilelab

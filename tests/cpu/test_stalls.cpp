@@ -99,8 +99,10 @@ StallSamples sample() {
 
 TEST(StallSummary, NamesTheTopGroupItsShareAndItsLine) {
     set_language(Language::English);
-    EXPECT_EQ(stall_summary(sample()), "60% of samples: Global memory, most on line 44");
-    EXPECT_EQ(stall_summary(StallSamples{}), "") << "no samples, no sentence";
+    EXPECT_EQ(stall_summary(sample(), "matmul/smem_tiled.cuh"), "60% of samples: Global memory, most on line 44");
+    EXPECT_EQ(stall_summary(sample(), "matmul/wmma.cuh"), "60% of samples: Global memory, most at smem_tiled.cuh:44")
+        << "a line of another file is named with its file";
+    EXPECT_EQ(stall_summary(StallSamples{}, "k.cuh"), "") << "no samples, no sentence";
     EXPECT_EQ(stall_reason(stall_status::ok), "");
     for (const char* status : {stall_status::no_gpu, stall_status::overflow, stall_status::unsupported,
                                stall_status::insufficient_privileges, stall_status::error})

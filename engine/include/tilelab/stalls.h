@@ -101,7 +101,9 @@ bool parse_stall_claim(const std::string& text, double& percent, StallGroup& gro
 double stall_share(uint64_t part, uint64_t total);
 // The sentence for a status that is not ok ("" for ok and skipped); `detail` is appended.
 std::string stall_reason(const std::string& status, const std::string& detail = "");
-// One sentence for the Results panel and the CLI: "62% of samples wait on global memory (line 23)".
-std::string stall_summary(const StallSamples& s);
+// One sentence for the Results panel and the CLI: "62% of samples: Global memory, most on line 23".
+// The line is named by its number when it is in `kernel_file` (the file the reader sees), else as
+// "file:line" (an inlined helper from a header, e.g. WMMA's).
+std::string stall_summary(const StallSamples& s, const std::string& kernel_file);
 
 }  // namespace tilelab
