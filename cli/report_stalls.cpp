@@ -1,7 +1,6 @@
 // The "Where the warps wait" section of `tilelab-cli run --stalls`: the kernel's PC samples by
 // reason, then the source lines with most samples, each with its own top reason and its text.
 #include <fmt/format.h>
-#include <sstream>
 #include "format_table.h"
 #include "report.h"
 #include "tilelab/i18n.h"
@@ -12,17 +11,6 @@ namespace tilelab::cli {
 namespace {
 
 constexpr size_t kTopLines = 5;
-
-std::string group_name(StallGroup g) { return tr(fmt::format("stall.{}.name", stall_group_key(g))); }
-
-// Line `n` (1-based) of `text`, trimmed; "" past its end.
-std::string source_line(const std::string& text, int n) {
-    std::istringstream in(text);
-    std::string line;
-    for (int i = 1; std::getline(in, line); ++i)
-        if (i == n) return trim(line);
-    return "";
-}
 
 }  // namespace
 
@@ -41,7 +29,7 @@ void render_stalls(std::string& out, const RunResult& r) {
     for (int g = 0; g < kStallGroups; ++g) {
         const uint64_t n = s.counts.n[size_t(g)];
         if (n == 0) continue;
-        groups.add_row({group_name(StallGroup(g)), fmt_pct(stall_share(n, s.total) / 100.0), format_count(double(n))});
+        groups.add_row({stall_group_name(StallGroup(g)), fmt_pct(stall_share(n, s.total) / 100.0), format_count(double(n))});
     }
     out += groups.render(2);
 
@@ -53,8 +41,8 @@ void render_stalls(std::string& out, const RunResult& r) {
         const bool own = stall_file_matches(l.file, r.kernel_file);
         lines.add_row({own ? std::to_string(l.line) : fmt::format("{}:{}", l.file, l.line),
                        fmt_pct(stall_share(l.counts.total(), s.total) / 100.0),
-                       fmt::format("{} {}", group_name(top), fmt_pct(stall_share(l.counts[top], l.counts.total()) / 100.0)),
-                       own ? source_line(r.kernel_source, l.line) : ""});
+                       fmt::format("{} {}", stall_group_name(top), fmt_pct(stall_share(l.counts[top], l.counts.total()) / 100.0)),
+                       own ? trim(text_line(r.kernel_source, l.line)) : ""});
     }
     out += "\n" + lines.render(2);
     out += "  " + stall_summary(s, r.kernel_file) + "\n";

@@ -157,7 +157,7 @@ struct AppState {
     // Code tab: which of its two views is open ("Kernel" or "Exercise"), and the exercise editor.
     std::string code_view = "Kernel";
     std::string select_code_view;           // set to switch on the next frame
-    // The result whose hottest stall line was last brought into view (identity only, never read).
+    // The result whose hottest stall line was last brought into view (compared, never dereferenced).
     const RunResult* code_scrolled_for = nullptr;
     ExerciseEditorState exercise;
 

@@ -24,6 +24,7 @@
 #include "tune_view.h"
 #include "tilelab/input_policy.h"
 #include "tilelab/safe_file.h"
+#include "tilelab/util.h"
 
 namespace tilelab::gui {
 
@@ -48,7 +49,6 @@ struct ImGuiRenderer {
     }
 };
 
-double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
 // Draws frames for one App; checks GL errors and the app's invariants after each.
 class FrameDriver {

@@ -8,7 +8,6 @@
 #include <cmath>
 #include <limits>
 #include <string>
-#include <fmt/format.h>
 #include <imgui.h>
 #include <imgui_stdlib.h>
 #include "actions.h"
@@ -255,7 +254,7 @@ std::vector<plot::Series> StallSeries(const ResultList& results, const std::vect
     for (int k = 0; k < 2 && summed[size_t(order[size_t(k)])] > 0; ++k) {
         const StallGroup g = StallGroup(order[size_t(k)]);
         plot::Series s;
-        s.name = trf("compare.stall_share_series", tr(fmt::format("stall.{}.name", stall_group_key(g))));
+        s.name = trf("compare.stall_share_series", stall_group_name(g));
         s.color = StallColor(g);
         s.marker = plot::MarkerShape::Triangle;
         s.right_axis = true;

@@ -61,7 +61,7 @@ void draw_navigator(AppState& state, const Lesson& lesson) {
 
 // A stall claim as a reader sees it: "48% Memory queue".
 std::string stall_claim_text(double percent, StallGroup group) {
-    return fmt::format("{:.0f}% {}", percent, tr(fmt::format("stall.{}.name", stall_group_key(group))));
+    return fmt::format("{:.0f}% {}", percent, stall_group_name(group));
 }
 
 // A measured answer's configuration ("TILE=32 PAD=1") as parameter values on top of the step's

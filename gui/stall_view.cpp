@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <algorithm>
 #include "tilelab/i18n.h"
+#include "tilelab/util.h"
 #include "ui_common.h"
 
 namespace tilelab::gui {
@@ -10,8 +11,6 @@ namespace {
 
 // Legend entries shown beside the summary; the others are one hover away.
 constexpr size_t kLegendShown = 3;
-
-std::string group_name(StallGroup g) { return tr(fmt::format("stall.{}.name", stall_group_key(g))); }
 
 // Groups by share, largest first, without the empty ones.
 std::vector<StallGroup> groups_by_share(const StallCounts& c) {
@@ -30,21 +29,26 @@ void swatch(StallGroup g) {
     ImGui::SameLine(0, h * 0.25f);
 }
 
+// One row per group present in `c`, largest first: swatch, share of `total`, name.
+void group_rows(const StallCounts& c, uint64_t total) {
+    for (StallGroup g : groups_by_share(c)) {
+        swatch(g);
+        ImGui::Text("%s  %s", PercentText(stall_share(c[g], total) / 100.0).c_str(), stall_group_name(g).c_str());
+    }
+}
+
 void line_tooltip(const StallSamples& s, const StallLine& l) {
     ImGui::BeginTooltip();
     ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30);
     ImGui::TextUnformatted(trf("stall.line_share", l.line, PercentText(stall_share(l.counts.total(), s.total) / 100.0)).c_str());
-    for (StallGroup g : groups_by_share(l.counts)) {
-        swatch(g);
-        ImGui::Text("%s  %s", PercentText(stall_share(l.counts[g], l.counts.total()) / 100.0).c_str(), group_name(g).c_str());
-    }
+    group_rows(l.counts, l.counts.total());
     // The line's SASS instructions that were sampled, by offset.
     std::string pcs;
     const auto index = &l - s.lines.data();
     for (const StallPc& pc : s.pcs)
         if (pc.line == index)
             pcs += fmt::format("{}0x{:04x}  {}  {}", pcs.empty() ? "" : "\n", pc.offset, FormatCount(double(pc.counts.total())),
-                               group_name(pc.counts.top()));
+                               stall_group_name(pc.counts.top()));
     if (!pcs.empty()) {
         ImGui::Separator();
         ImGui::TextDisabled("%s", tr("stall.sass_heading").c_str());
@@ -109,19 +113,12 @@ int DrawStallTopLines(const RunResult& r, size_t n) {
         if (shown == n) break;
         if (!stall_file_matches(l.file, r.kernel_file)) continue;
         ++shown;
-        // The line's text: the line-th line of the source, trimmed.
-        size_t start = 0;
-        for (int k = 1; k < l.line && start != std::string::npos; ++k) {
-            start = r.kernel_source.find('\n', start);
-            if (start != std::string::npos) ++start;
-        }
-        std::string text = start == std::string::npos ? "" : r.kernel_source.substr(start, r.kernel_source.find('\n', start) - start);
-        text.erase(0, std::min(text.find_first_not_of(" \t"), text.size()));
+        const std::string text = trim(text_line(r.kernel_source, l.line));
         const StallGroup top = l.counts.top();
         DrawStallBar(s, &l, s.lines.front().counts.total(), ImGui::GetFontSize() * 3);
         ImGui::SameLine();
         const std::string label = fmt::format("{:>4}  {:>5}  {}  {}##stall{}", l.line, PercentText(stall_share(l.counts.total(), s.total) / 100.0),
-                                              group_name(top), text, l.line);
+                                              stall_group_name(top), text, l.line);
         if (ImGui::Selectable(label.c_str())) clicked = l.line;
     }
     return clicked;
@@ -147,7 +144,7 @@ void DrawStallHeader(const RunResult& r) {
     bool first = true;
     for (size_t i = 0; i < groups.size() && i < kLegendShown; ++i) {
         const StallGroup g = groups[i];
-        const std::string item = fmt::format("{} {}", group_name(g), PercentText(stall_share(s.counts[g], s.total) / 100.0));
+        const std::string item = fmt::format("{} {}", stall_group_name(g), PercentText(stall_share(s.counts[g], s.total) / 100.0));
         const float need = ImGui::GetTextLineHeight() * 0.85f + ImGui::CalcTextSize(item.c_str()).x;
         if (!first) {
             ImGui::SameLine(0, ImGui::GetFontSize());
@@ -165,10 +162,7 @@ void DrawStallHeader(const RunResult& r) {
     ImGui::TextDisabled("+%d", int(groups.size() - kLegendShown));
     if (!ImGui::IsItemHovered()) return;
     ImGui::BeginTooltip();
-    for (StallGroup g : groups) {
-        swatch(g);
-        ImGui::Text("%s  %s", PercentText(stall_share(s.counts[g], s.total) / 100.0).c_str(), group_name(g).c_str());
-    }
+    group_rows(s.counts, s.total);
     ImGui::EndTooltip();
 }
 

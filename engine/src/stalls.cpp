@@ -44,6 +44,8 @@ const char* stall_group_key(StallGroup g) {
     return i >= 0 && i < kStallGroups ? kGroups[i].key : "other";
 }
 
+std::string stall_group_name(StallGroup g) { return tr(fmt::format("stall.{}.name", stall_group_key(g))); }
+
 bool is_not_issued_duplicate(std::string_view name) {
     return name.size() > kNotIssued.size() && name.substr(name.size() - kNotIssued.size()) == kNotIssued;
 }
@@ -134,7 +136,7 @@ std::string stall_summary(const StallSamples& s, const std::string& kernel_file)
     for (const StallLine& l : s.lines)
         if (!where || l.counts[g] > where->counts[g]) where = &l;
     const double share = stall_share(s.counts[g], s.total);
-    const std::string name = tr(fmt::format("stall.{}.name", stall_group_key(g)));
+    const std::string name = stall_group_name(g);
     if (!where || where->counts[g] == 0) return say("{:.0f}% of samples: {}", "{:.0f}% 的采样：{}", share, name);
     if (stall_file_matches(where->file, kernel_file))
         return say("{:.0f}% of samples: {}, most on line {}", "{:.0f}% 的采样：{}，最多在第 {} 行", share, name, where->line);

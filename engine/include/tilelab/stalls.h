@@ -30,6 +30,8 @@ inline constexpr int kStallGroups = 10;
 
 // "issuing", "global_memory", ... (the JSON keys and string keys "stall.<key>.*").
 const char* stall_group_key(StallGroup g);
+// The group's name in the current language (strings: stall.<key>.name): "Global memory".
+std::string stall_group_name(StallGroup g);
 // The group of a device's stall-reason name (CUPTI's "smsp__pcsamp_warps_issue_stalled_barrier",
 // or the bare "barrier"); names CUPTI adds later fall into `other`.
 StallGroup stall_group_of(std::string_view cupti_name);

@@ -1,5 +1,6 @@
 // Small helpers every part of TileLab uses: the engine, the lessons, the CLI and the GUI.
 #pragma once
+#include <chrono>
 #include <cstdint>
 #include <sstream>
 #include <string>
@@ -10,6 +11,23 @@ namespace tilelab {
 
 // ⌈a / b⌉ for a ≥ 0 and b > 0: how many tiles of b cover a.
 constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// Wall milliseconds since `start` (a steady_clock time point).
+inline double ms_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Line `n` (1-based) of `text`, without its newline; "" past the end.
+inline std::string text_line(const std::string& text, int n) {
+    size_t start = 0;
+    for (int i = 1; i < n; ++i) {
+        start = text.find('\n', start);
+        if (start == std::string::npos) return "";
+        ++start;
+    }
+    if (n < 1 || start > text.size()) return "";
+    return text.substr(start, text.find('\n', start) - start);
+}
 
 // `s` without leading and trailing whitespace (as std::isspace counts it).
 inline std::string trim(std::string_view s) {

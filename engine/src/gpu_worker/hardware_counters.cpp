@@ -16,6 +16,7 @@
 #include <vector>
 #include "cuda_check.h"
 #include "cupti_library.h"
+#include "tilelab/util.h"
 
 namespace tilelab {
 namespace {
@@ -296,9 +297,6 @@ void remember_if_final(const CuptiFailure& f, std::string& sticky_status, std::s
     }
 }
 
-double ms_since(std::chrono::steady_clock::time_point t) {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
-}
 }  // namespace
 
 void HardwareCounterSession::prepare() {

@@ -16,6 +16,7 @@
 #include <vector>
 #include "cuda_check.h"
 #include "cupti_library.h"
+#include "tilelab/util.h"
 #include "hardware_counters.h"
 
 namespace tilelab {
@@ -59,10 +60,6 @@ std::string status_for(int code) {
     if (hs == hardware_status::insufficient_privileges) return stall_status::insufficient_privileges;
     if (hs == hardware_status::unsupported) return stall_status::unsupported;
     return stall_status::error;
-}
-
-double ms_since(std::chrono::steady_clock::time_point t) {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
 }
 
 // The period (log2 cycles) for launches of `sampled_ms` in all on this device.
@@ -136,6 +133,12 @@ struct PcSamplingSession::State {
         d.size = sizeof(CUpti_PCSamplingData);
         d.collectNumPcs = kPcsPerFetch;
         d.pPcData = recs.data();
+    }
+
+    CUptiResult stop() {
+        auto off = params<CUpti_PCSamplingStopParams>(CUpti_PCSamplingStopParamsSize);
+        off.ctx = context;
+        return api.cuptiPCSamplingStop(&off);
     }
 
     void set_attributes(std::vector<CUpti_PCSamplingConfigurationInfo>& infos) {
@@ -329,16 +332,14 @@ StallSamples PcSamplingSession::collect(const CompileResult& kernel, double laun
     }
     out.status = stall_status::ok;
     out.launches = std::clamp(int(std::ceil(kSampledMs / std::max(launch_ms, 1e-3))), 1, kMaxLaunches);
-    const int period = forced_period() ? forced_period() : auto_period(out.launches * launch_ms);
+    const int forced = forced_period();
+    const int period = forced ? forced : auto_period(out.launches * launch_ms);
     // Stopped on every way out, a launch's CudaError included.
     struct Stop {
         State& s;
         bool armed = false;
         ~Stop() {
-            if (!armed) return;
-            auto off = params<CUpti_PCSamplingStopParams>(CUpti_PCSamplingStopParamsSize);
-            off.ctx = s.context;
-            (void)s.api.cuptiPCSamplingStop(&off);
+            if (armed) (void)s.stop();
         }
     } stop{s};
     try {
@@ -353,10 +354,8 @@ StallSamples PcSamplingSession::collect(const CompileResult& kernel, double laun
         trace("enable and start", start, t_launch);
         const auto t_stop = std::chrono::steady_clock::now();
         trace("sampled launches", t_launch, t_stop);
-        auto off = params<CUpti_PCSamplingStopParams>(CUpti_PCSamplingStopParamsSize);
-        off.ctx = s.context;
         stop.armed = false;
-        s.check(s.api.cuptiPCSamplingStop(&off), "cuptiPCSamplingStop");
+        s.check(s.stop(), "cuptiPCSamplingStop");
         std::map<uint64_t, StallCounts> by_pc;
         s.drain(kernel.lowered_name, by_pc, out);
         const auto t_lines = std::chrono::steady_clock::now();

@@ -174,7 +174,7 @@ StallSamples GpuRunner::sample_stalls(Family& family, const worker::MeasureJob& 
     StallSamples out = sampling_->collect(*job.kernel, launch_ms, sampled_launches);
     // The range profiler cannot start while sampling is enabled (CUPTI_ERROR_INVALID_PARAMETER,
     // H200, 2026-11-29): with counters to read, sampling is disabled again (the next sampled run
-    // enables it anew, about 0.3 s); without, it stays enabled.
+    // enables it anew, 89-134 ms there with the 64 MB buffer); without, it stays enabled.
     if (counters_follow) sampling_->release();
     return out;
 }
@@ -239,8 +239,8 @@ Measurement GpuRunner::measure(const worker::MeasureJob& job, const RunOptions& 
         }
 
         // 4. Where its warps wait: PC samples of launches of their own (never the timed ones).
-        // Not a failure of the run when sampling fails. Before the counter pass: measured on an
-        // H200 (2026-11-29), a range-profiler pass first left PC sampling with no samples.
+        // Not a failure of the run when sampling fails. Before the counter pass, which cannot start
+        // until sampling is disabled again (sample_stalls).
         if (opt.stall_samples) {
             stage = "stalls";
             r.stalls = sample_stalls(family, job, args, r.timing.median_ms, opt.hardware_counters);

@@ -212,10 +212,6 @@ std::shared_ptr<CompileResult> decode(const std::string& bytes, const std::strin
     return r;
 }
 
-double ms_since(Clock::time_point t0) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
-
 std::shared_ptr<CompileResult> failure(const std::string& error) {
     auto r = std::make_shared<CompileResult>();
     r->ok = false;
