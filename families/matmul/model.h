@@ -88,25 +88,17 @@ inline std::string tensor_tiling_reason(const TensorTiling& c, const Problem& p,
                                         const std::string& smem_what) {
     const int warps = (c.bm / c.wm) * (c.bn / c.wn), threads = 32 * warps;
     if (c.bm % c.wm != 0 || c.bn % c.wn != 0)
-        return say("WM={} and WN={} must divide BM={} and BN={}: the block tile splits evenly into warp tiles.",
-                   "WM={} 和 WN={} 必须整除 BM={} 和 BN={}：线程块分块要能平均分成线程束分块。", c.wm, c.wn, c.bm, c.bn);
+        return trf("family.matmul.model.wm_wn_must_divide", c.wm, c.wn, c.bm, c.bn);
     if (threads > t.max_threads_per_block)
-        return say("(BM/WM)·(BN/WN) = {} warps is {} threads per block, more than the {} a block may have.",
-                   "(BM/WM)·(BN/WN) = {} 个线程束，即每个线程块 {} 个线程，超过了线程块允许的 {} 个。", warps, threads,
-                   t.max_threads_per_block);
+        return trf("family.matmul.model.bm_wm_bn_wn", warps, threads, t.max_threads_per_block);
     const int copies_a = c.bm * c.bk / c.vec, copies_b = c.bk * c.bn / c.vec;
     if (copies_a % threads != 0 || copies_b % threads != 0)
-        return say("The A and B tiles are {} and {} copies of 16 bytes, which {} threads cannot share equally.",
-                   "A、B 分块分别是 {} 和 {} 次 16 字节拷贝，{} 个线程无法平均分担。", copies_a, copies_b, threads);
+        return trf("family.matmul.model.b_tiles_are_copies", copies_a, copies_b, threads);
     const int limit = t.smem_per_block_optin > 0 ? t.smem_per_block_optin : t.smem_per_block;
     if (c.smem_bytes > limit)
-        return say("{0} is {1} bytes of shared memory, more than the {3} a block may have on {2}.",
-                   "{0}，共 {1} 字节共享内存，超过了 {2} 上一个线程块最多可用的 {3} 字节。",
-                   smem_what, c.smem_bytes, t.arch_name(), limit);
+        return trf("family.matmul.model.bytes_shared_memory_more", smem_what, c.smem_bytes, t.arch_name(), limit);
     if (ceil_div(p.dim[0], c.bm) > t.max_grid_dim[1])
-        return say("M={} needs {} block rows, more than the {} gridDim.y allows: raise BM.",
-                   "M={} 需要 {} 行线程块，超过了 gridDim.y 允许的 {}：请增大 BM。", p.dim[0], ceil_div(p.dim[0], c.bm),
-                   t.max_grid_dim[1]);
+        return trf("family.matmul.model.m_needs_block_rows", p.dim[0], ceil_div(p.dim[0], c.bm), t.max_grid_dim[1]);
     return {};
 }
 

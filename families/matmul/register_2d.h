@@ -67,49 +67,41 @@ inline std::string register_2d_invalid_reason(const Register2dConfig& c, const P
                                               const Target& t) {
     const int64_t M = p.dim[0], N = p.dim[1], K = p.dim[2];
     if (c.bm % c.tm != 0)
-        return say("TM={} does not divide BM={}: the block's rows must split evenly into thread tiles.", "TM={} 不整除 BM={}：线程块的行必须能平均分成线程分块。", c.tm, c.bm);
+        return trf("family.matmul.register_2d.tm_does_not_divide", c.tm, c.bm);
     if (c.bn % c.tn != 0)
-        return say("TN={} does not divide BN={}: the block's columns must split evenly into thread tiles.", "TN={} 不整除 BN={}：线程块的列必须能平均分成线程分块。", c.tn, c.bn);
+        return trf("family.matmul.register_2d.tn_does_not_divide", c.tn, c.bn);
     const int threads = c.threads();
     if (threads > t.max_threads_per_block)
-        return say("(BM/TM)·(BN/TN) = {} threads per block is more than the {} a block may have.", "(BM/TM)·(BN/TN) = 每个线程块 {} 个线程，超过了线程块允许的 {} 个。", threads,
-                           t.max_threads_per_block);
+        return trf("family.matmul.register_2d.bm_tm_bn_tn", threads, t.max_threads_per_block);
     if ((c.bm * c.bk) % threads != 0)
-        return say("The A tile has BM·BK = {} elements, which {} threads cannot load in equal shares: make BM·BK a multiple of the thread count.", "A 分块有 BM·BK = {} 个元素，{} 个线程无法平均分担加载：让 BM·BK 成为线程数的倍数。",
-                           c.bm * c.bk, threads);
+        return trf("family.matmul.register_2d.tile_has_bm_bk", c.bm * c.bk, threads);
     if ((c.bk * c.bn) % threads != 0)
-        return say("The B tile has BK·BN = {} elements, which {} threads cannot load in equal shares: make BK·BN a multiple of the thread count.", "B 分块有 BK·BN = {} 个元素，{} 个线程无法平均分担加载：让 BK·BN 成为线程数的倍数。",
-                           c.bk * c.bn, threads);
+        return trf("family.matmul.register_2d.b_tile_has_bk", c.bk * c.bn, threads);
     if (c.float4_loads) {
         if (c.bk % 4 != 0)
-            return say("float4 loads of A read 4 consecutive k, so BK must be a multiple of 4 (BK={}).", "A 的 float4 加载读取 4 个连续的 k，所以 BK 必须是 4 的倍数（BK={}）。", c.bk);
+            return trf("family.matmul.register_2d.float4_loads_read_4", c.bk);
         if ((c.bm * c.bk / 4) % threads != 0 || (c.bk * c.bn / 4) % threads != 0)
-            return say("With float4 loads each thread must load whole float4s: the A and B tiles hold {} and {} float4s for {} threads.", "使用 float4 加载时每个线程必须加载完整的 float4：A 和 B 分块分别有 {} 和 {} 个 float4，而线程有 {} 个。",
-                               c.bm * c.bk / 4, c.bk * c.bn / 4, threads);
+            return trf("family.matmul.register_2d.with_float4_loads_each", c.bm * c.bk / 4, c.bk * c.bn / 4, threads);
         if (K % 4 != 0)
-            return say("float4 loads of A need each row of A to start on a 16-byte boundary, so K must be a multiple of 4 (K={}); turn FLOAT4 off for this size.", "A 的 float4 加载要求 A 的每一行从 16 字节边界开始，所以 K 必须是 4 的倍数（K={}）；这个规模请关闭 FLOAT4。", K);
+            return trf("family.matmul.register_2d.float4_loads_need_each", K);
         if (N % 4 != 0)
-            return say("float4 loads of B and stores of C need each row to start on a 16-byte boundary, so N must be a multiple of 4 (N={}); turn FLOAT4 off for this size.", "B 的 float4 加载和 C 的 float4 写回要求每一行从 16 字节边界开始，所以 N 必须是 4 的倍数（N={}）；这个规模请关闭 FLOAT4。", N);
+            return trf("family.matmul.register_2d.float4_loads_b_stores", N);
     }
     if (c.smem_bytes() > t.smem_per_block)
-        return say("The tiles need {} bytes of static shared memory, more than the {} a block may declare.", "这些分块需要 {} 字节静态共享内存，超过了一个线程块可声明的 {} 字节。", c.smem_bytes(),
-                           t.smem_per_block);
+        return trf("family.matmul.register_2d.tiles_need_bytes_static", c.smem_bytes(), t.smem_per_block);
     if (ceil_div(M, c.bm) > t.max_grid_dim[1])
-        return say("M={} needs {} block rows, more than the {} gridDim.y allows: raise BM.", "M={} 需要 {} 行线程块，超过了 gridDim.y 允许的 {}：请增大 BM。", M, ceil_div(M, c.bm),
-                           t.max_grid_dim[1]);
-    if (c.unroll < 0 || c.unroll > 2) return say("UNROLL={} must be 0, 1 or 2.", "UNROLL={} 只能是 0、1 或 2。", c.unroll);
+        return trf("family.matmul.register_2d.m_needs_block_rows", M, ceil_div(M, c.bm), t.max_grid_dim[1]);
+    if (c.unroll < 0 || c.unroll > 2) return trf("family.matmul.register_2d.unroll_must_be_0", c.unroll);
     if (c.max_registers != 0 && (c.max_registers < 32 || c.max_registers > t.max_regs_per_thread))
-        return say("MAXREG={} must be 0 (no cap) or between 32 and {}, the most registers a thread may have.", "MAXREG={} 必须是 0（不限制），或在 32 到 {}（一个线程最多可用的寄存器数）之间。", c.max_registers,
-                           t.max_regs_per_thread);
+        return trf("family.matmul.register_2d.maxreg_must_be_0", c.max_registers, t.max_regs_per_thread);
     if (c.max_registers != 0 && c.min_blocks != 0)
-        return say("ptxas ignores -maxrregcount for a kernel with __launch_bounds__: set either MAXREG or MINBLOCKS, not both.",
-                   "带 __launch_bounds__ 的内核会让 ptxas 忽略 -maxrregcount：MAXREG 和 MINBLOCKS 只能设一个。");
+        return tr("family.matmul.register_2d.ptxas_ignores_maxrregcount_for");
     if (c.min_blocks != 0) {
         if (c.min_blocks > t.max_blocks_per_sm)
-            return say("MINBLOCKS={} asks for more blocks per SM than the {} an SM can hold.", "MINBLOCKS={} 要求的每 SM 线程块数超过了一个 SM 能容纳的 {} 个。", c.min_blocks, t.max_blocks_per_sm);
+            return trf("family.matmul.register_2d.minblocks_asks_for_more", c.min_blocks, t.max_blocks_per_sm);
         if (int64_t(c.min_blocks) * threads > t.max_threads_per_sm)
-            return say("MINBLOCKS={} blocks of {} threads is {} threads, more than the {} an SM can hold.", "MINBLOCKS={} 个线程块、每块 {} 个线程，共 {} 个线程，超过了一个 SM 能容纳的 {} 个。", c.min_blocks, threads,
-                               int64_t(c.min_blocks) * threads, t.max_threads_per_sm);
+            return trf("family.matmul.register_2d.minblocks_blocks_threads_threads",
+                c.min_blocks, threads, int64_t(c.min_blocks) * threads, t.max_threads_per_sm);
     }
     return {};
 }

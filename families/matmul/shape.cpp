@@ -27,15 +27,14 @@ public:
         const auto names = dim_names();
         for (int i = 0; i < 3; ++i)
             if (p.dim[i] < 1 || p.dim[i] > kMaxDim)
-                return say("{} must be between 1 and {} (got {}).", "{} 必须在 1 到 {} 之间（实际为 {}）。", names[i], kMaxDim, p.dim[i]);
+                return trf("family.matmul.shape.must_be_between_1", names[i], kMaxDim, p.dim[i]);
         return "";
     }
 
     // Any input type, accumulated in FP32 and written as FP32: the output is compared as floats.
     std::string precision_invalid_reason(const Precision& p) const override {
         if (p.accumulate != ElementType::f32 || p.output != ElementType::f32)
-            return say("The matmul family accumulates and writes C in FP32; the kernel asks for {}.",
-                       "矩阵乘法问题族以 FP32 累加并写出 C；这个内核要求 {}。", p.describe());
+            return trf("family.matmul.shape.matmul_family_accumulates_writes", p.describe());
         return "";
     }
 
@@ -60,11 +59,8 @@ bool matmul_uses_double_reference(const Problem& p) {
 }
 
 std::string matmul_mismatch(size_t at, size_t N, float got, double expected, double tolerance, uint64_t bad, size_t n) {
-    return say("C[{}][{}] = {}, expected {:.6g} (error {:.3g}, tolerance {:.3g} × max(1, |expected|))"
-               "; {} of {} elements outside tolerance",
-               "C[{}][{}] = {}，应为 {:.6g}（误差 {:.3g}，容差 {:.3g} × max(1, |应为值|)）"
-               "；{} / {} 个元素超出容差",
-               at / N, at % N, got, expected, std::fabs(double(got) - expected), tolerance, bad, n);
+    return trf("family.matmul.shape.c_expected_error_tolerance",
+        at / N, at % N, got, expected, std::fabs(double(got) - expected), tolerance, bad, n);
 }
 
 std::unique_ptr<FamilyShape> make_matmul_shape() { return std::make_unique<MatmulShape>(); }

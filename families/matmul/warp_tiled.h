@@ -77,60 +77,39 @@ inline std::vector<ParamSpec> warp_param_specs() {
 
 inline std::string warp_invalid_reason(const WarpConfig& c, const Problem& p, const Target& t) {
     if (c.bm % c.wm != 0)
-        return say("WM={} does not divide BM={}: the block tile must split evenly into warp tiles.",
-                   "WM={} 不整除 BM={}：线程块分块必须能平均分成线程束分块。", c.wm, c.bm);
+        return trf("family.matmul.warp_tiled.wm_does_not_divide", c.wm, c.bm);
     if (c.bn % c.wn != 0)
-        return say("WN={} does not divide BN={}: the block tile must split evenly into warp tiles.",
-                   "WN={} 不整除 BN={}：线程块分块必须能平均分成线程束分块。", c.wn, c.bn);
+        return trf("family.matmul.warp_tiled.wn_does_not_divide", c.wn, c.bn);
     const int threads = c.threads();
     if (threads > t.max_threads_per_block)
-        return say("(BM/WM)·(BN/WN) = {} warps is {} threads per block, more than the {} a block may have.",
-                   "(BM/WM)·(BN/WN) = {} 个线程束，即每个线程块 {} 个线程，超过了线程块允许的 {} 个。", c.warps(), threads,
-                   t.max_threads_per_block);
+        return trf("family.matmul.warp_tiled.bm_wm_bn_wn", c.warps(), threads, t.max_threads_per_block);
     if (c.wn % (c.wniter * c.tn) != 0)
-        return say("WN={} does not split into WNITER={} steps of whole TN={} thread tiles.",
-                   "WN={} 无法分成 WNITER={} 步、每步由完整的 TN={} 线程分块组成。", c.wn, c.wniter, c.tn);
+        return trf("family.matmul.warp_tiled.wn_does_not_split", c.wn, c.wniter, c.tn);
     if (c.wmiter() == 0 || c.wm % c.wmiter() != 0 || c.sub_m() % c.tm != 0)
-        return say("A warp's {}×{} tile is not a whole number of steps of 32 lanes × TM×TN = {}×{} × WNITER={}: "
-                   "WMITER = WM·WN/(32·TM·TN·WNITER) must be a whole number that divides WM into multiples of TM.",
-                   "线程束的 {}×{} 分块不是整数个“32 个通道 × TM×TN = {}×{} × WNITER={}”的步："
-                   "WMITER = WM·WN/(32·TM·TN·WNITER) 必须是整数，并把 WM 分成 TM 的倍数。",
-                   c.wm, c.wn, c.tm, c.tn, c.wniter);
+        return trf("family.matmul.warp_tiled.warp_tile_not_whole", c.wm, c.wn, c.tm, c.tn, c.wniter);
     if (c.lanes_n() < 2 || c.lanes_n() > 16)
-        return say("A warp step is {} lanes wide (WN/(WNITER·TN)) and {} high: the lanes go in 2×2 quads, so each "
-                   "must be at least 2.",
-                   "一个线程束步宽 {} 个通道（WN/(WNITER·TN)）、高 {} 个：通道按 2×2 的四元组排列，所以两者都至少为 2。",
-                   c.lanes_n(), c.lanes_n() > 0 ? 32 / c.lanes_n() : 0);
+        return trf("family.matmul.warp_tiled.warp_step_lanes_wide",
+            c.lanes_n(), c.lanes_n() > 0 ? 32 / c.lanes_n() : 0);
     if (c.accumulators() > 128)
-        return say("Each thread would hold WMITER·TM·WNITER·TN = {} accumulators; with its fragments and addresses that "
-                   "is past the 255 registers a thread may have, so they would spill: at most 128.",
-                   "每个线程要持有 WMITER·TM·WNITER·TN = {} 个累加器；加上片段和地址会超过一个线程最多 255 个寄存器，"
-                   "于是发生溢出：最多 128 个。", c.accumulators());
+        return trf("family.matmul.warp_tiled.each_thread_would_hold", c.accumulators());
     if ((c.bm * c.bk / 4) % threads != 0)
-        return say("The A tile has BM·BK/4 = {} slots of 4 floats, which {} threads cannot load in equal shares.",
-                   "A 分块有 BM·BK/4 = {} 组（每组 4 个 float），{} 个线程无法平均分担加载。", c.bm * c.bk / 4, threads);
+        return trf("family.matmul.warp_tiled.tile_has_bm_bk", c.bm * c.bk / 4, threads);
     if ((c.bk * c.bn / 4) % threads != 0)
-        return say("The B tile has BK·BN/4 = {} float4s, which {} threads cannot copy in equal shares.",
-                   "B 分块有 BK·BN/4 = {} 个 float4，{} 个线程无法平均分担拷贝。", c.bk * c.bn / 4, threads);
+        return trf("family.matmul.warp_tiled.b_tile_has_bk", c.bk * c.bn / 4, threads);
     if (c.stages < 1 || c.stages > 4)
-        return say("STAGES={} must be 1 (synchronous) to 4.", "STAGES={} 必须在 1（同步）到 4 之间。", c.stages);
+        return trf("family.matmul.warp_tiled.stages_must_be_1", c.stages);
     if (c.min_blocks < 1 || c.min_blocks > 2)
-        return say("MINBLOCKS={} must be 1 or 2.", "MINBLOCKS={} 只能是 1 或 2。", c.min_blocks);
+        return trf("family.matmul.warp_tiled.minblocks_must_be_1", c.min_blocks);
     if (int64_t(c.min_blocks) * threads > t.max_threads_per_sm)
-        return say("MINBLOCKS={} blocks of {} threads is {} threads, more than the {} an SM can hold.",
-                   "MINBLOCKS={} 个线程块、每块 {} 个线程，共 {} 个线程，超过了一个 SM 能容纳的 {} 个。", c.min_blocks,
-                   threads, int64_t(c.min_blocks) * threads, t.max_threads_per_sm);
+        return trf("family.matmul.warp_tiled.minblocks_blocks_threads_threads",
+            c.min_blocks, threads, int64_t(c.min_blocks) * threads, t.max_threads_per_sm);
     const int limit = t.smem_per_block_optin > 0 ? t.smem_per_block_optin : t.smem_per_block;
     if (c.dynamic_smem_bytes() > limit)
-        return say("STAGES={} buffers of {} bytes (BK·(BM+4) + BK·BN floats) is {} bytes of shared memory, more than "
-                   "the {} a block may have on {}.",
-                   "STAGES={0} 个缓冲区、每个 {1} 字节（BK·(BM+4) + BK·BN 个 float），共 {2} 字节共享内存，超过了 {4} "
-                   "上一个线程块最多可用的 {3} 字节。",
-                   c.stages, c.stage_bytes(), c.dynamic_smem_bytes(), limit, t.arch_name());
+        return trf("family.matmul.warp_tiled.stages_buffers_bytes_bk",
+            c.stages, c.stage_bytes(), c.dynamic_smem_bytes(), limit, t.arch_name());
     if (ceil_div(p.dim[0], c.bm) > t.max_grid_dim[1])
-        return say("M={} needs {} block rows, more than the {} gridDim.y allows: raise BM.",
-                   "M={} 需要 {} 行线程块，超过了 gridDim.y 允许的 {}：请增大 BM。", p.dim[0], ceil_div(p.dim[0], c.bm),
-                   t.max_grid_dim[1]);
+        return trf("family.matmul.warp_tiled.m_needs_block_rows",
+            p.dim[0], ceil_div(p.dim[0], c.bm), t.max_grid_dim[1]);
     return {};
 }
 

@@ -36,8 +36,7 @@ public:
             std::memcpy(&r, radius, sizeof r);
         r = r == 0 ? 1 : r;   // the 7-point kernels leave 0
         if (r > 2) {
-            v.message = say("The kernel recorded a stencil of order {}; there are references for 1 and 2.",
-                            "内核记录的模板阶数为 {}；参考结果只有 1 阶和 2 阶。", r);
+            v.message = trf("family.stencil.cpu.kernel_recorded_stencil_order", r);
             return v;
         }
         const std::vector<float> ref = reference(r);

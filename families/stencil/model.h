@@ -57,9 +57,8 @@ inline std::string grid_too_small_reason(const Problem& p, int r = 1) {
     static const char* const names[3] = {"Nx", "Ny", "Nz"};
     for (int i = 0; i < 3; ++i)
         if (p.dim[i] < 2 * r + 1)
-            return say("{} is {}, but a {}-point stencil needs at least {} cells along each axis "
-                               "(one interior cell between two boundaries {} deep).", "{} 为 {}，但 {} 点模板在每个轴上至少需要 {} 个格点（两侧各 {} 层边界之间至少一个内部格点）。",
-                               names[i], p.dim[i], star_points(r), 2 * r + 1, r);
+            return trf("family.stencil.model.but_point_stencil_needs",
+                names[i], p.dim[i], star_points(r), 2 * r + 1, r);
     return "";
 }
 
@@ -180,12 +179,9 @@ struct PlaneWalkShape {
 inline std::string plane_walk_invalid_reason(const PlaneWalkShape& s, const Problem& problem) {
     if (auto r = grid_too_small_reason(problem); !r.empty()) return r;
     if (!s.around && s.rows() < 3)
-        return say("With the halo inside the tile, a tile of TY·RY = {} rows has no output row between its "
-                           "two halo rows: it needs at least 3.", "光环在分块之内时，TY·RY = {} 行的分块在两行光环之间没有输出行：至少需要 3 行。", s.rows());
+        return trf("family.stencil.model.with_halo_inside_tile", s.rows());
     if (s.around && s.halo_cells() > s.threads())
-        return say("With the halo around the tile, each of its 2·TX + 2·TY·RY = {} halo cells is loaded by a "
-                           "thread of its own, but a {}×{} block has only {} threads.", "光环在分块之外时，2·TX + 2·TY·RY = {} 个光环格点各由一个线程加载，但 {}×{} 的线程块只有 {} 个线程。",
-                           int(s.halo_cells()), s.tx, s.ty, s.threads());
+        return trf("family.stencil.model.with_halo_around_tile", int(s.halo_cells()), s.tx, s.ty, s.threads());
     return "";
 }
 

@@ -20,16 +20,12 @@ public:
         const auto names = dim_names();
         for (int i = 0; i < 3; ++i) {
             if (p.dim[i] < 3)
-                return say("{} is {}, but a 7-point stencil needs at least 3 cells along each axis "
-                                   "(one interior cell between two boundary cells).", "{} 为 {}，但 7 点模板在每个轴上至少需要 3 个格点（两个边界格点之间至少一个内部格点）。",
-                                   names[i], p.dim[i]);
+                return trf("family.stencil.shape.but_7_point_stencil", names[i], p.dim[i]);
             if (const std::string why = past_int_reason(p, i); !why.empty()) return why;
         }
         const double points = double(p.dim[0]) * double(p.dim[1]) * double(p.dim[2]);
         if (points > kMaxBufferElements)
-            return say("The grid has {:.0f} cells; TileLab keeps stencil grids at or below 2^30 (1024³) "
-                               "so the input, output and reference fit in memory.", "网格有 {:.0f} 个格点；TileLab 把模板网格限制在 2^30（1024³）以内，使输入、输出和参考结果都能放进内存。",
-                               points);
+            return trf("family.stencil.shape.grid_has_cells_tilelab", points);
         return "";
     }
 
@@ -49,11 +45,9 @@ std::string stencil_mismatch(size_t at, int nx, int ny, int nz, int r, float val
     const int x = int(at % size_t(nx)), y = int(at / size_t(nx) % size_t(ny)), z = int(at / plane);
     const bool interior = x >= r && x < nx - r && y >= r && y < ny - r && z >= r && z < nz - r;
     const double err = std::fabs(double(value) - double(expected));
-    const std::string where = interior ? say("interior, tolerance {:.3g}", "内部格点，容差 {:.3g}", kStencilTolerance)
-                                       : say("boundary cell: must equal the input exactly", "边界格点：必须与输入完全相等");
-    return say("out({}, {}, {}) = {}, expected {:.7g} ({}; error {:.3g}); {} of {} cells wrong",
-               "out({}, {}, {}) = {}，应为 {:.7g}（{}；误差 {:.3g}）；{} / {} 个格点错误", x, y, z, value, expected, where, err,
-               bad, n);
+    const std::string where = interior ? trf("family.stencil.shape.interior_tolerance", kStencilTolerance)
+                                       : tr("family.stencil.shape.boundary_cell_must_equal");
+    return trf("family.stencil.shape.out_expected_error_cells", x, y, z, value, expected, where, err, bad, n);
 }
 
 std::unique_ptr<FamilyShape> make_stencil_shape() { return std::make_unique<StencilShape>(); }

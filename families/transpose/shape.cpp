@@ -35,9 +35,8 @@ public:
 
 std::string transpose_mismatch(size_t at, int H, float value, float expected, uint64_t bad, size_t n) {
     const size_t h = size_t(H);
-    return say("out[{}][{}] = {}, expected in[{}][{}] = {}; {} of {} elements wrong",
-               "out[{}][{}] = {}，应为 in[{}][{}] = {}；{} / {} 个元素错误", at / h, at % h, value, at % h, at / h, expected,
-               bad, n);
+    return trf("family.transpose.shape.out_expected_elements_wrong",
+        at / h, at % h, value, at % h, at / h, expected, bad, n);
 }
 
 std::unique_ptr<FamilyShape> make_transpose_shape() { return std::make_unique<TransposeShape>(); }

@@ -32,14 +32,15 @@ std::string Naive::invalid_reason(const Problem& problem, const Target& target) 
     const Naive& s = *this;
     const int64_t threads = int64_t(s.bx) * s.by;
     if (threads > target.max_threads_per_block)
-        return say("A {}×{} block has {} threads; the limit is {} per block.", "{}×{} 的线程块有 {} 个线程；每个线程块最多 {} 个。", s.bx, s.by,
-                           threads, target.max_threads_per_block);
+        return trf("constraint.matmul.naive.block_has_threads_limit",
+            s.bx, s.by, threads, target.max_threads_per_block);
     // threadIdx.y's axis gets blockIdx.y, whose range is far smaller than blockIdx.x's.
     const int64_t along_y = s.swap ? problem.dim[1] : problem.dim[0];
     const int64_t blocks_y = ceil_div(along_y, s.by);
     if (blocks_y > target.max_grid_dim[1])
-        return say("Covering {} {} with blocks {} high needs {} blocks along y; the grid allows at most {}.", "用高 {2} 的线程块覆盖 {0} {1}，y 方向需要 {3} 个线程块；网格最多允许 {4} 个。",
-                           along_y, s.swap ? say("columns", "列") : say("rows", "行"), s.by, blocks_y, target.max_grid_dim[1]);
+        return trf("constraint.matmul.naive.covering_with_blocks_high",
+            along_y, s.swap ? tr("constraint.matmul.naive.columns") : tr("constraint.matmul.naive.rows"), s.by,
+            blocks_y, target.max_grid_dim[1]);
     return "";
 }
 

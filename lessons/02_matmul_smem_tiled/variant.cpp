@@ -39,17 +39,15 @@ struct SmemTiled {
 std::string SmemTiled::invalid_reason(const Problem& problem, const Target& target) const {
     const SmemTiled& s = *this;
     if (s.threads() > target.max_threads_per_block)
-        return say(
-            "A {0}×{0} tile needs {1} threads, one per element of C; the limit is {2} per block.", "{0}×{0} 的分块需要 {1} 个线程（C 的每个元素一个）；每个线程块最多 {2} 个。",
+        return trf("constraint.matmul.smem_tiled.tile_needs_threads_one",
             s.tile, s.threads(), target.max_threads_per_block);
     if (s.smem_bytes() > target.smem_per_block)
-        return say(
-            "Two {}×{} tiles of floats take {} bytes of shared memory; {} allows {} per block.", "两个 {}×{} 的 float 分块占用 {} 字节共享内存；{} 每个线程块最多允许 {} 字节。",
+        return trf("constraint.matmul.smem_tiled.two_tiles_floats_take",
             s.tile, s.tile + s.pad, s.smem_bytes(), target.name, target.smem_per_block);
     const int64_t blocks_y = ceil_div(problem.dim[0], s.tile);
     if (blocks_y > target.max_grid_dim[1])
-        return say("Covering {} rows with {}-row tiles needs {} blocks along y; the grid allows at most {}.", "用 {1} 行的分块覆盖 {0} 行，y 方向需要 {2} 个线程块；网格最多允许 {3} 个。",
-                           problem.dim[0], s.tile, blocks_y, target.max_grid_dim[1]);
+        return trf("constraint.matmul.smem_tiled.covering_rows_with_row",
+            problem.dim[0], s.tile, blocks_y, target.max_grid_dim[1]);
     return "";
 }
 

@@ -73,17 +73,14 @@ std::string Register1d::invalid_reason(const Problem& p, const Target& t) const 
     const Register1d& c = *this;
     const int T = c.threads, U = c.outputs, S = c.slice;
     if (T > t.max_threads_per_block)
-        return say("T={} threads per block is more than the {} a block may have.", "每个线程块 T={} 个线程，超过了线程块允许的 {} 个。", T, t.max_threads_per_block);
+        return trf("constraint.matmul.register_1d.t_threads_per_block", T, t.max_threads_per_block);
     if ((S * U) % T != 0)
-        return say("The S×U slice of B has S·U = {} elements, which T = {} threads cannot load in equal shares: "
-                           "S·U must be a multiple of T (S = T/U gives one element each).", "B 的 S×U 切片有 S·U = {} 个元素，T = {} 个线程无法平均分担加载：S·U 必须是 T 的倍数（S = T/U 时每个线程一个元素）。",
-                           S * U, T);
+        return trf("constraint.matmul.register_1d.u_slice_b_has", S * U, T);
     if (c.smem_bytes() > t.smem_per_block)
-        return say("The B slice needs {} bytes of shared memory, more than the {} a block may declare.", "B 切片需要 {} 字节共享内存，超过了一个线程块可声明的 {} 字节。", c.smem_bytes(),
-                           t.smem_per_block);
+        return trf("constraint.matmul.register_1d.b_slice_needs_bytes", c.smem_bytes(), t.smem_per_block);
     if (ceil_div(p.dim[0], T) > t.max_grid_dim[1])
-        return say("M={} needs {} block rows, more than the {} gridDim.y allows: raise T.", "M={} 需要 {} 行线程块，超过了 gridDim.y 允许的 {}：请增大 T。", p.dim[0], ceil_div(p.dim[0], T),
-                           t.max_grid_dim[1]);
+        return trf("constraint.matmul.register_1d.m_needs_block_rows",
+            p.dim[0], ceil_div(p.dim[0], T), t.max_grid_dim[1]);
     return {};
 }
 

@@ -45,16 +45,13 @@ std::string SmemTiledStencil::invalid_reason(const Problem& problem, const Targe
     const SmemTiledStencil& s = *this;
     if (auto r = stencil::grid_too_small_reason(problem, s.r); !r.empty()) return r;
     if (s.inner() < 1)
-        return say("A tile of T = {} has no output inside its halo of RADIUS = {} cells on each side: "
-                           "T must be at least 2·RADIUS + 1 = {}.", "T = {} 的分块在每侧 RADIUS = {} 层的光环（halo）之内没有输出：T 至少要 2·RADIUS + 1 = {}。",
-                           s.t, s.r, 2 * s.r + 1);
+        return trf("constraint.stencil.smem_tiled.tile_t_has_no", s.t, s.r, 2 * s.r + 1);
     if (s.threads() > target.max_threads_per_block) {
         // The largest cube of threads a block can hold: 10 for 1024 threads.
         int largest = 1;
         while ((largest + 1) * (largest + 1) * (largest + 1) <= target.max_threads_per_block) ++largest;
-        return say("A T×T×T tile with T = {} needs T³ = {} threads (one per input cell), but a block "
-                           "may have at most {}, so T can be at most {}.", "T = {} 的 T×T×T 分块需要 T³ = {} 个线程（每个输入格点一个），但一个线程块最多 {} 个线程，所以 T 最大为 {}。",
-                           s.t, s.threads(), target.max_threads_per_block, largest);
+        return trf("constraint.stencil.smem_tiled.t_t_t_tile",
+            s.t, s.threads(), target.max_threads_per_block, largest);
     }
     // Block sides, shared memory and the grid are the engine's generic checks.
     return "";

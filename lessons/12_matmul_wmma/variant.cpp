@@ -74,24 +74,17 @@ struct Wmma {
 std::string Wmma::invalid_reason(const Problem& p, const Target& t) const {
     const std::string name = element_label(input);
     if (input == ElementType::f32)
-        return say("PREC=fp32: the tensor cores take TF32, BF16 or FP16 operands; FP32 FMAs are lessons 01–07.",
-                   "PREC=fp32：张量核心的操作数是 TF32、BF16 或 FP16；FP32 的 FMA 在第 01–07 课。");
+        return tr("constraint.matmul.wmma.prec_fp32_tensor_cores");
     const int needs = input == ElementType::f16 ? 70 : 80;
     if (t.arch() < needs)
-        return say("{} tensor cores need sm_{} or later; {} is sm_{}.", "{} 张量核心需要 sm_{} 或更新的 GPU；{} 是 sm_{}。",
-                   name, needs, t.arch_name(), t.arch());
+        return trf("constraint.matmul.wmma.tensor_cores_need_sm", name, needs, t.arch_name(), t.arch());
     if (bk % fk() != 0)
-        return say("BK={} is not a multiple of {}: a {} fragment is 16×{}×16 (M×K×N), so a slice holds whole fragments.",
-                   "BK={} 不是 {} 的倍数：{} 片段是 16×{}×16（M×K×N），一个切片必须由整片段组成。", bk, fk(), name, fk());
+        return trf("constraint.matmul.wmma.bk_not_multiple_fragment", bk, fk(), name, fk());
     if (fragments() > 16)
-        return say("A warp tile of {}×{} is {} accumulator fragments, 8 floats each per lane: {} registers of "
-                   "accumulators alone; at most 16 fragments (128 registers) fit without spilling.",
-                   "{}×{} 的线程束分块有 {} 个累加器片段，每个通道每个片段 8 个 float：光累加器就要 {} 个寄存器；"
-                   "最多 16 个片段（128 个寄存器）才不会溢出。", wm, wn, fragments(), 8 * fragments());
+        return trf("constraint.matmul.wmma.warp_tile_accumulator_fragments", wm, wn, fragments(), 8 * fragments());
     return matmul::tensor_tiling_reason({bm, bn, bk, wm, wn, vec(), dynamic_smem_bytes()}, p, t,
-                                        say("STAGES={} slices of {} bytes plus {} bytes of edge scratch",
-                                            "STAGES={} 个切片、每个 {} 字节，加上 {} 字节的边缘暂存", stages,
-                                            stage_bytes(), warps() * 1024));
+                                        trf("constraint.matmul.wmma.stages_slices_bytes_plus",
+                                            stages, stage_bytes(), warps() * 1024));
 }
 
 // A warp's tile is (WM/16)×(WN/16) fragments of 16×16; a lane holds an eighth of each, in an

@@ -96,25 +96,16 @@ int64_t Mma::offset(int row_bytes, bool scalar_columns, int row, int chunk) cons
 std::string Mma::invalid_reason(const Problem& p, const Target& t) const {
     const std::string name = element_label(input);
     if (input == ElementType::f32)
-        return say("PREC=fp32: mma.sync takes TF32, BF16 or FP16 operands; FP32 FMAs are lessons 01–07.",
-                   "PREC=fp32：mma.sync 的操作数是 TF32、BF16 或 FP16；FP32 的 FMA 在第 01–07 课。");
+        return tr("constraint.matmul.mma.prec_fp32_mma_sync");
     const int needs = input == ElementType::f16 ? 75 : 80;
     if (t.arch() < needs)
-        return say("{} mma.sync needs sm_{} or later; {} is sm_{}.", "{} 的 mma.sync 需要 sm_{} 或更新的 GPU；{} 是 sm_{}。",
-                   name, needs, t.arch_name(), t.arch());
+        return trf("constraint.matmul.mma.mma_sync_needs_sm", name, needs, t.arch_name(), t.arch());
     if (bk % fk() != 0 || row_a() < 32)
-        return say("BK={}: a slice must hold whole {}-deep mma.sync steps and rows of at least 32 bytes "
-                   "(two 16-byte pieces, as ldmatrix reads them).",
-                   "BK={}：一个切片必须由整数个 {} 深的 mma.sync 步组成，且每行至少 32 字节（ldmatrix 读取的两个 16 字节块）。",
-                   bk, fk());
+        return trf("constraint.matmul.mma.bk_slice_must_hold", bk, fk());
     if (wm * wn / 32 > 128)
-        return say("A warp tile of {}×{} is {} accumulators per lane; at most 128 fit in registers beside the "
-                   "fragments and addresses without spilling.",
-                   "{}×{} 的线程束分块每个通道要 {} 个累加器；最多 128 个才能与片段和地址一起放进寄存器而不溢出。", wm, wn,
-                   wm * wn / 32);
+        return trf("constraint.matmul.mma.warp_tile_accumulators_per", wm, wn, wm * wn / 32);
     return matmul::tensor_tiling_reason({bm, bn, bk, wm, wn, vec(), dynamic_smem_bytes()}, p, t,
-                                        say("STAGES={} slices of {} bytes", "STAGES={} 个切片、每个 {} 字节", stages,
-                                            stage_bytes()));
+                                        trf("constraint.matmul.mma.stages_slices_bytes", stages, stage_bytes()));
 }
 
 // A warp's tile is (WM/16)×(WN/8) tiles of 16×8; lane 4g+t holds rows g and g+8, columns 2t and

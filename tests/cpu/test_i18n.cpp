@@ -3,6 +3,8 @@
 // label of every variant translated. And the setting itself: locale, --lang words, say().
 #include <gtest/gtest.h>
 #include <fmt/args.h>
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -25,16 +27,22 @@ struct LanguageGuard {
     ~LanguageGuard() { set_language(saved); }
 };
 
-// Formats `pattern` with `n` string arguments; "" if fmt refuses the pattern.
+// Formats `pattern` with `n` numbers, integers first, then doubles (a pattern may ask for
+// {:.3g}, which fmt refuses for an integer); "" if fmt refuses the pattern for both.
 std::string format_with(const std::string& pattern, int n, std::string& error) {
-    fmt::dynamic_format_arg_store<fmt::format_context> args;
-    for (int i = 0; i < n; ++i) args.push_back(i);   // numbers: patterns may ask for {:.1f}
-    try {
-        return fmt::vformat(pattern, args);
-    } catch (const fmt::format_error& e) {
-        error = e.what();
-        return "";
+    for (const bool floating : {false, true}) {
+        fmt::dynamic_format_arg_store<fmt::format_context> args;
+        for (int i = 0; i < n; ++i) {
+            if (floating) args.push_back(double(i) + 0.5);
+            else args.push_back(i);
+        }
+        try {
+            return fmt::vformat(pattern, args);
+        } catch (const fmt::format_error& e) {
+            error = e.what();
+        }
     }
+    return "";
 }
 
 int placeholders(const std::string& s) {
@@ -79,12 +87,51 @@ TEST(StringTables, BothLanguagesTakeTheSameArguments) {
     }
 }
 
-// Every literal key ("group.name": the doc comments' tr("key") is no call) passed to tr() or trf() in the sources is in the English table (and so, by the
-// test above, in the Chinese one).
+namespace {
+
+// The arguments a pattern asks for: one per "{}", or the highest "{N}" + 1 when it numbers them.
+int arguments_asked(const std::string& s) {
+    int automatic = 0, numbered = 0;
+    for (size_t i = 0; i < s.size(); ++i) {
+        if (s[i] == '{' && i + 1 < s.size() && s[i + 1] == '{') ++i;
+        else if (s[i] == '{' && i + 1 < s.size() && std::isdigit(static_cast<unsigned char>(s[i + 1])))
+            numbered = std::max(numbered, std::atoi(s.c_str() + i + 1) + 1);
+        else if (s[i] == '{') ++automatic;
+    }
+    return std::max(automatic, numbered);
+}
+
+// The arguments after the key of the call whose '(' is at `open`: top-level commas up to the
+// matching ')', skipping string and character literals. -1 when the call does not close.
+int arguments_passed(const std::string& s, size_t open) {
+    int depth = 0, commas = 0;
+    for (size_t i = open; i < s.size(); ++i) {
+        const char c = s[i];
+        if (c == '"' || c == '\'') {
+            for (++i; i < s.size() && s[i] != c; ++i)
+                if (s[i] == '\\') ++i;
+        } else if (c == '(' || c == '[' || c == '{') {
+            ++depth;
+        } else if (c == ')' || c == ']' || c == '}') {
+            if (--depth == 0) return commas;
+        } else if (c == ',' && depth == 1) {
+            ++commas;
+        }
+    }
+    return -1;
+}
+
+}  // namespace
+
+// Every literal key ("group.name": the doc comments' tr("key") is no call) passed to tr() or trf()
+// in the sources is in the English table (and so, by the test above, in the Chinese one), and every
+// trf() passes as many arguments as the key's English pattern asks for: what fmt would check at
+// compile time were the sentence written in the code.
 TEST(StringTables, EveryKeyTheCodeUsesExists) {
-    const std::regex call(R"re(\btrf?\("([a-z_]+\.[a-z0-9_.]+)")re");
-    int found = 0;
-    for (const char* dir : {"gui", "cli", "engine", "lessons"}) {
+    const std::regex call(R"re(\b(trf?)\("([a-z_]+\.[a-z0-9_.]+)")re");
+    const auto& en = string_table(Language::English);
+    int found = 0, formatted = 0;
+    for (const char* dir : {"gui", "cli", "engine", "lessons", "families"}) {
         const std::filesystem::path root = std::filesystem::path(TILELAB_SOURCE_DIR) / dir;
         if (!std::filesystem::exists(root)) continue;
         for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
@@ -96,12 +143,19 @@ TEST(StringTables, EveryKeyTheCodeUsesExists) {
             const std::string s = text.str();
             for (std::sregex_iterator m(s.begin(), s.end(), call), end; m != end; ++m) {
                 ++found;
-                EXPECT_TRUE(string_table(Language::English).count((*m)[1].str()))
-                    << entry.path().filename() << " asks for '" << (*m)[1].str() << "'";
+                const std::string key = (*m)[2].str();
+                const auto it = en.find(key);
+                EXPECT_TRUE(it != en.end()) << entry.path().filename() << " asks for '" << key << "'";
+                if (it == en.end() || (*m)[1].str() != "trf") continue;
+                ++formatted;
+                const size_t open = size_t(m->position(0)) + 3;
+                EXPECT_EQ(arguments_passed(s, open), arguments_asked(it->second))
+                    << entry.path().filename() << ": trf(\"" << key << "\", ...) for \"" << it->second << "\"";
             }
         }
     }
     EXPECT_GT(found, 50) << "the scan found the tr() calls";
+    EXPECT_GT(formatted, 50) << "the scan found the trf() calls";
 }
 
 TEST(StringTables, MissingKeysShowAsTheKeyAndFallBackToEnglish) {

@@ -3,13 +3,14 @@
 // One process-wide setting (the app's View menu, `--lang` for the app and the CLI, the locale as
 // the default). Three ways a sentence gets translated:
 //   - the string tables strings/en.json and strings/zh.json (embedded at build time): menus,
-//     labels, tooltips, status and error messages, the CLI's messages, formula labels. tr("key")
-//     gives the current language's text; trf("key", args...) formats it ({} as fmt does).
-//     tests/cpu/test_i18n.cpp fails when a key is missing in either table or the two tables'
-//     placeholders differ.
-//   - sentences declared next to the data they explain (a variant's constraint reasons, its
-//     parameters' help) carry both languages there: say("English {}", "中文 {}", args...), and
-//     ParamSpec's label_zh / help_zh.
+//     labels, tooltips, status and error messages, the CLI's messages, formula labels; merged with
+//     them, each lesson's and each family's strings.json / strings.zh.json (a variant's title,
+//     parameters, constraint sentences; a family's shared sentences). tr("key") gives the current
+//     language's text; trf("key", args...) formats it ({} as fmt does). tests/cpu/test_i18n.cpp
+//     fails when a key is missing in either table, the two tables' placeholders differ, or a
+//     trf() call passes a different number of arguments than its pattern asks for.
+//   - the engine's own sentences (occupancy arithmetic, range errors, the worker's messages) carry
+//     both languages where they are written: say("English {}", "中文 {}", args...).
 //   - the lessons: lessons/NN_slug/lesson.zh.md beside lesson.md (tilelab/lesson.h).
 // The engine's default is English; only the app and the CLI read the locale, so tests do not
 // depend on the environment they run in.
