@@ -7,7 +7,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include "actions.h"
@@ -15,6 +14,7 @@
 #include "app.h"
 #include "tabs.h"
 #include "tilelab/input_policy.h"
+#include "tilelab/time_text.h"
 #include "tilelab/safe_file.h"
 
 namespace tilelab::gui {
@@ -100,14 +100,6 @@ struct FieldReader {
     }
 };
 
-std::string timestamp() {
-    const std::time_t now = std::time(nullptr);
-    std::tm local {};
-    localtime_r(&now, &local);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &local);
-    return buf;
-}
 
 }  // namespace
 
@@ -140,7 +132,7 @@ std::string SettingsPath() {
 }
 
 std::string MoveAside(const std::string& path, std::string& error) {
-    const std::string base = path + ".bad-" + timestamp();
+    const std::string base = path + ".bad-" + time_text("%Y%m%d-%H%M%S", TimeZone::Local);
     std::string target = base;
     struct stat st {};
     for (int n = 2; ::lstat(target.c_str(), &st) == 0; ++n) target = base + "-" + std::to_string(n);

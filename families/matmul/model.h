@@ -2,8 +2,10 @@
 // the cost model shows, and the fields every matmul cost model derives the same way. The
 // family's problem shape is shape.cpp, its GPU half gpu_cuda.cpp.
 #pragma once
+#include <array>
 #include <string>
 #include <utility>
+#include <vector>
 #include "tilelab/i18n.h"
 #include "tilelab/util.h"
 #include "tilelab/variant.h"
@@ -74,6 +76,24 @@ inline void add_block_tiled_formulas(CostModel& m, double blocks, const std::str
                 fp32 ? "2·M·N·K / (4·(global loads + stores))" : "2·M·N·K / (bytes loaded + bytes stored)", m.intensity);
 }
 
+// The parameters the tensor-core lessons (12 WMMA, 13 mma.sync) share, in this order: PREC, the
+// block tile BM×BN and its K slice BK, the warp tile WM×WN, STAGES; `more` follows them. The
+// defaults that differ are arguments.
+inline std::vector<ParamSpec> tensor_params(int wn_default, int stages_default, std::vector<ParamSpec> more = {}) {
+    std::vector<ParamSpec> specs = {
+        {.name = "PREC", .kind = ParamKind::Element, .min = int(ElementType::tf32), .max = int(ElementType::f16),
+         .def = int(ElementType::f16)},
+        {.name = "BM", .kind = ParamKind::Pow2, .min = 16, .max = 256, .def = 128},
+        {.name = "BN", .kind = ParamKind::Pow2, .min = 16, .max = 256, .def = 128},
+        {.name = "BK", .kind = ParamKind::Pow2, .min = 8, .max = 64, .def = 32},
+        {.name = "WM", .kind = ParamKind::Pow2, .min = 16, .max = 128, .def = 64},
+        {.name = "WN", .kind = ParamKind::Pow2, .min = 16, .max = 128, .def = wn_default},
+        {.name = "STAGES", .kind = ParamKind::Int, .min = 1, .max = 4, .def = stages_default},
+    };
+    specs.insert(specs.end(), more.begin(), more.end());
+    return specs;
+}
+
 // What the tensor-core lessons (12 WMMA, 13 mma.sync) refuse alike, in this order: warp tiles that
 // do not split the block tile, more threads than a block may have, 16-byte copies of the A and B
 // tiles that the threads cannot share equally, shared memory past the block's limit (`smem_what`:
@@ -100,6 +120,42 @@ inline std::string tensor_tiling_reason(const TensorTiling& c, const Problem& p,
     if (ceil_div(p.dim[0], c.bm) > t.max_grid_dim[1])
         return trf("family.matmul.model.m_needs_block_rows", p.dim[0], ceil_div(p.dim[0], c.bm), t.max_grid_dim[1]);
     return {};
+}
+
+// What a tensor-core lesson's block of warps shares beside its refusals: one block per BM×BN tile
+// of C (grid N/BN × M/BM), 32·(BM/WM)·(BN/WN) threads, the dynamic shared memory of its stages.
+inline LaunchShape tensor_launch(const TensorTiling& c, const Problem& p) {
+    LaunchShape s;
+    s.grid = {unsigned(ceil_div(p.dim[1], c.bn)), unsigned(ceil_div(p.dim[0], c.bm)), 1};
+    s.block = {unsigned(32 * (c.bm / c.wm) * (c.bn / c.wn)), 1, 1};
+    s.dynamic_smem = unsigned(c.smem_bytes);
+    return s;
+}
+
+// The tile geometry both draw: block, warp and (shared-out) thread tiles over C, A and B through
+// shared memory, and the instruction's fragment `mma` ({N, M, K} of one product).
+inline TileGeometry tensor_tiles(const TensorTiling& c, const Problem& p, std::array<int64_t, 3> mma) {
+    TileGeometry t;
+    t.extent = {p.dim[1], p.dim[0], 1};
+    t.block_tile = {c.bn, c.bm, 1};
+    t.thread_tile = {c.wn / 4, c.wm / 8, 1};
+    t.reduction = p.dim[2];
+    t.k_step = c.bk;
+    t.a_in_shared = t.b_in_shared = true;
+    t.warp_tile = {c.wn, c.wm};
+    t.mma = mma;
+    return t;
+}
+
+// The counts and first formulas of both cost models: a block tile of warps, each thread's share
+// of C is WM·WN/32 outputs and it reads (WM+WN)/32 shared values per k.
+inline void tensor_block_counts(CostModel& m, const TensorTiling& c, const Problem& p, const Precision& precision) {
+    const double warps = double(c.bm / c.wm) * (c.bn / c.wn), T = 32 * warps;
+    const double blocks = double(ceil_div(p.dim[1], c.bn)) * double(ceil_div(p.dim[0], c.bm));
+    block_tiled_counts(m, p, c.bm, c.bn, c.bk, T, double(c.wm) * c.wn / 32, double(c.wm + c.wn) / 32, precision);
+    add_formula(m, "warps / block", "(BM/WM)·(BN/WN)", warps);
+    add_formula(m, "threads / block", "32·(BM/WM)·(BN/WN)", T);
+    add_block_tiled_formulas(m, blocks, "WM·WN / 32", "(WM+WN) / 32");
 }
 
 }  // namespace tilelab::matmul

@@ -21,16 +21,7 @@ struct Wmma {
     int wm = 64, wn = 32;                    // <- WM, WN: one warp's tile of C
     int stages = 2;                          // <- STAGES: slices in the copy ring
 
-    static inline const std::vector<ParamSpec> params = {
-        {.name = "PREC", .kind = ParamKind::Element, .min = int(ElementType::tf32), .max = int(ElementType::f16),
-         .def = int(ElementType::f16)},
-        {.name = "BM", .kind = ParamKind::Pow2, .min = 16, .max = 256, .def = 128},
-        {.name = "BN", .kind = ParamKind::Pow2, .min = 16, .max = 256, .def = 128},
-        {.name = "BK", .kind = ParamKind::Pow2, .min = 8, .max = 64, .def = 32},
-        {.name = "WM", .kind = ParamKind::Pow2, .min = 16, .max = 128, .def = 64},
-        {.name = "WN", .kind = ParamKind::Pow2, .min = 16, .max = 128, .def = 32},
-        {.name = "STAGES", .kind = ParamKind::Int, .min = 1, .max = 4, .def = 2},
-    };
+    static inline const std::vector<ParamSpec> params = matmul::tensor_params(/*WN*/ 32, /*STAGES*/ 2);
     static Wmma from(const ParamReader& p) {
         return {.input = ElementType(p["PREC"]), .bm = p["BM"], .bn = p["BN"], .bk = p["BK"],
                 .wm = p["WM"], .wn = p["WN"], .stages = p["STAGES"]};
@@ -59,13 +50,8 @@ struct Wmma {
     }
     KernelInstance kernel() const { return kernel_for(true); }
     KernelInstance kernel_at(const Problem& p) const { return kernel_for(vectorized(p)); }
-    LaunchShape launch(const Problem& p) const {
-        LaunchShape s;
-        s.grid = {unsigned(ceil_div(p.dim[1], bn)), unsigned(ceil_div(p.dim[0], bm)), 1};
-        s.block = {unsigned(threads()), 1, 1};
-        s.dynamic_smem = unsigned(dynamic_smem_bytes());
-        return s;
-    }
+    matmul::TensorTiling tiling() const { return {bm, bn, bk, wm, wn, vec(), dynamic_smem_bytes()}; }
+    LaunchShape launch(const Problem& p) const { return matmul::tensor_launch(tiling(), p); }
     TileGeometry tiles(const Problem& problem) const;
     CostModel cost_model(const Problem& problem) const;
     Precision precision() const { return {input, ElementType::f32, ElementType::f32}; }
@@ -82,7 +68,7 @@ std::string Wmma::invalid_reason(const Problem& p, const Target& t) const {
         return trf("constraint.matmul.wmma.bk_not_multiple_fragment", bk, fk(), name, fk());
     if (fragments() > 16)
         return trf("constraint.matmul.wmma.warp_tile_accumulator_fragments", wm, wn, fragments(), 8 * fragments());
-    return matmul::tensor_tiling_reason({bm, bn, bk, wm, wn, vec(), dynamic_smem_bytes()}, p, t,
+    return matmul::tensor_tiling_reason(tiling(), p, t,
                                         trf("constraint.matmul.wmma.stages_slices_bytes_plus",
                                             stages, stage_bytes(), warps() * 1024));
 }
@@ -90,15 +76,7 @@ std::string Wmma::invalid_reason(const Problem& p, const Target& t) const {
 // A warp's tile is (WM/16)×(WN/16) fragments of 16×16; a lane holds an eighth of each, in an
 // order WMMA does not promise (the thread tile below is the share, not a rectangle).
 TileGeometry Wmma::tiles(const Problem& p) const {
-    TileGeometry t;
-    t.extent = {p.dim[1], p.dim[0], 1};
-    t.block_tile = {bn, bm, 1};
-    t.thread_tile = {wn / 4, wm / 8, 1};
-    t.reduction = p.dim[2];
-    t.k_step = bk;
-    t.a_in_shared = t.b_in_shared = true;
-    t.warp_tile = {wn, wm};
-    t.mma = {kFN, kFM, fk()};
+    TileGeometry t = matmul::tensor_tiles(tiling(), p, {kFN, kFM, fk()});
     return t;
 }
 
@@ -108,15 +86,12 @@ TileGeometry Wmma::tiles(const Problem& p) const {
 // 16·FK elements, and every element of C is stored once. The edge tiles' trip through the warps'
 // scratch is the epilogue's and is not counted (the kernel says so too).
 CostModel Wmma::cost_model(const Problem& p) const {
-    const double T = threads(), gx = double(ceil_div(p.dim[1], bn)), gy = double(ceil_div(p.dim[0], bm));
+    const double gx = double(ceil_div(p.dim[1], bn)), gy = double(ceil_div(p.dim[0], bm));
     const double steps = double(ceil_div(p.dim[2], bk)), blocks = gx * gy;
     const double mmas_per_slice = double(fragments()) * (bk / fk());
 
     CostModel m;
-    matmul::block_tiled_counts(m, p, bm, bn, bk, T, double(wm) * wn / 32, double(wm + wn) / 32, precision());
-    add_formula(m, "warps / block", "(BM/WM)·(BN/WN)", warps());
-    add_formula(m, "threads / block", "32·(BM/WM)·(BN/WN)", T);
-    matmul::add_block_tiled_formulas(m, blocks, "WM·WN / 32", "(WM+WN) / 32");
+    matmul::tensor_block_counts(m, tiling(), p, precision());
 
     add_extra(m, "accumulator fragments / warp", "(WM/16)·(WN/16)", fragments());
     add_extra(m, "accumulator registers / thread", "8·(WM/16)·(WN/16)", 8.0 * fragments());

@@ -25,19 +25,11 @@ struct Mma {
     int layout = 2;                         // <- LAYOUT: 0 plain, 1 padded, 2 swizzled
     int group = 8;                          // <- GROUP: block rows walked together (1 = launch order)
 
-    static inline const std::vector<ParamSpec> params = {
-        {.name = "PREC", .kind = ParamKind::Element, .min = int(ElementType::tf32), .max = int(ElementType::f16),
-         .def = int(ElementType::f16)},
-        {.name = "BM", .kind = ParamKind::Pow2, .min = 16, .max = 256, .def = 128},
-        {.name = "BN", .kind = ParamKind::Pow2, .min = 16, .max = 256, .def = 128},
-        {.name = "BK", .kind = ParamKind::Pow2, .min = 8, .max = 64, .def = 32},
-        {.name = "WM", .kind = ParamKind::Pow2, .min = 16, .max = 128, .def = 64},
-        {.name = "WN", .kind = ParamKind::Pow2, .min = 16, .max = 128, .def = 64},
-        {.name = "STAGES", .kind = ParamKind::Int, .min = 1, .max = 4, .def = 3},
+    static inline const std::vector<ParamSpec> params = matmul::tensor_params(/*WN*/ 64, /*STAGES*/ 3, {
         {.name = "FRAGS", .kind = ParamKind::Int, .min = 1, .max = 2, .def = 2},
         {.name = "LAYOUT", .kind = ParamKind::Int, .min = 0, .max = 2, .def = 2},
         {.name = "GROUP", .kind = ParamKind::Pow2, .min = 1, .max = 16, .def = 8},
-    };
+    });
     static Mma from(const ParamReader& p) {
         return {.input = ElementType(p["PREC"]), .bm = p["BM"], .bn = p["BN"], .bk = p["BK"], .wm = p["WM"],
                 .wn = p["WN"], .stages = p["STAGES"], .frags = p["FRAGS"], .layout = p["LAYOUT"], .group = p["GROUP"]};
@@ -68,13 +60,8 @@ struct Mma {
     }
     KernelInstance kernel() const { return kernel_for(true); }
     KernelInstance kernel_at(const Problem& p) const { return kernel_for(vectorized(p)); }
-    LaunchShape launch(const Problem& p) const {
-        LaunchShape s;
-        s.grid = {unsigned(ceil_div(p.dim[1], bn)), unsigned(ceil_div(p.dim[0], bm)), 1};
-        s.block = {unsigned(threads()), 1, 1};
-        s.dynamic_smem = unsigned(dynamic_smem_bytes());
-        return s;
-    }
+    matmul::TensorTiling tiling() const { return {bm, bn, bk, wm, wn, vec(), dynamic_smem_bytes()}; }
+    LaunchShape launch(const Problem& p) const { return matmul::tensor_launch(tiling(), p); }
     TileGeometry tiles(const Problem& problem) const;
     CostModel cost_model(const Problem& problem) const;
     std::vector<SharedAccessSite> shared_sites(const Problem& problem) const;
@@ -104,22 +91,14 @@ std::string Mma::invalid_reason(const Problem& p, const Target& t) const {
         return trf("constraint.matmul.mma.bk_slice_must_hold", bk, fk());
     if (wm * wn / 32 > 128)
         return trf("constraint.matmul.mma.warp_tile_accumulators_per", wm, wn, wm * wn / 32);
-    return matmul::tensor_tiling_reason({bm, bn, bk, wm, wn, vec(), dynamic_smem_bytes()}, p, t,
+    return matmul::tensor_tiling_reason(tiling(), p, t,
                                         trf("constraint.matmul.mma.stages_slices_bytes", stages, stage_bytes()));
 }
 
 // A warp's tile is (WM/16)×(WN/8) tiles of 16×8; lane 4g+t holds rows g and g+8, columns 2t and
 // 2t+1 of each: a thread's share is WM/8 rows by WN/4 columns, spread over the warp tile.
 TileGeometry Mma::tiles(const Problem& p) const {
-    TileGeometry t;
-    t.extent = {p.dim[1], p.dim[0], 1};
-    t.block_tile = {bn, bm, 1};
-    t.thread_tile = {wn / 4, wm / 8, 1};
-    t.reduction = p.dim[2];
-    t.k_step = bk;
-    t.a_in_shared = t.b_in_shared = true;
-    t.warp_tile = {wn, wm};
-    t.mma = {8, 16, fk()};
+    TileGeometry t = matmul::tensor_tiles(tiling(), p, {8, 16, fk()});
     t.mma_lanes_known = true;
     return t;
 }
@@ -129,15 +108,12 @@ TileGeometry Mma::tiles(const Problem& p) const {
 // pieces zero-fill), every lane receives 16 bytes from each ldmatrix.x4 (TF32's B: two 4-byte
 // loads per 8-wide tile and 8-deep step), and every element of C is stored once.
 CostModel Mma::cost_model(const Problem& p) const {
-    const double T = threads(), gx = double(ceil_div(p.dim[1], bn)), gy = double(ceil_div(p.dim[0], bm));
+    const double gx = double(ceil_div(p.dim[1], bn)), gy = double(ceil_div(p.dim[0], bm));
     const double steps = double(ceil_div(p.dim[2], bk)), blocks = gx * gy, ksteps = double(bk / fk());
     const double mmas_per_slice = double(tiles_m()) * tiles_n() * ksteps;
 
     CostModel m;
-    matmul::block_tiled_counts(m, p, bm, bn, bk, T, double(wm) * wn / 32, double(wm + wn) / 32, precision());
-    add_formula(m, "warps / block", "(BM/WM)·(BN/WN)", warps());
-    add_formula(m, "threads / block", "32·(BM/WM)·(BN/WN)", T);
-    matmul::add_block_tiled_formulas(m, blocks, "WM·WN / 32", "(WM+WN) / 32");
+    matmul::tensor_block_counts(m, tiling(), p, precision());
 
     add_extra(m, "accumulator registers / thread", "4·(WM/16)·(WN/8)", 4.0 * tiles_m() * tiles_n());
     add_extra(m, "fragment registers / thread", "FRAGS·(4·WM/16 + 2·WN/8)", double(frags) * (4 * tiles_m() + 2 * tiles_n()));

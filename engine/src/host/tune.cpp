@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <ctime>
 #include <numeric>
 #include <random>
 #include <set>
@@ -13,6 +12,7 @@
 #include "tilelab/gpu_pool.h"
 #include "tilelab/i18n.h"
 #include "tilelab/occupancy.h"
+#include "tilelab/time_text.h"
 
 namespace tilelab {
 
@@ -31,15 +31,6 @@ std::vector<const ParamSpec*> searched_specs(const Variant& v, const TuneConfig&
 
 RunRequest request_for(const Variant& v, const ParamValues& values, const Problem& problem) {
     return RunRequest{v.id, values, problem};
-}
-
-std::string utc_now() {
-    const std::time_t now = std::time(nullptr);
-    std::tm tm{};
-    gmtime_r(&now, &tm);
-    char text[32];
-    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return text;
 }
 
 bool better(const TuneCandidate& a, const TuneCandidate& b) {
@@ -400,7 +391,7 @@ TuneReport run_tune(Engine& engine, const Variant& v, const TuneConfig& cfg, con
     }
     rank_candidates(r.candidates);
     r.elapsed_s = std::chrono::duration<double>(Clock::now() - start).count();
-    r.measured_at = utc_now();
+    r.measured_at = time_text("%Y-%m-%dT%H:%M:%SZ", TimeZone::Utc);
     return r;
 }
 
