@@ -78,16 +78,14 @@ const Variant& wmma() { return test::registered_variant("matmul.wmma"); }
 
 TEST(WmmaModel, CountsEqualTheWalkAtRandomConfigurationsAndOddSizes) {
     const Variant& v = wmma();
-    for (const RunRequest& req : test::random_valid_requests(v, 40, 20261128, {.max_dim = 400, .align = 16, .aligned_every = 4})) {
-        const ParamValues values = with_defaults(v.params, req.params);
-        SCOPED_TRACE(v.kernel(values).name_expression + " at " + format_problem(req.problem));
-        const CostModel m = v.cost_model(values, req.problem);
-        const Walked w = walk(values, req.problem);
+    test::for_random_models(v, 40, 20261128, {.max_dim = 400, .align = 16, .aligned_every = 4},
+                            [&](const ParamValues& values, const Problem& problem, const CostModel& m) {
+        const Walked w = walk(values, problem);
         EXPECT_EQ(m.total, w.total);
         EXPECT_DOUBLE_EQ(test::extra_value(m, "mma_sync, total"), w.mmas);
         EXPECT_EQ(m.load_element_bytes, element_bytes(ElementType(values.at("PREC"))));
         EXPECT_EQ(m.store_element_bytes, 4);
-    }
+    });
 }
 
 TEST(WmmaModel, EachPrecisionNeedsItsArchitecture) {

@@ -104,19 +104,17 @@ ParamValues with(const std::vector<std::string>& sets) {
 
 TEST(MmaModel, CountsEqualTheWalkAtRandomConfigurationsAndOddSizes) {
     const Variant& v = mma();
-    for (const RunRequest& req : test::random_valid_requests(v, 40, 20261129, {.max_dim = 300, .align = 8, .aligned_every = 3})) {
-        const ParamValues values = with_defaults(v.params, req.params);
-        SCOPED_TRACE(v.kernel(values).name_expression + " at " + format_problem(req.problem));
-        const CostModel m = v.cost_model(values, req.problem);
-        const Walked w = walk(values, req.problem);
+    test::for_random_models(v, 40, 20261129, {.max_dim = 300, .align = 8, .aligned_every = 3},
+                            [&](const ParamValues& values, const Problem& problem, const CostModel& m) {
+        const Walked w = walk(values, problem);
         EXPECT_EQ(m.total, w.total);
         EXPECT_DOUBLE_EQ(test::extra_value(m, "mma.sync, total"), w.mmas);
-        const int64_t gx = (req.problem.dim[1] + values.at("BN") - 1) / values.at("BN");
-        const int64_t gy = (req.problem.dim[0] + values.at("BM") - 1) / values.at("BM");
+        const int64_t gx = (problem.dim[1] + values.at("BN") - 1) / values.at("BN");
+        const int64_t gy = (problem.dim[0] + values.at("BM") - 1) / values.at("BM");
         EXPECT_EQ(int64_t(w.blocks.size()), gx * gy) << "the block order visits every tile once";
         EXPECT_EQ(m.load_element_bytes, element_bytes(ElementType(values.at("PREC"))));
         EXPECT_EQ(m.store_element_bytes, 4);
-    }
+    });
 }
 
 // Every copy of a slice lands on its own piece of the stage, inside it: no layout loses or

@@ -7,7 +7,9 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+#include <gtest/gtest.h>
 #include "model_engine.h"
+#include "tilelab/format.h"
 #include "tilelab/result.h"
 #include "tilelab/variant.h"
 
@@ -38,6 +40,17 @@ inline std::vector<RunRequest> random_valid_requests(const Variant& v, int count
     if (int(out.size()) < count)
         throw std::runtime_error(v.id + ": only " + std::to_string(out.size()) + " valid random configurations found");
     return out;
+}
+
+// A model test's loop: for each random valid request, its full parameter values, its problem and
+// the variant's cost model handed to `check`, under a trace naming the kernel and the size.
+template <class Check>
+void for_random_models(const Variant& v, int count, uint32_t seed, RandomSizes sizes, Check check) {
+    for (const RunRequest& req : random_valid_requests(v, count, seed, sizes)) {
+        const ParamValues values = with_defaults(v.params, req.params);
+        SCOPED_TRACE(v.kernel(values).name_expression + " at " + format_problem(req.problem));
+        check(values, req.problem, v.cost_model(values, req.problem));
+    }
 }
 
 }  // namespace tilelab::test
