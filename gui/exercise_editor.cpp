@@ -5,6 +5,7 @@
 #include "app_state.h"
 #include "engine_thread.h"
 #include "tilelab/exercise_store.h"
+#include "tilelab/stalls.h"
 
 namespace tilelab::gui {
 
@@ -194,12 +195,20 @@ void ExerciseUpdate(AppState& state, std::chrono::steady_clock::time_point /*now
     EngineUpdate update;
     if (state.engine_thread->poll_user(update) && update.request_id == e.submitted_id && update.result) {
         e.result = update.result;
+        e.result_text = e.submitted_text;
         e.diagnostics = UserDiagnostics(*update.result, e.file_name);
         for (const Diagnostic& d : e.diagnostics)
             if (d.severity == "error") {
                 e.reveal_line = d.line;
                 break;
             }
+        // No error: a sampled run brings the user's most sampled line into view instead.
+        if (e.reveal_line == 0 && update.result->stalls.has_samples())
+            for (const StallLine& l : update.result->stalls.lines)   // most samples first
+                if (stall_file_matches(l.file, update.result->kernel_file)) {
+                    e.reveal_line = l.line;
+                    break;
+                }
     }
     e.busy = state.engine_thread->user_busy();
     const Lesson* lesson = CurrentLesson(state);

@@ -44,6 +44,7 @@ struct ExerciseEditorState {
     RunRequest submitted_request;
     std::string submitted_text;
     std::shared_ptr<const RunResult> result;
+    std::string result_text;          // the text `result` is for (its stall bars fit no other)
     std::vector<Diagnostic> diagnostics;   // the result's, in the user's file only
     bool busy = false;                // the engine thread has the user's text (redraw often)
     // Editor view: a cursor move asked for (a click on an error), line and column from 1.

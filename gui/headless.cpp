@@ -1,4 +1,5 @@
 #include "headless.h"
+#include "stall_view.h"
 #include "headless_egl.h"
 #include "fonts.h"
 #include "tilelab/i18n.h"
@@ -204,6 +205,18 @@ int wait_for_exercise(App& app, FrameDriver& driver, double timeout_s) {
     std::fprintf(stderr, "exercise: %s: %s, %zu messages, saved=%s\n", e.file_name.c_str(),
                  r.compiled && r.compiled->ok ? "compiled" : "does not compile", e.diagnostics.size(),
                  e.saved ? "yes" : "no");
+    if (r.stalls.has_samples()) {   // the bars beside the editor's lines (a full run on a GPU)
+        const size_t lines = size_t(std::count(e.text.begin(), e.text.end(), '\n')) + 1;
+        const std::vector<const StallLine*> bars = StallLinesOf(r, lines);
+        const uint64_t most = StallMostOf(bars);
+        size_t shown = 0, hottest = 0;
+        for (size_t i = 0; i < bars.size(); ++i)
+            if (bars[i]) {
+                ++shown;
+                if (bars[i]->counts.total() == most && hottest == 0) hottest = i + 1;
+            }
+        std::fprintf(stderr, "exercise: stall bars beside %zu lines, the most samples on line %zu\n", shown, hottest);
+    }
     return 0;
 }
 

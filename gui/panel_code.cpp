@@ -123,9 +123,7 @@ std::vector<std::string_view> split_lines(const std::string& text) {
 void draw_source(AppState& state, const RunResult& r) {
     const std::vector<std::string_view> lines = split_lines(r.kernel_source);
     const std::vector<const StallLine*> stalls = StallLinesOf(r, lines.size());
-    uint64_t most = 0;
-    for (const StallLine* l : stalls)
-        if (l) most = std::max(most, l->counts.total());
+    const uint64_t most = StallMostOf(stalls);
     // Whether each line starts inside a block comment, so the clipper can start anywhere.
     std::vector<char> starts_in_comment(lines.size(), 0);
     bool in_comment = false;

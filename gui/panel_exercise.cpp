@@ -1,8 +1,10 @@
 // [SECTION] Exercise (Code tab): write the lesson's kernel yourself. An editor with line numbers
 // in a gutter (same font and line height, scrolled with the text), compile errors marked at their
 // lines and listed under it (a click moves the cursor there), Undo/Redo over saved versions, a
-// reset to the starting file that keeps a backup, and the user's kernel next to the lesson's:
-// time, rate, registers, spills, occupancy, validation. State and actions: gui/exercise_editor.*.
+// reset to the starting file that keeps a backup, the user's kernel next to the lesson's:
+// time, rate, registers, spills, occupancy, validation, and after a full run on a GPU where its
+// warps waited, a bar beside each sampled line as in the Code panel. State and actions:
+// gui/exercise_editor.*.
 #include <imgui.h>
 #include <algorithm>
 #include <string>
@@ -16,7 +18,6 @@
 namespace tilelab::gui {
 
 namespace {
-
 
 const ImVec4 kGutterText(0.50f, 0.53f, 0.60f, 1.0f);
 const ImVec4 kErrorText(1.00f, 0.45f, 0.40f, 1.0f);
@@ -111,7 +112,13 @@ void draw_editor(AppState& state, float height) {
     const float line_h = ImGui::GetFontSize();   // InputTextMultiline's line height
     const int lines = 1 + int(std::count(e.text.begin(), e.text.end(), '\n'));
     const int digits = std::max(3, int(std::to_string(lines).size()));
-    const float gutter_w = ImGui::CalcTextSize("0").x * float(digits + 1) + style.FramePadding.x;
+    // Where the warps waited, beside the lines (a full run on a GPU), while the text is the one
+    // that was sampled: after an edit the lines would no longer match.
+    const RunResult* sampled = e.result && e.result_text == e.text ? e.result.get() : nullptr;
+    const std::vector<const StallLine*> stalls = sampled ? StallLinesOf(*sampled, size_t(lines)) : std::vector<const StallLine*>{};
+    const uint64_t most = StallMostOf(stalls);
+    const float bar_w = most > 0 ? ImGui::CalcTextSize("0").x * 4 : 0.0f;
+    const float gutter_w = bar_w + ImGui::CalcTextSize("0").x * float(digits + 1) + style.FramePadding.x;
     float text_w = 0;
     for (size_t start = 0; start <= e.text.size();) {
         size_t end = e.text.find('\n', start);
@@ -142,6 +149,7 @@ void draw_editor(AppState& state, float height) {
         const float w = ImGui::CalcTextSize(number.c_str()).x;
         const ImVec4& colour = d ? (d->severity == "error" ? kErrorText : kWarningText) : kGutterText;
         draw->AddText(ImVec2(text_min.x - style.FramePadding.x - w, y), ImGui::GetColorU32(colour), number.c_str());
+        if (most > 0) DrawStallBarAt(draw, ImVec2(origin.x, y), ImVec2(bar_w, line_h), sampled->stalls, stalls[size_t(i)], most);
     }
 
     ImGui::SetCursorScreenPos(text_min);

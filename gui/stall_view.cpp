@@ -87,13 +87,9 @@ std::vector<const StallLine*> StallLinesOf(const RunResult& r, size_t line_count
     return out;
 }
 
-void DrawStallBar(const StallSamples& s, const StallLine* line, uint64_t most, float width) {
-    const float h = ImGui::GetTextLineHeight();
-    const ImVec2 p = ImGui::GetCursorScreenPos();
-    ImGui::Dummy(ImVec2(width, h));
-    if (!line || most == 0) return;
-    ImDrawList* dl = ImGui::GetWindowDrawList();
-    const float full = width - h * 0.3f;
+bool DrawStallBarAt(ImDrawList* dl, ImVec2 p, ImVec2 size, const StallSamples& s, const StallLine* line, uint64_t most) {
+    if (!line || most == 0) return false;
+    const float h = size.y, full = size.x - h * 0.3f;
     float x = p.x;
     const uint64_t total = line->counts.total();
     const float bar = full * float(double(total) / double(most));
@@ -102,7 +98,25 @@ void DrawStallBar(const StallSamples& s, const StallLine* line, uint64_t most, f
         dl->AddRectFilled(ImVec2(x, p.y + h * 0.15f), ImVec2(x + w, p.y + h * 0.85f), StallColor(g));
         x += w;
     }
-    if (ImGui::IsItemHovered()) line_tooltip(s, *line);
+    if (!ImGui::IsWindowHovered(ImGuiHoveredFlags_AllowWhenBlockedByActiveItem) ||
+        !ImGui::IsMouseHoveringRect(p, ImVec2(p.x + size.x, p.y + size.y)))
+        return false;
+    line_tooltip(s, *line);
+    return true;
+}
+
+void DrawStallBar(const StallSamples& s, const StallLine* line, uint64_t most, float width) {
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    const ImVec2 size(width, ImGui::GetTextLineHeight());
+    ImGui::Dummy(size);
+    DrawStallBarAt(ImGui::GetWindowDrawList(), p, size, s, line, most);
+}
+
+uint64_t StallMostOf(const std::vector<const StallLine*>& lines) {
+    uint64_t most = 0;
+    for (const StallLine* l : lines)
+        if (l) most = std::max(most, l->counts.total());
+    return most;
 }
 
 int DrawStallTopLines(const RunResult& r, size_t n) {

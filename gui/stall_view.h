@@ -18,6 +18,11 @@ std::vector<const StallLine*> StallLinesOf(const RunResult& r, size_t line_count
 // The bar column: `width` wide, one line high; `most` is the largest line's sample count (bars
 // are scaled to it). Hover: the line's share, its reasons and its SASS instructions.
 void DrawStallBar(const StallSamples& s, const StallLine* line, uint64_t most, float width);
+// The same bar drawn at `p` without an item (beside a text editor's lines, which is one item);
+// its tooltip shows while the mouse is over it. Returns whether it is hovered.
+bool DrawStallBarAt(ImDrawList* dl, ImVec2 p, ImVec2 size, const StallSamples& s, const StallLine* line, uint64_t most);
+// The largest line's sample count among `lines` (StallLinesOf), what the bars are scaled to.
+uint64_t StallMostOf(const std::vector<const StallLine*>& lines);
 
 // The kernel's `n` most sampled lines of its own file, one selectable row each (line, share, top
 // reason, the line's text from kernel_source). Returns the line clicked, 0 for none.
