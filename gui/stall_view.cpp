@@ -47,8 +47,8 @@ void line_tooltip(const StallSamples& s, const StallLine& l) {
     const auto index = &l - s.lines.data();
     for (const StallPc& pc : s.pcs)
         if (pc.line == index)
-            pcs += fmt::format("{}0x{:04x}  {}  {}", pcs.empty() ? "" : "\n", pc.offset, FormatCount(double(pc.counts.total())),
-                               stall_group_name(pc.counts.top()));
+            pcs += fmt::format("{}0x{:04x}  {:>6}  {}{}{}", pcs.empty() ? "" : "\n", pc.offset, FormatCount(double(pc.counts.total())),
+                               stall_group_name(pc.counts.top()), pc.sass.empty() ? "" : "  ", pc.sass);
     if (!pcs.empty()) {
         ImGui::Separator();
         ImGui::TextDisabled("%s", tr("stall.sass_heading").c_str());

@@ -143,4 +143,44 @@ std::string stall_summary(const StallSamples& s, const std::string& kernel_file)
     return say("{:.0f}% of samples: {}, most at {}:{}", "{:.0f}% 的采样：{}，最多在 {}:{}", share, name, where->file, where->line);
 }
 
+std::map<uint64_t, std::string> parse_sass_listing(const std::string& listing, const std::string& function) {
+    std::map<uint64_t, std::string> out;
+    // A function's code starts at its section, ".text.<name>" (nvdisasm prints the section line,
+    // then "<name>:" and ".text.<name>:"), and runs to the next .section.
+    const std::string section = ".text." + function;
+    bool inside = false;
+    size_t start = 0;
+    while (start < listing.size()) {
+        size_t end = listing.find('\n', start);
+        if (end == std::string::npos) end = listing.size();
+        const std::string_view line(listing.data() + start, end - start);
+        start = end + 1;
+        const size_t first = line.find_first_not_of(" \t");
+        if (first == std::string_view::npos) continue;
+        const std::string_view text = line.substr(first);
+        if (text.rfind(".section", 0) == 0 && text.size() > 8 && (text[8] == ' ' || text[8] == '\t')) {
+            const size_t name = text.find(section);
+            const size_t after = name + section.size();
+            inside = name != std::string_view::npos && (after == text.size() || text[after] == ',' || text[after] == '"' ||
+                                                      text[after] == ' ' || text[after] == '\t');
+            continue;
+        }
+        // "/*0080*/   INSTR ... ;   /* 0x... */": the offset in hex between /* */, the
+        // instruction up to its ';'.
+        if (!inside || text.rfind("/*", 0) != 0) continue;
+        const size_t close = text.find("*/");
+        if (close == std::string_view::npos || close <= 2) continue;
+        const std::string_view hex = text.substr(2, close - 2);
+        if (hex.find_first_not_of("0123456789abcdefABCDEF") != std::string_view::npos) continue;
+        const size_t semi = text.find(';', close);
+        if (semi == std::string_view::npos) continue;
+        std::string_view instr = text.substr(close + 2, semi - close - 2);
+        const size_t b = instr.find_first_not_of(" \t"), e = instr.find_last_not_of(" \t");
+        if (b == std::string_view::npos) continue;
+        instr = instr.substr(b, e - b + 1);
+        out[std::stoull(std::string(hex), nullptr, 16)] = std::string(instr);
+    }
+    return out;
+}
+
 }  // namespace tilelab

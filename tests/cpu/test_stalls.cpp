@@ -90,7 +90,8 @@ StallSamples sample() {
     StallLine cool{"smem_tiled.cuh", 66, {}};
     cool.counts[StallGroup::shared_memory] = 300;
     s.lines = {hot, cool};
-    s.pcs = {StallPc{0x120, 0, hot.counts}, StallPc{0x200, 1, cool.counts}, StallPc{0x10, -1, {}}};
+    s.pcs = {StallPc{0x120, 0, hot.counts, "LDG.E R4, desc[UR4][R2.64]"}, StallPc{0x200, 1, cool.counts, "LDS R5, [R9]"},
+             StallPc{0x10, -1, {}, {}}};
     s.counts = hot.counts;
     s.counts += cool.counts;
     s.total = s.counts.total();
@@ -175,3 +176,35 @@ TEST(StallCli, RunStallsSaysWhyThereAreNoSamplesInTextAndJson) {
 }
 
 }  // namespace
+
+// nvdisasm's listing (-c: code sections only), as it prints a cubin with two kernels: the
+// offsets of the asked-for function, its instructions without the ';' and the encodings.
+TEST(SassListing, TakesOneFunctionsInstructionsByOffset) {
+    const std::string listing =
+        "\t.headerflags\t@\"EF_CUDA_TEXMODE_UNIFIED EF_CUDA_64BIT_ADDRESS EF_CUDA_SM90 EF_CUDA_VIRTUAL_SM(EF_CUDA_SM90)\"\n"
+        "\t.section\t.text._Z5otherPf,\"ax\",@progbits\n"
+        "_Z5otherPf:\n"
+        ".text._Z5otherPf:\n"
+        "        /*0000*/                   LDC R1, c[0x0][0x28] ;                 /* 0x00000a00ff017b82 */\n"
+        "\t.section\t.text._Z5naivePKfS0_Pfiii,\"ax\",@progbits\n"
+        "\t.sectionflags\t@\"SHF_BARRIERS=1\"\n"
+        "_Z5naivePKfS0_Pfiii:\n"
+        ".text._Z5naivePKfS0_Pfiii:\n"
+        "        /*0000*/                   LDC R1, c[0x0][0x28] ;                 /* 0x00000a00ff017b82 */\n"
+        "                                                                          /* 0x000fe40000000800 */\n"
+        "        /*0010*/                   S2R R0, SR_TID.X ;\n"
+        ".L_x_0:\n"
+        "        /*0080*/              @!P0 LDG.E R2, desc[UR4][R2.64] ;\n"
+        "        /*0090*/                   BRA `(.L_x_0) ;\n"
+        "\t.section\t.nv.shared._Z5naivePKfS0_Pfiii,\"aw\",@nobits\n"
+        "        /*00a0*/                   EXIT ;\n";
+    const auto code = parse_sass_listing(listing, "_Z5naivePKfS0_Pfiii");
+    ASSERT_EQ(code.size(), 4u);
+    EXPECT_EQ(code.at(0x0), "LDC R1, c[0x0][0x28]");
+    EXPECT_EQ(code.at(0x10), "S2R R0, SR_TID.X");
+    EXPECT_EQ(code.at(0x80), "@!P0 LDG.E R2, desc[UR4][R2.64]");
+    EXPECT_EQ(code.at(0x90), "BRA `(.L_x_0)");
+    EXPECT_EQ(parse_sass_listing(listing, "_Z5otherPf").size(), 1u);
+    EXPECT_TRUE(parse_sass_listing(listing, "_Z5naive").empty()) << "a prefix of a name is not the name";
+    EXPECT_TRUE(parse_sass_listing("", "_Z5naivePKfS0_Pfiii").empty());
+}

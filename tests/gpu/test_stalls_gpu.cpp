@@ -3,6 +3,7 @@
 // its own kernel file; sampling beside the counter pass leaves both working, run after run; a
 // sampling failure never fails the run. (Each lesson against ncu's source page:
 // scripts/check_stalls.py.) Every test skips visibly without a GPU.
+#include <unistd.h>
 #include <string>
 #include "gpu.h"
 #include "tilelab/stalls.h"
@@ -32,6 +33,12 @@ TEST(StallsGpu, TheNaiveMatmulWaitsMostlyOnGlobalMemoryInItsOwnFile) {
     ASSERT_FALSE(r.stalls.lines.empty());
     EXPECT_TRUE(stall_file_matches(r.stalls.lines.front().file, r.kernel_file)) << r.stalls.lines.front().file;
     EXPECT_GT(r.stages.stalls_ms, 0);
+    // With the toolkit's disassembler on this machine, every sampled instruction has its text, and
+    // the global-memory waits are on the instructions after the loads (an FFMA reading a loaded value).
+    if (::access("/usr/local/cuda/bin/nvdisasm", X_OK) == 0) {
+        ASSERT_FALSE(r.stalls.pcs.empty());
+        for (const StallPc& pc : r.stalls.pcs) EXPECT_NE(pc.sass, "") << "offset 0x" << std::hex << pc.offset;
+    }
 }
 
 // The range profiler cannot start while sampling is enabled: the worker disables sampling before

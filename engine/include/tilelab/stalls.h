@@ -7,6 +7,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -62,6 +63,7 @@ struct StallPc {
     uint64_t offset = 0;   // bytes from the function's start
     int line = -1;         // index into StallSamples::lines, -1 without line information
     StallCounts counts;
+    std::string sass;      // the instruction ("LDS R8, [R3+0x80]"), "" where no disassembler ran
     bool operator==(const StallPc&) const = default;
 };
 
@@ -107,5 +109,10 @@ std::string stall_reason(const std::string& status, const std::string& detail = 
 // The line is named by its number when it is in `kernel_file` (the file the reader sees), else as
 // "file:line" (an inlined helper from a header, e.g. WMMA's).
 std::string stall_summary(const StallSamples& s, const std::string& kernel_file);
+
+// The instructions of `function` (its mangled name) in nvdisasm's listing of a cubin, by offset
+// from the function's start: "/*0080*/  @P0 LDG.E R2, desc[UR4][R2.64] ;" gives 0x80 ->
+// "@P0 LDG.E R2, desc[UR4][R2.64]". Empty when the listing has no such function.
+std::map<uint64_t, std::string> parse_sass_listing(const std::string& listing, const std::string& function);
 
 }  // namespace tilelab

@@ -269,7 +269,7 @@ struct PcSamplingSession::State {
             by_line[where] += counts;
             line_of.push_back(where);
             out.counts += counts;
-            out.pcs.push_back(StallPc{offset, -1, counts});
+            out.pcs.push_back(StallPc{offset, -1, counts, {}});
         }
         for (const auto& [where, counts] : by_line)
             if (where.second > 0) out.lines.push_back(StallLine{where.first, where.second, counts});

@@ -171,12 +171,30 @@ StallSamples GpuRunner::sample_stalls(Family& family, const worker::MeasureJob& 
                                            dyn_smem, nullptr));
         TL_CUDA_CHECK(cudaDeviceSynchronize());
     };
+    // The instructions' text: nvdisasm runs beside the sampled launches and the counter pass,
+    // read at the end of the run (add_sass_text).
+    sass_.start(job.kernel->cubin, job.kernel->lowered_name);
     StallSamples out = sampling_->collect(*job.kernel, launch_ms, sampled_launches);
     // The range profiler cannot start while sampling is enabled (CUPTI_ERROR_INVALID_PARAMETER,
     // H200, 2026-11-29): with counters to read, sampling is disabled again (the next sampled run
     // enables it anew, 89-134 ms there with the 64 MB buffer); without, it stays enabled.
     if (counters_follow) sampling_->release();
     return out;
+}
+
+// The sampled instructions' text, where the toolkit's disassembler is at hand (offsets alone
+// otherwise; TILELAB_PCSAMP_TRACE=1 says why and how long the wait for it was).
+void GpuRunner::add_sass_text(StallSamples& s, const worker::MeasureJob& job) {
+    if (s.pcs.empty()) return;
+    const auto from = std::chrono::steady_clock::now();
+    std::string why;
+    const auto& sass = sass_.of(job.kernel->cubin, job.kernel->lowered_name, why);
+    for (StallPc& pc : s.pcs)
+        if (const auto it = sass.find(pc.offset); it != sass.end()) pc.sass = it->second;
+    if (std::getenv("TILELAB_PCSAMP_TRACE"))
+        std::fprintf(stderr, "pcsamp-trace: SASS text waited %.1f ms%s%s\n",
+                     std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - from).count(),
+                     why.empty() ? "" : ": ", why.c_str());
 }
 
 Measurement GpuRunner::measure(const worker::MeasureJob& job, const RunOptions& opt, const CancelFlag* cancel) {
@@ -273,6 +291,10 @@ Measurement GpuRunner::measure(const worker::MeasureJob& job, const RunOptions& 
             r.hardware = hardware_->collect(cold_l2, launch);
             times.hardware_ms = lap_ms(lap);
             stage = "run";
+        }
+        if (opt.stall_samples) {
+            add_sass_text(r.stalls, job);
+            times.stalls_ms += lap_ms(lap);
         }
 
         // 6. The reference at the same size ("% of cuBLAS"), timed the same way, once per problem.

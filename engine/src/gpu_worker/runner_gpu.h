@@ -12,6 +12,7 @@
 #include "device_buffer.h"
 #include "family.h"
 #include "runner_timing.h"
+#include "sass_listing.h"
 #include "tilelab/compile.h"
 #include "tilelab/device.h"
 #include "worker_protocol.h"
@@ -66,6 +67,7 @@ private:
     void check_memory(const std::string& family_name, const Precision& precision, const Problem& p);
     const LoadedLibrary& library_for(const CompileResult& c);
     AccessCounts count_accesses(Family& family, const CompileResult& counting_kernel, const LaunchShape& launch);
+    void add_sass_text(StallSamples& s, const worker::MeasureJob& job);
     StallSamples sample_stalls(Family& family, const worker::MeasureJob& job, std::vector<void*>& args,
                                double launch_ms, bool counters_follow);
     L2Flusher& flusher();
@@ -78,6 +80,7 @@ private:
     std::map<std::string, std::unique_ptr<LoadedLibrary>> libraries_;  // by cubin hash and kernel name
     std::unique_ptr<L2Flusher> flusher_;
     std::unique_ptr<HardwareCounterSession> hardware_;                 // CUPTI, set up on first use
+    SassListings sass_;                                                // the sampled instructions' text (nvdisasm)
     std::unique_ptr<PcSamplingSession> sampling_;                      // CUPTI PC sampling, enabled on first use
     std::map<std::string, std::pair<std::string, double>> reference_ms_;  // key -> (name, ms)
     std::map<int, std::vector<DeviceBuffer>> held_memory_;                // occupy_memory()
