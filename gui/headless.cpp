@@ -215,7 +215,7 @@ int wait_for_exercise(App& app, FrameDriver& driver, double timeout_s) {
                 ++shown;
                 if (bars[i]->counts.total() == most && hottest == 0) hottest = i + 1;
             }
-        std::fprintf(stderr, "exercise: stall bars beside %zu lines, the most samples on line %zu\n", shown, hottest);
+        std::fprintf(stderr, "exercise: stall-bars=%zu hottest-line=%zu\n", shown, hottest);
     }
     return 0;
 }
