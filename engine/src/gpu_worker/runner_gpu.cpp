@@ -182,6 +182,28 @@ StallSamples GpuRunner::sample_stalls(Family& family, const worker::MeasureJob& 
     return out;
 }
 
+// The hardware counters of `launch`, replayed once per pass the metrics need. Before each pass
+// (outside the profiled range) L2 is emptied, as ncu's cache control does by default (flush and
+// invalidate), so DRAM bytes are those of a cold launch: a read of a buffer twice its size writes
+// every dirty line back, then discarding that buffer's lines leaves L2 with nothing valid. DRAM
+// reads then match ncu; DRAM writes still do not where the output fits in L2 (docs/benchmarks.md).
+HardwareCounters GpuRunner::read_counters(const std::function<void()>& launch) {
+    if (!hardware_) hardware_ = std::make_unique<HardwareCounterSession>();
+    // (Measured on an H100, 2026-11-23: a memset instead of the read leaves dirty lines and
+    // inflates DRAM writes up to 18× against ncu; the read matches DRAM reads within 0.4 %.)
+    // The discard was meant to close the 8-89 % gap in DRAM writes against ncu; measured on the
+    // same H100 it did not (the errors moved by at most 0.6 points). TILELAB_HW_FLUSH=read keeps
+    // the read alone, to compare.
+    const bool discard = !env_equals("TILELAB_HW_FLUSH", "read");
+    const auto cold_l2 = [&] {
+        const L2Flusher& f = flusher();
+        (void)support_kernels().compare(f.data(), f.data(), f.bytes() / sizeof(float), 0.0);
+        if (discard) (void)support_kernels().discard_l2(f.data(), f.bytes());
+        TL_CUDA_CHECK(cudaDeviceSynchronize());
+    };
+    return hardware_->collect(cold_l2, launch);
+}
+
 // The sampled instructions' text, where the toolkit's disassembler is at hand (offsets alone
 // otherwise; TILELAB_PCSAMP_TRACE=1 says why and how long the wait for it was).
 void GpuRunner::add_sass_text(StallSamples& s, const worker::MeasureJob& job) {
@@ -266,29 +288,11 @@ Measurement GpuRunner::measure(const worker::MeasureJob& job, const RunOptions& 
             stage = "run";
         }
 
-        // 5. The hardware counters of the kernel just timed, replayed once per pass the metrics
-        // need. Before each pass (outside the profiled range) L2 is emptied, as ncu's cache control
-        // does by default (flush and invalidate), so DRAM bytes are those of a cold launch: a read
-        // of a buffer twice its size writes every dirty line back, then discarding that buffer's
-        // lines leaves L2 with nothing valid. DRAM reads then match ncu; DRAM writes still do not
-        // where the output fits in L2 (docs/benchmarks.md). Not a failure of the run when the
-        // counters cannot be read.
+        // 5. The hardware counters of the kernel just timed (read_counters). Not a failure of the
+        // run when the counters cannot be read.
         if (opt.hardware_counters) {
             stage = "hardware";
-            if (!hardware_) hardware_ = std::make_unique<HardwareCounterSession>();
-            // (Measured on an H100, 2026-11-23: a memset instead of the read leaves dirty lines and
-            // inflates DRAM writes up to 18× against ncu; the read matches DRAM reads within 0.4 %.)
-            // The discard was meant to close the 8-89 % gap in DRAM writes against ncu; measured on
-            // the same H100 it did not (the errors moved by at most 0.6 points). TILELAB_HW_FLUSH=read keeps
-            // the read alone, to compare.
-            const bool discard = !env_equals("TILELAB_HW_FLUSH", "read");
-            const auto cold_l2 = [&] {
-                const L2Flusher& f = flusher();
-                (void)support_kernels().compare(f.data(), f.data(), f.bytes() / sizeof(float), 0.0);
-                if (discard) (void)support_kernels().discard_l2(f.data(), f.bytes());
-                TL_CUDA_CHECK(cudaDeviceSynchronize());
-            };
-            r.hardware = hardware_->collect(cold_l2, launch);
+            r.hardware = read_counters(launch);
             times.hardware_ms = lap_ms(lap);
             stage = "run";
         }

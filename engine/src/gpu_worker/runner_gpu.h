@@ -5,6 +5,7 @@
 // the runner only notes it; the worker then replies and exits, and the engine starts a new one.
 // Not thread-safe: the worker serves one request at a time.
 #pragma once
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -68,6 +69,7 @@ private:
     const LoadedLibrary& library_for(const CompileResult& c);
     AccessCounts count_accesses(Family& family, const CompileResult& counting_kernel, const LaunchShape& launch);
     void add_sass_text(StallSamples& s, const worker::MeasureJob& job);
+    HardwareCounters read_counters(const std::function<void()>& launch);
     StallSamples sample_stalls(Family& family, const worker::MeasureJob& job, std::vector<void*>& args,
                                double launch_ms, bool counters_follow);
     L2Flusher& flusher();
