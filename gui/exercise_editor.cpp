@@ -203,12 +203,8 @@ void ExerciseUpdate(AppState& state, std::chrono::steady_clock::time_point /*now
                 break;
             }
         // No error: a sampled run brings the user's most sampled line into view instead.
-        if (e.reveal_line == 0 && update.result->stalls.has_samples())
-            for (const StallLine& l : update.result->stalls.lines)   // most samples first
-                if (stall_file_matches(l.file, update.result->kernel_file)) {
-                    e.reveal_line = l.line;
-                    break;
-                }
+        if (const StallLine* hot = stall_hottest_line(update.result->stalls, update.result->kernel_file); hot && e.reveal_line == 0)
+            e.reveal_line = hot->line;
     }
     e.busy = state.engine_thread->user_busy();
     const Lesson* lesson = CurrentLesson(state);

@@ -16,6 +16,7 @@
 #include "tilelab/i18n.h"
 #include "tilelab/input_policy.h"
 #include "tilelab/lesson.h"
+#include "tilelab/util.h"
 #include "tilelab/variant.h"
 
 namespace tilelab::gui {
@@ -347,13 +348,13 @@ void BuildFonts(float scale, bool chinese) {
     files.mono = find_font("DejaVu Sans Mono", kMono);
     if (chinese && !files.sans.bytes.empty())
         files.cjk = find_font("WenQuanYi Micro Hei", kCjk, 0x4E2D /* 中 */);
-    f.files_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - files_start).count();
+    f.files_ms = ms_since(files_start);
     if (chinese && !files.sans.bytes.empty()) {
         if (files.cjk.bytes.empty() && g_reported.insert("(cjk)").second)
             std::fprintf(stderr, "tilelab: %s\n", tr("notice.no_chinese_font", Language::English).c_str());
         const auto t0 = std::chrono::steady_clock::now();
         if (!files.cjk.bytes.empty()) build_cjk_ranges();
-        f.collect_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        f.collect_ms = ms_since(t0);
     }
 
     bool built = false;
@@ -365,7 +366,7 @@ void BuildFonts(float scale, bool chinese) {
             built = atlas->Build();
             if (built && !files.cjk.bytes.empty())
                 for (ImFont* to : {f.bold, f.italic, f.mono}) share_cjk_glyphs(f.body, to);
-            f.rasterize_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+            f.rasterize_ms = ms_since(t0);
             built = built && atlas->TexHeight <= kMaxAtlasPx && atlas->TexWidth <= kMaxAtlasPx;
             f.cjk_glyph_tier = tier;
             if (files.cjk.bytes.empty()) break;

@@ -50,7 +50,6 @@ struct ImGuiRenderer {
     }
 };
 
-
 // Draws frames for one App; checks GL errors and the app's invariants after each.
 class FrameDriver {
 public:
@@ -208,14 +207,9 @@ int wait_for_exercise(App& app, FrameDriver& driver, double timeout_s) {
     if (r.stalls.has_samples()) {   // the bars beside the editor's lines (a full run on a GPU)
         const size_t lines = size_t(std::count(e.text.begin(), e.text.end(), '\n')) + 1;
         const std::vector<const StallLine*> bars = StallLinesOf(r, lines);
-        const uint64_t most = StallMostOf(bars);
-        size_t shown = 0, hottest = 0;
-        for (size_t i = 0; i < bars.size(); ++i)
-            if (bars[i]) {
-                ++shown;
-                if (bars[i]->counts.total() == most && hottest == 0) hottest = i + 1;
-            }
-        std::fprintf(stderr, "exercise: stall-bars=%zu hottest-line=%zu\n", shown, hottest);
+        const StallLine* hot = stall_hottest_line(r.stalls, r.kernel_file);
+        std::fprintf(stderr, "exercise: stall-bars=%zu hottest-line=%d\n",
+                     size_t(std::count_if(bars.begin(), bars.end(), [](const StallLine* l) { return l != nullptr; })), hot ? hot->line : 0);
     }
     return 0;
 }

@@ -139,8 +139,7 @@ void draw_source(AppState& state, const RunResult& r) {
     // A newly sampled result brings its hottest line into view (once per result, only when hidden).
     if (most > 0 && state.code_scrolled_for != &r) {
         state.code_scrolled_for = &r;
-        size_t hot = 0;
-        while (!stalls[hot] || stalls[hot]->counts.total() != most) ++hot;
+        const int hot = stall_hottest_line(r.stalls, r.kernel_file)->line - 1;
         const float lh = ImGui::GetTextLineHeightWithSpacing(), y = float(hot) * lh, view = ImGui::GetWindowHeight();
         if (y < ImGui::GetScrollY() || y + lh > ImGui::GetScrollY() + view) ImGui::SetScrollY(std::max(0.0f, y - view * 0.4f));
     }

@@ -105,10 +105,10 @@ void draw_measured_answers(AppState& state, const Lesson& lesson, const LessonSt
                     const RunResult& r = *here[k];
                     if (r.ok && r.measured && stall_claim && r.stalls.has_samples())
                         ImGui::TextUnformatted(trf("lesson.here_text", stall_claim_text(stall_share(r.stalls.counts[group], r.stalls.total), group)).c_str());
-                    else if (r.ok && r.measured && stall_claim)
-                        ImGui::TextDisabled("%s", trf("lesson.here_text", stall_reason(r.stalls.status).empty() ? r.stalls.status
-                                                                                                               : stall_reason(r.stalls.status)).c_str());
-                    else if (r.ok && r.measured) ImGui::TextUnformatted(trf("lesson.here_ms", fmt::format("{:.3f}", r.timing.median_ms)).c_str());
+                    else if (r.ok && r.measured && stall_claim) {
+                        const std::string why = stall_reason(r.stalls.status);
+                        ImGui::TextDisabled("%s", trf("lesson.here_text", why.empty() ? r.stalls.status : why).c_str());
+                    } else if (r.ok && r.measured) ImGui::TextUnformatted(trf("lesson.here_ms", fmt::format("{:.3f}", r.timing.median_ms)).c_str());
                     else ImGui::TextDisabled("%s", trf("lesson.here_text", r.ok ? tr("lesson.not_measured") : r.error).c_str());
                 } else if (ours) {
                     ImGui::TextDisabled("%s", tr("lesson.here_running").c_str());

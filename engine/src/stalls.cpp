@@ -83,6 +83,12 @@ bool stall_file_matches(const std::string& file, const std::string& kernel_file)
     return ends_with(file, kernel_file) || ends_with(kernel_file, file);
 }
 
+const StallLine* stall_hottest_line(const StallSamples& s, const std::string& kernel_file) {
+    for (const StallLine& l : s.lines)
+        if (stall_file_matches(l.file, kernel_file)) return &l;
+    return nullptr;
+}
+
 bool parse_stall_claim(const std::string& text, double& percent, StallGroup& group) {
     const size_t sign = text.find("% ");
     if (sign == std::string::npos || sign == 0) return false;

@@ -14,6 +14,7 @@
 #include "gpu.h"
 #include "exercise_edits.h"
 #include "tilelab/exercise.h"
+#include "tilelab/util.h"
 
 namespace {
 
@@ -155,7 +156,7 @@ TEST(ExerciseGpu, EditsOfTheTiledMatmulAt1024CubedValidateAndTheirLatencyIsPrint
     for (int edit = 1; edit <= 5; ++edit) {
         const auto t0 = std::chrono::steady_clock::now();
         const RunResult r = run_user(req, text + "// edit " + std::to_string(edit) + "\n", opt);
-        ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+        ms.push_back(ms_since(t0));
         ASSERT_TRUE(r.ok && r.validation.passed) << r.error << r.validation.message;
         std::printf("edit %d: %.0f ms (compile %.0f ms, worker %.0f ms, kernel %.3f ms)\n", edit, ms.back(),
                     r.stages.compile_ms, r.stages.worker_ms, r.timing.median_ms);

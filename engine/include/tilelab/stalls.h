@@ -97,6 +97,9 @@ struct StallSamples {
 // A StallLine's file is `kernel_file` (the variant's "matmul/tiled.cuh", or a user's file name):
 // one ends with the other at a folder boundary (NVRTC names an included header by its last part).
 bool stall_file_matches(const std::string& file, const std::string& kernel_file);
+// The line of `kernel_file` with most samples (the worker keeps `lines` most samples first); null
+// when that file has none.
+const StallLine* stall_hottest_line(const StallSamples& s, const std::string& kernel_file);
 // A lesson's measured stall claim (<!-- measured: ... | TILE=32: 48% memory_throttle -->): a
 // percentage and a group key. False for anything else (a time such as "0.420 ms").
 bool parse_stall_claim(const std::string& text, double& percent, StallGroup& group);

@@ -181,7 +181,7 @@ struct HardwareCounterSession::State {
         check(api.cuptiRangeProfilerEnable(&enable), "cuptiRangeProfilerEnable");
         if (std::getenv("TILELAB_HW_TRACE"))
             std::fprintf(stderr, "hw-trace: enable %.1f ms\n",
-                         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_enable).count());
+                         ms_since(t_enable));
         CUpti_RangeProfiler_Object* profiler = enable.pRangeProfilerObject;
         // Disabled on every way out, an exception included.
         struct Disable {
@@ -323,7 +323,7 @@ HardwareCounters HardwareCounterSession::collect(const std::function<void()>& be
         out.status = std::move(status);
         out.reason = std::move(reason);
         if (!out.ok()) out.metrics.clear();
-        out.pass_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        out.pass_ms = ms_since(start);
         return out;
     };
     if (std::getenv("TILELAB_HW_NCU_LAUNCH")) {
@@ -346,11 +346,11 @@ HardwareCounters HardwareCounterSession::collect(const std::function<void()>& be
                 throw;
             }
         }
-        const double setup_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        const double setup_ms = ms_since(start);
         s.run_passes(out, before_pass, launch);
         if (std::getenv("TILELAB_HW_TRACE"))
             std::fprintf(stderr, "hw-trace: setup %.1f ms, passes+evaluate %.1f ms, %d passes\n", setup_ms,
-                         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() - setup_ms,
+                         ms_since(start) - setup_ms,
                          out.passes);
     } catch (const CuptiFailure& f) {
         const std::string status = hardware_status_for_cupti(f.code);

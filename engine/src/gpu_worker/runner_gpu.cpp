@@ -18,6 +18,7 @@
 #include "runner_device.h"
 #include "support_kernels.h"
 #include "tilelab/i18n.h"
+#include "tilelab/util.h"
 
 namespace tilelab {
 namespace {
@@ -215,7 +216,7 @@ void GpuRunner::add_sass_text(StallSamples& s, const worker::MeasureJob& job) {
         if (const auto it = sass.find(pc.offset); it != sass.end()) pc.sass = it->second;
     if (std::getenv("TILELAB_PCSAMP_TRACE"))
         std::fprintf(stderr, "pcsamp-trace: SASS text waited %.1f ms%s%s\n",
-                     std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - from).count(),
+                     ms_since(from),
                      why.empty() ? "" : ": ", why.c_str());
 }
 

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
+#include "find_program.h"
 #include "tilelab/stalls.h"
 
 extern char** environ;
@@ -21,22 +22,14 @@ namespace {
 
 constexpr std::chrono::milliseconds kDisassembleTimeout(10000);
 
-bool executable(const std::string& path) { return !path.empty() && ::access(path.c_str(), X_OK) == 0; }
-
 std::string find_nvdisasm() {
-    if (const char* env = std::getenv("TILELAB_NVDISASM"); env && executable(env)) return env;
+    if (const char* env = std::getenv("TILELAB_NVDISASM"); env && is_executable_file(env)) return env;
 #ifdef TILELAB_CUDA_LIBRARY_DIR
-    if (const std::string beside = std::string(TILELAB_CUDA_LIBRARY_DIR) + "/../bin/nvdisasm"; executable(beside)) return beside;
+    if (const std::string beside = std::string(TILELAB_CUDA_LIBRARY_DIR) + "/../bin/nvdisasm"; is_executable_file(beside))
+        return beside;
 #endif
-    if (executable("/usr/local/cuda/bin/nvdisasm")) return "/usr/local/cuda/bin/nvdisasm";
-    const char* path = std::getenv("PATH");
-    for (std::string dirs = path ? path : ""; !dirs.empty();) {
-        const size_t colon = dirs.find(':');
-        const std::string dir = dirs.substr(0, colon);
-        dirs = colon == std::string::npos ? "" : dirs.substr(colon + 1);
-        if (!dir.empty() && executable(dir + "/nvdisasm")) return dir + "/nvdisasm";
-    }
-    return "";
+    if (is_executable_file("/usr/local/cuda/bin/nvdisasm")) return "/usr/local/cuda/bin/nvdisasm";
+    return find_on_path("nvdisasm");
 }
 
 // A new empty temporary file's name, "" on failure.
@@ -90,7 +83,7 @@ void SassListings::start(const std::vector<char>& cubin, const std::string& func
 }
 
 SassListings::Entry SassListings::finish(Running& r) {
-    Entry e{r.cubin, r.function, {}, r.why};
+    Entry e{std::move(r.cubin), r.function, {}, r.why};   // r is done with after this
     if (r.pid > 0) {
         int status = 0;
         bool done = false;

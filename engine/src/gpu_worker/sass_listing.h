@@ -46,7 +46,7 @@ private:
         std::string why;             // it could not start
     };
     const Entry* kept(const std::vector<char>& cubin, const std::string& function);
-    Entry finish(Running& r);
+    Entry finish(Running& r);   // waits for r (moving its cubin out), removes its files
     void abandon();
 
     std::list<Entry> recent_;   // newest first, at most kKept

@@ -1,6 +1,7 @@
 // Starting, talking to and stopping the GPU worker (worker_client.h).
 #include "worker_client.h"
 #include "child_spawn.h"
+#include "find_program.h"
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -19,6 +20,7 @@
 #include "remote_link.h"
 #include "worker_replies.h"
 #include "tilelab/i18n.h"
+#include "tilelab/util.h"
 
 extern char** environ;
 
@@ -55,11 +57,6 @@ uint32_t message_id(const json& m) {
 // The worker's ends of the two sockets, as its command line tells it.
 constexpr int kChildChannelFd = 3, kChildCancelFd = 4;
 
-bool is_executable_file(const fs::path& p) {
-    std::error_code ec;
-    return fs::is_regular_file(p, ec) && ::access(p.c_str(), X_OK) == 0;
-}
-
 std::string describe_exit(int status) {
     if (WIFEXITED(status)) return fmt::format("exited with status {}", WEXITSTATUS(status));
     if (WIFSIGNALED(status)) return fmt::format("killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
@@ -87,15 +84,7 @@ std::string find_gpu_worker(std::string& failure) {
         for (const fs::path& dir : {exe.parent_path(), exe.parent_path().parent_path()})
             if (is_executable_file(dir / kWorkerName)) return (dir / kWorkerName).string();
     }
-    if (const char* path = std::getenv("PATH")) {
-        std::string_view rest = path;
-        while (!rest.empty()) {
-            const size_t colon = rest.find(':');
-            const std::string dir(rest.substr(0, colon));
-            rest = colon == std::string_view::npos ? "" : rest.substr(colon + 1);
-            if (!dir.empty() && is_executable_file(fs::path(dir) / kWorkerName)) return (fs::path(dir) / kWorkerName).string();
-        }
-    }
+    if (std::string on_path = find_on_path(kWorkerName); !on_path.empty()) return on_path;
     failure = say("{} was not found next to {}; reinstall or set TILELAB_GPU_WORKER",
                   "在 {1} 旁边没有找到 {0}；请重新安装，或设置 TILELAB_GPU_WORKER", std::string(kWorkerName),
                   ec ? say("this program", "本程序") : exe.string());
@@ -446,7 +435,7 @@ Measurement measure_in_worker(WorkerClient& client, const worker::MeasureJob& jo
         const auto start = std::chrono::steady_clock::now();
         const json request = {{"op", "run"}, {"job", worker::job_to_json(job)}, {"options", opt}};
         const bool answered = client.call(request, cancel, reply, failure, opt.time_limit_ms);
-        worker_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        worker_ms = ms_since(start);
         if (!answered) {
             m.error = failure;
             return m;
