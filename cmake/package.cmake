@@ -20,13 +20,13 @@ endforeach()
 install(TARGETS ${TILELAB_INSTALLED_PROGRAMS} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(FILES ${CMAKE_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/tilelab)
 
-# `--version`: TileLab's version and the toolkit it was built with (engine/src/version.cpp).
+# `--version`: TileLab's version and the toolkit it was built with (engine/src/model/version.cpp).
 set(TILELAB_VERSION_DEFINES TILELAB_VERSION="${PROJECT_VERSION}")
 if(TILELAB_CUDA)
   list(APPEND TILELAB_VERSION_DEFINES TILELAB_BUILT_WITH_CUDA="${CUDAToolkit_VERSION_MAJOR}.${CUDAToolkit_VERSION_MINOR}")
   set_target_properties(${TILELAB_INSTALLED_PROGRAMS} PROPERTIES INSTALL_RPATH "${CUDAToolkit_LIBRARY_DIR}")
 endif()
-set_source_files_properties(${CMAKE_SOURCE_DIR}/engine/src/version.cpp PROPERTIES
+set_source_files_properties(${CMAKE_SOURCE_DIR}/engine/src/model/version.cpp PROPERTIES
                             COMPILE_DEFINITIONS "${TILELAB_VERSION_DEFINES}")
 
 set(CPACK_PACKAGE_NAME tilelab)

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Quick structural check of the Chinese lessons (issue #18): lessons/NN_slug/lesson.zh.md against
-lessons/NN_slug/lesson.md, read the way engine/src/lesson.cpp reads them (fenced code is text,
+lessons/NN_slug/lesson.md, read the way engine/src/content/lesson.cpp reads them (fenced code is text,
 "## " outside code starts a step, a directive is a "<!-- ... -->" line of its own).
 
 Errors (exit 1), each printed as  lesson.zh.md:LINE: what

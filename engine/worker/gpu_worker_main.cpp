@@ -14,7 +14,7 @@
 #include <cstring>
 #include <thread>
 #include "gpu_worker/gpu_worker.h"
-#include "worker_protocol.h"
+#include "protocol/worker_protocol.h"
 
 namespace {
 

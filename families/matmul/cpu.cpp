@@ -3,7 +3,8 @@
 // summed in the same k order) and the GPU half's tolerance and message. FP32 inputs only: the
 // kernels with other input types run on tensor cores, which the CPU run does not model.
 #include "cpu/cpu_family.h"
-#include "family_common.h"
+#include "tilelab/registration.h"
+#include "model/family_common.h"
 #include "shape.h"
 #include "tilelab/precision.h"
 
@@ -55,5 +56,6 @@ private:
 }  // namespace
 
 std::unique_ptr<CpuFamily> make_matmul_cpu() { return std::make_unique<MatmulCpu>(); }
+TILELAB_REGISTER_CPU_FAMILY("matmul", make_matmul_cpu)
 
 }  // namespace tilelab

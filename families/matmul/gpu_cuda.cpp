@@ -12,14 +12,14 @@
 #include <map>
 #include <optional>
 #include <vector>
-#include "cuda_check.h"
+#include "device/cuda_check.h"
 #include "tilelab/i18n.h"
-#include "device_buffer.h"
-#include "family.h"
-#include "family_shape.h"
+#include "gpu_worker/device_buffer.h"
+#include "gpu_worker/family.h"
+#include "model/family_shape.h"
 #include "shape.h"
-#include "runner_timing.h"
-#include "support_kernels.h"
+#include "gpu_worker/timing.h"
+#include "gpu_worker/support_kernels.h"
 
 namespace tilelab {
 namespace {

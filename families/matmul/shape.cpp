@@ -2,8 +2,7 @@
 // row-major floats. Its GPU half is families/matmul/gpu_cuda.cpp.
 #include <fmt/format.h>
 #include <cmath>
-#include "cpu/cpu_family.h"
-#include "family_shape.h"
+#include "model/family_shape.h"
 #include "shape.h"
 #include "tilelab/i18n.h"
 #include "tilelab/registration.h"
@@ -48,7 +47,6 @@ public:
     }
     // Multiples of 4 (float4 rows), of no tile edge: two to nine blocks, partial ones at both edges.
     Problem cpu_problem() const override { return Problem{{132, 136, 44}}; }
-    std::unique_ptr<CpuFamily> make_cpu() const override { return make_matmul_cpu(); }
 };
 
 }  // namespace

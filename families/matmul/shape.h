@@ -15,8 +15,5 @@ bool matmul_uses_double_reference(const Problem& p);
 // The first wrong element of C (index `at`, N columns), as both halves report it. shape.cpp.
 std::string matmul_mismatch(size_t at, size_t N, float got, double expected, double tolerance, uint64_t bad, size_t n);
 
-class CpuFamily;
-// The family on the CPU (cpu.cpp).
-std::unique_ptr<CpuFamily> make_matmul_cpu();
 
 }  // namespace tilelab

@@ -4,7 +4,8 @@
 // and the GPU half's tolerance, exact boundary and message.
 #include <cstring>
 #include "cpu/cpu_family.h"
-#include "family_common.h"
+#include "tilelab/registration.h"
+#include "model/family_common.h"
 #include "shape.h"
 #include "tilelab/i18n.h"
 
@@ -87,5 +88,6 @@ private:
 }  // namespace
 
 std::unique_ptr<CpuFamily> make_stencil_cpu() { return std::make_unique<StencilCpu>(); }
+TILELAB_REGISTER_CPU_FAMILY("stencil", make_stencil_cpu)
 
 }  // namespace tilelab

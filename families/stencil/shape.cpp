@@ -2,8 +2,7 @@
 // half is families/stencil/gpu_cuda.cpp.
 #include <fmt/format.h>
 #include <cmath>
-#include "cpu/cpu_family.h"
-#include "family_shape.h"
+#include "model/family_shape.h"
 #include "shape.h"
 #include "tilelab/i18n.h"
 #include "tilelab/registration.h"
@@ -35,7 +34,6 @@ public:
     }
     // Larger than one block along x and y, partial blocks everywhere, a few z planes.
     Problem cpu_problem() const override { return Problem{{38, 34, 14}}; }
-    std::unique_ptr<CpuFamily> make_cpu() const override { return make_stencil_cpu(); }
 };
 
 }  // namespace

@@ -30,8 +30,5 @@ inline constexpr double kStencilTolerance = 32 * 0x1p-24;
 // The first wrong cell (index `at` of an nx×ny×nz grid, order-r boundary), as both halves report it. shape.cpp.
 std::string stencil_mismatch(size_t at, int nx, int ny, int nz, int r, float value, float expected, uint64_t bad);
 
-class CpuFamily;
-// The family on the CPU (cpu.cpp).
-std::unique_ptr<CpuFamily> make_stencil_cpu();
 
 }  // namespace tilelab

@@ -2,7 +2,8 @@
 // seeds it, the output all NaN bytes, the reference a plain transpose, compared exactly (values are
 // moved, never computed), with the GPU half's message.
 #include "cpu/cpu_family.h"
-#include "family_common.h"
+#include "tilelab/registration.h"
+#include "model/family_common.h"
 #include "shape.h"
 
 namespace tilelab {
@@ -44,5 +45,6 @@ private:
 }  // namespace
 
 std::unique_ptr<CpuFamily> make_transpose_cpu() { return std::make_unique<TransposeCpu>(); }
+TILELAB_REGISTER_CPU_FAMILY("transpose", make_transpose_cpu)
 
 }  // namespace tilelab

@@ -6,12 +6,12 @@
 // the "% of copy" reference: a transpose reads and writes every element once, as a copy does.
 #include <fmt/format.h>
 #include <climits>
-#include "cuda_check.h"
-#include "device_buffer.h"
-#include "family.h"
-#include "runner_timing.h"
+#include "device/cuda_check.h"
+#include "gpu_worker/device_buffer.h"
+#include "gpu_worker/family.h"
+#include "gpu_worker/timing.h"
 #include "shape.h"
-#include "support_kernels.h"
+#include "gpu_worker/support_kernels.h"
 #include "tilelab/i18n.h"
 
 namespace tilelab {

@@ -1,8 +1,7 @@
 // The transpose family's shape (family_shape.h): out (W×H) = the transpose of in, an H×W matrix
 // of floats; the third number of the problem is not used. Its GPU half is families/transpose/gpu_cuda.cpp.
 #include <fmt/format.h>
-#include "cpu/cpu_family.h"
-#include "family_shape.h"
+#include "model/family_shape.h"
 #include "shape.h"
 #include "tilelab/i18n.h"
 #include "tilelab/registration.h"
@@ -28,7 +27,6 @@ public:
     size_t device_bytes(const Problem& p, const Precision&) const override { return 3 * sizeof(float) * size_t(p.dim[0]) * size_t(p.dim[1]); }
     // Several tiles each way, partial ones at the right and bottom edges.
     Problem cpu_problem() const override { return Problem{{100, 68, 1}}; }
-    std::unique_ptr<CpuFamily> make_cpu() const override { return make_transpose_cpu(); }
 };
 
 }  // namespace

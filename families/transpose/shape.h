@@ -10,8 +10,5 @@ namespace tilelab {
 // The first wrong element (index `at` of the W×H output), as every half reports it. shape.cpp.
 std::string transpose_mismatch(size_t at, int H, float value, float expected, uint64_t bad, size_t n);
 
-class CpuFamily;
-// The family on the CPU (cpu.cpp).
-std::unique_ptr<CpuFamily> make_transpose_cpu();
 
 }  // namespace tilelab

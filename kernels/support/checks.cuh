@@ -3,11 +3,11 @@
 // copies back only a summary (issue: a drag must redraw a validated result within ~50 ms; copying
 // a 512³ grid to the host and walking it took over a second).
 // Every kernel here is extern "C" (its name is its symbol) and walks its range with a grid-stride
-// loop, so any grid size is correct. Compiled by NVRTC in the GPU worker (engine/src/support_kernels.cpp).
+// loop, so any grid size is correct. Compiled by NVRTC in the GPU worker (engine/src/gpu_worker/support_kernels.cpp).
 #pragma once
 
 // splitmix64 at the element's index, mapped to [-1, 1) on a 2^-23 grid. Must stay bit-identical
-// to seeded_uniform() in engine/src/family_common.h: the CPU tests recompute inputs with it.
+// to seeded_uniform() in engine/src/model/family_common.h: the CPU tests recompute inputs with it.
 __device__ __forceinline__ float tl_seeded_uniform(unsigned long long seed, unsigned long long index) {
     unsigned long long z = seed + (index + 1ull) * 0x9E3779B97F4A7C15ull;
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -99,7 +99,7 @@ extern "C" __global__ void tl_stencil7_reference(const float* in, float* ref, in
     }
 }
 
-// What a comparison sends back (engine/src/support_kernels.h has the same layout). Errors are
+// What a comparison sends back (engine/src/gpu_worker/support_kernels.h has the same layout). Errors are
 // non-negative doubles, whose bit patterns order like the numbers, so atomicMax on the bits is
 // a max on the values.
 struct TlCompareSummary {

@@ -1,12 +1,12 @@
 // What a GPU worker writes on its stream, as bytes a test can hand the client (`cat FILE` playing
 // a worker): the greeting's magic, then frames of a 4-byte little-endian length and a CBOR body
-// (engine/src/worker_protocol.h reads them back).
+// (engine/src/protocol/worker_protocol.h reads them back).
 #pragma once
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "worker_protocol.h"
+#include "protocol/worker_protocol.h"
 
 namespace tilelab::test {
 

@@ -116,7 +116,7 @@ TEST(Compile, BadRequestsSayWhy) {
 }
 
 // Kernels include each other by a name NVRTC can find: a path from kernels/ or a file name
-// that is unique under kernels/ (see the convention in engine/src/host/compile.cpp).
+// that is unique under kernels/ (see the convention in engine/src/compile/compile.cpp).
 TEST(Compile, EveryIncludeResolves) {
     std::set<std::string> paths;
     std::map<std::string, int> file_names;

@@ -13,7 +13,7 @@
 #include <random>
 #include <string>
 
-#include "host/compile_cache_testing.h"
+#include "compile/compile_cache_testing.h"
 #include "tilelab/compile.h"
 #include "tilelab/safe_file.h"
 #include "test_folder.h"

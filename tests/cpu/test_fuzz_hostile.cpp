@@ -31,7 +31,7 @@
 #include "tilelab/exercise_store.h"
 #include "tilelab/result_json.h"
 #include "tilelab/target.h"
-#include "worker_protocol.h"
+#include "protocol/worker_protocol.h"
 
 namespace tilelab {
 namespace {

@@ -23,7 +23,7 @@
 #include "host/worker_client.h"
 #include "spawn.h"
 #include "worker_bytes.h"
-#include "worker_protocol.h"
+#include "protocol/worker_protocol.h"
 
 namespace tilelab {
 namespace {

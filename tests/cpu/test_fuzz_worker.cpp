@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "host/worker_client.h"
-#include "worker_protocol.h"
+#include "protocol/worker_protocol.h"
 
 namespace {
 

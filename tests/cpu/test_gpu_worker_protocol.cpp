@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <thread>
 #include "host/worker_client.h"
-#include "worker_protocol.h"
+#include "protocol/worker_protocol.h"
 
 using namespace tilelab;
 using worker::json;

@@ -10,7 +10,7 @@
 #include "gpu_worker/hardware_counters.h"
 #include "spawn.h"
 #include "tilelab/hardware.h"
-#include "worker_protocol.h"
+#include "protocol/worker_protocol.h"
 
 namespace {
 

@@ -8,7 +8,7 @@
 
 #include "tilelab/i18n.h"
 #include "tilelab/occupancy.h"
-#include "occupancy_rules.h"
+#include "model/occupancy_rules.h"
 
 using namespace tilelab;
 

@@ -5,12 +5,12 @@
 // full build's worker (TILELAB_GPU_WORKER) and skip visibly without one.
 #include <gtest/gtest.h>
 #include <cstdlib>
-#include "host/compiler.h"
+#include "compile/compiler.h"
 #include "host/worker_client.h"
 #include "tilelab/compile.h"
 #include "tilelab/engine.h"
 #include "tilelab/variant.h"
-#include "worker_protocol.h"
+#include "protocol/worker_protocol.h"
 
 namespace tilelab {
 namespace {

@@ -12,7 +12,7 @@
 #include <set>
 #include <thread>
 #include "fixed_variant.h"
-#include "engine_testing.h"
+#include "testing/engine_testing.h"
 #include "gpu.h"
 
 using namespace tilelab;

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 #include "fixed_variant.h"
-#include "engine_testing.h"
-#include "family_common.h"
+#include "testing/engine_testing.h"
+#include "model/family_common.h"
 #include "gpu.h"
 
 using namespace tilelab;

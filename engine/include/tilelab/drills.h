@@ -121,7 +121,8 @@ std::string drill_checked_against(const Lesson& lesson, const Drill& drill);
 RunOptions drill_run_options();
 // Evaluates a drill on the calling thread (the CLI, the tests; the app goes through its engine
 // thread): each request analysed or, when the drill is measured and there is a GPU, run. A state
-// the engine refuses comes back as the key's error.
+// the engine refuses comes back as the key's error. In the host library (host/drill_evaluate.cpp):
+// it drives the engine.
 DrillKey evaluate_drill(Engine& engine, const Lesson& lesson, const Drill& drill);
 
 // The user's answer: a number ("1,024", "37.5", "1e6"), or a choice by its number from 1, its

@@ -4,7 +4,7 @@
 // it under quantity.<name> (quantity_label()). Besides the table, every formula and extra of the
 // variant's cost model is a quantity by its own name ("mma_sync, total").
 //
-// A new quantity is one row of kQuantities in engine/src/quantities.cpp (and its quantity.* key in
+// A new quantity is one row of kQuantities in engine/src/model/quantities.cpp (and its quantity.* key in
 // strings/*.json when the app shows it).
 #pragma once
 #include <string>

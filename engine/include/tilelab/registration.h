@@ -4,9 +4,11 @@
 //   TILELAB_VARIANT(make_naive_matmul, Naive, {.id = "matmul.naive", .family = "matmul", .params = Naive::params()})
 //   // or, for a factory written out: TILELAB_REGISTER_VARIANT(make_naive_matmul) after it
 //
-//   // engine/src/family_xxx.cpp (the family's shape, no CUDA), inside namespace tilelab:
+//   // families/<family>/shape.cpp (the family's sizes, no CUDA), inside namespace tilelab:
 //   TILELAB_REGISTER_FAMILY("matmul", make_matmul_shape)
-//   // engine/src/family_xxx_cuda.cpp (its GPU half, full build only), inside namespace tilelab:
+//   // families/<family>/cpu.cpp (its CPU half, for the CPU run), inside namespace tilelab:
+//   TILELAB_REGISTER_CPU_FAMILY("matmul", make_matmul_cpu)
+//   // families/<family>/gpu_cuda.cpp (its GPU half, full build only), inside namespace tilelab:
 //   TILELAB_REGISTER_DEVICE_FAMILY("matmul", make_matmul_family)
 //
 // The build (cmake/registry_run.cmake) finds these lines in the sources it compiles and
@@ -20,12 +22,18 @@
 namespace tilelab {
 
 struct Variant;
-class FamilyShape;   // engine/src/family_shape.h: the sizes of one problem kind and their limits
-class Family;        // engine/src/family.h: its buffers, reference and validation on the GPU
+class FamilyShape;   // engine/src/model/family_shape.h: the sizes of one problem kind and their limits
+class CpuFamily;     // engine/src/cpu/cpu_family.h: its buffers, reference and validation on the CPU run
+class Family;        // engine/src/gpu_worker/family.h: its buffers, reference and validation on the GPU
 
 struct FamilyRegistration {
     std::string name;                         // what variants name in Variant::family
     std::unique_ptr<FamilyShape> (*make)();   // a fresh instance
+};
+
+struct CpuFamilyRegistration {
+    std::string name;                         // the same name as the family's shape
+    std::unique_ptr<CpuFamily> (*make)();     // a fresh instance
 };
 
 struct DeviceFamilyRegistration {
@@ -48,6 +56,10 @@ struct DeviceFamilyRegistration {
 // Defines tilelab::registered_family_<factory>(), which the generated table calls.
 #define TILELAB_REGISTER_FAMILY(name, factory) \
     ::tilelab::FamilyRegistration registered_family_##factory() { return {name, &factory}; }
+
+// Defines tilelab::registered_cpu_family_<factory>(), which the generated table calls.
+#define TILELAB_REGISTER_CPU_FAMILY(name, factory) \
+    ::tilelab::CpuFamilyRegistration registered_cpu_family_##factory() { return {name, &factory}; }
 
 // Defines tilelab::registered_device_family_<factory>(), which the generated table calls.
 #define TILELAB_REGISTER_DEVICE_FAMILY(name, factory) \

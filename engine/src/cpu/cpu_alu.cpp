@@ -2,8 +2,8 @@
 // PTX's rules — integer widths and signedness from the type, IEEE round-to-nearest FP32/FP64
 // (fma fused, as the hardware does), saturating float-to-integer conversions, predicates as 0/1.
 // Registers hold 64 bits; a read takes the type's width (sign-extended for signed types).
-#include "cpu_machine.h"
-#include "ptx_addresses.h"
+#include "cpu/cpu_machine.h"
+#include "cpu/ptx_addresses.h"
 
 #include <algorithm>
 #include <bit>

@@ -1,13 +1,13 @@
 // Internal to the engine, no CUDA: a problem family's CPU half, for the CPU run (cpu_run.h) — the
 // same buffers, seeded inputs (family_common.h's seeded_uniform, bit for bit the GPU's), kernel
-// arguments, reference and validation as its GPU half (family.h), on the host, at the small size
+// arguments, reference and validation as its GPU half (gpu_worker/family.h), on the host, at the small size
 // its shape names (FamilyShape::cpu_problem). A family's shape hands it out (FamilyShape::make_cpu).
 #pragma once
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <vector>
-#include "cpu_machine.h"
+#include "cpu/cpu_machine.h"
 #include "tilelab/result.h"
 
 namespace tilelab {

@@ -1,7 +1,7 @@
 // The CPU run's machine (cpu_machine.h): blocks, the order of threads between barriers, memory
 // with bounds and races, and the time limit. The arithmetic is cpu_alu.cpp.
-#include "cpu_machine.h"
-#include "ptx_addresses.h"
+#include "cpu/cpu_machine.h"
+#include "cpu/ptx_addresses.h"
 
 #include <fmt/format.h>
 #include <algorithm>

@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <string>
 #include <vector>
-#include "ptx.h"
+#include "cpu/ptx.h"
 
 namespace tilelab::cpu {
 

@@ -1,15 +1,16 @@
 // The CPU run (cpu_run.h): compile to PTX, parse, prepare the family's buffers, launch on the CPU
 // machine, validate, count.
-#include "cpu_run.h"
+#include "cpu/cpu_run.h"
 
 #include <fmt/format.h>
 #include <chrono>
 #include <cstring>
 
-#include "cpu_family.h"
-#include "cpu_machine.h"
-#include "family_shape.h"
-#include "ptx.h"
+#include "cpu/cpu_family.h"
+#include "cpu/cpu_machine.h"
+#include "model/family_shape.h"
+#include "model/registry_table.h"
+#include "cpu/ptx.h"
 #include "tilelab/compile.h"
 #include "tilelab/i18n.h"
 #include "tilelab/lesson.h"
@@ -38,6 +39,14 @@ AccessCounts counted_elements(const cpu::MovedBytes& m, const CostModel& model) 
             double(m.shared_stores) / in};
 }
 
+// A family's CPU half by name (TILELAB_REGISTER_CPU_FAMILY in families/<family>/cpu.cpp); nullptr
+// if it has none.
+std::unique_ptr<CpuFamily> make_cpu_family(const std::string& name) {
+    static const auto table = factories_by_name(registered_cpu_family_factories());
+    const auto it = table.find(name);
+    return it == table.end() ? nullptr : it->second();
+}
+
 struct Prepared {
     const Variant* variant = nullptr;
     std::shared_ptr<const VariantInstance> instance;
@@ -50,7 +59,7 @@ std::string prepare(const RunResult& r, CpuCheck& c, Prepared& p) {
     p.variant = find_variant(r.request.variant);
     if (!p.variant) return say("There is no variant called \"{}\".", "没有名为 \"{}\" 的变体。", r.request.variant);
     const auto shape = make_family_shape(p.variant->family);
-    p.family = shape ? shape->make_cpu() : nullptr;
+    p.family = shape ? make_cpu_family(p.variant->family) : nullptr;
     if (!p.family)
         return say("The {} family has no CPU run yet.", "{} 问题族还没有 CPU 运行。", p.variant->family);
     // The size the variant's lesson declares ("<!-- cpu size: -->"), else the family's.

@@ -2,8 +2,8 @@
 // labels, instructions ending in ';'. Unknown directives outside kernels are skipped (debug
 // sections, .version, .target); an unknown instruction inside a kernel is an error of the parser,
 // a known one the CPU run does not model marks the kernel as needing a GPU.
-#include "ptx.h"
-#include "ptx_addresses.h"
+#include "cpu/ptx.h"
+#include "cpu/ptx_addresses.h"
 
 #include <fmt/format.h>
 #include <cstring>

@@ -1,5 +1,5 @@
 // libcupti and the context for the worker's CUPTI clients (cupti_library.h).
-#include "cupti_library.h"
+#include "gpu_worker/cupti_library.h"
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 #include <cstring>

@@ -1,5 +1,5 @@
 // Taking turns on one GPU through flock (gpu_lock.h).
-#include "gpu_lock.h"
+#include "gpu_worker/gpu_lock.h"
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>

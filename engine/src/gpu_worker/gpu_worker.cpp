@@ -1,7 +1,7 @@
 // The GPU worker's request loop (gpu_worker.h). One request at a time; the inbox's thread reads
 // cancel notes (from the second socket, or in-band on a stdio stream) so that a run can be
 // stopped between repetitions. Every measurement holds the GPU's lock (gpu_lock.h).
-#include "gpu_worker.h"
+#include "gpu_worker/gpu_worker.h"
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 #include <unistd.h>
@@ -11,14 +11,14 @@
 #include <string>
 #include <memory>
 #include <thread>
-#include "gpu_lock.h"
-#include "host/compiler.h"
-#include "runner_device.h"
-#include "runner_gpu.h"
+#include "gpu_worker/gpu_lock.h"
+#include "compile/compiler.h"
+#include "device/probe.h"
+#include "gpu_worker/runner_gpu.h"
 #include "tilelab/result_json.h"
 #include "tilelab/i18n.h"
-#include "worker_protocol.h"
-#include "worker_stream.h"
+#include "protocol/worker_protocol.h"
+#include "gpu_worker/worker_stream.h"
 
 namespace tilelab {
 namespace {

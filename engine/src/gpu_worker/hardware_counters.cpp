@@ -1,6 +1,6 @@
 // The counter pass (hardware_counters.h): CUPTI's range profiler with a kernel-level (auto) range
 // and user replay, one range for one launch; libcupti opened with dlopen.
-#include "hardware_counters.h"
+#include "gpu_worker/hardware_counters.h"
 #include <cupti_profiler_host.h>
 #include <cupti_profiler_target.h>
 #include <cupti_range_profiler.h>
@@ -14,8 +14,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
-#include "cuda_check.h"
-#include "cupti_library.h"
+#include "device/cuda_check.h"
+#include "gpu_worker/cupti_library.h"
 #include "tilelab/util.h"
 
 namespace tilelab {

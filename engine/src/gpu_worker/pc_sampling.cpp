@@ -1,5 +1,5 @@
 // PC sampling in the GPU worker (pc_sampling.h).
-#include "pc_sampling.h"
+#include "gpu_worker/pc_sampling.h"
 #include <cupti_pcsampling.h>
 #include <cupti_result.h>
 #include <cuda_runtime.h>
@@ -14,10 +14,10 @@
 #include <set>
 #include <string>
 #include <vector>
-#include "cuda_check.h"
-#include "cupti_library.h"
+#include "device/cuda_check.h"
+#include "gpu_worker/cupti_library.h"
 #include "tilelab/util.h"
-#include "hardware_counters.h"
+#include "gpu_worker/hardware_counters.h"
 
 namespace tilelab {
 namespace {

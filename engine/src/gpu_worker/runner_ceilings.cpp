@@ -2,8 +2,8 @@
 // cuBLAS multiplies FP32 matrices. Both measured, never taken from a datasheet.
 #include <fmt/format.h>
 #include <algorithm>
-#include "runner_device.h"
-#include "runner_gpu.h"
+#include "device/probe.h"
+#include "gpu_worker/runner_gpu.h"
 
 namespace tilelab {
 namespace {

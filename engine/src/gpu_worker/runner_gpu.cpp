@@ -3,7 +3,7 @@
 // time; then count accesses with the instrumented build, sample where its warps wait (launches of
 // their own), read the hardware counters of the same launch (replayed, after the timed
 // repetitions) and time the reference.
-#include "runner_gpu.h"
+#include "gpu_worker/runner_gpu.h"
 #include <fmt/format.h>
 #include <algorithm>
 #include <chrono>
@@ -12,11 +12,11 @@
 #include <functional>
 #include <stdexcept>
 #include <string_view>
-#include "family_shape.h"
-#include "hardware_counters.h"
-#include "pc_sampling.h"
-#include "runner_device.h"
-#include "support_kernels.h"
+#include "model/family_shape.h"
+#include "gpu_worker/hardware_counters.h"
+#include "gpu_worker/pc_sampling.h"
+#include "device/probe.h"
+#include "gpu_worker/support_kernels.h"
 #include "tilelab/i18n.h"
 #include "tilelab/util.h"
 

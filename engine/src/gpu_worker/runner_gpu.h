@@ -10,13 +10,13 @@
 #include <memory>
 #include <string>
 #include <vector>
-#include "device_buffer.h"
-#include "family.h"
-#include "runner_timing.h"
-#include "sass_listing.h"
+#include "gpu_worker/device_buffer.h"
+#include "gpu_worker/family.h"
+#include "gpu_worker/timing.h"
+#include "gpu_worker/sass_listing.h"
 #include "tilelab/compile.h"
 #include "tilelab/device.h"
-#include "worker_protocol.h"
+#include "protocol/worker_protocol.h"
 
 namespace tilelab {
 

@@ -1,5 +1,5 @@
 // nvdisasm's listing of a cubin (sass_listing.h).
-#include "sass_listing.h"
+#include "gpu_worker/sass_listing.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -12,7 +12,7 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
-#include "find_program.h"
+#include "store/find_program.h"
 #include "tilelab/stalls.h"
 
 extern char** environ;

@@ -1,5 +1,5 @@
 // The GPU worker's inbox, outbox and notes (worker_stream.h).
-#include "worker_stream.h"
+#include "gpu_worker/worker_stream.h"
 #include <unistd.h>
 #include <cstdio>
 #include <fmt/format.h>

@@ -12,7 +12,7 @@
 #include <string>
 #include <thread>
 #include "tilelab/device.h"
-#include "worker_protocol.h"
+#include "protocol/worker_protocol.h"
 
 namespace tilelab::worker {
 

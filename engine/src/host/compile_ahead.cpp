@@ -1,4 +1,4 @@
-#include "compile_ahead.h"
+#include "host/compile_ahead.h"
 #include <sys/resource.h>
 #include <unistd.h>
 

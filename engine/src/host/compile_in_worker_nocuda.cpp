@@ -1,18 +1,15 @@
 // The compiler of the client-only build (compiler.h, TILELAB_CUDA=OFF): this process has no
 // NVRTC, so every compile is a "compile" request to the GPU worker (worker_protocol.h), which
-// needs no GPU for it. Without a worker elsewhere (--gpu-host, --gpu-command) nothing compiles:
-// the engine then gives the models only, and says why.
-#include "compiler.h"
+// needs no GPU for it; install_host_compilers() hands it to the compile library. Without a worker
+// elsewhere (--gpu-host, --gpu-command) nothing compiles: the engine then gives the models only,
+// and says why.
+#include "compile/compiler.h"
 
 #include "tilelab/i18n.h"
-#include "worker_client.h"
+#include "host/host_compilers.h"
+#include "host/worker_client.h"
 
 namespace tilelab {
-
-std::string compiler_version() { return WorkerClient::instance().compiler_version(); }
-
-// The worker adds its own include folders; the cache key holds the rest.
-std::vector<std::string> compiler_options(const CompileRequest& req) { return base_compile_options(req); }
 
 namespace {
 
@@ -44,12 +41,14 @@ std::shared_ptr<CompileResult> compile_in_worker(const CompileRequest& req, int 
 
 }  // namespace
 
-std::shared_ptr<CompileResult> compile_kernel(const CompileRequest& req, const std::vector<std::string>&) {
-    return compile_in_worker(req, 0);
-}
-
-std::shared_ptr<CompileResult> compile_user_kernel(const CompileRequest& req, const std::vector<std::string>&) {
-    return compile_in_worker(req, user_compile_limit_ms());
+void install_host_compilers() {
+    OtherProcessCompiler c;
+    c.version = [] { return WorkerClient::instance().compiler_version(); };
+    c.kernel = [](const CompileRequest& req, const std::vector<std::string>&) { return compile_in_worker(req, 0); };
+    c.user_kernel = [](const CompileRequest& req, const std::vector<std::string>&) {
+        return compile_in_worker(req, user_compile_limit_ms());
+    };
+    install_other_process_compiler(std::move(c));
 }
 
 }  // namespace tilelab

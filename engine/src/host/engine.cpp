@@ -9,13 +9,14 @@
 #include <mutex>
 #include <optional>
 #include <stdexcept>
-#include "compile_ahead.h"
+#include "host/compile_ahead.h"
+#include "host/host_compilers.h"
 #include "cpu/cpu_run.h"
-#include "family_shape.h"
-#include "runner_device.h"
-#include "worker_client.h"
-#include "user_signature.h"
-#include "worker_replies.h"
+#include "model/family_shape.h"
+#include "device/probe.h"
+#include "host/worker_client.h"
+#include "host/user_signature.h"
+#include "host/worker_replies.h"
 
 namespace tilelab {
 namespace {
@@ -263,7 +264,8 @@ struct Engine::Impl {
     CompileAheadQueue ahead{[this](const AheadItem& item) { return compile_ahead_item(item); }};
 };
 
-Engine::Engine(const EngineConfig& cfg) : impl_(std::make_unique<Impl>(cfg)) {}
+// The compilers in other processes first: the engine's first compile may come from its constructor.
+Engine::Engine(const EngineConfig& cfg) : impl_((install_host_compilers(), std::make_unique<Impl>(cfg))) {}
 Engine::~Engine() = default;
 
 DeviceStatus Engine::device() const { return impl_->current_status(); }

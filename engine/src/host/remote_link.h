@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 #include "tilelab/device.h"
-#include "worker_protocol.h"
+#include "protocol/worker_protocol.h"
 
 namespace tilelab {
 

@@ -1,5 +1,5 @@
 // Comparing a user's kernel's parameters with the lesson's (user_signature.h).
-#include "user_signature.h"
+#include "host/user_signature.h"
 #include <cxxabi.h>
 #include <fmt/format.h>
 #include <cctype>

@@ -1,7 +1,7 @@
 // Starting, talking to and stopping the GPU worker (worker_client.h).
-#include "worker_client.h"
-#include "child_spawn.h"
-#include "find_program.h"
+#include "host/worker_client.h"
+#include "host/child_spawn.h"
+#include "store/find_program.h"
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -17,8 +17,8 @@
 #include <filesystem>
 #include <thread>
 #include <vector>
-#include "remote_link.h"
-#include "worker_replies.h"
+#include "host/remote_link.h"
+#include "host/worker_replies.h"
 #include "tilelab/i18n.h"
 #include "tilelab/util.h"
 

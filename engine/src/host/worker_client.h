@@ -11,7 +11,7 @@
 #include <mutex>
 #include <string>
 #include "tilelab/device.h"
-#include "worker_protocol.h"
+#include "protocol/worker_protocol.h"
 
 namespace tilelab {
 

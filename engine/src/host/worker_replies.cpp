@@ -1,5 +1,5 @@
 // The greeting's and the replies' fields checked before they are read (worker_replies.h).
-#include "worker_replies.h"
+#include "host/worker_replies.h"
 #include <fmt/format.h>
 #include <cmath>
 #include <initializer_list>

@@ -5,7 +5,7 @@
 #pragma once
 #include <string>
 #include "tilelab/target.h"
-#include "worker_protocol.h"
+#include "protocol/worker_protocol.h"
 
 namespace tilelab {
 

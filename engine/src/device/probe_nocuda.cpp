@@ -1,6 +1,6 @@
 // The client-only build (TILELAB_CUDA=OFF) has no CUDA runtime: it never finds a GPU on this
 // machine. Runs, and compiles, go to a GPU worker elsewhere (--gpu-host, --gpu-command).
-#include "runner_device.h"
+#include "device/probe.h"
 #include "tilelab/i18n.h"
 
 namespace tilelab {

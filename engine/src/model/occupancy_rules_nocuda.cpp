@@ -1,6 +1,6 @@
 // The client-only build (TILELAB_CUDA=OFF) has no cuda_occupancy.h: occupancy follows our own
 // statement of the rules (occupancy_rules_own.cpp), which the full build's tests check against it.
-#include "occupancy_rules.h"
+#include "model/occupancy_rules.h"
 
 namespace tilelab {
 

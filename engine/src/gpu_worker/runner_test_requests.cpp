@@ -1,9 +1,9 @@
-// The GPU worker's side of engine_testing.h's hooks (the client's is host/engine_testing_client_cuda.cpp).
+// The GPU worker's side of engine_testing.h's hooks (the client's is testing/engine_testing_cuda.cpp).
 #include <vector>
-#include "device_buffer.h"
-#include "runner_device.h"
+#include "gpu_worker/device_buffer.h"
+#include "device/probe.h"
 #include "gpu_worker/runner_gpu.h"
-#include "support_kernels.h"
+#include "gpu_worker/support_kernels.h"
 
 namespace tilelab {
 

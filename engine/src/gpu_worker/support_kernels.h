@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "cuda_check.h"
+#include "device/cuda_check.h"
 #include "tilelab/result.h"
 
 namespace tilelab {

@@ -5,7 +5,7 @@
 #include "tilelab/occupancy.h"
 #include "tilelab/i18n.h"
 #include "tilelab/util.h"
-#include "occupancy_rules.h"
+#include "model/occupancy_rules.h"
 
 #include <fmt/format.h>
 

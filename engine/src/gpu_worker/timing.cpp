@@ -1,4 +1,4 @@
-#include "runner_timing.h"
+#include "gpu_worker/timing.h"
 #include <algorithm>
 
 namespace tilelab {

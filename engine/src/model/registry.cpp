@@ -3,7 +3,7 @@
 // the order of the lesson folders (cmake/registry_run.cmake). Tests add theirs at run time.
 #include <deque>
 #include <mutex>
-#include "registry_table.h"
+#include "model/registry_table.h"
 #include "tilelab/i18n.h"
 
 namespace tilelab {

@@ -1,8 +1,11 @@
-// Where kernels are compiled; the compile service (compile.cpp) keeps the caches around it. The
-// full build compiles with NVRTC in this process (compile_nvrtc_cuda.cpp); the client-only build
-// (TILELAB_CUDA=OFF) has no NVRTC and asks the GPU worker to compile (compile_in_worker_nocuda.cpp,
-// the worker's "compile" request). No CUDA types here.
+// Where kernels are compiled; the compile service (compile/compile.cpp) keeps the caches around it.
+// The full build compiles with NVRTC in this process (compile_nvrtc_cuda.cpp); the client-only
+// build (TILELAB_CUDA=OFF) has no NVRTC and asks the GPU worker to compile (the worker's "compile"
+// request), through the compiler in another process that the host installs
+// (host/compile_in_worker_nocuda.cpp). No CUDA types here.
 #pragma once
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -35,7 +38,26 @@ std::shared_ptr<CompileResult> compile_user_kernel(const CompileRequest& req, co
 // TILELAB_COMPILE_LIMIT_S (1 to 3600) in milliseconds; 20 s without it.
 int user_compile_limit_ms();
 
-// ---- from compile.cpp, for both ---------------------------------------------------------------
+// A compiler in another process: what the host installs before its first compile
+// (install_host_compilers(), engine/src/host/), so that this library needs nothing of the host's.
+// Users' kernels go to `user_kernel` (both builds); in the client-only build every kernel goes to
+// `kernel` and the version is `version`'s. Not installed: users' kernels compile in this process
+// without a deadline (the full build's GPU worker and tools), and the client-only build compiles
+// nothing (CompilerUnavailable).
+struct OtherProcessCompiler {
+    using Compile = std::function<std::shared_ptr<CompileResult>(const CompileRequest&, const std::vector<std::string>&)>;
+    std::function<std::string()> version;
+    Compile kernel, user_kernel;
+};
+void install_other_process_compiler(OtherProcessCompiler compiler);
+// The one installed (empty functions if none).
+OtherProcessCompiler other_process_compiler();
+
+// ---- compile/sources.cpp: for every place a compile runs ------------------------------------------
+// FNV-1a, 64 bit: tiny, and enough for a cache key whose full text is stored and compared too.
+uint64_t fnv1a(const std::string& text, uint64_t h = 14695981039346656037ull);
+// v as 16 hex digits.
+std::string hex64(uint64_t v);
 // The options every compile passes, wherever it runs (without the compiler's include folders).
 std::vector<std::string> base_compile_options(const CompileRequest& req);
 // The names a kernel may #include: each embedded source's path, plus its bare file name when unique.

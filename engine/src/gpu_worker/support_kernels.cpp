@@ -1,10 +1,10 @@
-#include "support_kernels.h"
+#include "gpu_worker/support_kernels.h"
 #include <fmt/format.h>
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
-#include "cuda_check.h"
-#include "device_buffer.h"
+#include "device/cuda_check.h"
+#include "gpu_worker/device_buffer.h"
 #include "tilelab/compile.h"
 
 namespace tilelab {

@@ -6,7 +6,7 @@
 // for registers, spills, stack and shared memory. A user's kernel (CompileRequest::source_text,
 // an exercise) is the translation unit itself, named as the user's file, so NVRTC's errors carry
 // the user's line numbers; the embedded files stay available to it as headers.
-#include "compiler.h"
+#include "compile/compiler.h"
 
 #include <nvrtc.h>
 #include <fmt/format.h>

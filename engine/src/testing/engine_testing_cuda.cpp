@@ -1,7 +1,7 @@
 // The hooks of engine_testing.h, client side: each asks the GPU worker (the GpuRunner methods in
-// gpu_worker/runner_testing.cpp), because the engine's own process never touches the device.
+// gpu_worker/runner_test_requests.cpp), because the engine's own process never touches the device.
 #include <vector>
-#include "engine_testing.h"
+#include "testing/engine_testing.h"
 #include "host/worker_client.h"
 
 namespace tilelab::engine_testing {

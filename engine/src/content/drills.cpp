@@ -453,22 +453,6 @@ RunOptions drill_run_options() {
     return o;
 }
 
-DrillKey evaluate_drill(Engine& engine, const Lesson& lesson, const Drill& drill) {
-    DrillKey key;
-    std::vector<RunRequest> reqs;
-    if (!drill_requests(lesson, drill, reqs, key.error)) return key;
-    std::vector<std::shared_ptr<const RunResult>> results;
-    for (const RunRequest& req : reqs) {
-        if (const std::string why = engine.invalid_reason(req); !why.empty()) {
-            key.error = fmt::format("drill '{}' asks for a state this target cannot run: {}", drill.id, why);
-            return key;
-        }
-        results.push_back(std::make_shared<const RunResult>(
-            drill.needs_gpu() ? engine.run(req, drill_run_options()) : engine.analyze(req)));
-    }
-    return drill_key(drill, results);
-}
-
 bool parse_drill_answer(const Drill& drill, const std::string& raw, DrillAnswer& out, std::string& error) {
     out = {};
     const std::string text = trim(raw);

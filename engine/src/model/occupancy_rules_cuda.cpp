@@ -1,6 +1,6 @@
 // The occupancy rules as cuda_occupancy.h states them (occupancy_rules.h): the toolkit's own
 // header-only calculator, the source of truth wherever the toolkit is present (TILELAB_CUDA=ON).
-#include "occupancy_rules.h"
+#include "model/occupancy_rules.h"
 
 #include <cuda_occupancy.h>
 

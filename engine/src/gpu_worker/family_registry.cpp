@@ -1,8 +1,8 @@
 // The families' GPU halves by name (family.h), registered with TILELAB_REGISTER_DEVICE_FAMILY
 // next to their factories (families/<family>/gpu_cuda.cpp); the build generates the table.
 #include <map>
-#include "family.h"
-#include "registry_table.h"
+#include "gpu_worker/family.h"
+#include "model/registry_table.h"
 
 namespace tilelab {
 

@@ -5,7 +5,7 @@
 #include <cuda_runtime.h>
 #include <cstddef>
 #include <utility>
-#include "cuda_check.h"
+#include "device/cuda_check.h"
 
 namespace tilelab {
 

@@ -3,7 +3,7 @@
 // stack. This walk keeps its open containers in a vector: it never recurses, reads every header
 // once, and stops at the first level too deep, the first value too many or the first length that
 // claims more bytes than are left.
-#include "worker_protocol.h"
+#include "protocol/worker_protocol.h"
 #include <fmt/format.h>
 #include <vector>
 

@@ -1,5 +1,5 @@
 // Framing and (de)serialization for the engine <-> GPU worker messages (worker_protocol.h).
-#include "worker_protocol.h"
+#include "protocol/worker_protocol.h"
 #include "tilelab/i18n.h"
 #include <algorithm>
 #include <fmt/format.h>

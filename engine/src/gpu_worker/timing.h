@@ -4,7 +4,7 @@
 #pragma once
 #include <cuda_runtime.h>
 #include <functional>
-#include "device_buffer.h"
+#include "gpu_worker/device_buffer.h"
 #include "tilelab/device.h"
 #include "tilelab/result.h"
 

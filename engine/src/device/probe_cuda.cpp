@@ -1,11 +1,11 @@
 // Device detection and the Target of a real GPU. The peaks are computed from clocks and unit
 // counts (the runtime reports no "peak FLOP/s"), and peaks_note says so with the arithmetic.
-#include "runner_device.h"
+#include "device/probe.h"
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 #include <cstdlib>
 #include <cstring>
-#include "cuda_check.h"
+#include "device/cuda_check.h"
 #include "tilelab/i18n.h"
 
 namespace tilelab {

@@ -1,12 +1,11 @@
 // Problem families by name. A variant names its family ("matmul", "stencil"); the engine asks
 // here for its shape (family_shape.h). Each family registers its shape next to the factory with
 // TILELAB_REGISTER_FAMILY (families/<family>/shape.cpp); the build generates the table. The GPU
-// halves are looked up in family_registry_cuda.cpp.
+// halves are looked up in gpu_worker/family_registry.cpp, the CPU halves in cpu/cpu_run.cpp.
 #include <climits>
 #include <map>
-#include "cpu/cpu_family.h"
-#include "family_shape.h"
-#include "registry_table.h"
+#include "model/family_shape.h"
+#include "model/registry_table.h"
 #include "tilelab/i18n.h"
 
 namespace tilelab {
@@ -24,8 +23,6 @@ std::string FamilyShape::precision_invalid_reason(const Precision& p) const {
     return say("This family's buffers and reference are FP32 only; the kernel asks for {}.",
                "该问题族的缓冲区和参考结果只支持 FP32；这个内核要求 {}。", p.describe());
 }
-
-std::unique_ptr<CpuFamily> FamilyShape::make_cpu() const { return nullptr; }
 
 std::string FamilyShape::past_int_reason(const Problem& p, int i) const {
     if (p.dim[size_t(i)] <= INT_MAX) return "";

@@ -3,7 +3,7 @@
 // the GPUs TileLab's kernels target; the tables are the architectures' documented allocation
 // units, resident-block limits and shared-memory carveout sizes. Where the toolkit is present,
 // tests/cpu/test_occupancy.cpp checks every answer here against cuda_occupancy.h's.
-#include "occupancy_rules.h"
+#include "model/occupancy_rules.h"
 
 #include <algorithm>
 #include <climits>

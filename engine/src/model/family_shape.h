@@ -13,8 +13,6 @@
 
 namespace tilelab {
 
-class CpuFamily;   // engine/src/cpu/cpu_family.h
-
 // The most elements one buffer of a family may hold: 2^30 floats is 4 GiB, and a family keeps
 // about three such buffers (input, output, reference) on the device.
 inline constexpr double kMaxBufferElements = double(int64_t(1) << 30);
@@ -31,9 +29,8 @@ public:
     virtual size_t device_bytes(const Problem& p, const Precision& precision) const = 0;
     // The CPU run (engine/src/cpu/): the small problem it runs at — large enough for several blocks
     // and partial tiles at every edge, small enough for a verdict in about a second thread by
-    // thread — and the family's CPU half. nullptr: the family has none.
+    // thread. The family's CPU half registers itself (TILELAB_REGISTER_CPU_FAMILY, cpu.cpp).
     virtual Problem cpu_problem() const { return {}; }
-    virtual std::unique_ptr<CpuFamily> make_cpu() const;
 
 protected:
     // A sentence if size i of `p` is more than the kernels' int arguments hold, else "".

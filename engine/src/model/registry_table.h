@@ -1,5 +1,6 @@
-// The generated table of registrations (build/generated/registry_table.cpp, written by
-// cmake/registry_run.cmake from the TILELAB_REGISTER_* lines). Only the registry reads it.
+// The generated tables of registrations (build/generated/*registry_table.cpp, written by
+// cmake/registry_run.cmake from the TILELAB_REGISTER_* lines): variants and shapes for the model,
+// the CPU halves for the CPU run, the GPU halves for the GPU worker.
 #pragma once
 #include <map>
 #include <string>
@@ -13,10 +14,12 @@ namespace tilelab {
 const std::vector<Variant (*)()>& registered_variant_factories();
 // Every TILELAB_REGISTER_FAMILY (the families' shapes).
 const std::vector<FamilyRegistration (*)()>& registered_family_factories();
+// Every TILELAB_REGISTER_CPU_FAMILY (their CPU halves: the CPU run's table, engine/src/cpu/).
+const std::vector<CpuFamilyRegistration (*)()>& registered_cpu_family_factories();
 // Every TILELAB_REGISTER_DEVICE_FAMILY (their GPU halves; none in the client-only build).
 const std::vector<DeviceFamilyRegistration (*)()>& registered_device_family_factories();
 
-// A family's factories by name, from one of the two tables above (shapes or GPU halves).
+// A family's factories by name, from one of the tables above (shapes, CPU or GPU halves).
 template <class Registration>
 std::map<std::string, decltype(Registration::make)> factories_by_name(const std::vector<Registration (*)()>& table) {
     std::map<std::string, decltype(Registration::make)> by_name;
