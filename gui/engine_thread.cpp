@@ -7,14 +7,6 @@
 
 namespace tilelab::gui {
 
-namespace {
-
-// The card's ceilings (a few hundred ms of GPU work in one worker call) wait until the user has
-// left the app alone this long, so a first change never queues behind them.
-constexpr std::chrono::milliseconds kCeilingsAfterQuiet(1000);
-
-}  // namespace
-
 const char* to_string(EngineActivity a) {
     switch (a) {
     case EngineActivity::Starting: return tr("activity.starting").c_str();
@@ -30,71 +22,67 @@ const char* to_string(EngineActivity a) {
     return "?";
 }
 
-EngineThread::EngineThread(EngineConfig cfg) : where_(cfg.gpu), thread_([this, cfg] { loop(cfg); }) {}
+EngineThread::EngineThread(EngineConfig cfg) {
+    out_.where = cfg.gpu;
+    thread_ = std::thread([this, cfg] { loop(cfg); });
+}
 
 EngineThread::~EngineThread() {
-    {
-        std::lock_guard lock(mutex_);
-        stop_ = true;
-    }
-    cancel_run_ = true;
-    cancel_sweep_ = true;
-    cancel_user_ = true;
-    cancel_tune_ = true;
-    wake_.notify_all();
+    jobs_.stop();
     thread_.join();
 }
 
-bool EngineThread::ready() const { std::lock_guard l(mutex_); return ready_; }
-Engine* EngineThread::engine_if_ready() { std::lock_guard l(mutex_); return ready_ ? engine_.get() : nullptr; }
+// ---- what the UI reads ------------------------------------------------------------------------
+
+bool EngineThread::ready() const { std::lock_guard l(out_.mutex); return out_.ready; }
+Engine* EngineThread::engine_if_ready() { std::lock_guard l(out_.mutex); return out_.engine; }
 // Live: a GPU elsewhere whose link is lost turns the engine to model mode between updates.
 DeviceStatus EngineThread::device() const {
-    std::lock_guard l(mutex_);
-    return ready_ && !reconnecting_ ? engine_->device() : device_;
+    std::lock_guard l(out_.mutex);
+    return out_.engine && !out_.reconnecting ? out_.engine->device() : out_.device;
 }
-GpuLocation EngineThread::location() const { std::lock_guard l(mutex_); return where_; }
-bool EngineThread::reconnecting() const { std::lock_guard l(mutex_); return reconnect_pending_ || reconnecting_; }
+GpuLocation EngineThread::location() const { std::lock_guard l(out_.mutex); return out_.where; }
+bool EngineThread::reconnecting() const {
+    if (jobs_.reconnect_waiting()) return true;
+    std::lock_guard l(out_.mutex);
+    return out_.reconnecting;
+}
 std::string EngineThread::gpu_note() const {
-    std::lock_guard l(mutex_);
-    return ready_ ? engine_->gpu_note() : "";
+    std::lock_guard l(out_.mutex);
+    return out_.engine ? out_.engine->gpu_note() : "";
 }
+Target EngineThread::target() const { std::lock_guard l(out_.mutex); return out_.target; }
+Ceilings EngineThread::ceilings() const { std::lock_guard l(out_.mutex); return out_.ceilings; }
+EngineActivity EngineThread::activity() const { std::lock_guard l(out_.mutex); return out_.activity; }
 
 void EngineThread::reconnect(const GpuLocation& where) {
-    {
-        std::lock_guard l(mutex_);
-        reconnect_pending_ = true;
-        pending_where_ = where_ = where;
+    {   // "connecting" from now on: device() stops asking the engine until it is done
+        std::lock_guard l(out_.mutex);
+        out_.where = where;
+        out_.reconnecting = true;
     }
-    wake_.notify_all();
+    jobs_.reconnect(where);
 }
-Target EngineThread::target() const { std::lock_guard l(mutex_); return target_; }
-Ceilings EngineThread::ceilings() const { std::lock_guard l(mutex_); return ceilings_; }
-EngineActivity EngineThread::activity() const { std::lock_guard l(mutex_); return activity_; }
 
 std::string EngineThread::invalid_reason(const RunRequest& req) const {
+    const Engine* engine;
     {
-        std::lock_guard l(mutex_);
-        if (!ready_) return "";
+        std::lock_guard l(out_.mutex);
+        engine = out_.engine;
     }
+    if (!engine) return "";
     std::shared_lock engine_lock(engine_mutex_);
     try {
-        return engine_->invalid_reason(req);
+        return engine->invalid_reason(req);
     } catch (const std::exception& e) {
         return std::string("The engine could not check this configuration: ") + e.what() + ".";
     }
 }
 
-void EngineThread::set_model_target(const Target& t) {
-    {
-        std::lock_guard l(mutex_);
-        target_pending_ = true;
-        pending_target_ = t;
-    }
-    wake_.notify_all();
-}
+void EngineThread::set_model_target(const Target& t) { jobs_.set_target(t); }
 
 uint64_t EngineThread::submit(const RunRequest& req, const RunOptions& opt, std::chrono::milliseconds debounce,
-                        AheadHint ahead) {
+                              AheadHint ahead) {
     // The debounce is there so a moving slider does not start NVRTC compiles for every value it
     // passes. A kernel already compiled (ahead, or earlier) costs nothing to start: no wait. Nor
     // does the first change after a pause (a click, a jump, the first step of a drag): only a
@@ -105,129 +93,111 @@ uint64_t EngineThread::submit(const RunRequest& req, const RunOptions& opt, std:
             std::shared_lock engine_lock(engine_mutex_);
             compiled = engine->kernel_in_memory(req);
         }
-    uint64_t id;
-    {
-        std::lock_guard l(mutex_);
-        id = next_id_++;
-        Interactive job{req, opt, id, Clock::now(), {}, false, std::move(ahead)};
-        last_interactive_ = job.submitted;
-        const bool moving = job.submitted - last_submit_ < debounce;
-        last_submit_ = job.submitted;
-        job.due = job.submitted + ((compiled || !moving) && !in_flight_ ? std::chrono::milliseconds(0) : debounce);
-        // The newest request, waiting or in flight: if it is a quick run of these very values (the
-        // drag ended on them), its result is the fastest validated answer, so it goes on and the
-        // full protocol follows it.
-        const Interactive* newest = pending_ ? &*pending_ : in_flight_ ? &*in_flight_ : nullptr;
-        if (!opt.quick && newest && newest->opt.quick && newest->req == req) {
-            if (pending_) pending_->due = std::min(pending_->due, job.submitted);   // the slider has settled
-            job.follow_up = true;
-            follow_up_ = std::move(job);
-        } else {
-            // Its quick result already out: the analysis is on screen with it.
-            job.follow_up = !opt.quick && last_quick_ && *last_quick_ == req;
-            pending_ = std::move(job);
-            follow_up_.reset();
-            if (in_flight_) cancel_run_ = true;   // newest wins
-        }
-    }
-    wake_.notify_all();
-    return id;
+    return jobs_.submit(req, opt, debounce, std::move(ahead), compiled);
 }
 
 bool EngineThread::poll(EngineUpdate& out) {
-    std::lock_guard l(mutex_);
-    if (!has_update_) return false;
-    out = std::move(update_);
-    has_update_ = false;
+    std::lock_guard l(out_.mutex);
+    if (!out_.update) return false;
+    out = std::move(*out_.update);
+    out_.update.reset();
     return true;
 }
 
-bool EngineThread::busy() const {
-    std::lock_guard l(mutex_);
-    return pending_ || follow_up_ || in_flight_;
-}
-
-uint64_t EngineThread::last_submitted_id() const {
-    std::lock_guard l(mutex_);
-    return next_id_ - 1;
-}
+bool EngineThread::busy() const { return jobs_.busy(); }
+uint64_t EngineThread::last_submitted_id() const { return jobs_.last_submitted_id(); }
 
 InteractiveCompileStats EngineThread::compile_stats() const {
-    std::lock_guard l(mutex_);
-    return compile_stats_;
+    std::lock_guard l(out_.mutex);
+    return out_.compile_stats;
 }
 
 CompileAheadStats EngineThread::compile_ahead_stats() const {
-    const Engine* engine = nullptr;
+    const Engine* engine;
     {
-        std::lock_guard l(mutex_);
-        if (ready_) engine = engine_.get();
+        std::lock_guard l(out_.mutex);
+        engine = out_.engine;
     }
     return engine ? engine->compile_ahead_stats() : CompileAheadStats{};
 }
 
 bool EngineThread::background_idle() const {
     {
-        std::lock_guard l(mutex_);
-        if (!ready_ || (device_.gpu && !ceilings_tried_) || activity_ == EngineActivity::MeasuringCeilings) return false;
+        std::lock_guard l(out_.mutex);
+        if (!out_.ready || (out_.device.gpu && !out_.ceilings_tried) || out_.activity == EngineActivity::MeasuringCeilings)
+            return false;
     }
     return compile_ahead_stats().idle();
 }
 
+// ---- sweeps -----------------------------------------------------------------------------------
+
 void EngineThread::submit_sweep(std::vector<RunRequest> reqs, const RunOptions& opt) {
-    {
-        std::lock_guard l(mutex_);
-        cancel_sweep_ = true;   // stop the item in flight of the previous sweep
-        sweep_reqs_ = std::move(reqs);
-        sweep_opt_ = opt;
-        sweep_results_.assign(sweep_reqs_.size(), nullptr);
-        sweep_gpus_.clear();
-        sweep_per_gpu_.clear();
-        sweep_note_.clear();
-        sweep_next_ = sweep_done_ = 0;
-        ++sweep_generation_;
+    uint64_t generation;
+    {   // the outbox first: a point taken from the new sweep finds its slot waiting
+        std::lock_guard l(out_.mutex);
+        generation = ++out_.sweep_generation;
+        out_.sweep_results.assign(reqs.size(), nullptr);
+        out_.sweep_gpus.clear();
+        out_.sweep_per_gpu.clear();
+        out_.sweep_note.clear();
+        out_.sweep_done = 0;
     }
-    wake_.notify_all();
+    jobs_.submit_sweep(std::move(reqs), opt, generation);
 }
 
-void EngineThread::cancel_sweep() {
-    std::lock_guard l(mutex_);
-    cancel_sweep_ = true;
-    sweep_next_ = sweep_reqs_.size();
-}
+void EngineThread::cancel_sweep() { jobs_.cancel_sweep(); }
 
 SweepProgress EngineThread::sweep_progress() const {
-    std::lock_guard l(mutex_);
+    const bool waiting = jobs_.sweep_waiting();
+    std::lock_guard l(out_.mutex);
     SweepProgress p;
-    p.generation = sweep_generation_;
-    p.done = sweep_done_;
-    p.total = sweep_reqs_.size();
-    p.running = sweep_next_ < sweep_reqs_.size() || (activity_ == EngineActivity::Sweeping);
-    p.per_gpu = sweep_per_gpu_;
-    p.note = sweep_note_;
+    p.generation = out_.sweep_generation;
+    p.done = out_.sweep_done;
+    p.total = out_.sweep_results.size();
+    p.running = waiting || out_.activity == EngineActivity::Sweeping;
+    p.per_gpu = out_.sweep_per_gpu;
+    p.note = out_.sweep_note;
     return p;
 }
 
 std::vector<std::shared_ptr<const RunResult>> EngineThread::sweep_results() const {
-    std::lock_guard l(mutex_);
-    return sweep_results_;
+    std::lock_guard l(out_.mutex);
+    return out_.sweep_results;
 }
 
-void EngineThread::publish(std::shared_ptr<const RunResult> r, const Interactive& job, Clock::time_point started) {
-    // Called with mutex_ held.
-    if (r->phase == Phase::quick) last_quick_ = job.req;
-    else last_quick_.reset();
-    update_.after_release = r->phase == Phase::full && !job.opt.quick && job.follow_up;
-    update_.result = std::move(r);
-    update_.request_id = job.id;
-    update_.submitted = job.submitted;
-    update_.started = started;
-    update_.published = Clock::now();
-    has_update_ = true;
+std::vector<std::string> EngineThread::sweep_gpus() const {
+    std::lock_guard l(out_.mutex);
+    return out_.sweep_gpus;
 }
 
+std::string EngineThread::set_gpu_set(const std::string& gpus) { return jobs_.set_gpu_set(gpus); }
+std::string EngineThread::gpu_set() const { return jobs_.gpu_set(); }
 
-void EngineThread::queue_compile_ahead(const Interactive& job) {
+// ---- on the engine thread ---------------------------------------------------------------------
+
+void EngineThread::set_activity(EngineActivity a) {
+    std::lock_guard l(out_.mutex);
+    out_.activity = a;
+}
+
+void EngineThread::publish(std::shared_ptr<const RunResult> r, const InteractiveJob& job, Clock::time_point started,
+                           bool only_if_current) {
+    const Phase phase = r->phase;
+    jobs_.publish_interactive(job, phase, only_if_current, [&] {
+        EngineUpdate u;
+        u.after_release = phase == Phase::full && !job.opt.quick && job.follow_up;
+        u.result = std::move(r);
+        u.request_id = job.id;
+        u.submitted = job.submitted;
+        u.started = started;
+        u.published = Clock::now();
+        std::lock_guard l(out_.mutex);
+        out_.update = std::move(u);
+    });
+}
+
+void EngineThread::queue_compile_ahead(const InteractiveJob& job) {
     const RunRequest& req = job.req;
     // Which way the slider moved, from the last request analysed: its next value that way first.
     int direction = 0;
@@ -239,18 +209,13 @@ void EngineThread::queue_compile_ahead(const Interactive& job) {
     std::vector<RunRequest> list = engine_->neighbours(req, job.ahead.changed, direction);
     for (const RunRequest& r : job.ahead.also)
         if (!(r == req)) list.push_back(r);
-    engine_->compile_ahead(std::move(list), device_.gpu && job.ahead.instrumented);
+    engine_->compile_ahead(std::move(list), gpu_ && job.ahead.instrumented);
 }
 
-void EngineThread::serve_interactive(std::unique_lock<std::mutex>& lock) {
-    in_flight_ = std::exchange(pending_, std::nullopt);
-    const Interactive job = *in_flight_;
+void EngineThread::serve_interactive(const InteractiveJob& job) {
     const RunRequest& req = job.req;
     const auto started = Clock::now();
-    const bool gpu = device_.gpu;
-    cancel_run_ = false;
-    activity_ = EngineActivity::Analyzing;
-    lock.unlock();
+    set_activity(EngineActivity::Analyzing);
 
     const std::shared_ptr<RunResult> analysed = detail::guarded(engine_mutex_, req, [&] { return engine_->analyze(req); });
     {
@@ -265,194 +230,178 @@ void EngineThread::serve_interactive(std::unique_lock<std::mutex>& lock) {
             }
         }
     }
-    if (!gpu && analysed->no_gpu_reason.empty()) analysed->no_gpu_reason = device_.reason;
-
-    lock.lock();
+    if (!gpu_ && analysed->no_gpu_reason.empty()) analysed->no_gpu_reason = no_gpu_reason_;
     last_analysed_ = req;
     if (!job.follow_up && analysed->compiled) {
-        ++compile_stats_.asked;
-        compile_stats_.cached += analysed->stages.compile_cached;
-        compile_stats_.ahead += analysed->stages.prefetch_hit;
+        std::lock_guard l(out_.mutex);
+        ++out_.compile_stats.asked;
+        out_.compile_stats.cached += analysed->stages.compile_cached;
+        out_.compile_stats.ahead += analysed->stages.prefetch_hit;
     }
-    const bool superseded = pending_.has_value();
-    // Without a GPU (or when analysis failed) there is nothing more to do: this is final.
-    const bool final = !gpu || !analysed->ok;
+    // Without a GPU (or when analysis failed) there is nothing more to do: this is final, and shown
+    // even if a newer request waits. A follow-up's analysis is already on screen, with the quick
+    // run's measurements.
+    const bool final = !gpu_ || !analysed->ok;
     if (final) analysed->phase = Phase::full;
-    // A follow-up's analysis is already on screen, with the quick run's measurements.
-    if (final || (!superseded && !job.follow_up)) publish(analysed, job, started);
-    if (final || superseded) {
-        in_flight_.reset();
-        last_interactive_ = Clock::now();
+    if (final || !job.follow_up) publish(analysed, job, started, !final);
+    if (final || jobs_.interactive_superseded()) {
+        jobs_.end_interactive();
         return;
     }
-    activity_ = job.opt.quick ? EngineActivity::RunningQuick : EngineActivity::Running;
-    lock.unlock();
+    set_activity(job.opt.quick ? EngineActivity::RunningQuick : EngineActivity::Running);
 
     // The analysis on screen is measured as it is: nothing is analysed or compiled twice.
     const std::shared_ptr<RunResult> measured =
-        detail::guarded(engine_mutex_, req, [&] { return engine_->measure(*analysed, job.opt, &cancel_run_); });
+        detail::guarded(engine_mutex_, req, [&] { return engine_->measure(*analysed, job.opt, &jobs_.cancel_run); });
 
-    lock.lock();
-    last_interactive_ = Clock::now();
     if (job.opt.count_accesses && measured->stages.count_compile_ms > 0) {
-        ++compile_stats_.counted_asked;
-        compile_stats_.counted_cached += measured->stages.count_compile_cached;
-        compile_stats_.counted_ahead += measured->stages.count_prefetch_hit;
+        std::lock_guard l(out_.mutex);
+        ++out_.compile_stats.counted_asked;
+        out_.compile_stats.counted_cached += measured->stages.count_compile_cached;
+        out_.compile_stats.counted_ahead += measured->stages.count_prefetch_hit;
     }
     // A cancelled run was replaced by a newer request; its partial result is not shown.
-    if (!cancel_run_ && !pending_) publish(measured, job, started);
-    in_flight_.reset();
+    publish(measured, job, started, true);
+    jobs_.end_interactive();
 }
 
-void EngineThread::serve_sweep_item(std::unique_lock<std::mutex>& lock) {
-    const size_t index = sweep_next_++;
-    const RunRequest req = sweep_reqs_[index];
-    const RunOptions opt = sweep_opt_;
-    const uint64_t generation = sweep_generation_;
-    cancel_sweep_ = false;
-    activity_ = EngineActivity::Sweeping;
-    lock.unlock();
+void EngineThread::serve_sweep_item(const SweepJob& job) {
+    set_activity(EngineActivity::Sweeping);
+    const RunRequest& req = job.reqs.front();
+    std::shared_ptr<RunResult> r =
+        detail::guarded(engine_mutex_, req, [&] { return engine_->run(req, job.opt, &jobs_.cancel_sweep_flag); });
+    if (!jobs_.sweep_current(job.generation)) return;
+    std::lock_guard l(out_.mutex);
+    if (job.generation != out_.sweep_generation) return;
+    out_.sweep_results[job.first] = std::move(r);
+    ++out_.sweep_done;
+}
 
-    std::shared_ptr<RunResult> r = detail::guarded(engine_mutex_, req, [&] { return engine_->run(req, opt, &cancel_sweep_); });
+void EngineThread::serve_ceilings() {
+    ceilings_tried_ = true;
+    set_activity(EngineActivity::MeasuringCeilings);
+    Ceilings c;
+    {
+        std::shared_lock engine_lock(engine_mutex_);
+        try {
+            c = engine_->ceilings();
+        } catch (const std::exception& e) {
+            c.note = e.what();
+        }
+    }
+    std::lock_guard l(out_.mutex);
+    out_.ceilings = c;
+    out_.ceilings_tried = true;
+}
 
-    lock.lock();
-    if (generation == sweep_generation_ && !cancel_sweep_) {
-        sweep_results_[index] = std::move(r);
-        ++sweep_done_;
+void EngineThread::serve(Job& job) {
+    switch (job.kind) {
+    case JobKind::Stop: return;
+    case JobKind::Reconnect: {
+        {
+            std::unique_lock engine_lock(engine_mutex_);
+            engine_->reconnect(job.where);
+        }
+        gpu_ = engine_->device().gpu;
+        no_gpu_reason_ = engine_->device().reason;
+        ceilings_tried_ = false;
+        std::lock_guard l(out_.mutex);
+        out_.reconnecting = false;
+        out_.device = engine_->device();
+        out_.target = engine_->target();
+        out_.ceilings_tried = false;
+        out_.ceilings = {};
+        return;
+    }
+    case JobKind::Target: {
+        {
+            std::unique_lock engine_lock(engine_mutex_);
+            engine_->set_target(job.target);
+        }
+        std::lock_guard l(out_.mutex);
+        out_.target = engine_->target();
+        return;
+    }
+    case JobKind::Interactive: serve_interactive(job.interactive); return;
+    case JobKind::User: serve_user(job.user); return;
+    case JobKind::Tune: serve_tune(job.tune); return;
+    case JobKind::Sweep:
+        if (job.sweep.gpu_set.empty()) serve_sweep_item(job.sweep);
+        else serve_sweep_on_pool(job.sweep);
+        return;
+    case JobKind::Ceilings: serve_ceilings(); return;
     }
 }
 
 // Without an engine nothing can be shown but the reason: every request is answered with it until
 // the thread is stopped.
 void EngineThread::answer_without_engine(const std::string& why) {
-    std::unique_lock lock(mutex_);
-    device_.reason = "The engine could not start: " + why;
-    while (!stop_) {
-        if (follow_up_) pending_ = std::exchange(follow_up_, std::nullopt);   // only the newest needs an answer
-        if (pending_) {
-            publish(detail::failed_result(pending_->req, why.c_str()), *pending_, Clock::now());
-            pending_.reset();
+    const std::string reason = "The engine could not start: " + why;
+    {
+        std::lock_guard l(out_.mutex);
+        out_.device.reason = reason;
+    }
+    for (;;) {
+        Job job = jobs_.next(EngineSide{}, [](bool) {});
+        switch (job.kind) {
+        case JobKind::Stop: return;
+        case JobKind::Interactive:
+            publish(detail::failed_result(job.interactive.req, why.c_str()), job.interactive, Clock::now(), false);
+            jobs_.end_interactive();
+            break;
+        case JobKind::User:
+            publish_user(detail::failed_result(job.user.req, why.c_str()), job.user, Clock::now());
+            jobs_.end_user();
+            break;
+        case JobKind::Tune: {
+            std::lock_guard l(out_.mutex);
+            out_.tune.running = false;
+            out_.tune.error = reason;
+            break;
         }
-        if (user_pending_) {
-            publish_user(detail::failed_result(user_pending_->req, why.c_str()), *user_pending_, Clock::now());
-            user_pending_.reset();
+        case JobKind::Sweep: {
+            std::lock_guard l(out_.mutex);
+            if (job.sweep.generation != out_.sweep_generation) break;
+            out_.sweep_results[job.sweep.first] = detail::failed_result(job.sweep.reqs.front(), why.c_str());
+            ++out_.sweep_done;
+            break;
         }
-        if (tune_pending_) {
-            tune_.running = false;
-            tune_.error = device_.reason;
-            tune_pending_.reset();
+        default: break;
         }
-        wake_.wait(lock);
     }
 }
 
 void EngineThread::loop(EngineConfig cfg) {
-    std::unique_ptr<Engine> engine;
     try {
-        engine = std::make_unique<Engine>(cfg);
+        engine_ = std::make_unique<Engine>(cfg);
     } catch (const std::exception& e) {
         answer_without_engine(e.what());
         return;
     }
-
-    std::unique_lock lock(mutex_);
-    engine_ = std::move(engine);
     pool_base_ = cfg;
-    device_ = engine_->device();
-    target_ = engine_->target();
-    ready_ = true;
-    activity_ = EngineActivity::Idle;
-
-    while (!stop_) {
-        const auto now = Clock::now();
-        if (reconnect_pending_) {
-            reconnect_pending_ = false;
-            reconnecting_ = true;
-            const GpuLocation where = pending_where_;
-            lock.unlock();
-            {
-                std::unique_lock engine_lock(engine_mutex_);
-                engine_->reconnect(where);
-            }
-            lock.lock();
-            reconnecting_ = false;
-            device_ = engine_->device();
-            target_ = engine_->target();
-            ceilings_tried_ = false;
-            ceilings_ = {};
-            continue;
-        }
-        if (target_pending_) {
-            target_pending_ = false;
-            const Target t = pending_target_;
-            lock.unlock();
-            {
-                std::unique_lock engine_lock(engine_mutex_);
-                engine_->set_target(t);
-            }
-            lock.lock();
-            target_ = engine_->target();
-            continue;
-        }
-        if (pending_ && now >= pending_->due) {
-            serve_interactive(lock);
-            activity_ = EngineActivity::Idle;
-            continue;
-        }
-        if (user_pending_ && now >= user_pending_->due) {   // the lesson's own request still debouncing
-            serve_user(lock);
-            activity_ = EngineActivity::Idle;
-            continue;
-        }
-        if (pending_ || user_pending_) {
-            activity_ = EngineActivity::Debouncing;
-            wake_.wait_until(lock, pending_ && user_pending_ ? std::min(pending_->due, user_pending_->due)
-                                   : pending_             ? pending_->due
-                                                          : user_pending_->due);
-            continue;
-        }
-        if (follow_up_) {   // its quick run is done
-            pending_ = std::exchange(follow_up_, std::nullopt);
-            continue;
-        }
-        if (tune_pending_) {
-            serve_tune(lock);
-            activity_ = EngineActivity::Idle;
-            continue;
-        }
-        if (sweep_next_ < sweep_reqs_.size()) {
-            if (sweep_wants_pool()) serve_sweep_on_pool(lock);
-            else serve_sweep_item(lock);
-            activity_ = EngineActivity::Idle;
-            continue;
-        }
-        if (device_.gpu && !ceilings_tried_) {
-            if (const auto quiet_from = last_interactive_ + kCeilingsAfterQuiet; now < quiet_from) {
-                activity_ = EngineActivity::Idle;
-                wake_.wait_until(lock, quiet_from);
-                continue;
-            }
-            ceilings_tried_ = true;
-            activity_ = EngineActivity::MeasuringCeilings;
-            lock.unlock();
-            Ceilings c;
-            {
-                std::shared_lock engine_lock(engine_mutex_);
-                try {
-                    c = engine_->ceilings();
-                } catch (const std::exception& e) {
-                    c.note = e.what();
-                }
-            }
-            lock.lock();
-            ceilings_ = c;
-            activity_ = EngineActivity::Idle;
-            continue;
-        }
-        activity_ = EngineActivity::Idle;
-        wake_.wait(lock);
+    gpu_ = engine_->device().gpu;
+    no_gpu_reason_ = engine_->device().reason;
+    {
+        std::lock_guard l(out_.mutex);
+        out_.engine = engine_.get();
+        out_.device = engine_->device();
+        out_.target = engine_->target();
+        out_.ready = true;
+        out_.activity = EngineActivity::Idle;
     }
-    lock.unlock();
+    for (;;) {
+        Job job = jobs_.next(EngineSide{gpu_, gpu_ && !ceilings_tried_}, [this](bool debouncing) {
+            set_activity(debouncing ? EngineActivity::Debouncing : EngineActivity::Idle);
+        });
+        if (job.kind == JobKind::Stop) break;
+        serve(job);
+        set_activity(EngineActivity::Idle);
+    }
+    {
+        std::lock_guard l(out_.mutex);
+        out_.engine = nullptr;
+        out_.ready = false;
+    }
     pool_.reset();
     engine_.reset();
 }

@@ -20,6 +20,9 @@
 // The autotuner (Compare panel, gui/engine_thread_tune.cpp): one search at a time, started when no
 // interactive request is waiting; it holds the engine thread until it ends (requests made meanwhile
 // wait, so nothing disturbs its timings) and stops between points when cancelled.
+// All of this waits in one queue with one rule for what runs next (gui/engine_jobs.h); what the
+// engine thread produces goes to the UI through its outbox (EngineThread::Outbox), under a lock of
+// its own, and the engine and what only this thread touches are under no lock at all.
 // The Engine itself is constructed on this thread (finding the GPU and loading the driver can
 // take a while). Its ceilings are measured here once the app has been quiet for a second, so that
 // a user's first change waits at most for that one worker call.
@@ -34,13 +37,12 @@
 #include <string>
 #include <thread>
 #include <vector>
+#include "engine_jobs.h"
 #include "tilelab/engine.h"
 #include "tilelab/tune.h"
 #include "tilelab/gpu_pool.h"
 
 namespace tilelab::gui {
-
-using Clock = std::chrono::steady_clock;
 
 // One result handed to the UI.
 struct EngineUpdate {
@@ -50,13 +52,6 @@ struct EngineUpdate {
     Clock::time_point started;   // when the engine thread took it up (after the debounce and any run before)
     Clock::time_point published; // when the engine thread handed it over
     bool after_release = false;  // the full protocol after a quick run of the same request (slider let go)
-};
-
-// What to compile ahead once a request has been analysed, besides its sliders' neighbours.
-struct AheadHint {
-    std::string changed;                  // the parameter the user just changed ("" = none): its neighbours first
-    std::vector<RunRequest> also;         // e.g. the next lesson step's presets
-    bool instrumented = true;             // full runs count accesses: their TILELAB_COUNT=1 build too (GPU only)
 };
 
 // How the user's requests found their kernels: the measure of compile-ahead. A build "asked"
@@ -180,94 +175,59 @@ public:
 private:
     void loop(EngineConfig cfg);
     void answer_without_engine(const std::string& why);
-    void serve_interactive(std::unique_lock<std::mutex>& lock);
-    void serve_sweep_item(std::unique_lock<std::mutex>& lock);
-    bool sweep_wants_pool() const;                               // mutex_ held
-    void serve_sweep_on_pool(std::unique_lock<std::mutex>& lock);   // gui/engine_thread_pool.cpp
-    struct Interactive {
-        RunRequest req;
-        RunOptions opt;
-        uint64_t id = 0;
-        Clock::time_point submitted, due;
-        bool follow_up = false;   // the full run after a quick one: its analysis is already shown
-        AheadHint ahead;
-    };
-    void queue_compile_ahead(const Interactive& job);   // engine lock held shared, mutex_ not held
-    void publish(std::shared_ptr<const RunResult> r, const Interactive& job, Clock::time_point started);
-    struct UserJob {
-        RunRequest req;
-        UserKernel user;
-        RunOptions opt;
-        uint64_t id = 0;
-        Clock::time_point submitted, due;
-    };
-    void serve_user(std::unique_lock<std::mutex>& lock);   // gui/engine_thread_user.cpp
+    void serve(Job& job);
+    void serve_interactive(const InteractiveJob& job);
+    void queue_compile_ahead(const InteractiveJob& job);   // engine lock held shared
+    void publish(std::shared_ptr<const RunResult> r, const InteractiveJob& job, Clock::time_point started,
+                 bool only_if_current);
+    void serve_user(const UserJob& job);                    // gui/engine_thread_user.cpp
     void publish_user(std::shared_ptr<const RunResult> r, const UserJob& job, Clock::time_point started);
-    struct TuneJob {
-        std::string variant;
-        TuneConfig cfg;
-        std::string cache_root;
+    void serve_tune(const TuneJob& job);                    // gui/engine_thread_tune.cpp
+    void serve_sweep_item(const SweepJob& job);
+    void serve_sweep_on_pool(const SweepJob& job);          // gui/engine_thread_pool.cpp
+    void serve_ceilings();
+    void set_activity(EngineActivity a);
+
+    // Everything that waits for the engine, and the rule for what runs next.
+    EngineJobs jobs_;
+
+    // What the UI reads: written by the engine thread (and reset by the UI's own submits), copied out.
+    struct Outbox {
+        mutable std::mutex mutex;
+        bool ready = false, reconnecting = false, ceilings_tried = false;
+        Engine* engine = nullptr;   // for const queries from the UI thread, once ready
+        DeviceStatus device;
+        Target target;
+        Ceilings ceilings;
+        GpuLocation where;          // where the GPU is looked for now
+        EngineActivity activity = EngineActivity::Starting;
+        std::optional<EngineUpdate> update, user_update;   // the newest not yet polled
+        InteractiveCompileStats compile_stats;
+        // the current sweep
+        uint64_t sweep_generation = 0;
+        std::vector<std::shared_ptr<const RunResult>> sweep_results;
+        std::vector<std::string> sweep_gpus;
+        size_t sweep_done = 0;
+        std::string sweep_per_gpu, sweep_note;
+        // the autotuner
+        TuneStatus tune;
+        uint64_t tune_generation = 0;
     };
-    void serve_tune(std::unique_lock<std::mutex>& lock);   // gui/engine_thread_tune.cpp
+    Outbox out_;
 
-    mutable std::mutex mutex_;
-    std::condition_variable wake_;
-    // Held shared while the engine works, exclusively while its target changes.
+    // Held shared while the engine works (and by the UI's const queries), exclusively while its
+    // target or its GPU changes.
     mutable std::shared_mutex engine_mutex_;
+
+    // The engine thread's own: no lock.
     std::unique_ptr<Engine> engine_;
-    bool ready_ = false, stop_ = false;
-    DeviceStatus device_;
-    Target target_;
-    Ceilings ceilings_;
+    bool gpu_ = false;                          // engine_->device().gpu as last read here
+    std::string no_gpu_reason_;
     bool ceilings_tried_ = false;
-    bool target_pending_ = false;
-    bool reconnect_pending_ = false, reconnecting_ = false;
-    GpuLocation pending_where_, where_;
-    Target pending_target_;
-    EngineActivity activity_ = EngineActivity::Starting;
-
-    // interactive
-    std::optional<Interactive> pending_;     // waiting for its debounce or for the engine thread
-    std::optional<Interactive> follow_up_;   // a Full request queued behind the Quick one of the same request
-    std::optional<Interactive> in_flight_;
-    std::optional<RunRequest> last_quick_;   // the last update published, when its phase was quick
     std::optional<RunRequest> last_analysed_;   // for the direction a slider moves (compile-ahead order)
-    Clock::time_point last_interactive_ = Clock::now();   // last submit or end of a served request
-    Clock::time_point last_submit_{};                     // last submit: a slider still moving?
-    InteractiveCompileStats compile_stats_;
-    uint64_t next_id_ = 1;
-    CancelFlag cancel_run_{false};
-    bool has_update_ = false;
-    EngineUpdate update_;
-
-    // the user's kernel
-    std::optional<UserJob> user_pending_;
-    uint64_t next_user_id_ = 1;
-    bool user_in_flight_ = false;
-    CancelFlag cancel_user_{false};
-    bool has_user_update_ = false;
-    EngineUpdate user_update_;
-
-    // sweep
-    std::vector<RunRequest> sweep_reqs_;
-    RunOptions sweep_opt_;
-    std::vector<std::shared_ptr<const RunResult>> sweep_results_;
-    size_t sweep_next_ = 0, sweep_done_ = 0;
-    uint64_t sweep_generation_ = 0;
-    CancelFlag cancel_sweep_{false};
-    // sweeps over several GPUs
-    std::string gpu_set_;                 // "" = the engine's own GPU
-    EngineConfig pool_base_;              // the engine's configuration, for the pool's engines
-    std::unique_ptr<GpuPool> pool_;       // opened on the first pooled sweep; engine thread only
-    std::string pool_key_;                // the GPU set and place it was opened for
-    std::vector<std::string> sweep_gpus_;
-    std::string sweep_per_gpu_, sweep_note_;
-
-    // the autotuner
-    std::optional<TuneJob> tune_pending_;
-    TuneStatus tune_;
-    uint64_t tune_generation_ = 0;
-    CancelFlag cancel_tune_{false};
+    EngineConfig pool_base_;                    // the engine's configuration, for the pool's engines
+    std::unique_ptr<GpuPool> pool_;             // opened on the first pooled sweep
+    std::string pool_key_;                      // the GPU set and place it was opened for
 
     std::thread thread_;   // last: started after everything above is initialised
 };

@@ -14,54 +14,45 @@ namespace tilelab::gui {
 
 bool EngineThread::submit_tune(const std::string& variant, const TuneConfig& cfg, const std::string& key,
                                const std::string& cache_root) {
+    uint64_t generation;
     {
-        std::lock_guard l(mutex_);
-        if (tune_.running) return false;   // one search at a time: the button is disabled meanwhile
-        tune_pending_ = TuneJob{variant, cfg, cache_root};
-        tune_ = TuneStatus{};
-        tune_.generation = ++tune_generation_;
-        tune_.running = true;
-        tune_.key = key;
-        tune_.variant = variant;
-        tune_.problem = cfg.problem;
-        cancel_tune_ = false;
+        std::lock_guard l(out_.mutex);
+        if (out_.tune.running) return false;   // one search at a time: the button is disabled meanwhile
+        out_.tune = TuneStatus{};
+        generation = out_.tune.generation = ++out_.tune_generation;
+        out_.tune.running = true;
+        out_.tune.key = key;
+        out_.tune.variant = variant;
+        out_.tune.problem = cfg.problem;
     }
-    wake_.notify_all();
+    jobs_.submit_tune(TuneJob{variant, cfg, cache_root, generation});
     return true;
 }
 
 void EngineThread::cancel_tune() {
-    std::lock_guard l(mutex_);
-    if (!tune_.running) return;
-    cancel_tune_ = true;
-    tune_.cancelling = true;
-    if (tune_pending_) {   // not started yet: nothing to report
-        tune_pending_.reset();
-        tune_.running = false;
-    }
+    std::lock_guard l(out_.mutex);
+    if (!out_.tune.running) return;
+    out_.tune.cancelling = true;
+    if (jobs_.cancel_tune()) out_.tune.running = false;   // not started yet: nothing to report
 }
 
 TuneStatus EngineThread::tune_status() const {
-    std::lock_guard l(mutex_);
-    return tune_;
+    std::lock_guard l(out_.mutex);
+    return out_.tune;
 }
 
-void EngineThread::serve_tune(std::unique_lock<std::mutex>& lock) {
-    const TuneJob job = std::move(*tune_pending_);
-    tune_pending_.reset();
-    const uint64_t generation = tune_.generation;
-    activity_ = EngineActivity::Tuning;
-    lock.unlock();
-
+void EngineThread::serve_tune(const TuneJob& job) {
+    set_activity(EngineActivity::Tuning);
     TuneCallbacks cb;
-    cb.cancel = &cancel_tune_;
+    cb.cancel = &jobs_.cancel_tune_flag;
     cb.progress = [&](const TuneProgress& p) {
-        std::lock_guard l(mutex_);
-        tune_.stage = p.stage;
-        tune_.done = p.done;
-        tune_.total = p.total;
-        if (p.best) tune_.best = *p.best;
-        else tune_.best.reset();
+        std::lock_guard l(out_.mutex);
+        if (out_.tune.generation != job.generation) return;
+        out_.tune.stage = p.stage;
+        out_.tune.done = p.done;
+        out_.tune.total = p.total;
+        if (p.best) out_.tune.best = *p.best;
+        else out_.tune.best.reset();
     };
     auto report = std::make_shared<TuneReport>();
     std::string error;
@@ -84,12 +75,11 @@ void EngineThread::serve_tune(std::unique_lock<std::mutex>& lock) {
         if (!save_tune_cache(tune_cache_path(job.cache_root, *report), *report, why))
             error = trf("tune.cache_not_written", why);
     }
-
-    lock.lock();
-    if (tune_.generation == generation) {
-        tune_.running = tune_.cancelling = false;
-        tune_.error = error;
-        if (error.empty() || !report->candidates.empty()) tune_.report = std::move(report);
+    std::lock_guard l(out_.mutex);
+    if (out_.tune.generation == job.generation) {
+        out_.tune.running = out_.tune.cancelling = false;
+        out_.tune.error = error;
+        if (error.empty() || !report->candidates.empty()) out_.tune.report = std::move(report);
     }
 }
 
