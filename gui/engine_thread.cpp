@@ -185,13 +185,8 @@ void EngineThread::publish(std::shared_ptr<const RunResult> r, const Interactive
                            bool only_if_current) {
     const Phase phase = r->phase;
     jobs_.publish_interactive(job, phase, only_if_current, [&] {
-        EngineUpdate u;
+        EngineUpdate u = EngineUpdate::now(std::move(r), job.id, job.submitted, started);
         u.after_release = phase == Phase::full && !job.opt.quick && job.follow_up;
-        u.result = std::move(r);
-        u.request_id = job.id;
-        u.submitted = job.submitted;
-        u.started = started;
-        u.published = Clock::now();
         std::lock_guard l(out_.mutex);
         out_.update = std::move(u);
     });

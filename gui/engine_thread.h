@@ -52,6 +52,12 @@ struct EngineUpdate {
     Clock::time_point started;   // when the engine thread took it up (after the debounce and any run before)
     Clock::time_point published; // when the engine thread handed it over
     bool after_release = false;  // the full protocol after a quick run of the same request (slider let go)
+
+    // `r` for request `id`, published now.
+    static EngineUpdate now(std::shared_ptr<const RunResult> r, uint64_t id, Clock::time_point submitted,
+                            Clock::time_point started) {
+        return {std::move(r), id, submitted, started, Clock::now(), false};
+    }
 };
 
 // How the user's requests found their kernels: the measure of compile-ahead. A build "asked"

@@ -33,12 +33,7 @@ bool EngineThread::user_busy() const {
 }
 
 void EngineThread::publish_user(std::shared_ptr<const RunResult> r, const UserJob& job, Clock::time_point started) {
-    EngineUpdate u;
-    u.result = std::move(r);
-    u.request_id = job.id;
-    u.submitted = job.submitted;
-    u.started = started;
-    u.published = Clock::now();
+    EngineUpdate u = EngineUpdate::now(std::move(r), job.id, job.submitted, started);
     std::lock_guard l(out_.mutex);
     out_.user_update = std::move(u);
 }

@@ -110,13 +110,6 @@ std::shared_ptr<CompileResult> decode(const std::string& bytes, const std::strin
     return r;
 }
 
-std::shared_ptr<CompileResult> failure(const std::string& error) {
-    auto r = std::make_shared<CompileResult>();
-    r->ok = false;
-    r->error = error;
-    return r;
-}
-
 }  // namespace
 
 namespace compile_cache_testing {
@@ -204,7 +197,7 @@ struct CompileService::Impl {
 
     ResultPtr compile(const CompileRequest& req, CompileOrigin origin, Clock::time_point t0) {
         if (req.arch < 10)
-            return for_this_call(failure(fmt::format("'sm_{}' is not a GPU architecture.", req.arch)), "", t0, origin);
+            return for_this_call(failed_compile(fmt::format("'sm_{}' is not a GPU architecture.", req.arch)), "", t0, origin);
         const std::vector<std::string> opts = compiler_options(req);
         // A user's text changes with every keystroke: compiled each time, kept in neither cache.
         if (!req.source_text.empty()) {
@@ -212,10 +205,10 @@ struct CompileService::Impl {
             try {
                 r = compile_user_kernel(req, opts);   // in a process that a deadline can stop
             } catch (const CompilerUnavailable& e) {
-                r = failure(e.what());
+                r = failed_compile(e.what());
                 r->compiler_unavailable = true;
             } catch (const std::exception& e) {
-                r = failure(e.what());
+                r = failed_compile(e.what());
             }
             {
                 std::lock_guard lock(mutex);
@@ -266,15 +259,15 @@ struct CompileService::Impl {
                     if (r->ok) store(key, key_text, *r);
                 }
             }
-            if (!r) r = failure("The compile produced no result.");
+            if (!r) r = failed_compile("The compile produced no result.");
         } catch (const CompilerUnavailable& e) {
-            r = failure(e.what());
+            r = failed_compile(e.what());
             r->compiler_unavailable = true;
             about_the_input = false;
         } catch (const std::exception& e) {
-            r = failure(e.what());
+            r = failed_compile(e.what());
         } catch (...) {
-            r = failure("The compile failed with an unknown exception.");
+            r = failed_compile("The compile failed with an unknown exception.");
         }
         ResultPtr shared = r;
         {
@@ -307,11 +300,11 @@ std::shared_ptr<const CompileResult> CompileService::compile(const CompileReques
     try {
         return impl_->compile(req, origin, t0);
     } catch (const std::exception& e) {
-        auto r = failure(e.what());
+        auto r = failed_compile(e.what());
         r->compile_ms = ms_since(t0);
         return r;
     } catch (...) {
-        auto r = failure("The compile failed with an unknown exception.");
+        auto r = failed_compile("The compile failed with an unknown exception.");
         r->compile_ms = ms_since(t0);
         return r;
     }

@@ -55,13 +55,6 @@ std::vector<std::string> cuda_include_dirs() {
     return dirs;
 }
 
-std::shared_ptr<CompileResult> failure(const std::string& error) {
-    auto r = std::make_shared<CompileResult>();
-    r->ok = false;
-    r->error = error;
-    return r;
-}
-
 }  // namespace
 
 std::string compiler_version() {
@@ -80,10 +73,10 @@ std::vector<std::string> compiler_options(const CompileRequest& req) {
 std::shared_ptr<CompileResult> compile_kernel(const CompileRequest& req, const std::vector<std::string>& opts) {
     const bool user = !req.source_text.empty();
     if (!user && !embedded_source(req.source_file))
-        return failure(fmt::format("No kernel source '{}' is embedded (paths are relative to kernels/).",
+        return failed_compile(fmt::format("No kernel source '{}' is embedded (paths are relative to kernels/).",
                                    req.source_file));
     if (req.name_expression.empty())
-        return failure(fmt::format("No kernel to instantiate from '{}': the name expression is empty.",
+        return failed_compile(fmt::format("No kernel to instantiate from '{}': the name expression is empty.",
                                    req.source_file));
 
     std::vector<const char*> header_texts, header_names;

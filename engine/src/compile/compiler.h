@@ -64,6 +64,8 @@ std::vector<std::string> base_compile_options(const CompileRequest& req);
 const std::vector<std::pair<std::string, const std::string*>>& header_names_and_texts();
 // Hash of every embedded kernel source: the worker compiles only for a client built from the same.
 const std::string& sources_fingerprint();
+// A result that did not compile, saying `error`.
+std::shared_ptr<CompileResult> failed_compile(const std::string& error);
 // The first line of the log that names an error; else its first line; else `fallback`.
 std::string first_error_line(const std::string& log, const std::string& fallback);
 

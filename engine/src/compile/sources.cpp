@@ -86,6 +86,13 @@ const std::string& sources_fingerprint() {
     return fp;
 }
 
+std::shared_ptr<CompileResult> failed_compile(const std::string& error) {
+    auto r = std::make_shared<CompileResult>();
+    r->ok = false;
+    r->error = error;
+    return r;
+}
+
 // The first line of the log that names an error ("error", ptxas's "fatal"); else the first that
 // is not ptxas's report ("ptxas info : 0 bytes gmem" says nothing about why); else `fallback`.
 std::string first_error_line(const std::string& log, const std::string& fallback) {
