@@ -293,6 +293,10 @@ void EngineThread::serve(Job& job) {
     switch (job.kind) {
     case JobKind::Stop: return;
     case JobKind::Reconnect: {
+        {   // set by reconnect() already; again for a second reconnect queued behind a first
+            std::lock_guard l(out_.mutex);
+            out_.reconnecting = true;
+        }
         {
             std::unique_lock engine_lock(engine_mutex_);
             engine_->reconnect(job.where);
