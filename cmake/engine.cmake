@@ -3,7 +3,7 @@
 #
 #   model      sizes, rules and formulas: variants (lessons/), family shapes, occupancy, banks,
 #              precision, quantities, i18n and the string tables. Knows nothing else.
-#   store      the files TileLab keeps (bounded reads, atomic writes), finding a program     -> model
+#   store      the files TileLab keeps (bounded reads, atomic writes); child processes      -> model
 #   compile    the compile service and its caches, kernel sources, options, ptxas's report,
 #              NVRTC itself (CUDA); a compiler in another process, installed by host    -> model store
 #   content    lesson text, drills, exercises (their kernels' text) and their stores        -> model store compile

@@ -2,17 +2,16 @@
 #include "gpu_worker/sass_listing.h"
 
 #include <fcntl.h>
-#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <thread>
-#include "store/find_program.h"
+#include "store/child_process.h"
 #include "tilelab/stalls.h"
 
 extern char** environ;
@@ -32,9 +31,9 @@ std::string find_nvdisasm() {
     return find_on_path("nvdisasm");
 }
 
-// A new empty temporary file's name, "" on failure.
-std::string temporary(const char* pattern) {
-    std::string name = pattern;
+// A new empty temporary file's name (in TMPDIR, else /tmp), "" on failure.
+std::string temporary() {
+    std::string name = (std::filesystem::temp_directory_path() / "tilelab-sass-XXXXXX").string();
     const int fd = ::mkstemp(name.data());
     if (fd < 0) return "";
     ::close(fd);
@@ -61,19 +60,21 @@ void SassListings::start(const std::vector<char>& cubin, const std::string& func
     const std::string tool = find_nvdisasm();
     if (tool.empty()) {
         r.why = "no nvdisasm (the CUDA toolkit's disassembler) on the GPU machine";
-    } else if ((r.input = temporary("/tmp/tilelab-sass-XXXXXX")).empty() ||
-               (r.output = temporary("/tmp/tilelab-sass-XXXXXX")).empty()) {
+    } else if ((r.input = temporary()).empty() || (r.output = temporary()).empty()) {
         r.why = std::string("nvdisasm: no temporary file: ") + std::strerror(errno);
     } else if (!(std::ofstream(r.input, std::ios::binary).write(cubin.data(), std::streamsize(cubin.size())))) {
         r.why = "nvdisasm: the cubin could not be written to " + r.input;
     } else {
+        posix_spawnattr_t attr;
+        init_child_spawn_attributes(attr, /*own_group=*/false);
         posix_spawn_file_actions_t actions;
         posix_spawn_file_actions_init(&actions);
         posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, r.output.c_str(), O_WRONLY | O_TRUNC, 0);
         posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
         const char* argv[] = {tool.c_str(), "-c", r.input.c_str(), nullptr};
-        const int spawned = posix_spawn(&r.pid, tool.c_str(), &actions, nullptr, const_cast<char**>(argv), environ);
+        const int spawned = posix_spawn(&r.pid, tool.c_str(), &actions, &attr, const_cast<char**>(argv), environ);
         posix_spawn_file_actions_destroy(&actions);
+        posix_spawnattr_destroy(&attr);
         if (spawned != 0) {
             r.pid = -1;
             r.why = "nvdisasm could not start: " + std::string(std::strerror(spawned));
@@ -86,18 +87,11 @@ SassListings::Entry SassListings::finish(Running& r) {
     Entry e{std::move(r.cubin), r.function, {}, r.why};   // r is done with after this
     if (r.pid > 0) {
         int status = 0;
-        bool done = false;
-        while (!done) {
-            const pid_t got = ::waitpid(r.pid, &status, WNOHANG);
-            if (got == r.pid || (got < 0 && errno != EINTR)) done = true;
-            else if (std::chrono::steady_clock::now() - r.started > kDisassembleTimeout) break;
-            else std::this_thread::sleep_for(std::chrono::milliseconds(2));
-        }
-        if (!done) {
-            ::kill(r.pid, SIGKILL);
-            while (::waitpid(r.pid, &status, 0) < 0 && errno == EINTR) {}
-            e.why = "nvdisasm took longer than 10 s";
-        } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        bool killed = false;
+        const pid_t got = reap_by(r.pid, r.started + kDisassembleTimeout, std::chrono::milliseconds(2), status, killed);
+        if (killed) {
+            e.why = "nvdisasm took longer than " + std::to_string(kDisassembleTimeout.count() / 1000) + " s";
+        } else if (got != r.pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
             e.why = "nvdisasm failed";
         } else {
             std::stringstream text;
@@ -114,10 +108,10 @@ SassListings::Entry SassListings::finish(Running& r) {
 
 void SassListings::abandon() {
     if (!running_) return;
-    if (running_->pid > 0) {
-        ::kill(running_->pid, SIGKILL);
+    if (running_->pid > 0) {   // not waited for: killed now
         int status = 0;
-        while (::waitpid(running_->pid, &status, 0) < 0 && errno == EINTR) {}
+        bool killed = false;
+        (void)reap_by(running_->pid, std::chrono::steady_clock::time_point{}, std::chrono::milliseconds(0), status, killed);
         running_->pid = -1;
     }
     finish(*running_);

@@ -1,7 +1,7 @@
 // Reaching a GPU worker through a launcher (remote_link.h).
 #include "host/remote_link.h"
 #include "host/worker_replies.h"
-#include "host/child_spawn.h"
+#include "store/child_process.h"
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>

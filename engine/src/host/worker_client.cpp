@@ -1,7 +1,6 @@
 // Starting, talking to and stopping the GPU worker (worker_client.h).
 #include "host/worker_client.h"
-#include "host/child_spawn.h"
-#include "store/find_program.h"
+#include "store/child_process.h"
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -236,17 +235,11 @@ std::string WorkerClient::stop(int grace_ms) {
     if (cancel_ >= 0) ::close(cancel_);
     channel_ = cancel_ = -1;
     if (pid_ <= 0) return "not running";
+    // Still running after the grace: a hung kernel, or a worker ignoring its closed channel.
     int status = 0;
-    pid_t done = 0;
-    for (int waited = 0; waited < grace_ms; waited += kPollMs) {
-        done = ::waitpid(pid_, &status, WNOHANG);
-        if (done != 0) break;
-        std::this_thread::sleep_for(std::chrono::milliseconds(kPollMs));
-    }
-    if (done == 0) {   // still running: a hung kernel, or a worker ignoring its closed channel
-        ::kill(pid_, SIGKILL);
-        done = ::waitpid(pid_, &status, 0);
-    }
+    bool killed = false;
+    const pid_t done = reap_by(pid_, std::chrono::steady_clock::now() + std::chrono::milliseconds(grace_ms),
+                               std::chrono::milliseconds(kPollMs), status, killed);
     pid_ = -1;
     return done > 0 ? describe_exit(status) : "could not be reaped";
 }
