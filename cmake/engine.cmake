@@ -98,14 +98,14 @@ if(TILELAB_CUDA)
   # size nor its start-up (0.4 s a process, measured). CUPTI (the hardware counters) is not linked
   # at all: the worker opens libcupti with dlopen when a run asks for counters, looking in the
   # toolkit's folder after the loader's search path.
-  tilelab_engine_library(worker SOURCES ${worker_src} ${CMAKE_BINARY_DIR}/generated/device_registry_table.cpp
+  tilelab_engine_library(gpu_worker SOURCES ${worker_src} ${CMAKE_BINARY_DIR}/generated/device_registry_table.cpp
                          LINKS tilelab_protocol tilelab_compile tilelab_device tilelab_store tilelab_model ${CMAKE_DL_LIBS})
-  target_link_libraries(tilelab_worker PRIVATE CUDA::cudart CUDA::cublas)
-  target_compile_definitions(tilelab_worker PRIVATE TILELAB_CUDA_LIBRARY_DIR="${CUDAToolkit_LIBRARY_DIR}")
+  target_link_libraries(tilelab_gpu_worker PRIVATE CUDA::cudart CUDA::cublas)
+  target_compile_definitions(tilelab_gpu_worker PRIVATE TILELAB_CUDA_LIBRARY_DIR="${CUDAToolkit_LIBRARY_DIR}")
   # It goes next to each program that uses the engine's GPU mode, or one folder up (build/tests).
   add_executable(tilelab-gpu-worker ${CMAKE_SOURCE_DIR}/engine/worker/gpu_worker_main.cpp)
   target_include_directories(tilelab-gpu-worker PRIVATE ${CMAKE_SOURCE_DIR}/engine/src)
-  target_link_libraries(tilelab-gpu-worker PRIVATE tilelab_worker)
+  target_link_libraries(tilelab-gpu-worker PRIVATE tilelab_gpu_worker)
 endif()
 
 # The command-line flags' policy (tilelab/cli_flags.h) for the CLI and the app: CLI11 stays out of
