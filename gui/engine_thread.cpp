@@ -176,6 +176,11 @@ std::string EngineThread::gpu_set() const { return jobs_.gpu_set(); }
 
 // ---- on the engine thread ---------------------------------------------------------------------
 
+EngineSide EngineThread::engine_side() const {
+    std::lock_guard l(out_.mutex);
+    return {gpu_, gpu_ && !out_.ceilings_tried};
+}
+
 void EngineThread::set_activity(EngineActivity a) {
     std::lock_guard l(out_.mutex);
     out_.activity = a;
@@ -273,8 +278,11 @@ void EngineThread::serve_sweep_item(const SweepJob& job) {
 }
 
 void EngineThread::serve_ceilings() {
-    ceilings_tried_ = true;
-    set_activity(EngineActivity::MeasuringCeilings);
+    {   // tried from now on: background_idle() waits for the activity to end
+        std::lock_guard l(out_.mutex);
+        out_.ceilings_tried = true;
+        out_.activity = EngineActivity::MeasuringCeilings;
+    }
     Ceilings c;
     {
         std::shared_lock engine_lock(engine_mutex_);
@@ -286,7 +294,6 @@ void EngineThread::serve_ceilings() {
     }
     std::lock_guard l(out_.mutex);
     out_.ceilings = c;
-    out_.ceilings_tried = true;
 }
 
 void EngineThread::serve(Job& job) {
@@ -303,7 +310,6 @@ void EngineThread::serve(Job& job) {
         }
         gpu_ = engine_->device().gpu;
         no_gpu_reason_ = engine_->device().reason;
-        ceilings_tried_ = false;
         std::lock_guard l(out_.mutex);
         out_.reconnecting = false;
         out_.device = engine_->device();
@@ -389,7 +395,7 @@ void EngineThread::loop(EngineConfig cfg) {
         out_.activity = EngineActivity::Idle;
     }
     for (;;) {
-        Job job = jobs_.next(EngineSide{gpu_, gpu_ && !ceilings_tried_}, [this](bool debouncing) {
+        Job job = jobs_.next(engine_side(), [this](bool debouncing) {
             set_activity(debouncing ? EngineActivity::Debouncing : EngineActivity::Idle);
         });
         if (job.kind == JobKind::Stop) break;

@@ -28,7 +28,6 @@
 // a user's first change waits at most for that one worker call.
 #pragma once
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -193,6 +192,7 @@ private:
     void serve_sweep_on_pool(const SweepJob& job);          // gui/engine_thread_pool.cpp
     void serve_ceilings();
     void set_activity(EngineActivity a);
+    EngineSide engine_side() const;   // what the queue's rule needs of this thread
 
     // Everything that waits for the engine, and the rule for what runs next.
     EngineJobs jobs_;
@@ -229,7 +229,6 @@ private:
     std::unique_ptr<Engine> engine_;
     bool gpu_ = false;                          // engine_->device().gpu as last read here
     std::string no_gpu_reason_;
-    bool ceilings_tried_ = false;
     std::optional<RunRequest> last_analysed_;   // for the direction a slider moves (compile-ahead order)
     EngineConfig pool_base_;                    // the engine's configuration, for the pool's engines
     std::unique_ptr<GpuPool> pool_;             // opened on the first pooled sweep
