@@ -63,6 +63,9 @@ inline std::vector<ParamSpec> register_pressure_param_specs() {
     return specs;
 }
 
+// The most values one thread may copy into the shared tiles per k-tile (register_2d_invalid_reason).
+inline constexpr int kMaxCopiesPerThread = 256;
+
 inline std::string register_2d_invalid_reason(const Register2dConfig& c, const Problem& p,
                                               const Target& t) {
     const int64_t M = p.dim[0], N = p.dim[1], K = p.dim[2];
@@ -77,6 +80,12 @@ inline std::string register_2d_invalid_reason(const Register2dConfig& c, const P
         return trf("family.matmul.register_2d.tile_has_bm_bk", c.bm * c.bk, threads);
     if ((c.bk * c.bn) % threads != 0)
         return trf("family.matmul.register_2d.b_tile_has_bk", c.bk * c.bn, threads);
+    // Each thread copies (BM + BN)·BK / threads values per k-tile, one unrolled load each. Past
+    // kMaxCopiesPerThread NVRTC takes minutes to compile the kernel (measured with CUDA 13.0: one
+    // thread per block at BK = 32 did not finish in 100 s; 256 copies took 9 s) and the copy alone
+    // needs more registers than a thread has.
+    if (const int copies = (c.bm + c.bn) * c.bk / threads; copies > kMaxCopiesPerThread)
+        return trf("family.matmul.register_2d.copies_per_thread", copies, threads, kMaxCopiesPerThread);
     if (c.float4_loads) {
         if (c.bk % 4 != 0)
             return trf("family.matmul.register_2d.float4_loads_read_4", c.bk);
