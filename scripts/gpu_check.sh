@@ -109,7 +109,11 @@ if [ "$what" = all ] || [ "$what" = tests ]; then
     failed=$(grep -m1 -oE '\[  FAILED  \] [0-9]+ test' "$out/tests.log" | grep -oE '[0-9]+')
     skipped=$(grep -m1 -oE '\[  SKIPPED \] [0-9]+' "$out/tests.log" | grep -oE '[0-9]+$')
     detail="${passed:-0} passed, ${failed:-0} failed, ${skipped:-0} skipped in ${secs}s"
-    if [ $rc -eq 124 ]; then detail="TIMED OUT after ${secs}s; $detail"; fi
+    if [ $rc -eq 124 ]; then
+      # The test that was running when time ran out: the last one started and never finished.
+      running=$(awk '/^\[ RUN      \]/ {t=$4} /^\[       OK \]|^\[  FAILED  \]|^\[  SKIPPED \]/ {if ($4 == t) t=""} END {print t}' "$out/tests.log")
+      detail="TIMED OUT after ${secs}s${running:+ in $running}; $detail"
+    fi
     if [ $rc -ne 0 ]; then
       tests_failed=1
       names=$(grep -E '^\[  FAILED  \] [A-Za-z]' "$out/tests.log" | sed -E 's/^\[  FAILED  \] //; s/ \(.*//; s/, where .*//' | sort -u | head -8 | tr '\n' ' ')

@@ -49,7 +49,9 @@ struct CarryScratch : test::Scratch {
 
 // Runs the carried test binary's own check with no helper named by the environment.
 test::Spawned run_carried_check(const fs::path& dest, const fs::path& scratch) {
-    std::vector<std::string> env;
+    // The child runs one test whatever shard of the suite this process is (gpu_check.sh's tests:K/N):
+    // googletest's sharding variables would otherwise leave it with none, passing.
+    std::vector<std::string> env = {"GTEST_SHARD_INDEX=0", "GTEST_TOTAL_SHARDS=1"};
     for (const test::Helper& h : test::kCarriedHelpers) env.push_back(std::string(h.env) + "=");
     return test::spawn((dest / "tests" / "tilelab_tests").string(),
                        {"--gtest_filter=CarriedLayout.EveryProgramTheTestsStartIsFoundFromThisBinary"}, env, 60,
@@ -70,6 +72,7 @@ TEST(CarriedLayout, CarryBuildCopiesEveryProgramTheTestsStart) {
 
     const test::Spawned whole = run_carried_check(dest, s.dir);
     EXPECT_EQ(whole.exit_code, 0) << whole.out << whole.err;
+    EXPECT_NE(whole.out.find("[  PASSED  ] 1 test."), std::string::npos) << "the check ran no test:\n" << whole.out;
 
     // The check must notice a layout that lost a helper.
     fs::remove(dest / test::kFakeGpuWorkerHelper.file);
