@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <string>
 #include "host/worker_client.h"
-#include "spawn.h"
+#include "spawned_program.h"
 #include "tilelab/engine.h"
 #include "tilelab/input_policy.h"
 

@@ -41,11 +41,6 @@ inline std::string helper_path(const Helper& h) {
     return (layout_root() / h.file).string();
 }
 
-inline bool is_executable(const std::string& path) {
-    std::error_code ec;
-    return std::filesystem::is_regular_file(path, ec) && ::access(path.c_str(), X_OK) == 0;
-}
-
 // A folder of the test's own, /tmp/tilelab-NAME-PID, removed with all it holds when the test ends.
 struct Scratch {
     std::filesystem::path dir;

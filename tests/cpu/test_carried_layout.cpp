@@ -11,7 +11,8 @@
 #include <vector>
 
 #include "helpers.h"
-#include "spawn.h"
+#include "spawned_program.h"
+#include "store/child_process.h"
 
 namespace tilelab {
 namespace {
@@ -21,7 +22,7 @@ namespace fs = std::filesystem;
 TEST(CarriedLayout, EveryProgramTheTestsStartIsFoundFromThisBinary) {
     for (const test::Helper& h : test::kCarriedHelpers) {
         const std::string path = test::helper_path(h);
-        EXPECT_TRUE(test::is_executable(path))
+        EXPECT_TRUE(is_executable_file(path))
             << h.file << ": not found at " << path << " (set " << h.env
             << " or carry it with scripts/carry_build.sh, which keeps the build's layout)";
     }
@@ -66,9 +67,9 @@ TEST(CarriedLayout, CarryBuildCopiesEveryProgramTheTestsStart) {
     const test::Spawned carry =
         test::spawn("/bin/bash", {script, test::layout_root().string(), dest.string()}, {}, 120, s.dir.string());
     ASSERT_EQ(carry.exit_code, 0) << carry.err;
-    ASSERT_TRUE(test::is_executable((dest / "tests" / "tilelab_tests").string())) << carry.err;
+    ASSERT_TRUE(is_executable_file((dest / "tests" / "tilelab_tests").string())) << carry.err;
     for (const test::Helper& h : test::kCarriedHelpers)
-        EXPECT_TRUE(test::is_executable((dest / h.file).string())) << "carry_build.sh did not copy " << h.file;
+        EXPECT_TRUE(is_executable_file((dest / h.file).string())) << "carry_build.sh did not copy " << h.file;
 
     const test::Spawned whole = run_carried_check(dest, s.dir);
     EXPECT_EQ(whole.exit_code, 0) << whole.out << whole.err;

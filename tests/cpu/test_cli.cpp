@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "spawn.h"
+#include "spawned_program.h"
 
 #include "tilelab/engine.h"
 #include "tilelab/lesson.h"

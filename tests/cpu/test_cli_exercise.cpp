@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "spawn.h"
+#include "spawned_program.h"
 #include "tilelab/exercise.h"
 #include "test_folder.h"
 

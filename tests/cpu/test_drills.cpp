@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "spawn.h"
+#include "spawned_program.h"
 #include "tilelab/drills.h"
 #include "tilelab/engine.h"
 #include "tilelab/lesson.h"

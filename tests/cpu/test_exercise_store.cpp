@@ -9,7 +9,7 @@
 #include <random>
 #include <string>
 
-#include "spawn.h"
+#include "spawned_program.h"
 #include "tilelab/exercise_store.h"
 #include "test_folder.h"
 

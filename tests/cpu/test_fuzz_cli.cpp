@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "spawn.h"
+#include "spawned_program.h"
 
 namespace {
 

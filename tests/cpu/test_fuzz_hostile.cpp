@@ -24,7 +24,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "spawn.h"
+#include "spawned_program.h"
 #include "worker_bytes.h"
 #include "tilelab/drills.h"
 #include "tilelab/exercise.h"

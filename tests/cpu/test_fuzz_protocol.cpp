@@ -21,7 +21,7 @@
 
 #include "host/remote_link.h"
 #include "host/worker_client.h"
-#include "spawn.h"
+#include "spawned_program.h"
 #include "worker_bytes.h"
 #include "protocol/worker_protocol.h"
 

@@ -13,7 +13,7 @@
 #include <set>
 #include <sstream>
 #include "host/remote_link.h"
-#include "spawn.h"
+#include "spawned_program.h"
 #include "tilelab/gpu_pool.h"
 #include "tilelab/result_json.h"
 

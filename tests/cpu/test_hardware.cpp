@@ -8,7 +8,7 @@
 #include <set>
 #include <sstream>
 #include "gpu_worker/hardware_counters.h"
-#include "spawn.h"
+#include "spawned_program.h"
 #include "tilelab/hardware.h"
 #include "protocol/worker_protocol.h"
 

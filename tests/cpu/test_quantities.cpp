@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "spawn.h"
+#include "spawned_program.h"
 #include "tilelab/drills.h"
 #include "tilelab/quantities.h"
 

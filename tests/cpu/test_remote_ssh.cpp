@@ -19,7 +19,7 @@
 #include <fstream>
 #include <thread>
 #include "host/worker_client.h"
-#include "spawn.h"
+#include "spawned_program.h"
 #include "tilelab/engine.h"
 
 namespace tilelab {

@@ -12,7 +12,7 @@
 #include <algorithm>
 #include "host/remote_link.h"
 #include "host/worker_client.h"
-#include "spawn.h"
+#include "spawned_program.h"
 #include "worker_bytes.h"
 #include "tilelab/engine.h"
 #include "tilelab/result_json.h"

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include "host/worker_replies.h"
-#include "spawn.h"
+#include "spawned_program.h"
 #include "tilelab/i18n.h"
 #include "tilelab/result_json.h"
 #include "tilelab/stalls.h"

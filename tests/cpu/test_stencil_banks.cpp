@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 #include "test_target.h"
-#include "spawn.h"
+#include "spawned_program.h"
 #include "tilelab/banks.h"
 #include "tilelab/variant.h"
 

@@ -14,7 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "spawn.h"
+#include "spawned_program.h"
 #include "tilelab/engine.h"
 #include "tilelab/tune.h"
 #include "tilelab/variant.h"

@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "gpu.h"
-#include "spawn.h"
+#include "spawned_program.h"
 #include "tilelab/tune.h"
 
 using namespace tilelab;
