@@ -16,8 +16,9 @@
 # Usage: scripts/gpu_check.sh BUILD_DIR [all|tests|tests:K/N|bench|bench_NAME]   (logs: $OUT, default /tmp/tilelab-gpu-check)
 #   Each device command may run 10 minutes: run "tests" and "bench" (or one bench_NAME) separately.
 #   tests:K/N runs the K-th of N shards of the tests (googletest's sharding): on an H100 the whole
-#   suite ran past 540 s twice (2026-11-24), so run tests:1/2 and tests:2/2 in two calls. The
-#   summary names the slowest tests of the run.
+#   suite ran past 540 s twice (2026-11-24), so run tests:1/3, tests:2/3 and tests:3/3 in three
+#   calls, one after another (two at once on one host collide in CUPTI). The summary names the
+#   slowest tests of the run, and the one that was running if the shard timed out.
 # Env:   TEST_TIMEOUT (s, default 540), BENCH_TIMEOUT (s per script, default 300),
 #        GTEST_FILTER (passed to the tests, e.g. '*Gpu*')
 set -uo pipefail
