@@ -85,7 +85,7 @@ inline std::string register_2d_invalid_reason(const Register2dConfig& c, const P
     // thread per block at BK = 32 did not finish in 100 s; 256 copies took 9 s) and the copy alone
     // needs more registers than a thread has.
     if (const int copies = (c.bm + c.bn) * c.bk / threads; copies > kMaxCopiesPerThread)
-        return trf("family.matmul.register_2d.copies_per_thread", copies, threads, kMaxCopiesPerThread);
+        return trf("family.matmul.register_2d.copies_per_thread", c.bm, c.bn, c.bk, threads, copies, kMaxCopiesPerThread);
     if (c.float4_loads) {
         if (c.bk % 4 != 0)
             return trf("family.matmul.register_2d.float4_loads_read_4", c.bk);
