@@ -261,6 +261,9 @@ void Machine::run_thread(uint32_t t) {
             ++th.pc;
             th.state = Thread::State::barrier;
             return;
+        case Op::shfl:   // waits at the shuffle for its lanes; release_shuffles moves it on
+            th.state = Thread::State::shuffle;
+            return;
         default: execute(in, t, r);
         }
         ++th.pc;
@@ -281,8 +284,11 @@ void Machine::run_block(const std::array<unsigned, 3>& block_index, const Launch
     while (true) {
         ++epoch_;
         std::shuffle(order.begin(), order.end(), gen);
-        for (const uint32_t t : order)
-            if (threads_[t].state == Thread::State::running) run_thread(t);
+        do {
+            for (const uint32_t t : order)
+                if (threads_[t].state == Thread::State::running) run_thread(t);
+        } while (release_shuffles());
+        check_no_lane_waits_at_a_shuffle();
         bool waiting = false;
         for (Thread& th : threads_)
             if (th.state == Thread::State::barrier) th.state = Thread::State::running, waiting = true;

@@ -2,8 +2,9 @@
 // exercises need it to be run — a verdict, not speed.
 //
 // Blocks run one after another. Within a block, the threads between two barriers run one at a
-// time, each to its next bar.sync (or its end), in an order drawn from the seed for every block
-// and every interval: a kernel whose result depends on that order (a missing __syncthreads) gives
+// time, each to its next bar.sync, warp shuffle (or its end), in an order drawn from the seed for
+// every block and every interval; a shuffle completes once every lane its mask names has reached
+// it (cpu_warp.cpp), and lanes that never do are reported as the hang they would be: a kernel whose result depends on that order (a missing __syncthreads) gives
 // a wrong result, and in any order its shared accesses are checked for races — a word one thread
 // wrote and another read or wrote between the same two barriers — so the race is reported every
 // time, not by luck. Shared memory starts each block filled with NaN bytes (0xFF): reading what no
@@ -43,7 +44,7 @@ struct MovedBytes {
 struct LaunchReport {
     bool completed = false;       // ran to the end without a fault
     std::string fault;            // when not: what happened, where, which thread (one paragraph)
-    std::string fault_kind;       // "out of bounds", "race", "time limit", "misaligned", "barrier"
+    std::string fault_kind;       // "out of bounds", "race", "time limit", "misaligned", "barrier", "shuffle"
     MovedBytes moved;
     uint64_t instructions = 0;
     double seconds = 0;
@@ -68,13 +69,23 @@ private:
     };
     struct Thread {
         uint32_t pc = 0;
-        enum class State : uint8_t { running, barrier, done } state = State::running;
+        enum class State : uint8_t { running, barrier, shuffle, done } state = State::running;
     };
     class Fault;   // thrown inside a block, caught by launch()
 
     void run_block(const std::array<unsigned, 3>& block_index, const Launch& launch);
     // Runs thread t until its next barrier or its end. Throws Fault.
     void run_thread(uint32_t t);
+    // Completes every warp shuffle whose lanes have all arrived (cpu_warp.cpp); true if any did.
+    bool release_shuffles();
+    // After the threads have stopped: a lane still waiting at a shuffle waits for good. Throws Fault.
+    void check_no_lane_waits_at_a_shuffle() const;
+    void shuffle_warp(uint32_t first, uint32_t lanes);
+    // Bit l: lane l of the warp of `lanes` threads from `first` waits at a shuffle / has not ended.
+    struct WarpLanes {
+        uint32_t waiting = 0, present = 0;
+    };
+    WarpLanes warp_lanes(uint32_t first, uint32_t lanes) const;
     void execute(const Instr& in, uint32_t t, uint64_t* r);
     uint8_t* address_of(const Instr& in, uint64_t address, int bytes, bool store, uint32_t t);
     uint8_t* global_address(uint64_t address, int bytes, bool store, uint32_t t, const Instr& in);

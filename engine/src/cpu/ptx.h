@@ -2,9 +2,10 @@
 // parser reads what NVRTC writes for the lessons' plain-CUDA kernels (compute_75 PTX: integer and
 // FP32/FP64 arithmetic, predicates and branches, ld/st on the global, shared, local, const and
 // param spaces, atomics, bar.sync) into instructions whose operands are resolved to register
-// numbers, immediates, symbols and branch targets. An instruction the CPU run cannot execute the
-// way the hardware would (warp shuffles, cp.async, ldmatrix, mma, ...) is not an error of the
-// kernel: Kernel::needs_gpu names it and the kernel is not run.
+// numbers, immediates, symbols and branch targets, and warp shuffles (shfl.sync), whose lanes the
+// machine gathers. An instruction the CPU run cannot execute the way the hardware would (votes,
+// __syncwarp, cp.async, ldmatrix, mma, ...) is not an error of the kernel: Kernel::needs_gpu names
+// it and the kernel is not run.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -29,7 +30,7 @@ enum class Space : uint8_t { generic, global, shared, local, param, constant };
 enum class Op : uint8_t {
     mov, ld, st, cvta, cvta_to, add, sub, mul, mad, fma, div, rem, min, max, abs, neg, and_, or_, xor_, not_,
     cnot, shl, shr, setp, selp, cvt, bra, bar, ret, atom, red, rcp, sqrt, rsqrt, ex2, lg2, sin, cos, popc,
-    clz, brev, bfe, copysign, nop,
+    clz, brev, bfe, copysign, shfl, nop,
 };
 
 enum class Width : uint8_t { none, lo, hi, wide };   // mul and mad
@@ -37,6 +38,7 @@ enum class Cmp : uint8_t { eq, ne, lt, le, gt, ge, lo, ls, hi, hs, equ, neu, ltu
 enum class BoolOp : uint8_t { none, and_, or_, xor_ };
 enum class Round : uint8_t { none, rn, rz, rm, rp, rni, rzi, rmi, rpi };
 enum class AtomOp : uint8_t { add, min, max, exch, cas, and_, or_, xor_, inc, dec };
+enum class Shfl : uint8_t { up, down, bfly, idx };   // shfl.sync's modes
 enum class Special : uint8_t { tid_x, tid_y, tid_z, ntid_x, ntid_y, ntid_z, ctaid_x, ctaid_y, ctaid_z,
                                nctaid_x, nctaid_y, nctaid_z, laneid, warpid, zero };
 
@@ -61,11 +63,13 @@ struct Instr {
     BoolOp bool_op = BoolOp::none;
     Round round = Round::none;
     AtomOp atom = AtomOp::add;
+    Shfl shfl = Shfl::idx;
     bool sat = false, ftz = false, approx = false;
     uint8_t vec = 1;                   // ld/st .v2 / .v4
     int32_t guard = -1;                // predicate register, -1 = always
     bool guard_negate = false;
-    Operand d, d2, a, b, c;            // d2: setp's second destination (%p|%q)
+    Operand d, d2, a, b, c;            // d2: setp's and shfl's second destination (%r|%p)
+    Operand e;                         // shfl: the member mask (its fifth operand)
     uint32_t target = 0;               // bra: instruction index
     uint32_t line = 0, file = 0;       // from .loc
 };

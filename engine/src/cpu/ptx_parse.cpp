@@ -61,13 +61,13 @@ const std::unordered_map<std::string, Op> kOps = {
     {"rsqrt", Op::rsqrt}, {"ex2", Op::ex2},   {"lg2", Op::lg2},    {"sin", Op::sin},   {"cos", Op::cos},
     {"popc", Op::popc}, {"clz", Op::clz},     {"brev", Op::brev},  {"bfe", Op::bfe},   {"copysign", Op::copysign},
     {"membar", Op::nop}, {"fence", Op::nop},  {"prefetch", Op::nop}, {"prefetchu", Op::nop}, {"pmevent", Op::nop},
-    {"trap", Op::nop},
+    {"trap", Op::nop},  {"shfl", Op::shfl},
 };
 // Instructions whose meaning depends on the hardware the CPU run does not model, each with what it is.
 const std::unordered_map<std::string, const char*> kNeedsGpu = {
     {"cp", "cp.async (asynchronous copies)"},    {"ldmatrix", "ldmatrix"},        {"stmatrix", "stmatrix"},
     {"mma", "mma.sync (tensor cores)"},          {"wmma", "WMMA (tensor cores)"}, {"wgmma", "wgmma (tensor cores)"},
-    {"shfl", "warp shuffles"},                   {"vote", "warp votes"},          {"redux", "warp reductions"},
+    {"vote", "warp votes"},                      {"redux", "warp reductions"},
     {"activemask", "__activemask"},              {"match", "warp match"},         {"mbarrier", "mbarrier"},
     {"call", "a call of a function that was not inlined"}, {"tcgen05", "tcgen05 (tensor cores)"},
     {"setmaxnreg", "setmaxnreg"},                {"elect", "elect.sync"},         {"tensormap", "tensor maps (TMA)"},
@@ -349,6 +349,8 @@ struct Parser {
             else if ((in.op == Op::setp) && (m == "and" || m == "or" || m == "xor"))
                 in.bool_op = m == "and" ? BoolOp::and_ : m == "or" ? BoolOp::or_ : BoolOp::xor_;
             else if ((in.op == Op::atom || in.op == Op::red) && kAtoms.count(m)) in.atom = kAtoms.at(m);
+            else if (in.op == Op::shfl && (m == "up" || m == "down" || m == "bfly" || m == "idx"))
+                in.shfl = m == "up" ? Shfl::up : m == "down" ? Shfl::down : m == "bfly" ? Shfl::bfly : Shfl::idx;
             else if (const auto c = kCmps.find(m); c != kCmps.end()) in.cmp = c->second;
             else if (const auto r = kRounds.find(m); r != kRounds.end()) in.round = r->second;
             // Caching, ordering and scope hints change nothing a single-threaded walk can see.
@@ -392,6 +394,12 @@ struct Parser {
             pending_branches.emplace_back(uint32_t(k->code.size()), ops[0]);
         } else if (in.op == Op::bar) {
             if (ops.size() > 1) k->needs_gpu = k->needs_gpu.empty() ? "barriers over part of a block" : k->needs_gpu;
+        } else if (in.op == Op::shfl) {   // shfl.sync.MODE.b32 d[|p], a, b, c, membermask
+            if (opcode.find(".sync") == std::string::npos || ops.size() != 5) fail("a shfl that is not shfl.sync with 5 operands");
+            const auto dests = split(ops[0], '|');
+            in.d = operand(dests[0]);
+            if (dests.size() > 1) in.d2 = operand(dests[1]);
+            in.a = operand(ops[1]), in.b = operand(ops[2]), in.c = operand(ops[3]), in.e = operand(ops[4]);
         } else if (in.op == Op::setp) {
             if (ops.size() < 3) fail("setp with fewer than 3 operands");
             const auto dests = split(ops[0], '|');
