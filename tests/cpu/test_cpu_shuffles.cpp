@@ -5,7 +5,6 @@
 // shuffling on different instructions — and a warp whose lanes never all arrive, reported as the
 // hang it would be on a GPU.
 #include <gtest/gtest.h>
-#include <nvrtc.h>
 
 #include <cmath>
 #include <cstring>
@@ -15,30 +14,13 @@
 #include "cpu/cpu_machine.h"
 #include "cpu/cpu_run.h"
 #include "cpu/ptx.h"
+#include "nvrtc_ptx.h"
 
 namespace tilelab::cpu {
 namespace {
 
 std::string ptx_of(const std::string& source) {
-    nvrtcProgram prog = nullptr;
-    if (nvrtcCreateProgram(&prog, source.c_str(), "shuffles.cu", 0, nullptr, nullptr) != NVRTC_SUCCESS) return "";
-    const std::string arch = "--gpu-architecture=compute_" + std::to_string(kCpuRunArch);
-    const char* options[] = {arch.c_str(), "-std=c++17"};
-    std::string ptx;
-    if (nvrtcCompileProgram(prog, 2, options) == NVRTC_SUCCESS) {
-        size_t size = 0;
-        nvrtcGetPTXSize(prog, &size);
-        ptx.resize(size);
-        nvrtcGetPTX(prog, ptx.data());
-    } else {
-        size_t size = 0;
-        nvrtcGetProgramLogSize(prog, &size);
-        std::string log(size, '\0');
-        nvrtcGetProgramLog(prog, log.data());
-        ADD_FAILURE() << log;
-    }
-    nvrtcDestroyProgram(&prog);
-    return ptx;
+    return test::nvrtc_ptx(source, "shuffles.cu", "compute_" + std::to_string(kCpuRunArch));
 }
 
 // Runs `name` from `source` as one block of `threads` threads over a buffer of `words` 32-bit

@@ -5,12 +5,11 @@
 // float4 (ld.shared.v4) with constant offsets from one base.
 #include <gtest/gtest.h>
 
-#include <nvrtc.h>
-
 #include <regex>
 #include <string>
 #include <vector>
 
+#include "nvrtc_ptx.h"
 #include "tilelab/compile.h"
 
 namespace tilelab {
@@ -24,33 +23,8 @@ std::string ptx_of(const std::string& name_expression, const std::string& arch) 
         ADD_FAILURE() << "kernel sources not embedded";
         return "";
     }
-    const char* headers[] = {common->c_str()};
-    const char* header_names[] = {"common.cuh"};
-    nvrtcProgram prog = nullptr;
-    if (nvrtcCreateProgram(&prog, kernel->c_str(), "warp_tiled.cuh", 1, headers, header_names) != NVRTC_SUCCESS) {
-        ADD_FAILURE() << "nvrtcCreateProgram failed";
-        return "";
-    }
-    nvrtcAddNameExpression(prog, name_expression.c_str());
-    const std::string arch_option = "--gpu-architecture=" + arch;
-    const std::string include = std::string("-I") + TILELAB_CUDA_INCLUDE_FOR_TESTS;
-    const char* options[] = {arch_option.c_str(), "-std=c++17", "-default-device", include.c_str()};
-    const nvrtcResult compiled = nvrtcCompileProgram(prog, 4, options);
-    std::string ptx;
-    if (compiled == NVRTC_SUCCESS) {
-        size_t size = 0;
-        nvrtcGetPTXSize(prog, &size);
-        ptx.resize(size);
-        nvrtcGetPTX(prog, ptx.data());
-    } else {
-        size_t size = 0;
-        nvrtcGetProgramLogSize(prog, &size);
-        std::string log(size, '\0');
-        nvrtcGetProgramLog(prog, log.data());
-        ADD_FAILURE() << name_expression << " for " << arch << ": " << log;
-    }
-    nvrtcDestroyProgram(&prog);
-    return ptx;
+    return test::nvrtc_ptx(*kernel, "warp_tiled.cuh", arch, {{"common.cuh", *common}}, name_expression,
+                           {"-default-device", std::string("-I") + TILELAB_CUDA_INCLUDE_FOR_TESTS});
 }
 
 int count(const std::string& text, const std::string& pattern) {
