@@ -82,8 +82,8 @@ inline std::string register_2d_invalid_reason(const Register2dConfig& c, const P
         return trf("family.matmul.register_2d.b_tile_has_bk", c.bk * c.bn, threads);
     // Each thread copies (BM + BN)·BK / threads values per k-tile, one unrolled load each. Past
     // kMaxCopiesPerThread NVRTC takes minutes to compile the kernel (measured with CUDA 13.0: one
-    // thread per block at BK = 32 did not finish in 100 s; 256 copies took 9 s) and the copy alone
-    // needs more registers than a thread has.
+    // thread per block at BK = 32 did not finish in 100 s, with or without DBUF; 256 copies took
+    // 9 s), and with DBUF the copied values, held in registers, could not fit a thread's 255.
     if (const int copies = (c.bm + c.bn) * c.bk / threads; copies > kMaxCopiesPerThread)
         return trf("family.matmul.register_2d.copies_per_thread", c.bm, c.bn, c.bk, threads, copies, kMaxCopiesPerThread);
     if (c.float4_loads) {

@@ -3,11 +3,11 @@
 //
 // Blocks run one after another. Within a block, the threads between two barriers run one at a
 // time, each to its next bar.sync, warp shuffle (or its end), in an order drawn from the seed for
-// every block and every interval; a shuffle completes once every lane its mask names has reached
-// it (cpu_warp.cpp), and lanes that never do are reported as the hang they would be: a kernel whose result depends on that order (a missing __syncthreads) gives
-// a wrong result, and in any order its shared accesses are checked for races — a word one thread
-// wrote and another read or wrote between the same two barriers — so the race is reported every
-// time, not by luck. Shared memory starts each block filled with NaN bytes (0xFF): reading what no
+// every block and every interval: a kernel whose result depends on that order (a missing
+// __syncthreads) gives a wrong result, and in any order its shared accesses are checked for races
+// — a word one thread wrote and another read or wrote between the same two barriers — so the race
+// is reported every time, not by luck. A shuffle completes once every lane its mask names has
+// reached it (cpu_warp.cpp); lanes that never do are reported as the hang they would be. Shared memory starts each block filled with NaN bytes (0xFF): reading what no
 // thread wrote poisons the result. Every global, shared and local access is checked against its
 // buffer's bounds and reported with the thread, the block, the source line and the element. A
 // launch that runs past its time limit is stopped and says where its threads were.
@@ -81,6 +81,8 @@ private:
     // After the threads have stopped: a lane still waiting at a shuffle waits for good. Throws Fault.
     void check_no_lane_waits_at_a_shuffle() const;
     void shuffle_warp(uint32_t first, uint32_t lanes);
+    // A shuffle's operand as thread t sees it: its register, a special register or an immediate.
+    uint64_t shuffle_operand(const Operand& o, uint32_t t) const;
     // Bit l: lane l of the warp of `lanes` threads from `first` waits at a shuffle / has not ended.
     struct WarpLanes {
         uint32_t waiting = 0, present = 0;

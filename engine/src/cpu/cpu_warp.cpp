@@ -55,6 +55,12 @@ Machine::WarpLanes Machine::warp_lanes(uint32_t first, uint32_t lanes) const {
     return w;
 }
 
+uint64_t Machine::shuffle_operand(const Operand& o, uint32_t t) const {
+    if (o.kind == Operand::Kind::reg) return regs_[size_t(t) * k_.registers + o.reg];
+    if (o.kind == Operand::Kind::special) return special(o.special, t);
+    return o.imm;
+}
+
 bool Machine::release_shuffles() {
     bool released = false;
     const uint32_t count = uint32_t(threads_.size());
@@ -65,9 +71,7 @@ bool Machine::release_shuffles() {
         bool ready = true;
         for (uint32_t l = 0; l < lanes && ready; ++l) {
             if (!(w.waiting >> l & 1)) continue;
-            const uint64_t* r = regs_.data() + size_t(first + l) * k_.registers;
-            const Instr& in = k_.code[threads_[first + l].pc];
-            const uint32_t members = uint32_t(in.e.kind == Operand::Kind::reg ? r[in.e.reg] : in.e.imm);
+            const uint32_t members = uint32_t(shuffle_operand(k_.code[threads_[first + l].pc].e, first + l));
             ready = (members & w.present & ~w.waiting) == 0;
         }
         if (!ready) continue;
@@ -81,11 +85,7 @@ void Machine::shuffle_warp(uint32_t first, uint32_t lanes) {
     uint64_t value[kWarp] = {};
     bool in_range[kWarp] = {};
     auto regs = [&](uint32_t l) { return regs_.data() + size_t(first + l) * k_.registers; };
-    auto read = [&](const Operand& o, uint32_t l) -> uint64_t {
-        if (o.kind == Operand::Kind::reg) return regs(l)[o.reg];
-        if (o.kind == Operand::Kind::special) return special(o.special, first + l);
-        return o.imm;
-    };
+    auto read = [&](const Operand& o, uint32_t l) { return shuffle_operand(o, first + l); };
     // Every value is read before any is written: a lane's destination may be another's source.
     for (uint32_t l = 0; l < lanes; ++l) {
         const Thread& th = threads_[first + l];
