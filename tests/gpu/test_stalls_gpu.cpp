@@ -1,6 +1,7 @@
 // Stall samples on a real GPU, taken the way the app takes them (the GPU worker's PC sampling on
 // launches after the timed ones): the naive matmul waits mostly on global memory, on a line of
-// its own kernel file; sampling beside the counter pass leaves both working, run after run; a
+// its own kernel file; sampling beside the counter pass leaves both working, run after run, and a
+// counter pass after a sampled run without counters still reads them; a
 // sampling failure never fails the run. (Each lesson against ncu's source page:
 // scripts/check_stalls.py.) Every test skips visibly without a GPU.
 #include <unistd.h>
@@ -52,6 +53,22 @@ TEST(StallsGpu, SamplesAndCountersTogetherRunAfterRun) {
         EXPECT_EQ(r.stalls.status, stall_status::ok) << "TILE=" << tile << ": " << r.stalls.reason;
         EXPECT_EQ(r.hardware.status, hardware_status::ok) << "TILE=" << tile << ": " << r.hardware.reason;
     }
+}
+
+// A sampled run without counters leaves sampling enabled; a later run that reads counters (and
+// does not sample) still gets them: the counter pass disables sampling whoever enabled it. (In the
+// GPU suite's third shard on an H200, 2026-11-30, every counter test after the naive matmul's
+// sampled run failed with CUPTI_ERROR_INVALID_PARAMETER before this.)
+TEST(StallsGpu, CountersAfterASampledRunWithoutThem) {
+    TILELAB_REQUIRE_GPU();
+    const RunRequest naive{"matmul.naive", {}, Problem{{256, 256, 256}}};
+    const RunResult sampled = shared_engine().run(naive, with_stalls(false));
+    ASSERT_TRUE(sampled.ok) << sampled.error;
+    ASSERT_EQ(sampled.stalls.status, stall_status::ok) << sampled.stalls.reason;
+    const RunResult counted = shared_engine().run(naive, tilelab::testing::test_run_options(0, 1, false, true));
+    ASSERT_TRUE(counted.ok) << counted.error;
+    EXPECT_EQ(counted.hardware.status, hardware_status::ok) << counted.hardware.reason;
+    EXPECT_GE(counted.hardware.passes, 1);
 }
 
 // Not asked (the quick protocol, the CLI without --stalls): nothing sampled, nothing spent.

@@ -158,7 +158,7 @@ AccessCounts GpuRunner::count_accesses(Family& family, const CompileResult& coun
 
 // PC samples of launches of a fresh load of the kernel (pc_sampling.h says why fresh).
 StallSamples GpuRunner::sample_stalls(Family& family, const worker::MeasureJob& job, std::vector<void*>& args,
-                                      double launch_ms, bool counters_follow) {
+                                      double launch_ms) {
     if (!sampling_) sampling_ = std::make_unique<PcSamplingSession>();
     const unsigned dyn_smem = job.launch.dynamic_smem;
     std::unique_ptr<LoadedLibrary> fresh;   // kept loaded until the samples are read
@@ -175,12 +175,8 @@ StallSamples GpuRunner::sample_stalls(Family& family, const worker::MeasureJob& 
     // The instructions' text: nvdisasm runs beside the sampled launches and the counter pass,
     // read at the end of the run (add_sass_text).
     sass_.start(job.kernel->cubin, job.kernel->lowered_name);
-    StallSamples out = sampling_->collect(*job.kernel, launch_ms, sampled_launches);
-    // The range profiler cannot start while sampling is enabled (CUPTI_ERROR_INVALID_PARAMETER,
-    // H200, 2026-11-29): with counters to read, sampling is disabled again (the next sampled run
-    // enables it anew, 89-134 ms there with the 64 MB buffer); without, it stays enabled.
-    if (counters_follow) sampling_->release();
-    return out;
+    // Sampling stays enabled for the next sampled run; a counter pass disables it (read_counters).
+    return sampling_->collect(*job.kernel, launch_ms, sampled_launches);
 }
 
 // The hardware counters of `launch`, replayed once per pass the metrics need. Before each pass
@@ -190,6 +186,10 @@ StallSamples GpuRunner::sample_stalls(Family& family, const worker::MeasureJob& 
 // reads then match ncu; DRAM writes still do not where the output fits in L2 (docs/benchmarks.md).
 HardwareCounters GpuRunner::read_counters(const std::function<void()>& launch) {
     if (!hardware_) hardware_ = std::make_unique<HardwareCounterSession>();
+    // The range profiler cannot start while sampling is enabled (CUPTI_ERROR_INVALID_PARAMETER
+    // from cuptiProfilerGetCounterAvailability, H200, 2026-11-29) — enabled by this run or by any
+    // sampled run before it. The next sampled run enables it anew (89-134 ms there, 64 MB buffer).
+    if (sampling_) sampling_->release();
     // (Measured on an H100, 2026-11-23: a memset instead of the read leaves dirty lines and
     // inflates DRAM writes up to 18× against ncu; the read matches DRAM reads within 0.4 %.)
     // The discard was meant to close the 8-89 % gap in DRAM writes against ncu; measured on the
@@ -280,11 +280,11 @@ Measurement GpuRunner::measure(const worker::MeasureJob& job, const RunOptions& 
         }
 
         // 4. Where its warps wait: PC samples of launches of their own (never the timed ones).
-        // Not a failure of the run when sampling fails. Before the counter pass, which cannot start
-        // until sampling is disabled again (sample_stalls).
+        // Not a failure of the run when sampling fails. Before the counter pass, which disables
+        // sampling again (read_counters).
         if (opt.stall_samples) {
             stage = "stalls";
-            r.stalls = sample_stalls(family, job, args, r.timing.median_ms, opt.hardware_counters);
+            r.stalls = sample_stalls(family, job, args, r.timing.median_ms);
             times.stalls_ms = lap_ms(lap);
             stage = "run";
         }

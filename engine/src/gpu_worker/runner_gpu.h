@@ -71,7 +71,7 @@ private:
     void add_sass_text(StallSamples& s, const worker::MeasureJob& job);
     HardwareCounters read_counters(const std::function<void()>& launch);
     StallSamples sample_stalls(Family& family, const worker::MeasureJob& job, std::vector<void*>& args,
-                               double launch_ms, bool counters_follow);
+                               double launch_ms);
     L2Flusher& flusher();
     // After a CUDA error: notes whether it lost the context. Returns context_lost().
     bool note_error(cudaError_t code);
