@@ -34,6 +34,13 @@ public:
     }
     // Larger than one block along x and y, partial blocks everywhere, a few z planes.
     Problem cpu_problem() const override { return Problem{{38, 34, 14}}; }
+    // Grids: up to 128 on a side, 129-320, and 64-256 for counters; 128³ fixed.
+    std::array<SizeRange, 3> test_sizes(TestSizes kind) const override {
+        const SizeRange r = kind == TestSizes::small ? SizeRange{1, 128} : kind == TestSizes::large ? SizeRange{129, 320}
+                                                                                                    : SizeRange{64, 256};
+        return {r, r, r};
+    }
+    Problem test_problem() const override { return Problem{{128, 128, 128}}; }
 };
 
 }  // namespace

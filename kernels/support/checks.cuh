@@ -184,3 +184,5 @@ extern "C" __global__ void tl_discard_l2(const char* p, unsigned long long lines
         asm volatile("discard.global.L2 [%0], 128;" ::"l"(p + i * 128ull) : "memory");
 #endif
 }
+
+#include "support/attention_reference.cuh"

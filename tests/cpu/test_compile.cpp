@@ -12,6 +12,7 @@
 #include <set>
 #include <thread>
 
+#include "model/family_shape.h"
 #include "tilelab/compile.h"
 #include "tilelab/engine.h"
 #include "tilelab/variant.h"
@@ -243,12 +244,7 @@ TEST(Compile, ConcurrentCompilesAllSucceed) {
 
 namespace {
 
-Problem problem_for(const Variant& v) {
-    Problem p;
-    int64_t n = v.family == "stencil" ? 256 : 1024;
-    p.dim = {n, n, n};
-    return p;
-}
+Problem problem_for(const Variant& v) { return make_family_shape(v.family)->test_problem(); }
 
 struct Config {
     std::string label;

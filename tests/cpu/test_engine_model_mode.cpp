@@ -2,6 +2,7 @@
 // GPU mode, measures nothing, and refuses invalid requests with one sentence. Runs everywhere.
 #include <gtest/gtest.h>
 #include <cstdlib>
+#include "model/family_shape.h"
 #include "fixed_variant.h"
 #include "tilelab/engine.h"
 #include "tilelab/variant.h"
@@ -77,7 +78,7 @@ TEST(EngineModelMode, AnalyzesEveryWrittenVariantAtItsDefaults) {
     int analysed = 0;
     for (const Variant& v : all_variants()) {
         if (!v.defined()) continue;   // placeholder, written later
-        const Problem p = v.family == "stencil" ? Problem{{64, 64, 64}} : Problem{{256, 256, 256}};
+        const Problem p = make_family_shape(v.family)->test_problem();
         const RunResult r = model_engine().analyze({v.id, {}, p});
         EXPECT_TRUE(r.ok) << v.id << ": " << r.stage << ": " << r.error;
         EXPECT_GT(r.model.global_bytes, 0) << v.id;   // every kernel moves data

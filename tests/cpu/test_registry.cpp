@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <random>
 #include <set>
+#include "model/family_shape.h"
 #include "tilelab/engine.h"
 #include "tilelab/lesson.h"
 #include "tilelab/variant.h"
@@ -79,7 +80,9 @@ TEST(Registry, EveryVariantsTilesMatchItsLaunchForRandomValidConfigurations) {
                 const auto values = p.values();
                 req.params[p.name] = values[std::uniform_int_distribution<size_t>(0, values.size() - 1)(rng)];
             }
-            for (auto& d : req.problem.dim) d = std::uniform_int_distribution<int64_t>(3, 700)(rng);
+            const auto sizes = make_family_shape(v.family)->test_sizes(FamilyShape::TestSizes::small);
+            for (size_t i = 0; i < 3; ++i)
+                req.problem.dim[i] = std::uniform_int_distribution<int64_t>(std::max<int64_t>(3, sizes[i].lo), sizes[i].hi)(rng);
             if (!model_engine().invalid_reason(req).empty()) continue;
             ++checked;
             const ParamValues params = with_defaults(v.params, req.params);
@@ -98,7 +101,13 @@ TEST(Registry, EveryVariantsTilesMatchItsLaunchForRandomValidConfigurations) {
                 EXPECT_LE(t.extent[size_t(a)], std::max(req.problem.dim[0], std::max(req.problem.dim[1], req.problem.dim[2])));
             }
             EXPECT_EQ(axes.size(), 3u) << "grid axes must be a permutation";
-            if (t.reduction > 0) {
+            if (v.family == "attention") {
+                // O is d wide and N high per head, one plane per head; every output has a thread.
+                EXPECT_EQ(t.extent[0], req.problem.dim[1]);
+                EXPECT_EQ(t.extent[1], req.problem.dim[0]);
+                EXPECT_EQ(t.extent[2], req.problem.dim[2]);
+                EXPECT_EQ(t.block_outputs(), launch.threads_per_block() * t.thread_tile[0] * t.thread_tile[1]);
+            } else if (t.reduction > 0) {
                 EXPECT_EQ(t.reduction, req.problem.dim[2]);
                 EXPECT_GE(t.k_step, 1);
                 // C is N wide and M high; every output of a block tile has a thread.

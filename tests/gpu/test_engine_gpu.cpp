@@ -12,6 +12,7 @@
 #include <set>
 #include <thread>
 #include "fixed_variant.h"
+#include "model/family_shape.h"
 #include "testing/engine_testing.h"
 #include "gpu.h"
 
@@ -37,19 +38,15 @@ int64_t uniform(std::mt19937_64& rng, int64_t lo, int64_t hi) {
     return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
 }
 
-// Random sizes for a family: small (non-multiples of everything) or large.
+// Random sizes for a family, from its shape's test ranges: small (non-multiples of everything) or large.
 Problem random_problem(const std::string& family, std::mt19937_64& rng, bool large) {
+    const auto ranges = make_family_shape(family)->test_sizes(large ? FamilyShape::TestSizes::large : FamilyShape::TestSizes::small);
     Problem p;
-    for (auto& d : p.dim) {
-        if (family == "stencil") d = large ? uniform(rng, 129, 320) : uniform(rng, 1, 128);
-        else d = large ? uniform(rng, 1025, 2048) : uniform(rng, 1, 700);
-    }
+    for (size_t i = 0; i < 3; ++i) p.dim[i] = uniform(rng, ranges[i].lo, ranges[i].hi);
     return p;
 }
 
-Problem fixed_problem(const std::string& family) {
-    return family == "stencil" ? Problem{{128, 128, 128}} : Problem{{1024, 1024, 1024}};
-}
+Problem fixed_problem(const std::string& family) { return make_family_shape(family)->test_problem(); }
 
 // Draws parameters (and, if `problem` is null, sizes) until the engine accepts the request.
 bool draw_valid_request(const Variant& v, std::mt19937_64& rng, bool large, const Problem* problem,

@@ -8,6 +8,7 @@
 #include <random>
 #include <string>
 #include "gpu.h"
+#include "model/family_shape.h"
 #include "tilelab/hardware.h"
 
 using namespace tilelab;
@@ -37,10 +38,11 @@ RunResult run_with_counters(const RunRequest& req) {
 std::vector<RunRequest> random_requests(const Variant& v, uint64_t seed) {
     std::mt19937_64 rng(seed);
     const auto uniform = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+    const auto sizes = make_family_shape(v.family)->test_sizes(FamilyShape::TestSizes::counters);
     std::vector<RunRequest> out;
     for (int attempt = 0; attempt < 2000 && out.size() < 5; ++attempt) {
         RunRequest r{v.id, {}, {}};
-        for (auto& d : r.problem.dim) d = v.family == "stencil" ? uniform(64, 256) : uniform(256, 1536);
+        for (size_t i = 0; i < 3; ++i) r.problem.dim[i] = uniform(sizes[i].lo, sizes[i].hi);
         for (const ParamSpec& spec : v.params) {
             const std::vector<int> values = spec.values();
             r.params[spec.name] = values[size_t(uniform(0, int64_t(values.size()) - 1))];

@@ -31,6 +31,9 @@ struct RunOptions {
     // Without a GPU (model mode): run the kernel on the CPU at the small size its lesson declares
     // (RunResult::cpu, engine/src/cpu/cpu_run.h) for a verdict. The CLI's run and the exercises ask for it.
     bool cpu_check = false;
+    // The CPU run at this size instead of the lesson's (tests of odd sizes; still checked against
+    // the family's and the variant's limits). Not sent to the worker.
+    std::optional<Problem> cpu_problem{};
     // The whole measurement (set-up, validation, timing, counters) may take this long, then the GPU
     // worker is stopped (an endless loop in a user's kernel) and a fresh one starts with the next
     // run. 0: no limit. Not sent to the worker: the engine's side enforces it.

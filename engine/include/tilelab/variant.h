@@ -55,6 +55,9 @@ struct CostModel {
     // Bytes of one counted element (tilelab/precision.h's element_bytes): global loads and shared
     // accesses are of the input type, global stores of the output type. FP32: 4 and 4.
     int load_element_bytes = 4, store_element_bytes = 4;
+    // Bytes of one shared-memory element where the kernel widens its inputs on the way in (the
+    // attention kernels stage floats whatever Q, K and V are in memory); 0: the input type's.
+    int shared_widened_bytes = 0;
     double global_bytes = 0;          // total global loads · load bytes + stores · store bytes
     double intensity = 0;             // flops / global_bytes  (FLOP/B, "OP/B")
     double compulsory_bytes = 0;      // each input read once, each output written once
@@ -75,6 +78,7 @@ struct CostModel {
         global_bytes = load_bytes(total.global_loads) + store_bytes(total.global_stores);
     }
     double load_bytes(double elements) const { return load_element_bytes * elements; }
+    int shared_element_bytes() const { return shared_widened_bytes ? shared_widened_bytes : load_element_bytes; }
     double store_bytes(double elements) const { return store_element_bytes * elements; }
 };
 

@@ -21,6 +21,8 @@ uint64_t bits(double d) { return std::bit_cast<uint64_t>(d); }
 
 float flush(float f, bool ftz) { return ftz && std::fpclassify(f) == FP_SUBNORMAL ? std::copysign(0.0f, f) : f; }
 
+}  // namespace
+
 // FP16 and BF16 by hand: round to nearest even, as cvt.rn does.
 float half_to_float(uint16_t h) {
     const uint32_t sign = uint32_t(h & 0x8000) << 16, exp = (h >> 10) & 0x1F, man = h & 0x3FF;
@@ -47,6 +49,8 @@ uint16_t float_to_bf16(float f) {
     x += 0x7FFF + ((x >> 16) & 1);
     return uint16_t(x >> 16);
 }
+
+namespace {
 
 double read_float(uint64_t v, Ty t) {
     switch (t) {

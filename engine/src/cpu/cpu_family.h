@@ -21,6 +21,9 @@ public:
     virtual std::vector<uint64_t> prepare(cpu::Machine& m, const Problem& p, const Precision& precision, uint64_t seed) = 0;
     // Compares the output with the reference, as the GPU half does (same tolerance, same message).
     virtual Validation validate(cpu::Machine& m) = 0;
+    // Whether prepare() lays out inputs of these element types as the GPU half does. FP32 unless
+    // the family says more (the attention family's BF16 and FP16 inputs).
+    virtual bool takes(const Precision& precision) const { return precision.plain_fp32(); }
 };
 
 // What comparing an output with its reference found (the GPU's CompareSummary, on the host).

@@ -34,9 +34,9 @@ bool pack_params(const cpu::Kernel& k, const std::vector<uint64_t>& args, std::v
 
 // Bytes moved, in elements of the operand types the cost model counts (CostModel's element sizes).
 AccessCounts counted_elements(const cpu::MovedBytes& m, const CostModel& model) {
-    const double in = model.load_element_bytes, out = model.store_element_bytes;
-    return {double(m.global_loads) / in, double(m.global_stores) / out, double(m.shared_loads) / in,
-            double(m.shared_stores) / in};
+    const double in = model.load_element_bytes, out = model.store_element_bytes, shared = model.shared_element_bytes();
+    return {double(m.global_loads) / in, double(m.global_stores) / out, double(m.shared_loads) / shared,
+            double(m.shared_stores) / shared};
 }
 
 // A family's CPU half by name (TILELAB_REGISTER_CPU_FAMILY in families/<family>/cpu.cpp); nullptr
@@ -55,18 +55,18 @@ struct Prepared {
 };
 
 // The variant at the request's parameters and the CPU size, or the sentence why it cannot run there.
-std::string prepare(const RunResult& r, CpuCheck& c, Prepared& p) {
+std::string prepare(const RunResult& r, const std::optional<Problem>& problem, CpuCheck& c, Prepared& p) {
     p.variant = find_variant(r.request.variant);
     if (!p.variant) return say("There is no variant called \"{}\".", "没有名为 \"{}\" 的变体。", r.request.variant);
     const auto shape = make_family_shape(p.variant->family);
     p.family = shape ? make_cpu_family(p.variant->family) : nullptr;
     if (!p.family)
         return say("The {} family has no CPU run yet.", "{} 问题族还没有 CPU 运行。", p.variant->family);
-    // The size the variant's lesson declares ("<!-- cpu size: -->"), else the family's.
-    c.problem = shape->cpu_problem();
+    // The size asked for, else the one the variant's lesson declares ("<!-- cpu size: -->"), else the family's.
+    c.problem = problem.value_or(shape->cpu_problem());
     for (const Lesson& lesson : all_lessons()) {
         std::string error;
-        if (lesson.variant != r.request.variant || lesson.cpu_size.empty()) continue;
+        if (problem || lesson.variant != r.request.variant || lesson.cpu_size.empty()) continue;
         if (!parse_problem(lesson.cpu_size, c.problem, error))
             return say("Lesson {}'s CPU size \"{}\" is not a size: {}", "第 {} 课的 CPU 规模 \"{}\" 不是合法的规模：{}", lesson.id,
                        lesson.cpu_size, error);
@@ -82,19 +82,20 @@ std::string prepare(const RunResult& r, CpuCheck& c, Prepared& p) {
     return "";
 }
 
-void execute(const RunResult& r, CompileService& compiler, uint64_t seed, double limit, CpuCheck& c) {
+void execute(const RunResult& r, CompileService& compiler, uint64_t seed, double limit, const std::optional<Problem>& problem,
+             CpuCheck& c) {
     Prepared p;
-    const std::string why = prepare(r, c, p);
+    const std::string why = prepare(r, problem, c, p);
     if (c.file.empty() && p.kernel.source_file.size()) c.file = "kernels/" + p.kernel.source_file;
     if (!why.empty()) {
         c.status = "error", c.message = why;
         return;
     }
     const Precision precision = p.instance->precision();
-    if (!precision.plain_fp32()) {   // the tensor-core kernels: not even compiled for compute_75
+    if (!p.family->takes(precision)) {   // the tensor-core matmuls: not even compiled for compute_75
         c.status = "needs_gpu";
-        c.message = say("The CPU run takes FP32 inputs only; this kernel reads {} on tensor cores: it needs a GPU.",
-                        "CPU 运行只支持 FP32 输入；这个内核在张量核心上读取 {}：需要 GPU。", precision.describe());
+        c.message = say("The CPU run of this family takes FP32 inputs only; this kernel reads {}: it needs a GPU.",
+                        "这个族的 CPU 运行只支持 FP32 输入；这个内核读取 {}：需要 GPU。", precision.describe());
         return;
     }
     CompileRequest build;
@@ -141,13 +142,14 @@ void execute(const RunResult& r, CompileService& compiler, uint64_t seed, double
 
 }  // namespace
 
-CpuCheck run_on_cpu(const RunResult& r, CompileService& compiler, uint64_t seed, double time_limit_s) {
+CpuCheck run_on_cpu(const RunResult& r, CompileService& compiler, uint64_t seed, double time_limit_s,
+                    const std::optional<Problem>& problem) {
     const auto start = std::chrono::steady_clock::now();
     CpuCheck c;
     c.seed = seed;
     c.file = r.user_kernel;   // else the lesson's kernel file, once the variant is bound
     try {
-        execute(r, compiler, seed, time_limit_s, c);
+        execute(r, compiler, seed, time_limit_s, problem, c);
     } catch (const std::exception& e) {
         c.status = "error";
         c.message = say("The CPU run could not run this kernel: {}", "CPU 运行无法运行这个内核：{}", e.what());

@@ -9,6 +9,7 @@
 // the kernel moved beside the cost model at that size.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include "tilelab/result.h"
 
 namespace tilelab {
@@ -21,7 +22,8 @@ inline constexpr int kCpuRunArch = 75;
 inline constexpr double kCpuRunTimeLimitS = 5.0;
 
 // Never throws: every failure is a CpuCheck with status "error" and a sentence.
+// `problem`, where given, replaces the lesson's size.
 CpuCheck run_on_cpu(const RunResult& analysed, CompileService& compiler, uint64_t seed,
-                    double time_limit_s = kCpuRunTimeLimitS);
+                    double time_limit_s = kCpuRunTimeLimitS, const std::optional<Problem>& problem = std::nullopt);
 
 }  // namespace tilelab

@@ -34,7 +34,7 @@ double from_bits(unsigned long long bits) {
 
 struct SupportKernels::Impl {
     cudaLibrary_t library = nullptr;
-    cudaKernel_t fill = nullptr, round16 = nullptr, matmul_ref = nullptr, stencil_ref = nullptr, transpose_ref = nullptr, cmp_f32 = nullptr, cmp_f64 = nullptr, discard = nullptr;
+    cudaKernel_t fill = nullptr, round16 = nullptr, matmul_ref = nullptr, stencil_ref = nullptr, transpose_ref = nullptr, attention_ref = nullptr, softmax = nullptr, cmp_f32 = nullptr, cmp_f64 = nullptr, discard = nullptr;
     unsigned max_blocks = 0;
     int arch = 0;
     DeviceBuffer summary{sizeof(RawSummary)};
@@ -91,6 +91,8 @@ SupportKernels::SupportKernels() : impl_(std::make_unique<Impl>()) {
     impl_->matmul_ref = impl_->kernel("tl_matmul_reference_f64");
     impl_->stencil_ref = impl_->kernel("tl_stencil7_reference");
     impl_->transpose_ref = impl_->kernel("tl_transpose_reference");
+    impl_->attention_ref = impl_->kernel("tl_attention_reference_f64");
+    impl_->softmax = impl_->kernel("tl_softmax_rows");
     impl_->cmp_f32 = impl_->kernel("tl_compare_to_f32");
     impl_->cmp_f64 = impl_->kernel("tl_compare_to_f64");
     impl_->discard = impl_->kernel("tl_discard_l2");
@@ -137,6 +139,19 @@ void SupportKernels::stencil7_reference(const float* in, float* ref, int nx, int
 void SupportKernels::transpose_reference(const float* in, float* out, int W, int H) const {
     void* args[] = {&in, &out, &W, &H};
     impl_->launch(impl_->transpose_ref, uint64_t(W) * uint64_t(H), args);
+}
+
+void SupportKernels::attention_reference_f64(const float* Q, const float* K, const float* V, double* O, int N, int d,
+                                             int BH) const {
+    void* args[] = {&Q, &K, &V, &O, &N, &d, &BH};
+    impl_->launch(impl_->attention_ref, uint64_t(N) * uint64_t(BH) * 32, args);
+}
+
+void SupportKernels::softmax_rows(float* S, void* P, uint64_t rows, int N, ElementType type) const {
+    unsigned long long count = rows;
+    int kind = type == ElementType::bf16 ? 1 : type == ElementType::f16 ? 2 : 0;
+    void* args[] = {&S, &P, &count, &N, &kind};
+    impl_->launch(impl_->softmax, rows * 32, args);
 }
 
 CompareSummary SupportKernels::compare(const float* got, const float* expected, uint64_t n, double tolerance, int nx,

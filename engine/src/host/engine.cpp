@@ -431,7 +431,7 @@ void Engine::Impl::measure(RunResult& r, const RunOptions& opt, const CancelFlag
     const DeviceStatus status = current_status();
     if (!status.gpu) {
         r.no_gpu_reason = status.reason;
-        if (opt.cpu_check) r.cpu = run_on_cpu(r, compiler, opt.seed);
+        if (opt.cpu_check) r.cpu = run_on_cpu(r, compiler, opt.seed, kCpuRunTimeLimitS, opt.cpu_problem);
         if (opt.hardware_counters) {
             r.hardware.status = hardware_status::no_gpu;
             r.hardware.reason = hardware_reason(hardware_status::no_gpu);

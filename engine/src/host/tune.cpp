@@ -83,7 +83,7 @@ ModelView model_view(const Target& t, const Variant& v, const ParamValues& value
     const double lane_fill = threads / (std::ceil(threads / warp) * warp);
     const double compute_s = m.flops / std::max(1.0, peak_gflops * 1e9 * lane_fill);
     const double global_s = m.global_bytes / std::max(1.0, t.dram_gbps * 1e9);
-    const double shared_bytes = m.load_bytes(m.total.shared_loads + m.total.shared_stores);
+    const double shared_bytes = m.shared_element_bytes() * (m.total.shared_loads + m.total.shared_stores);
     const double shared_s = shared_bytes / std::max(1.0, t.sm_count * 128.0 * t.clock_ghz * 1e9);
     // Registers are unknown before the compile. Where the model declares its accumulators per
     // thread, guess 2 registers each plus 32 (fragments, addresses: lesson 06 at 64 accumulators

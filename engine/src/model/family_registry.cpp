@@ -24,6 +24,13 @@ std::string FamilyShape::precision_invalid_reason(const Precision& p) const {
                "该问题族的缓冲区和参考结果只支持 FP32；这个内核要求 {}。", p.describe());
 }
 
+// Matrices: any size up to 700 (no tile divides them all), 1025-2048, and 256-1536 for counters.
+std::array<FamilyShape::SizeRange, 3> FamilyShape::test_sizes(TestSizes kind) const {
+    const SizeRange r = kind == TestSizes::small ? SizeRange{1, 700} : kind == TestSizes::large ? SizeRange{1025, 2048}
+                                                                                                : SizeRange{256, 1536};
+    return {r, r, r};
+}
+
 std::string FamilyShape::past_int_reason(const Problem& p, int i) const {
     if (p.dim[size_t(i)] <= INT_MAX) return "";
     return say("{} is {}, but the kernels take their sizes as int (at most {}).", "{} 为 {}，但内核以 int 接收规模（最大 {}）。",

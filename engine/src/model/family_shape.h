@@ -32,6 +32,16 @@ public:
     // thread. The family's CPU half registers itself (TILELAB_REGISTER_CPU_FAMILY, cpu.cpp).
     virtual Problem cpu_problem() const { return {}; }
 
+    // The sizes the GPU tests draw from, per dimension, inclusive: small (no multiple of any
+    // tile), large (several blocks of the largest tiles), and the counter tests' (large enough
+    // that DRAM traffic means something, small enough to stay quick); and one fixed size.
+    enum class TestSizes { small, large, counters };
+    struct SizeRange {
+        int64_t lo = 1, hi = 1;
+    };
+    virtual std::array<SizeRange, 3> test_sizes(TestSizes kind) const;
+    virtual Problem test_problem() const { return Problem{{1024, 1024, 1024}}; }
+
 protected:
     // A sentence if size i of `p` is more than the kernels' int arguments hold, else "".
     std::string past_int_reason(const Problem& p, int i) const;

@@ -1,0 +1,110 @@
+// The attention family on the CPU (engine/src/cpu/cpu_family.h): Q, K and V seeded and rounded to
+// the input type exactly as the GPU half does, O all NaN bytes, the reference in double from the
+// same rounded values (a two-pass safe softmax per row), the GPU half's tolerance and message.
+#include <cmath>
+#include <cstring>
+#include "cpu/cpu_family.h"
+#include "model/family_common.h"
+#include "shape.h"
+#include "tilelab/registration.h"
+
+namespace tilelab {
+namespace {
+
+// `n` seeded values rounded to `type` as the GPU's fill does: the floats the kernel reads, and the
+// buffer that holds them in memory (4 or 2 bytes an element).
+struct Input {
+    std::vector<float> values;
+    cpu::Buffer buffer;
+};
+
+Input seeded_input(const char* name, uint64_t seed, size_t n, ElementType type) {
+    Input in;
+    in.values.resize(n);
+    for (size_t i = 0; i < n; ++i) in.values[i] = seeded_uniform(seed, i);
+    if (element_bytes(type) == 4) {
+        in.buffer = float_buffer(name, in.values);
+        return in;
+    }
+    in.buffer = cpu::Buffer{name, std::vector<uint8_t>(2 * n), 2};
+    for (size_t i = 0; i < n; ++i) {
+        const bool bf16 = type == ElementType::bf16;
+        const uint16_t h = bf16 ? cpu::float_to_bf16(in.values[i]) : cpu::float_to_half(in.values[i]);
+        in.values[i] = bf16 ? cpu::bf16_to_float(h) : cpu::half_to_float(h);
+        std::memcpy(in.buffer.bytes.data() + 2 * i, &h, 2);
+    }
+    return in;
+}
+
+class AttentionCpu final : public CpuFamily {
+public:
+    std::vector<uint64_t> prepare(cpu::Machine& m, const Problem& p, const Precision& precision, uint64_t seed) override {
+        N_ = p.dim[0], d_ = p.dim[1], BH_ = p.dim[2];
+        precision_ = precision;
+        const size_t n = size_t(N_ * d_ * BH_);
+        Input q = seeded_input("Q", seed, n, precision.input), k = seeded_input("K", seed ^ kAttentionSeedK, n, precision.input),
+              v = seeded_input("V", seed ^ kAttentionSeedV, n, precision.input);
+        q_ = std::move(q.values), k_ = std::move(k.values), v_ = std::move(v.values);
+        const uint64_t bq = m.add_buffer(std::move(q.buffer)), bk = m.add_buffer(std::move(k.buffer)),
+                       bv = m.add_buffer(std::move(v.buffer)), bo = m.add_buffer(poisoned_buffer("O", n));
+        return {bq, bk, bv, bo, uint64_t(N_), uint64_t(d_), uint64_t(BH_), 0};
+    }
+
+    // FP32, BF16 and FP16 inputs, rounded as the GPU's fill rounds them; FP32 sums and output.
+    bool takes(const Precision& p) const override {
+        return p.input != ElementType::tf32 && p.accumulate == ElementType::f32 && p.output == ElementType::f32;
+    }
+
+    Validation validate(cpu::Machine& m) override {
+        Validation v;
+        v.checked = true;
+        v.reference = "double (CPU)";
+        v.tolerance = attention_tolerance(precision_, N_, d_);
+        const std::vector<double> ref = reference();
+        const float* o = floats_of(m, 3);
+        const HostComparison s = compare_on_host(o, ref.data(), ref.size(), v.tolerance, [](size_t) { return false; });
+        if (record_host_comparison(v, s)) return v;
+        const size_t at = size_t(s.first_bad);
+        v.message = attention_mismatch(at, N_, d_, o[at], ref[at], v.tolerance, s.bad, ref.size());
+        return v;
+    }
+
+private:
+    // softmax(q·Kᵀ/√d)·V per row, in double: scores, their maximum, then the weighted sum.
+    std::vector<double> reference() const {
+        const size_t N = size_t(N_), d = size_t(d_);
+        const double scale = 1.0 / std::sqrt(double(d_));
+        std::vector<double> out(q_.size()), s(N);
+        for (size_t h = 0; h < size_t(BH_); ++h)
+            for (size_t i = 0; i < N; ++i) {
+                const float* q = &q_[(h * N + i) * d];
+                double top = -INFINITY, sum = 0;
+                for (size_t j = 0; j < N; ++j) {
+                    const float* k = &k_[(h * N + j) * d];
+                    double dot = 0;
+                    for (size_t c = 0; c < d; ++c) dot += double(q[c]) * double(k[c]);
+                    s[j] = dot * scale;
+                    top = std::fmax(top, s[j]);
+                }
+                double* o = &out[(h * N + i) * d];
+                for (size_t j = 0; j < N; ++j) {
+                    const double w = std::exp(s[j] - top);
+                    sum += w;
+                    for (size_t c = 0; c < d; ++c) o[c] += w * double(v_[(h * N + j) * d + c]);
+                }
+                for (size_t c = 0; c < d; ++c) o[c] /= sum;
+            }
+        return out;
+    }
+
+    int64_t N_ = 0, d_ = 0, BH_ = 0;
+    Precision precision_;
+    std::vector<float> q_, k_, v_;
+};
+
+}  // namespace
+
+std::unique_ptr<CpuFamily> make_attention_cpu() { return std::make_unique<AttentionCpu>(); }
+TILELAB_REGISTER_CPU_FAMILY("attention", make_attention_cpu)
+
+}  // namespace tilelab

@@ -1,0 +1,93 @@
+// The attention family's shape (family_shape.h): BH heads of O = softmax(Q·Kᵀ/√d)·V, Q, K, V of
+// N×d elements of the kernel's input type, O of N×d floats. Its GPU half is gpu_cuda.cpp, its
+// CPU half cpu.cpp.
+#include <fmt/format.h>
+#include <cmath>
+#include "model/family_shape.h"
+#include "shape.h"
+#include "tilelab/i18n.h"
+#include "tilelab/registration.h"
+
+namespace tilelab {
+namespace {
+
+// d is a head's width: the kernels keep d/… values of a row in registers, instantiated per d.
+constexpr int64_t kMaxHeadDim = 256;
+// N up to 2^17 rows; BH up to 65535 heads (gridDim.y).
+constexpr int64_t kMaxRows = int64_t(1) << 17, kMaxHeads = 65535;
+
+class AttentionShape final : public FamilyShape {
+public:
+    std::array<std::string, 3> dim_names() const override { return {"N", "d", "BH"}; }
+
+    std::string problem_invalid_reason(const Problem& p) const override {
+        const int64_t N = p.dim[0], d = p.dim[1], BH = p.dim[2];
+        if (N < 1 || N > kMaxRows) return trf("family.attention.shape.n_range", N, kMaxRows);
+        if (d < 4 || d > kMaxHeadDim || d % 4 != 0) return trf("family.attention.shape.d_range", d, kMaxHeadDim);
+        if (BH < 1 || BH > kMaxHeads) return trf("family.attention.shape.bh_range", BH, kMaxHeads);
+        const double elements = double(N) * double(d) * double(BH);
+        if (elements > kMaxBufferElements) return trf("family.attention.shape.too_many_elements", elements);
+        return "";
+    }
+
+    // Inputs of any type the kernels read as floats (FP32, BF16, FP16), sums and output in FP32.
+    std::string precision_invalid_reason(const Precision& p) const override {
+        if (p.input == ElementType::tf32 || p.accumulate != ElementType::f32 || p.output != ElementType::f32)
+            return trf("family.attention.shape.precision", p.describe());
+        return "";
+    }
+
+    // Q, K, V as floats, O and the reference (doubles), plus the 16-bit copies of Q, K and V where
+    // the input is narrower. The unfused yardstick's N×N matrices are not counted: it is skipped
+    // (no "% of reference") where they do not fit (gpu_cuda.cpp).
+    size_t device_bytes(const Problem& p, const Precision& precision) const override {
+        const size_t rows = size_t(p.dim[0]) * size_t(p.dim[1]) * size_t(p.dim[2]);
+        const size_t narrow = element_bytes(precision.input) < 4 ? size_t(element_bytes(precision.input)) : 0;
+        return (4 * 3 + 4 + 8 + 3 * narrow) * rows;
+    }
+    // Rows that fill no tile exactly (several key tiles, a partial last one), two heads.
+    Problem cpu_problem() const override { return Problem{{75, 32, 2}}; }
+    // N of any length (BR and BC never divide it), d across the widths the kernels take (the
+    // variants refuse those their threads cannot split), a few heads.
+    std::array<SizeRange, 3> test_sizes(TestSizes kind) const override {
+        if (kind == TestSizes::small) return {SizeRange{1, 700}, SizeRange{4, kMaxHeadDim}, SizeRange{1, 4}};
+        if (kind == TestSizes::large) return {SizeRange{1025, 2048}, SizeRange{32, 128}, SizeRange{1, 8}};
+        return {SizeRange{256, 1536}, SizeRange{32, 128}, SizeRange{1, 8}};
+    }
+    Problem test_problem() const override { return Problem{{1024, 64, 8}}; }
+};
+
+}  // namespace
+
+// Derivation. O = Σ_j w_j·v_j with weights w_j = p_j / Σ p, Σ w = 1, and |v| ≤ 1, so |O| ≤ 1 and
+// the comparison relative to max(1, |expected|) is absolute. The reference is double precision
+// from the same (already rounded) inputs: BF16/FP16 become floats exactly, so only the kernel's
+// FP32 arithmetic errs, u = 2^-24 per operation, to first order and in the worst case:
+//  - a score is a d-term dot product of values ≤ 1 scaled by log2(e)/√d: error ≤ d·u·d·log2(e)/√d
+//    = log2(e)·d^1.5·u; through exp2 a score error δ is a relative weight error ln(2)·δ, so
+//    d^1.5·u (log2(e)·ln(2) = 1);
+//  - exp2f (2 ulp), the rescale factor, the final division: a few u, 8u;
+//  - the running sums of p and p·v over N keys, each added once and rescaled once per key tile:
+//    at most 2·N·u relative to Σ p·|v| ≤ Σ p.
+// Hence u·(d^1.5 + 2N + 8): 5.7e-4 at N = 4096, d = 128; 6.2e-5 at N = 256, d = 64. A wrong
+// kernel misses by the size of O itself (about 1/√(3N) for these inputs), or more.
+double attention_tolerance(const Precision&, int64_t N, int64_t d) {
+    const double u = std::ldexp(1.0, -24);
+    return u * (std::pow(double(d), 1.5) + 2.0 * double(N) + 8.0);
+}
+
+std::string attention_tolerance_rule(const Precision&) {
+    return "2^-24·(d^1.5 + 2N + 8) (FP32 scores, exp2 and running sums; |O| ≤ 1)";
+}
+
+std::string attention_mismatch(size_t at, int64_t N, int64_t d, float got, double expected, double tolerance,
+                               uint64_t bad, size_t n) {
+    const size_t row = at / size_t(d), head = row / size_t(N);
+    return trf("family.attention.shape.o_expected", head, row % size_t(N), at % size_t(d), got, expected,
+               std::fabs(double(got) - expected), tolerance, bad, n);
+}
+
+std::unique_ptr<FamilyShape> make_attention_shape() { return std::make_unique<AttentionShape>(); }
+TILELAB_REGISTER_FAMILY("attention", make_attention_shape)
+
+}  // namespace tilelab

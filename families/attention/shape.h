@@ -1,0 +1,26 @@
+// What the attention family's halves share (shape.cpp, gpu_cuda.cpp, cpu.cpp), besides FamilyShape.
+// The problem is {N, d, BH}: BH independent heads (batch · heads), each with Q, K and V of N rows
+// of d values (row-major, the kernel's input type) and an output O of N×d floats,
+// O = softmax(Q·Kᵀ / √d)·V row by row, no mask.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include "tilelab/params.h"
+#include "tilelab/precision.h"
+
+namespace tilelab {
+
+// The seeds of K and V, derived from Q's so that one seed names all three inputs.
+inline constexpr uint64_t kAttentionSeedK = 0x5DEECE66Dull, kAttentionSeedV = 0x2545F4914F6CDD1Dull;
+
+// The tolerance an output element is held to, relative to max(1, |expected|), against a reference
+// in double from the same (already rounded) inputs; the derivation is in shape.cpp.
+double attention_tolerance(const Precision& p, int64_t N, int64_t d);
+std::string attention_tolerance_rule(const Precision& p);
+
+// The first wrong element of O (index `at` of BH·N·d), as every half reports it.
+std::string attention_mismatch(size_t at, int64_t N, int64_t d, float got, double expected, double tolerance,
+                               uint64_t bad, size_t n);
+
+}  // namespace tilelab

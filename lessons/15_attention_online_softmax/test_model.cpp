@@ -1,0 +1,73 @@
+// Lesson 15's kernel (kernels/attention/online_softmax.cuh) run on the CPU (engine/src/cpu/) at
+// random valid configurations, every input type and odd sizes (N that no BR or BC divides, a
+// partial last key tile, d from 4 to 48, one or two heads): each output is validated against the
+// family's double-precision reference with its tolerance, and the global and shared accesses the
+// kernel executes equal the cost model's, element for element. A kernel that forgets to rescale
+// its running sum and output when the maximum grows fails the same check.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+
+#include "exercise_edits.h"
+#include "model_engine.h"
+#include "tilelab/engine.h"
+#include "tilelab/exercise.h"
+#include "tilelab/variant.h"
+
+namespace tilelab {
+namespace {
+
+using test::model_engine;
+
+std::string describe(const RunRequest& r) {
+    std::string s = r.variant + " at " + format_problem(r.problem);
+    for (const auto& [name, value] : r.params) s += " " + name + "=" + std::to_string(value);
+    return s;
+}
+
+RunOptions on_cpu(const Problem& p) {
+    RunOptions o;
+    o.cpu_check = true;
+    o.cpu_problem = p;
+    return o;
+}
+
+TEST(OnlineSoftmaxOnCpu, ValidatesAndCountsAsModelledAtRandomConfigurationsAndOddSizes) {
+    const Variant* v = find_variant("attention.online_softmax");
+    ASSERT_NE(v, nullptr);
+    std::mt19937_64 rng(15);
+    const auto pick = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+    int checked = 0;
+    for (int attempt = 0; attempt < 400 && checked < 10; ++attempt) {
+        RunRequest req{v->id, {}, Problem{{pick(1, 70), 4 * pick(1, 12), pick(1, 2)}}};
+        for (const ParamSpec& spec : v->params) {
+            const std::vector<int> values = spec.values();
+            req.params[spec.name] = values[size_t(pick(0, int64_t(values.size()) - 1))];
+        }
+        // Keep each run to a fraction of a second on one core: at most 128 threads a block.
+        if (req.params["BR"] * req.params["TPR"] > 128 || !model_engine().invalid_reason(req).empty()) continue;
+        const RunResult r = model_engine().run(req, on_cpu(req.problem));
+        ASSERT_TRUE(r.cpu.has_value()) << describe(req) << ": " << r.error;
+        const CpuCheck& c = *r.cpu;
+        ASSERT_EQ(c.status, "passed") << describe(req) << ": " << c.message << " " << c.validation.message;
+        EXPECT_EQ(c.counted, c.model) << describe(req);
+        ++checked;
+    }
+    EXPECT_GE(checked, 10);
+}
+
+// The exercise's update without the rescale (α): the first tile's weights keep their old scale,
+// so every row with more than one key tile is wrong.
+TEST(OnlineSoftmaxOnCpu, AnUpdateWithoutTheRescaleFails) {
+    const Exercise* ex = test::exercise_of("attention.online_softmax");
+    ASSERT_NE(ex, nullptr);
+    const std::string text = test::mutated(*ex, "l *= alpha;", "");
+    const RunRequest req{"attention.online_softmax", {}, Problem{{75, 32, 2}}};
+    const RunResult r = model_engine().run(req, UserKernel{"mine.cu", text}, on_cpu(req.problem));
+    ASSERT_TRUE(r.cpu.has_value()) << r.error;
+    EXPECT_EQ(r.cpu->status, "failed") << r.cpu->message;
+}
+
+}  // namespace
+}  // namespace tilelab

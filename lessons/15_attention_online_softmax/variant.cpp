@@ -1,0 +1,126 @@
+// Attention with the online softmax, FlashAttention-1 style on CUDA cores, as data: parameters,
+// constraints, launch shape and the cost model of kernels/attention/online_softmax.cuh. A block
+// owns BR query rows of one head and streams K and V through shared memory BC rows at a time;
+// TPR threads share a row. The N×N score matrix never exists: HBM traffic falls from O(N²) per
+// head to Q, O and one pass over K and V per block of rows.
+#include <fmt/format.h>
+#include <cmath>
+#include <cstdint>
+#include "tilelab/i18n.h"
+#include "tilelab/util.h"
+#include "tilelab/variant.h"
+
+namespace tilelab {
+namespace {
+
+struct OnlineSoftmax {
+    ElementType input = ElementType::f32;   // <- PREC: Q, K, V in memory
+    int br = 64;                            // <- BR: query rows per block
+    int bc = 32;                            // <- BC: key rows per shared tile
+    int tpr = 4;                            // <- TPR: threads per query row
+
+    static inline const std::vector<ParamSpec> params = {
+        {.name = "PREC", .kind = ParamKind::Element, .min = int(ElementType::f32), .max = int(ElementType::f16),
+         .def = int(ElementType::f32)},
+        {.name = "BR", .kind = ParamKind::Pow2, .min = 8, .max = 256, .def = 64},
+        {.name = "BC", .kind = ParamKind::Pow2, .min = 8, .max = 128, .def = 32},
+        {.name = "TPR", .kind = ParamKind::Pow2, .min = 1, .max = 32, .def = 4},
+    };
+    static OnlineSoftmax from(const ParamReader& p) {
+        return {.input = ElementType(p["PREC"]), .br = p["BR"], .bc = p["BC"], .tpr = p["TPR"]};
+    }
+    int kind() const { return input == ElementType::bf16 ? 1 : input == ElementType::f16 ? 2 : 0; }
+    int threads() const { return br * tpr; }
+    // K and V tiles of BC rows of d floats each.
+    static int64_t smem_for(int bc, int64_t d) { return 2 * int64_t(bc) * d * int64_t(sizeof(float)); }
+
+    std::string invalid_reason(const Problem& p, const Target& t) const;
+    // One instantiation per head width: d is a template argument (the registers a thread holds).
+    KernelInstance kernel_at(const Problem& p) const {
+        return {"attention/online_softmax.cuh",
+                fmt::format("online_softmax_attention<{}, {}, {}, {}, {}>", p.dim[1], br, bc, tpr, kind())};
+    }
+    KernelInstance kernel() const { return kernel_at(Problem{{1024, 64, 1}}); }
+    LaunchShape launch(const Problem& p) const {
+        return {.grid = {unsigned(ceil_div(p.dim[0], br)), unsigned(p.dim[2]), 1},
+                .block = {unsigned(threads()), 1, 1},
+                .dynamic_smem = unsigned(smem_for(bc, p.dim[1]))};
+    }
+    TileGeometry tiles(const Problem& p) const;
+    CostModel cost_model(const Problem& p) const;
+    Precision precision() const { return {input, ElementType::f32, ElementType::f32}; }
+};
+
+std::string OnlineSoftmax::invalid_reason(const Problem& p, const Target& t) const {
+    const int64_t d = p.dim[1];
+    if (input == ElementType::tf32) return tr("constraint.attention.online_softmax.no_tf32");
+    if (threads() % 32 != 0 || threads() > t.max_threads_per_block)
+        return trf("constraint.attention.online_softmax.threads", br, tpr, threads(), t.max_threads_per_block);
+    if (d % (4 * tpr) != 0) return trf("constraint.attention.online_softmax.d_split", d, tpr, 4 * tpr);
+    // A thread holds d/TPR values of q and of o and BC scores; past 3·64 of them the kernel
+    // spills heavily and NVRTC's unrolling takes long.
+    const int64_t held = 2 * d / tpr + bc;
+    if (held > 192) return trf("constraint.attention.online_softmax.registers", d, tpr, bc, held);
+    if (smem_for(bc, d) > t.smem_per_block_optin)
+        return trf("constraint.attention.online_softmax.smem", bc, d, smem_for(bc, d), t.name, t.smem_per_block_optin);
+    if (ceil_div(p.dim[0], br) > t.max_grid_dim[0])
+        return trf("constraint.attention.online_softmax.grid", p.dim[0], ceil_div(p.dim[0], br), t.max_grid_dim[0]);
+    return "";
+}
+
+// O's columns (d) along x, its rows (N) along y, heads along z; the grid walks rows along x and
+// heads along y. No reduction is declared: the Tiles panel would draw it as a matmul's A and B
+// tiles, mislabelling Q, K and V (it says it has no picture for this variant instead).
+TileGeometry OnlineSoftmax::tiles(const Problem& p) const {
+    TileGeometry g;
+    g.extent = {p.dim[1], p.dim[0], p.dim[2]};
+    g.block_tile = {p.dim[1], br, 1};
+    g.thread_tile = {p.dim[1] / tpr, 1, 1};
+    g.grid_axis = {2, 0, 1};
+    return g;
+}
+
+// Counts in elements (global loads of the input type, stores of O in floats, shared accesses in
+// floats), exact for any N: a block loads its live rows of Q once and every key row of its head
+// once (K and V), whatever BR; it stores whole tiles of K and V in shared memory (zeros past N),
+// and each of its threads reads d/TPR floats of every tile row twice (scores, then V).
+CostModel OnlineSoftmax::cost_model(const Problem& p) const {
+    const double N = double(p.dim[0]), d = double(p.dim[1]), BH = double(p.dim[2]);
+    const double row_blocks = double(ceil_div(p.dim[0], br)), tiles = double(ceil_div(p.dim[0], bc));
+    const double blocks = row_blocks * BH;
+    CostModel m;
+    m.per_thread = {d / tpr + 2 * N * d / threads(), d / tpr, 2 * tiles * bc * d / tpr, 2 * tiles * bc * d / threads()};
+    m.per_block = {br * d + 2 * N * d, br * d, 2 * tiles * bc * d * br, 2 * tiles * bc * d};
+    m.total = {BH * N * d * (1 + 2 * row_blocks), BH * N * d, blocks * br * 2 * tiles * bc * d, blocks * 2 * tiles * bc * d};
+    m.flops = 4 * N * N * d * BH;   // Q·Kᵀ and P·V, two multiply-adds per score and column
+    m.set_element_types(precision());
+    m.shared_widened_bytes = int(sizeof(float));   // K and V are staged as floats
+    m.intensity = m.flops / m.global_bytes;
+    m.compulsory_bytes = m.load_bytes(3 * BH * N * d) + m.store_bytes(BH * N * d);
+    const double unfused = BH * N * N * 4.0;
+    m.formulas = {
+        {"threads / block", "BR·TPR", double(threads())},
+        {"blocks", "⌈N/BR⌉·BH", blocks},
+        {"global loads (total)", "BH·N·d·(1 + 2·⌈N/BR⌉)", m.total.global_loads},
+        {"global stores (total)", "BH·N·d", m.total.global_stores},
+        {"shared stores (total)", "blocks·⌈N/BC⌉·2·BC·d", m.total.shared_stores},
+        {"shared loads (total)", "blocks·BR·⌈N/BC⌉·2·BC·d", m.total.shared_loads},
+        {"FLOPs", "4·N²·d·BH", m.flops},
+    };
+    m.extras = {
+        {"K and V reads per element", "⌈N/BR⌉", row_blocks},
+        {"dynamic shared memory (bytes)", "2·BC·d·4", double(smem_for(bc, p.dim[1]))},
+        {"values a thread holds (q, o, scores)", "2·d/TPR + BC", 2 * d / tpr + bc},
+        {"shuffles per score", "log2(TPR)", std::log2(double(tpr))},
+        {"key tiles", "⌈N/BC⌉", tiles},
+        {"score matrix bytes never written (FP32)", "4·BH·N²", unfused},
+    };
+    return m;
+}
+
+}  // namespace
+
+TILELAB_VARIANT(make_online_softmax_attention, OnlineSoftmax,
+                {.id = "attention.online_softmax", .family = "attention", .params = OnlineSoftmax::params})
+
+}  // namespace tilelab

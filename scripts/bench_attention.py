@@ -1,0 +1,102 @@
+"""The attention lessons' table (issue 34; scripts/gpu_attention_check.sh runs it on the GPU machine):
+each configuration run once by tilelab-cli at its input type, validated against the double-precision
+reference, with TileLab's unfused cuBLAS path at the same input type timed in the same run ("% of
+reference"), DRAM bytes read from the hardware counters beside the model's global bytes, and,
+where PyTorch is installed, its scaled_dot_product_attention at the same shape (BF16/FP16/FP32,
+forward, no mask) with each backend it has — a yardstick only: TileLab does not depend on PyTorch.
+Usage: python3 scripts/bench_attention.py CLI OUT"""
+import sys
+
+sys.path.insert(0, "scripts")
+import bench_cli  # noqa: E402
+from bench_cli import sets  # noqa: E402
+
+cli, out = sys.argv[1:3]
+rows, failures = [], 0
+BH = 64   # batch 4 × 16 heads, as in the issue's targets
+
+# (N, d, precision, params, label)
+CONFIGS = [(4096, d, prec, params, label) for d in (64, 128) for prec in ("bf16", "fp32")
+           for params, label in [({}, "defaults BR64 BC32 TPR4"), ({"BR": 128, "TPR": 4}, "BR128 TPR4")]]
+CONFIGS += [(2048, 128, prec, {}, "defaults BR64 BC32 TPR4") for prec in ("bf16", "fp32")]
+
+
+def torch_sdpa(n, d, prec):
+    """{backend: ms} of torch's SDPA at batch 4, 16 heads (empty without torch or CUDA)."""
+    try:
+        import torch
+        from torch.nn.attention import SDPBackend, sdpa_kernel
+    except Exception:
+        return {}
+    if not torch.cuda.is_available():
+        return {}
+    dtype = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}[prec]
+    q, k, v = (torch.randn(4, 16, n, d, device="cuda", dtype=dtype) for _ in range(3))
+    times = {}
+    for name, backend in [("math", SDPBackend.MATH), ("flash", SDPBackend.FLASH_ATTENTION),
+                          ("efficient", SDPBackend.EFFICIENT_ATTENTION), ("cudnn", SDPBackend.CUDNN_ATTENTION)]:
+        try:
+            with sdpa_kernel(backend):
+                for _ in range(3):
+                    torch.nn.functional.scaled_dot_product_attention(q, k, v)
+                torch.cuda.synchronize()
+                start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                ms = []
+                for _ in range(10):
+                    start.record()
+                    torch.nn.functional.scaled_dot_product_attention(q, k, v)
+                    end.record()
+                    torch.cuda.synchronize()
+                    ms.append(start.elapsed_time(end))
+                times[name] = sorted(ms)[len(ms) // 2]
+        except Exception:
+            pass
+    return times
+
+
+def run(n, d, prec, params, label):
+    global failures
+    p = dict(params, PREC=prec)
+    name = f"{prec}-{n}-{d}-" + "-".join(f"{k}{v}" for k, v in params.items())
+    rc, j = bench_cli.call(cli, out, ["run", "attention.online_softmax", "--size", f"{n}x{d}x{BH}", "--reps", "5"]
+                           + sets(p), name)
+    ok = j is not None and j.get("ok") and j.get("measured") and (j.get("validation") or {}).get("passed")
+    if not ok:
+        failures += 1
+        why = "no JSON" if j is None else (j.get("error") or (j.get("validation") or {}).get("message") or f"exit {rc}")
+        rows.append([prec, f"{n}x{d}", label, "FAIL", why[:60]] + [""] * 5)
+        return None
+    t, ref = j["median_ms"], j.get("reference_ms")
+    hw = j.get("hardware") or {}
+    dram = hw.get("dram__bytes_read.sum")
+    model = j["model"]["global_bytes"]
+    rows.append([prec, f"{n}x{d}", label, f"{t:.3f}", f"{j['flops'] / (t * 1e-3) / 1e12:.1f}",
+                 f"{ref:.3f}" if ref else "-", f"{100 * ref / t:.0f}" if ref else "-",
+                 f"{model / 1e9:.2f}", "-" if dram is None else f"{dram / 1e9:.2f}", str(j.get("registers", "-"))])
+    print("  ".join(rows[-1]), file=sys.stderr, flush=True)   # as it goes, in case the call runs out
+    return t
+
+
+sdpa_rows = []
+for n, d, prec, params, label in CONFIGS:
+    run(n, d, prec, params, label)
+for n in (4096,):
+    for d in (64, 128):
+        for prec in ("bf16", "fp32"):
+            t = torch_sdpa(n, d, prec)
+            if t:
+                sdpa_rows.append([prec, f"{n}x{d}"] + [f"{t[b]:.3f}" if b in t else "-"
+                                                        for b in ("math", "flash", "efficient", "cudnn")])
+
+head = ["prec", "N x d", "config", "ms", "TFLOP/s", "unfused ms", "% unfused", "model GB", "DRAM read GB", "regs"]
+w = [max(len(r[i]) for r in rows + [head]) for i in range(len(head))]
+print(f"attention.online_softmax, BH={BH} (batch 4 × 16 heads), no mask; '% unfused' = unfused time / this time")
+for r in [head] + rows:
+    print("  ".join(c.ljust(w[i]) for i, c in enumerate(r)))
+if sdpa_rows:
+    print("\nPyTorch scaled_dot_product_attention, same shapes, median of 10 (ms)")
+    head = ["prec", "N x d", "math", "flash", "efficient", "cudnn"]
+    w = [max(len(r[i]) for r in sdpa_rows + [head]) for i in range(len(head))]
+    for r in [head] + sdpa_rows:
+        print("  ".join(c.ljust(w[i]) for i, c in enumerate(r)))
+sys.exit(1 if failures else 0)

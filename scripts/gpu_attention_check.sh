@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# The attention lesson (15, online softmax; issue 34) on the GPU machine, in one call:
+#   1. the GPU tests of its variant: random valid configurations at odd sizes validated against the
+#      double-precision reference, counted == model (VariantOnGpu, HardwareOnGpu with PARTS=hw);
+#   2. compute-sanitizer memcheck and racecheck at N and d that no tile divides, every input type;
+#   3. the timing table (scripts/bench_attention.py): BH = 64 at N = 4096 (d = 64 and 128) and 2048 (d = 128),
+#      against TileLab's unfused cuBLAS path in the same run, and PyTorch's SDPA where installed.
+# Binaries from scripts/carry_build.sh (CARRY: tilelab-cli, tilelab-gpu-worker, tests/).
+# Usage: scripts/gpu_attention_check.sh CARRY OUT   (logs and JSON into OUT; tables printed last)
+#        PARTS="tests sanitize bench" (the default; add hw for the counter test) picks what runs;
+#        TEST_TIMEOUT, SANITIZE_TIMEOUT (per run), BENCH_TIMEOUT bound each part (s).
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 2
+carry=${1:?usage: gpu_attention_check.sh CARRY OUT}
+out=${2:?usage: gpu_attention_check.sh CARRY OUT}
+mkdir -p "$out"
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+export TILELAB_CLI="$carry/tilelab-cli"
+cli="$carry/tilelab-cli"
+parts=${PARTS:-tests sanitize bench}
+failed=0
+summary=()
+
+if [[ " $parts " == *" tests "* || " $parts " == *" hw "* ]]; then
+  filter='AllVariants/VariantOnGpu.ValidatesAndCountsExactlyWhatTheModelSays/attention*'
+  [[ " $parts " == *" hw "* ]] && filter+=':EveryVariant/HardwareOnGpu.*/attention*'
+  timeout "${TEST_TIMEOUT:-150}" "$carry/tests/tilelab_tests" --gtest_filter="$filter" > "$out/tests.log" 2>&1
+  rc=$?
+  summary+=("tests: rc=$rc, $(grep -cE '^\[       OK \]' "$out/tests.log") ok, $(grep -cE '^\[  FAILED  \]' "$out/tests.log") failed lines")
+  [ $rc -eq 0 ] || failed=1
+fi
+
+sanitize() {   # tool size sets...
+  local tool=$1 size=$2; shift 2
+  local sets=() name="$tool $size"
+  for s in "$@"; do sets+=(--set "$s"); name+=" $s"; done
+  timeout "${SANITIZE_TIMEOUT:-60}" /usr/local/cuda/bin/compute-sanitizer --tool "$tool" --target-processes all --error-exitcode 9 \
+    "$cli" run attention.online_softmax --size "$size" "${sets[@]}" --reps 1 --warmup 0 --no-reference --no-hardware \
+    >>"$out/sanitizer.log" 2>&1
+  local rc=$?
+  summary+=("$name: rc=$rc")
+  [ $rc -eq 0 ] || failed=1
+}
+if [[ " $parts " == *" sanitize "* ]]; then
+  sanitize memcheck 301x36x3 PREC=fp32 BR=32 BC=16 TPR=1
+  sanitize racecheck 301x36x3 PREC=bf16 BR=32 BC=16 TPR=1
+  sanitize memcheck 517x72x2 PREC=fp16 BR=64 BC=32 TPR=2
+  sanitize racecheck 517x72x2 PREC=fp32 BR=128 BC=64 TPR=2
+fi
+
+if [[ " $parts " == *" bench "* ]]; then
+  timeout "${BENCH_TIMEOUT:-240}" python3 scripts/bench_attention.py "$cli" "$out" > "$out/bench.txt" 2> "$out/bench.err"
+  rc=$?
+  summary+=("bench: rc=$rc")
+  [ $rc -eq 0 ] || failed=1
+fi
+
+echo "== gpu_attention_check ($(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1), $(date -u '+%Y-%m-%d %H:%M UTC')) =="
+printf '%s\n' "${summary[@]}"
+[ -s "$out/bench.txt" ] && cat "$out/bench.txt"
+[ -s "$out/bench.txt" ] || grep -v '^+ ' "$out/bench.err" 2>/dev/null | tail -20
+exit $failed
