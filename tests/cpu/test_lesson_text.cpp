@@ -8,6 +8,7 @@
 #include <regex>
 #include <sstream>
 
+#include "model/family_shape.h"
 #include "tilelab/engine.h"
 #include "tilelab/lesson.h"
 #include "tilelab/quantities.h"
@@ -116,7 +117,7 @@ TEST(LessonText, EveryStepStateIsValid) {
 // A question that names a problem size is asked at that size: "at 4096³", "N = 1024",
 // "at 1000×999×1001" (a tile's "8×8×8" or "32³" is not a problem size).
 TEST(LessonText, QuestionsAreAskedAtTheStepsSize) {
-    const std::regex cube(R"([Aa]t (\d+)³)"), triple(R"([Aa]t (\d+)×(\d+)×(\d+))"), n_equals(R"(\bN = (\d+))");
+    const std::regex cube(R"([Aa]t (\d+)³)"), triple(R"([Aa]t (\d+)×(\d+)×(\d+))"), identifier("[A-Za-z]+");
     int questions = 0, sizes = 0;
     for (const auto& l : all_lessons()) {
         for (int i = 0; i < int(l.steps.size()); ++i) {
@@ -132,8 +133,16 @@ TEST(LessonText, QuestionsAreAskedAtTheStepsSize) {
                 for (int d = 0; d < 3; ++d) EXPECT_EQ(std::stoll((*m)[1]), p.dim[d]) << m->str();
             for (std::sregex_iterator m(text.begin(), text.end(), triple), end; m != end; ++m, ++sizes)
                 for (int d = 0; d < 3; ++d) EXPECT_EQ(std::stoll((*m)[d + 1]), p.dim[d]) << m->str();
-            for (std::sregex_iterator m(text.begin(), text.end(), n_equals), end; m != end; ++m, ++sizes)
-                EXPECT_EQ(std::stoll((*m)[1]), p.dim[1]) << m->str();
+            // "N = 1024": the size its family calls N (matmul's second, attention's first).
+            const Variant* v = find_variant(l.variant);
+            ASSERT_NE(v, nullptr);
+            const auto names = make_family_shape(v->family)->dim_names();
+            for (size_t d = 0; d < names.size(); ++d) {
+                if (!std::regex_match(names[d], identifier)) continue;
+                const std::regex equals("\\b" + names[d] + " = (\\d+)");
+                for (std::sregex_iterator m(text.begin(), text.end(), equals), end; m != end; ++m, ++sizes)
+                    EXPECT_EQ(std::stoll((*m)[1]), p.dim[d]) << m->str();
+            }
         }
     }
     EXPECT_GE(questions, int(all_lessons().size())) << "every lesson ends with questions";
