@@ -89,14 +89,9 @@ for n in (4096,):
                                                         for b in ("math", "flash", "efficient", "cudnn")])
 
 head = ["prec", "N x d", "config", "ms", "TFLOP/s", "unfused ms", "% unfused", "model GB", "DRAM read GB", "regs"]
-w = [max(len(r[i]) for r in rows + [head]) for i in range(len(head))]
 print(f"attention.online_softmax, BH={BH} (batch 4 × 16 heads), no mask; '% unfused' = unfused time / this time")
-for r in [head] + rows:
-    print("  ".join(c.ljust(w[i]) for i, c in enumerate(r)))
+bench_cli.print_table(head, rows)
 if sdpa_rows:
     print("\nPyTorch scaled_dot_product_attention, same shapes, median of 10 (ms)")
-    head = ["prec", "N x d", "math", "flash", "efficient", "cudnn"]
-    w = [max(len(r[i]) for r in sdpa_rows + [head]) for i in range(len(head))]
-    for r in [head] + sdpa_rows:
-        print("  ".join(c.ljust(w[i]) for i, c in enumerate(r)))
+    bench_cli.print_table(["prec", "N x d", "math", "flash", "efficient", "cudnn"], sdpa_rows)
 sys.exit(1 if failures else 0)

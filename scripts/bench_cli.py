@@ -1,5 +1,5 @@
-"""What the matmul benchmark scripts (scripts/bench_matmul_*.sh) share: running tilelab-cli with
---json, keeping its output under OUT, and turning a parameter dict into --set flags."""
+"""What the benchmark scripts (scripts/bench_*.py) share: running tilelab-cli with --json, keeping
+its output under OUT, turning a parameter dict into --set flags, and printing a table."""
 import json
 import os
 import subprocess
@@ -27,3 +27,10 @@ def sets(params):
     for k, v in params.items():
         args += ["--set", f"{k}={v}"]
     return args
+
+
+def print_table(head, rows):
+    """The rows under their header, each column padded to its widest cell."""
+    widths = [max(len(r[i]) for r in rows + [head]) for i in range(len(head))]
+    for r in [head] + rows:
+        print("  ".join(c.ljust(widths[i]) for i, c in enumerate(r)))

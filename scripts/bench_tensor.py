@@ -79,7 +79,5 @@ for params, label in BIG[lesson]:
     run("bf16", params, 8192, label)
 head = ["prec", "size", "config", "ms", "TFLOP/s", "cuBLAS ms", "% cuBLAS", "regs", "count=model",
         "ld wavefronts M model/hw", "ld conflicts M model/hw"]
-w = [max(len(r[i]) for r in rows + [head]) for i in range(len(head))]
-for r in [head] + rows:
-    print("  ".join(c.ljust(w[i]) for i, c in enumerate(r)))
+bench_cli.print_table(head, rows)
 sys.exit(1 if failures else 0)

@@ -6,11 +6,11 @@
 // "% of reference": TileLab's own unfused path — cuBLAS S = Q·Kᵀ/√d into an N×N matrix per head
 // (FP32), a three-pass softmax over S (P in the input type), cuBLAS O = P·V — the path whose N²
 // traffic the fused kernel avoids.
-#include <cublas_v2.h>
 #include <fmt/format.h>
 #include <cmath>
 #include <memory>
 #include "device/cuda_check.h"
+#include "gpu_worker/cublas_handle.h"
 #include "gpu_worker/device_buffer.h"
 #include "gpu_worker/family.h"
 #include "gpu_worker/support_kernels.h"
@@ -23,16 +23,8 @@ namespace {
 // The unfused path's N×N matrices are skipped (no "% of reference") past this many bytes.
 constexpr size_t kMaxUnfusedBytes = size_t(16) << 30;
 
-cudaDataType cuda_type(ElementType t) {
-    return t == ElementType::bf16 ? CUDA_R_16BF : t == ElementType::f16 ? CUDA_R_16F : CUDA_R_32F;
-}
-
 class AttentionFamily final : public Family {
 public:
-    ~AttentionFamily() override {
-        if (cublas_) (void)cublasDestroy(cublas_);
-    }
-
     void setup(const Problem& p, const Precision& precision, uint64_t seed) override {
         if (p == problem_ && seed == seed_ && precision.input == input_ && o_.get()) return;
         q_ = {}, k_ = {}, v_ = {}, o_ = {}, ref_ = {}, typed_q_ = {}, typed_k_ = {}, typed_v_ = {}, s_ = {}, p_ = {};
@@ -69,7 +61,7 @@ public:
         Validation v;
         v.checked = true;
         v.reference = "double (GPU)";
-        v.tolerance = attention_tolerance(Precision{input_}, N_, d_);
+        v.tolerance = attention_tolerance(N_, d_);
         const size_t n = elements();
         const CompareSummary s = support_kernels().compare(o_.get<float>(), ref_.get<double>(), n, v.tolerance);
         if (record_comparison(v, s)) return v;
@@ -90,7 +82,7 @@ public:
         if (4 * scores + p_bytes > std::min(kMaxUnfusedBytes, free_bytes / 2)) return 0;
         if (!s_.get()) s_ = DeviceBuffer(4 * scores);
         if (p_bytes && !p_.get()) p_ = DeviceBuffer(p_bytes);
-        if (!cublas_) TL_CUBLAS_CHECK(cublasCreate(&cublas_));
+        if (!cublas_) cublas_ = std::make_unique<CublasHandle>(/*pedantic=*/false);
         return time_reference([&] { unfused(); });
     }
 
@@ -104,18 +96,18 @@ private:
     // Kᵀ·Q with K and Q read as d×N; O (row-major N×d) is V·P with V as d×N and P as N×N.
     void unfused() {
         const float scale = 1.0f / std::sqrt(float(d_)), one = 1.0f, zero = 0.0f;
-        const cudaDataType type = cuda_type(input_);
+        const cudaDataType type = cuda_data_type(input_);
         const long long rows = (long long)N_ * d_, square = (long long)N_ * N_;
         const void* q = operand(q_, typed_q_);
         const void* k = operand(k_, typed_k_);
         const void* v = operand(v_, typed_v_);
-        TL_CUBLAS_CHECK(cublasGemmStridedBatchedEx(cublas_, CUBLAS_OP_T, CUBLAS_OP_N, N_, N_, d_, &scale, k, type, d_, rows,
+        TL_CUBLAS_CHECK(cublasGemmStridedBatchedEx(cublas_->get(), CUBLAS_OP_T, CUBLAS_OP_N, N_, N_, d_, &scale, k, type, d_, rows,
                                                    q, type, d_, rows, &zero, s_.get(), CUDA_R_32F, N_, square, BH_,
                                                    CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
         const bool narrow = p_.get() != nullptr;
         support_kernels().softmax_rows(s_.get<float>(), narrow ? p_.get() : nullptr, uint64_t(N_) * uint64_t(BH_), N_, input_);
         const void* p = narrow ? p_.get() : s_.get();
-        TL_CUBLAS_CHECK(cublasGemmStridedBatchedEx(cublas_, CUBLAS_OP_N, CUBLAS_OP_N, d_, N_, N_, &one, v, type, d_, rows, p,
+        TL_CUBLAS_CHECK(cublasGemmStridedBatchedEx(cublas_->get(), CUBLAS_OP_N, CUBLAS_OP_N, d_, N_, N_, &one, v, type, d_, rows, p,
                                                    type, N_, square, &zero, o_.get(), CUDA_R_32F, d_, rows, BH_,
                                                    CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
     }
@@ -134,7 +126,7 @@ private:
     DeviceBuffer q_, k_, v_, o_, ref_;               // inputs as floats (rounded), O, the reference
     DeviceBuffer typed_q_, typed_k_, typed_v_;       // the 16-bit copies (BF16, FP16 inputs)
     DeviceBuffer s_, p_;                             // the unfused path's scores and probabilities
-    cublasHandle_t cublas_ = nullptr;
+    std::unique_ptr<CublasHandle> cublas_;         // default math: FP32 is FP32 unless told otherwise
     Args args_;
     unsigned long long* counters_ = nullptr;
 };

@@ -71,13 +71,9 @@ public:
 //    at most 2·N·u relative to Σ p·|v| ≤ Σ p.
 // Hence u·(d^1.5 + 2N + 8): 5.7e-4 at N = 4096, d = 128; 6.2e-5 at N = 256, d = 64. A wrong
 // kernel misses by the size of O itself (about 1/√(3N) for these inputs), or more.
-double attention_tolerance(const Precision&, int64_t N, int64_t d) {
+double attention_tolerance(int64_t N, int64_t d) {
     const double u = std::ldexp(1.0, -24);
     return u * (std::pow(double(d), 1.5) + 2.0 * double(N) + 8.0);
-}
-
-std::string attention_tolerance_rule(const Precision&) {
-    return "2^-24·(d^1.5 + 2N + 8) (FP32 scores, exp2 and running sums; |O| ≤ 1)";
 }
 
 std::string attention_mismatch(size_t at, int64_t N, int64_t d, float got, double expected, double tolerance,

@@ -7,7 +7,6 @@
 #include <cstdint>
 #include <string>
 #include "tilelab/params.h"
-#include "tilelab/precision.h"
 
 namespace tilelab {
 
@@ -15,9 +14,9 @@ namespace tilelab {
 inline constexpr uint64_t kAttentionSeedK = 0x5DEECE66Dull, kAttentionSeedV = 0x2545F4914F6CDD1Dull;
 
 // The tolerance an output element is held to, relative to max(1, |expected|), against a reference
-// in double from the same (already rounded) inputs; the derivation is in shape.cpp.
-double attention_tolerance(const Precision& p, int64_t N, int64_t d);
-std::string attention_tolerance_rule(const Precision& p);
+// in double from the same (already rounded) inputs, whatever the input type; the derivation is in
+// shape.cpp.
+double attention_tolerance(int64_t N, int64_t d);
 
 // The first wrong element of O (index `at` of BH·N·d), as every half reports it.
 std::string attention_mismatch(size_t at, int64_t N, int64_t d, float got, double expected, double tolerance,

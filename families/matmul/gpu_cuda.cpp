@@ -14,6 +14,7 @@
 #include <vector>
 #include "device/cuda_check.h"
 #include "tilelab/i18n.h"
+#include "gpu_worker/cublas_handle.h"
 #include "gpu_worker/device_buffer.h"
 #include "gpu_worker/family.h"
 #include "model/family_shape.h"
@@ -27,24 +28,6 @@ namespace {
 // B's seed, derived from A's so that one seed names both inputs.
 constexpr uint64_t kSeedB = 0x5DEECE66Dull;
 
-class CublasHandle {
-public:
-    // fp32: pedantic, true FP32 throughout, no TF32 or other reduced-precision shortcuts, so the
-    // reference and the "% of cuBLAS" compare like with like. Other inputs: the default math mode,
-    // with the compute type of each call saying what the tensor cores may do.
-    explicit CublasHandle(bool pedantic) {
-        TL_CUBLAS_CHECK(cublasCreate(&handle_));
-        if (pedantic) TL_CUBLAS_CHECK(cublasSetMathMode(handle_, CUBLAS_PEDANTIC_MATH));
-    }
-    ~CublasHandle() { (void)cublasDestroy(handle_); }
-    CublasHandle(const CublasHandle&) = delete;
-    CublasHandle& operator=(const CublasHandle&) = delete;
-    cublasHandle_t get() const { return handle_; }
-
-private:
-    cublasHandle_t handle_ = nullptr;
-};
-
 // Row-major C = A·B through column-major cuBLAS: a row-major matrix is its transpose in column
 // major, and C^T = B^T·A^T, so call the GEMM with the operands swapped and N, M exchanged. FP32:
 // SGEMM; TF32: GemmEx on floats with the TF32 compute type; BF16/FP16: GemmEx on 16-bit A and B,
@@ -56,7 +39,7 @@ void gemm_row_major(cublasHandle_t h, ElementType input, int M, int N, int K, co
                                     static_cast<const float*>(A), K, &zero, C, N));
         return;
     }
-    const cudaDataType type = input == ElementType::bf16 ? CUDA_R_16BF : input == ElementType::f16 ? CUDA_R_16F : CUDA_R_32F;
+    const cudaDataType type = cuda_data_type(input);
     const cublasComputeType_t compute = input == ElementType::tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
     TL_CUBLAS_CHECK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, B, type, N, A, type, K, &zero, C, CUDA_R_32F,
                                  N, compute, CUBLAS_GEMM_DEFAULT));

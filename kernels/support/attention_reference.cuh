@@ -45,7 +45,7 @@ extern "C" __global__ void tl_attention_reference_f64(const float* Q, const floa
 
 // The unfused path's softmax, one warp per row of S (rows × N floats, scaled scores): three
 // passes over the row in memory — its maximum, the sum of e^(s − max), then P = e^(s − max)/sum
-// written as floats in place (kind 0), or as BF16 (1) / FP16 (2) into P.
+// written as floats in place (kind 0), or as BF16 (1) / FP16 (2) into P (checks.cuh's tl_to_16bit).
 extern "C" __global__ void tl_softmax_rows(float* S, unsigned short* P, unsigned long long rows, int N, int kind) {
     const unsigned long long warps = (unsigned long long)gridDim.x * blockDim.x / 32;
     const int lane = threadIdx.x % 32;
@@ -59,18 +59,8 @@ extern "C" __global__ void tl_softmax_rows(float* S, unsigned short* P, unsigned
         const float inv = 1.f / sum;
         for (int j = lane; j < N; j += 32) {
             const float p = __expf(s[j] - top) * inv;
-            if (kind == 0) {
-                s[j] = p;
-            } else {
-                unsigned short h;
-                if (kind == 1) {
-                    const unsigned u = __float_as_uint(p);
-                    h = (unsigned short)((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
-                } else {
-                    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(p));
-                }
-                P[row * N + j] = h;
-            }
+            if (kind == 0) s[j] = p;
+            else P[row * N + j] = tl_to_16bit(p, kind);
         }
     }
 }

@@ -23,23 +23,30 @@ extern "C" __global__ void tl_fill_uniform(float* out, unsigned long long n, uns
         out[i] = tl_seeded_uniform(seed, i);
 }
 
-// values[i] rounded to nearest (ties to even) in a 16-bit type, kind 1 = bf16, 2 = fp16: its bits go
-// to typed[i] (what a BF16/FP16 kernel reads) and its value back to values[i] as a float (what the
-// reference reads), so the kernel and the reference see exactly the same numbers. The inputs are
-// in [-1, 1), far inside both types' ranges: no overflow, NaN or subnormal handling needed.
+// x rounded to nearest (ties to even) in a 16-bit type, kind 1 = bf16, 2 = fp16: its bits. The
+// values rounded here are in [-1, 1] (inputs, probabilities), far inside both types' ranges: no
+// overflow, NaN or subnormal handling needed.
+__device__ __forceinline__ unsigned short tl_to_16bit(float x, int kind) {
+    unsigned short h;
+    if (kind == 1) {   // bf16 is a float's top 16 bits: add half an ulp of them (ties to even), cut
+        const unsigned u = __float_as_uint(x);
+        h = (unsigned short)((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
+    } else {
+        asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(x));
+    }
+    return h;
+}
+
+// values[i] rounded as tl_to_16bit does: its bits go to typed[i] (what a BF16/FP16 kernel reads)
+// and its value back to values[i] as a float (what the reference reads), so the kernel and the
+// reference see exactly the same numbers.
 extern "C" __global__ void tl_round_to_16bit(float* values, unsigned short* typed, unsigned long long n, int kind) {
     const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
     for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        unsigned short h;
+        const unsigned short h = tl_to_16bit(values[i], kind);
         float back;
-        if (kind == 1) {   // bf16 is a float's top 16 bits: add half an ulp of them (ties to even), cut
-            const unsigned u = __float_as_uint(values[i]);
-            h = (unsigned short)((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
-            back = __uint_as_float((unsigned)h << 16);
-        } else {
-            asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(values[i]));
-            asm("cvt.f32.f16 %0, %1;" : "=f"(back) : "h"(h));
-        }
+        if (kind == 1) back = __uint_as_float((unsigned)h << 16);
+        else asm("cvt.f32.f16 %0, %1;" : "=f"(back) : "h"(h));
         typed[i] = h;
         values[i] = back;
     }

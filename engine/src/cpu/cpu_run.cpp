@@ -64,14 +64,15 @@ std::string prepare(const RunResult& r, const std::optional<Problem>& problem, C
         return say("The {} family has no CPU run yet.", "{} 问题族还没有 CPU 运行。", p.variant->family);
     // The size asked for, else the one the variant's lesson declares ("<!-- cpu size: -->"), else the family's.
     c.problem = problem.value_or(shape->cpu_problem());
-    for (const Lesson& lesson : all_lessons()) {
-        std::string error;
-        if (problem || lesson.variant != r.request.variant || lesson.cpu_size.empty()) continue;
-        if (!parse_problem(lesson.cpu_size, c.problem, error))
-            return say("Lesson {}'s CPU size \"{}\" is not a size: {}", "第 {} 课的 CPU 规模 \"{}\" 不是合法的规模：{}", lesson.id,
-                       lesson.cpu_size, error);
-        break;
-    }
+    if (!problem)
+        for (const Lesson& lesson : all_lessons()) {
+            std::string error;
+            if (lesson.variant != r.request.variant || lesson.cpu_size.empty()) continue;
+            if (!parse_problem(lesson.cpu_size, c.problem, error))
+                return say("Lesson {}'s CPU size \"{}\" is not a size: {}", "第 {} 课的 CPU 规模 \"{}\" 不是合法的规模：{}",
+                           lesson.id, lesson.cpu_size, error);
+            break;
+        }
     p.instance = p.variant->bind(r.request.params);
     std::string why = shape->problem_invalid_reason(c.problem);
     if (why.empty()) why = p.instance->invalid_reason(c.problem, r.target);

@@ -30,6 +30,10 @@ double from_bits(unsigned long long bits) {
     return d;
 }
 
+// The `kind` argument of the helpers that write 16-bit values (checks.cuh's tl_to_16bit): 1 BF16,
+// 2 FP16, 0 any other type (floats).
+int sixteen_bit_kind(ElementType type) { return type == ElementType::bf16 ? 1 : type == ElementType::f16 ? 2 : 0; }
+
 }  // namespace
 
 struct SupportKernels::Impl {
@@ -120,7 +124,7 @@ void SupportKernels::round_to_16bit(float* values, void* typed, uint64_t n, Elem
     if (type != ElementType::bf16 && type != ElementType::f16)
         throw std::logic_error(fmt::format("round_to_16bit: {} is not a 16-bit type", element_name(type)));
     unsigned long long count = n;
-    int kind = type == ElementType::bf16 ? 1 : 2;
+    int kind = sixteen_bit_kind(type);
     void* args[] = {&values, &typed, &count, &kind};
     impl_->launch(impl_->round16, n, args);
 }
@@ -149,7 +153,7 @@ void SupportKernels::attention_reference_f64(const float* Q, const float* K, con
 
 void SupportKernels::softmax_rows(float* S, void* P, uint64_t rows, int N, ElementType type) const {
     unsigned long long count = rows;
-    int kind = type == ElementType::bf16 ? 1 : type == ElementType::f16 ? 2 : 0;
+    int kind = sixteen_bit_kind(type);
     void* args[] = {&S, &P, &count, &N, &kind};
     impl_->launch(impl_->softmax, rows * 32, args);
 }
