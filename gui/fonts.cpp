@@ -19,6 +19,10 @@
 #include "tilelab/util.h"
 #include "tilelab/variant.h"
 
+// Generated from the sources (gui/CMakeLists.txt, cmake/say_glyphs_run.cmake): every multi-byte
+// character of the files that call say().
+const std::string& say_glyphs();
+
 namespace tilelab::gui {
 
 namespace {
@@ -229,7 +233,7 @@ void add_default_fonts(ImFontAtlas* atlas, Fonts& f, float scale) {
 const Fonts& AppFonts() { return g_fonts; }
 
 std::string ChineseTextInUse() {
-    std::string text;
+    std::string text = say_glyphs();   // the sentences declared in code with say()
     for (const auto& [key, value] : string_table(Language::Chinese)) text += value;
     for (const auto& [id, markdown] : chinese_lesson_texts()) text += markdown;
     for (const Variant& v : all_variants())
