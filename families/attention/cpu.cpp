@@ -40,6 +40,7 @@ class AttentionCpu final : public CpuFamily {
 public:
     std::vector<uint64_t> prepare(cpu::Machine& m, const Problem& p, const Precision& precision, uint64_t seed) override {
         N_ = p.dim[0], d_ = p.dim[1], BH_ = p.dim[2];
+        intermediate_ = precision.intermediate;
         const size_t n = size_t(N_ * d_ * BH_);
         Input q = seeded_input("Q", seed, n, precision.input), k = seeded_input("K", seed ^ kAttentionSeedK, n, precision.input),
               v = seeded_input("V", seed ^ kAttentionSeedV, n, precision.input);
@@ -57,7 +58,7 @@ public:
         Validation v;
         v.checked = true;
         v.reference = "double (CPU)";
-        v.tolerance = attention_tolerance(N_, d_);
+        v.tolerance = attention_tolerance(N_, d_, intermediate_);
         const std::vector<double> ref = reference();
         const float* o = floats_of(m, 3);
         const HostComparison s = compare_on_host(o, ref.data(), ref.size(), v.tolerance, [](size_t) { return false; });
@@ -96,6 +97,7 @@ private:
     }
 
     int64_t N_ = 0, d_ = 0, BH_ = 0;
+    ElementType intermediate_ = ElementType::f32;
     std::vector<float> q_, k_, v_;
 };
 

@@ -26,6 +26,7 @@ constexpr size_t kMaxUnfusedBytes = size_t(16) << 30;
 class AttentionFamily final : public Family {
 public:
     void setup(const Problem& p, const Precision& precision, uint64_t seed) override {
+        intermediate_ = precision.intermediate;   // the tolerance's only; the buffers do not depend on it
         if (p == problem_ && seed == seed_ && precision.input == input_ && o_.get()) return;
         q_ = {}, k_ = {}, v_ = {}, o_ = {}, ref_ = {}, typed_q_ = {}, typed_k_ = {}, typed_v_ = {}, s_ = {}, p_ = {};
         problem_ = p, seed_ = seed, input_ = precision.input;
@@ -61,7 +62,7 @@ public:
         Validation v;
         v.checked = true;
         v.reference = "double (GPU)";
-        v.tolerance = attention_tolerance(N_, d_);
+        v.tolerance = attention_tolerance(N_, d_, intermediate_);
         const size_t n = elements();
         const CompareSummary s = support_kernels().compare(o_.get<float>(), ref_.get<double>(), n, v.tolerance);
         if (record_comparison(v, s)) return v;
@@ -121,7 +122,7 @@ private:
 
     Problem problem_;
     uint64_t seed_ = 0;
-    ElementType input_ = ElementType::f32;
+    ElementType input_ = ElementType::f32, intermediate_ = ElementType::f32;
     int N_ = 0, d_ = 0, BH_ = 0;
     DeviceBuffer q_, k_, v_, o_, ref_;               // inputs as floats (rounded), O, the reference
     DeviceBuffer typed_q_, typed_k_, typed_v_;       // the 16-bit copies (BF16, FP16 inputs)

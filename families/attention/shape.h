@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include "tilelab/params.h"
+#include "tilelab/precision.h"
 
 namespace tilelab {
 
@@ -14,9 +15,10 @@ namespace tilelab {
 inline constexpr uint64_t kAttentionSeedK = 0x5DEECE66Dull, kAttentionSeedV = 0x2545F4914F6CDD1Dull;
 
 // The tolerance an output element is held to, relative to max(1, |expected|), against a reference
-// in double from the same (already rounded) inputs, whatever the input type; the derivation is in
-// shape.cpp.
-double attention_tolerance(int64_t N, int64_t d);
+// in double from the same (already rounded) inputs, whatever the input type, plus the rounding of
+// the weights P where the kernel rounds them (`intermediate`, fp32: not rounded); the derivation is
+// in shape.cpp.
+double attention_tolerance(int64_t N, int64_t d, ElementType intermediate);
 
 // The first wrong element of O (index `at` of BH·N·d), as every half reports it.
 std::string attention_mismatch(size_t at, int64_t N, int64_t d, float got, double expected, double tolerance,

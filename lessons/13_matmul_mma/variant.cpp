@@ -6,6 +6,7 @@
 #include <cstdint>
 #include "tilelab/banks.h"
 #include "tilelab/i18n.h"
+#include "tilelab/mma_layout.h"
 #include "tilelab/util.h"
 #include "tilelab/variant.h"
 #include "../../families/matmul/model.h"
@@ -71,13 +72,7 @@ struct Mma {
 int64_t Mma::offset(int row_bytes, bool scalar_columns, int row, int chunk) const {
     if (layout == 0) return int64_t(row) * row_bytes + chunk * 16;
     if (layout == 1) return int64_t(row) * (row_bytes + 16) + chunk * 16;
-    if (row_bytes >= 128) {
-        const int key = scalar_columns ? (row & 3) << 1 : row & 7;
-        return int64_t(row) * row_bytes + ((chunk ^ key) << 4);
-    }
-    const int rows_per_line = 128 / row_bytes, line = row / rows_per_line;
-    const int piece = (row % rows_per_line) * (row_bytes / 16) + chunk;
-    return int64_t(line) * 128 + ((piece ^ (line & 7)) << 4);
+    return mma_swizzled_offset(row_bytes, row, chunk, scalar_columns);
 }
 
 std::string Mma::invalid_reason(const Problem& p, const Target& t) const {

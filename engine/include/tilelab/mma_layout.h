@@ -3,6 +3,7 @@
 // C. lessons/13_matmul_mma's kernel relies on them (its epilogue stores C by them, its ldmatrix
 // calls deliver A and B in them) and the Tiles panel draws them. No CUDA here.
 #pragma once
+#include <cstdint>
 
 namespace tilelab {
 
@@ -25,5 +26,11 @@ int mma_per_register(MmaOperand op, int element_bytes);
 
 // The lane, register and half holding element (row, col) of the operand's fragment.
 MmaLaneElement mma_lane_of(MmaOperand op, int element_bytes, int row, int col);
+
+// Byte offset of 16-byte piece `chunk` of row `row` in a shared tile of rows holding `row_bytes`,
+// XOR-swizzled as kernels/matmul/mma.cuh's mma_offset<2, …> lays it out: rows of 128 bytes or more
+// XOR the piece's place in its 128-byte line with row mod 8 (scalar_columns: 2·(row mod 4));
+// shorter rows share a line and use the line's number.
+int64_t mma_swizzled_offset(int row_bytes, int row, int chunk, bool scalar_columns = false);
 
 }  // namespace tilelab

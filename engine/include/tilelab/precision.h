@@ -30,10 +30,14 @@ struct Precision {
     ElementType input = ElementType::f32;        // what the kernel's operands are (A, B; a stencil's grid)
     ElementType accumulate = ElementType::f32;   // the type its sums are kept in
     ElementType output = ElementType::f32;       // what it writes (C; the output grid)
+    // What values between two of the kernel's products are rounded to: attention's weights P on
+    // their way from S = Q·Kᵀ into P·V (tensor cores take 16-bit operands). f32: kept as floats.
+    ElementType intermediate = ElementType::f32;
     bool operator==(const Precision&) const = default;
 
     bool plain_fp32() const { return *this == Precision{}; }
-    // "fp32", or "bf16 → fp32" when the input differs from the accumulator and output, or all three.
+    // "fp32", or "bf16 → fp32" when the input differs from the accumulator and output, or all three;
+    // " (P in bf16)" after it when the intermediate values are rounded.
     std::string describe() const;
 };
 

@@ -52,4 +52,14 @@ MmaLaneElement mma_lane_of(MmaOperand op, int element_bytes, int row, int col) {
     return e;
 }
 
+int64_t mma_swizzled_offset(int row_bytes, int row, int chunk, bool scalar_columns) {
+    if (row_bytes >= 128) {
+        const int key = scalar_columns ? (row & 3) << 1 : row & 7;
+        return int64_t(row) * row_bytes + ((chunk ^ key) << 4);
+    }
+    const int rows_per_line = 128 / row_bytes, line = row / rows_per_line;
+    const int piece = (row % rows_per_line) * (row_bytes / 16) + chunk;
+    return int64_t(line) * 128 + ((piece ^ (line & 7)) << 4);
+}
+
 }  // namespace tilelab

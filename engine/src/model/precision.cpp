@@ -51,9 +51,12 @@ double unit_roundoff(ElementType t) {
 }
 
 std::string Precision::describe() const {
-    if (input == accumulate && accumulate == output) return element_name(input);
-    if (accumulate == output) return fmt::format("{} → {}", element_name(input), element_name(output));
-    return fmt::format("{} → {} → {}", element_name(input), element_name(accumulate), element_name(output));
+    std::string s = input == accumulate && accumulate == output ? element_name(input)
+                    : accumulate == output
+                        ? fmt::format("{} → {}", element_name(input), element_name(output))
+                        : fmt::format("{} → {} → {}", element_name(input), element_name(accumulate), element_name(output));
+    if (intermediate != ElementType::f32) s += fmt::format(" (P in {})", element_name(intermediate));
+    return s;
 }
 
 namespace {

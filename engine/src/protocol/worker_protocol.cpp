@@ -119,10 +119,12 @@ std::string cubin_problem(const json& j, const char* key) {
     return "";
 }
 
-// A job's element types: an object of three known names ("fp32", "tf32", "bf16", "fp16").
+// A job's element types: an object of three known names ("fp32", "tf32", "bf16", "fp16"), and
+// "intermediate" where the kernel rounds values between its products (absent: fp32).
 std::string precision_problem(const json& p) {
     if (!p.is_object()) return "\"precision\" is not an object";
-    for (const char* key : {"input", "accumulate", "output"}) {
+    for (const char* key : {"input", "accumulate", "output", "intermediate"}) {
+        if (std::strcmp(key, "intermediate") == 0 && !p.contains(key)) continue;
         if (!p.contains(key) || !p.at(key).is_string()) return fmt::format("precision: \"{}\" is missing or not a string", key);
         if (!parse_element(p.at(key).get<std::string>())) return fmt::format("precision: \"{}\" is not an element type TileLab knows", key);
     }
@@ -294,7 +296,8 @@ json job_to_json(const MeasureJob& job) {
     json j = {{"family", job.family},
               {"precision", {{"input", element_name(job.precision.input)},
                              {"accumulate", element_name(job.precision.accumulate)},
-                             {"output", element_name(job.precision.output)}}},
+                             {"output", element_name(job.precision.output)},
+                             {"intermediate", element_name(job.precision.intermediate)}}},
               {"problem", job.problem.dim},
               {"launch", job.launch},
               {"kernel", cubin_to_json(*job.kernel)}};
@@ -309,6 +312,7 @@ MeasureJob job_from_json(const json& j) {
         const json& p = j.at("precision");
         job.precision = {*parse_element(p.at("input").get<std::string>()), *parse_element(p.at("accumulate").get<std::string>()),
                          *parse_element(p.at("output").get<std::string>())};
+        if (p.contains("intermediate")) job.precision.intermediate = *parse_element(p.at("intermediate").get<std::string>());
     }
     job.problem.dim = j.at("problem").get<std::array<int64_t, 3>>();
     job.launch = j.at("launch").get<LaunchShape>();
