@@ -51,7 +51,7 @@ Problem fixed_problem(const std::string& family) { return make_family_shape(fami
 // Draws parameters (and, if `problem` is null, sizes) until the engine accepts the request.
 bool draw_valid_request(const Variant& v, std::mt19937_64& rng, bool large, const Problem* problem,
                         RunRequest& out, std::string& last_reason) {
-    for (int attempt = 0; attempt < 1000; ++attempt) {
+    for (int attempt = 0; attempt < 10000; ++attempt) {   // some variants take few sizes (lesson 16: d = 2^k)
         RunRequest r{v.id, {}, problem ? *problem : random_problem(v.family, rng, large)};
         for (const ParamSpec& spec : v.params) {
             const std::vector<int> values = spec.values();

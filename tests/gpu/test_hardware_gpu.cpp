@@ -40,7 +40,7 @@ std::vector<RunRequest> random_requests(const Variant& v, uint64_t seed) {
     const auto uniform = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
     const auto sizes = make_family_shape(v.family)->test_sizes(FamilyShape::TestSizes::counters);
     std::vector<RunRequest> out;
-    for (int attempt = 0; attempt < 2000 && out.size() < 5; ++attempt) {
+    for (int attempt = 0; attempt < 20000 && out.size() < 5; ++attempt) {
         RunRequest r{v.id, {}, {}};
         for (size_t i = 0; i < 3; ++i) r.problem.dim[i] = uniform(sizes[i].lo, sizes[i].hi);
         for (const ParamSpec& spec : v.params) {

@@ -1,0 +1,147 @@
+// Lesson 16's cost model, bank model and constraints, on the CPU (the kernel itself needs mma.sync:
+// its outputs and counts are checked on the GPU by VariantOnGpu). The walk below follows
+// kernels/attention/flash2_mma.cuh's loops and branches: every thread's 16-byte copies of Q once
+// and of K and V per key tile (zero-filled past N, counted only inside), every warp's ldmatrix.x4
+// (8 values a lane), and the float2 stores of O's rows inside N. Counts must equal the model's at
+// random valid configurations and odd sizes. The shared sites must put every copy on its own piece
+// and read every fragment without a bank conflict, at every head width.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+#include <string>
+
+#include "../../families/attention/shape.h"
+#include "lookups.h"
+#include "model_engine.h"
+#include "random_requests.h"
+#include "tilelab/banks.h"
+#include "tilelab/variant.h"
+
+namespace tilelab {
+namespace {
+
+using test::model_engine;
+using test::registered_variant;
+
+const Variant& flash2() { return registered_variant("attention.flash2_mma"); }
+
+AccessCounts walk(const ParamValues& v, const Problem& p) {
+    const int64_t N = p.dim[0], d = p.dim[1], BH = p.dim[2];
+    const int br = v.at("BR"), bc = v.at("BC"), warps = v.at("WARPS"), T = 32 * warps;
+    const int pieces = int(d / 8), tiles_m = br / warps / 16;
+    AccessCounts c;
+    auto copy = [&](int rows, int64_t first) {
+        for (int r = 0; r < rows * pieces / T; ++r)
+            for (int t = 0; t < T; ++t) {
+                const int e = t + r * T;
+                if (first + e / pieces < N) c.global_loads += 8;
+                c.shared_stores += 8;
+            }
+    };
+    for (int64_t head = 0; head < BH; ++head)
+        for (int64_t row0 = 0; row0 < N; row0 += br) {
+            copy(br, row0);
+            c.shared_loads += double(warps) * tiles_m * (d / 16) * 32 * 8;   // Q's fragments
+            for (int64_t n0 = 0; n0 < N; n0 += bc) {
+                copy(bc, n0);   // K
+                copy(bc, n0);   // V
+                c.shared_loads += double(warps) * (d / 16) * (bc / 16) * 32 * 8;   // K's fragments
+                c.shared_loads += double(warps) * (bc / 16) * (d / 16) * 32 * 8;   // V's fragments
+            }
+            for (int warp = 0; warp < warps; ++warp)
+                for (int i = 0; i < tiles_m; ++i)
+                    for (int lane = 0; lane < 32; ++lane)
+                        for (int h = 0; h < 2; ++h)
+                            if (row0 + warp * (br / warps) + 16 * i + lane / 4 + 8 * h < N) c.global_stores += 2 * (d / 8);
+        }
+    return c;
+}
+
+TEST(Flash2Model, CountsEqualTheWalkAtRandomConfigurationsAndOddSizes) {
+    test::for_random_models(flash2(), 30, 20261130, {.max_dim = 200, .align = 16, .aligned_every = 1},
+                            [&](const ParamValues& values, const Problem&, const CostModel&) {
+        // d must be a multiple of 16 (the requests are aligned); N and BH odd on purpose.
+        for (const int64_t N : {1, 77, 130, 301})
+            for (const int64_t BH : {1, 3}) {
+                const Problem p{{N, 64, BH}};
+                if (!model_engine().invalid_reason(RunRequest{.variant = flash2().id, .params = values, .problem = p}).empty())
+                    continue;
+                SCOPED_TRACE("N=" + std::to_string(N) + " BH=" + std::to_string(BH));
+                const CostModel m = flash2().cost_model(values, p);
+                EXPECT_EQ(m.total, walk(values, p));
+                EXPECT_EQ(m.load_element_bytes, 2);
+                EXPECT_EQ(m.store_element_bytes, 4);
+            }
+    });
+}
+
+ParamValues with(std::initializer_list<std::pair<const std::string, int>> given) {
+    return with_defaults(flash2().params, ParamValues(given));
+}
+
+// Every copy of a tile lands on its own 16-byte piece inside the shared memory, and the pieces
+// cover the three tiles exactly; every ldmatrix phase reads eight different 16-byte columns.
+TEST(Flash2Model, TheSwizzlePlacesEveryPieceOnceAndReadsEveryFragmentWithoutConflicts) {
+    for (const int d : {32, 64, 128})
+        for (const int bc : {32, 64}) {
+            const ParamValues values = with({{"BC", bc}});
+            const Problem p{{1000, d, 2}};
+            if (!model_engine().invalid_reason(RunRequest{.variant = flash2().id, .params = values, .problem = p}).empty())
+                continue;
+            SCOPED_TRACE("d=" + std::to_string(d) + " BC=" + std::to_string(bc));
+            const int64_t smem = int64_t(test::extra_value(flash2().cost_model(values, p), "dynamic shared memory (bytes)"));
+            std::set<int64_t> seen;
+            for (const SharedAccessSite& s : flash2().shared_sites(values, p)) {
+                for (int inst = 0; inst < s.instances; ++inst)
+                    for (int w = 0; w < s.warps(); ++w) {
+                        const WarpBanks b = s.warp(inst, w);
+                        EXPECT_EQ(b.conflicts(), 0) << s.name << " instance " << inst << " warp " << w;
+                    }
+                if (!s.store) continue;
+                for (int r = 0; r < s.instances; ++r)
+                    for (int t = 0; t < s.threads; ++t) {
+                        const int64_t at = s.byte_address(r, t);
+                        EXPECT_EQ(at % 16, 0);
+                        EXPECT_TRUE(at >= 0 && at < smem) << s.name << " at " << at;
+                        EXPECT_TRUE(seen.insert(at).second) << s.name << " copy " << r << "," << t << " at " << at;
+                    }
+            }
+            EXPECT_EQ(int64_t(seen.size()) * 16, smem);
+        }
+}
+
+TEST(Flash2Model, EachRefusalSaysWhy) {
+    const Target* h100 = find_target("h100");
+    const Target* t4 = find_target("t4");
+    ASSERT_TRUE(h100 && t4);
+    auto reason = [&](std::initializer_list<std::pair<const std::string, int>> given, int64_t d, const Target& t) {
+        return flash2().invalid_reason(with(given), Problem{{4096, d, 4}}, t);
+    };
+    EXPECT_EQ(reason({}, 64, *h100), "");
+    EXPECT_EQ(reason({{"PREC", int(ElementType::bf16)}}, 128, *h100), "");
+    EXPECT_EQ(reason({}, 64, *t4), "") << "FP16 mma.sync runs on sm_75";
+    EXPECT_NE(reason({{"PREC", int(ElementType::bf16)}}, 64, *t4).find("sm_80"), std::string::npos);
+    EXPECT_NE(reason({}, 72, *h100).find("power of two"), std::string::npos) << "d = 72 is no whole mma.sync step";
+    EXPECT_NE(reason({}, 96, *h100).find("power of two"), std::string::npos) << "192-byte rows: the XOR leaves the row";
+    EXPECT_NE(reason({{"BR", 32}, {"WARPS", 4}}, 64, *h100).find("multiple of 64"), std::string::npos);
+    EXPECT_NE(reason({{"BR", 128}, {"WARPS", 4}, {"BC", 128}}, 128, *h100).find("168"), std::string::npos)
+        << "32 rows a warp at d = 128 and BC = 128: 2·(64 + 64 + 32) = 320 registers of state";
+    EXPECT_NE(reason({{"BR", 256}, {"WARPS", 16}, {"BC", 256}}, 256, *h100), "");
+}
+
+// The weights P are rounded to the input type on their way into P·V: the variant says so, and the
+// family's tolerance grows by that type's unit roundoff (families/attention/shape.cpp).
+TEST(Flash2Model, RoundingPToTheInputTypeWidensTheToleranceByItsUnitRoundoff) {
+    const Precision bf16 = flash2().precision(with({{"PREC", int(ElementType::bf16)}}));
+    EXPECT_EQ(bf16.intermediate, ElementType::bf16);
+    EXPECT_NE(bf16.describe().find("P in bf16"), std::string::npos);
+    EXPECT_DOUBLE_EQ(attention_tolerance(2048, 64, ElementType::bf16) - attention_tolerance(2048, 64, ElementType::f32),
+                     std::ldexp(1.0, -8));
+    EXPECT_DOUBLE_EQ(attention_tolerance(2048, 64, ElementType::f16) - attention_tolerance(2048, 64, ElementType::f32),
+                     std::ldexp(1.0, -11));
+    EXPECT_NEAR(attention_tolerance(2048, 64, ElementType::bf16), 4.18e-3, 0.005e-3) << "the lesson's figure";
+}
+
+}  // namespace
+}  // namespace tilelab
