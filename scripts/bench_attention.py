@@ -1,10 +1,10 @@
 """The attention lessons' table (issue 34; scripts/gpu_attention_check.sh runs it on the GPU machine):
-each configuration run once by tilelab-cli at its input type, validated against the double-precision
+lesson 15 (attention.online_softmax) and lesson 16 (attention.flash2_mma), each configuration run once by tilelab-cli at its input type, validated against the double-precision
 reference, with TileLab's unfused cuBLAS path at the same input type timed in the same run ("% of
 reference"), DRAM bytes read from the hardware counters beside the model's global bytes, and,
 where PyTorch is installed, its scaled_dot_product_attention at the same shape (BF16/FP16/FP32,
 forward, no mask) with each backend it has — a yardstick only: TileLab does not depend on PyTorch.
-Usage: python3 scripts/bench_attention.py CLI OUT"""
+Usage: python3 scripts/bench_attention.py CLI OUT [LESSONS, e.g. 15,16]"""
 import sys
 
 sys.path.insert(0, "scripts")
@@ -15,10 +15,20 @@ cli, out = sys.argv[1:3]
 rows, failures = [], 0
 BH = 64   # batch 4 × 16 heads, as in the issue's targets
 
-# (N, d, precision, params, label)
-CONFIGS = [(4096, d, prec, params, label) for d in (64, 128) for prec in ("bf16", "fp32")
-           for params, label in [({}, "defaults BR64 BC32 TPR4"), ({"BR": 128, "TPR": 4}, "BR128 TPR4")]]
-CONFIGS += [(2048, 128, prec, {}, "defaults BR64 BC32 TPR4") for prec in ("bf16", "fp32")]
+LESSONS = sys.argv[3].split(",") if len(sys.argv) > 3 else ["15", "16"]
+# (variant, N, d, precision, params, label)
+CONFIGS = []
+if "15" in LESSONS:
+    CONFIGS += [("attention.online_softmax", 4096, d, prec, params, label) for d in (64, 128) for prec in ("bf16", "fp32")
+                for params, label in [({}, "L15 BR64 BC32 TPR4"), ({"BR": 128, "TPR": 4}, "L15 BR128 TPR4")]]
+    CONFIGS += [("attention.online_softmax", 2048, 128, prec, {}, "L15 BR64 BC32 TPR4") for prec in ("bf16", "fp32")]
+if "16" in LESSONS:
+    FLASH2 = [({}, "L16 BR64 BC64 W4 S2"), ({"STAGES": 1}, "L16 BR64 BC64 W4 S1"), ({"MINB": 2}, "L16 BR64 BC64 W4 MINB2"),
+              ({"MINB": 3}, "L16 BR64 BC64 W4 MINB3"), ({"BC": 32}, "L16 BR64 BC32 W4"),
+              ({"BC": 32, "MINB": 3}, "L16 BR64 BC32 W4 MINB3"), ({"BR": 128, "WARPS": 8}, "L16 BR128 BC64 W8")]
+    CONFIGS += [("attention.flash2_mma", 4096, d, "bf16", params, label) for d in (64, 128) for params, label in FLASH2]
+    CONFIGS += [("attention.flash2_mma", 4096, 64, "bf16", {"BR": 128, "WARPS": 4, "BC": 32}, "L16 BR128 BC32 W4")]
+    CONFIGS += [("attention.flash2_mma", 4096, 128, "fp16", {}, "L16 BR64 BC64 W4 S2")]
 
 
 def torch_sdpa(n, d, prec):
@@ -54,42 +64,44 @@ def torch_sdpa(n, d, prec):
     return times
 
 
-def run(n, d, prec, params, label):
+def run(variant, n, d, prec, params, label, sdpa):
     global failures
     p = dict(params, PREC=prec)
-    name = f"{prec}-{n}-{d}-" + "-".join(f"{k}{v}" for k, v in params.items())
-    rc, j = bench_cli.call(cli, out, ["run", "attention.online_softmax", "--size", f"{n}x{d}x{BH}", "--reps", "5"]
-                           + sets(p), name)
+    name = f"{variant}-{prec}-{n}-{d}-" + "-".join(f"{k}{v}" for k, v in params.items())
+    rc, j = bench_cli.call(cli, out, ["run", variant, "--size", f"{n}x{d}x{BH}", "--reps", "5"] + sets(p), name)
     ok = j is not None and j.get("ok") and j.get("measured") and (j.get("validation") or {}).get("passed")
     if not ok:
         failures += 1
         why = "no JSON" if j is None else (j.get("error") or (j.get("validation") or {}).get("message") or f"exit {rc}")
-        rows.append([prec, f"{n}x{d}", label, "FAIL", why[:60]] + [""] * 5)
+        rows.append([prec, f"{n}x{d}", label, "FAIL", why[:60]] + [""] * 6)
         return None
     t, ref = j["median_ms"], j.get("reference_ms")
     hw = j.get("hardware") or {}
     dram = hw.get("dram__bytes_read.sum")
     model = j["model"]["global_bytes"]
+    flash = sdpa.get((n, d, prec), {}).get("flash")
     rows.append([prec, f"{n}x{d}", label, f"{t:.3f}", f"{j['flops'] / (t * 1e-3) / 1e12:.1f}",
                  f"{ref:.3f}" if ref else "-", f"{100 * ref / t:.0f}" if ref else "-",
+                 f"{100 * flash / t:.0f}" if flash else "-",
                  f"{model / 1e9:.2f}", "-" if dram is None else f"{dram / 1e9:.2f}", str(j.get("registers", "-"))])
     print("  ".join(rows[-1]), file=sys.stderr, flush=True)   # as it goes, in case the call runs out
     return t
 
 
-sdpa_rows = []
-for n, d, prec, params, label in CONFIGS:
-    run(n, d, prec, params, label)
-for n in (4096,):
-    for d in (64, 128):
-        for prec in ("bf16", "fp32"):
-            t = torch_sdpa(n, d, prec)
-            if t:
-                sdpa_rows.append([prec, f"{n}x{d}"] + [f"{t[b]:.3f}" if b in t else "-"
-                                                        for b in ("math", "flash", "efficient", "cudnn")])
+# PyTorch first, so that each row can say how it compares (same GPU, same run).
+sdpa, sdpa_rows = {}, []
+for n, d, prec in sorted({(c[1], c[2], c[3]) for c in CONFIGS}):
+    t = torch_sdpa(n, d, prec)
+    if t:
+        sdpa[(n, d, prec)] = t
+        sdpa_rows.append([prec, f"{n}x{d}"] + [f"{t[b]:.3f}" if b in t else "-" for b in ("math", "flash", "efficient", "cudnn")])
+for config in CONFIGS:
+    run(*config, sdpa)
 
-head = ["prec", "N x d", "config", "ms", "TFLOP/s", "unfused ms", "% unfused", "model GB", "DRAM read GB", "regs"]
-print(f"attention.online_softmax, BH={BH} (batch 4 × 16 heads), no mask; '% unfused' = unfused time / this time")
+head = ["prec", "N x d", "config", "ms", "TFLOP/s", "unfused ms", "% unfused", "% SDPA flash", "model GB", "DRAM read GB",
+        "regs"]
+print(f"attention lessons 15 (L15) and 16 (L16), BH={BH} (batch 4 × 16 heads), no mask; '% unfused' = unfused time / "
+      "this time, '% SDPA flash' = PyTorch's FlashAttention-2 backend time / this time")
 bench_cli.print_table(head, rows)
 if sdpa_rows:
     print("\nPyTorch scaled_dot_product_attention, same shapes, median of 10 (ms)")

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The attention lesson (15, online softmax; issue 34) on the GPU machine, in one call:
+# The attention lessons (15, online softmax; 16, FlashAttention-2 on tensor cores; issue 34) on the
+# GPU machine, in one call:
 #   1. the GPU tests of its variant: random valid configurations at odd sizes validated against the
 #      double-precision reference, counted == model (VariantOnGpu, HardwareOnGpu with PARTS=hw);
 #   2. compute-sanitizer memcheck and racecheck at N and d that no tile divides, every input type;
@@ -7,7 +8,8 @@
 #      against TileLab's unfused cuBLAS path in the same run, and PyTorch's SDPA where installed.
 # Binaries from scripts/carry_build.sh (CARRY: tilelab-cli, tilelab-gpu-worker, tests/).
 # Usage: scripts/gpu_attention_check.sh CARRY OUT   (logs and JSON into OUT; tables printed last)
-#        PARTS="tests sanitize bench" (the default; add hw for the counter test) picks what runs;
+#        PARTS="tests sanitize bench" (the default; add hw for the counter test) picks what runs,
+#        LESSONS=15,16 (the default) which lessons' sanitizer runs and timings;
 #        TEST_TIMEOUT, SANITIZE_TIMEOUT (per run), BENCH_TIMEOUT bound each part (s).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
@@ -30,26 +32,34 @@ if [[ " $parts " == *" tests "* || " $parts " == *" hw "* ]]; then
   [ $rc -eq 0 ] || failed=1
 fi
 
-sanitize() {   # tool size sets...
-  local tool=$1 size=$2; shift 2
-  local sets=() name="$tool $size"
+sanitize() {   # variant tool size sets...
+  local variant=$1 tool=$2 size=$3; shift 3
+  local sets=() name="${variant#attention.} $tool $size"
   for s in "$@"; do sets+=(--set "$s"); name+=" $s"; done
   timeout "${SANITIZE_TIMEOUT:-60}" /usr/local/cuda/bin/compute-sanitizer --tool "$tool" --target-processes all --error-exitcode 9 \
-    "$cli" run attention.online_softmax --size "$size" "${sets[@]}" --reps 1 --warmup 0 --no-reference --no-hardware \
+    "$cli" run "$variant" --size "$size" "${sets[@]}" --reps 1 --warmup 0 --no-reference --no-hardware \
     >>"$out/sanitizer.log" 2>&1
   local rc=$?
   summary+=("$name: rc=$rc")
   [ $rc -eq 0 ] || failed=1
 }
-if [[ " $parts " == *" sanitize "* ]]; then
-  sanitize memcheck 301x36x3 PREC=fp32 BR=32 BC=16 TPR=1
-  sanitize racecheck 301x36x3 PREC=bf16 BR=32 BC=16 TPR=1
-  sanitize memcheck 517x72x2 PREC=fp16 BR=64 BC=32 TPR=2
-  sanitize racecheck 517x72x2 PREC=fp32 BR=128 BC=64 TPR=2
+lessons=${LESSONS:-15,16}
+if [[ " $parts " == *" sanitize "* && ",$lessons," == *",15,"* ]]; then
+  sanitize attention.online_softmax memcheck 301x36x3 PREC=fp32 BR=32 BC=16 TPR=1
+  sanitize attention.online_softmax racecheck 301x36x3 PREC=bf16 BR=32 BC=16 TPR=1
+  sanitize attention.online_softmax memcheck 517x72x2 PREC=fp16 BR=64 BC=32 TPR=2
+  sanitize attention.online_softmax racecheck 517x72x2 PREC=fp32 BR=128 BC=64 TPR=2
+fi
+if [[ " $parts " == *" sanitize "* && ",$lessons," == *",16,"* ]]; then
+  sanitize attention.flash2_mma memcheck 301x64x3 PREC=bf16 BR=64 BC=64 WARPS=4 STAGES=2
+  sanitize attention.flash2_mma racecheck 301x64x3 PREC=bf16 BR=64 BC=32 WARPS=4 STAGES=2
+  sanitize attention.flash2_mma memcheck 517x128x2 PREC=fp16 BR=128 BC=64 WARPS=8 STAGES=1
+  sanitize attention.flash2_mma racecheck 201x32x2 PREC=fp16 BR=128 BC=32 WARPS=4 STAGES=1
+  sanitize attention.flash2_mma synccheck 201x32x2 PREC=bf16 BR=64 BC=16 WARPS=2 STAGES=2
 fi
 
 if [[ " $parts " == *" bench "* ]]; then
-  timeout "${BENCH_TIMEOUT:-240}" python3 scripts/bench_attention.py "$cli" "$out" > "$out/bench.txt" 2> "$out/bench.err"
+  timeout "${BENCH_TIMEOUT:-240}" python3 scripts/bench_attention.py "$cli" "$out" "$lessons" > "$out/bench.txt" 2> "$out/bench.err"
   rc=$?
   summary+=("bench: rc=$rc")
   [ $rc -eq 0 ] || failed=1
