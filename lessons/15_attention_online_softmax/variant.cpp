@@ -9,6 +9,7 @@
 #include "tilelab/i18n.h"
 #include "tilelab/util.h"
 #include "tilelab/variant.h"
+#include "../../families/attention/model.h"
 
 namespace tilelab {
 namespace {
@@ -63,21 +64,12 @@ std::string OnlineSoftmax::invalid_reason(const Problem& p, const Target& t) con
     if (held > 192) return trf("constraint.attention.online_softmax.registers", d, tpr, bc, held);
     if (smem_for(bc, d) > t.smem_per_block_optin)
         return trf("constraint.attention.online_softmax.smem", bc, d, smem_for(bc, d), t.name, t.smem_per_block_optin);
-    if (ceil_div(p.dim[0], br) > t.max_grid_dim[0])
-        return trf("constraint.attention.online_softmax.grid", p.dim[0], ceil_div(p.dim[0], br), t.max_grid_dim[0]);
-    return "";
+    return attention::grid_reason(p, br, t);
 }
 
-// O's columns (d) along x, its rows (N) along y, heads along z; the grid walks rows along x and
-// heads along y. No reduction is declared: the Tiles panel would draw it as a matmul's A and B
-// tiles, mislabelling Q, K and V (it says it has no picture for this variant instead).
+// attention::row_block_tiles: a thread holds d/TPR columns of one row.
 TileGeometry OnlineSoftmax::tiles(const Problem& p) const {
-    TileGeometry g;
-    g.extent = {p.dim[1], p.dim[0], p.dim[2]};
-    g.block_tile = {p.dim[1], br, 1};
-    g.thread_tile = {p.dim[1] / tpr, 1, 1};
-    g.grid_axis = {2, 0, 1};
-    return g;
+    return attention::row_block_tiles(p, br, {p.dim[1] / tpr, 1, 1});
 }
 
 // Counts in elements (global loads of the input type, stores of O in floats, shared accesses in
@@ -91,13 +83,12 @@ CostModel OnlineSoftmax::cost_model(const Problem& p) const {
     CostModel m;
     m.per_thread = {d / tpr + 2 * N * d / threads(), d / tpr, 2 * tiles * bc * d / tpr, 2 * tiles * bc * d / threads()};
     m.per_block = {br * d + 2 * N * d, br * d, 2 * tiles * bc * d * br, 2 * tiles * bc * d};
-    m.total = {BH * N * d * (1 + 2 * row_blocks), BH * N * d, blocks * br * 2 * tiles * bc * d, blocks * 2 * tiles * bc * d};
+    m.total = {attention::global_loads(p, br), BH * N * d, blocks * br * 2 * tiles * bc * d, blocks * 2 * tiles * bc * d};
     m.flops = 4 * N * N * d * BH;   // Q·Kᵀ and P·V, two multiply-adds per score and column
     m.set_element_types(precision());
     m.shared_widened_bytes = int(sizeof(float));   // K and V are staged as floats
     m.intensity = m.flops / m.global_bytes;
     m.compulsory_bytes = m.load_bytes(3 * BH * N * d) + m.store_bytes(BH * N * d);
-    const double unfused = BH * N * N * 4.0;
     m.formulas = {
         {"threads / block", "BR·TPR", double(threads())},
         {"blocks", "⌈N/BR⌉·BH", blocks},
@@ -107,14 +98,10 @@ CostModel OnlineSoftmax::cost_model(const Problem& p) const {
         {"shared loads (total)", "blocks·BR·⌈N/BC⌉·2·BC·d", m.total.shared_loads},
         {"FLOPs", "4·N²·d·BH", m.flops},
     };
-    m.extras = {
-        {"K and V reads per element", "⌈N/BR⌉", row_blocks},
-        {"dynamic shared memory (bytes)", "2·BC·d·4", double(smem_for(bc, p.dim[1]))},
-        {"values a thread holds (q, o, scores)", "2·d/TPR + BC", 2 * d / tpr + bc},
-        {"shuffles per score", "log2(TPR)", std::log2(double(tpr))},
-        {"key tiles", "⌈N/BC⌉", tiles},
-        {"score matrix bytes never written (FP32)", "4·BH·N²", unfused},
-    };
+    m.extras = attention::shared_extras(p, br, bc);
+    m.extras.push_back({"dynamic shared memory (bytes)", "2·BC·d·4", double(smem_for(bc, p.dim[1]))});
+    m.extras.push_back({"values a thread holds (q, o, scores)", "2·d/TPR + BC", 2 * d / tpr + bc});
+    m.extras.push_back({"shuffles per score", "log2(TPR)", std::log2(double(tpr))});
     return m;
 }
 

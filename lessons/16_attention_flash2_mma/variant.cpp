@@ -9,6 +9,7 @@
 #include "tilelab/mma_layout.h"
 #include "tilelab/util.h"
 #include "tilelab/variant.h"
+#include "../../families/attention/model.h"
 
 namespace tilelab {
 namespace {
@@ -80,20 +81,12 @@ std::string Flash2::invalid_reason(const Problem& p, const Target& t) const {
         return trf("constraint.attention.flash2_mma.minb", minb, threads(), t.max_threads_per_sm);
     if (smem_for(d) > t.smem_per_block_optin)
         return trf("constraint.attention.flash2_mma.smem", br, bc, d, smem_for(d), t.name, t.smem_per_block_optin);
-    if (ceil_div(p.dim[0], br) > t.max_grid_dim[0])
-        return trf("constraint.attention.flash2_mma.grid", p.dim[0], ceil_div(p.dim[0], br), t.max_grid_dim[0]);
-    return "";
+    return attention::grid_reason(p, br, t);
 }
 
-// O's columns (d) along x, its rows (N) along y, heads along z; a warp's share of the block's rows
-// split along the rows. No reduction is declared (see lesson 15: the Tiles panel has no picture for it).
+// attention::row_block_tiles: a lane holds 2 columns of each 8 and 2 rows of each 16 of its warp's rows.
 TileGeometry Flash2::tiles(const Problem& p) const {
-    TileGeometry g;
-    g.extent = {p.dim[1], p.dim[0], p.dim[2]};
-    g.block_tile = {p.dim[1], br, 1};
-    g.thread_tile = {p.dim[1] / 4, 2 * rows_per_warp() / 16, 1};   // 2 columns of each 8, 2 rows of each 16
-    g.grid_axis = {2, 0, 1};
-    return g;
+    return attention::row_block_tiles(p, br, {p.dim[1] / 4, 2 * rows_per_warp() / 16, 1});
 }
 
 // Counts in elements, exact for any N: global loads of the input type (Q's live rows once, every
@@ -108,7 +101,7 @@ CostModel Flash2::cost_model(const Problem& p) const {
     CostModel m;
     m.per_block = {br * d + 2 * N * d, br * d, smem_loads, smem_stores};
     m.per_thread = {m.per_block.global_loads / T, m.per_block.global_stores / T, smem_loads / T, smem_stores / T};
-    m.total = {BH * N * d * (1 + 2 * row_blocks), BH * N * d, blocks * smem_loads, blocks * smem_stores};
+    m.total = {attention::global_loads(p, br), BH * N * d, blocks * smem_loads, blocks * smem_stores};
     m.flops = 4 * N * N * d * BH;
     m.set_element_types(precision());
     m.intensity = m.flops / m.global_bytes;
@@ -123,14 +116,10 @@ CostModel Flash2::cost_model(const Problem& p) const {
         {"shared loads (total)", "blocks·(BR·d + WARPS·⌈N/BC⌉·2·BC·d)", m.total.shared_loads},
         {"FLOPs", "4·N²·d·BH", m.flops},
     };
-    m.extras = {
-        {"K and V reads per element", "⌈N/BR⌉", row_blocks},
-        {"dynamic shared memory (bytes)", "(BR + 2·BC)·d·2", double(smem_for(p.dim[1]))},
-        {"registers of state per thread (o, s, q)", "BR/WARPS/16·(d/2 + BC/2 + d/4)", double(held(p.dim[1]))},
-        {"mma.sync per block per key tile", "WARPS·BR/WARPS/16·BC/8·d/16·2", mmas / blocks / tiles},
-        {"key tiles", "⌈N/BC⌉", tiles},
-        {"score matrix bytes never written (FP32)", "4·BH·N²", BH * N * N * 4.0},
-    };
+    m.extras = attention::shared_extras(p, br, bc);
+    m.extras.push_back({"dynamic shared memory (bytes)", "(BR + 2·BC)·d·2", double(smem_for(p.dim[1]))});
+    m.extras.push_back({"registers of state per thread (o, s, q)", "BR/WARPS/16·(d/2 + BC/2 + d/4)", double(held(p.dim[1]))});
+    m.extras.push_back({"mma.sync per block per key tile", "WARPS·BR/WARPS/16·BC/8·d/16·2", mmas / blocks / tiles});
     return m;
 }
 
