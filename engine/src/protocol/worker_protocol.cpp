@@ -123,12 +123,14 @@ std::string cubin_problem(const json& j, const char* key) {
 // "intermediate" where the kernel rounds values between its products (absent: fp32).
 std::string precision_problem(const json& p) {
     if (!p.is_object()) return "\"precision\" is not an object";
-    for (const char* key : {"input", "accumulate", "output", "intermediate"}) {
-        if (std::strcmp(key, "intermediate") == 0 && !p.contains(key)) continue;
+    auto element_problem = [&](const char* key) -> std::string {
         if (!p.contains(key) || !p.at(key).is_string()) return fmt::format("precision: \"{}\" is missing or not a string", key);
         if (!parse_element(p.at(key).get<std::string>())) return fmt::format("precision: \"{}\" is not an element type TileLab knows", key);
-    }
-    return "";
+        return "";
+    };
+    for (const char* key : {"input", "accumulate", "output"})
+        if (std::string why = element_problem(key); !why.empty()) return why;
+    return p.contains("intermediate") ? element_problem("intermediate") : "";
 }
 
 std::string job_problem(const json& request) {
