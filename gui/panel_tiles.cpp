@@ -6,7 +6,8 @@
 //
 // Nothing here knows a kernel or a family: each variant declares its geometry (Variant::tiles,
 // tilelab/tiles.h) and this file draws what is declared — a reduction walked in k-steps, a
-// neighbourhood with its halo, a walk along z — so a new variant is drawn without touching it.
+// neighbourhood with its halo, a walk along z, a streamed operand (panel_tiles_stream.cpp) — so
+// a new variant is drawn without touching it.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -14,11 +15,14 @@
 #include "tilelab/i18n.h"
 #include "panels.h"
 #include "plot.h"
+#include "tiles_draw.h"
 #include "ui_common.h"
 
 namespace tilelab::gui {
 
 namespace {
+
+using namespace tiles;
 
 // ---- geometry, from the variant's declaration --------------------------------------------------
 
@@ -104,72 +108,6 @@ StencilGeometry DeriveStencil(const TileGeometry& t, const RunResult& r) {
     g.streams_z = t.walks_z && g.out[2] > 1;
     g.halo_load = t.halo_load;
     return g;
-}
-
-// ---- drawing helpers -------------------------------------------------------------------------
-
-const ImU32 kMatrixFill = IM_COL32(40, 44, 54, 255);
-const ImU32 kMatrixEdge = IM_COL32(120, 125, 140, 255);
-const ImU32 kStripFill = IM_COL32(86, 180, 233, 50);        // the block's whole row/column strip
-const ImU32 kTileFill = IM_COL32(86, 180, 233, 200);        // the tile loaded at this k-step
-const ImU32 kSmemFill = IM_COL32(86, 180, 233, 170);        // shared memory
-const ImU32 kRegisterFill = IM_COL32(230, 159, 0, 210);     // registers
-const ImU32 kHaloFill = IM_COL32(204, 121, 167, 150);       // halo
-const ImU32 kOutputFill = IM_COL32(0, 190, 140, 170);       // outputs
-
-void Rect(ImDrawList* dl, ImVec2 a, ImVec2 b, ImU32 fill, ImU32 edge, float thickness = 1.0f) {
-    // Keep tiny tiles visible: at least 3 px on each side.
-    float min_side = 3.0f;
-    if (b.x - a.x < min_side) b.x = a.x + min_side;
-    if (b.y - a.y < min_side) b.y = a.y + min_side;
-    if (fill) dl->AddRectFilled(a, b, fill);
-    if (edge) dl->AddRect(a, b, edge, 0, 0, thickness);
-}
-
-void GridLines(ImDrawList* dl, ImVec2 a, ImVec2 b, int64_t cols, int64_t rows, ImU32 color) {
-    float cw = (b.x - a.x) / float(cols), ch = (b.y - a.y) / float(rows);
-    if (cw >= 4)
-        for (int64_t i = 1; i < cols; ++i) dl->AddLine(ImVec2(a.x + cw * float(i), a.y), ImVec2(a.x + cw * float(i), b.y), color);
-    if (ch >= 4)
-        for (int64_t i = 1; i < rows; ++i) dl->AddLine(ImVec2(a.x, a.y + ch * float(i)), ImVec2(b.x, a.y + ch * float(i)), color);
-}
-
-void Caption(ImDrawList* dl, ImVec2 at, const std::string& text, ImU32 color = plot::kTextColor) {
-    dl->AddText(at, color, text.c_str());
-}
-
-void Swatch(ImU32 color, const char* text) {
-    float h = ImGui::GetTextLineHeight();
-    ImVec2 p = ImGui::GetCursorScreenPos();
-    ImGui::Dummy(ImVec2(h, h));
-    ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p.x + 2, p.y + 2), ImVec2(p.x + h - 2, p.y + h - 2), color);
-    ImGui::SameLine();
-    ImGui::PushTextWrapPos(0.0f);   // long captions wrap at the panel's edge instead of running past it
-    ImGui::TextUnformatted(text);
-    ImGui::PopTextWrapPos();
-}
-
-// The k-step slider with a play button that advances it twice a second.
-void StepControls(AppState& state, const char* what, int64_t steps) {
-    int last = int(std::max<int64_t>(1, steps) - 1);
-    state.tile_k_step = std::clamp(state.tile_k_step, 0, last);
-    if (ImGui::Button(state.tile_playing ? tr("tiles.pause").c_str() : tr("tiles.play").c_str())) state.tile_playing = !state.tile_playing;
-    ImGui::SameLine();
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 16);
-    std::string format = std::string(what) + " %d of " + std::to_string(last + 1);
-    int shown = state.tile_k_step + 1;
-    if (ImGui::SliderInt("##kstep", &shown, 1, last + 1, format.c_str())) {
-        state.tile_k_step = shown - 1;
-        state.tile_playing = false;
-    }
-    if (state.tile_playing) {
-        const double period_s = 0.5;
-        state.tile_play_accum += ImGui::GetIO().DeltaTime;
-        while (state.tile_play_accum >= period_s) {
-            state.tile_play_accum -= period_s;
-            state.tile_k_step = state.tile_k_step >= last ? 0 : state.tile_k_step + 1;
-        }
-    }
 }
 
 // ---- matmul ----------------------------------------------------------------------------------
@@ -482,6 +420,7 @@ void DrawTilesPanel(AppState& state) {
         if (t.extent[a] <= 0 || t.block_tile[a] <= 0 || t.thread_tile[a] <= 0) return;
     if (t.reduction > 0) DrawProduct(state, t, r);
     else if (t.halo > 0) DrawNeighbourhood(state, t, r);
+    else if (t.stream_tile > 0) DrawStream(state, t, r);
     else ImGui::TextDisabled("%s", trf("tiles.no_picture", v->id).c_str());
 }
 

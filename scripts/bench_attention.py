@@ -3,8 +3,9 @@ lesson 15 (attention.online_softmax) and lesson 16 (attention.flash2_mma), each 
 reference, with TileLab's unfused cuBLAS path at the same input type timed in the same run ("% of
 reference"), DRAM bytes read from the hardware counters beside the model's global bytes, and,
 where PyTorch is installed, its scaled_dot_product_attention at the same shape (BF16/FP16/FP32,
-forward, no mask) with each backend it has — a yardstick only: TileLab does not depend on PyTorch.
-Usage: python3 scripts/bench_attention.py CLI OUT [LESSONS, e.g. 15,16]"""
+forward, with the causal mask where the row has it) with each backend it has — a yardstick only:
+TileLab does not depend on PyTorch.
+Usage: python3 scripts/bench_attention.py CLI OUT [LESSONS, e.g. 15,16,15c,16c: "c" for the causal rows]"""
 import sys
 
 sys.path.insert(0, "scripts")
@@ -29,9 +30,15 @@ if "16" in LESSONS:
     CONFIGS += [("attention.flash2_mma", 4096, d, "bf16", params, label) for d in (64, 128) for params, label in FLASH2]
     CONFIGS += [("attention.flash2_mma", 4096, 64, "bf16", {"BR": 128, "WARPS": 4, "BC": 32}, "L16 BR128 BC32 W4")]
     CONFIGS += [("attention.flash2_mma", 4096, 128, "fp16", {}, "L16 BR64 BC64 W4 S2")]
+if "15c" in LESSONS:
+    CONFIGS += [("attention.online_softmax", 4096, d, "bf16", {"CAUSAL": 1}, "L15 BR64 BC32 TPR4 causal") for d in (64, 128)]
+if "16c" in LESSONS:
+    CAUSAL = [({"CAUSAL": 1}, "L16 BR64 BC64 W4 causal"), ({"CAUSAL": 1, "MINB": 3}, "L16 BR64 BC64 W4 MINB3 causal"),
+              ({"CAUSAL": 1, "BR": 128, "WARPS": 8}, "L16 BR128 BC64 W8 causal")]
+    CONFIGS += [("attention.flash2_mma", 4096, d, "bf16", params, label) for d in (64, 128) for params, label in CAUSAL]
 
 
-def torch_sdpa(n, d, prec):
+def torch_sdpa(n, d, prec, causal):
     """{backend: ms} of torch's SDPA at batch 4, 16 heads (empty without torch or CUDA)."""
     try:
         import torch
@@ -48,13 +55,13 @@ def torch_sdpa(n, d, prec):
         try:
             with sdpa_kernel(backend):
                 for _ in range(3):
-                    torch.nn.functional.scaled_dot_product_attention(q, k, v)
+                    torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal)
                 torch.cuda.synchronize()
                 start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
                 ms = []
                 for _ in range(10):
                     start.record()
-                    torch.nn.functional.scaled_dot_product_attention(q, k, v)
+                    torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal)
                     end.record()
                     torch.cuda.synchronize()
                     ms.append(start.elapsed_time(end))
@@ -79,7 +86,7 @@ def run(variant, n, d, prec, params, label, sdpa):
     hw = j.get("hardware") or {}
     dram = hw.get("dram__bytes_read.sum")
     model = j["model"]["global_bytes"]
-    flash = sdpa.get((n, d, prec), {}).get("flash")
+    flash = sdpa.get((n, d, prec, bool(params.get("CAUSAL"))), {}).get("flash")
     rows.append([prec, f"{n}x{d}", label, f"{t:.3f}", f"{j['flops'] / (t * 1e-3) / 1e12:.1f}",
                  f"{ref:.3f}" if ref else "-", f"{100 * ref / t:.0f}" if ref else "-",
                  f"{100 * flash / t:.0f}" if flash else "-",
@@ -90,20 +97,21 @@ def run(variant, n, d, prec, params, label, sdpa):
 
 # PyTorch first, so that each row can say how it compares (same GPU, same run).
 sdpa, sdpa_rows = {}, []
-for n, d, prec in sorted({(c[1], c[2], c[3]) for c in CONFIGS}):
-    t = torch_sdpa(n, d, prec)
+for n, d, prec, causal in sorted({(c[1], c[2], c[3], bool(c[4].get("CAUSAL"))) for c in CONFIGS}):
+    t = torch_sdpa(n, d, prec, causal)
     if t:
-        sdpa[(n, d, prec)] = t
-        sdpa_rows.append([prec, f"{n}x{d}"] + [f"{t[b]:.3f}" if b in t else "-" for b in ("math", "flash", "efficient", "cudnn")])
+        sdpa[(n, d, prec, causal)] = t
+        sdpa_rows.append([prec, f"{n}x{d}", "yes" if causal else "no"] + [f"{t[b]:.3f}" if b in t else "-" for b in ("math", "flash", "efficient", "cudnn")])
 for config in CONFIGS:
     run(*config, sdpa)
 
 head = ["prec", "N x d", "config", "ms", "TFLOP/s", "unfused ms", "% unfused", "% SDPA flash", "model GB", "DRAM read GB",
         "regs"]
-print(f"attention lessons 15 (L15) and 16 (L16), BH={BH} (batch 4 × 16 heads), no mask; '% unfused' = unfused time / "
-      "this time, '% SDPA flash' = PyTorch's FlashAttention-2 backend time / this time")
+print(f"attention lessons 15 (L15) and 16 (L16), BH={BH} (batch 4 × 16 heads), causal where the config says so; "
+      "'% unfused' = unfused time / this time, '% SDPA flash' = PyTorch's FlashAttention-2 backend time / this time "
+      "(same mask); TFLOP/s counts the scores the mask keeps")
 bench_cli.print_table(head, rows)
 if sdpa_rows:
     print("\nPyTorch scaled_dot_product_attention, same shapes, median of 10 (ms)")
-    bench_cli.print_table(["prec", "N x d", "math", "flash", "efficient", "cudnn"], sdpa_rows)
+    bench_cli.print_table(["prec", "N x d", "causal", "math", "flash", "efficient", "cudnn"], sdpa_rows)
 sys.exit(1 if failures else 0)

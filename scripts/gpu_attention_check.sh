@@ -9,7 +9,8 @@
 # Binaries from scripts/carry_build.sh (CARRY: tilelab-cli, tilelab-gpu-worker, tests/).
 # Usage: scripts/gpu_attention_check.sh CARRY OUT   (logs and JSON into OUT; tables printed last)
 #        PARTS="tests sanitize bench" (the default; add hw for the counter test) picks what runs,
-#        LESSONS=15,16 (the default) which lessons' sanitizer runs and timings;
+#        LESSONS=15,16 (the default) which lessons' sanitizer runs and timings (15c, 16c: the
+#        causal timings too; the causal sanitizer runs come with 15 and 16);
 #        TEST_TIMEOUT, SANITIZE_TIMEOUT (per run), BENCH_TIMEOUT bound each part (s).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
@@ -49,6 +50,7 @@ if [[ " $parts " == *" sanitize "* && ",$lessons," == *",15,"* ]]; then
   sanitize attention.online_softmax racecheck 301x36x3 PREC=bf16 BR=32 BC=16 TPR=1
   sanitize attention.online_softmax memcheck 517x72x2 PREC=fp16 BR=64 BC=32 TPR=2
   sanitize attention.online_softmax racecheck 517x72x2 PREC=fp32 BR=128 BC=64 TPR=2
+  sanitize attention.online_softmax memcheck 301x36x3 PREC=bf16 BR=32 BC=16 TPR=1 CAUSAL=1
 fi
 if [[ " $parts " == *" sanitize "* && ",$lessons," == *",16,"* ]]; then
   sanitize attention.flash2_mma memcheck 301x64x3 PREC=bf16 BR=64 BC=64 WARPS=4 STAGES=2
@@ -56,6 +58,8 @@ if [[ " $parts " == *" sanitize "* && ",$lessons," == *",16,"* ]]; then
   sanitize attention.flash2_mma memcheck 517x128x2 PREC=fp16 BR=128 BC=64 WARPS=8 STAGES=1
   sanitize attention.flash2_mma racecheck 201x32x2 PREC=fp16 BR=128 BC=32 WARPS=4 STAGES=1
   sanitize attention.flash2_mma synccheck 201x32x2 PREC=bf16 BR=64 BC=16 WARPS=2 STAGES=2
+  sanitize attention.flash2_mma memcheck 301x64x3 PREC=bf16 BR=64 BC=32 WARPS=4 STAGES=2 CAUSAL=1
+  sanitize attention.flash2_mma racecheck 517x128x2 PREC=fp16 BR=128 BC=64 WARPS=8 STAGES=2 CAUSAL=1
 fi
 
 if [[ " $parts " == *" bench "* ]]; then

@@ -1,6 +1,7 @@
 // The attention family on the CPU (engine/src/cpu/cpu_family.h): Q, K and V seeded and rounded to
 // the input type exactly as the GPU half does, O all NaN bytes, the reference in double from the
-// same rounded values (a two-pass safe softmax per row), the GPU half's tolerance and message.
+// same rounded values (a two-pass safe softmax per row, over keys 0..i for row i when the options
+// ask for the causal mask), the GPU half's tolerance and message.
 #include <cmath>
 #include <cstring>
 #include "cpu/cpu_family.h"
@@ -38,8 +39,10 @@ Input seeded_input(const char* name, uint64_t seed, size_t n, ElementType type) 
 
 class AttentionCpu final : public CpuFamily {
 public:
-    std::vector<uint64_t> prepare(cpu::Machine& m, const Problem& p, const Precision& precision, uint64_t seed) override {
+    std::vector<uint64_t> prepare(cpu::Machine& m, const Problem& p, const Precision& precision, const FamilyOptions& options,
+                                  uint64_t seed) override {
         N_ = p.dim[0], d_ = p.dim[1], BH_ = p.dim[2];
+        causal_ = attention_causal(options);
         intermediate_ = precision.intermediate;
         const size_t n = size_t(N_ * d_ * BH_);
         Input q = seeded_input("Q", seed, n, precision.input), k = seeded_input("K", seed ^ kAttentionSeedK, n, precision.input),
@@ -69,7 +72,8 @@ public:
     }
 
 private:
-    // softmax(q·Kᵀ/√d)·V per row, in double: scores, their maximum, then the weighted sum.
+    // softmax(q·Kᵀ/√d)·V per row, in double: scores, their maximum, then the weighted sum; a
+    // causal row i over keys 0..i.
     std::vector<double> reference() const {
         const size_t N = size_t(N_), d = size_t(d_);
         const double scale = 1.0 / std::sqrt(double(d_));
@@ -77,8 +81,9 @@ private:
         for (size_t h = 0; h < size_t(BH_); ++h)
             for (size_t i = 0; i < N; ++i) {
                 const float* q = &q_[(h * N + i) * d];
+                const size_t keys = causal_ ? i + 1 : N;
                 double top = -INFINITY, sum = 0;
-                for (size_t j = 0; j < N; ++j) {
+                for (size_t j = 0; j < keys; ++j) {
                     const float* k = &k_[(h * N + j) * d];
                     double dot = 0;
                     for (size_t c = 0; c < d; ++c) dot += double(q[c]) * double(k[c]);
@@ -86,7 +91,7 @@ private:
                     top = std::fmax(top, s[j]);
                 }
                 double* o = &out[(h * N + i) * d];
-                for (size_t j = 0; j < N; ++j) {
+                for (size_t j = 0; j < keys; ++j) {
                     const double w = std::exp(s[j] - top);
                     sum += w;
                     for (size_t c = 0; c < d; ++c) o[c] += w * double(v_[(h * N + j) * d + c]);
@@ -98,6 +103,7 @@ private:
 
     int64_t N_ = 0, d_ = 0, BH_ = 0;
     ElementType intermediate_ = ElementType::f32;
+    bool causal_ = false;
     std::vector<float> q_, k_, v_;
 };
 

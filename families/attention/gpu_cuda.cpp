@@ -1,11 +1,12 @@
 // The attention family on the GPU (its sizes: families/attention/shape.cpp): BH heads of
 // O = softmax(Q·Kᵀ/√d)·V, Q, K, V of N×d elements of the kernel's input type (FP32, BF16, FP16),
-// O of N×d floats, no mask. Owns the seeded inputs (rounded to the input type, so that the
-// reference reads the same values), the NaN-poisoned output, the kernel arguments, the reference
-// in double on the GPU, validation with the tolerance derived in shape.cpp, and the yardstick for
-// "% of reference": TileLab's own unfused path — cuBLAS S = Q·Kᵀ/√d into an N×N matrix per head
-// (FP32), a three-pass softmax over S (P in the input type), cuBLAS O = P·V — the path whose N²
-// traffic the fused kernel avoids.
+// O of N×d floats, with or without the causal mask (the family option "causal"). Owns the seeded
+// inputs (rounded to the input type, so that the reference reads the same values), the
+// NaN-poisoned output, the kernel arguments, the reference in double on the GPU, validation with
+// the tolerance derived in shape.cpp, and the yardstick for "% of reference": TileLab's own
+// unfused path — cuBLAS S = Q·Kᵀ/√d into an N×N matrix per head (FP32), a three-pass softmax over
+// S (P in the input type; masked entries zero), cuBLAS O = P·V — the path whose N² traffic the
+// fused kernel avoids. Like PyTorch's unfused path it multiplies the masked half too.
 #include <fmt/format.h>
 #include <cmath>
 #include <memory>
@@ -25,11 +26,12 @@ constexpr size_t kMaxUnfusedBytes = size_t(16) << 30;
 
 class AttentionFamily final : public Family {
 public:
-    void setup(const Problem& p, const Precision& precision, uint64_t seed) override {
+    void setup(const Problem& p, const Precision& precision, const FamilyOptions& options, uint64_t seed) override {
         intermediate_ = precision.intermediate;   // the tolerance's only; the buffers do not depend on it
-        if (p == problem_ && seed == seed_ && precision.input == input_ && o_.get()) return;
+        const bool causal = attention_causal(options);
+        if (p == problem_ && seed == seed_ && precision.input == input_ && causal == causal_ && o_.get()) return;
         q_ = {}, k_ = {}, v_ = {}, o_ = {}, ref_ = {}, typed_q_ = {}, typed_k_ = {}, typed_v_ = {}, s_ = {}, p_ = {};
-        problem_ = p, seed_ = seed, input_ = precision.input;
+        problem_ = p, seed_ = seed, input_ = precision.input, causal_ = causal;
         N_ = int(p.dim[0]), d_ = int(p.dim[1]), BH_ = int(p.dim[2]);
         const size_t n = elements();
         const SupportKernels& support = support_kernels();
@@ -46,7 +48,8 @@ public:
         input(v_, typed_v_, seed ^ kAttentionSeedV);
         o_ = DeviceBuffer(sizeof(float) * n);
         ref_ = DeviceBuffer(sizeof(double) * n);
-        support.attention_reference_f64(q_.get<float>(), k_.get<float>(), v_.get<float>(), ref_.get<double>(), N_, d_, BH_);
+        support.attention_reference_f64(q_.get<float>(), k_.get<float>(), v_.get<float>(), ref_.get<double>(), N_, d_, BH_,
+                                         causal_);
         TL_CUDA_CHECK(cudaDeviceSynchronize());
     }
 
@@ -75,7 +78,7 @@ public:
     // The unfused path at the kernel's input type, written into O (poisoned again before the next
     // kernel run). 0 (no "% of reference") where its N×N matrices would not fit.
     double reference_ms(std::string& name) override {
-        name = fmt::format("unfused cuBLAS {} path", element_label(input_));
+        name = fmt::format("unfused cuBLAS {} path{}", element_label(input_), causal_ ? ", causal" : "");
         const size_t scores = size_t(N_) * size_t(N_) * size_t(BH_);
         const size_t p_bytes = element_bytes(input_) < 4 ? size_t(element_bytes(input_)) * scores : 0;
         size_t free_bytes = 0, total = 0;
@@ -106,7 +109,8 @@ private:
                                                    q, type, d_, rows, &zero, s_.get(), CUDA_R_32F, N_, square, BH_,
                                                    CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
         const bool narrow = p_.get() != nullptr;
-        support_kernels().softmax_rows(s_.get<float>(), narrow ? p_.get() : nullptr, uint64_t(N_) * uint64_t(BH_), N_, input_);
+        support_kernels().softmax_rows(s_.get<float>(), narrow ? p_.get() : nullptr, uint64_t(N_) * uint64_t(BH_), N_, input_,
+                                       causal_);
         const void* p = narrow ? p_.get() : s_.get();
         TL_CUBLAS_CHECK(cublasGemmStridedBatchedEx(cublas_->get(), CUBLAS_OP_N, CUBLAS_OP_N, d_, N_, N_, &one, v, type, d_, rows, p,
                                                    type, N_, square, &zero, o_.get(), CUDA_R_32F, d_, rows, BH_,
@@ -123,6 +127,7 @@ private:
     Problem problem_;
     uint64_t seed_ = 0;
     ElementType input_ = ElementType::f32, intermediate_ = ElementType::f32;
+    bool causal_ = false;
     int N_ = 0, d_ = 0, BH_ = 0;
     DeviceBuffer q_, k_, v_, o_, ref_;               // inputs as floats (rounded), O, the reference
     DeviceBuffer typed_q_, typed_k_, typed_v_;       // the 16-bit copies (BF16, FP16 inputs)

@@ -1,5 +1,6 @@
 // The attention family's shape (family_shape.h): BH heads of O = softmax(Q·Kᵀ/√d)·V, Q, K, V of
-// N×d elements of the kernel's input type, O of N×d floats. Its GPU half is gpu_cuda.cpp, its
+// N×d elements of the kernel's input type, O of N×d floats; with the option causal = 1, row i's
+// softmax runs over keys 0..i only. Its GPU half is gpu_cuda.cpp, its
 // CPU half cpu.cpp.
 #include <fmt/format.h>
 #include <cmath>
@@ -38,6 +39,13 @@ public:
         return "";
     }
 
+    // causal = 1: query row i sees keys 0..i only (a decoder's mask); 0 or absent: every key.
+    std::string options_invalid_reason(const FamilyOptions& o) const override {
+        for (const auto& [name, value] : o)
+            if (name != "causal" || (value != 0 && value != 1)) return trf("family.attention.shape.options", format_options(o));
+        return "";
+    }
+
     // Q, K, V as floats, O and the reference (doubles), plus the 16-bit copies of Q, K and V where
     // the input is narrower. The unfused yardstick's N×N matrices are not counted: it is skipped
     // (no "% of reference") where they do not fit (gpu_cuda.cpp).
@@ -69,7 +77,7 @@ public:
 //    d^1.5·u (log2(e)·ln(2) = 1);
 //  - exp2f (2 ulp), the rescale factor, the final division: a few u, 8u;
 //  - the running sums of p and p·v over N keys, each added once and rescaled once per key tile:
-//    at most 2·N·u relative to Σ p·|v| ≤ Σ p.
+//    at most 2·N·u relative to Σ p·|v| ≤ Σ p. A causal row sums i + 1 ≤ N keys: the same bound.
 // Hence u·(d^1.5 + 2N + 8): 5.7e-4 at N = 4096, d = 128; 6.2e-5 at N = 256, d = 64.
 // A tensor-core kernel rounds every weight p to the input type before P·V (precision.intermediate):
 // p̃ = p·(1 + ε), |ε| ≤ u_p (bf16 2^-8, fp16 2^-11), while l still sums the unrounded p. The

@@ -1,7 +1,8 @@
 // What the attention family's halves share (shape.cpp, gpu_cuda.cpp, cpu.cpp), besides FamilyShape.
 // The problem is {N, d, BH}: BH independent heads (batch · heads), each with Q, K and V of N rows
 // of d values (row-major, the kernel's input type) and an output O of N×d floats,
-// O = softmax(Q·Kᵀ / √d)·V row by row, no mask.
+// O = softmax(Q·Kᵀ / √d)·V row by row; with the family option causal = 1 (tilelab/params.h) row i
+// weighs keys 0..i only.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -13,6 +14,12 @@ namespace tilelab {
 
 // The seeds of K and V, derived from Q's so that one seed names all three inputs.
 inline constexpr uint64_t kAttentionSeedK = 0x5DEECE66Dull, kAttentionSeedV = 0x2545F4914F6CDD1Dull;
+
+// Whether the options ask for the causal mask (the shape has accepted them: causal is 0 or 1).
+inline bool attention_causal(const FamilyOptions& o) {
+    const auto it = o.find("causal");
+    return it != o.end() && it->second != 0;
+}
 
 // The tolerance an output element is held to, relative to max(1, |expected|), against a reference
 // in double from the same (already rounded) inputs, whatever the input type, plus the rounding of

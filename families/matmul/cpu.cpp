@@ -16,7 +16,8 @@ constexpr uint64_t kSeedB = 0x5DEECE66Dull;
 
 class MatmulCpu final : public CpuFamily {
 public:
-    std::vector<uint64_t> prepare(cpu::Machine& m, const Problem& p, const Precision& precision, uint64_t seed) override {
+    std::vector<uint64_t> prepare(cpu::Machine& m, const Problem& p, const Precision& precision,
+                                  const FamilyOptions&, uint64_t seed) override {
         M_ = p.dim[0], N_ = p.dim[1], K_ = p.dim[2];
         precision_ = precision;
         a_.resize(size_t(M_ * K_)), b_.resize(size_t(K_ * N_));

@@ -52,7 +52,7 @@ std::string cublas_name(ElementType input) {
 
 class MatmulFamily final : public Family {
 public:
-    void setup(const Problem& p, const Precision& precision, uint64_t seed) override {
+    void setup(const Problem& p, const Precision& precision, const FamilyOptions&, uint64_t seed) override {
         const SupportKernels& support = support_kernels();
         if (p != problem_ || seed != seed_ || !c_.get()) {
             // Free the previous problem's buffers before allocating the new ones.

@@ -14,7 +14,8 @@ namespace {
 
 class StencilCpu final : public CpuFamily {
 public:
-    std::vector<uint64_t> prepare(cpu::Machine& m, const Problem& p, const Precision&, uint64_t seed) override {
+    std::vector<uint64_t> prepare(cpu::Machine& m, const Problem& p, const Precision&,
+                                  const FamilyOptions&, uint64_t seed) override {
         nx_ = int(p.dim[0]), ny_ = int(p.dim[1]), nz_ = int(p.dim[2]);
         in_.resize(size_t(nx_) * size_t(ny_) * size_t(nz_));
         for (size_t i = 0; i < in_.size(); ++i) in_[i] = seeded_uniform(seed, i);

@@ -25,7 +25,7 @@ namespace {
 
 class StencilFamily final : public Family {
 public:
-    void setup(const Problem& p, const Precision&, uint64_t seed) override {
+    void setup(const Problem& p, const Precision&, const FamilyOptions&, uint64_t seed) override {
         in_ = {}, out_ = {}, ref_ = {}, ref2_ = {};   // free the previous problem's buffers before allocating new ones
         nx_ = int(p.dim[0]), ny_ = int(p.dim[1]), nz_ = int(p.dim[2]);
         const size_t n = points(p);

@@ -11,7 +11,8 @@ namespace {
 
 class TransposeCpu final : public CpuFamily {
 public:
-    std::vector<uint64_t> prepare(cpu::Machine& m, const Problem& p, const Precision&, uint64_t seed) override {
+    std::vector<uint64_t> prepare(cpu::Machine& m, const Problem& p, const Precision&,
+                                  const FamilyOptions&, uint64_t seed) override {
         w_ = int(p.dim[0]), h_ = int(p.dim[1]);
         in_.resize(size_t(w_) * size_t(h_));
         for (size_t i = 0; i < in_.size(); ++i) in_[i] = seeded_uniform(seed, i);

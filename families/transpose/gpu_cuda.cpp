@@ -19,7 +19,7 @@ namespace {
 
 class TransposeFamily final : public Family {
 public:
-    void setup(const Problem& p, const Precision&, uint64_t seed) override {
+    void setup(const Problem& p, const Precision&, const FamilyOptions&, uint64_t seed) override {
         in_ = {}, out_ = {}, ref_ = {};
         w_ = int(p.dim[0]), h_ = int(p.dim[1]);
         const size_t n = elements(p);

@@ -17,6 +17,11 @@
 // STAGES 1: copy K and V, wait, compute. STAGES 2 (FlashAttention-2's order): V_t is copied while
 // S = Q·K_t^T and the softmax run, K_{t+1} while O += P·V_t runs.
 // Keys past N score −∞; rows past N compute on zero rows of Q and store nothing.
+// CAUSAL 1: row i sees keys 0..i only. A block stops after the key tile holding its last row's
+// key (the tiles past the diagonal are skipped whole), masks keys past each row in the tiles that
+// cross the diagonal, and takes the row blocks from the last to the first, so the longest blocks
+// start first and the short ones fill the tail. Key 0 is in the first tile: every row's maximum
+// is finite from the first tile on.
 // flash2_mma_attention lets ptxas choose the registers; flash2_mma_attention_minb<..., MINB, ...> caps them
 // so that MINB blocks fit on an SM (__launch_bounds__' second argument), spilling if they must.
 // KIND 1: BF16, 2: FP16 inputs; FP32 sums and output. Preconditions (the variant checks them):
@@ -46,7 +51,7 @@ __device__ __forceinline__ float flash2_exp2(float x) {
     return y;
 }
 
-template <int D, int BR, int BC, int WARPS, int STAGES, int KIND>
+template <int D, int BR, int BC, int WARPS, int STAGES, int KIND, int CAUSAL>
 __device__ __forceinline__ void flash2_body(const typename MmaKind<KIND>::In* __restrict__ Q,
                                             const typename MmaKind<KIND>::In* __restrict__ K,
                                             const typename MmaKind<KIND>::In* __restrict__ V, float* __restrict__ O,
@@ -74,7 +79,8 @@ __device__ __forceinline__ void flash2_body(const typename MmaKind<KIND>::In* __
 
     const int tid = int(threadIdx.x), warp = tid / 32, lane = tid % 32;
     const int g = lane >> 2, t = lane & 3;
-    const int row0 = int(blockIdx.x) * BR, warp_row = warp * (BR / WARPS);
+    const int block_row = CAUSAL ? int(gridDim.x) - 1 - int(blockIdx.x) : int(blockIdx.x);
+    const int row0 = block_row * BR, warp_row = warp * (BR / WARPS);
     const size_t head = size_t(blockIdx.y) * size_t(N) * D;
 
     // `rows` rows of a head's matrix from row `first` on into a swizzled tile; zeros past N. Thread
@@ -133,7 +139,8 @@ __device__ __forceinline__ void flash2_body(const typename MmaKind<KIND>::In* __
         l[i][0] = l[i][1] = 0.f;
     }
 
-    const int tiles = (N + BC - 1) / BC;
+    const int keys = CAUSAL ? min(N, row0 + BR) : N;   // the block's last key + 1
+    const int tiles = (keys + BC - 1) / BC;
     copy_rows(q_tile, Q, row0, kCopiesQ);
     copy_rows(k_tile, K, 0, kCopiesKV);
     if constexpr (STAGES == 1) copy_rows(v_tile, V, 0, kCopiesKV);
@@ -198,6 +205,16 @@ __device__ __forceinline__ void flash2_body(const typename MmaKind<KIND>::In* __
                     if (n0 + 8 * j + 2 * t + (v & 1) >= N)
 #pragma unroll
                         for (int i = 0; i < kTilesM; ++i) s[i][j][v] = __int_as_float(0xff800000);
+        }
+        if (CAUSAL && n0 + BC - 1 > row0 + warp_row) {   // the tile crosses this warp's diagonal
+#pragma unroll
+            for (int i = 0; i < kTilesM; ++i)
+#pragma unroll
+                for (int j = 0; j < kTilesS; ++j)
+#pragma unroll
+                    for (int v = 0; v < 4; ++v)
+                        if (n0 + 8 * j + 2 * t + (v & 1) > row0 + warp_row + 16 * i + g + 8 * (v >> 1))
+                            s[i][j][v] = __int_as_float(0xff800000);
         }
 
         // The online softmax on S's registers; P replaces S.
@@ -284,19 +301,19 @@ __device__ __forceinline__ void flash2_body(const typename MmaKind<KIND>::In* __
 }
 
 // ptxas picks the registers a thread gets (up to 255).
-template <int D, int BR, int BC, int WARPS, int STAGES, int KIND>
+template <int D, int BR, int BC, int WARPS, int STAGES, int KIND, int CAUSAL = 0>
 __global__ void __launch_bounds__(32 * WARPS)
 flash2_mma_attention(const typename MmaKind<KIND>::In* __restrict__ Q, const typename MmaKind<KIND>::In* __restrict__ K,
                  const typename MmaKind<KIND>::In* __restrict__ V, float* __restrict__ O, int N, int d, int BH,
                  unsigned long long* counters) {
-    flash2_body<D, BR, BC, WARPS, STAGES, KIND>(Q, K, V, O, N, d, BH, counters);
+    flash2_body<D, BR, BC, WARPS, STAGES, KIND, CAUSAL>(Q, K, V, O, N, d, BH, counters);
 }
 
 // At most 65536 / (MINB·32·WARPS) registers a thread, so that MINB blocks fit on an SM.
-template <int D, int BR, int BC, int WARPS, int STAGES, int MINB, int KIND>
+template <int D, int BR, int BC, int WARPS, int STAGES, int MINB, int KIND, int CAUSAL = 0>
 __global__ void __launch_bounds__(32 * WARPS, MINB)
 flash2_mma_attention_minb(const typename MmaKind<KIND>::In* __restrict__ Q, const typename MmaKind<KIND>::In* __restrict__ K,
                       const typename MmaKind<KIND>::In* __restrict__ V, float* __restrict__ O, int N, int d, int BH,
                       unsigned long long* counters) {
-    flash2_body<D, BR, BC, WARPS, STAGES, KIND>(Q, K, V, O, N, d, BH, counters);
+    flash2_body<D, BR, BC, WARPS, STAGES, KIND, CAUSAL>(Q, K, V, O, N, d, BH, counters);
 }

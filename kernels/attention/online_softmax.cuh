@@ -10,6 +10,9 @@
 //      l = α·l + Σ 2^(s_j − m'), o = α·o + Σ 2^(s_j − m')·v_j, m = m'.
 // After the last tile O = o / l is written once. q is pre-scaled by log2(e)/√d, so every
 // exponential is one exp2f (2^(s·log2 e) = e^s). Keys past N score −∞ and weigh 0.
+// CAUSAL 1: row i sees keys 0..i only. The block stops after the tile holding its last row's key
+// (about half the tiles on average), and keys past a row score −∞ like keys past N. Key 0 is in
+// the first tile, so every row's maximum is finite from the first tile on.
 // KIND: 0 = FP32, 1 = BF16, 2 = FP16 inputs, converted to floats as they are read; sums and O
 // are FP32. Preconditions (the variant checks them): D = d, D a multiple of 4·TPR, TPR a power
 // of two ≤ 32, BR·TPR a multiple of 32 and ≤ 1024. Dynamic shared memory: 2·BC·D floats.
@@ -48,7 +51,7 @@ template <> struct AttentionInput<2> {
     }
 };
 
-template <int D, int BR, int BC, int TPR, int KIND>
+template <int D, int BR, int BC, int TPR, int KIND, int CAUSAL = 0>
 __global__ void __launch_bounds__(BR * TPR)
 online_softmax_attention(const typename AttentionInput<KIND>::T* __restrict__ Q,
                          const typename AttentionInput<KIND>::T* __restrict__ K,
@@ -90,7 +93,8 @@ online_softmax_attention(const typename AttentionInput<KIND>::T* __restrict__ Q,
     float m = __int_as_float(0xff800000);   // running maximum of the scores (log2 units): −∞
     float l = 0.f;                          // running sum of 2^(s − m)
 
-    for (int n0 = 0; n0 < N; n0 += BC) {
+    const int keys = CAUSAL ? min(N, int(blockIdx.x) * BR + BR) : N;   // the block's last key + 1
+    for (int n0 = 0; n0 < keys; n0 += BC) {
         __syncthreads();   // the previous tile's K and V are no longer read
         // K and V rows n0 .. n0+BC−1 into shared memory as floats, zeros past N: consecutive
         // threads take consecutive chunks of 4, so every warp reads whole rows (coalesced).
@@ -127,12 +131,13 @@ online_softmax_attention(const typename AttentionInput<KIND>::T* __restrict__ Q,
             TL_SLOAD(4 * kChunks);
 #pragma unroll
             for (int offset = TPR / 2; offset > 0; offset /= 2) part += __shfl_xor_sync(0xffffffffu, part, offset);
-            s[j] = n0 + j < N ? part : __int_as_float(0xff800000);
+            const bool seen = n0 + j < N && (CAUSAL == 0 || n0 + j <= row);
+            s[j] = seen ? part : __int_as_float(0xff800000);
             tile_max = fmaxf(tile_max, s[j]);
         }
 
-        // 2. Fold the tile into the running state. The tile has at least one key (n0 < N), so
-        // m_new is finite; on the first tile m = −∞ and α = 0.
+        // 2. Fold the tile into the running state. The first tile holds key 0, which every row
+        // sees, so m_new is finite from then on; on the first tile m = −∞ and α = 0.
         // EXERCISE-BEGIN: the new maximum, and the running sum l and output o rescaled to it (α = 2^(m − m_new))
         const float m_new = fmaxf(m, tile_max);
         const float alpha = exp2f(m - m_new);
@@ -143,7 +148,7 @@ online_softmax_attention(const typename AttentionInput<KIND>::T* __restrict__ Q,
         // EXERCISE-BEGIN: add each key's weight p = 2^(s_j − m_new) to l, and p·v_j to o
 #pragma unroll
         for (int j = 0; j < BC; ++j) {
-            const float p = exp2f(s[j] - m_new);   // 0 for a key past N
+            const float p = exp2f(s[j] - m_new);   // 0 for a key past N (or past the row)
             l += p;
 #pragma unroll
             for (int i = 0; i < kChunks; ++i) {

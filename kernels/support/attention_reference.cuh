@@ -16,7 +16,7 @@ __device__ __forceinline__ double tl_attention_score(const float* q, const float
 }
 
 extern "C" __global__ void tl_attention_reference_f64(const float* Q, const float* K, const float* V, double* O, int N,
-                                                      int d, int BH) {
+                                                      int d, int BH, int causal) {
     const unsigned long long rows = (unsigned long long)N * BH;
     const unsigned long long warps = (unsigned long long)gridDim.x * blockDim.x / 32;
     const int lane = threadIdx.x % 32;
@@ -26,11 +26,12 @@ extern "C" __global__ void tl_attention_reference_f64(const float* Q, const floa
         const float* q = Q + at * d;
         const float* k = K + head * N * d;
         const float* v = V + head * N * d;
+        const int keys = causal ? int(at % N) + 1 : N;
         double top = -1.0 / 0.0;
-        for (int j = 0; j < N; ++j) top = fmax(top, tl_attention_score(q, k + (unsigned long long)j * d, d, lane) * scale);
+        for (int j = 0; j < keys; ++j) top = fmax(top, tl_attention_score(q, k + (unsigned long long)j * d, d, lane) * scale);
         double o[8] = {0, 0, 0, 0, 0, 0, 0, 0};
         double sum = 0;
-        for (int j = 0; j < N; ++j) {
+        for (int j = 0; j < keys; ++j) {
             const double w = exp(tl_attention_score(q, k + (unsigned long long)j * d, d, lane) * scale - top);
             sum += w;
 #pragma unroll
@@ -46,19 +47,22 @@ extern "C" __global__ void tl_attention_reference_f64(const float* Q, const floa
 // The unfused path's softmax, one warp per row of S (rows × N floats, scaled scores): three
 // passes over the row in memory — its maximum, the sum of e^(s − max), then P = e^(s − max)/sum
 // written as floats in place (kind 0), or as BF16 (1) / FP16 (2) into P (checks.cuh's tl_to_16bit).
-extern "C" __global__ void tl_softmax_rows(float* S, unsigned short* P, unsigned long long rows, int N, int kind) {
+// causal = 1: row r of a head runs over its first r + 1 scores; the rest of its P is zero.
+extern "C" __global__ void tl_softmax_rows(float* S, unsigned short* P, unsigned long long rows, int N, int kind,
+                                           int causal) {
     const unsigned long long warps = (unsigned long long)gridDim.x * blockDim.x / 32;
     const int lane = threadIdx.x % 32;
     for (unsigned long long row = ((unsigned long long)blockIdx.x * blockDim.x + threadIdx.x) / 32; row < rows; row += warps) {
         float* s = S + row * N;
+        const int keys = causal ? int(row % N) + 1 : N;
         float top = -1.0f / 0.0f, sum = 0.f;
-        for (int j = lane; j < N; j += 32) top = fmaxf(top, s[j]);
+        for (int j = lane; j < keys; j += 32) top = fmaxf(top, s[j]);
         for (int off = 16; off > 0; off /= 2) top = fmaxf(top, __shfl_xor_sync(0xffffffffu, top, off));
-        for (int j = lane; j < N; j += 32) sum += __expf(s[j] - top);
+        for (int j = lane; j < keys; j += 32) sum += __expf(s[j] - top);
         for (int off = 16; off > 0; off /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, off);
         const float inv = 1.f / sum;
         for (int j = lane; j < N; j += 32) {
-            const float p = __expf(s[j] - top) * inv;
+            const float p = j < keys ? __expf(s[j] - top) * inv : 0.f;
             if (kind == 0) s[j] = p;
             else P[row * N + j] = tl_to_16bit(p, kind);
         }

@@ -69,5 +69,25 @@ TEST(OnlineSoftmaxOnCpu, AnUpdateWithoutTheRescaleFails) {
     EXPECT_EQ(r.cpu->status, "failed") << r.cpu->message;
 }
 
+// The causal mask on the CPU: the run validates against the family's causal reference and counts
+// what the model says (a block stops at its diagonal tile); a kernel that keeps the tile loop's
+// bound but forgets the per-key mask weighs keys past the row and fails.
+TEST(OnlineSoftmaxOnCpu, TheCausalMaskValidatesCountsAsModelledAndCannotBeLeftOut) {
+    const RunRequest req{"attention.online_softmax", {{"BR", 16}, {"BC", 8}, {"CAUSAL", 1}}, Problem{{75, 32, 2}}};
+    const RunResult r = model_engine().run(req, on_cpu(req.problem));
+    ASSERT_TRUE(r.cpu.has_value()) << r.error;
+    ASSERT_EQ(r.cpu->status, "passed") << r.cpu->message << " " << r.cpu->validation.message;
+    EXPECT_EQ(r.cpu->counted, r.cpu->model);
+    EXPECT_LT(r.cpu->model.global_loads, 0.7 * model_engine().analyze(RunRequest{req.variant, {{"BR", 16}, {"BC", 8}}, req.problem})
+                                                       .model.total.global_loads);
+
+    const Exercise* ex = test::exercise_of("attention.online_softmax");
+    ASSERT_NE(ex, nullptr);
+    const std::string text = test::mutated(*ex, "(CAUSAL == 0 || n0 + j <= row)", "true");
+    const RunResult wrong = model_engine().run(req, UserKernel{"mine.cu", text}, on_cpu(req.problem));
+    ASSERT_TRUE(wrong.cpu.has_value()) << wrong.error;
+    EXPECT_EQ(wrong.cpu->status, "failed") << wrong.cpu->message;
+}
+
 }  // namespace
 }  // namespace tilelab

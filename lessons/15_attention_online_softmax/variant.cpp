@@ -19,6 +19,7 @@ struct OnlineSoftmax {
     int br = 64;                            // <- BR: query rows per block
     int bc = 32;                            // <- BC: key rows per shared tile
     int tpr = 4;                            // <- TPR: threads per query row
+    bool causal = false;                    // <- CAUSAL: row i sees keys 0..i only
 
     static inline const std::vector<ParamSpec> params = {
         {.name = "PREC", .kind = ParamKind::Element, .min = int(ElementType::f32), .max = int(ElementType::f16),
@@ -26,9 +27,10 @@ struct OnlineSoftmax {
         {.name = "BR", .kind = ParamKind::Pow2, .min = 8, .max = 256, .def = 64},
         {.name = "BC", .kind = ParamKind::Pow2, .min = 8, .max = 128, .def = 32},
         {.name = "TPR", .kind = ParamKind::Pow2, .min = 1, .max = 32, .def = 4},
+        {.name = "CAUSAL", .kind = ParamKind::Bool, .min = 0, .max = 1, .def = 0},
     };
     static OnlineSoftmax from(const ParamReader& p) {
-        return {.input = ElementType(p["PREC"]), .br = p["BR"], .bc = p["BC"], .tpr = p["TPR"]};
+        return {.input = ElementType(p["PREC"]), .br = p["BR"], .bc = p["BC"], .tpr = p["TPR"], .causal = p.flag("CAUSAL")};
     }
     int kind() const { return input == ElementType::bf16 ? 1 : input == ElementType::f16 ? 2 : 0; }
     int threads() const { return br * tpr; }
@@ -37,9 +39,10 @@ struct OnlineSoftmax {
 
     std::string invalid_reason(const Problem& p, const Target& t) const;
     // One instantiation per head width: d is a template argument (the registers a thread holds).
+    // CAUSAL is named only when set (its default is 0), as the lesson's first steps wrote it.
     KernelInstance kernel_at(const Problem& p) const {
-        return {"attention/online_softmax.cuh",
-                fmt::format("online_softmax_attention<{}, {}, {}, {}, {}>", p.dim[1], br, bc, tpr, kind())};
+        return {"attention/online_softmax.cuh", fmt::format("online_softmax_attention<{}, {}, {}, {}, {}{}>", p.dim[1], br, bc,
+                                                            tpr, kind(), causal ? ", 1" : "")};
     }
     KernelInstance kernel() const { return kernel_at(Problem{{1024, 64, 1}}); }
     LaunchShape launch(const Problem& p) const {
@@ -50,6 +53,7 @@ struct OnlineSoftmax {
     TileGeometry tiles(const Problem& p) const;
     CostModel cost_model(const Problem& p) const;
     Precision precision() const { return {input, ElementType::f32, ElementType::f32}; }
+    FamilyOptions family_options() const { return {{"causal", causal ? 1 : 0}}; }
 };
 
 std::string OnlineSoftmax::invalid_reason(const Problem& p, const Target& t) const {
@@ -69,36 +73,39 @@ std::string OnlineSoftmax::invalid_reason(const Problem& p, const Target& t) con
 
 // attention::row_block_tiles: a thread holds d/TPR columns of one row.
 TileGeometry OnlineSoftmax::tiles(const Problem& p) const {
-    return attention::row_block_tiles(p, br, {p.dim[1] / tpr, 1, 1});
+    return attention::row_block_tiles(p, br, bc, causal, {p.dim[1] / tpr, 1, 1});
 }
 
 // Counts in elements (global loads of the input type, stores of O in floats, shared accesses in
-// floats), exact for any N: a block loads its live rows of Q once and every key row of its head
-// once (K and V), whatever BR; it stores whole tiles of K and V in shared memory (zeros past N),
-// and each of its threads reads d/TPR floats of every tile row twice (scores, then V).
+// floats), exact for any N: a block loads its live rows of Q once and every key row it streams
+// (K and V; attention::key_work: all N, or up to its diagonal tile with the mask), whatever BR;
+// it stores whole tiles of K and V in shared memory (zeros past N), and each of its threads reads
+// d/TPR floats of every tile row twice (scores, then V). Per block and thread: the average block.
 CostModel OnlineSoftmax::cost_model(const Problem& p) const {
     const double N = double(p.dim[0]), d = double(p.dim[1]), BH = double(p.dim[2]);
-    const double row_blocks = double(ceil_div(p.dim[0], br)), tiles = double(ceil_div(p.dim[0], bc));
-    const double blocks = row_blocks * BH;
+    const double row_blocks = double(ceil_div(p.dim[0], br)), blocks = row_blocks * BH;
+    const attention::KeyWork w = attention::key_work(p, br, bc, causal);
+    const double tiles = w.tiles / row_blocks, keys = w.keys / row_blocks;   // per block, on average
     CostModel m;
-    m.per_thread = {d / tpr + 2 * N * d / threads(), d / tpr, 2 * tiles * bc * d / tpr, 2 * tiles * bc * d / threads()};
-    m.per_block = {br * d + 2 * N * d, br * d, 2 * tiles * bc * d * br, 2 * tiles * bc * d};
-    m.total = {attention::global_loads(p, br), BH * N * d, blocks * br * 2 * tiles * bc * d, blocks * 2 * tiles * bc * d};
-    m.flops = 4 * N * N * d * BH;   // Q·Kᵀ and P·V, two multiply-adds per score and column
+    m.per_thread = {d / tpr + 2 * keys * d / threads(), d / tpr, 2 * tiles * bc * d / tpr, 2 * tiles * bc * d / threads()};
+    m.per_block = {br * d + 2 * keys * d, br * d, 2 * tiles * bc * d * br, 2 * tiles * bc * d};
+    // Totals from the sums themselves (integers), not from the averages.
+    m.total = {attention::global_loads(p, br, bc, causal), BH * N * d, BH * w.tiles * br * 2 * bc * d, BH * w.tiles * 2 * bc * d};
+    m.flops = attention::flops(p, causal);   // Q·Kᵀ and P·V, two multiply-adds per score and column
     m.set_element_types(precision());
     m.shared_widened_bytes = int(sizeof(float));   // K and V are staged as floats
     m.intensity = m.flops / m.global_bytes;
     m.compulsory_bytes = m.load_bytes(3 * BH * N * d) + m.store_bytes(BH * N * d);
+    const std::string tile_sum = causal ? "BH·Σ_b tiles_b" : "blocks·⌈N/BC⌉";
     m.formulas = {
         {"threads / block", "BR·TPR", double(threads())},
         {"blocks", "⌈N/BR⌉·BH", blocks},
-        {"global loads (total)", "BH·N·d·(1 + 2·⌈N/BR⌉)", m.total.global_loads},
-        {"global stores (total)", "BH·N·d", m.total.global_stores},
-        {"shared stores (total)", "blocks·⌈N/BC⌉·2·BC·d", m.total.shared_stores},
-        {"shared loads (total)", "blocks·BR·⌈N/BC⌉·2·BC·d", m.total.shared_loads},
-        {"FLOPs", "4·N²·d·BH", m.flops},
+        {"shared stores (total)", tile_sum + "·2·BC·d", m.total.shared_stores},
+        {"shared loads (total)", tile_sum + "·BR·2·BC·d", m.total.shared_loads},
     };
-    m.extras = attention::shared_extras(p, br, bc);
+    const std::vector<Formula> keys_formulas = attention::key_formulas(m, causal);
+    m.formulas.insert(m.formulas.begin() + 2, keys_formulas.begin(), keys_formulas.end());
+    m.extras = attention::shared_extras(p, br, bc, causal);
     m.extras.push_back({"dynamic shared memory (bytes)", "2·BC·d·4", double(smem_for(bc, p.dim[1]))});
     m.extras.push_back({"values a thread holds (q, o, scores)", "2·d/TPR + BC", 2 * d / tpr + bc});
     m.extras.push_back({"shuffles per score", "log2(TPR)", std::log2(double(tpr))});

@@ -2,11 +2,13 @@
 // its outputs and counts are checked on the GPU by VariantOnGpu). The walk below follows
 // kernels/attention/flash2_mma.cuh's loops and branches: every thread's 16-byte copies of Q once
 // and of K and V per key tile (zero-filled past N, counted only inside), every warp's ldmatrix.x4
-// (8 values a lane), and the float2 stores of O's rows inside N. Counts must equal the model's at
+// (8 values a lane), and the float2 stores of O's rows inside N; with CAUSAL, a block's key loop
+// stops at the tile holding its last row's key. Counts must equal the model's at
 // random valid configurations and odd sizes. The shared sites must put every copy on its own piece
 // and read every fragment without a bank conflict, at every head width.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <string>
@@ -29,6 +31,7 @@ const Variant& flash2() { return registered_variant("attention.flash2_mma"); }
 AccessCounts walk(const ParamValues& v, const Problem& p) {
     const int64_t N = p.dim[0], d = p.dim[1], BH = p.dim[2];
     const int br = v.at("BR"), bc = v.at("BC"), warps = v.at("WARPS"), T = 32 * warps;
+    const bool causal = v.at("CAUSAL") != 0;
     const int pieces = int(d / 8), tiles_m = br / warps / 16;
     AccessCounts c;
     auto copy = [&](int rows, int64_t first) {
@@ -43,7 +46,8 @@ AccessCounts walk(const ParamValues& v, const Problem& p) {
         for (int64_t row0 = 0; row0 < N; row0 += br) {
             copy(br, row0);
             c.shared_loads += double(warps) * tiles_m * (d / 16) * 32 * 8;   // Q's fragments
-            for (int64_t n0 = 0; n0 < N; n0 += bc) {
+            const int64_t keys = causal ? std::min(N, row0 + br) : N;   // the block's last key + 1
+            for (int64_t n0 = 0; n0 < keys; n0 += bc) {
                 copy(bc, n0);   // K
                 copy(bc, n0);   // V
                 c.shared_loads += double(warps) * (d / 16) * (bc / 16) * 32 * 8;   // K's fragments
@@ -78,6 +82,21 @@ TEST(Flash2Model, CountsEqualTheWalkAtRandomConfigurationsAndOddSizes) {
 
 ParamValues with(std::initializer_list<std::pair<const std::string, int>> given) {
     return with_defaults(flash2().params, ParamValues(given));
+}
+
+// The mask halves the work: at N = 4096 and BR = BC = 64, block b streams b + 1 key tiles,
+// 64·65/2 = 2080 of the 64·64 = 4096 tiles; the FLOPs count the N·(N+1)/2 scores kept; the
+// variant asks its family for the causal reference, and the kernel is named with the mask.
+TEST(Flash2Model, TheCausalMaskSkipsTheTilesPastEachBlocksDiagonal) {
+    const Problem p{{4096, 64, 4}};
+    const CostModel plain = flash2().cost_model(with({}), p), causal = flash2().cost_model(with({{"CAUSAL", 1}}), p);
+    EXPECT_DOUBLE_EQ(test::extra_value(causal, "key tiles skipped whole (all blocks)"), 4.0 * (4096 - 2080));
+    EXPECT_DOUBLE_EQ(causal.total.global_loads, 4.0 * 64 * (4096 + 2 * 2080 * 64));
+    EXPECT_DOUBLE_EQ(plain.total.global_loads, 4.0 * 4096 * 64 * (1 + 2 * 64));
+    EXPECT_DOUBLE_EQ(causal.flops, 2.0 * 4096 * 4097 * 64 * 4);
+    EXPECT_EQ(flash2().bind(with({{"CAUSAL", 1}}))->family_options(), (FamilyOptions{{"causal", 1}}));
+    EXPECT_EQ(flash2().bind(with({}))->family_options(), (FamilyOptions{{"causal", 0}}));
+    EXPECT_NE(kernel_for(flash2(), with({{"CAUSAL", 1}}), p).name_expression.find(", 1>"), std::string::npos);
 }
 
 // Every copy of a tile lands on its own 16-byte piece inside the shared memory, and the pieces

@@ -21,6 +21,7 @@ struct Flash2 {
     int warps = 4;                           // <- WARPS: warps per block, each BR/WARPS rows
     int stages = 2;                          // <- STAGES: 1 copy then compute, 2 copies overlapped
     int minb = 0;                            // <- MINB: blocks per SM the registers must allow (0: ptxas picks)
+    bool causal = false;                     // <- CAUSAL: row i sees keys 0..i only
 
     static inline const std::vector<ParamSpec> params = {
         {.name = "PREC", .kind = ParamKind::Element, .min = int(ElementType::bf16), .max = int(ElementType::f16),
@@ -30,10 +31,11 @@ struct Flash2 {
         {.name = "WARPS", .kind = ParamKind::Pow2, .min = 1, .max = 16, .def = 4},
         {.name = "STAGES", .kind = ParamKind::Int, .min = 1, .max = 2, .def = 2},
         {.name = "MINB", .kind = ParamKind::Int, .min = 0, .max = 4, .def = 0},
+        {.name = "CAUSAL", .kind = ParamKind::Bool, .min = 0, .max = 1, .def = 0},
     };
     static Flash2 from(const ParamReader& p) {
         return {.input = ElementType(p["PREC"]), .br = p["BR"], .bc = p["BC"], .warps = p["WARPS"], .stages = p["STAGES"],
-                .minb = p["MINB"]};
+                .minb = p["MINB"], .causal = p.flag("CAUSAL")};
     }
     int kind() const { return input == ElementType::bf16 ? 1 : 2; }
     int threads() const { return 32 * warps; }
@@ -45,12 +47,14 @@ struct Flash2 {
 
     std::string invalid_reason(const Problem& p, const Target& t) const;
     // One instantiation per head width: d is a template argument (the fragments a thread holds).
+    // CAUSAL is named only when set (its default is 0), as the lesson's first steps wrote it.
     KernelInstance kernel_at(const Problem& p) const {
+        const char* mask = causal ? ", 1" : "";
         if (minb == 0)
-            return {"attention/flash2_mma.cuh",
-                    fmt::format("flash2_mma_attention<{}, {}, {}, {}, {}, {}>", p.dim[1], br, bc, warps, stages, kind())};
-        return {"attention/flash2_mma.cuh", fmt::format("flash2_mma_attention_minb<{}, {}, {}, {}, {}, {}, {}>", p.dim[1], br,
-                                                        bc, warps, stages, minb, kind())};
+            return {"attention/flash2_mma.cuh", fmt::format("flash2_mma_attention<{}, {}, {}, {}, {}, {}{}>", p.dim[1], br, bc,
+                                                            warps, stages, kind(), mask)};
+        return {"attention/flash2_mma.cuh", fmt::format("flash2_mma_attention_minb<{}, {}, {}, {}, {}, {}, {}{}>", p.dim[1], br,
+                                                        bc, warps, stages, minb, kind(), mask)};
     }
     KernelInstance kernel() const { return kernel_at(Problem{{4096, 64, 4}}); }
     LaunchShape launch(const Problem& p) const {
@@ -62,6 +66,7 @@ struct Flash2 {
     CostModel cost_model(const Problem& p) const;
     std::vector<SharedAccessSite> shared_sites(const Problem& p) const;
     Precision precision() const { return {input, ElementType::f32, ElementType::f32, input}; }
+    FamilyOptions family_options() const { return {{"causal", causal ? 1 : 0}}; }
 };
 
 std::string Flash2::invalid_reason(const Problem& p, const Target& t) const {
@@ -86,37 +91,41 @@ std::string Flash2::invalid_reason(const Problem& p, const Target& t) const {
 
 // attention::row_block_tiles: a lane holds 2 columns of each 8 and 2 rows of each 16 of its warp's rows.
 TileGeometry Flash2::tiles(const Problem& p) const {
-    return attention::row_block_tiles(p, br, {p.dim[1] / 4, 2 * rows_per_warp() / 16, 1});
+    return attention::row_block_tiles(p, br, bc, causal, {p.dim[1] / 4, 2 * rows_per_warp() / 16, 1});
 }
 
 // Counts in elements, exact for any N: global loads of the input type (Q's live rows once, every
-// key row of the head once per block, K and V), stores of O in floats; shared stores of whole
-// tiles (zeros past N); shared loads as ldmatrix delivers them, 8 values a lane per x4: Q's
-// fragments once, and every warp reads the whole K and V tile.
+// key row a block streams, K and V: attention::key_work), stores of O in floats; shared stores of
+// whole tiles (zeros past N); shared loads as ldmatrix delivers them, 8 values a lane per x4: Q's
+// fragments once, and every warp reads the whole K and V tile. Per block and thread: the average
+// block (with the mask, blocks stream different numbers of tiles).
 CostModel Flash2::cost_model(const Problem& p) const {
     const double N = double(p.dim[0]), d = double(p.dim[1]), BH = double(p.dim[2]);
-    const double row_blocks = double(ceil_div(p.dim[0], br)), tiles = double(ceil_div(p.dim[0], bc));
-    const double blocks = row_blocks * BH, T = threads();
+    const double row_blocks = double(ceil_div(p.dim[0], br)), blocks = row_blocks * BH, T = threads();
+    const attention::KeyWork w = attention::key_work(p, br, bc, causal);
+    const double tiles = w.tiles / row_blocks, keys = w.keys / row_blocks;   // per block, on average
     const double smem_loads = br * d + warps * tiles * 2 * bc * d, smem_stores = br * d + tiles * 2 * bc * d;
     CostModel m;
-    m.per_block = {br * d + 2 * N * d, br * d, smem_loads, smem_stores};
+    m.per_block = {br * d + 2 * keys * d, br * d, smem_loads, smem_stores};
     m.per_thread = {m.per_block.global_loads / T, m.per_block.global_stores / T, smem_loads / T, smem_stores / T};
-    m.total = {attention::global_loads(p, br), BH * N * d, blocks * smem_loads, blocks * smem_stores};
-    m.flops = 4 * N * N * d * BH;
+    // Totals from the sums themselves (integers), not from the averages.
+    m.total = {attention::global_loads(p, br, bc, causal), BH * N * d, blocks * br * d + BH * w.tiles * warps * 2 * bc * d,
+               blocks * br * d + BH * w.tiles * 2 * bc * d};
+    m.flops = attention::flops(p, causal);
     m.set_element_types(precision());
     m.intensity = m.flops / m.global_bytes;
     m.compulsory_bytes = m.load_bytes(3 * BH * N * d) + m.store_bytes(BH * N * d);
     const double mmas = blocks * warps * tiles * (rows_per_warp() / 16.0) * (bc / 8.0) * (d / 16.0) * 2;
+    const std::string tile_sum = causal ? "BH·Σ_b tiles_b" : "blocks·⌈N/BC⌉";
     m.formulas = {
         {"threads / block", "32·WARPS", T},
         {"blocks", "⌈N/BR⌉·BH", blocks},
-        {"global loads (total)", "BH·N·d·(1 + 2·⌈N/BR⌉)", m.total.global_loads},
-        {"global stores (total)", "BH·N·d", m.total.global_stores},
-        {"shared stores (total)", "blocks·(BR·d + ⌈N/BC⌉·2·BC·d)", m.total.shared_stores},
-        {"shared loads (total)", "blocks·(BR·d + WARPS·⌈N/BC⌉·2·BC·d)", m.total.shared_loads},
-        {"FLOPs", "4·N²·d·BH", m.flops},
+        {"shared stores (total)", "blocks·BR·d + " + tile_sum + "·2·BC·d", m.total.shared_stores},
+        {"shared loads (total)", "blocks·BR·d + WARPS·" + tile_sum + "·2·BC·d", m.total.shared_loads},
     };
-    m.extras = attention::shared_extras(p, br, bc);
+    const std::vector<Formula> keys_formulas = attention::key_formulas(m, causal);
+    m.formulas.insert(m.formulas.begin() + 2, keys_formulas.begin(), keys_formulas.end());
+    m.extras = attention::shared_extras(p, br, bc, causal);
     m.extras.push_back({"dynamic shared memory (bytes)", "(BR + 2·BC)·d·2", double(smem_for(p.dim[1]))});
     m.extras.push_back({"registers of state per thread (o, s, q)", "BR/WARPS/16·(d/2 + BC/2 + d/4)", double(held(p.dim[1]))});
     m.extras.push_back({"mma.sync per block per key tile", "WARPS·BR/WARPS/16·BC/8·d/16·2", mmas / blocks / tiles});
@@ -132,7 +141,7 @@ std::vector<SharedAccessSite> Flash2::shared_sites(const Problem& p) const {
     const int T = threads(), row_bytes = int(2 * p.dim[1]), pieces = int(p.dim[1] / 8);
     const int tiles_m = rows_per_warp() / 16, steps_qk = int(p.dim[1] / 16);
     const double blocks = double(ceil_div(p.dim[0], br)) * double(p.dim[2]);
-    const double per_tile = blocks * double(ceil_div(p.dim[0], bc));
+    const double per_tile = double(p.dim[2]) * attention::key_work(p, br, bc, causal).tiles;
     const int64_t k_base = int64_t(br) * row_bytes, v_base = k_base + int64_t(bc) * row_bytes;
     auto site = [&](std::string name, std::string formula, bool store, int instances, double repeats, auto address) {
         SharedAccessSite s;

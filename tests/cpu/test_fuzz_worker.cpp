@@ -197,3 +197,29 @@ TEST(WorkerFuzz, AnElementTypeTheWorkerDoesNotKnowIsRefused) {
 }
 
 }  // namespace
+
+namespace {
+
+// A job's family options are at most 16 names of ints; anything else is refused naming the field.
+TEST(WorkerFuzz, FamilyOptionsThatAreNotNamedIntsAreRefused) {
+    const json good = valid_run_request();
+    EXPECT_TRUE(worker::job_from_json(good.at("job")).options.empty()) << "an older client sends none";
+    json causal = good;
+    causal["job"]["family_options"] = {{"causal", 1}};
+    ASSERT_EQ(worker::request_problem(causal), "");
+    EXPECT_EQ(worker::job_from_json(causal.at("job")).options, (FamilyOptions{{"causal", 1}}));
+    json many = good;
+    for (int i = 0; i < 17; ++i) many["job"]["family_options"]["k" + std::to_string(i)] = i;
+    for (const json& bad_value : {json("yes"), json(1.5), json(int64_t(1) << 40), json::array(), json(nullptr)}) {
+        json bad = good;
+        bad["job"]["family_options"] = {{"causal", bad_value}};
+        const std::string why = worker::request_problem(bad);
+        EXPECT_NE(why.find("family_options"), std::string::npos) << bad_value.dump() << ": " << why;
+    }
+    json not_object = good;
+    not_object["job"]["family_options"] = "causal";
+    EXPECT_NE(worker::request_problem(not_object).find("family_options"), std::string::npos);
+    EXPECT_NE(worker::request_problem(many).find("more than 16"), std::string::npos);
+}
+
+}  // namespace

@@ -127,11 +127,12 @@ TEST(GpuWorkerProtocol, JobWithCubinBytesAndOptionsSurvive) {
     auto kernel = std::make_shared<CompileResult>();
     for (int i = 0; i < 300000; ++i) kernel->cubin.push_back(char(i * 7));   // every byte value, zeros included
     kernel->lowered_name = "_Z10kernelILi32EEvPKfS1_Pfiiiy";
-    worker::MeasureJob job{"stencil", Precision{ElementType::bf16, ElementType::f32, ElementType::f32},
+    worker::MeasureJob job{"stencil", Precision{ElementType::bf16, ElementType::f32, ElementType::f32}, {{"causal", 1}},
                            Problem{{1, 70000, 3000000000}}, LaunchShape{{5, 6, 7}, {32, 4, 1}, 49152}, kernel, nullptr};
     const worker::MeasureJob got = worker::job_from_json(through_socket(worker::job_to_json(job)));
     EXPECT_EQ(got.family, job.family);
     EXPECT_EQ(got.precision, job.precision);
+    EXPECT_EQ(got.options, job.options);
     EXPECT_EQ(got.problem, job.problem);
     EXPECT_EQ(got.launch.grid, job.launch.grid);
     EXPECT_EQ(got.launch.block, job.launch.block);

@@ -59,6 +59,14 @@ struct Problem {
 bool parse_problem(const std::string& text, Problem& out, std::string& error);
 std::string format_problem(const Problem& p);  // "1000x2000x300" or "4096"
 
+// What a kernel computes beyond its sizes and element types, as its family reads it: named
+// values a variant declares from its parameters (attention's "causal" mask: 1 = each query sees
+// only the keys up to its own row). Empty for most kernels. The family's shape says which names
+// it takes (FamilyShape::options_invalid_reason); its halves build the reference to match.
+using FamilyOptions = std::map<std::string, int>;
+// "" or "causal=1, …" in name order, as keys and messages show them.
+std::string format_options(const FamilyOptions& o);
+
 // "TILE=32" -> ("TILE", 32); "PREC=bf16" -> ("PREC", the element type's value); on/off, yes/no
 // and true/false -> 1/0. Returns false and sets `error` on bad input.
 bool parse_assignment(const std::string& text, std::string& name, int& value, std::string& error);

@@ -159,6 +159,7 @@ struct RunResult {
     Occupancy occupancy;
     CostModel model;
     Precision precision;          // the variant's element types at these parameters
+    FamilyOptions options;        // what it computes beyond them (attention's causal mask), usually {}
     std::string kernel_source;    // the .cuh as compiled
     std::string kernel_file;      // the file kernel_source is: "matmul/tiled.cuh", or user_kernel
     std::string name_expression;  // its instantiation

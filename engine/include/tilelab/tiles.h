@@ -2,8 +2,10 @@
 // block cuts the output into tiles, what one thread computes, and what is staged where. The
 // panel draws from this alone, so a new variant is drawn without touching the GUI.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <string>
 #include "tilelab/util.h"
 
 namespace tilelab {
@@ -47,9 +49,25 @@ struct TileGeometry {
     int shared_planes = 0;              // x–y input planes shared memory holds at once
     std::array<int64_t, 2> shared_plane{0, 0};   // cells of one of them, x × y
 
+    // A streamed operand (attention): every block walks the rows of a second operand,
+    // stream_extent of them (the keys of K and V), stream_tile at a time through shared memory;
+    // the product of a block's rows with them (the N×N scores) only ever exists a tile at a time,
+    // in registers. 0 = none. stream_causal: a block stops at the tile holding its last row's
+    // key, and a key past a row is masked. The names label the picture (Q, K and V, O, S).
+    int64_t stream_extent = 0, stream_tile = 0;
+    bool stream_causal = false;
+    std::string rows_name, stream_name, output_name, product_name;
+
     // Blocks along output axis `a`: ⌈extent / block tile⌉.
     int64_t blocks(int a) const { return ceil_div(extent[size_t(a)], block_tile[size_t(a)]); }
     int64_t k_steps() const { return reduction > 0 ? ceil_div(reduction, k_step) : 0; }
+    // Tiles of the streamed operand row block `b` (along axis 1) walks: all of them, or with the
+    // causal mask up to the one holding key min(extent, (b + 1)·block rows) − 1.
+    int64_t stream_steps(int64_t b) const {
+        if (stream_tile <= 0) return 0;
+        const int64_t keys = stream_causal ? std::min(stream_extent, (b + 1) * block_tile[1]) : stream_extent;
+        return ceil_div(keys, stream_tile);
+    }
     int64_t block_outputs() const { return block_tile[0] * block_tile[1] * block_tile[2]; }
 };
 

@@ -110,6 +110,8 @@ public:
     virtual std::vector<SharedAccessSite> shared_sites(const Problem& problem) const = 0;
     // The element types it reads, accumulates in and writes (tilelab/precision.h).
     virtual Precision precision() const = 0;
+    // What it computes beyond sizes and types, for its family (tilelab/params.h): {} for most.
+    virtual FamilyOptions family_options() const = 0;
 };
 
 // The values of one request's parameters, as a lesson's config reads them (defaults filled in).
@@ -165,7 +167,7 @@ struct VariantInfo {
 namespace detail {
 
 // The one adapter from a lesson's config type to VariantInstance. Optional members: tiles,
-// shared_sites, kernel_at, precision (FP32 throughout when absent), smem_bytes (0).
+// shared_sites, kernel_at, precision (FP32 throughout when absent), family_options ({}), smem_bytes (0).
 template <class Config>
 class TypedInstance final : public VariantInstance {
 public:
@@ -194,6 +196,10 @@ public:
     }
     Precision precision() const override {
         if constexpr (requires { c_.precision(); }) return c_.precision();
+        else return {};
+    }
+    FamilyOptions family_options() const override {
+        if constexpr (requires { c_.family_options(); }) return c_.family_options();
         else return {};
     }
     const Config& config() const { return c_; }

@@ -17,8 +17,10 @@ public:
     virtual ~CpuFamily() = default;
     // Adds the buffers to `m` (inputs seeded, the output all 0xFF bytes: NaN), sets the module's
     // variables (the stencil's coefficients) and returns the kernel's arguments in order: buffer
-    // addresses, sizes, and 0 for the counters pointer (the CPU run counts by itself).
-    virtual std::vector<uint64_t> prepare(cpu::Machine& m, const Problem& p, const Precision& precision, uint64_t seed) = 0;
+    // addresses, sizes, and 0 for the counters pointer (the CPU run counts by itself). The reference
+    // computes what `options` ask (FamilyShape::options_invalid_reason has accepted them).
+    virtual std::vector<uint64_t> prepare(cpu::Machine& m, const Problem& p, const Precision& precision,
+                                          const FamilyOptions& options, uint64_t seed) = 0;
     // Compares the output with the reference, as the GPU half does (same tolerance, same message).
     virtual Validation validate(cpu::Machine& m) = 0;
     // Whether prepare() lays out inputs of these element types as the GPU half does. FP32 unless

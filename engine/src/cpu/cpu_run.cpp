@@ -122,7 +122,7 @@ void execute(const RunResult& r, CompileService& compiler, uint64_t seed, double
     }
     cpu::Machine machine(module, *kernel);
     cpu::Launch launch;
-    if (!pack_params(*kernel, p.family->prepare(machine, c.problem, precision, seed), launch.params))
+    if (!pack_params(*kernel, p.family->prepare(machine, c.problem, precision, p.instance->family_options(), seed), launch.params))
         throw cpu::PtxError(fmt::format("the kernel takes {} parameters, not the family's arguments", kernel->params.size()));
     const LaunchShape shape = p.instance->launch(c.problem);
     launch.grid = shape.grid, launch.block = shape.block, launch.dynamic_shared = shape.dynamic_smem;

@@ -16,8 +16,9 @@ class Family {
 public:
     virtual ~Family() = default;
     // Allocate buffers and fill inputs with seeded random values (never zeros) of the kernel's
-    // element types (FamilyShape::precision_invalid_reason has accepted them). Throws on CUDA errors.
-    virtual void setup(const Problem& p, const Precision& precision, uint64_t seed) = 0;
+    // element types (FamilyShape::precision_invalid_reason has accepted them), and the reference
+    // of what `options` ask (options_invalid_reason has accepted them). Throws on CUDA errors.
+    virtual void setup(const Problem& p, const Precision& precision, const FamilyOptions& options, uint64_t seed) = 0;
     // Called after the cubin is loaded, e.g. to set __constant__ coefficients.
     virtual void on_library_loaded(cudaLibrary_t lib) { (void)lib; }
     // Fill the output with a poison value (NaN pattern) before each run.

@@ -38,7 +38,7 @@ Ceilings GpuRunner::measure_ceilings() {
         {
             const std::unique_ptr<Family> matmul = make_family("matmul");
             const Problem p{{kSgemmSize, kSgemmSize, kSgemmSize}};
-            matmul->setup(p, Precision{}, 1);
+            matmul->setup(p, Precision{}, {}, 1);
             const TimingPlan plan{2, kRepetitions, &flusher(), nullptr};
             ScopedReferencePlan scoped(plan);
             std::string name;

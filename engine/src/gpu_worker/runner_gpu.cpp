@@ -88,15 +88,16 @@ void GpuRunner::check_memory(const std::string& family_name, const Precision& pr
                                           needed / kGiB, free_bytes / kGiB));
 }
 
-Family& GpuRunner::family_for(const std::string& name, const Precision& precision, const Problem& p, uint64_t seed) {
-    const std::string key = name + " " + precision.describe();
+Family& GpuRunner::family_for(const std::string& name, const Precision& precision, const FamilyOptions& options,
+                              const Problem& p, uint64_t seed) {
+    const std::string key = name + " " + precision.describe() + " " + format_options(options);
     FamilySlot& slot = families_[key];
     if (slot.family && slot.problem == p && slot.seed == seed) return *slot.family;
     slot.family.reset();   // free the old problem's buffers before sizing the new one
     check_memory(name, precision, p);
     std::unique_ptr<Family> family = make_family(name);
     if (!family) throw StageError("input", fmt::format("The {} family is not implemented yet.", name));
-    family->setup(p, precision, seed);
+    family->setup(p, precision, options, seed);
     FamilySlot& fresh = families_[key];   // check_memory may have cleared the map
     fresh = {std::move(family), p, seed};
     return *fresh.family;
@@ -229,7 +230,7 @@ Measurement GpuRunner::measure(const worker::MeasureJob& job, const RunOptions& 
     try {
         if (context_lost_) throw StageError("run", "the CUDA context was lost to an earlier fault");
         const Problem& problem = job.problem;
-        Family& family = family_for(job.family, job.precision, problem, opt.seed);
+        Family& family = family_for(job.family, job.precision, job.options, problem, opt.seed);
         if (opt.flush_l2) flusher();
 
         const LoadedLibrary& lib = library_for(*job.kernel);
@@ -304,7 +305,8 @@ Measurement GpuRunner::measure(const worker::MeasureJob& job, const RunOptions& 
 
         // 6. The reference at the same size ("% of cuBLAS"), timed the same way, once per problem.
         if (opt.time_reference) {
-            const std::string key = fmt::format("{}|{}|{}|{}", job.family, job.precision.describe(), format_problem(problem), opt.flush_l2);
+            const std::string key = fmt::format("{}|{}|{}|{}|{}", job.family, job.precision.describe(), format_options(job.options),
+                                                format_problem(problem), opt.flush_l2);
             auto it = reference_ms_.find(key);
             if (it == reference_ms_.end()) {
                 ScopedReferencePlan scoped(plan);

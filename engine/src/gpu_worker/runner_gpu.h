@@ -64,7 +64,8 @@ private:
         uint64_t seed = 0;
     };
 
-    Family& family_for(const std::string& name, const Precision& precision, const Problem& p, uint64_t seed);
+    Family& family_for(const std::string& name, const Precision& precision, const FamilyOptions& options, const Problem& p,
+                       uint64_t seed);
     void check_memory(const std::string& family_name, const Precision& precision, const Problem& p);
     const LoadedLibrary& library_for(const CompileResult& c);
     AccessCounts count_accesses(Family& family, const CompileResult& counting_kernel, const LaunchShape& launch);
@@ -78,7 +79,7 @@ private:
 
     size_t l2_bytes_;
     bool context_lost_ = false;
-    std::map<std::string, FamilySlot> families_;                       // by family name and precision
+    std::map<std::string, FamilySlot> families_;                       // by family name, precision and options
     std::map<std::string, std::unique_ptr<LoadedLibrary>> libraries_;  // by cubin hash and kernel name
     std::unique_ptr<L2Flusher> flusher_;
     std::unique_ptr<HardwareCounterSession> hardware_;                 // CUPTI, set up on first use

@@ -146,15 +146,16 @@ void SupportKernels::transpose_reference(const float* in, float* out, int W, int
 }
 
 void SupportKernels::attention_reference_f64(const float* Q, const float* K, const float* V, double* O, int N, int d,
-                                             int BH) const {
-    void* args[] = {&Q, &K, &V, &O, &N, &d, &BH};
+                                             int BH, bool causal) const {
+    int mask = causal ? 1 : 0;
+    void* args[] = {&Q, &K, &V, &O, &N, &d, &BH, &mask};
     impl_->launch(impl_->attention_ref, uint64_t(N) * uint64_t(BH) * 32, args);
 }
 
-void SupportKernels::softmax_rows(float* S, void* P, uint64_t rows, int N, ElementType type) const {
+void SupportKernels::softmax_rows(float* S, void* P, uint64_t rows, int N, ElementType type, bool causal) const {
     unsigned long long count = rows;
-    int kind = sixteen_bit_kind(type);
-    void* args[] = {&S, &P, &count, &N, &kind};
+    int kind = sixteen_bit_kind(type), mask = causal ? 1 : 0;
+    void* args[] = {&S, &P, &count, &N, &kind, &mask};
     impl_->launch(impl_->softmax, rows * 32, args);
 }
 

@@ -59,11 +59,14 @@ public:
     void stencil7_reference(const float* in, float* ref, int nx, int ny, int nz, const float* coef, int radius = 1) const;
     // out (W×H) = inᵀ, in H×W row-major.
     void transpose_reference(const float* in, float* out, int W, int H) const;
-    // O (BH heads of N×d, double) = softmax(Q·Kᵀ/√d)·V from the floats the kernel reads, one row a warp.
-    void attention_reference_f64(const float* Q, const float* K, const float* V, double* O, int N, int d, int BH) const;
+    // O (BH heads of N×d, double) = softmax(Q·Kᵀ/√d)·V from the floats the kernel reads, one row a
+    // warp; causal: row i weighs keys 0..i only.
+    void attention_reference_f64(const float* Q, const float* K, const float* V, double* O, int N, int d, int BH,
+                                 bool causal) const;
     // Each of `rows` rows of S (N floats) becomes its softmax: in place as floats (P null), or
-    // written to P as `type` (bf16 or fp16). One warp a row, three passes over it.
-    void softmax_rows(float* S, void* P, uint64_t rows, int N, ElementType type) const;
+    // written to P as `type` (bf16 or fp16). One warp a row, three passes over it. causal: row r
+    // (r mod N within its head) over its first r mod N + 1 entries, the rest of P zero.
+    void softmax_rows(float* S, void* P, uint64_t rows, int N, ElementType type, bool causal) const;
     // got against expected, |got − expected| / max(1, |expected|) ≤ tolerance; with nx > 0 the
     // boundary cells of the nx×ny×nz grid must be exactly equal. Synchronises; returns the summary.
     CompareSummary compare(const float* got, const float* expected, uint64_t n, double tolerance, int nx = 0,

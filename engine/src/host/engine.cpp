@@ -323,6 +323,7 @@ Engine::Impl::Checked Engine::Impl::check(const RunRequest& req, const Target& t
     if (std::string why = family->problem_invalid_reason(req.problem); !why.empty()) return invalid(why);
     c.instance = v->bind(c.params);
     if (std::string why = family->precision_invalid_reason(c.instance->precision()); !why.empty()) return invalid(why);
+    if (std::string why = family->options_invalid_reason(c.instance->family_options()); !why.empty()) return invalid(why);
     if (std::string why = c.instance->invalid_reason(req.problem, t); !why.empty()) return invalid(why);
     c.launch = c.instance->launch(req.problem);
     return invalid(generic_invalid_reason(*c.instance, c.launch, t));
@@ -353,6 +354,7 @@ RunResult Engine::Impl::analyze(const RunRequest& req, const UserKernel* user) {
         r.launch = checked.launch;
         r.model = full_cost_model(*checked.instance, req.problem);
         r.precision = checked.instance->precision();
+        r.options = checked.instance->family_options();
         const KernelInstance k = checked.instance->kernel_at(req.problem);
         r.name_expression = k.name_expression;
         if (const std::string* source = embedded_source(k.source_file)) r.kernel_source = *source;
@@ -445,7 +447,7 @@ void Engine::Impl::measure(RunResult& r, const RunOptions& opt, const CancelFlag
     try {
         const Variant* v = find_variant(r.request.variant);
         if (!v) throw std::runtime_error("there is no variant called \"" + r.request.variant + "\"");
-        worker::MeasureJob job{v->family, r.precision, r.request.problem, r.launch, r.compiled, nullptr};
+        worker::MeasureJob job{v->family, r.precision, r.options, r.request.problem, r.launch, r.compiled, nullptr};
         // A user's kernel is not counted (UserKernel): counted stays empty.
         if (opt.count_accesses && r.user_kernel.empty()) {   // the same instance built with TILELAB_COUNT=1
             const KernelInstance k = kernel_for(*v, r.request.params, r.request.problem);

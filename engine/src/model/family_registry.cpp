@@ -24,6 +24,12 @@ std::string FamilyShape::precision_invalid_reason(const Precision& p) const {
                "该问题族的缓冲区和参考结果只支持 FP32；这个内核要求 {}。", p.describe());
 }
 
+std::string FamilyShape::options_invalid_reason(const FamilyOptions& o) const {
+    if (o.empty()) return "";
+    return say("This family computes one thing only; the kernel asks for {}.", "该问题族只计算一种结果；这个内核要求 {}。",
+               format_options(o));
+}
+
 // Matrices: any size up to 700 (no tile divides them all), 1025-2048, and 256-1536 for counters.
 std::array<FamilyShape::SizeRange, 3> FamilyShape::test_sizes(TestSizes kind) const {
     const SizeRange r = kind == TestSizes::small ? SizeRange{1, 700} : kind == TestSizes::large ? SizeRange{1025, 2048}

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include "tilelab/params.h"
 #include "tilelab/precision.h"
 #include "tilelab/result.h"
 
@@ -25,6 +26,9 @@ public:
     virtual std::string problem_invalid_reason(const Problem& p) const = 0;
     // Empty if the family runs kernels of these element types; else a sentence. Default: FP32 only.
     virtual std::string precision_invalid_reason(const Precision& p) const;
+    // Empty if the family computes what these options ask (tilelab/params.h); else a sentence.
+    // Default: none taken.
+    virtual std::string options_invalid_reason(const FamilyOptions& o) const;
     // Device memory all buffers need, in bytes (checked against free memory up front).
     virtual size_t device_bytes(const Problem& p, const Precision& precision) const = 0;
     // The CPU run (engine/src/cpu/): the small problem it runs at — large enough for several blocks

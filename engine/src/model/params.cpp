@@ -134,6 +134,12 @@ std::string format_problem(const Problem& p) {
     return fmt::format("{}x{}x{}", p.dim[0], p.dim[1], p.dim[2]);
 }
 
+std::string format_options(const FamilyOptions& o) {
+    std::string s;
+    for (const auto& [name, value] : o) s += fmt::format("{}{}={}", s.empty() ? "" : ", ", name, value);
+    return s;
+}
+
 bool parse_assignment(const std::string& raw, std::string& name, int& value, std::string& error) {
     std::string text = trim(raw);
     size_t eq = text.find('=');

@@ -143,6 +143,7 @@ json result_to_json(const RunResult& r, const ResultJsonOptions& opt) {
     j["shared_wavefronts"] = banks_known ? json(r.model.banks.wavefronts()) : json(nullptr);
     j["bank_conflicts"] = banks_known ? json(r.model.banks.conflicts()) : json(nullptr);
     j["precision"] = r.precision;
+    if (!r.options.empty()) j["options"] = r.options;
     j["global_bytes"] = r.model.global_bytes;
     j["intensity"] = r.model.intensity;
     j["compulsory_bytes"] = r.model.compulsory_bytes;
@@ -246,6 +247,7 @@ RunResult result_from_json(const json& j) {
     r.occupancy = j.at("occupancy_detail").get<Occupancy>();
     r.model = j.at("model").get<CostModel>();
     r.precision = j.value("precision", Precision{});
+    r.options = j.value("options", FamilyOptions{});
 
     if (j.contains("measured")) {
         const auto number = [&](const char* key) { return j.at(key).is_null() ? 0.0 : j.at(key).get<double>(); };

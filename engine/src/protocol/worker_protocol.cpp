@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <initializer_list>
 #include <vector>
@@ -133,6 +134,16 @@ std::string precision_problem(const json& p) {
     return p.contains("intermediate") ? element_problem("intermediate") : "";
 }
 
+// A job's family options (tilelab/params.h): an object of at most 16 names, each an int. Which
+// names the family takes is its shape's to say, before the job is built.
+std::string family_options_problem(const json& o) {
+    if (!o.is_object()) return "\"family_options\" is not an object";
+    if (o.size() > 16) return "\"family_options\" holds more than 16 names";
+    for (const auto& [name, value] : o.items())
+        if (std::string why = need_int(o, name.c_str(), INT32_MIN, INT32_MAX); !why.empty()) return "family_options: " + why;
+    return "";
+}
+
 std::string job_problem(const json& request) {
     if (!request.contains("job") || !request.at("job").is_object()) return "\"job\" is missing or not an object";
     const json& job = request.at("job");
@@ -142,6 +153,7 @@ std::string job_problem(const json& request) {
                                    cubin_problem(job, "kernel")});
     if (p.empty() && job.contains("counting")) p = cubin_problem(job, "counting");
     if (p.empty() && job.contains("precision")) p = precision_problem(job.at("precision"));
+    if (p.empty() && job.contains("family_options")) p = family_options_problem(job.at("family_options"));
     if (p.empty()) {
         if (!job.contains("launch") || !job.at("launch").is_object()) return "job: \"launch\" is missing or not an object";
         const json& l = job.at("launch");
@@ -304,6 +316,7 @@ json job_to_json(const MeasureJob& job) {
               {"launch", job.launch},
               {"kernel", cubin_to_json(*job.kernel)}};
     if (job.counting) j["counting"] = cubin_to_json(*job.counting);
+    if (!job.options.empty()) j["family_options"] = job.options;
     return j;
 }
 
@@ -320,6 +333,7 @@ MeasureJob job_from_json(const json& j) {
     job.launch = j.at("launch").get<LaunchShape>();
     job.kernel = cubin_from_json(j.at("kernel"));
     if (j.contains("counting")) job.counting = cubin_from_json(j.at("counting"));
+    if (j.contains("family_options")) job.options = j.at("family_options").get<FamilyOptions>();
     return job;
 }
 

@@ -95,6 +95,7 @@ uint32_t request_id_or_zero(const json& request);
 struct MeasureJob {
     std::string family;                                // "matmul", "stencil"
     Precision precision;                               // the kernel's element types (FP32 when absent)
+    FamilyOptions options;                             // what it computes beyond them ("family_options")
     Problem problem;
     LaunchShape launch;
     std::shared_ptr<const CompileResult> kernel;       // cubin and lowered name

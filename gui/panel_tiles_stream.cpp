@@ -1,0 +1,117 @@
+// [SECTION] Tiles panel, a streamed operand (attention): the matrix that never exists. A block owns
+// a strip of rows (BR rows of Q) and walks the rows of a second operand (K and V) a tile at a time;
+// the picture is the product of the two (the N×N scores) with the block's strip across it, the
+// tiles already folded into its running state, the tile it holds now, and with the causal mask
+// the triangle no row sees and the tiles the block skips whole. Left of it the block's rows, above
+// it the streamed tile in shared memory, right of it the output written once. Everything comes
+// from the variant's TileGeometry (stream_*), so any kernel that declares a stream is drawn.
+#include <algorithm>
+#include <string>
+#include "panels.h"
+#include "plot.h"
+#include "tilelab/i18n.h"
+#include "tiles_draw.h"
+#include "ui_common.h"
+
+namespace tilelab::gui::tiles {
+
+namespace {
+
+const ImU32 kMaskedFill = IM_COL32(0, 0, 0, 130);        // keys past their row
+const ImU32 kSkippedFill = IM_COL32(190, 70, 70, 110);   // tiles the mask skips whole
+
+struct Stream {
+    int64_t rows = 1, keys = 1, width = 1;   // N query rows, N keys, d
+    int64_t br = 1, bc = 1, blocks = 1, tiles = 1;
+    int64_t block = 0, steps = 1, step = 0;  // the block shown, its tiles, the tile it holds now
+    bool causal = false;
+};
+
+void DrawStreamOverview(AppState& state, const TileGeometry& t, const Stream& s, float width, float height) {
+    const float font = ImGui::GetFontSize();
+    const float label = font * 1.4f, gap = font * 0.5f, strip = font * 2.0f;
+    const float scale = std::min((width - 2 * strip - 2 * gap) / float(s.keys), (height - strip - gap - 2 * label) / float(s.rows));
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    const ImVec2 q0(origin.x, origin.y + label + strip + gap), q1(q0.x + strip, q0.y + float(s.rows) * scale);
+    const ImVec2 s0(q1.x + gap, q0.y), s1(s0.x + float(s.keys) * scale, q1.y);
+    const ImVec2 o0(s1.x + gap, q0.y), o1(o0.x + strip, q1.y);
+    const ImVec2 k0(s0.x, origin.y + label), k1(s1.x, k0.y + strip);
+    ImGui::InvisibleButton("##stream", ImVec2(width, s1.y - origin.y + label));
+    if (ImGui::IsItemClicked()) {
+        const ImVec2 m = ImGui::GetIO().MousePos;
+        if (m.x >= s0.x && m.x < s1.x && m.y >= s0.y && m.y < s1.y)
+            state.tile_block_y = std::clamp(int((m.y - s0.y) / (float(s.br) * scale)), 0, int(s.blocks - 1));
+    }
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    auto x_at = [&](int64_t key) { return s0.x + float(std::min(key, s.keys)) * scale; };
+    auto y_at = [&](int64_t row) { return s0.y + float(std::min(row, s.rows)) * scale; };
+    for (auto [a, b] : {std::pair{q0, q1}, {s0, s1}, {o0, o1}, {k0, k1}}) Rect(dl, a, b, kMatrixFill, kMatrixEdge);
+    GridLines(dl, s0, s1, s.tiles, s.blocks, plot::kGridColor);
+    if (s.causal) {   // keys past their row: the triangle above the diagonal
+        dl->AddTriangleFilled(s0, ImVec2(s1.x, s0.y), ImVec2(x_at(s.rows), y_at(s.rows)), kMaskedFill);
+        dl->AddLine(s0, ImVec2(x_at(s.rows), y_at(s.rows)), plot::WithAlpha(plot::kTextColor, 0.5f), 1.5f);
+    }
+    const int64_t r0 = s.block * s.br, r1 = std::min(s.rows, r0 + s.br);
+    const int64_t n0 = s.step * s.bc, n1 = std::min(s.keys, n0 + s.bc);
+    for (int64_t j = 0; j < s.tiles; ++j) {
+        const ImVec2 a(x_at(j * s.bc), y_at(r0)), b(x_at((j + 1) * s.bc), y_at(r1));
+        if (j >= s.steps) Rect(dl, a, b, kSkippedFill, 0);
+        else if (j < s.step) Rect(dl, a, b, plot::WithAlpha(kOutputFill, 0.45f), 0);
+        else if (j > s.step) Rect(dl, a, b, kStripFill, 0);
+    }
+    Rect(dl, ImVec2(x_at(n0), y_at(r0)), ImVec2(x_at(n1), y_at(r1)), kRegisterFill, plot::kHighlight, 2.5f);
+    Rect(dl, ImVec2(s0.x, y_at(r0)), ImVec2(s1.x, y_at(r1)), 0, plot::WithAlpha(plot::kHighlight, 0.7f), 1.5f);
+    // The block's rows (left), the streamed tile (above), the output written once (right).
+    Rect(dl, ImVec2(q0.x, y_at(r0)), ImVec2(q1.x, y_at(r1)), kTileFill, plot::kTextColor, 2.0f);
+    if (s.causal && s.steps < s.tiles) Rect(dl, ImVec2(x_at(s.steps * s.bc), k0.y), k1, kSkippedFill, 0);
+    Rect(dl, ImVec2(x_at(n0), k0.y), ImVec2(x_at(n1), k1.y), kSmemFill, plot::kTextColor, 2.0f);
+    const bool last = s.step + 1 >= s.steps;
+    Rect(dl, ImVec2(o0.x, y_at(r0)), ImVec2(o1.x, y_at(r1)), last ? kOutputFill : 0, plot::kHighlight, 2.0f);
+    Caption(dl, ImVec2(q0.x, k0.y), t.rows_name);
+    Caption(dl, ImVec2(k0.x, origin.y), t.stream_name + "  " + std::to_string(s.keys) + "×" + std::to_string(s.width));
+    Caption(dl, ImVec2(o0.x, k0.y), t.output_name);
+    Caption(dl, ImVec2(s0.x, s1.y + font * 0.2f),
+            t.product_name + "  " + std::to_string(s.rows) + "×" + std::to_string(s.keys) + ": " + tr("tiles.never_stored"));
+}
+
+}  // namespace
+
+void DrawStream(AppState& state, const TileGeometry& t, const RunResult& r) {
+    Stream s;
+    s.rows = t.extent[1], s.width = t.extent[0], s.keys = t.stream_extent;
+    s.br = t.block_tile[1], s.bc = t.stream_tile, s.causal = t.stream_causal;
+    if (s.rows <= 0 || s.keys <= 0 || s.br <= 0 || s.bc <= 0) return;
+    s.blocks = t.blocks(1), s.tiles = ceil_div(s.keys, s.bc);
+    state.tile_block_y = std::clamp(state.tile_block_y, 0, int(s.blocks - 1));
+    s.block = state.tile_block_y;
+    s.steps = std::max<int64_t>(1, t.stream_steps(s.block));
+
+    ImGui::TextWrapped("%s", trf("tiles.stream_block", s.br, t.rows_name, r.launch.threads_per_block(), s.keys, t.stream_name,
+                                 s.bc, s.tiles, t.product_name, s.br, s.bc).c_str());
+    if (s.causal) ImGui::TextWrapped("%s", trf("tiles.stream_causal", s.block, s.steps, s.tiles).c_str());
+    ImGui::AlignTextToFramePadding();
+    ImGui::TextUnformatted(tr("tiles.block").c_str());
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
+    ImGui::SliderInt("##srow", &state.tile_block_y, 0, int(s.blocks - 1), "%d");
+    HelpMarker(tr("tiles.stream_help").c_str());
+    StepControls(state, tr("tiles.stream_step").c_str(), s.steps);
+    s.step = state.tile_k_step;
+    const int64_t n0 = s.step * s.bc, n1 = std::min(s.keys, n0 + s.bc);
+    ImGui::TextWrapped("%s", trf("tiles.stream_now", s.step + 1, s.steps, n0, n1 - 1, t.output_name).c_str());
+
+    // The picture fits what is left of the panel above its legend (five lines), at least 14 lines high.
+    const float font = ImGui::GetFontSize();
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const float width = std::min(avail.x, font * 34);
+    DrawStreamOverview(state, t, s, width, std::max(font * 14, std::min(width, avail.y - font * 7.5f)));
+    Swatch(kRegisterFill, trf("tiles.stream_current", s.br, s.bc).c_str());
+    Swatch(kSmemFill, tr("tiles.stream_smem").c_str());
+    Swatch(plot::WithAlpha(kOutputFill, 0.45f), tr("tiles.stream_done").c_str());
+    if (s.causal) {
+        Swatch(kMaskedFill, tr("tiles.stream_masked").c_str());
+        Swatch(kSkippedFill, tr("tiles.stream_skipped").c_str());
+    }
+}
+
+}  // namespace tilelab::gui::tiles
