@@ -5,7 +5,8 @@ reference"), DRAM bytes read from the hardware counters beside the model's globa
 where PyTorch is installed, its scaled_dot_product_attention at the same shape (BF16/FP16/FP32,
 forward, with the causal mask where the row has it) with each backend it has — a yardstick only:
 TileLab does not depend on PyTorch.
-Usage: python3 scripts/bench_attention.py CLI OUT [LESSONS, e.g. 15,16,15c,16c: "c" for the causal rows]"""
+Usage: python3 scripts/bench_attention.py CLI OUT [LESSONS, e.g. 15,16,15c,16c,15r: "c" for the causal rows,
+"15r" for lesson 15's rows-per-thread sweep]"""
 import sys
 
 sys.path.insert(0, "scripts")
@@ -30,6 +31,15 @@ if "16" in LESSONS:
     CONFIGS += [("attention.flash2_mma", 4096, d, "bf16", params, label) for d in (64, 128) for params, label in FLASH2]
     CONFIGS += [("attention.flash2_mma", 4096, 64, "bf16", {"BR": 128, "WARPS": 4, "BC": 32}, "L16 BR128 BC32 W4")]
     CONFIGS += [("attention.flash2_mma", 4096, 128, "fp16", {}, "L16 BR64 BC64 W4 S2")]
+if "15r" in LESSONS:   # register tiling: RPT query rows per thread
+    RPT = [({}, "L15 RPT1 TPR4 BC32"), ({"RPT": 2}, "L15 RPT2 TPR4 BC32"), ({"RPT": 2, "BC": 16}, "L15 RPT2 TPR4 BC16"),
+           ({"RPT": 4, "BC": 16}, "L15 RPT4 TPR4 BC16"), ({"RPT": 4, "TPR": 8, "BC": 16}, "L15 RPT4 TPR8 BC16"),
+           ({"RPT": 8, "TPR": 8, "BC": 8}, "L15 RPT8 TPR8 BC8"), ({"RPT": 4, "TPR": 8, "BC": 16, "BR": 128}, "L15 BR128 RPT4 TPR8 BC16")]
+    CONFIGS += [("attention.online_softmax", 4096, 64, prec, params, label) for prec in ("fp32", "bf16") for params, label in RPT]
+    RPT128 = [({}, "L15 RPT1 TPR4 BC32"), ({"RPT": 2, "TPR": 8, "BC": 16}, "L15 RPT2 TPR8 BC16"),
+              ({"RPT": 4, "TPR": 8, "BC": 16}, "L15 RPT4 TPR8 BC16"), ({"RPT": 4, "TPR": 16, "BC": 16}, "L15 RPT4 TPR16 BC16")]
+    CONFIGS += [("attention.online_softmax", n, 128, prec, params, label) for n in (4096, 2048) for prec in ("fp32", "bf16")
+                for params, label in RPT128]
 if "15c" in LESSONS:
     CONFIGS += [("attention.online_softmax", 4096, d, "bf16", {"CAUSAL": 1}, "L15 BR64 BC32 TPR4 causal") for d in (64, 128)]
 if "16c" in LESSONS:

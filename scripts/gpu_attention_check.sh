@@ -10,7 +10,8 @@
 # Usage: scripts/gpu_attention_check.sh CARRY OUT   (logs and JSON into OUT; tables printed last)
 #        PARTS="tests sanitize bench" (the default; add hw for the counter test) picks what runs,
 #        LESSONS=15,16 (the default) which lessons' sanitizer runs and timings (15c, 16c: the
-#        causal timings too; the causal sanitizer runs come with 15 and 16);
+#        causal timings too, 15r lesson 15's rows-per-thread sweep; the causal and RPT sanitizer
+#        runs come with 15 and 16);
 #        TEST_TIMEOUT, SANITIZE_TIMEOUT (per run), BENCH_TIMEOUT bound each part (s).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
@@ -37,7 +38,8 @@ sanitize() {   # variant tool size sets...
   local variant=$1 tool=$2 size=$3; shift 3
   local sets=() name="${variant#attention.} $tool $size"
   for s in "$@"; do sets+=(--set "$s"); name+=" $s"; done
-  timeout "${SANITIZE_TIMEOUT:-60}" /usr/local/cuda/bin/compute-sanitizer --tool "$tool" --target-processes all --error-exitcode 9 \
+  # Under racecheck a run is many times slower: lift the worker's 10 s hold limit (the timeout bounds it).
+  TILELAB_GPU_HOLD_S=0 timeout "${SANITIZE_TIMEOUT:-60}" /usr/local/cuda/bin/compute-sanitizer --tool "$tool" --target-processes all --error-exitcode 9 \
     "$cli" run "$variant" --size "$size" "${sets[@]}" --reps 1 --warmup 0 --no-reference --no-hardware \
     >>"$out/sanitizer.log" 2>&1
   local rc=$?
@@ -51,6 +53,8 @@ if [[ " $parts " == *" sanitize "* && ",$lessons," == *",15,"* ]]; then
   sanitize attention.online_softmax memcheck 517x72x2 PREC=fp16 BR=64 BC=32 TPR=2
   sanitize attention.online_softmax racecheck 517x72x2 PREC=fp32 BR=128 BC=64 TPR=2
   sanitize attention.online_softmax memcheck 301x36x3 PREC=bf16 BR=32 BC=16 TPR=1 CAUSAL=1
+  sanitize attention.online_softmax memcheck 301x96x2 PREC=fp32 BR=64 BC=16 TPR=8 RPT=4
+  sanitize attention.online_softmax racecheck 133x80x1 PREC=bf16 BR=64 BC=16 TPR=4 RPT=2 CAUSAL=1
 fi
 if [[ " $parts " == *" sanitize "* && ",$lessons," == *",16,"* ]]; then
   sanitize attention.flash2_mma memcheck 301x64x3 PREC=bf16 BR=64 BC=64 WARPS=4 STAGES=2

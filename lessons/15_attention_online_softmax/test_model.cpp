@@ -1,6 +1,6 @@
 // Lesson 15's kernel (kernels/attention/online_softmax.cuh) run on the CPU (engine/src/cpu/) at
 // random valid configurations, every input type and odd sizes (N that no BR or BC divides, a
-// partial last key tile, d from 4 to 48, one or two heads): each output is validated against the
+// partial last key tile, d from 4 to 48, one or two heads; every RPT and the mask on and off): each output is validated against the
 // family's double-precision reference with its tolerance, and the global and shared accesses the
 // kernel executes equal the cost model's, element for element. A kernel that forgets to rescale
 // its running sum and output when the maximum grows fails the same check.
@@ -46,7 +46,7 @@ TEST(OnlineSoftmaxOnCpu, ValidatesAndCountsAsModelledAtRandomConfigurationsAndOd
             req.params[spec.name] = values[size_t(pick(0, int64_t(values.size()) - 1))];
         }
         // Keep each run to a fraction of a second on one core: at most 128 threads a block.
-        if (req.params["BR"] * req.params["TPR"] > 128 || !model_engine().invalid_reason(req).empty()) continue;
+        if (req.params["BR"] / req.params["RPT"] * req.params["TPR"] > 128 || !model_engine().invalid_reason(req).empty()) continue;
         const RunResult r = model_engine().run(req, on_cpu(req.problem));
         ASSERT_TRUE(r.cpu.has_value()) << describe(req) << ": " << r.error;
         const CpuCheck& c = *r.cpu;
@@ -62,7 +62,7 @@ TEST(OnlineSoftmaxOnCpu, ValidatesAndCountsAsModelledAtRandomConfigurationsAndOd
 TEST(OnlineSoftmaxOnCpu, AnUpdateWithoutTheRescaleFails) {
     const Exercise* ex = test::exercise_of("attention.online_softmax");
     ASSERT_NE(ex, nullptr);
-    const std::string text = test::mutated(*ex, "l *= alpha;", "");
+    const std::string text = test::mutated(*ex, "l[k] *= alpha;", "");
     const RunRequest req{"attention.online_softmax", {}, Problem{{75, 32, 2}}};
     const RunResult r = model_engine().run(req, UserKernel{"mine.cu", text}, on_cpu(req.problem));
     ASSERT_TRUE(r.cpu.has_value()) << r.error;
@@ -83,7 +83,7 @@ TEST(OnlineSoftmaxOnCpu, TheCausalMaskValidatesCountsAsModelledAndCannotBeLeftOu
 
     const Exercise* ex = test::exercise_of("attention.online_softmax");
     ASSERT_NE(ex, nullptr);
-    const std::string text = test::mutated(*ex, "(CAUSAL == 0 || n0 + j <= row)", "true");
+    const std::string text = test::mutated(*ex, "(CAUSAL == 0 || n0 + j <= row[k])", "true");
     const RunResult wrong = model_engine().run(req, UserKernel{"mine.cu", text}, on_cpu(req.problem));
     ASSERT_TRUE(wrong.cpu.has_value()) << wrong.error;
     EXPECT_EQ(wrong.cpu->status, "failed") << wrong.cpu->message;

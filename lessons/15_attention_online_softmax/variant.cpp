@@ -1,7 +1,7 @@
 // Attention with the online softmax, FlashAttention-1 style on CUDA cores, as data: parameters,
 // constraints, launch shape and the cost model of kernels/attention/online_softmax.cuh. A block
 // owns BR query rows of one head and streams K and V through shared memory BC rows at a time;
-// TPR threads share a row. The N×N score matrix never exists: HBM traffic falls from O(N²) per
+// TPR threads share a row, and a thread keeps RPT rows. The N×N score matrix never exists: HBM traffic falls from O(N²) per
 // head to Q, O and one pass over K and V per block of rows.
 #include <fmt/format.h>
 #include <cmath>
@@ -20,6 +20,7 @@ struct OnlineSoftmax {
     int bc = 32;                            // <- BC: key rows per shared tile
     int tpr = 4;                            // <- TPR: threads per query row
     bool causal = false;                    // <- CAUSAL: row i sees keys 0..i only
+    int rpt = 1;                            // <- RPT: query rows per thread (register tiling)
 
     static inline const std::vector<ParamSpec> params = {
         {.name = "PREC", .kind = ParamKind::Element, .min = int(ElementType::f32), .max = int(ElementType::f16),
@@ -28,21 +29,27 @@ struct OnlineSoftmax {
         {.name = "BC", .kind = ParamKind::Pow2, .min = 8, .max = 128, .def = 32},
         {.name = "TPR", .kind = ParamKind::Pow2, .min = 1, .max = 32, .def = 4},
         {.name = "CAUSAL", .kind = ParamKind::Bool, .min = 0, .max = 1, .def = 0},
+        {.name = "RPT", .kind = ParamKind::Pow2, .min = 1, .max = 8, .def = 1},
     };
     static OnlineSoftmax from(const ParamReader& p) {
-        return {.input = ElementType(p["PREC"]), .br = p["BR"], .bc = p["BC"], .tpr = p["TPR"], .causal = p.flag("CAUSAL")};
+        return {.input = ElementType(p["PREC"]), .br = p["BR"], .bc = p["BC"], .tpr = p["TPR"], .causal = p.flag("CAUSAL"),
+                .rpt = p["RPT"]};
     }
     int kind() const { return input == ElementType::bf16 ? 1 : input == ElementType::f16 ? 2 : 0; }
-    int threads() const { return br * tpr; }
+    int threads() const { return br / rpt * tpr; }
+    // Values a thread holds: q and o (d/TPR each) and the tile's scores (BC), for each of its rows.
+    int64_t held(int64_t d) const { return int64_t(rpt) * (2 * d / tpr + bc); }
     // K and V tiles of BC rows of d floats each.
     static int64_t smem_for(int bc, int64_t d) { return 2 * int64_t(bc) * d * int64_t(sizeof(float)); }
 
     std::string invalid_reason(const Problem& p, const Target& t) const;
     // One instantiation per head width: d is a template argument (the registers a thread holds).
-    // CAUSAL is named only when set (its default is 0), as the lesson's first steps wrote it.
+    // CAUSAL and RPT are named only where they differ from their defaults (0, 1), as the lesson's
+    // first steps wrote the instantiation.
     KernelInstance kernel_at(const Problem& p) const {
-        return {"attention/online_softmax.cuh", fmt::format("online_softmax_attention<{}, {}, {}, {}, {}{}>", p.dim[1], br, bc,
-                                                            tpr, kind(), causal ? ", 1" : "")};
+        const std::string tail = rpt != 1 ? fmt::format(", {}, {}", causal ? 1 : 0, rpt) : causal ? ", 1" : "";
+        return {"attention/online_softmax.cuh",
+                fmt::format("online_softmax_attention<{}, {}, {}, {}, {}{}>", p.dim[1], br, bc, tpr, kind(), tail)};
     }
     KernelInstance kernel() const { return kernel_at(Problem{{1024, 64, 1}}); }
     LaunchShape launch(const Problem& p) const {
@@ -60,37 +67,38 @@ std::string OnlineSoftmax::invalid_reason(const Problem& p, const Target& t) con
     const int64_t d = p.dim[1];
     if (input == ElementType::tf32) return tr("constraint.attention.online_softmax.no_tf32");
     if (threads() % 32 != 0 || threads() > t.max_threads_per_block)
-        return trf("constraint.attention.online_softmax.threads", br, tpr, threads(), t.max_threads_per_block);
+        return trf("constraint.attention.online_softmax.threads", br, rpt, tpr, threads(), t.max_threads_per_block);
     if (d % (4 * tpr) != 0) return trf("constraint.attention.online_softmax.d_split", d, tpr, 4 * tpr);
-    // A thread holds d/TPR values of q and of o and BC scores; past 3·64 of them the kernel
-    // spills heavily and NVRTC's unrolling takes long.
-    const int64_t held = 2 * d / tpr + bc;
-    if (held > 192) return trf("constraint.attention.online_softmax.registers", d, tpr, bc, held);
+    // A thread holds d/TPR values of q and of o and BC scores per row; past 3·64 of them the
+    // kernel spills heavily and NVRTC's unrolling takes long.
+    if (held(d) > 192) return trf("constraint.attention.online_softmax.registers", rpt, d, tpr, bc, held(d));
     if (smem_for(bc, d) > t.smem_per_block_optin)
         return trf("constraint.attention.online_softmax.smem", bc, d, smem_for(bc, d), t.name, t.smem_per_block_optin);
     return attention::grid_reason(p, br, t);
 }
 
-// attention::row_block_tiles: a thread holds d/TPR columns of one row.
+// attention::row_block_tiles: a thread holds d/TPR columns of each of its RPT rows.
 TileGeometry OnlineSoftmax::tiles(const Problem& p) const {
-    return attention::row_block_tiles(p, br, bc, causal, {p.dim[1] / tpr, 1, 1});
+    return attention::row_block_tiles(p, br, bc, causal, {p.dim[1] / tpr, rpt, 1});
 }
 
 // Counts in elements (global loads of the input type, stores of O in floats, shared accesses in
 // floats), exact for any N: a block loads its live rows of Q once and every key row it streams
 // (K and V; attention::key_work: all N, or up to its diagonal tile with the mask), whatever BR;
 // it stores whole tiles of K and V in shared memory (zeros past N), and each of its threads reads
-// d/TPR floats of every tile row twice (scores, then V). Per block and thread: the average block.
+// d/TPR floats of every tile row twice (scores, then V), once for all its RPT rows. Per block
+// and thread: the average block.
 CostModel OnlineSoftmax::cost_model(const Problem& p) const {
-    const double N = double(p.dim[0]), d = double(p.dim[1]), BH = double(p.dim[2]);
+    const double N = double(p.dim[0]), d = double(p.dim[1]), BH = double(p.dim[2]), T = threads();
     const double row_blocks = double(ceil_div(p.dim[0], br)), blocks = row_blocks * BH;
     const attention::KeyWork w = attention::key_work(p, br, bc, causal);
     const double tiles = w.tiles / row_blocks, keys = w.keys / row_blocks;   // per block, on average
     CostModel m;
-    m.per_thread = {d / tpr + 2 * keys * d / threads(), d / tpr, 2 * tiles * bc * d / tpr, 2 * tiles * bc * d / threads()};
-    m.per_block = {br * d + 2 * keys * d, br * d, 2 * tiles * bc * d * br, 2 * tiles * bc * d};
+    m.per_thread = {rpt * d / tpr + 2 * keys * d / T, rpt * d / tpr, 2 * tiles * bc * d / tpr, 2 * tiles * bc * d / T};
+    m.per_block = {br * d + 2 * keys * d, br * d, 2 * tiles * bc * d * T / tpr, 2 * tiles * bc * d};
     // Totals from the sums themselves (integers), not from the averages.
-    m.total = {attention::global_loads(p, br, bc, causal), BH * N * d, BH * w.tiles * br * 2 * bc * d, BH * w.tiles * 2 * bc * d};
+    m.total = {attention::global_loads(p, br, bc, causal), BH * N * d, BH * w.tiles * (T / tpr) * 2 * bc * d,
+               BH * w.tiles * 2 * bc * d};
     m.flops = attention::flops(p, causal);   // Q·Kᵀ and P·V, two multiply-adds per score and column
     m.set_element_types(precision());
     m.shared_widened_bytes = int(sizeof(float));   // K and V are staged as floats
@@ -98,16 +106,17 @@ CostModel OnlineSoftmax::cost_model(const Problem& p) const {
     m.compulsory_bytes = m.load_bytes(3 * BH * N * d) + m.store_bytes(BH * N * d);
     const std::string tile_sum = causal ? "BH·Σ_b tiles_b" : "blocks·⌈N/BC⌉";
     m.formulas = {
-        {"threads / block", "BR·TPR", double(threads())},
+        {"threads / block", "BR/RPT·TPR", T},
         {"blocks", "⌈N/BR⌉·BH", blocks},
         {"shared stores (total)", tile_sum + "·2·BC·d", m.total.shared_stores},
-        {"shared loads (total)", tile_sum + "·BR·2·BC·d", m.total.shared_loads},
+        {"shared loads (total)", tile_sum + "·BR/RPT·2·BC·d", m.total.shared_loads},
     };
     const std::vector<Formula> keys_formulas = attention::key_formulas(m, causal);
     m.formulas.insert(m.formulas.begin() + 2, keys_formulas.begin(), keys_formulas.end());
     m.extras = attention::shared_extras(p, br, bc, causal);
     m.extras.push_back({"dynamic shared memory (bytes)", "2·BC·d·4", double(smem_for(bc, p.dim[1]))});
-    m.extras.push_back({"values a thread holds (q, o, scores)", "2·d/TPR + BC", 2 * d / tpr + bc});
+    m.extras.push_back({"values a thread holds (q, o, scores)", "RPT·(2·d/TPR + BC)", double(held(p.dim[1]))});
+    m.extras.push_back({"multiply-adds per shared float4 load", "4·RPT", 4.0 * rpt});
     m.extras.push_back({"shuffles per score", "log2(TPR)", std::log2(double(tpr))});
     return m;
 }

@@ -15,6 +15,8 @@ const char* phase_name(Phase p) {
     return "full";
 }
 
+// The reference stays asked for: the worker answers it where it has timed it already and leaves
+// the timing to the full run otherwise (runner_gpu.cpp).
 RunOptions quick_protocol(RunOptions opt) {
     opt.warmup = std::min(opt.warmup, 1);
     opt.repetitions = std::min(opt.repetitions, 3);
