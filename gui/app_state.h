@@ -105,6 +105,8 @@ struct AppState {
 
     // Tiles panel
     int tile_block_x = 0, tile_block_y = 0, tile_k_step = 0;
+    // The row of its block whose running softmax the Tiles panel follows; past the end: the last.
+    int tile_stream_row = 1 << 20;
     bool tile_playing = false;
     int bank_site = -1, bank_warp = 0, bank_instance = 0;  // Memory panel's bank picture (site -1: the worst)
     double tile_play_accum = 0;

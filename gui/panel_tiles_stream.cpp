@@ -4,9 +4,11 @@
 // tiles already folded into its running state, the tile it holds now, and with the causal mask
 // the triangle no row sees and the tiles the block skips whole. Left of it the block's rows, above
 // it the streamed tile in shared memory, right of it the output written once. Everything comes
-// from the variant's TileGeometry (stream_*), so any kernel that declares a stream is drawn.
+// from the variant's TileGeometry (stream_*), so any kernel that declares a stream is drawn; below
+// it, where the variant gives a trace, one row's running maximum and sum tile by tile.
 #include <algorithm>
 #include <string>
+#include <vector>
 #include "panels.h"
 #include "plot.h"
 #include "tilelab/i18n.h"
@@ -74,6 +76,45 @@ void DrawStreamOverview(AppState& state, const TileGeometry& t, const Stream& s,
             t.product_name + "  " + std::to_string(s.rows) + "×" + std::to_string(s.keys) + ": " + tr("tiles.never_stored"));
 }
 
+// One row's running maximum m and sum l through its block's tiles (TileGeometry::stream_trace), as
+// two lines scaled to their own ranges, the current tile marked, and its numbers in a sentence.
+// The trace is computed once per row, size and seed (N·d multiply-adds on the host).
+void DrawStreamTrace(AppState& state, const TileGeometry& t, const RunResult& r, const Stream& s, float width) {
+    if (!t.stream_trace) return;
+    static std::string cached_key;
+    static std::vector<StreamStep> trace;
+    const int64_t row = std::min(s.rows - 1, s.block * s.br + state.tile_stream_row);
+    const std::string key = r.request.variant + format_problem(r.request.problem) + std::to_string(row) + "/" +
+                            std::to_string(state.run_options.seed);
+    std::string params;
+    for (const auto& [name, value] : r.request.params) params += name + "=" + std::to_string(value) + " ";
+    if (key + params != cached_key) trace = t.stream_trace(row, state.run_options.seed), cached_key = key + params;
+    if (trace.empty()) return;
+    const size_t at = std::min(trace.size() - 1, size_t(s.step));
+    const StreamStep& now = trace[at];
+    ImGui::TextWrapped("%s", trf("tiles.stream_trace", row, at + 1, now.tile_max, now.m, now.alpha, now.l).c_str());
+    const float font = ImGui::GetFontSize(), h = font * 4;
+    const ImVec2 o = ImGui::GetCursorScreenPos();
+    ImGui::Dummy(ImVec2(width, h));
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    Rect(dl, o, ImVec2(o.x + width, o.y + h), kMatrixFill, kMatrixEdge);
+    auto line = [&](auto get, ImU32 color) {
+        double lo = get(trace[0]), hi = lo;
+        for (const StreamStep& x : trace) lo = std::min(lo, get(x)), hi = std::max(hi, get(x));
+        const double span = hi > lo ? hi - lo : 1.0;
+        const float dx = trace.size() > 1 ? width / float(trace.size() - 1) : 0.f;
+        for (size_t i = 0; i + 1 < trace.size(); ++i)
+            dl->AddLine(ImVec2(o.x + dx * float(i), o.y + h - float((get(trace[i]) - lo) / span) * (h - 4) - 2),
+                        ImVec2(o.x + dx * float(i + 1), o.y + h - float((get(trace[i + 1]) - lo) / span) * (h - 4) - 2), color, 2.f);
+    };
+    line([](const StreamStep& x) { return x.m; }, plot::kHighlight);
+    line([](const StreamStep& x) { return x.l; }, kOutputFill);
+    const float x_now = trace.size() > 1 ? o.x + width * float(at) / float(trace.size() - 1) : o.x;
+    dl->AddLine(ImVec2(x_now, o.y), ImVec2(x_now, o.y + h), plot::kTextColor, 1.f);
+    Swatch(plot::kHighlight, tr("tiles.stream_trace_m").c_str());
+    Swatch(kOutputFill, tr("tiles.stream_trace_l").c_str());
+}
+
 }  // namespace
 
 void DrawStream(AppState& state, const TileGeometry& t, const RunResult& r) {
@@ -94,17 +135,26 @@ void DrawStream(AppState& state, const TileGeometry& t, const RunResult& r) {
     ImGui::SameLine();
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
     ImGui::SliderInt("##srow", &state.tile_block_y, 0, int(s.blocks - 1), "%d");
+    if (t.stream_trace) {
+        ImGui::SameLine();
+        ImGui::TextUnformatted(tr("tiles.stream_row").c_str());
+        ImGui::SameLine();
+        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
+        state.tile_stream_row = std::clamp(state.tile_stream_row, 0, int(s.br - 1));
+        ImGui::SliderInt("##strow", &state.tile_stream_row, 0, int(s.br - 1), "%d");
+    }
     HelpMarker(tr("tiles.stream_help").c_str());
     StepControls(state, tr("tiles.stream_step").c_str(), s.steps);
     s.step = state.tile_k_step;
     const int64_t n0 = s.step * s.bc, n1 = std::min(s.keys, n0 + s.bc);
     ImGui::TextWrapped("%s", trf("tiles.stream_now", s.step + 1, s.steps, n0, n1 - 1, t.output_name).c_str());
 
-    // The picture fits what is left of the panel above its legend (five lines), at least 14 lines high.
+    // The picture fits what is left of the panel above its legend (five lines) and the row's trace
+    // (seven more), at least 10 lines high.
     const float font = ImGui::GetFontSize();
     const ImVec2 avail = ImGui::GetContentRegionAvail();
-    const float width = std::min(avail.x, font * 34);
-    DrawStreamOverview(state, t, s, width, std::max(font * 14, std::min(width, avail.y - font * 7.5f)));
+    const float width = std::min(avail.x, font * 34), below = font * (t.stream_trace ? 14.5f : 7.5f);
+    DrawStreamOverview(state, t, s, width, std::max(font * 10, std::min(width, avail.y - below)));
     Swatch(kRegisterFill, trf("tiles.stream_current", s.br, s.bc).c_str());
     Swatch(kSmemFill, tr("tiles.stream_smem").c_str());
     Swatch(plot::WithAlpha(kOutputFill, 0.45f), tr("tiles.stream_done").c_str());
@@ -112,6 +162,7 @@ void DrawStream(AppState& state, const TileGeometry& t, const RunResult& r) {
         Swatch(kMaskedFill, tr("tiles.stream_masked").c_str());
         Swatch(kSkippedFill, tr("tiles.stream_skipped").c_str());
     }
+    DrawStreamTrace(state, t, r, s, width);
 }
 
 }  // namespace tilelab::gui::tiles

@@ -5,14 +5,19 @@
 #pragma once
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
+#include "model/element_bits.h"
+#include "model/family_common.h"
 #include "tilelab/i18n.h"
 #include "tilelab/target.h"
 #include "tilelab/tiles.h"
 #include "tilelab/util.h"
 #include "tilelab/variant.h"
+#include "shape.h"
 
 namespace tilelab::attention {
 
@@ -23,10 +28,48 @@ inline std::string grid_reason(const Problem& p, int br, const Target& t) {
     return "";
 }
 
+// The running state of query row `row` of head 0 through the key tiles its block walks (BR rows a
+// block, BC keys a tile, the mask or not), recomputed in double from the seeded inputs rounded to
+// the input type as the GPU's fill rounds them (families/attention/gpu_cuda.cpp): per tile the
+// largest score s = q·k/√d, m' = max(m, tile max), α = e^(m − m'), l = α·l + Σ e^(s − m').
+inline std::vector<StreamStep> row_trace(const Problem& p, int br, int bc, bool causal, ElementType input, int64_t row,
+                                         uint64_t seed) {
+    const int64_t N = p.dim[0], d = p.dim[1];
+    if (row < 0 || row >= N) return {};
+    auto value = [&](uint64_t s, int64_t r, int64_t c) {
+        return double(round_to_element(seeded_uniform(s, uint64_t(r * d + c)), input));
+    };
+    std::vector<double> q(static_cast<size_t>(d));
+    for (int64_t c = 0; c < d; ++c) q[size_t(c)] = value(seed, row, c);
+    const int64_t keys = causal ? std::min(N, (row / br + 1) * br) : N;
+    const double scale = 1.0 / std::sqrt(double(d)), minus_inf = -std::numeric_limits<double>::infinity();
+    std::vector<StreamStep> steps;
+    double m = minus_inf, l = 0;
+    for (int64_t n0 = 0; n0 < keys; n0 += bc) {
+        std::vector<double> s;
+        double top = minus_inf;
+        for (int64_t j = n0; j < n0 + bc && j < N; ++j) {
+            if (causal && j > row) break;
+            double dot = 0;
+            for (int64_t c = 0; c < d; ++c) dot += q[size_t(c)] * value(seed ^ kAttentionSeedK, j, c);
+            s.push_back(dot * scale);
+            top = std::max(top, s.back());
+        }
+        const double m_new = std::max(m, top), alpha = m == minus_inf ? 0.0 : std::exp(m - m_new);
+        l *= alpha;
+        for (const double x : s) l += std::exp(x - m_new);
+        steps.push_back({top, m_new, alpha, l});
+        m = m_new;
+    }
+    return steps;
+}
+
 // O's columns (d) along x, its rows (N) along y, heads along z; the grid walks rows along x and
 // heads along y; each block streams the N keys of K and V BC at a time (the Tiles panel draws
-// the N×N scores that never exist, the block's strip of them and the tiles it skips with the mask).
-inline TileGeometry row_block_tiles(const Problem& p, int br, int bc, bool causal, std::array<int64_t, 3> thread_tile) {
+// the N×N scores that never exist, the block's strip of them, the tiles it skips with the mask,
+// and one row's running maximum and sum from row_trace).
+inline TileGeometry row_block_tiles(const Problem& p, int br, int bc, bool causal, ElementType input,
+                                    std::array<int64_t, 3> thread_tile) {
     TileGeometry g;
     g.extent = {p.dim[1], p.dim[0], p.dim[2]};
     g.block_tile = {p.dim[1], br, 1};
@@ -36,6 +79,9 @@ inline TileGeometry row_block_tiles(const Problem& p, int br, int bc, bool causa
     g.stream_tile = bc;
     g.stream_causal = causal;
     g.rows_name = "Q", g.stream_name = "K, V", g.output_name = "O", g.product_name = "S = Q·K^T";
+    g.stream_trace = [p, br, bc, causal, input](int64_t row, uint64_t seed) {
+        return row_trace(p, br, bc, causal, input, row, seed);
+    };
     return g;
 }
 

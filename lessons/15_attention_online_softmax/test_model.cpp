@@ -6,10 +6,14 @@
 // its running sum and output when the maximum grows fails the same check.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 #include <string>
 
+#include "../../families/attention/shape.h"
 #include "exercise_edits.h"
+#include "model/element_bits.h"
+#include "model/family_common.h"
 #include "model_engine.h"
 #include "tilelab/engine.h"
 #include "tilelab/exercise.h"
@@ -87,6 +91,44 @@ TEST(OnlineSoftmaxOnCpu, TheCausalMaskValidatesCountsAsModelledAndCannotBeLeftOu
     const RunResult wrong = model_engine().run(req, UserKernel{"mine.cu", text}, on_cpu(req.problem));
     ASSERT_TRUE(wrong.cpu.has_value()) << wrong.error;
     EXPECT_EQ(wrong.cpu->status, "failed") << wrong.cpu->message;
+}
+
+// The Tiles panel's row trace (families/attention/model.h) walks the tiles the row's block walks
+// and ends at what a plain two-pass softmax of that row gives: the largest score it sees and the
+// sum of e^(s − max), with the inputs seeded and rounded (here BF16) as the run's are.
+TEST(OnlineSoftmaxModel, TheTilesPanelsRowTraceEndsAtTheRowsMaximumAndSum) {
+    const Variant* v = find_variant("attention.online_softmax");
+    ASSERT_NE(v, nullptr);
+    const ParamValues values =
+        with_defaults(v->params, {{"BR", 16}, {"BC", 8}, {"CAUSAL", 1}, {"PREC", int(ElementType::bf16)}});
+    const Problem p{{75, 32, 2}};
+    const TileGeometry g = v->tiles(values, p);
+    ASSERT_TRUE(g.stream_trace);
+    const int64_t row = 37, d = 32;
+    const uint64_t seed = 1234;
+    const std::vector<StreamStep> steps = g.stream_trace(row, seed);
+    EXPECT_EQ(int64_t(steps.size()), g.stream_steps(row / 16)) << "block 2 stops at key 47: 6 tiles of 8";
+    EXPECT_EQ(steps.size(), 6u);
+    auto input = [&](uint64_t s, int64_t r, int64_t c) {
+        return double(round_to_element(seeded_uniform(s, uint64_t(r * d + c)), ElementType::bf16));
+    };
+    std::vector<double> scores;
+    for (int64_t j = 0; j <= row; ++j) {
+        double dot = 0;
+        for (int64_t c = 0; c < d; ++c) dot += input(seed, row, c) * input(seed ^ kAttentionSeedK, j, c);
+        scores.push_back(dot / std::sqrt(double(d)));
+    }
+    double top = scores[0], sum = 0;
+    for (const double s : scores) top = std::max(top, s);
+    for (const double s : scores) sum += std::exp(s - top);
+    EXPECT_DOUBLE_EQ(steps.back().m, top);
+    EXPECT_NEAR(steps.back().l, sum, 1e-12 * sum);
+    EXPECT_EQ(steps.front().alpha, 0.0) << "nothing to rescale before the first tile";
+    for (size_t i = 1; i < steps.size(); ++i) {
+        EXPECT_GT(steps[i].alpha, 0.0);
+        EXPECT_LE(steps[i].alpha, 1.0);
+        EXPECT_GE(steps[i].m, steps[i - 1].m);
+    }
 }
 
 }  // namespace

@@ -79,7 +79,7 @@ std::string OnlineSoftmax::invalid_reason(const Problem& p, const Target& t) con
 
 // attention::row_block_tiles: a thread holds d/TPR columns of each of its RPT rows.
 TileGeometry OnlineSoftmax::tiles(const Problem& p) const {
-    return attention::row_block_tiles(p, br, bc, causal, {p.dim[1] / tpr, rpt, 1});
+    return attention::row_block_tiles(p, br, bc, causal, input, {p.dim[1] / tpr, rpt, 1});
 }
 
 // Counts in elements (global loads of the input type, stores of O in floats, shared accesses in

@@ -91,7 +91,7 @@ std::string Flash2::invalid_reason(const Problem& p, const Target& t) const {
 
 // attention::row_block_tiles: a lane holds 2 columns of each 8 and 2 rows of each 16 of its warp's rows.
 TileGeometry Flash2::tiles(const Problem& p) const {
-    return attention::row_block_tiles(p, br, bc, causal, {p.dim[1] / 4, 2 * rows_per_warp() / 16, 1});
+    return attention::row_block_tiles(p, br, bc, causal, input, {p.dim[1] / 4, 2 * rows_per_warp() / 16, 1});
 }
 
 // Counts in elements, exact for any N: global loads of the input type (Q's live rows once, every

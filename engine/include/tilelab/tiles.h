@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <vector>
 #include "tilelab/util.h"
 
 namespace tilelab {
@@ -15,6 +17,13 @@ enum class HaloLoad {
     Global,        // no staging: each thread reads its neighbours from global memory
     ExtraThreads,  // halo inside the tile: the tile's edge threads load it and compute nothing
     OnTop,         // halo around the tile: loaded on top of the tile, one cell per thread
+};
+
+// One key tile of a streamed row's running softmax, in natural units (attention's Tiles picture):
+// the tile's largest score, the running maximum m after it, the rescale α = e^(m_before − m)
+// applied to the state, and the running sum l after it.
+struct StreamStep {
+    double tile_max = 0, m = 0, alpha = 0, l = 0;
 };
 
 struct TileGeometry {
@@ -57,6 +66,9 @@ struct TileGeometry {
     int64_t stream_extent = 0, stream_tile = 0;
     bool stream_causal = false;
     std::string rows_name, stream_name, output_name, product_name;
+    // Optional: the running state of one row (of head 0) through the tiles its block walks, from
+    // the seeded inputs the run uses (seed), computed on the host; empty: no numbers.
+    std::function<std::vector<StreamStep>(int64_t row, uint64_t seed)> stream_trace;
 
     // Blocks along output axis `a`: ⌈extent / block tile⌉.
     int64_t blocks(int a) const { return ceil_div(extent[size_t(a)], block_tile[size_t(a)]); }

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 #include "cpu/ptx.h"
+#include "model/element_bits.h"
 
 namespace tilelab::cpu {
 
@@ -119,11 +120,11 @@ private:
     double deadline_ = 0;
 };
 
-// FP16 and BF16 conversions as cvt.rn does them (round to nearest even); cpu_alu.cpp. The
-// families' CPU halves round their 16-bit inputs with them, as the GPU's fill does.
-float half_to_float(uint16_t h);
-uint16_t float_to_half(float f);
-float bf16_to_float(uint16_t b);
-uint16_t float_to_bf16(float f);
+// FP16 and BF16 conversions as cvt.rn does them (model/element_bits.h). The families' CPU halves
+// round their 16-bit inputs with them, as the GPU's fill does.
+using ::tilelab::bf16_to_float;
+using ::tilelab::float_to_bf16;
+using ::tilelab::float_to_half;
+using ::tilelab::half_to_float;
 
 }  // namespace tilelab::cpu
