@@ -30,12 +30,14 @@ inline std::string grid_reason(const Problem& p, int br, const Target& t) {
 
 // The running state of query row `row` of head 0 through the key tiles its block walks (BR rows a
 // block, BC keys a tile, the mask or not), recomputed in double from the seeded inputs rounded to
-// the input type as the GPU's fill rounds them (families/attention/gpu_cuda.cpp): per tile the
-// largest score s = q·k/√d, m' = max(m, tile max), α = e^(m − m'), l = α·l + Σ e^(s − m').
+// the input type as the GPU's fill rounds them (families/attention/gpu_cuda.cpp), for N·d up to
+// 2^22 (empty past it): per tile the largest score s = q·k/√d, m' = max(m, tile max),
+// α = e^(m − m'), l = α·l + Σ e^(s − m').
 inline std::vector<StreamStep> row_trace(const Problem& p, int br, int bc, bool causal, ElementType input, int64_t row,
                                          uint64_t seed) {
     const int64_t N = p.dim[0], d = p.dim[1];
-    if (row < 0 || row >= N) return {};
+    // A row costs N·d multiply-adds on the GUI thread, once per row: past 2^22 (about 20 ms) none.
+    if (row < 0 || row >= N || N * d > (int64_t(1) << 22)) return {};
     auto value = [&](uint64_t s, int64_t r, int64_t c) {
         return double(round_to_element(seeded_uniform(s, uint64_t(r * d + c)), input));
     };
