@@ -81,14 +81,16 @@ void DrawStreamOverview(AppState& state, const TileGeometry& t, const Stream& s,
 // The trace is computed once per row, size and seed (N·d multiply-adds on the host).
 void DrawStreamTrace(AppState& state, const TileGeometry& t, const RunResult& r, const Stream& s, float width) {
     if (!t.stream_trace) return;
-    static std::string cached_key;
+    static RunRequest traced;   // what `trace` was computed for: the request, the row, the seed
+    static int64_t traced_row = -1;
+    static uint64_t traced_seed = 0;
     static std::vector<StreamStep> trace;
     const int64_t row = std::min(s.rows - 1, s.block * s.br + state.tile_stream_row);
-    const std::string key = r.request.variant + format_problem(r.request.problem) + std::to_string(row) + "/" +
-                            std::to_string(state.run_options.seed);
-    std::string params;
-    for (const auto& [name, value] : r.request.params) params += name + "=" + std::to_string(value) + " ";
-    if (key + params != cached_key) trace = t.stream_trace(row, state.run_options.seed), cached_key = key + params;
+    const uint64_t seed = state.run_options.seed;
+    if (!(r.request == traced) || row != traced_row || seed != traced_seed) {
+        trace = t.stream_trace(row, seed);
+        traced = r.request, traced_row = row, traced_seed = seed;
+    }
     if (trace.empty()) return;
     const size_t at = std::min(trace.size() - 1, size_t(s.step));
     const StreamStep& now = trace[at];

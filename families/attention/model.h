@@ -28,6 +28,9 @@ inline std::string grid_reason(const Problem& p, int br, const Target& t) {
     return "";
 }
 
+// One past the last key row block `b` (BR rows) streams: N, or with the mask min(N, (b+1)·BR).
+inline int64_t block_keys(int64_t N, int br, int64_t b, bool causal) { return causal ? std::min(N, (b + 1) * br) : N; }
+
 // The running state of query row `row` of head 0 through the key tiles its block walks (BR rows a
 // block, BC keys a tile, the mask or not), recomputed in double from the seeded inputs rounded to
 // the input type as the GPU's fill rounds them (families/attention/gpu_cuda.cpp), for N·d up to
@@ -43,7 +46,7 @@ inline std::vector<StreamStep> row_trace(const Problem& p, int br, int bc, bool 
     };
     std::vector<double> q(static_cast<size_t>(d));
     for (int64_t c = 0; c < d; ++c) q[size_t(c)] = value(seed, row, c);
-    const int64_t keys = causal ? std::min(N, (row / br + 1) * br) : N;
+    const int64_t keys = block_keys(N, br, row / br, causal);
     const double scale = 1.0 / std::sqrt(double(d)), minus_inf = -std::numeric_limits<double>::infinity();
     std::vector<StreamStep> steps;
     double m = minus_inf, l = 0;
@@ -98,7 +101,7 @@ inline KeyWork key_work(const Problem& p, int br, int bc, bool causal) {
     if (!causal) return {double(blocks) * double(ceil_div(N, bc)), double(blocks) * double(N)};
     KeyWork w;
     for (int64_t b = 0; b < blocks; ++b) {
-        const int64_t tiles = ceil_div(std::min(N, (b + 1) * br), bc);
+        const int64_t tiles = ceil_div(block_keys(N, br, b, causal), bc);
         w.tiles += double(tiles);
         w.keys += double(std::min(N, tiles * bc));
     }

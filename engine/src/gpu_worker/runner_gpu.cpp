@@ -306,18 +306,17 @@ Measurement GpuRunner::measure(const worker::MeasureJob& job, const RunOptions& 
         // 6. The reference at the same size ("% of cuBLAS"), timed the same way, once per problem.
         // A quick run takes it only where it is known: timing it (tens of ms for attention's unfused
         // path) is left to the full run that follows, so that a drag redraws at once.
-        const std::string key = fmt::format("{}|{}|{}|{}|{}", job.family, job.precision.describe(), format_options(job.options),
-                                            format_problem(problem), opt.flush_l2);
-        if (opt.time_reference && (!opt.quick || reference_ms_.count(key))) {
+        if (opt.time_reference) {
+            const std::string key = fmt::format("{}|{}|{}|{}|{}", job.family, job.precision.describe(),
+                                                format_options(job.options), format_problem(problem), opt.flush_l2);
             auto it = reference_ms_.find(key);
-            if (it == reference_ms_.end()) {
+            if (it == reference_ms_.end() && !opt.quick) {
                 ScopedReferencePlan scoped(plan);
                 std::string name;
                 const double ms = family.reference_ms(name);
                 it = reference_ms_.emplace(key, std::make_pair(name, ms)).first;
             }
-            r.reference_name = it->second.first;
-            r.reference_ms = it->second.second;
+            if (it != reference_ms_.end()) r.reference_name = it->second.first, r.reference_ms = it->second.second;
             times.reference_ms = lap_ms(lap);
         }
     } catch (const StageError& e) {
