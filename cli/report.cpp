@@ -36,6 +36,7 @@ Outcome classify(const RunResult& r, bool run_requested) {
                               fmt_sci(r.validation.max_rel_error));
         if (!r.validation.message.empty()) why += " (" + r.validation.message + ")";
         if (!r.ok && !r.error.empty()) why += ": " + r.error;
+        if (!r.may_be_wrong.empty()) why += " — " + trf("outcome.by_design", r.may_be_wrong);
         return {kExitValidation, "FAIL", why};
     }
     if (!r.ok) return {kExitRuntime, "error", trf("outcome.stage_failed", r.stage, r.error)};
@@ -180,6 +181,12 @@ static void render_measurement(std::string& out, const RunResult& r, const Repor
                                     tr(opt.run.flush_l2 ? "report.l2_flushed" : "report.l2_not_flushed"))});
     kv.add_row({tr("report.throughput"), trf("report.throughput_line", fmt_fixed(r.gflops, 1), fmt_fixed(r.gbps_model, 1),
                                           fmt_fixed(r.gbps_effective, 1))});
+    for (size_t i = 0; i < r.passes.size(); ++i) {   // a variant of several kernels: each one alone
+        const PassTime& p = r.passes[i];
+        kv.add_row({trf("report.pass", i + 1, r.passes.size()),
+                    p.median_ms > 0 ? trf("report.pass_line", p.label, p.kernel, fmt_ms(p.median_ms))
+                                    : trf("report.pass_line_untimed", p.label, p.kernel)});
+    }
     if (r.reference_ms > 0)
         kv.add_row({tr("report.reference"), trf("report.reference_line", r.reference_name,
                                              fmt_ms(r.reference_ms), fmt_pct(r.pct_of_reference / 100.0),

@@ -215,6 +215,13 @@ void draw_analysis(const RunResult& r) {
                   trf("results.n_threads", static_cast<long long>(l.threads_per_block())).c_str());
     row(tr("results.grid").c_str(), grid);
     row(tr("results.block").c_str(), block);
+    for (size_t i = 0; i < r.passes.size(); ++i) {   // a lesson of several kernels: each one, timed alone
+        const PassTime& pass = r.passes[i];
+        row(trf("results.pass_row", i + 1, r.passes.size(), pass.label).c_str(),
+            pass.median_ms > 0 ? trf("results.pass_value", pass.kernel, FormatTime(pass.median_ms))
+                               : trf("results.pass_value_untimed", pass.kernel),
+            tr("results.pass_help").c_str());
+    }
     if (r.compiled && r.compiled->ok) {
         const PtxasInfo& p = r.compiled->ptxas;
         const bool spills = p.spills();
@@ -317,6 +324,11 @@ void DrawResultsPanel(AppState& state) {
     if (r->request.variant != state.request.variant)
         ImGui::TextDisabled("%s", tr("results.showing_the_previous_lesson_s_result_until_this").c_str());
 
+    if (!r->ok && r->stage == "validate" && !r->may_be_wrong.empty()) {   // a lesson's demonstration: why, then the check
+        badge(tr("results.badge_wrong_by_design"), r->may_be_wrong + "  \xe2\x80\x94  " + r->error, badge_colour(false));
+        if (r->compiled && r->compiled->ok) draw_analysis(*r);
+        return;
+    }
     if (!r->ok) {
         const std::string stage = r->stage.empty() ? "" : " (" + StageName(r->stage) + ")";
         badge(tr("results.badge_cannot_run") + stage, r->error.empty() ? tr("results.the_engine_gave_no_reason").c_str() : r->error,

@@ -5,8 +5,8 @@ reference"), DRAM bytes read from the hardware counters beside the model's globa
 where PyTorch is installed, its scaled_dot_product_attention at the same shape (BF16/FP16/FP32,
 forward, with the causal mask where the row has it) with each backend it has — a yardstick only:
 TileLab does not depend on PyTorch.
-Usage: python3 scripts/bench_attention.py CLI OUT [LESSONS, e.g. 15,16,15c,16c,15r: "c" for the causal rows,
-"15r" for lesson 15's rows-per-thread sweep]"""
+Usage: python3 scripts/bench_attention.py CLI OUT [LESSONS, e.g. 14,15,16,15c,16c,15r: "c" for the causal rows,
+"15r" for lesson 15's rows-per-thread sweep, 14 for lesson 14's plain path (its own table)]"""
 import sys
 
 sys.path.insert(0, "scripts")
@@ -46,6 +46,50 @@ if "16c" in LESSONS:
     CAUSAL = [({"CAUSAL": 1}, "L16 BR64 BC64 W4 causal"), ({"CAUSAL": 1, "MINB": 3}, "L16 BR64 BC64 W4 MINB3 causal"),
               ({"CAUSAL": 1, "BR": 128, "WARPS": 8}, "L16 BR128 BC64 W8 causal")]
     CONFIGS += [("attention.flash2_mma", 4096, d, "bf16", params, label) for d in (64, 128) for params, label in CAUSAL]
+
+
+# Lesson 14, the plain path: three kernels; each one's time alone (the full run's), DRAM read +
+# written beside the model's "each matrix crossing once" bytes. FP16 with the naive softmax at
+# QSCALE = 16 is expected to fail its check (NaN): the row says so.
+PLAIN = []
+if "14" in LESSONS:
+    PLAIN = [(2048, 64, "fp32", {}), (2048, 64, "bf16", {}), (4096, 64, "bf16", {}), (4096, 128, "bf16", {}),
+             (4096, 64, "bf16", {"SOFTMAX": 2}), (4096, 64, "bf16", {"SOFTMAX": 0}), (4096, 64, "bf16", {"CAUSAL": 1}),
+             (2048, 64, "fp16", {"SOFTMAX": 0, "QSCALE": 16}), (2048, 64, "fp16", {"SOFTMAX": 1, "QSCALE": 16})]
+
+
+failures_plain = []
+
+
+def plain_rows():
+    """Lesson 14's table: [prec, N x d, params, ms, pass ms ×3, % unfused, model GB, DRAM GB, once GB, check]."""
+    out_rows = []
+    for n, d, prec, params in PLAIN:
+        p = dict(params, PREC=prec)
+        name = f"attention.plain-{prec}-{n}-{d}-" + "-".join(f"{k}{v}" for k, v in params.items())
+        rc, j = bench_cli.call(cli, out, ["run", "attention.plain", "--size", f"{n}x{d}x{BH}", "--reps", "5"] + sets(p), name)
+        label = " ".join(f"{k}={v}" for k, v in params.items()) or "SOFTMAX=1"
+        v = (j or {}).get("validation") or {}
+        if j is not None and not j.get("ok") and j.get("stage") == "validate" and j.get("may_be_wrong"):
+            # Failed its check by design (the naive softmax overflowing FP16): said, not timed.
+            first = (j.get("error") or "").split("first: ")[-1]
+            out_rows.append([prec, f"{n}x{d}", label, "-", "-", "-", "-", "-", "-", "-", "-", "FAILED as expected: " + first[:60]])
+            continue
+        if j is None or not j.get("measured"):
+            failures_plain.append(label)
+            out_rows.append([prec, f"{n}x{d}", label, "FAIL", str((j or {}).get("error") or f"exit {rc}")[:50]] + [""] * 7)
+            continue
+        passes = [p.get("median_ms") for p in j.get("passes", [])]
+        hw = j.get("hardware") or {}
+        dram = (hw.get("dram__bytes_read.sum") or 0) + (hw.get("dram__bytes_write.sum") or 0)
+        once = next((e["value"] for e in j["model"].get("extras", []) if e["quantity"].startswith("DRAM bytes")), None)
+        t, ref = j["median_ms"], j.get("reference_ms")
+        out_rows.append([prec, f"{n}x{d}", label, f"{t:.3f}"] + [f"{x:.3f}" if x else "-" for x in (passes + [None] * 3)[:3]]
+                        + [f"{100 * ref / t:.0f}" if ref else "-", f"{j['model']['global_bytes'] / 1e9:.2f}",
+                           f"{dram / 1e9:.2f}" if dram else "-", f"{once / 1e9:.2f}" if once else "-",
+                           "passed" if v.get("passed") else "FAILED: " + (v.get("message") or "")[:40]])
+        print("  ".join(out_rows[-1]), file=sys.stderr, flush=True)
+    return out_rows
 
 
 def torch_sdpa(n, d, prec, causal):
@@ -115,13 +159,20 @@ for n, d, prec, causal in sorted({(c[1], c[2], c[3], bool(c[4].get("CAUSAL"))) f
 for config in CONFIGS:
     run(*config, sdpa)
 
+plain = plain_rows()
 head = ["prec", "N x d", "config", "ms", "TFLOP/s", "unfused ms", "% unfused", "% SDPA flash", "model GB", "DRAM read GB",
         "regs"]
 print(f"attention lessons 15 (L15) and 16 (L16), BH={BH} (batch 4 × 16 heads), causal where the config says so; "
       "'% unfused' = unfused time / this time, '% SDPA flash' = PyTorch's FlashAttention-2 backend time / this time "
       "(same mask); TFLOP/s counts the scores the mask keeps")
-bench_cli.print_table(head, rows)
+if rows:
+    bench_cli.print_table(head, rows)
+if plain:
+    print("\nlesson 14 (attention.plain), BH=64: three kernels; 'S', 'softmax', 'PV' = each kernel's median alone; "
+          "'DRAM GB' = read + written (hardware counters); 'once GB' = the model's bytes with S and P crossing DRAM once each")
+    bench_cli.print_table(["prec", "N x d", "params", "ms", "S ms", "softmax ms", "PV ms", "% unfused", "model GB", "DRAM GB",
+                           "once GB", "check"], plain)
 if sdpa_rows:
     print("\nPyTorch scaled_dot_product_attention, same shapes, median of 10 (ms)")
     bench_cli.print_table(["prec", "N x d", "causal", "math", "flash", "efficient", "cudnn"], sdpa_rows)
-sys.exit(1 if failures else 0)
+sys.exit(1 if failures or failures_plain else 0)

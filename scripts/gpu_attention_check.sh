@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The attention lessons (15, online softmax; 16, FlashAttention-2 on tensor cores; issue 34) on the
+# The attention lessons (14, the plain path; 15, online softmax; 16, FlashAttention-2 on tensor cores; issue 34) on the
 # GPU machine, in one call:
 #   1. the GPU tests of its variant: random valid configurations at odd sizes validated against the
 #      double-precision reference, counted == model (VariantOnGpu, HardwareOnGpu with PARTS=hw);
@@ -8,8 +8,9 @@
 #      against TileLab's unfused cuBLAS path in the same run, and PyTorch's SDPA where installed.
 # Binaries from scripts/carry_build.sh (CARRY: tilelab-cli, tilelab-gpu-worker, tests/).
 # Usage: scripts/gpu_attention_check.sh CARRY OUT   (logs and JSON into OUT; tables printed last)
-#        PARTS="tests sanitize bench" (the default; add hw for the counter test) picks what runs,
-#        LESSONS=15,16 (the default) which lessons' sanitizer runs and timings (15c, 16c: the
+#        PARTS="tests sanitize bench" (the default; add hw for the counter test, ncu for lesson 14's
+#        DRAM bytes against Nsight Compute) picks what runs,
+#        LESSONS=15,16 (the default; 14 adds lesson 14's) which lessons' sanitizer runs and timings (15c, 16c: the
 #        causal timings too, 15r lesson 15's rows-per-thread sweep; the causal and RPT sanitizer
 #        runs come with 15 and 16);
 #        TEST_TIMEOUT, SANITIZE_TIMEOUT (per run), BENCH_TIMEOUT bound each part (s).
@@ -47,6 +48,13 @@ sanitize() {   # variant tool size sets...
   [ $rc -eq 0 ] || failed=1
 }
 lessons=${LESSONS:-15,16}
+if [[ " $parts " == *" sanitize "* && ",$lessons," == *",14,"* ]]; then
+  sanitize attention.plain memcheck 301x36x3 PREC=fp32 SOFTMAX=1
+  sanitize attention.plain racecheck 301x36x3 PREC=bf16 SOFTMAX=2
+  sanitize attention.plain memcheck 517x72x2 PREC=fp16 SOFTMAX=0 CAUSAL=1
+  sanitize attention.plain racecheck 133x20x1 PREC=fp16 SOFTMAX=1 CAUSAL=1
+  sanitize attention.plain synccheck 133x20x1 PREC=fp32 SOFTMAX=2
+fi
 if [[ " $parts " == *" sanitize "* && ",$lessons," == *",15,"* ]]; then
   sanitize attention.online_softmax memcheck 301x36x3 PREC=fp32 BR=32 BC=16 TPR=1
   sanitize attention.online_softmax racecheck 301x36x3 PREC=bf16 BR=32 BC=16 TPR=1
@@ -73,8 +81,16 @@ if [[ " $parts " == *" bench "* ]]; then
   [ $rc -eq 0 ] || failed=1
 fi
 
+if [[ " $parts " == *" ncu "* ]]; then   # lesson 14's DRAM bytes against Nsight Compute (scripts/ncu_passes.py)
+  timeout "${NCU_TIMEOUT:-240}" python3 scripts/ncu_passes.py "$cli" "$out" /usr/local/cuda/bin/ncu > "$out/ncu.txt" 2> "$out/ncu.err"
+  rc=$?
+  summary+=("ncu: rc=$rc")
+  [ $rc -eq 0 ] || failed=1
+fi
+
 echo "== gpu_attention_check ($(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1), $(date -u '+%Y-%m-%d %H:%M UTC')) =="
 printf '%s\n' "${summary[@]}"
 [ -s "$out/bench.txt" ] && cat "$out/bench.txt"
 [ -s "$out/bench.txt" ] || grep -v '^+ ' "$out/bench.err" 2>/dev/null | tail -20
+[ -s "$out/ncu.txt" ] && cat "$out/ncu.txt"
 exit $failed

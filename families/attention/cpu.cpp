@@ -19,10 +19,10 @@ struct Input {
     cpu::Buffer buffer;
 };
 
-Input seeded_input(const char* name, uint64_t seed, size_t n, ElementType type) {
+Input seeded_input(const char* name, uint64_t seed, size_t n, ElementType type, float scale = 1.0f) {
     Input in;
     in.values.resize(n);
-    for (size_t i = 0; i < n; ++i) in.values[i] = seeded_uniform(seed, i);
+    for (size_t i = 0; i < n; ++i) in.values[i] = seeded_uniform(seed, i) * scale;   // a power of two: exact
     if (element_bytes(type) == 4) {
         in.buffer = float_buffer(name, in.values);
         return in;
@@ -43,13 +43,22 @@ public:
                                   uint64_t seed) override {
         N_ = p.dim[0], d_ = p.dim[1], BH_ = p.dim[2];
         causal_ = attention_causal(options);
+        options_ = options;
         intermediate_ = precision.intermediate;
         const size_t n = size_t(N_ * d_ * BH_);
-        Input q = seeded_input("Q", seed, n, precision.input), k = seeded_input("K", seed ^ kAttentionSeedK, n, precision.input),
+        Input q = seeded_input("Q", seed, n, precision.input, float(attention_q_scale(options))),
+              k = seeded_input("K", seed ^ kAttentionSeedK, n, precision.input),
               v = seeded_input("V", seed ^ kAttentionSeedV, n, precision.input);
         q_ = std::move(q.values), k_ = std::move(k.values), v_ = std::move(v.values);
         const uint64_t bq = m.add_buffer(std::move(q.buffer)), bk = m.add_buffer(std::move(k.buffer)),
                        bv = m.add_buffer(std::move(v.buffer)), bo = m.add_buffer(poisoned_buffer("O", n));
+        if (attention_scores_in_memory(options)) {   // the plain path's S (FP32) and P (input type), poisoned
+            const size_t squares = size_t(N_ * N_ * BH_);
+            const int p_bytes = element_bytes(precision.input);
+            const uint64_t bs = m.add_buffer(poisoned_buffer("S", squares));
+            const uint64_t bp = m.add_buffer(cpu::Buffer{"P", std::vector<uint8_t>(squares * size_t(p_bytes), 0xFF), p_bytes});
+            return {bq, bk, bv, bo, bs, bp, uint64_t(N_), uint64_t(d_), uint64_t(BH_), 0};
+        }
         return {bq, bk, bv, bo, uint64_t(N_), uint64_t(d_), uint64_t(BH_), 0};
     }
 
@@ -61,7 +70,7 @@ public:
         Validation v;
         v.checked = true;
         v.reference = "double (CPU)";
-        v.tolerance = attention_tolerance(N_, d_, intermediate_);
+        v.tolerance = attention_tolerance(N_, d_, intermediate_, options_);
         const std::vector<double> ref = reference();
         const float* o = floats_of(m, 3);
         const HostComparison s = compare_on_host(o, ref.data(), ref.size(), v.tolerance, [](size_t) { return false; });
@@ -103,6 +112,7 @@ private:
 
     int64_t N_ = 0, d_ = 0, BH_ = 0;
     ElementType intermediate_ = ElementType::f32;
+    FamilyOptions options_;
     bool causal_ = false;
     std::vector<float> q_, k_, v_;
 };

@@ -1,6 +1,8 @@
 // The attention family on the GPU (its sizes: families/attention/shape.cpp): BH heads of
 // O = softmax(Q·Kᵀ/√d)·V, Q, K, V of N×d elements of the kernel's input type (FP32, BF16, FP16),
-// O of N×d floats, with or without the causal mask (the family option "causal"). Owns the seeded
+// O of N×d floats, with or without the causal mask (the family option "causal"), Q scaled by the
+// option "q_scale", and for the plain path (option "scores") the N×N matrices S (FP32) and P (input
+// type) handed to its kernels, poisoned with O before each checked launch. Owns the seeded
 // inputs (rounded to the input type, so that the reference reads the same values), the
 // NaN-poisoned output, the kernel arguments, the reference in double on the GPU, validation with
 // the tolerance derived in shape.cpp, and the yardstick for "% of reference": TileLab's own
@@ -10,6 +12,7 @@
 #include <fmt/format.h>
 #include <cmath>
 #include <memory>
+#include <vector>
 #include "device/cuda_check.h"
 #include "gpu_worker/cublas_handle.h"
 #include "gpu_worker/device_buffer.h"
@@ -28,36 +31,49 @@ class AttentionFamily final : public Family {
 public:
     void setup(const Problem& p, const Precision& precision, const FamilyOptions& options, uint64_t seed) override {
         intermediate_ = precision.intermediate;   // the tolerance's only; the buffers do not depend on it
-        const bool causal = attention_causal(options);
-        if (p == problem_ && seed == seed_ && precision.input == input_ && causal == causal_ && o_.get()) return;
+        if (p == problem_ && seed == seed_ && precision.input == input_ && options == options_ && o_.get()) return;
         q_ = {}, k_ = {}, v_ = {}, o_ = {}, ref_ = {}, typed_q_ = {}, typed_k_ = {}, typed_v_ = {}, s_ = {}, p_ = {};
-        problem_ = p, seed_ = seed, input_ = precision.input, causal_ = causal;
+        kernel_s_ = {}, kernel_p_ = {};
+        problem_ = p, seed_ = seed, input_ = precision.input, options_ = options, causal_ = attention_causal(options);
         N_ = int(p.dim[0]), d_ = int(p.dim[1]), BH_ = int(p.dim[2]);
         const size_t n = elements();
         const SupportKernels& support = support_kernels();
-        const auto input = [&](DeviceBuffer& floats, DeviceBuffer& typed, uint64_t s) {
+        const auto input = [&](DeviceBuffer& floats, DeviceBuffer& typed, uint64_t s, int scale) {
             floats = DeviceBuffer(sizeof(float) * n);
             support.fill_uniform(floats.get<float>(), n, s);
+            if (scale != 1) scale_on_host(floats, n, float(scale));
             if (element_bytes(input_) < 4) {
                 typed = DeviceBuffer(size_t(element_bytes(input_)) * n);
                 support.round_to_16bit(floats.get<float>(), typed.get(), n, input_);
             }
         };
-        input(q_, typed_q_, seed);
-        input(k_, typed_k_, seed ^ kAttentionSeedK);
-        input(v_, typed_v_, seed ^ kAttentionSeedV);
+        input(q_, typed_q_, seed, attention_q_scale(options));
+        input(k_, typed_k_, seed ^ kAttentionSeedK, 1);
+        input(v_, typed_v_, seed ^ kAttentionSeedV, 1);
         o_ = DeviceBuffer(sizeof(float) * n);
+        if (attention_scores_in_memory(options)) {   // the plain path's S (FP32) and P (input type)
+            kernel_s_ = DeviceBuffer(sizeof(float) * squares());
+            kernel_p_ = DeviceBuffer(size_t(element_bytes(input_)) * squares());
+        }
         ref_ = DeviceBuffer(sizeof(double) * n);
         support.attention_reference_f64(q_.get<float>(), k_.get<float>(), v_.get<float>(), ref_.get<double>(), N_, d_, BH_,
                                          causal_);
         TL_CUDA_CHECK(cudaDeviceSynchronize());
     }
 
-    void poison_output(cudaStream_t s) override { TL_CUDA_CHECK(cudaMemsetAsync(o_.get(), 0xFF, o_.bytes(), s)); }
+    // O, and the plain path's S and P: a pass that leaves any of them unwritten is found.
+    void poison_output(cudaStream_t s) override {
+        for (DeviceBuffer* b : {&o_, &kernel_s_, &kernel_p_})
+            if (b->get()) TL_CUDA_CHECK(cudaMemsetAsync(b->get(), 0xFF, b->bytes(), s));
+    }
 
     std::vector<void*> kernel_args(unsigned long long* counters) override {
         args_ = {operand(q_, typed_q_), operand(k_, typed_k_), operand(v_, typed_v_), o_.get<float>()};
         counters_ = counters;
+        if (kernel_s_.get()) {
+            args_.s = kernel_s_.get<float>(), args_.p = kernel_p_.get();
+            return {&args_.q, &args_.k, &args_.v, &args_.o, &args_.s, &args_.p, &N_, &d_, &BH_, &counters_};
+        }
         return {&args_.q, &args_.k, &args_.v, &args_.o, &N_, &d_, &BH_, &counters_};
     }
 
@@ -65,7 +81,7 @@ public:
         Validation v;
         v.checked = true;
         v.reference = "double (GPU)";
-        v.tolerance = attention_tolerance(N_, d_, intermediate_);
+        v.tolerance = attention_tolerance(N_, d_, intermediate_, options_);
         const size_t n = elements();
         const CompareSummary s = support_kernels().compare(o_.get<float>(), ref_.get<double>(), n, v.tolerance);
         if (record_comparison(v, s)) return v;
@@ -79,19 +95,29 @@ public:
     // kernel run). 0 (no "% of reference") where its N×N matrices would not fit.
     double reference_ms(std::string& name) override {
         name = fmt::format("unfused cuBLAS {} path{}", element_label(input_), causal_ ? ", causal" : "");
-        const size_t scores = size_t(N_) * size_t(N_) * size_t(BH_);
+        const size_t scores = squares();
         const size_t p_bytes = element_bytes(input_) < 4 ? size_t(element_bytes(input_)) * scores : 0;
         size_t free_bytes = 0, total = 0;
         TL_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));
-        if (4 * scores + p_bytes > std::min(kMaxUnfusedBytes, free_bytes / 2)) return 0;
-        if (!s_.get()) s_ = DeviceBuffer(4 * scores);
-        if (p_bytes && !p_.get()) p_ = DeviceBuffer(p_bytes);
+        // The plain path's own S and P serve it where the kernels have them (each launch rewrites them).
+        const bool shared = kernel_s_.get() != nullptr;
+        if (!shared && 4 * scores + p_bytes > std::min(kMaxUnfusedBytes, free_bytes / 2)) return 0;
+        if (!shared && !s_.get()) s_ = DeviceBuffer(4 * scores);
+        if (!shared && p_bytes && !p_.get()) p_ = DeviceBuffer(p_bytes);
         if (!cublas_) cublas_ = std::make_unique<CublasHandle>(/*pedantic=*/false);
         return time_reference([&] { unfused(); });
     }
 
 private:
     size_t elements() const { return size_t(N_) * size_t(d_) * size_t(BH_); }
+    size_t squares() const { return size_t(N_) * size_t(N_) * size_t(BH_); }
+    // Multiplies n floats by a power of two (exact), through the host: only for a q_scale other than 1.
+    static void scale_on_host(DeviceBuffer& floats, size_t n, float scale) {
+        std::vector<float> host(n);
+        TL_CUDA_CHECK(cudaMemcpy(host.data(), floats.get(), n * sizeof(float), cudaMemcpyDeviceToHost));
+        for (float& x : host) x *= scale;
+        TL_CUDA_CHECK(cudaMemcpy(floats.get(), host.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+    }
     const void* operand(const DeviceBuffer& floats, const DeviceBuffer& typed) const {
         return typed.get() ? typed.get() : floats.get();
     }
@@ -105,13 +131,13 @@ private:
         const void* q = operand(q_, typed_q_);
         const void* k = operand(k_, typed_k_);
         const void* v = operand(v_, typed_v_);
+        float* scores = kernel_s_.get() ? kernel_s_.get<float>() : s_.get<float>();
+        void* weights = element_bytes(input_) == 4 ? nullptr : kernel_p_.get() ? kernel_p_.get() : p_.get();
         TL_CUBLAS_CHECK(cublasGemmStridedBatchedEx(cublas_->get(), CUBLAS_OP_T, CUBLAS_OP_N, N_, N_, d_, &scale, k, type, d_, rows,
-                                                   q, type, d_, rows, &zero, s_.get(), CUDA_R_32F, N_, square, BH_,
+                                                   q, type, d_, rows, &zero, scores, CUDA_R_32F, N_, square, BH_,
                                                    CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
-        const bool narrow = p_.get() != nullptr;
-        support_kernels().softmax_rows(s_.get<float>(), narrow ? p_.get() : nullptr, uint64_t(N_) * uint64_t(BH_), N_, input_,
-                                       causal_);
-        const void* p = narrow ? p_.get() : s_.get();
+        support_kernels().softmax_rows(scores, weights, uint64_t(N_) * uint64_t(BH_), N_, input_, causal_);
+        const void* p = weights ? weights : scores;
         TL_CUBLAS_CHECK(cublasGemmStridedBatchedEx(cublas_->get(), CUBLAS_OP_N, CUBLAS_OP_N, d_, N_, N_, &one, v, type, d_, rows, p,
                                                    type, N_, square, &zero, o_.get(), CUDA_R_32F, d_, rows, BH_,
                                                    CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
@@ -122,16 +148,20 @@ private:
         const void* k = nullptr;
         const void* v = nullptr;
         float* o = nullptr;
+        float* s = nullptr;   // the plain path's (scores = 1)
+        void* p = nullptr;
     };
 
     Problem problem_;
     uint64_t seed_ = 0;
     ElementType input_ = ElementType::f32, intermediate_ = ElementType::f32;
+    FamilyOptions options_;
     bool causal_ = false;
     int N_ = 0, d_ = 0, BH_ = 0;
     DeviceBuffer q_, k_, v_, o_, ref_;               // inputs as floats (rounded), O, the reference
     DeviceBuffer typed_q_, typed_k_, typed_v_;       // the 16-bit copies (BF16, FP16 inputs)
     DeviceBuffer s_, p_;                             // the unfused path's scores and probabilities
+    DeviceBuffer kernel_s_, kernel_p_;               // the plain path's, handed to the kernels (scores = 1)
     std::unique_ptr<CublasHandle> cublas_;         // default math: FP32 is FP32 unless told otherwise
     Args args_;
     unsigned long long* counters_ = nullptr;

@@ -39,20 +39,27 @@ public:
         return "";
     }
 
-    // causal = 1: query row i sees keys 0..i only (a decoder's mask); 0 or absent: every key.
+    // causal = 1: query row i sees keys 0..i only (a decoder's mask); scores = 1: S and P in
+    // memory (shape.h); q_scale: a power of two from 1 to 64. 0 or absent: none of them.
     std::string options_invalid_reason(const FamilyOptions& o) const override {
-        for (const auto& [name, value] : o)
-            if (name != "causal" || (value != 0 && value != 1)) return trf("family.attention.shape.options", format_options(o));
+        for (const auto& [name, value] : o) {
+            const bool flag = (name == "causal" || name == "scores") && (value == 0 || value == 1);
+            const bool scale = name == "q_scale" && value >= 1 && value <= 64 && (value & (value - 1)) == 0;
+            if (!flag && !scale) return trf("family.attention.shape.options", format_options(o));
+        }
         return "";
     }
 
     // Q, K, V as floats, O and the reference (doubles), plus the 16-bit copies of Q, K and V where
-    // the input is narrower. The unfused yardstick's N×N matrices are not counted: it is skipped
-    // (no "% of reference") where they do not fit (gpu_cuda.cpp).
-    size_t device_bytes(const Problem& p, const Precision& precision) const override {
+    // the input is narrower, and the N×N matrices S and P the plain path is handed (scores = 1).
+    // The unfused yardstick's own are not counted: it is skipped (no "% of reference") where they
+    // do not fit (gpu_cuda.cpp).
+    size_t device_bytes(const Problem& p, const Precision& precision, const FamilyOptions& options) const override {
         const size_t rows = size_t(p.dim[0]) * size_t(p.dim[1]) * size_t(p.dim[2]);
         const size_t narrow = element_bytes(precision.input) < 4 ? size_t(element_bytes(precision.input)) : 0;
-        return (4 * 3 + 4 + 8 + 3 * narrow) * rows;
+        const size_t squares = size_t(p.dim[0]) * size_t(p.dim[0]) * size_t(p.dim[2]);
+        const size_t scores = attention_scores_in_memory(options) ? (4 + size_t(element_bytes(precision.input))) * squares : 0;
+        return (4 * 3 + 4 + 8 + 3 * narrow) * rows + scores;
     }
     // Rows that fill no tile exactly (several key tiles, a partial last one), two heads.
     Problem cpu_problem() const override { return Problem{{75, 32, 2}}; }
@@ -84,11 +91,17 @@ public:
 // output moves by Σ ε·p·v / l, at most u_p·Σ p·|v| / Σ p ≤ u_p: the tolerance gains u_p (3.9e-3
 // for BF16, 4.9e-4 for FP16). The products of 16-bit values are exact in FP32 on the tensor cores
 // and their sums are FP32: the terms above cover them.
+// Q scaled by a (option q_scale, a power of two: exact) bounds a score's error by a·d^1.5·u: the
+// first term gains the factor a.
+// The plain path (option scores) rounds a weight to the input type at most three times: its
+// naive softmax rounds the exponential, divides the rounded values by their sum (a weight moves
+// by at most 2·u_p relative) and rounds the quotient; the safe one rounds once. 3·u_p covers them.
 // A wrong kernel misses by the size of O itself (about 1/√(3N) for these inputs), or more.
-double attention_tolerance(int64_t N, int64_t d, ElementType intermediate) {
+double attention_tolerance(int64_t N, int64_t d, ElementType intermediate, const FamilyOptions& options) {
     const double u = std::ldexp(1.0, -24);
-    const double weights = intermediate == ElementType::f32 ? 0.0 : unit_roundoff(intermediate);
-    return u * (std::pow(double(d), 1.5) + 2.0 * double(N) + 8.0) + weights;
+    const double roundings = attention_scores_in_memory(options) ? 3.0 : 1.0;
+    const double weights = intermediate == ElementType::f32 ? 0.0 : roundings * unit_roundoff(intermediate);
+    return u * (attention_q_scale(options) * std::pow(double(d), 1.5) + 2.0 * double(N) + 8.0) + weights;
 }
 
 std::string attention_mismatch(size_t at, int64_t N, int64_t d, float got, double expected, double tolerance,

@@ -21,11 +21,26 @@ inline bool attention_causal(const FamilyOptions& o) {
     return it != o.end() && it->second != 0;
 }
 
+// scores = 1: the kernel is handed the N×N scores S (FP32) and weights P (the input type) of
+// every head in memory besides Q, K, V and O — the plain path of three kernels (lesson 14), whose
+// arguments are (Q, K, V, O, S, P, N, d, BH, counters).
+inline bool attention_scores_in_memory(const FamilyOptions& o) {
+    const auto it = o.find("scores");
+    return it != o.end() && it->second != 0;
+}
+
+// q_scale = a power of two up to 64: Q's seeded values are multiplied by it (exactly), so that
+// scores reach the tens a trained model's do and an unsafe softmax's exponentials overflow.
+inline int attention_q_scale(const FamilyOptions& o) {
+    const auto it = o.find("q_scale");
+    return it == o.end() ? 1 : it->second;
+}
+
 // The tolerance an output element is held to, relative to max(1, |expected|), against a reference
 // in double from the same (already rounded) inputs, whatever the input type, plus the rounding of
-// the weights P where the kernel rounds them (`intermediate`, fp32: not rounded); the derivation is
-// in shape.cpp.
-double attention_tolerance(int64_t N, int64_t d, ElementType intermediate);
+// the weights P where the kernel rounds them (`intermediate`, fp32: not rounded), for the options'
+// Q scale and path; the derivation is in shape.cpp.
+double attention_tolerance(int64_t N, int64_t d, ElementType intermediate, const FamilyOptions& options);
 
 // The first wrong element of O (index `at` of BH·N·d), as every half reports it.
 std::string attention_mismatch(size_t at, int64_t N, int64_t d, float got, double expected, double tolerance,

@@ -39,7 +39,7 @@ public:
 
     // A and B as floats (the reference's copy, rounded to the input type), C and the reference;
     // A and B once more in the input type where it is narrower than a float.
-    size_t device_bytes(const Problem& p, const Precision& precision) const override {
+    size_t device_bytes(const Problem& p, const Precision& precision, const FamilyOptions&) const override {
         const size_t M = size_t(p.dim[0]), N = size_t(p.dim[1]), K = size_t(p.dim[2]);
         const size_t reference = matmul_uses_double_reference(p) ? 2 * M * N : M * N;   // double or float
         const int narrow = element_bytes(precision.input) < int(sizeof(float)) ? element_bytes(precision.input) : 0;

@@ -29,7 +29,7 @@ public:
     }
 
     // Input, output and the reference; a fourth buffer when an order-2 kernel asks for its reference.
-    size_t device_bytes(const Problem& p, const Precision&) const override {
+    size_t device_bytes(const Problem& p, const Precision&, const FamilyOptions&) const override {
         return 4 * sizeof(float) * size_t(p.dim[0]) * size_t(p.dim[1]) * size_t(p.dim[2]) + kStencilCoefficientBytes;
     }
     // Larger than one block along x and y, partial blocks everywhere, a few z planes.

@@ -24,7 +24,7 @@ public:
         return "";
     }
 
-    size_t device_bytes(const Problem& p, const Precision&) const override { return 3 * sizeof(float) * size_t(p.dim[0]) * size_t(p.dim[1]); }
+    size_t device_bytes(const Problem& p, const Precision&, const FamilyOptions&) const override { return 3 * sizeof(float) * size_t(p.dim[0]) * size_t(p.dim[1]); }
     // Several tiles each way, partial ones at the right and bottom edges.
     Problem cpu_problem() const override { return Problem{{100, 68, 1}}; }
 };

@@ -155,11 +155,11 @@ TEST(Flash2Model, RoundingPToTheInputTypeWidensTheToleranceByItsUnitRoundoff) {
     const Precision bf16 = flash2().precision(with({{"PREC", int(ElementType::bf16)}}));
     EXPECT_EQ(bf16.intermediate, ElementType::bf16);
     EXPECT_NE(bf16.describe().find("P in bf16"), std::string::npos);
-    EXPECT_DOUBLE_EQ(attention_tolerance(2048, 64, ElementType::bf16) - attention_tolerance(2048, 64, ElementType::f32),
+    EXPECT_DOUBLE_EQ(attention_tolerance(2048, 64, ElementType::bf16, {}) - attention_tolerance(2048, 64, ElementType::f32, {}),
                      std::ldexp(1.0, -8));
-    EXPECT_DOUBLE_EQ(attention_tolerance(2048, 64, ElementType::f16) - attention_tolerance(2048, 64, ElementType::f32),
+    EXPECT_DOUBLE_EQ(attention_tolerance(2048, 64, ElementType::f16, {}) - attention_tolerance(2048, 64, ElementType::f32, {}),
                      std::ldexp(1.0, -11));
-    EXPECT_NEAR(attention_tolerance(2048, 64, ElementType::bf16), 4.18e-3, 0.005e-3) << "the lesson's figure";
+    EXPECT_NEAR(attention_tolerance(2048, 64, ElementType::bf16, {}), 4.18e-3, 0.005e-3) << "the lesson's figure";
 }
 
 }  // namespace

@@ -222,4 +222,34 @@ TEST(WorkerFuzz, FamilyOptionsThatAreNotNamedIntsAreRefused) {
     EXPECT_NE(worker::request_problem(many).find("more than 16"), std::string::npos);
 }
 
+// A job of several kernels: "passes" an array of at most 8 objects, each a kernel and a launch,
+// every field checked and named; anything else is refused before the job is read.
+TEST(WorkerFuzz, PassesThatAreNotKernelsAndLaunchesAreRefused) {
+    const json good = valid_run_request();
+    const json pass = {{"kernel", good.at("job").at("kernel")}, {"launch", good.at("job").at("launch")}};
+    json two = good;
+    two["job"]["passes"] = {pass, pass};
+    ASSERT_EQ(worker::request_problem(two), "");
+    EXPECT_EQ(worker::job_from_json(two.at("job")).passes.size(), 2u);
+    const auto refused = [&](const json& passes, const std::string& words) {
+        json bad = good;
+        bad["job"]["passes"] = passes;
+        const std::string why = worker::request_problem(bad);
+        EXPECT_NE(why.find(words), std::string::npos) << passes.dump().substr(0, 200) << ": " << why;
+    };
+    refused("kernels", "\"passes\" is not an array");
+    refused(json::array({1}), "passes[0]: not an object");
+    refused(json::array({pass, json::object()}), "passes[1]: \"kernel\" is missing");
+    json no_launch = pass;
+    no_launch.erase("launch");
+    refused(json::array({no_launch}), "passes[0]: \"launch\" is missing");
+    json bad_grid = pass;
+    bad_grid["launch"]["grid"] = {1, -2, 1};
+    refused(json::array({bad_grid}), "passes[0]: launch:");
+    json bad_counting = pass;
+    bad_counting["counting"] = "cubin";
+    refused(json::array({bad_counting}), "passes[0]: \"counting\" is not an object");
+    refused(json(std::vector<json>(9, pass)), "more than 8");
+}
+
 }  // namespace

@@ -128,7 +128,7 @@ TEST(GpuWorkerProtocol, JobWithCubinBytesAndOptionsSurvive) {
     for (int i = 0; i < 300000; ++i) kernel->cubin.push_back(char(i * 7));   // every byte value, zeros included
     kernel->lowered_name = "_Z10kernelILi32EEvPKfS1_Pfiiiy";
     worker::MeasureJob job{"stencil", Precision{ElementType::bf16, ElementType::f32, ElementType::f32}, {{"causal", 1}},
-                           Problem{{1, 70000, 3000000000}}, LaunchShape{{5, 6, 7}, {32, 4, 1}, 49152}, kernel, nullptr};
+                           Problem{{1, 70000, 3000000000}}, LaunchShape{{5, 6, 7}, {32, 4, 1}, 49152}, kernel, nullptr, {}};
     const worker::MeasureJob got = worker::job_from_json(through_socket(worker::job_to_json(job)));
     EXPECT_EQ(got.family, job.family);
     EXPECT_EQ(got.precision, job.precision);
@@ -144,6 +144,23 @@ TEST(GpuWorkerProtocol, JobWithCubinBytesAndOptionsSurvive) {
 
     job.counting = kernel;
     EXPECT_TRUE(worker::job_from_json(through_socket(worker::job_to_json(job))).counting);
+    EXPECT_TRUE(got.passes.empty()) << "one kernel: no passes";
+
+    // A job of several kernels: each pass's cubin, launch and counting build, in order.
+    auto second = std::make_shared<CompileResult>();
+    second->cubin = {'x', '\0', 'y'};
+    second->lowered_name = "_Z6secondv";
+    job.passes = {{kernel, nullptr, LaunchShape{{1, 2, 3}, {64, 1, 1}, 0}}, {second, second, LaunchShape{{9, 1, 1}, {128, 1, 1}, 16}}};
+    const worker::MeasureJob passes = worker::job_from_json(through_socket(worker::job_to_json(job)));
+    ASSERT_EQ(passes.passes.size(), 2u);
+    EXPECT_EQ(passes.passes[0].kernel->cubin, kernel->cubin);
+    EXPECT_FALSE(passes.passes[0].counting);
+    EXPECT_EQ(passes.passes[0].launch.grid, (std::array<unsigned, 3>{1, 2, 3}));
+    EXPECT_EQ(passes.passes[1].kernel->lowered_name, "_Z6secondv");
+    ASSERT_TRUE(passes.passes[1].counting);
+    EXPECT_EQ(passes.passes[1].counting->cubin, second->cubin);
+    EXPECT_EQ(passes.passes[1].launch.dynamic_smem, 16u);
+    job.passes.clear();
 
     RunOptions opt;
     opt.warmup = 0;

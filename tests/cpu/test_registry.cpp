@@ -102,7 +102,15 @@ TEST(Registry, EveryVariantsTilesMatchItsLaunchForRandomValidConfigurations) {
                 EXPECT_LE(t.extent[size_t(a)], std::max(req.problem.dim[0], std::max(req.problem.dim[1], req.problem.dim[2])));
             }
             EXPECT_EQ(axes.size(), 3u) << "grid axes must be a permutation";
-            if (v.family == "attention") {
+            if (v.family == "attention" && t.extent[0] != req.problem.dim[1]) {
+                // The plain path's softmax (lesson 14): P, N wide and N high per head, whole rows a
+                // block; every element has a thread (a lane takes every 32nd of its row).
+                EXPECT_EQ(t.extent[0], req.problem.dim[0]);
+                EXPECT_EQ(t.extent[1], req.problem.dim[0]);
+                EXPECT_EQ(t.extent[2], req.problem.dim[2]);
+                EXPECT_EQ(t.block_tile[0], req.problem.dim[0]);
+                EXPECT_GE(launch.threads_per_block() * t.thread_tile[0] * t.thread_tile[1], t.block_outputs());
+            } else if (v.family == "attention") {
                 // O is d wide and N high per head, one plane per head; every output has a thread.
                 EXPECT_EQ(t.extent[0], req.problem.dim[1]);
                 EXPECT_EQ(t.extent[1], req.problem.dim[0]);

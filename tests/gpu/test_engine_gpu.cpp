@@ -143,6 +143,12 @@ TEST_P(VariantOnGpu, ValidatesAndCountsExactlyWhatTheModelSays) {
             EXPECT_FALSE(r.error.empty()) << what;
             continue;
         }
+        // A configuration that may fail its check by design (lesson 14's naive softmax at large
+        // scores) and did: checked, and stopped there as every failed check is.
+        if (!r.ok && r.stage == "validate" && !r.may_be_wrong.empty()) {
+            EXPECT_TRUE(r.validation.checked && !r.validation.passed) << what;
+            continue;
+        }
         ASSERT_TRUE(r.ok) << what << ": " << r.stage << ": " << r.error;
         EXPECT_TRUE(r.validation.checked && r.validation.passed) << what << ": " << r.validation.message;
         if (!r.counted) continue;   // the instrumented build did not fit; the timed one ran

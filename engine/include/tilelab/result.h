@@ -117,6 +117,17 @@ struct Measurement {
     HardwareCounters hardware;          // the counter pass, when asked for (status says why not)
     StallSamples stalls;                // PC sampling, when asked for (status says why not)
     StageTimes stages;                  // only the worker's own: setup, validate, timing, count, hardware, reference
+    // A variant of several kernels (KernelPass): each one's median alone, in order, from the full
+    // run's separate repetitions after the timed ones (empty for one kernel and for quick runs).
+    std::vector<double> pass_ms;
+};
+
+// One kernel of a variant that launches several (tilelab/variant.h's KernelPass), as reported.
+struct PassTime {
+    std::string label;          // "S = Q·Kᵀ/√d"
+    std::string kernel;         // its name expression
+    double median_ms = 0;       // alone, 0 until measured
+    bool operator==(const PassTime&) const = default;
 };
 
 // The kernel run on the CPU (no GPU needed, engine/src/cpu/): compiled to PTX, executed thread by
@@ -185,6 +196,11 @@ struct RunResult {
     // Where its warps wait, per source line (tilelab/stalls.h); status says why there are none.
     StallSamples stalls;
     double gbps_dram = 0;         // measured DRAM bytes (read + write) / median time; 0 without counters (apply())
+    // The kernels it launches in order where it launches several (analyze names them, a full run
+    // times each alone); the timing above is of all of them together.
+    std::vector<PassTime> passes;
+    // Where the configuration may fail its check by design (VariantInstance::may_be_wrong): why.
+    std::string may_be_wrong;
 
     StageTimes stages;
     std::optional<CpuCheck> cpu;  // the CPU run, in model mode when RunOptions::cpu_check asked for it

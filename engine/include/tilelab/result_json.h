@@ -114,6 +114,7 @@ void to_json(J& j, const Measurement& m) {
     j = J{{"ok", m.ok}, {"stage", m.stage}, {"error", m.error}, {"timing", m.timing}, {"validation", m.validation},
           {"counted", m.counted ? J(*m.counted) : J(nullptr)}, {"reference_ms", m.reference_ms},
           {"reference_name", m.reference_name}, {"hardware", m.hardware}, {"stalls", m.stalls}, {"stages", m.stages}};
+    if (!m.pass_ms.empty()) j["pass_ms"] = m.pass_ms;
 }
 template <typename J, std::enable_if_t<nlohmann::detail::is_basic_json<J>::value, int> = 0>
 void from_json(const J& j, Measurement& m) {
@@ -129,6 +130,7 @@ void from_json(const J& j, Measurement& m) {
     if (j.contains("hardware")) m.hardware = j.at("hardware").template get<HardwareCounters>();
     if (j.contains("stalls")) m.stalls = j.at("stalls").template get<StallSamples>();
     m.stages = j.at("stages").template get<StageTimes>();
+    if (j.contains("pass_ms")) m.pass_ms = j.at("pass_ms").template get<std::vector<double>>();
 }
 
 // Targets (both ways), and for output only the CLI's `list` and `info`.

@@ -33,6 +33,15 @@ struct LaunchShape {
     int64_t blocks() const { return int64_t(grid[0]) * grid[1] * grid[2]; }
 };
 
+// One of several kernels a variant launches in order, every one with the family's arguments (the
+// plain attention path: the scores, the softmax, the weighted sum). The variant's own kernel
+// (kernel_at) is one of them: the one the Code panel, registers, occupancy and stall samples are of.
+struct KernelPass {
+    std::string label;             // "S = Q·Kᵀ/√d"
+    KernelInstance kernel;         // from the same source file as the variant's kernel
+    LaunchShape launch;
+};
+
 // Memory accesses, counted in elements of the operand's type (a float4 load counts 4 floats;
 // CostModel says how many bytes an element is).
 struct AccessCounts {
@@ -59,6 +68,10 @@ struct CostModel {
     // attention kernels stage floats whatever Q, K and V are in memory); 0: the input type's.
     int shared_widened_bytes = 0;
     double global_bytes = 0;          // total global loads · load bytes + stores · store bytes
+    // The bytes of the total loads and stores. set_element_types makes them elements · element
+    // bytes; a kernel whose operands differ in size (attention's plain path: FP32 scores beside
+    // 16-bit weights) sets them, and global_bytes, from its operands after it.
+    double global_load_bytes = 0, global_store_bytes = 0;
     double intensity = 0;             // flops / global_bytes  (FLOP/B, "OP/B")
     double compulsory_bytes = 0;      // each input read once, each output written once
     std::vector<Formula> formulas;    // how the numbers above are derived
@@ -75,11 +88,20 @@ struct CostModel {
     void set_element_types(const Precision& p) {
         load_element_bytes = element_bytes(p.input);
         store_element_bytes = element_bytes(p.output);
-        global_bytes = load_bytes(total.global_loads) + store_bytes(total.global_stores);
+        global_load_bytes = load_element_bytes * total.global_loads;
+        global_store_bytes = store_element_bytes * total.global_stores;
+        global_bytes = global_load_bytes + global_store_bytes;
     }
-    double load_bytes(double elements) const { return load_element_bytes * elements; }
+    // Bytes of `elements` loads (stores): at the total's bytes per element (its operands' mix).
+    double load_bytes(double elements) const {
+        return total.global_loads > 0 && global_load_bytes > 0 ? elements * global_load_bytes / total.global_loads
+                                                                : load_element_bytes * elements;
+    }
     int shared_element_bytes() const { return shared_widened_bytes ? shared_widened_bytes : load_element_bytes; }
-    double store_bytes(double elements) const { return store_element_bytes * elements; }
+    double store_bytes(double elements) const {
+        return total.global_stores > 0 && global_store_bytes > 0 ? elements * global_store_bytes / total.global_stores
+                                                                  : store_element_bytes * elements;
+    }
 };
 
 // A variant's functions at one set of parameter values. The lesson declares a config type, built
@@ -112,6 +134,13 @@ public:
     virtual Precision precision() const = 0;
     // What it computes beyond sizes and types, for its family (tilelab/params.h): {} for most.
     virtual FamilyOptions family_options() const = 0;
+    // The kernels it launches in order where it launches several (KernelPass), its own among
+    // them; empty for the usual one.
+    virtual std::vector<KernelPass> passes(const Problem& problem) const = 0;
+    // Empty for a kernel that computes the right result; else the sentence saying why it may
+    // fail its check at this problem by design (a lesson's demonstration: lesson 14's naive
+    // softmax overflowing FP16). The check still runs and says what it found.
+    virtual std::string may_be_wrong(const Problem& problem) const = 0;
 };
 
 // The values of one request's parameters, as a lesson's config reads them (defaults filled in).
@@ -167,7 +196,8 @@ struct VariantInfo {
 namespace detail {
 
 // The one adapter from a lesson's config type to VariantInstance. Optional members: tiles,
-// shared_sites, kernel_at, precision (FP32 throughout when absent), family_options ({}), smem_bytes (0).
+// shared_sites, kernel_at, precision (FP32 throughout when absent), family_options ({}), smem_bytes (0),
+// passes ({}: one kernel), may_be_wrong ("").
 template <class Config>
 class TypedInstance final : public VariantInstance {
 public:
@@ -200,6 +230,14 @@ public:
     }
     FamilyOptions family_options() const override {
         if constexpr (requires { c_.family_options(); }) return c_.family_options();
+        else return {};
+    }
+    std::vector<KernelPass> passes(const Problem& p) const override {
+        if constexpr (requires { c_.passes(p); }) return c_.passes(p);
+        else return {};
+    }
+    std::string may_be_wrong(const Problem& p) const override {
+        if constexpr (requires { c_.may_be_wrong(p); }) return c_.may_be_wrong(p);
         else return {};
     }
     const Config& config() const { return c_; }

@@ -119,6 +119,7 @@ uint8_t* Machine::global_address(uint64_t address, int bytes, bool store, uint32
             const int64_t elements = int64_t(b.bytes.size()) / b.element_bytes;
             if (off + bytes <= int64_t(b.bytes.size())) {
                 (store ? moved_.global_stores : moved_.global_loads) += uint64_t(bytes);
+                (store ? moved_.global_store_elements : moved_.global_load_elements) += double(bytes) / b.element_bytes;
                 return b.bytes.data() + off;
             }
             fail("out of bounds",

@@ -40,6 +40,9 @@ struct Launch {
 // constants, parameters and local memory are not counted).
 struct MovedBytes {
     uint64_t global_loads = 0, global_stores = 0, shared_loads = 0, shared_stores = 0;
+    // The global ones in elements of the buffers they touched (Buffer::element_bytes): exact where
+    // a kernel's operands differ in size.
+    double global_load_elements = 0, global_store_elements = 0;
 };
 
 struct LaunchReport {
@@ -57,6 +60,10 @@ public:
     // Adds a buffer; returns the address a kernel argument gives for it.
     uint64_t add_buffer(Buffer b);
     Buffer& buffer(size_t i) { return buffers_.at(i); }
+    // The buffers, for the next kernel of a launch of several (cpu_run.cpp): a machine made
+    // for it and given them sees them at the same addresses.
+    std::vector<Buffer> take_buffers() { return std::move(buffers_); }
+    void give_buffers(std::vector<Buffer> buffers) { buffers_ = std::move(buffers); }
     // A module variable's bytes by its name in the PTX (set before the launch, read after); nullptr
     // and 0 bytes if the module has none of that name.
     uint8_t* module_variable(const std::string& name, size_t& bytes);

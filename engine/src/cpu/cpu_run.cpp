@@ -3,6 +3,7 @@
 #include "cpu/cpu_run.h"
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 
@@ -32,11 +33,10 @@ bool pack_params(const cpu::Kernel& k, const std::vector<uint64_t>& args, std::v
     return true;
 }
 
-// Bytes moved, in elements of the operand types the cost model counts (CostModel's element sizes).
+// What moved, in elements: global ones of the buffers' types, shared ones of the model's shared type.
 AccessCounts counted_elements(const cpu::MovedBytes& m, const CostModel& model) {
-    const double in = model.load_element_bytes, out = model.store_element_bytes, shared = model.shared_element_bytes();
-    return {double(m.global_loads) / in, double(m.global_stores) / out, double(m.shared_loads) / shared,
-            double(m.shared_stores) / shared};
+    const double shared = model.shared_element_bytes();
+    return {m.global_load_elements, m.global_store_elements, double(m.shared_loads) / shared, double(m.shared_stores) / shared};
 }
 
 // A family's CPU half by name (TILELAB_REGISTER_CPU_FAMILY in families/<family>/cpu.cpp); nullptr
@@ -45,6 +45,46 @@ std::unique_ptr<CpuFamily> make_cpu_family(const std::string& name) {
     static const auto table = factories_by_name(registered_cpu_family_factories());
     const auto it = table.find(name);
     return it == table.end() ? nullptr : it->second();
+}
+
+// One kernel compiled to PTX for the CPU run and parsed.
+struct CpuKernel {
+    KernelPass pass;
+    std::unique_ptr<cpu::Module> module;
+    const cpu::Kernel* kernel = nullptr;
+};
+
+void add_moved(cpu::MovedBytes& sum, const cpu::MovedBytes& m) {
+    sum.global_loads += m.global_loads, sum.global_stores += m.global_stores;
+    sum.shared_loads += m.shared_loads, sum.shared_stores += m.shared_stores;
+    sum.global_load_elements += m.global_load_elements, sum.global_store_elements += m.global_store_elements;
+}
+
+// `pass`'s kernel as PTX for the CPU run (from the user's text where the run is of the user's
+// file); where it cannot run there, c's status and message say why.
+CpuKernel compile_for_cpu(const RunResult& r, CompileService& compiler, const KernelPass& pass, CpuCheck& c) {
+    CpuKernel k{pass, nullptr, nullptr};
+    CompileRequest build;
+    build.source_file = pass.kernel.source_file;
+    build.name_expression = pass.kernel.name_expression;
+    build.arch = kCpuRunArch;
+    build.ptx = true;
+    if (!r.user_kernel.empty()) build.source_text = r.kernel_source, build.source_name = r.user_kernel;
+    const auto compiled = compiler.compile(build);
+    if (!compiled->ok) {
+        c.status = "error";
+        c.message = say("Compiling to PTX for the CPU run failed: {}", "为 CPU 运行编译 PTX 失败：{}", compiled->error);
+        return k;
+    }
+    k.module = std::make_unique<cpu::Module>(cpu::parse_ptx(std::string(compiled->cubin.begin(), compiled->cubin.end())));
+    k.kernel = k.module->kernel(compiled->lowered_name);
+    if (!k.kernel) throw cpu::PtxError("the PTX has no kernel " + compiled->lowered_name);
+    if (!k.kernel->needs_gpu.empty()) {
+        c.status = "needs_gpu";
+        c.message = say("This kernel uses {}, which the CPU run does not model: it needs a GPU.",
+                        "这个内核用到了 {}，CPU 运行不模拟它：需要 GPU。", k.kernel->needs_gpu);
+    }
+    return k;
 }
 
 struct Prepared {
@@ -99,45 +139,43 @@ void execute(const RunResult& r, CompileService& compiler, uint64_t seed, double
                         "这个族的 CPU 运行只支持 FP32 输入；这个内核读取 {}：需要 GPU。", precision.describe());
         return;
     }
-    CompileRequest build;
-    build.source_file = p.kernel.source_file;
-    build.name_expression = p.kernel.name_expression;
-    build.arch = kCpuRunArch;
-    build.ptx = true;
-    if (!r.user_kernel.empty()) build.source_text = r.kernel_source, build.source_name = r.user_kernel;
-    const auto compiled = compiler.compile(build);
-    if (!compiled->ok) {
-        c.status = "error";
-        c.message = say("Compiling to PTX for the CPU run failed: {}", "为 CPU 运行编译 PTX 失败：{}", compiled->error);
-        return;
+    // The kernels to run in order: the variant's one, or each of its passes.
+    std::vector<KernelPass> passes = p.instance->passes(c.problem);
+    if (passes.empty()) passes.push_back({"", p.kernel, p.instance->launch(c.problem)});
+    std::vector<CpuKernel> kernels;
+    for (const KernelPass& pass : passes) {
+        kernels.push_back(compile_for_cpu(r, compiler, pass, c));
+        if (!c.status.empty()) return;
     }
-    const cpu::Module module = cpu::parse_ptx(std::string(compiled->cubin.begin(), compiled->cubin.end()));
-    const cpu::Kernel* kernel = module.kernel(compiled->lowered_name);
-    if (!kernel) throw cpu::PtxError("the PTX has no kernel " + compiled->lowered_name);
-    if (!kernel->needs_gpu.empty()) {
-        c.status = "needs_gpu";
-        c.message = say("This kernel uses {}, which the CPU run does not model: it needs a GPU.",
-                        "这个内核用到了 {}，CPU 运行不模拟它：需要 GPU。", kernel->needs_gpu);
-        return;
-    }
-    cpu::Machine machine(module, *kernel);
-    cpu::Launch launch;
-    if (!pack_params(*kernel, p.family->prepare(machine, c.problem, precision, p.instance->family_options(), seed), launch.params))
-        throw cpu::PtxError(fmt::format("the kernel takes {} parameters, not the family's arguments", kernel->params.size()));
-    const LaunchShape shape = p.instance->launch(c.problem);
-    launch.grid = shape.grid, launch.block = shape.block, launch.dynamic_shared = shape.dynamic_smem;
-    launch.seed = seed, launch.time_limit_s = limit;
-    const cpu::LaunchReport report = machine.launch(launch);
-    c.instructions = report.instructions;
     CostModel model = p.instance->cost_model(c.problem);
     model.set_element_types(precision);
     c.model = model.total;
-    c.counted = counted_elements(report.moved, model);
-    if (!report.completed) {
-        c.status = "fault", c.message = report.fault;
-        return;
+    cpu::MovedBytes moved;
+    const auto start = std::chrono::steady_clock::now();   // the time limit is for all passes together
+    std::unique_ptr<cpu::Machine> machine;
+    std::vector<uint64_t> args;
+    for (const CpuKernel& k : kernels) {
+        std::vector<cpu::Buffer> buffers = machine ? machine->take_buffers() : std::vector<cpu::Buffer>{};
+        machine = std::make_unique<cpu::Machine>(*k.module, *k.kernel);
+        if (args.empty()) args = p.family->prepare(*machine, c.problem, precision, p.instance->family_options(), seed);
+        else machine->give_buffers(std::move(buffers));
+        cpu::Launch launch;
+        if (!pack_params(*k.kernel, args, launch.params))
+            throw cpu::PtxError(fmt::format("the kernel takes {} parameters, not the family's arguments", k.kernel->params.size()));
+        launch.grid = k.pass.launch.grid, launch.block = k.pass.launch.block, launch.dynamic_shared = k.pass.launch.dynamic_smem;
+        launch.seed = seed;
+        launch.time_limit_s = std::max(0.0, limit - std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        const cpu::LaunchReport report = machine->launch(launch);
+        c.instructions += report.instructions;
+        add_moved(moved, report.moved);
+        c.counted = counted_elements(moved, model);
+        if (!report.completed) {
+            c.status = "fault";
+            c.message = k.pass.label.empty() ? report.fault : k.pass.label + ": " + report.fault;
+            return;
+        }
     }
-    c.validation = p.family->validate(machine);
+    c.validation = p.family->validate(*machine);
     c.status = c.validation.passed ? "passed" : "failed";
 }
 

@@ -1,6 +1,8 @@
 // The counter pass (hardware_counters.h): CUPTI's range profiler with a kernel-level (auto) range
 // and user replay, one range for one launch; libcupti opened with dlopen.
 #include "gpu_worker/hardware_counters.h"
+#include <algorithm>
+#include <string_view>
 #include <cupti_profiler_host.h>
 #include <cupti_profiler_target.h>
 #include <cupti_range_profiler.h>
@@ -174,7 +176,8 @@ struct HardwareCounterSession::State {
     }
 
     // Enable .. passes .. decode .. evaluate .. disable, on the context found at set-up.
-    void run_passes(HardwareCounters& out, const std::function<void()>& before_pass, const std::function<void()>& launch) {
+    void run_passes(HardwareCounters& out, const std::function<void()>& before_pass, const std::function<void()>& launch,
+                    int kernels, int own) {
         auto enable = params<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
         enable.ctx = context;
         const auto t_enable = std::chrono::steady_clock::now();
@@ -198,8 +201,8 @@ struct HardwareCounterSession::State {
         data_size.pRangeProfilerObject = profiler;
         data_size.pMetricNames = names.data();
         data_size.numMetrics = names.size();
-        data_size.maxNumOfRanges = 1;
-        data_size.maxNumRangeTreeNodes = 1;
+        data_size.maxNumOfRanges = size_t(kernels);
+        data_size.maxNumRangeTreeNodes = size_t(kernels);
         check(api.cuptiRangeProfilerGetCounterDataSize(&data_size), "cuptiRangeProfilerGetCounterDataSize");
         std::vector<uint8_t> data(data_size.counterDataSize);
         auto data_init = params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(
@@ -221,7 +224,7 @@ struct HardwareCounterSession::State {
         // 20-26 % of a small stencil's (docs/benchmarks.md, 2026-11-23).
         set.range = CUPTI_AutoRange;
         set.replayMode = CUPTI_UserReplay;
-        set.maxRangesPerPass = 1;
+        set.maxRangesPerPass = size_t(kernels);   // a range per kernel of the launch
         set.numNestingLevels = 1;
         set.minNestingLevel = 1;
         set.passIndex = 0;
@@ -251,21 +254,29 @@ struct HardwareCounterSession::State {
         info.pCounterDataImage = data.data();
         info.counterDataImageSize = data.size();
         check(api.cuptiRangeProfilerGetCounterDataInfo(&info), "cuptiRangeProfilerGetCounterDataInfo");
-        if (info.numTotalRanges != 1 || decode.numOfRangeDropped != 0)
-            throw CuptiFailure{CUPTI_ERROR_UNKNOWN, fmt::format("expected one profiled range, got {} ({} dropped)",
+        if (info.numTotalRanges != size_t(kernels) || decode.numOfRangeDropped != 0)
+            throw CuptiFailure{CUPTI_ERROR_UNKNOWN, fmt::format("expected {} profiled range(s), got {} ({} dropped)", kernels,
                                                                 info.numTotalRanges, decode.numOfRangeDropped)};
 
-        std::vector<double> values(names.size());
-        auto eval = params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
-        eval.pHostObject = host;
-        eval.pCounterDataImage = data.data();
-        eval.counterDataImageSize = data.size();
-        eval.rangeIndex = 0;
-        eval.ppMetricNames = names.data();
-        eval.numMetrics = names.size();
-        eval.pMetricValues = values.data();
-        check(api.cuptiProfilerHostEvaluateToGpuValues(&eval), "cuptiProfilerHostEvaluateToGpuValues");
-        for (size_t i = 0; i < names.size(); ++i) out.metrics[names[i]] = values[i];
+        // A launch of several kernels: counts and bytes (".sum") add up over their ranges; the
+        // averages and percentages (occupancy, tensor pipe) are those of the lesson's own kernel.
+        for (int range = 0; range < kernels; ++range) {
+            std::vector<double> values(names.size());
+            auto eval = params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
+            eval.pHostObject = host;
+            eval.pCounterDataImage = data.data();
+            eval.counterDataImageSize = data.size();
+            eval.rangeIndex = size_t(range);
+            eval.ppMetricNames = names.data();
+            eval.numMetrics = names.size();
+            eval.pMetricValues = values.data();
+            check(api.cuptiProfilerHostEvaluateToGpuValues(&eval), "cuptiProfilerHostEvaluateToGpuValues");
+            for (size_t i = 0; i < names.size(); ++i) {
+                const bool sum = std::string_view(names[i]).ends_with(".sum");
+                if (sum) out.metrics[names[i]] += values[i];
+                else if (range == own) out.metrics[names[i]] = values[i];
+            }
+        }
     }
 
     ~State() {
@@ -315,7 +326,7 @@ void HardwareCounterSession::prepare() {
 }
 
 HardwareCounters HardwareCounterSession::collect(const std::function<void()>& before_pass,
-                                                 const std::function<void()>& launch) {
+                                                 const std::function<void()>& launch, int kernels, int own) {
     State& s = *state_;
     HardwareCounters out;
     const auto start = std::chrono::steady_clock::now();
@@ -347,7 +358,7 @@ HardwareCounters HardwareCounterSession::collect(const std::function<void()>& be
             }
         }
         const double setup_ms = ms_since(start);
-        s.run_passes(out, before_pass, launch);
+        s.run_passes(out, before_pass, launch, std::max(1, kernels), own);
         if (std::getenv("TILELAB_HW_TRACE"))
             std::fprintf(stderr, "hw-trace: setup %.1f ms, passes+evaluate %.1f ms, %d passes\n", setup_ms,
                          ms_since(start) - setup_ms,

@@ -29,7 +29,7 @@ public:
 
     // One counter pass on the current device's context. For each replay pass: before_pass()
     // outside the profiled range (the runner flushes L2 there, as ncu does by default), then
-    // launch() inside it (one kernel, same inputs every time; it may throw CudaError, which is
+    // launch() inside it (its kernels, same inputs every time; it may throw CudaError, which is
     // passed on after the profiler is disabled). Never returns ok with missing metrics; a
     // setup that cannot profile (no privileges, unsupported GPU) is remembered and not retried.
     // TILELAB_SIMULATE_CUPTI_ERROR=N (a CUptiResult) makes every pass fail as if CUPTI had
@@ -42,7 +42,10 @@ public:
     // while the worker is idle. A failure is remembered for collect() to report. Never throws.
     void prepare();
 
-    HardwareCounters collect(const std::function<void()>& before_pass, const std::function<void()>& launch);
+    // `kernels`: how many kernels launch() launches (a lesson of several passes), each profiled
+    // as a range of its own; the ".sum" metrics add up over them, the others are kernel `own`'s.
+    HardwareCounters collect(const std::function<void()>& before_pass, const std::function<void()>& launch, int kernels = 1,
+                             int own = 0);
 
 private:
     struct State;

@@ -71,10 +71,11 @@ double lap_ms(std::chrono::steady_clock::time_point& start) {
 GpuRunner::GpuRunner(size_t l2_bytes) : l2_bytes_(l2_bytes) {}
 GpuRunner::~GpuRunner() = default;
 
-void GpuRunner::check_memory(const std::string& family_name, const Precision& precision, const Problem& p) {
+void GpuRunner::check_memory(const std::string& family_name, const Precision& precision, const FamilyOptions& options,
+                             const Problem& p) {
     const std::unique_ptr<FamilyShape> sizer = make_family_shape(family_name);
     if (!sizer) return;   // family_for() says the family is unknown
-    const size_t needed = sizer->device_bytes(p, precision);
+    const size_t needed = sizer->device_bytes(p, precision, options);
     size_t free_bytes = 0, total_bytes = 0;
     device_memory(free_bytes, total_bytes);
     if (needed <= free_bytes) return;
@@ -94,7 +95,7 @@ Family& GpuRunner::family_for(const std::string& name, const Precision& precisio
     FamilySlot& slot = families_[key];
     if (slot.family && slot.problem == p && slot.seed == seed) return *slot.family;
     slot.family.reset();   // free the old problem's buffers before sizing the new one
-    check_memory(name, precision, p);
+    check_memory(name, precision, options, p);
     std::unique_ptr<Family> family = make_family(name);
     if (!family) throw StageError("input", fmt::format("The {} family is not implemented yet.", name));
     family->setup(p, precision, options, seed);
@@ -106,7 +107,6 @@ Family& GpuRunner::family_for(const std::string& name, const Precision& precisio
 const LoadedLibrary& GpuRunner::library_for(const CompileResult& c) {
     const std::string key = library_key(c);
     if (auto it = libraries_.find(key); it != libraries_.end()) return *it->second;
-    if (libraries_.size() >= kMaxLoadedLibraries) libraries_.clear();
     auto lib = std::make_unique<LoadedLibrary>(c.cubin.data(), c.lowered_name.c_str());
     return *libraries_.emplace(key, std::move(lib)).first->second;
 }
@@ -137,6 +137,35 @@ bool GpuRunner::note_error(cudaError_t code) {
     // No cudaDeviceReset(): on this driver the process cannot create a context afterwards anyway.
     if (is_sticky(code) || cudaDeviceSynchronize() != cudaSuccess) context_lost_ = true;
     return context_lost_;
+}
+
+// Which of a job's passes is its own kernel (the one `kernel` names); 0 for a job of one.
+int GpuRunner::own_pass(const worker::MeasureJob& job) {
+    for (size_t i = 0; i < job.passes.size(); ++i)
+        if (job.passes[i].kernel->lowered_name == job.kernel->lowered_name && job.passes[i].kernel->cubin == job.kernel->cubin)
+            return int(i);
+    return 0;
+}
+
+GpuRunner::Loaded GpuRunner::load(Family& family, const CompileResult& kernel, const LaunchShape& launch) {
+    const LoadedLibrary& lib = library_for(kernel);
+    family.on_library_loaded(lib.library());
+    if (launch.dynamic_smem > 0)
+        TL_CUDA_CHECK(cudaFuncSetAttribute(lib.entry(), cudaFuncAttributeMaxDynamicSharedMemorySize, int(launch.dynamic_smem)));
+    return {lib.entry(), to_dim3(launch.grid), to_dim3(launch.block), launch.dynamic_smem};
+}
+
+// Each kernel of a launch of several timed alone, after the timed launches (its inputs are the
+// last launch's, the same every time): medians in order.
+std::vector<double> GpuRunner::time_each(const std::vector<Loaded>& kernels, std::vector<void*>& args, const TimingPlan& plan) {
+    std::vector<double> out;
+    for (const Loaded& k : kernels) {
+        Timing t;
+        const auto one = [&] { TL_CUDA_CHECK(cudaLaunchKernel(k.entry, k.grid, k.block, args.data(), k.dyn_smem, nullptr)); };
+        if (!time_launches(one, plan, t)) return {};
+        out.push_back(t.median_ms);
+    }
+    return out;
 }
 
 // One launch of the counting build (TILELAB_COUNT=1): the global and shared loads and stores its
@@ -185,7 +214,7 @@ StallSamples GpuRunner::sample_stalls(Family& family, const worker::MeasureJob& 
 // invalidate), so DRAM bytes are those of a cold launch: a read of a buffer twice its size writes
 // every dirty line back, then discarding that buffer's lines leaves L2 with nothing valid. DRAM
 // reads then match ncu; DRAM writes still do not where the output fits in L2 (docs/benchmarks.md).
-HardwareCounters GpuRunner::read_counters(const std::function<void()>& launch) {
+HardwareCounters GpuRunner::read_counters(const std::function<void()>& launch, int kernels, int own) {
     if (!hardware_) hardware_ = std::make_unique<HardwareCounterSession>();
     // The range profiler cannot start while sampling is enabled (CUPTI_ERROR_INVALID_PARAMETER
     // from cuptiProfilerGetCounterAvailability, H200, 2026-11-29) — enabled by this run or by any
@@ -203,7 +232,7 @@ HardwareCounters GpuRunner::read_counters(const std::function<void()>& launch) {
         if (discard) (void)support_kernels().discard_l2(f.data(), f.bytes());
         TL_CUDA_CHECK(cudaDeviceSynchronize());
     };
-    return hardware_->collect(cold_l2, launch);
+    return hardware_->collect(cold_l2, launch, kernels, own);
 }
 
 // The sampled instructions' text, where the toolkit's disassembler is at hand (offsets alone
@@ -233,17 +262,18 @@ Measurement GpuRunner::measure(const worker::MeasureJob& job, const RunOptions& 
         Family& family = family_for(job.family, job.precision, job.options, problem, opt.seed);
         if (opt.flush_l2) flusher();
 
-        const LoadedLibrary& lib = library_for(*job.kernel);
-        family.on_library_loaded(lib.library());
-        const unsigned dyn_smem = job.launch.dynamic_smem;
-        if (dyn_smem > 0)
-            TL_CUDA_CHECK(cudaFuncSetAttribute(lib.entry(), cudaFuncAttributeMaxDynamicSharedMemorySize, int(dyn_smem)));
+        // The cache starts over between runs only, never under a run's loaded kernels (each pass
+        // and its counting build).
+        if (libraries_.size() + 2 * (job.passes.size() + 1) > kMaxLoadedLibraries) libraries_.clear();
+        // The kernels of one launch: the job's kernel, or all its passes in order.
+        std::vector<Loaded> kernels;
+        if (job.passes.empty()) kernels.push_back(load(family, *job.kernel, job.launch));
+        for (const worker::JobPass& pass : job.passes) kernels.push_back(load(family, *pass.kernel, pass.launch));
 
         std::vector<void*> args = family.kernel_args(nullptr);
-        const dim3 grid = to_dim3(job.launch.grid), block = to_dim3(job.launch.block);
-        const void* entry = lib.entry();
         auto launch = [&] {
-            TL_CUDA_CHECK(cudaLaunchKernel(entry, grid, block, args.data(), dyn_smem, nullptr));
+            for (const Loaded& k : kernels)
+                TL_CUDA_CHECK(cudaLaunchKernel(k.entry, k.grid, k.block, args.data(), k.dyn_smem, nullptr));
         };
 
         times.setup_ms = lap_ms(lap);
@@ -275,10 +305,20 @@ Measurement GpuRunner::measure(const worker::MeasureJob& job, const RunOptions& 
 
         // 3. Count what the kernel really accesses: the same instance built with TILELAB_COUNT=1.
         // (The engine compiled it before sending the job; no counting build means no counting.)
-        if (job.counting) {
-            r.counted = count_accesses(family, *job.counting, job.launch);
-            times.count_ms = lap_ms(lap);
+        if (job.passes.empty() && job.counting) r.counted = count_accesses(family, *job.counting, job.launch);
+        if (!job.passes.empty() && job.passes.front().counting) {   // all or none are counted (the engine)
+            AccessCounts sum;
+            for (const worker::JobPass& pass : job.passes) {
+                if (!pass.counting) throw StageError("run", "a pass of the job has no counting build");
+                const AccessCounts c = count_accesses(family, *pass.counting, pass.launch);
+                sum.global_loads += c.global_loads, sum.global_stores += c.global_stores;
+                sum.shared_loads += c.shared_loads, sum.shared_stores += c.shared_stores;
+            }
+            r.counted = sum;
         }
+        times.count_ms = lap_ms(lap);
+        // Each pass of several alone, in a full run: where the launch's time goes.
+        if (kernels.size() > 1 && !opt.quick) r.pass_ms = time_each(kernels, args, plan);
 
         // 4. Where its warps wait: PC samples of launches of their own (never the timed ones).
         // Not a failure of the run when sampling fails. Before the counter pass, which disables
@@ -294,7 +334,7 @@ Measurement GpuRunner::measure(const worker::MeasureJob& job, const RunOptions& 
         // run when the counters cannot be read.
         if (opt.hardware_counters) {
             stage = "hardware";
-            r.hardware = read_counters(launch);
+            r.hardware = read_counters(launch, int(kernels.size()), own_pass(job));
             times.hardware_ms = lap_ms(lap);
             stage = "run";
         }

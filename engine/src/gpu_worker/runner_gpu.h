@@ -64,13 +64,22 @@ private:
         uint64_t seed = 0;
     };
 
+    // A kernel loaded for launching: its entry, shape and dynamic shared memory (attribute set).
+    struct Loaded {
+        const void* entry = nullptr;
+        dim3 grid, block;
+        unsigned dyn_smem = 0;
+    };
+    Loaded load(Family& family, const CompileResult& kernel, const LaunchShape& launch);
+    std::vector<double> time_each(const std::vector<Loaded>& kernels, std::vector<void*>& args, const TimingPlan& plan);
     Family& family_for(const std::string& name, const Precision& precision, const FamilyOptions& options, const Problem& p,
                        uint64_t seed);
-    void check_memory(const std::string& family_name, const Precision& precision, const Problem& p);
+    void check_memory(const std::string& family_name, const Precision& precision, const FamilyOptions& options, const Problem& p);
     const LoadedLibrary& library_for(const CompileResult& c);
     AccessCounts count_accesses(Family& family, const CompileResult& counting_kernel, const LaunchShape& launch);
     void add_sass_text(StallSamples& s, const worker::MeasureJob& job);
-    HardwareCounters read_counters(const std::function<void()>& launch);
+    HardwareCounters read_counters(const std::function<void()>& launch, int kernels, int own);
+    static int own_pass(const worker::MeasureJob& job);
     StallSamples sample_stalls(Family& family, const worker::MeasureJob& job, std::vector<void*>& args,
                                double launch_ms);
     L2Flusher& flusher();

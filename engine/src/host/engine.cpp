@@ -79,6 +79,31 @@ OccupancyInput occupancy_input(const CompileResult& c, const LaunchShape& launch
     return {int(launch.threads_per_block()), c.ptxas.registers, c.ptxas.smem_bytes + int(launch.dynamic_smem)};
 }
 
+// The kernels of a variant that launches several (KernelPass), compiled for a job: each one's
+// plain build and, where `counted`, its instrumented one (all or none: one that cannot launch
+// counted drops the counting). From the user's text where the run is of the user's file. Returns
+// the first failure's sentence, or "".
+std::string compile_passes(CompileService& compiler, const std::vector<KernelPass>& passes, const RunResult& r, bool counted,
+                           worker::MeasureJob& job) {
+    for (const KernelPass& pass : passes) {
+        for (bool instrumented : {false, true}) {
+            if (instrumented && !counted) continue;
+            CompileRequest build = kernel_build(pass.kernel, r.target.arch(), instrumented);
+            if (!r.user_kernel.empty()) build.source_text = r.kernel_source, build.source_name = r.user_kernel;
+            const auto compiled = compiler.compile(build);
+            if (!compiled->ok)
+                return fmt::format("{} ({}{}): {}", pass.label, pass.kernel.name_expression,
+                                   instrumented ? ", TILELAB_COUNT=1" : "", compiled->error);
+            if (!instrumented) job.passes.push_back({compiled, nullptr, pass.launch});
+            else if (compute_occupancy(r.target, occupancy_input(*compiled, pass.launch)).blocks_per_sm == 0) counted = false;
+            else job.passes.back().counting = compiled;
+        }
+    }
+    if (!counted)
+        for (worker::JobPass& pass : job.passes) pass.counting = nullptr;
+    return "";
+}
+
 }  // namespace
 
 struct Engine::Impl {
@@ -230,21 +255,30 @@ struct Engine::Impl {
     // Engine::measure() but for the phase.
     void measure(RunResult& r, const RunOptions& opt, const CancelFlag* cancel);
 
-    // The build `req` needs, or nullopt when the request is invalid here.
-    std::optional<CompileRequest> build_for(const RunRequest& req, bool instrumented) {
+    // The builds `req` needs — its kernel's, then those of the other passes of a variant of
+    // several kernels — or none when the request is invalid here.
+    std::vector<CompileRequest> builds_for(const RunRequest& req, bool instrumented) {
         const Target t = current_target();
         const Checked c = check(req, t);
-        if (!c.invalid.empty()) return std::nullopt;
-        return kernel_build(c.instance->kernel_at(req.problem), t.arch(), instrumented);
+        if (!c.invalid.empty()) return {};
+        const KernelInstance own = c.instance->kernel_at(req.problem);
+        std::vector<CompileRequest> builds{kernel_build(own, t.arch(), instrumented)};
+        for (const KernelPass& pass : c.instance->passes(req.problem))
+            if (pass.kernel.name_expression != own.name_expression) builds.push_back(kernel_build(pass.kernel, t.arch(), instrumented));
+        return builds;
     }
 
     // One compile-ahead item, on the queue's thread.
     AheadOutcome compile_ahead_item(const AheadItem& item) {
-        const std::optional<CompileRequest> build = build_for(item.request, item.instrumented);
-        if (!build) return AheadOutcome::Invalid;
-        if (compiler.in_memory_or_in_flight(*build)) return AheadOutcome::Already;
-        compiler.compile(*build, CompileOrigin::Ahead);
-        return AheadOutcome::Compiled;
+        const std::vector<CompileRequest> builds = builds_for(item.request, item.instrumented);
+        if (builds.empty()) return AheadOutcome::Invalid;
+        AheadOutcome outcome = AheadOutcome::Already;
+        for (const CompileRequest& build : builds) {
+            if (compiler.in_memory_or_in_flight(build)) continue;
+            compiler.compile(build, CompileOrigin::Ahead);
+            outcome = AheadOutcome::Compiled;
+        }
+        return outcome;
     }
 
     mutable std::mutex status_mutex;
@@ -355,6 +389,9 @@ RunResult Engine::Impl::analyze(const RunRequest& req, const UserKernel* user) {
         r.model = full_cost_model(*checked.instance, req.problem);
         r.precision = checked.instance->precision();
         r.options = checked.instance->family_options();
+        r.may_be_wrong = checked.instance->may_be_wrong(req.problem);
+        for (const KernelPass& pass : checked.instance->passes(req.problem))
+            r.passes.push_back({pass.label, pass.kernel.name_expression, 0.0});
         const KernelInstance k = checked.instance->kernel_at(req.problem);
         r.name_expression = k.name_expression;
         if (const std::string* source = embedded_source(k.source_file)) r.kernel_source = *source;
@@ -447,7 +484,7 @@ void Engine::Impl::measure(RunResult& r, const RunOptions& opt, const CancelFlag
     try {
         const Variant* v = find_variant(r.request.variant);
         if (!v) throw std::runtime_error("there is no variant called \"" + r.request.variant + "\"");
-        worker::MeasureJob job{v->family, r.precision, r.options, r.request.problem, r.launch, r.compiled, nullptr};
+        worker::MeasureJob job{v->family, r.precision, r.options, r.request.problem, r.launch, r.compiled, nullptr, {}};
         // A user's kernel is not counted (UserKernel): counted stays empty.
         if (opt.count_accesses && r.user_kernel.empty()) {   // the same instance built with TILELAB_COUNT=1
             const KernelInstance k = kernel_for(*v, r.request.params, r.request.problem);
@@ -465,6 +502,15 @@ void Engine::Impl::measure(RunResult& r, const RunOptions& opt, const CancelFlag
             // instrumented build cannot launch, so the run goes on uncounted (counted stays empty).
             if (compute_occupancy(r.target, occupancy_input(*job.counting, r.launch)).blocks_per_sm == 0)
                 job.counting = nullptr;
+        }
+        if (const std::vector<KernelPass> passes = v->bind(r.request.params)->passes(r.request.problem); !passes.empty()) {
+            const bool counted = opt.count_accesses && r.user_kernel.empty() && job.counting;
+            if (std::string why = compile_passes(compiler, passes, r, counted, job); !why.empty()) {
+                r.ok = false;
+                r.stage = "compile";
+                r.error = why;
+                return;
+            }
         }
         // One request at a time: the worker client serializes them.
         r.apply(measure_in_worker(client, job, opt, cancel, r.stages.worker_ms));
@@ -496,8 +542,9 @@ bool Engine::wait_compile_ahead_idle(std::chrono::milliseconds timeout) const {
 
 bool Engine::kernel_in_memory(const RunRequest& req) const {
     try {
-        const std::optional<CompileRequest> build = impl_->build_for(req, false);
-        return build && impl_->compiler.in_memory(*build);
+        const std::vector<CompileRequest> builds = impl_->builds_for(req, false);
+        return !builds.empty() && std::all_of(builds.begin(), builds.end(),
+                                              [&](const CompileRequest& b) { return impl_->compiler.in_memory(b); });
     } catch (const std::exception&) {
         return false;
     }

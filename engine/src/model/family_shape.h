@@ -29,8 +29,9 @@ public:
     // Empty if the family computes what these options ask (tilelab/params.h); else a sentence.
     // Default: none taken.
     virtual std::string options_invalid_reason(const FamilyOptions& o) const;
-    // Device memory all buffers need, in bytes (checked against free memory up front).
-    virtual size_t device_bytes(const Problem& p, const Precision& precision) const = 0;
+    // Device memory all buffers need, in bytes (checked against free memory up front), for a
+    // kernel of these types and options (accepted by the two checks above).
+    virtual size_t device_bytes(const Problem& p, const Precision& precision, const FamilyOptions& options) const = 0;
     // The CPU run (engine/src/cpu/): the small problem it runs at — large enough for several blocks
     // and partial tiles at every edge, small enough for a verdict in about a second thread by
     // thread. The family's CPU half registers itself (TILELAB_REGISTER_CPU_FAMILY, cpu.cpp).

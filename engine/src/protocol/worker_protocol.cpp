@@ -144,6 +144,29 @@ std::string family_options_problem(const json& o) {
     return "";
 }
 
+// A launch's grid, block and dynamic shared memory, each field checked.
+std::string launch_problem(const json& job) {
+    if (!job.contains("launch") || !job.at("launch").is_object()) return "\"launch\" is missing or not an object";
+    const json& l = job.at("launch");
+    const std::string p = first_problem({need_uint_triple(l, "grid", UINT32_MAX), need_uint_triple(l, "block", UINT32_MAX),
+                                         need_uint(l, "dynamic_smem", UINT32_MAX)});
+    return p.empty() ? "" : "launch: " + p;
+}
+
+// A job's passes: an array of at most kMaxJobPasses objects, each a kernel, a launch and perhaps
+// its counting build.
+std::string passes_problem(const json& passes) {
+    if (!passes.is_array()) return "\"passes\" is not an array";
+    if (passes.size() > kMaxJobPasses) return fmt::format("\"passes\" holds more than {} kernels", kMaxJobPasses);
+    for (size_t i = 0; i < passes.size(); ++i) {
+        const json& pass = passes[i];
+        std::string p = pass.is_object() ? first_problem({cubin_problem(pass, "kernel"), launch_problem(pass)}) : "not an object";
+        if (p.empty() && pass.contains("counting")) p = cubin_problem(pass, "counting");
+        if (!p.empty()) return fmt::format("passes[{}]: {}", i, p);
+    }
+    return "";
+}
+
 std::string job_problem(const json& request) {
     if (!request.contains("job") || !request.at("job").is_object()) return "\"job\" is missing or not an object";
     const json& job = request.at("job");
@@ -154,13 +177,8 @@ std::string job_problem(const json& request) {
     if (p.empty() && job.contains("counting")) p = cubin_problem(job, "counting");
     if (p.empty() && job.contains("precision")) p = precision_problem(job.at("precision"));
     if (p.empty() && job.contains("family_options")) p = family_options_problem(job.at("family_options"));
-    if (p.empty()) {
-        if (!job.contains("launch") || !job.at("launch").is_object()) return "job: \"launch\" is missing or not an object";
-        const json& l = job.at("launch");
-        p = first_problem({need_uint_triple(l, "grid", UINT32_MAX), need_uint_triple(l, "block", UINT32_MAX),
-                           need_uint(l, "dynamic_smem", UINT32_MAX)});
-        if (!p.empty()) p = "launch: " + p;
-    }
+    if (p.empty() && job.contains("passes")) p = passes_problem(job.at("passes"));
+    if (p.empty()) p = launch_problem(job);
     return p.empty() ? "" : "job: " + p;
 }
 
@@ -317,6 +335,15 @@ json job_to_json(const MeasureJob& job) {
               {"kernel", cubin_to_json(*job.kernel)}};
     if (job.counting) j["counting"] = cubin_to_json(*job.counting);
     if (!job.options.empty()) j["family_options"] = job.options;
+    if (!job.passes.empty()) {
+        json passes = json::array();
+        for (const JobPass& pass : job.passes) {
+            json one = {{"kernel", cubin_to_json(*pass.kernel)}, {"launch", pass.launch}};
+            if (pass.counting) one["counting"] = cubin_to_json(*pass.counting);
+            passes.push_back(std::move(one));
+        }
+        j["passes"] = std::move(passes);
+    }
     return j;
 }
 
@@ -334,6 +361,11 @@ MeasureJob job_from_json(const json& j) {
     job.kernel = cubin_from_json(j.at("kernel"));
     if (j.contains("counting")) job.counting = cubin_from_json(j.at("counting"));
     if (j.contains("family_options")) job.options = j.at("family_options").get<FamilyOptions>();
+    if (j.contains("passes"))
+        for (const json& pass : j.at("passes"))
+            job.passes.push_back({cubin_from_json(pass.at("kernel")),
+                                  pass.contains("counting") ? cubin_from_json(pass.at("counting")) : nullptr,
+                                  pass.at("launch").get<LaunchShape>()});
     return job;
 }
 

@@ -92,6 +92,13 @@ uint32_t request_id_or_zero(const json& request);
 // (test variants exist only in the parent), compiles nothing and computes no rates. The options
 // travel as RunOptions' JSON, the reply as a Measurement's and the ceilings as Ceilings'
 // (tilelab/result_json.h).
+// One kernel of a job that launches several in order (tilelab/variant.h's KernelPass).
+struct JobPass {
+    std::shared_ptr<const CompileResult> kernel;       // cubin and lowered name
+    std::shared_ptr<const CompileResult> counting;     // its TILELAB_COUNT=1 build; null: not counted
+    LaunchShape launch;
+};
+
 struct MeasureJob {
     std::string family;                                // "matmul", "stencil"
     Precision precision;                               // the kernel's element types (FP32 when absent)
@@ -100,7 +107,12 @@ struct MeasureJob {
     LaunchShape launch;
     std::shared_ptr<const CompileResult> kernel;       // cubin and lowered name
     std::shared_ptr<const CompileResult> counting;     // the TILELAB_COUNT=1 build; null: do not count
+    // Several kernels ("passes", at most kMaxJobPasses): all of them, in order, make one launch
+    // (timed, validated, counted and read by the counters together); `kernel` and `launch` are
+    // the one of them whose stall samples are taken. Empty: `kernel` alone.
+    std::vector<JobPass> passes;
 };
+inline constexpr size_t kMaxJobPasses = 8;
 
 json job_to_json(const MeasureJob& job);
 MeasureJob job_from_json(const json& j);
