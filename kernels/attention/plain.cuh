@@ -6,8 +6,7 @@
 //   3. plain_attention_weigh    O = P·V              (N×d floats)
 // Kernels 1 and 3 are one tiled matrix product (64×64 outputs a block of 256 threads, 4×4 a
 // thread, 16-deep slices of both operands staged in shared memory as floats, padded against bank
-// conflicts). Kernel 2 gives a
-// row to a warp and walks it SOFTMAX's way:
+// conflicts). Kernel 2 gives a row to a warp and walks it SOFTMAX's way:
 //   0 naive: the sum of e^s, then e^s / sum — the exponentials in the input type, as a kernel that
 //     computes in FP16 would: e^s overflows FP16 for s > 11.09 and the row becomes inf / inf = NaN;
 //   1 safe, three passes over S: the maximum m, the sum l of e^(s−m), then e^(s−m) / l;

@@ -62,6 +62,29 @@ TEST(ResultJson, AMeasuredResultRoundTripsWithItsRates) {
     EXPECT_EQ(*back.counted, r.model.total);
 }
 
+// A variant of several kernels: its passes, each one's time alone once measured (null before),
+// and a configuration that may fail by design says why; both survive the round trip.
+TEST(ResultJson, PassesAndTheirTimesAndAnExpectedFailureRoundTrip) {
+    RunResult r = model_engine().analyze({"attention.plain", {{"PREC", int(ElementType::f16)}, {"SOFTMAX", 0}, {"QSCALE", 16}},
+                                          Problem{{70, 32, 2}}});
+    ASSERT_TRUE(r.ok) << r.error;
+    ASSERT_EQ(r.passes.size(), 3u);
+    EXPECT_FALSE(r.may_be_wrong.empty());
+    EXPECT_TRUE(result_to_json(r)["passes"][0]["median_ms"].is_null()) << "not measured yet";
+    Measurement m;
+    m.ok = true;
+    m.timing = {1.5, 1.4, 1.6, {1.4, 1.5, 1.6}};
+    m.validation = {true, true, 0, 0, 1e-3, "double (GPU)", ""};
+    m.pass_ms = {0.5, 0.25, 0.75};
+    r.apply(m);
+    expect_round_trip(r);
+    const RunResult back = result_from_json(result_to_json(r));
+    ASSERT_EQ(back.passes.size(), 3u);
+    EXPECT_EQ(back.passes, r.passes);
+    EXPECT_DOUBLE_EQ(back.passes[2].median_ms, 0.75);
+    EXPECT_EQ(back.may_be_wrong, r.may_be_wrong);
+}
+
 TEST(ResultJson, AFailedResultRoundTripsWithNullsWhereNothingWasMeasured) {
     const RunResult r = model_engine().analyze({"matmul.smem_tiled", {{"TILE", 7}}, Problem{{64, 64, 64}}});
     ASSERT_FALSE(r.ok);

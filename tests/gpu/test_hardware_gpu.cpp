@@ -47,6 +47,9 @@ std::vector<RunRequest> random_requests(const Variant& v, uint64_t seed) {
             const std::vector<int> values = spec.values();
             r.params[spec.name] = values[size_t(uniform(0, int64_t(values.size()) - 1))];
         }
+        // A configuration that may fail its check by design (lesson 14's naive softmax at large
+        // scores) stops before the counters: not one to read them on.
+        if (!v.bind(with_defaults(v.params, r.params))->may_be_wrong(r.problem).empty()) continue;
         if (shared_engine().invalid_reason(r).empty()) out.push_back(r);
     }
     return out;

@@ -145,6 +145,13 @@ json result_to_json(const RunResult& r, const ResultJsonOptions& opt) {
     j["precision"] = r.precision;
     if (!r.options.empty()) j["options"] = r.options;
     if (!r.may_be_wrong.empty()) j["may_be_wrong"] = r.may_be_wrong;
+    if (!r.passes.empty()) {   // the kernels of a variant of several, each one's time alone once measured
+        json passes = json::array();
+        for (const PassTime& p : r.passes)
+            passes.push_back({{"label", p.label}, {"kernel", p.kernel},
+                              {"median_ms", r.measured && p.median_ms > 0 ? json(p.median_ms) : json(nullptr)}});
+        j["passes"] = passes;
+    }
     j["global_bytes"] = r.model.global_bytes;
     j["intensity"] = r.model.intensity;
     j["compulsory_bytes"] = r.model.compulsory_bytes;
@@ -170,12 +177,7 @@ json result_to_json(const RunResult& r, const ResultJsonOptions& opt) {
         j["hardware"] = r.hardware;
         j["stalls"] = r.stalls;
         j["timing"] = if_measured(true, r.timing);
-        if (!r.passes.empty()) {
-            json passes = json::array();
-            for (const PassTime& p : r.passes)
-                passes.push_back({{"label", p.label}, {"kernel", p.kernel}, {"median_ms", if_measured(p.median_ms > 0, p.median_ms)}});
-            j["passes"] = passes;
-        }
+
         if (r.cpu) {   // the CPU run (model mode): a verdict at its own size, never a time
             const CpuCheck& c = *r.cpu;
             j["cpu"] = {{"status", c.status},        {"file", c.file},
@@ -256,6 +258,10 @@ RunResult result_from_json(const json& j) {
     r.precision = j.value("precision", Precision{});
     r.options = j.value("options", FamilyOptions{});
     r.may_be_wrong = j.value("may_be_wrong", std::string());
+    if (j.contains("passes"))
+        for (const json& p : j.at("passes"))
+            r.passes.push_back({p.at("label").get<std::string>(), p.at("kernel").get<std::string>(),
+                                p.at("median_ms").is_null() ? 0.0 : p.at("median_ms").get<double>()});
 
     if (j.contains("measured")) {
         const auto number = [&](const char* key) { return j.at(key).is_null() ? 0.0 : j.at(key).get<double>(); };
@@ -273,10 +279,6 @@ RunResult result_from_json(const json& j) {
         r.gbps_dram = j.contains("gbps_dram") ? number("gbps_dram") : 0.0;
         if (j.contains("hardware")) r.hardware = j.at("hardware").get<HardwareCounters>();
         if (j.contains("stalls")) r.stalls = j.at("stalls").get<StallSamples>();
-        if (j.contains("passes"))
-            for (const json& p : j.at("passes"))
-                r.passes.push_back({p.at("label").get<std::string>(), p.at("kernel").get<std::string>(),
-                                    p.at("median_ms").is_null() ? 0.0 : p.at("median_ms").get<double>()});
     }
     return r;
 }
