@@ -10,7 +10,10 @@
 // S (P in the input type; masked entries zero), cuBLAS O = P·V — the path whose N² traffic the
 // fused kernel avoids. Like PyTorch's unfused path it multiplies the masked half too.
 #include <fmt/format.h>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <vector>
 #include "device/cuda_check.h"
@@ -27,13 +30,27 @@ namespace {
 // The unfused path's N×N matrices are skipped (no "% of reference") past this many bytes.
 constexpr size_t kMaxUnfusedBytes = size_t(16) << 30;
 
+// The plain path's N×N matrices, one allocation for every family instance of the process (the
+// runner keeps one per input type and options): runs are one at a time and each launch writes S
+// and P whole before it reads them, so a drag across types or options allocates nothing. Freed
+// with the last instance holding it; a larger problem gets a larger one.
+std::shared_ptr<DeviceBuffer> shared_scratch(size_t bytes) {
+    static std::weak_ptr<DeviceBuffer> cache;
+    std::shared_ptr<DeviceBuffer> b = cache.lock();
+    if (b && b->bytes() >= bytes) return b;
+    b = std::make_shared<DeviceBuffer>(bytes);
+    cache = b;
+    return b;
+}
+
 class AttentionFamily final : public Family {
 public:
     void setup(const Problem& p, const Precision& precision, const FamilyOptions& options, uint64_t seed) override {
         intermediate_ = precision.intermediate;   // the tolerance's only; the buffers do not depend on it
         if (p == problem_ && seed == seed_ && precision.input == input_ && options == options_ && o_.get()) return;
+        const auto started = std::chrono::steady_clock::now();
         q_ = {}, k_ = {}, v_ = {}, o_ = {}, ref_ = {}, typed_q_ = {}, typed_k_ = {}, typed_v_ = {}, s_ = {}, p_ = {};
-        kernel_s_ = {}, kernel_p_ = {};
+        scratch_ = {}, kernel_s_ = nullptr, kernel_p_ = nullptr;
         problem_ = p, seed_ = seed, input_ = precision.input, options_ = options, causal_ = attention_causal(options);
         N_ = int(p.dim[0]), d_ = int(p.dim[1]), BH_ = int(p.dim[2]);
         const size_t n = elements();
@@ -52,26 +69,37 @@ public:
         input(v_, typed_v_, seed ^ kAttentionSeedV, 1);
         o_ = DeviceBuffer(sizeof(float) * n);
         if (attention_scores_in_memory(options)) {   // the plain path's S (FP32) and P (input type)
-            kernel_s_ = DeviceBuffer(sizeof(float) * squares());
-            kernel_p_ = DeviceBuffer(size_t(element_bytes(input_)) * squares());
+            const size_t s_bytes = (sizeof(float) * squares() + 255) / 256 * 256;   // P 256-byte aligned
+            scratch_ = shared_scratch(s_bytes + size_t(element_bytes(input_)) * squares());
+            kernel_s_ = scratch_->get<float>();
+            kernel_p_ = static_cast<char*>(scratch_->get()) + s_bytes;
         }
         ref_ = DeviceBuffer(sizeof(double) * n);
+        TL_CUDA_CHECK(cudaDeviceSynchronize());
+        const auto inputs_done = std::chrono::steady_clock::now();
         support.attention_reference_f64(q_.get<float>(), k_.get<float>(), v_.get<float>(), ref_.get<double>(), N_, d_, BH_,
                                          causal_);
         TL_CUDA_CHECK(cudaDeviceSynchronize());
+        if (std::getenv("TILELAB_SETUP_TRACE"))   // where a new type's or option's set-up goes
+            std::fprintf(stderr, "setup-trace: attention %s: buffers and inputs %.1f ms, reference %.1f ms\n",
+                         format_problem(p).c_str(), std::chrono::duration<double, std::milli>(inputs_done - started).count(),
+                         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - inputs_done).count());
     }
 
     // O, and the plain path's S and P: a pass that leaves any of them unwritten is found.
     void poison_output(cudaStream_t s) override {
-        for (DeviceBuffer* b : {&o_, &kernel_s_, &kernel_p_})
-            if (b->get()) TL_CUDA_CHECK(cudaMemsetAsync(b->get(), 0xFF, b->bytes(), s));
+        TL_CUDA_CHECK(cudaMemsetAsync(o_.get(), 0xFF, o_.bytes(), s));
+        if (kernel_s_) {
+            TL_CUDA_CHECK(cudaMemsetAsync(kernel_s_, 0xFF, sizeof(float) * squares(), s));
+            TL_CUDA_CHECK(cudaMemsetAsync(kernel_p_, 0xFF, size_t(element_bytes(input_)) * squares(), s));
+        }
     }
 
     std::vector<void*> kernel_args(unsigned long long* counters) override {
         args_ = {operand(q_, typed_q_), operand(k_, typed_k_), operand(v_, typed_v_), o_.get<float>()};
         counters_ = counters;
-        if (kernel_s_.get()) {
-            args_.s = kernel_s_.get<float>(), args_.p = kernel_p_.get();
+        if (kernel_s_) {
+            args_.s = kernel_s_, args_.p = kernel_p_;
             return {&args_.q, &args_.k, &args_.v, &args_.o, &args_.s, &args_.p, &N_, &d_, &BH_, &counters_};
         }
         return {&args_.q, &args_.k, &args_.v, &args_.o, &N_, &d_, &BH_, &counters_};
@@ -100,7 +128,7 @@ public:
         size_t free_bytes = 0, total = 0;
         TL_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));
         // The plain path's own S and P serve it where the kernels have them (each launch rewrites them).
-        const bool shared = kernel_s_.get() != nullptr;
+        const bool shared = kernel_s_ != nullptr;
         if (!shared && 4 * scores + p_bytes > std::min(kMaxUnfusedBytes, free_bytes / 2)) return 0;
         if (!shared && !s_.get()) s_ = DeviceBuffer(4 * scores);
         if (!shared && p_bytes && !p_.get()) p_ = DeviceBuffer(p_bytes);
@@ -131,8 +159,8 @@ private:
         const void* q = operand(q_, typed_q_);
         const void* k = operand(k_, typed_k_);
         const void* v = operand(v_, typed_v_);
-        float* scores = kernel_s_.get() ? kernel_s_.get<float>() : s_.get<float>();
-        void* weights = element_bytes(input_) == 4 ? nullptr : kernel_p_.get() ? kernel_p_.get() : p_.get();
+        float* scores = kernel_s_ ? kernel_s_ : s_.get<float>();
+        void* weights = element_bytes(input_) == 4 ? nullptr : kernel_p_ ? kernel_p_ : p_.get();
         TL_CUBLAS_CHECK(cublasGemmStridedBatchedEx(cublas_->get(), CUBLAS_OP_T, CUBLAS_OP_N, N_, N_, d_, &scale, k, type, d_, rows,
                                                    q, type, d_, rows, &zero, scores, CUDA_R_32F, N_, square, BH_,
                                                    CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
@@ -161,7 +189,10 @@ private:
     DeviceBuffer q_, k_, v_, o_, ref_;               // inputs as floats (rounded), O, the reference
     DeviceBuffer typed_q_, typed_k_, typed_v_;       // the 16-bit copies (BF16, FP16 inputs)
     DeviceBuffer s_, p_;                             // the unfused path's scores and probabilities
-    DeviceBuffer kernel_s_, kernel_p_;               // the plain path's, handed to the kernels (scores = 1)
+    // The plain path's S and P (scores = 1), handed to the kernels: in shared_scratch().
+    std::shared_ptr<DeviceBuffer> scratch_;
+    float* kernel_s_ = nullptr;
+    void* kernel_p_ = nullptr;
     std::unique_ptr<CublasHandle> cublas_;         // default math: FP32 is FP32 unless told otherwise
     Args args_;
     unsigned long long* counters_ = nullptr;

@@ -260,6 +260,7 @@ Measurement GpuRunner::measure(const worker::MeasureJob& job, const RunOptions& 
         if (context_lost_) throw StageError("run", "the CUDA context was lost to an earlier fault");
         const Problem& problem = job.problem;
         Family& family = family_for(job.family, job.precision, job.options, problem, opt.seed);
+        if (std::getenv("TILELAB_SETUP_TRACE")) std::fprintf(stderr, "setup-trace: family %.1f ms\n", ms_since(lap));
         if (opt.flush_l2) flusher();
 
         // The cache starts over between runs only, never under a run's loaded kernels (each pass
