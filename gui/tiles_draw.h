@@ -34,5 +34,8 @@ void StepControls(AppState& state, const char* what, int64_t steps);
 
 // A streamed operand (TileGeometry::stream_tile > 0, attention): panel_tiles_stream.cpp.
 void DrawStream(AppState& state, const TileGeometry& t, const RunResult& r);
+// Blocks owning whole rows of a stored N×N product (a product_name, no streamed operand: lesson
+// 14's softmax): panel_tiles_rows.cpp.
+void DrawRows(AppState& state, const TileGeometry& t, const RunResult& r);
 
 }  // namespace tilelab::gui::tiles

@@ -60,10 +60,11 @@ template <> struct PlainType<2> {
 // times V). Elements past an edge are staged as zeros and not loaded.
 constexpr int kPlainTile = 64, kPlainDepth = 16, kPlainThreads = 256;
 
-template <class TA, class TB, int B_T, class LoadA, class LoadB>
-__device__ __forceinline__ void plain_tile_product(float (&acc)[4][4], const TA* A, const TB* B, int rows, int cols,
-                                                   int depth, int lda, int ldb, LoadA load_a, LoadB load_b,
-                                                   unsigned long long* counters) {
+template <int KIND, int B_T>
+__device__ __forceinline__ void plain_tile_product(float (&acc)[4][4], const typename PlainType<KIND>::T* A,
+                                                   const typename PlainType<KIND>::T* B, int rows, int cols, int depth, int lda,
+                                                   int ldb, unsigned long long* counters) {
+    using In = PlainType<KIND>;
     TL_COUNTER(counters);
     // One float of padding a row: A's slice is stored transposed (16 consecutive k of a row go to
     // 16 rows of As), and with 64 floats a row those 16 stores would share two banks.
@@ -75,17 +76,17 @@ __device__ __forceinline__ void plain_tile_product(float (&acc)[4][4], const TA*
         for (int e = threadIdx.x; e < kPlainTile * kPlainDepth; e += kPlainThreads) {
             const int r = e / kPlainDepth, k = e % kPlainDepth;   // A: 16 consecutive k of a row
             const bool in = row0 + r < rows && k0 + k < depth;
-            As[k][r] = in ? load_a(A + size_t(row0 + r) * lda + k0 + k) : 0.0f;
+            As[k][r] = in ? In::load(A + size_t(row0 + r) * lda + k0 + k) : 0.0f;
             if (in) TL_GLOAD(1);
             TL_SSTORE(1);
             if (B_T) {   // B's rows are C's columns: 16 consecutive k of a row
                 const bool in_b = col0 + r < cols && k0 + k < depth;
-                Bs[k][r] = in_b ? load_b(B + size_t(col0 + r) * ldb + k0 + k) : 0.0f;
+                Bs[k][r] = in_b ? In::load(B + size_t(col0 + r) * ldb + k0 + k) : 0.0f;
                 if (in_b) TL_GLOAD(1);
             } else {     // B's rows are the depth: 64 consecutive columns of a row
                 const int kb = e / kPlainTile, c = e % kPlainTile;
                 const bool in_b = k0 + kb < depth && col0 + c < cols;
-                Bs[kb][c] = in_b ? load_b(B + size_t(k0 + kb) * ldb + col0 + c) : 0.0f;
+                Bs[kb][c] = in_b ? In::load(B + size_t(k0 + kb) * ldb + col0 + c) : 0.0f;
                 if (in_b) TL_GLOAD(1);
             }
             TL_SSTORE(1);
@@ -106,31 +107,33 @@ __device__ __forceinline__ void plain_tile_product(float (&acc)[4][4], const TA*
     }
 }
 
+// The block's 64×64 tile of C (rows × cols, row pitch ldc) from its threads' 4×4 sums times
+// `scale`: thread (tx, ty) holds rows ty + 16·i and columns tx + 16·j; those past an edge are not stored.
+__device__ __forceinline__ void plain_store_tile(const float (&acc)[4][4], float* C, int rows, int cols, int ldc, float scale,
+                                                 unsigned long long* counters) {
+    TL_COUNTER(counters);
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    for (int i = 0; i < 4; ++i)
+        for (int j = 0; j < 4; ++j) {
+            const int r = blockIdx.y * kPlainTile + ty + 16 * i, c = blockIdx.x * kPlainTile + tx + 16 * j;
+            if (r < rows && c < cols) {
+                C[size_t(r) * ldc + c] = acc[i][j] * scale;
+                TL_GSTORE(1);
+            }
+        }
+}
+
 // 1. S = Q·K^T/√d, a 64×64 tile of one head's N×N scores per block (grid ⌈N/64⌉ × ⌈N/64⌉ × BH).
 template <int KIND>
 __global__ void __launch_bounds__(kPlainThreads)
 plain_attention_scores(const typename PlainType<KIND>::T* __restrict__ Q, const typename PlainType<KIND>::T* __restrict__ K,
                        const typename PlainType<KIND>::T* __restrict__ V, float* __restrict__ O, float* __restrict__ S,
                        typename PlainType<KIND>::T* __restrict__ P, int N, int d, int BH, unsigned long long* counters) {
-    using In = PlainType<KIND>;
     (void)V, (void)O, (void)P, (void)BH;
-    TL_COUNTER(counters);
     const size_t head = blockIdx.z;
     float acc[4][4] = {};
-    const auto load = [](const typename In::T* p) { return In::load(p); };
-    plain_tile_product<typename In::T, typename In::T, 1>(acc, Q + head * N * d, K + head * N * d, N, N, d, d, d, load, load,
-                                                          counters);
-    const float scale = 1.0f / sqrtf(float(d));
-    float* Sh = S + head * N * N;
-    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
-    for (int i = 0; i < 4; ++i)
-        for (int j = 0; j < 4; ++j) {
-            const int r = blockIdx.y * kPlainTile + ty + 16 * i, c = blockIdx.x * kPlainTile + tx + 16 * j;
-            if (r < N && c < N) {
-                Sh[size_t(r) * N + c] = acc[i][j] * scale;
-                TL_GSTORE(1);
-            }
-        }
+    plain_tile_product<KIND, 1>(acc, Q + head * N * d, K + head * N * d, N, N, d, d, d, counters);
+    plain_store_tile(acc, S + head * N * N, N, N, N, 1.0f / sqrtf(float(d)), counters);
 }
 
 // 3. O = P·V, a 64×64 tile of one head's N×d output per block (grid ⌈d/64⌉ × ⌈N/64⌉ × BH).
@@ -139,24 +142,11 @@ __global__ void __launch_bounds__(kPlainThreads)
 plain_attention_weigh(const typename PlainType<KIND>::T* __restrict__ Q, const typename PlainType<KIND>::T* __restrict__ K,
                       const typename PlainType<KIND>::T* __restrict__ V, float* __restrict__ O, float* __restrict__ S,
                       typename PlainType<KIND>::T* __restrict__ P, int N, int d, int BH, unsigned long long* counters) {
-    using In = PlainType<KIND>;
     (void)Q, (void)K, (void)S, (void)BH;
-    TL_COUNTER(counters);
     const size_t head = blockIdx.z;
     float acc[4][4] = {};
-    const auto load = [](const typename In::T* p) { return In::load(p); };
-    plain_tile_product<typename In::T, typename In::T, 0>(acc, P + head * N * N, V + head * N * d, N, d, N, N, d, load, load,
-                                                          counters);
-    float* Oh = O + head * N * d;
-    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
-    for (int i = 0; i < 4; ++i)
-        for (int j = 0; j < 4; ++j) {
-            const int r = blockIdx.y * kPlainTile + ty + 16 * i, c = blockIdx.x * kPlainTile + tx + 16 * j;
-            if (r < N && c < d) {
-                Oh[size_t(r) * d + c] = acc[i][j];
-                TL_GSTORE(1);
-            }
-        }
+    plain_tile_product<KIND, 0>(acc, P + head * N * N, V + head * N * d, N, d, N, N, d, counters);
+    plain_store_tile(acc, O + head * N * d, N, d, d, 1.0f, counters);
 }
 
 // A warp's maximum and sum, every lane getting them.

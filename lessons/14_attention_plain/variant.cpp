@@ -49,6 +49,8 @@ struct PlainAttention {
         t.block_tile = {p.dim[0], kRowsPerBlock, 1};
         t.thread_tile = {ceil_div(p.dim[0], 32), 1, 1};
         t.grid_axis = {2, 0, 1};
+        t.product_name = "S", t.output_name = "P";   // the scores read, the weights written (both N×N, stored)
+        t.stream_causal = causal;
         return t;
     }
     std::vector<KernelPass> passes(const Problem& p) const {
