@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <optional>
 #include <stdexcept>
 #include <string_view>
 #include "model/family_shape.h"
@@ -186,6 +187,24 @@ AccessCounts GpuRunner::count_accesses(Family& family, const CompileResult& coun
     return AccessCounts{double(host[0]), double(host[1]), double(host[2]), double(host[3])};
 }
 
+// What the job's counting builds access: its kernel's, or all its passes' added up (the engine
+// sends all or none of them); nothing where it sent none.
+std::optional<AccessCounts> GpuRunner::count_job(Family& family, const worker::MeasureJob& job) {
+    if (job.passes.empty()) {
+        if (!job.counting) return std::nullopt;
+        return count_accesses(family, *job.counting, job.launch);
+    }
+    if (!job.passes.front().counting) return std::nullopt;
+    AccessCounts sum;
+    for (const worker::JobPass& pass : job.passes) {
+        if (!pass.counting) throw StageError("run", "a pass of the job has no counting build");
+        const AccessCounts c = count_accesses(family, *pass.counting, pass.launch);
+        sum.global_loads += c.global_loads, sum.global_stores += c.global_stores;
+        sum.shared_loads += c.shared_loads, sum.shared_stores += c.shared_stores;
+    }
+    return sum;
+}
+
 // PC samples of launches of a fresh load of the kernel (pc_sampling.h says why fresh).
 StallSamples GpuRunner::sample_stalls(Family& family, const worker::MeasureJob& job, std::vector<void*>& args,
                                       double launch_ms) {
@@ -306,17 +325,7 @@ Measurement GpuRunner::measure(const worker::MeasureJob& job, const RunOptions& 
 
         // 3. Count what the kernel really accesses: the same instance built with TILELAB_COUNT=1.
         // (The engine compiled it before sending the job; no counting build means no counting.)
-        if (job.passes.empty() && job.counting) r.counted = count_accesses(family, *job.counting, job.launch);
-        if (!job.passes.empty() && job.passes.front().counting) {   // all or none are counted (the engine)
-            AccessCounts sum;
-            for (const worker::JobPass& pass : job.passes) {
-                if (!pass.counting) throw StageError("run", "a pass of the job has no counting build");
-                const AccessCounts c = count_accesses(family, *pass.counting, pass.launch);
-                sum.global_loads += c.global_loads, sum.global_stores += c.global_stores;
-                sum.shared_loads += c.shared_loads, sum.shared_stores += c.shared_stores;
-            }
-            r.counted = sum;
-        }
+        r.counted = count_job(family, job);
         times.count_ms = lap_ms(lap);
         // Each pass of several alone, in a full run: where the launch's time goes.
         if (kernels.size() > 1 && !opt.quick) r.pass_ms = time_each(kernels, args, plan);

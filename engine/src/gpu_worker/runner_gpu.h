@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 #include "gpu_worker/device_buffer.h"
@@ -77,6 +78,7 @@ private:
     void check_memory(const std::string& family_name, const Precision& precision, const FamilyOptions& options, const Problem& p);
     const LoadedLibrary& library_for(const CompileResult& c);
     AccessCounts count_accesses(Family& family, const CompileResult& counting_kernel, const LaunchShape& launch);
+    std::optional<AccessCounts> count_job(Family& family, const worker::MeasureJob& job);
     void add_sass_text(StallSamples& s, const worker::MeasureJob& job);
     HardwareCounters read_counters(const std::function<void()>& launch, int kernels, int own);
     static int own_pass(const worker::MeasureJob& job);

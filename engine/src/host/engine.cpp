@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include "host/compile_ahead.h"
 #include "host/host_compilers.h"
+#include "host/kernel_builds.h"
 #include "cpu/cpu_run.h"
 #include "model/family_shape.h"
 #include "device/probe.h"
@@ -58,49 +59,6 @@ std::string generic_invalid_reason(const VariantInstance& v, const LaunchShape& 
     const int limit = launch.dynamic_smem > 0 && t.smem_per_block_optin > 0 ? t.smem_per_block_optin : t.smem_per_block;
     if (smem > limit)
         return say("A block needs {} bytes of shared memory; {} allows {} per block.", "一个线程块需要 {} 字节共享内存；{} 每个线程块最多允许 {} 字节。", smem, t.arch_name(), limit);
-    return "";
-}
-
-// The build of a kernel instance the engine compiles: plain, or instrumented to count accesses.
-// analyze(), run() and compile-ahead all go through here, so that their cache keys agree.
-CompileRequest kernel_build(const KernelInstance& k, int arch, bool instrumented) {
-    CompileRequest c;
-    c.source_file = k.source_file;
-    c.name_expression = k.name_expression;
-    c.arch = arch;
-    c.max_registers = k.max_registers;
-    if (instrumented) c.defines.push_back("TILELAB_COUNT=1");
-    return c;
-}
-
-// What occupancy sees of a build: the block's threads, ptxas's registers, and static plus dynamic
-// shared memory.
-OccupancyInput occupancy_input(const CompileResult& c, const LaunchShape& launch) {
-    return {int(launch.threads_per_block()), c.ptxas.registers, c.ptxas.smem_bytes + int(launch.dynamic_smem)};
-}
-
-// The kernels of a variant that launches several (KernelPass), compiled for a job: each one's
-// plain build and, where `counted`, its instrumented one (all or none: one that cannot launch
-// counted drops the counting). From the user's text where the run is of the user's file. Returns
-// the first failure's sentence, or "".
-std::string compile_passes(CompileService& compiler, const std::vector<KernelPass>& passes, const RunResult& r, bool counted,
-                           worker::MeasureJob& job) {
-    for (const KernelPass& pass : passes) {
-        for (bool instrumented : {false, true}) {
-            if (instrumented && !counted) continue;
-            CompileRequest build = kernel_build(pass.kernel, r.target.arch(), instrumented);
-            if (!r.user_kernel.empty()) build.source_text = r.kernel_source, build.source_name = r.user_kernel;
-            const auto compiled = compiler.compile(build);
-            if (!compiled->ok)
-                return fmt::format("{} ({}{}): {}", pass.label, pass.kernel.name_expression,
-                                   instrumented ? ", TILELAB_COUNT=1" : "", compiled->error);
-            if (!instrumented) job.passes.push_back({compiled, nullptr, pass.launch});
-            else if (compute_occupancy(r.target, occupancy_input(*compiled, pass.launch)).blocks_per_sm == 0) counted = false;
-            else job.passes.back().counting = compiled;
-        }
-    }
-    if (!counted)
-        for (worker::JobPass& pass : job.passes) pass.counting = nullptr;
     return "";
 }
 
