@@ -162,7 +162,7 @@ std::vector<double> GpuRunner::time_each(const std::vector<Loaded>& kernels, std
     std::vector<double> out;
     for (const Loaded& k : kernels) {
         Timing t;
-        const auto one = [&] { TL_CUDA_CHECK(cudaLaunchKernel(k.entry, k.grid, k.block, args.data(), k.dyn_smem, nullptr)); };
+        const auto one = [&] { k.launch(args); };
         if (!time_launches(one, plan, t)) return {};
         out.push_back(t.median_ms);
     }
@@ -172,15 +172,11 @@ std::vector<double> GpuRunner::time_each(const std::vector<Loaded>& kernels, std
 // One launch of the counting build (TILELAB_COUNT=1): the global and shared loads and stores its
 // threads added up.
 AccessCounts GpuRunner::count_accesses(Family& family, const CompileResult& counting_kernel, const LaunchShape& launch) {
-    const LoadedLibrary& counting = library_for(counting_kernel);
-    family.on_library_loaded(counting.library());
-    const unsigned dyn_smem = launch.dynamic_smem;
-    if (dyn_smem > 0)
-        TL_CUDA_CHECK(cudaFuncSetAttribute(counting.entry(), cudaFuncAttributeMaxDynamicSharedMemorySize, int(dyn_smem)));
+    const Loaded counting = load(family, counting_kernel, launch);
     DeviceBuffer counters(4 * sizeof(unsigned long long));
     TL_CUDA_CHECK(cudaMemset(counters.get(), 0, counters.bytes()));
     std::vector<void*> args = family.kernel_args(counters.get<unsigned long long>());
-    TL_CUDA_CHECK(cudaLaunchKernel(counting.entry(), to_dim3(launch.grid), to_dim3(launch.block), args.data(), dyn_smem, nullptr));
+    counting.launch(args);
     TL_CUDA_CHECK(cudaDeviceSynchronize());
     unsigned long long host[4] = {};
     TL_CUDA_CHECK(cudaMemcpy(host, counters.get(), sizeof host, cudaMemcpyDeviceToHost));
@@ -292,8 +288,7 @@ Measurement GpuRunner::measure(const worker::MeasureJob& job, const RunOptions& 
 
         std::vector<void*> args = family.kernel_args(nullptr);
         auto launch = [&] {
-            for (const Loaded& k : kernels)
-                TL_CUDA_CHECK(cudaLaunchKernel(k.entry, k.grid, k.block, args.data(), k.dyn_smem, nullptr));
+            for (const Loaded& k : kernels) k.launch(args);
         };
 
         times.setup_ms = lap_ms(lap);

@@ -70,6 +70,10 @@ private:
         const void* entry = nullptr;
         dim3 grid, block;
         unsigned dyn_smem = 0;
+        // One launch with these arguments on the default stream.
+        void launch(std::vector<void*>& args) const {
+            TL_CUDA_CHECK(cudaLaunchKernel(entry, grid, block, args.data(), dyn_smem, nullptr));
+        }
     };
     Loaded load(Family& family, const CompileResult& kernel, const LaunchShape& launch);
     std::vector<double> time_each(const std::vector<Loaded>& kernels, std::vector<void*>& args, const TimingPlan& plan);
