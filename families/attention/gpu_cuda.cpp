@@ -4,12 +4,13 @@
 // option "q_scale", and for the plain path (option "scores") the N×N matrices S (FP32) and P (input
 // type) handed to its kernels, poisoned with O before each checked launch. Owns the seeded
 // inputs (rounded to the input type, so that the reference reads the same values), the
-// NaN-poisoned output, the kernel arguments, the reference in double on the GPU, validation with
-// the tolerance derived in shape.cpp, and the yardstick for "% of reference": TileLab's own
+// NaN-poisoned output, the kernel arguments, the reference in double on the GPU (chunk by chunk),
+// validation with the tolerance derived in shape.cpp, and the yardstick for "% of reference": TileLab's own
 // unfused path — cuBLAS S = Q·Kᵀ/√d into an N×N matrix per head (FP32), a three-pass softmax over
 // S (P in the input type; masked entries zero), cuBLAS O = P·V — the path whose N² traffic the
 // fused kernel avoids. Like PyTorch's unfused path it multiplies the masked half too.
 #include <fmt/format.h>
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -29,6 +30,9 @@ namespace {
 
 // The unfused path's N×N matrices are skipped (no "% of reference") past this many bytes.
 constexpr size_t kMaxUnfusedBytes = size_t(16) << 30;
+// The reference's scores in double, at most this many bytes at a time: whole heads where one
+// head's N×N fits (N ≤ 2896), blocks of one head's rows past that.
+constexpr size_t kReferenceChunkBytes = size_t(64) << 20;
 
 // The plain path's N×N matrices, one allocation for every family instance of the process (the
 // runner keeps one per input type and options): runs are one at a time and each launch writes S
@@ -78,8 +82,7 @@ public:
         const bool trace = std::getenv("TILELAB_SETUP_TRACE") != nullptr;   // where a new type's or option's set-up goes
         if (trace) TL_CUDA_CHECK(cudaDeviceSynchronize());                 // the inputs' time apart from the reference's
         const auto inputs_done = std::chrono::steady_clock::now();
-        support.attention_reference_f64(q_.get<float>(), k_.get<float>(), v_.get<float>(), ref_.get<double>(), N_, d_, BH_,
-                                         causal_);
+        reference_f64();
         TL_CUDA_CHECK(cudaDeviceSynchronize());
         if (trace)
             std::fprintf(stderr, "setup-trace: attention %s: buffers and inputs %.1f ms, reference %.1f ms\n",
@@ -149,6 +152,39 @@ private:
     }
     const void* operand(const DeviceBuffer& floats, const DeviceBuffer& typed) const {
         return typed.get() ? typed.get() : floats.get();
+    }
+
+    // O in double (ref_) from the floats the kernel reads, chunk by chunk (kReferenceChunkBytes of
+    // scores): S = Q·Kᵀ/√d, each row's safe softmax in place (causal: masked weights zero), O =
+    // P·V, all in double (kernels/support/attention_reference.cuh). A chunk of rows takes Q's and
+    // O's rows from its first.
+    void reference_f64() {
+        const SupportKernels& support = support_kernels();
+        size_t free_bytes = 0, total = 0;
+        TL_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));
+        const size_t row_bytes = sizeof(double) * size_t(N_);
+        const size_t cap = std::max(row_bytes, std::min(kReferenceChunkBytes, free_bytes / 4));
+        const int rows = int(std::min<size_t>(size_t(N_), cap / row_bytes));
+        const size_t most_heads = std::min<size_t>(size_t(BH_), 65535);   // a grid's z
+        const int heads = rows == N_ ? int(std::clamp<size_t>(cap / (row_bytes * size_t(N_)), 1, most_heads)) : 1;
+        const long long head = (long long)N_ * d_, block = (long long)rows * N_;
+        DeviceBuffer scores(row_bytes * size_t(rows) * size_t(heads));
+        double* s = scores.get<double>();
+        for (int h = 0; h < BH_; h += heads) {
+            const int count = std::min(heads, BH_ - h);
+            const long long from = h * head;
+            for (int r = 0; r < N_; r += rows) {
+                const int R = std::min(rows, N_ - r);
+                SupportKernels::Product qk{.M = R, .N = N_, .K = d_, .lda = d_, .ldb = d_, .ldc = N_, .stride_a = head,
+                                           .stride_b = head, .stride_c = block, .batch = count, .b_transposed = true,
+                                           .alpha = 1.0 / std::sqrt(double(d_))};
+                support.product_f64(q_.get<float>() + from + (long long)r * d_, k_.get<float>() + from, s, qk);
+                support.softmax_rows_f64(s, uint64_t(R) * uint64_t(count), N_, R, r, causal_);
+                SupportKernels::Product pv{.M = R, .N = d_, .K = N_, .lda = N_, .ldb = d_, .ldc = d_, .stride_a = block,
+                                           .stride_b = head, .stride_c = head, .batch = count};
+                support.product_f64(s, v_.get<float>() + from, ref_.get<double>() + from + (long long)r * d_, pv);
+            }
+        }
     }
 
     // Row-major through column-major cuBLAS, per head: S (row-major N×N) is, in column major,

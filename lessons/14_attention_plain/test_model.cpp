@@ -126,5 +126,23 @@ TEST(PlainAttentionOnGpu, AFullRunTimesEachKernelAloneAndTheNaiveOverflowIsExpec
     EXPECT_NE(n.validation.message.find("nan"), std::string::npos) << n.validation.message;
 }
 
+// The family's reference in double runs through cuBLAS DGEMM in chunks of at most 64 MB of scores
+// (families/attention/gpu_cuda.cpp): whole heads while one head's N×N fits — at N = 1500, seven
+// heads go three, three and one — and blocks of one head's rows past that — at N = 4097, 2047,
+// 2047 and 3 rows. The plain kernels validate against it in both regimes, masked and not: a chunk
+// read or written at the wrong offset would miss by far more than the tolerance.
+TEST(PlainAttentionOnGpu, ValidatesAgainstTheReferenceInWholeHeadsAndInBlocksOfRows) {
+    TILELAB_REQUIRE_GPU();
+    using testing::shared_engine;
+    for (const Problem& p : {Problem{{1500, 40, 7}}, Problem{{4097, 40, 1}}})
+        for (int causal : {0, 1}) {
+            const RunRequest req{"attention.plain", {{"SOFTMAX", 1}, {"CAUSAL", causal}}, p};
+            const RunResult r = shared_engine().run(req, testing::test_run_options(0, 1, false));
+            ASSERT_TRUE(r.ok) << describe(req) << ": " << r.stage << ": " << r.error;
+            EXPECT_TRUE(r.validation.passed) << describe(req) << ": " << r.validation.message;
+            EXPECT_LT(r.validation.max_rel_error, r.validation.tolerance) << describe(req);
+        }
+}
+
 }  // namespace
 }  // namespace tilelab

@@ -38,7 +38,7 @@ int sixteen_bit_kind(ElementType type) { return type == ElementType::bf16 ? 1 : 
 
 struct SupportKernels::Impl {
     cudaLibrary_t library = nullptr;
-    cudaKernel_t fill = nullptr, round16 = nullptr, matmul_ref = nullptr, stencil_ref = nullptr, transpose_ref = nullptr, attention_ref = nullptr, softmax = nullptr, cmp_f32 = nullptr, cmp_f64 = nullptr, discard = nullptr;
+    cudaKernel_t fill = nullptr, round16 = nullptr, matmul_ref = nullptr, stencil_ref = nullptr, transpose_ref = nullptr, product_ff = nullptr, product_df = nullptr, softmax_f64 = nullptr, softmax = nullptr, cmp_f32 = nullptr, cmp_f64 = nullptr, discard = nullptr;
     unsigned max_blocks = 0;
     int arch = 0;
     DeviceBuffer summary{sizeof(RawSummary)};
@@ -95,7 +95,9 @@ SupportKernels::SupportKernels() : impl_(std::make_unique<Impl>()) {
     impl_->matmul_ref = impl_->kernel("tl_matmul_reference_f64");
     impl_->stencil_ref = impl_->kernel("tl_stencil7_reference");
     impl_->transpose_ref = impl_->kernel("tl_transpose_reference");
-    impl_->attention_ref = impl_->kernel("tl_attention_reference_f64");
+    impl_->product_ff = impl_->kernel("tl_dgemm_from_floats");
+    impl_->product_df = impl_->kernel("tl_dgemm_from_doubles");
+    impl_->softmax_f64 = impl_->kernel("tl_softmax_rows_f64");
     impl_->softmax = impl_->kernel("tl_softmax_rows");
     impl_->cmp_f32 = impl_->kernel("tl_compare_to_f32");
     impl_->cmp_f64 = impl_->kernel("tl_compare_to_f64");
@@ -145,11 +147,31 @@ void SupportKernels::transpose_reference(const float* in, float* out, int W, int
     impl_->launch(impl_->transpose_ref, uint64_t(W) * uint64_t(H), args);
 }
 
-void SupportKernels::attention_reference_f64(const float* Q, const float* K, const float* V, double* O, int N, int d,
-                                             int BH, bool causal) const {
+namespace {
+void launch_product(cudaKernel_t kernel, const void* A, const float* B, double* C, const SupportKernels::Product& s) {
+    const dim3 grid(unsigned((s.N + 63) / 64), unsigned((s.M + 63) / 64), unsigned(s.batch));
+    int M = s.M, N = s.N, K = s.K, transposed = s.b_transposed ? 1 : 0;
+    long long lda = s.lda, ldb = s.ldb, ldc = s.ldc, sa = s.stride_a, sb = s.stride_b, sc = s.stride_c;
+    double alpha = s.alpha;
+    void* args[] = {&A, &B, &C, &M, &N, &K, &lda, &ldb, &ldc, &sa, &sb, &sc, &transposed, &alpha};
+    TL_CUDA_CHECK(cudaLaunchKernel(reinterpret_cast<const void*>(kernel), grid, dim3(256), args, 0, nullptr));
+}
+}  // namespace
+
+void SupportKernels::product_f64(const float* A, const float* B, double* C, const Product& shape) const {
+    launch_product(impl_->product_ff, A, B, C, shape);
+}
+
+void SupportKernels::product_f64(const double* A, const float* B, double* C, const Product& shape) const {
+    launch_product(impl_->product_df, A, B, C, shape);
+}
+
+void SupportKernels::softmax_rows_f64(double* S, uint64_t rows, int N, int rows_per_head, int first_row,
+                                      bool causal) const {
+    unsigned long long count = rows;
     int mask = causal ? 1 : 0;
-    void* args[] = {&Q, &K, &V, &O, &N, &d, &BH, &mask};
-    impl_->launch(impl_->attention_ref, uint64_t(N) * uint64_t(BH) * 32, args);
+    void* args[] = {&S, &count, &N, &rows_per_head, &first_row, &mask};
+    impl_->launch(impl_->softmax_f64, rows * 32, args);
 }
 
 void SupportKernels::softmax_rows(float* S, void* P, uint64_t rows, int N, ElementType type, bool causal) const {

@@ -59,10 +59,21 @@ public:
     void stencil7_reference(const float* in, float* ref, int nx, int ny, int nz, const float* coef, int radius = 1) const;
     // out (W×H) = inᵀ, in H×W row-major.
     void transpose_reference(const float* in, float* out, int W, int H) const;
-    // O (BH heads of N×d, double) = softmax(Q·Kᵀ/√d)·V from the floats the kernel reads, one row a
-    // warp; causal: row i weighs keys 0..i only.
-    void attention_reference_f64(const float* Q, const float* K, const float* V, double* O, int N, int d, int BH,
-                                 bool causal) const;
+    // C = alpha·A·B in double for each of `batch` operand triples (the attention reference's S = Q·Kᵀ/√d
+    // and O = P·V): row-major, A M×K, B K×N or, b_transposed, stored N×K and read transposed.
+    struct Product {
+        int M = 0, N = 0, K = 0;
+        long long lda = 0, ldb = 0, ldc = 0, stride_a = 0, stride_b = 0, stride_c = 0;
+        int batch = 1;
+        bool b_transposed = false;
+        double alpha = 1;
+    };
+    void product_f64(const float* A, const float* B, double* C, const Product& shape) const;
+    void product_f64(const double* A, const float* B, double* C, const Product& shape) const;
+    // Each of `rows` rows of S (N doubles, scaled scores) becomes its softmax in double, in place.
+    // The rows are rows_per_head consecutive queries of each head from query first_row; causal:
+    // query i over keys 0..i, the rest of its row zero. One warp a row.
+    void softmax_rows_f64(double* S, uint64_t rows, int N, int rows_per_head, int first_row, bool causal) const;
     // Each of `rows` rows of S (N floats) becomes its softmax: in place as floats (P null), or
     // written to P as `type` (bf16 or fp16). One warp a row, three passes over it. causal: row r
     // (r mod N within its head) over its first r mod N + 1 entries, the rest of P zero.
