@@ -1,5 +1,6 @@
 // The readable report of one configuration, its CSV row, and its exit code.
 #include "report.h"
+#include "tilelab/grid_fill.h"
 #include "tilelab/i18n.h"
 #include "tilelab/variant_text.h"
 
@@ -103,6 +104,9 @@ static void render_compile(std::string& out, const RunResult& r, const ReportOpt
                                                         o.max_warps, o.blocks_per_sm, limiter_label(o.limiter))});
             kv.add_row({tr("report.limits"), trf("report.limits_line", limit_text(o.limit_warps), limit_text(o.limit_registers),
                                               limit_text(o.limit_smem), limit_text(o.limit_blocks))});
+            if (const GridFill g = grid_fill(r.target, o, l.blocks(), l.threads_per_block()); g.limits)
+                kv.add_row({tr("report.grid_fill"), trf("report.grid_fill_line", l.blocks(), r.target.sm_count, g.blocks_per_sm,
+                                                        g.warps_per_sm, fmt_pct(g.occupancy))});
         }
     }
     out += kv.render();

@@ -141,6 +141,7 @@ struct AppState {
     std::vector<int> sweep_x_values, sweep_y_values;   // and their values
     uint64_t sweep_generation = 0;          // the worker's sweep generation they belong to
     int sweep_metric = 0;                   // heatmap colour: 0 time, 1 GFLOP/s, 2 occupancy
+    bool sweep_curves = false;              // a two-parameter sweep as one curve per y value, not a heatmap
     // Lesson: a step's measured configurations run on this GPU (a sweep of the engine thread).
     uint64_t lesson_runs_generation = 0;    // that sweep's generation (0 = none)
     int lesson_runs_lesson = -1, lesson_runs_step = -1;   // the step it belongs to

@@ -340,6 +340,46 @@ plot::PlotResult DrawSweep1D(AppState& state, const Variant& v) {
     return pr;
 }
 
+// A two-parameter sweep as curves: the metric against x, one curve per value of y (lesson 17:
+// GFLOP/s against threads per block, one curve per ILP).
+plot::PlotResult DrawSweepCurves(AppState& state, const Quantity& metric) {
+    const ResultList& results = state.sweep.results;
+    plot::Figure fig;
+    fig.title = trf("compare.sweep_of", state.swept_x + " × " + state.swept_y);
+    fig.x.label = state.swept_x;
+    for (int x : state.sweep_x_values) fig.x.tick_values.push_back(x);
+    fig.y.label = metric.name;
+    fig.y.include_zero = true;
+    if (metric.name == std::string("time")) fig.y.format = [](double ms) { return FormatTime(ms); };
+    const size_t nx = state.sweep_x_values.size();
+    for (size_t iy = 0; iy < state.sweep_y_values.size(); ++iy) {
+        plot::Series s;
+        s.name = state.swept_y + " = " + std::to_string(state.sweep_y_values[iy]);
+        s.color = plot::Palette(int(iy));
+        s.marker = plot::MarkerShape::Circle;
+        for (size_t ix = 0; ix < nx; ++ix) {
+            const size_t i = iy * nx + ix;
+            const RunResult* r = i < results.size() ? results[i].get() : nullptr;
+            double v = kNaN;
+            if (!r || !Passed(*r) || !metric.value(*r, v) || std::isnan(v)) continue;
+            s.x.push_back(state.sweep_x_values[ix]);
+            s.y.push_back(v);
+            s.point_notes.push_back(ParamSummary(r->request.params, r->request.variant));
+        }
+        if (!s.x.empty()) fig.series.push_back(std::move(s));
+    }
+    fig.empty_text = tr("compare.waiting_for_results");
+    plot::PlotResult pr = plot::DrawFigure("sweep2d_curves", ImVec2(-1, ImGui::GetFontSize() * 20), fig);
+    if (pr.clicked && pr.hovered_series >= 0) {
+        const plot::Series& s = fig.series[size_t(pr.hovered_series)];
+        const auto ix = std::find(state.sweep_x_values.begin(), state.sweep_x_values.end(), int(s.x[size_t(pr.hovered_point)]));
+        const size_t iy = size_t(std::find_if(state.sweep_y_values.begin(), state.sweep_y_values.end(), [&](int y) {
+                              return s.name == state.swept_y + " = " + std::to_string(y); }) - state.sweep_y_values.begin());
+        if (ix != state.sweep_x_values.end()) ApplySweepPoint(state, iy * nx + size_t(ix - state.sweep_x_values.begin()));
+    }
+    return pr;
+}
+
 plot::PlotResult DrawSweep2D(AppState& state) {
     const ResultList& results = state.sweep.results;
     // Without measurements only occupancy has values: time and GFLOP/s are greyed.
@@ -359,6 +399,9 @@ plot::PlotResult DrawSweep2D(AppState& state) {
         ImGui::SameLine();
         ImGui::TextDisabled("%s", trf("compare.time_gflops_no_gpu", NoGpu()).c_str());
     }
+    ImGui::SameLine();
+    ImGui::Checkbox(trf("compare.curves_per", state.swept_y).c_str(), &state.sweep_curves);
+    if (state.sweep_curves) return DrawSweepCurves(state, *find_quantity(kSweepMetrics[std::clamp(state.sweep_metric, 0, 2)]));
     plot::Heatmap map;
     map.title = trf("compare.sweep_of", state.swept_x + " × " + state.swept_y);
     map.x_label = state.swept_x;

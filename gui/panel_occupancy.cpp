@@ -7,6 +7,7 @@
 #include <cmath>
 #include <string>
 #include "analysis_common.h"
+#include "tilelab/grid_fill.h"
 #include "tilelab/i18n.h"
 #include "hardware_view.h"
 #include "tilelab/util.h"
@@ -27,6 +28,9 @@ void DrawHeadlines(const RunResult& r) {
     Headline(tr("occupancy.occupancy_theoretical").c_str(), PercentText(occ.occupancy), plot::kTextColor,
              tr("occupancy.theoretical_help").c_str(),
              false);
+    if (const GridFill g = grid_fill(r.target, occ, r.launch.blocks(), r.launch.threads_per_block()); g.limits)
+        Headline(tr("occupancy.grid_fill").c_str(), PercentText(g.occupancy), plot::kHighlight,
+                 trf("occupancy.grid_fill_help", r.launch.blocks(), r.target.sm_count, g.blocks_per_sm, g.warps_per_sm).c_str());
     if (const auto achieved = AchievedOccupancy(r))
         Headline(tr("occupancy.achieved").c_str(), PercentText(*achieved),
                  plot::kHighlight, tr("occupancy.achieved_help").c_str());

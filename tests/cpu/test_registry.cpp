@@ -99,7 +99,9 @@ TEST(Registry, EveryVariantsTilesMatchItsLaunchForRandomValidConfigurations) {
                 EXPECT_EQ(int64_t(launch.grid[axis]), t.blocks(a)) << "output axis " << a << ", grid axis " << axis;
                 EXPECT_GE(t.block_tile[size_t(a)], t.thread_tile[size_t(a)]) << "axis " << a;
                 EXPECT_GT(t.extent[size_t(a)], 0) << "axis " << a;
-                EXPECT_LE(t.extent[size_t(a)], std::max(req.problem.dim[0], std::max(req.problem.dim[1], req.problem.dim[2])));
+                if (v.family != "latency") {   // its extent is threads, not a size (checked below)
+                    EXPECT_LE(t.extent[size_t(a)], std::max(req.problem.dim[0], std::max(req.problem.dim[1], req.problem.dim[2])));
+                }
             }
             EXPECT_EQ(axes.size(), 3u) << "grid axes must be a permutation";
             if (v.family == "attention" && t.extent[0] != req.problem.dim[1]) {
@@ -129,6 +131,11 @@ TEST(Registry, EveryVariantsTilesMatchItsLaunchForRandomValidConfigurations) {
                 EXPECT_EQ(t.extent[0], req.problem.dim[0]);
                 EXPECT_EQ(t.extent[1], req.problem.dim[1]);
                 EXPECT_EQ(t.extent[2], 1);
+                EXPECT_EQ(t.block_outputs(), launch.threads_per_block() * t.thread_tile[0] * t.thread_tile[1]);
+            } else if (v.family == "latency") {
+                // Thread t's eight chains: a block covers its threads × 8; every chain has its thread.
+                EXPECT_EQ(t.extent[0], req.problem.dim[0] * launch.threads_per_block());
+                EXPECT_EQ(t.extent[1], 8);
                 EXPECT_EQ(t.block_outputs(), launch.threads_per_block() * t.thread_tile[0] * t.thread_tile[1]);
             } else {
                 EXPECT_EQ(t.halo, param_or(req.params, "RADIUS", 1)) << "an order-R stencil reaches R cells (7-point: 1)";

@@ -38,7 +38,7 @@ int sixteen_bit_kind(ElementType type) { return type == ElementType::bf16 ? 1 : 
 
 struct SupportKernels::Impl {
     cudaLibrary_t library = nullptr;
-    cudaKernel_t fill = nullptr, round16 = nullptr, matmul_ref = nullptr, stencil_ref = nullptr, transpose_ref = nullptr, product_ff = nullptr, product_df = nullptr, softmax_f64 = nullptr, softmax = nullptr, cmp_f32 = nullptr, cmp_f64 = nullptr, discard = nullptr;
+    cudaKernel_t fill = nullptr, round16 = nullptr, matmul_ref = nullptr, stencil_ref = nullptr, transpose_ref = nullptr, product_ff = nullptr, product_df = nullptr, softmax_f64 = nullptr, softmax = nullptr, fma_peak = nullptr, cmp_f32 = nullptr, cmp_f64 = nullptr, discard = nullptr;
     unsigned max_blocks = 0;
     int arch = 0;
     DeviceBuffer summary{sizeof(RawSummary)};
@@ -99,6 +99,7 @@ SupportKernels::SupportKernels() : impl_(std::make_unique<Impl>()) {
     impl_->product_df = impl_->kernel("tl_dgemm_from_doubles");
     impl_->softmax_f64 = impl_->kernel("tl_softmax_rows_f64");
     impl_->softmax = impl_->kernel("tl_softmax_rows");
+    impl_->fma_peak = impl_->kernel("tl_fma_peak");
     impl_->cmp_f32 = impl_->kernel("tl_compare_to_f32");
     impl_->cmp_f64 = impl_->kernel("tl_compare_to_f64");
     impl_->discard = impl_->kernel("tl_discard_l2");
@@ -145,6 +146,13 @@ void SupportKernels::stencil7_reference(const float* in, float* ref, int nx, int
 void SupportKernels::transpose_reference(const float* in, float* out, int W, int H) const {
     void* args[] = {&in, &out, &W, &H};
     impl_->launch(impl_->transpose_ref, uint64_t(W) * uint64_t(H), args);
+}
+
+void SupportKernels::fma_peak(float* out, unsigned blocks, int fmas) const {
+    float m = 1.0f;
+    void* args[] = {&out, &m, &fmas};
+    TL_CUDA_CHECK(cudaLaunchKernel(reinterpret_cast<const void*>(impl_->fma_peak), dim3(blocks), dim3(kFmaPeakThreads),
+                                   args, 0, nullptr));
 }
 
 namespace {

@@ -3,6 +3,7 @@
 // the arithmetic in words with the same granularities, and tests/cpu/test_occupancy.cpp checks
 // over thousands of inputs that all agree.
 #include "tilelab/occupancy.h"
+#include "tilelab/grid_fill.h"
 #include "tilelab/i18n.h"
 #include "tilelab/util.h"
 #include "model/occupancy_rules.h"
@@ -226,6 +227,22 @@ OccupancyCurves occupancy_curves(const Target& t, const OccupancyInput& at) {
         if (x >= t.smem_per_block_optin) break;
     }
     return c;
+}
+
+}  // namespace tilelab
+
+namespace tilelab {
+
+GridFill grid_fill(const Target& t, const Occupancy& occ, int64_t blocks, int64_t threads_per_block) {
+    GridFill g;
+    if (t.sm_count <= 0 || occ.blocks_per_sm <= 0 || occ.max_warps <= 0 || blocks <= 0) return g;
+    const int64_t per_sm = ceil_div(blocks, t.sm_count);
+    if (per_sm >= occ.blocks_per_sm) return g;
+    g.limits = true;
+    g.blocks_per_sm = int(per_sm);
+    g.warps_per_sm = int(per_sm * ceil_div(threads_per_block, std::max(1, t.warp_size)));
+    g.occupancy = double(g.warps_per_sm) / occ.max_warps;
+    return g;
 }
 
 }  // namespace tilelab
