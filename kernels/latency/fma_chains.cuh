@@ -19,7 +19,7 @@ constexpr int kLatencyChains = 8;   // chains per thread, whatever the ILP
 
 template <int ILP, int UNROLL>
 __global__ void __launch_bounds__(1024)
-fma_chains(const float* __restrict__ x0, const float* __restrict__ inc, float* __restrict__ out, float m,
+fma_chains_latency(const float* __restrict__ x0, const float* __restrict__ inc, float* __restrict__ out, float m,
            int fmas, unsigned long long* counters) {
     static_assert(ILP == 1 || ILP == 2 || ILP == 4 || ILP == 8, "ILP divides the eight chains");
     TL_COUNTER(counters);

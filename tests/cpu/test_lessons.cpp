@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <regex>
 
+#include "model/family_shape.h"
 #include "tilelab/lesson.h"
 #include "tilelab/variant.h"
 
@@ -137,16 +138,17 @@ TEST(Lesson, EveryLessonAgreesWithItsVariant) {
 // Every lesson declares the size it opens at, so none inherits the app's default or the size of
 // the lesson before it, and keeps it small: a drag must redraw a validated result within ~50 ms,
 // so a lesson's default problem stays at or below 2048³ multiply-adds (matmul; about 1 ms for the
-// register-tiled kernels on an H100) or 512³ cells (stencil; under 1 ms).
+// register-tiled kernels on an H100) or 512³ cells (stencil; under 1 ms) — the family's work
+// (FamilyShape::work: a read's floats, not its grid).
 TEST(Lesson, EveryLessonDeclaresASmallDefaultSize) {
     for (const auto& l : all_lessons()) {
         SCOPED_TRACE(l.id);
         Problem p;
         std::string error;
         ASSERT_TRUE(parse_problem(l.default_size, p, error)) << "no <!-- size: --> before the first step: " << error;
-        const double work = double(p.dim[0]) * double(p.dim[1]) * double(p.dim[2]);
         const Variant* v = find_variant(l.variant);
         ASSERT_NE(v, nullptr);
+        const double work = make_family_shape(v->family)->work(p);
         EXPECT_LE(work, v->family == "matmul" ? 2048.0 * 2048 * 2048 : 512.0 * 512 * 512) << l.default_size;
     }
 }
@@ -160,6 +162,8 @@ TEST(Lesson, EveryLessonDeclaresASmallCpuSize) {
         Problem p;
         std::string error;
         ASSERT_TRUE(parse_problem(l.cpu_size, p, error)) << "no <!-- cpu size: --> before the first step: " << error;
-        EXPECT_LE(double(p.dim[0]) * double(p.dim[1]) * double(p.dim[2]), 1e6) << l.cpu_size;
+        const Variant* v = find_variant(l.variant);
+        ASSERT_NE(v, nullptr);
+        EXPECT_LE(make_family_shape(v->family)->work(p), 1e6) << l.cpu_size;
     }
 }

@@ -99,7 +99,7 @@ TEST(Registry, EveryVariantsTilesMatchItsLaunchForRandomValidConfigurations) {
                 EXPECT_EQ(int64_t(launch.grid[axis]), t.blocks(a)) << "output axis " << a << ", grid axis " << axis;
                 EXPECT_GE(t.block_tile[size_t(a)], t.thread_tile[size_t(a)]) << "axis " << a;
                 EXPECT_GT(t.extent[size_t(a)], 0) << "axis " << a;
-                if (v.family != "latency") {   // its extent is threads, not a size (checked below)
+                if (v.family != "latency" && v.family != "bandwidth") {   // extents in threads, not sizes (below)
                     EXPECT_LE(t.extent[size_t(a)], std::max(req.problem.dim[0], std::max(req.problem.dim[1], req.problem.dim[2])));
                 }
             }
@@ -132,6 +132,10 @@ TEST(Registry, EveryVariantsTilesMatchItsLaunchForRandomValidConfigurations) {
                 EXPECT_EQ(t.extent[1], req.problem.dim[1]);
                 EXPECT_EQ(t.extent[2], 1);
                 EXPECT_EQ(t.block_outputs(), launch.threads_per_block() * t.thread_tile[0] * t.thread_tile[1]);
+            } else if (v.family == "bandwidth") {
+                // A thread a block's slot: the blocks' threads walk the input in passes.
+                EXPECT_EQ(t.extent[0], req.problem.dim[0] * launch.threads_per_block());
+                EXPECT_EQ(t.block_outputs(), launch.threads_per_block());
             } else if (v.family == "latency") {
                 // Thread t's eight chains: a block covers its threads × 8; every chain has its thread.
                 EXPECT_EQ(t.extent[0], req.problem.dim[0] * launch.threads_per_block());

@@ -82,7 +82,11 @@ TEST_P(HardwareOnGpu, DramReadsAtLeastTheCompulsoryBytesAndAtMostTheModelsGlobal
         const double compulsory_read = r.model.compulsory_bytes - 4 * r.model.total.global_stores;
         EXPECT_GE(read, 0.95 * compulsory_read) << describe(r);
         if (!(r.compiled && r.compiled->ptxas.spills())) {
-            EXPECT_LE(read, r.model.global_bytes) << describe(r);
+            // Plus what is not data: the kernel's code, its parameters and, for an atomic, the line it
+            // reads first — a few KB, hidden elsewhere by the model counting stores that DRAM reads
+            // never see, but not for a kernel that only reads (lesson 18: 9 KB over 56 MB read).
+            constexpr double kNotData = 64 * 1024;
+            EXPECT_LE(read, r.model.global_bytes + kNotData) << describe(r);
         }
         const double occupancy = *r.hardware.get("sm__warps_active.avg.pct_of_peak_sustained_active");
         EXPECT_GT(occupancy, 0) << describe(r);

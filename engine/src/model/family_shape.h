@@ -36,6 +36,10 @@ public:
     // and partial tiles at every edge, small enough for a verdict in about a second thread by
     // thread. The family's CPU half registers itself (TILELAB_REGISTER_CPU_FAMILY, cpu.cpp).
     virtual Problem cpu_problem() const { return {}; }
+    // The elements a problem's kernel works through, for the lessons' size budgets (a default size
+    // that redraws quickly, a CPU size that runs in a second): the product of the sizes, unless a
+    // size is not work (the bandwidth family's first size is its grid).
+    virtual double work(const Problem& p) const { return double(p.dim[0]) * double(p.dim[1]) * double(p.dim[2]); }
 
     // The sizes the GPU tests draw from, per dimension, inclusive: small (no multiple of any
     // tile), large (several blocks of the largest tiles), and the counter tests' (large enough

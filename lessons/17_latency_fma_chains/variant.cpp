@@ -31,7 +31,7 @@ struct FmaChains {
                                target.max_threads_per_block, target.name);
         return "";
     }
-    KernelInstance kernel() const { return {"latency/fma_chains.cuh", fmt::format("fma_chains<{}, {}>", ilp, unroll)}; }
+    KernelInstance kernel() const { return {"latency/fma_chains.cuh", fmt::format("fma_chains_latency<{}, {}>", ilp, unroll)}; }
     LaunchShape launch(const Problem& p) const {
         return {.grid = {unsigned(p.dim[0]), 1, 1}, .block = {unsigned(block), 1, 1}};
     }
