@@ -173,6 +173,12 @@ std::string App::init_from_options() {
         while (!engine_thread_.ready() && Clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(5));
         if (!StartTune(state_)) return tr("tuner.cannot_start");
     }
+    if (!options_.sweep.empty()) {   // as if the user had chosen the sweep's parameters and pressed Run
+        const auto deadline = Clock::now() + std::chrono::seconds(120);
+        while (!engine_thread_.ready() && Clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        std::string error;
+        if (!StartSweepFromText(state_, options_.sweep, error)) return "--sweep: " + error;
+    }
     if (!options_.exercise_text.empty()) {   // as if the user had typed it
         std::string text, error, why;
         if (!read_user_source(options_.exercise_text, text, error)) return "--exercise-text: " + error;

@@ -32,6 +32,7 @@ struct AppOptions {
     std::string exercise_text;
     std::string drill_answer;       // --drill-answer K=VALUE: drill K of the lesson answered and checked at start
     std::string drill_scores;       // --drill-scores FILE: the drills' scores, when `persist` is off ("" = none)
+    std::string sweep;              // --sweep X[,Y][,curves]: the Compare tab's sweep started (gui/compare_sweep_text.cpp)
     bool tune = false;              // --tune: the Compare tab's "Start search" pressed at start (gui/panel_tune.cpp)
     bool presenter = false;
     std::string lang;               // "en" / "zh" from --lang; "" = the settings file's, else the locale's

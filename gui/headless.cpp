@@ -453,6 +453,16 @@ int wait_for_tune(App& app, FrameDriver& driver, double timeout_s) {
     return 0;
 }
 
+// --sweep: the sweep started at Init runs to its end, its results drawn.
+int wait_for_sweep(App& app, FrameDriver& driver, double timeout_s) {
+    const int rc = driver.until([&] {
+        const SweepProgress p = app.state().engine_thread->sweep_progress();
+        return p.generation == app.state().sweep_generation && !p.running && !app.state().sweep.running;
+    }, timeout_s);
+    std::fprintf(stderr, "sweep: %s, %zu results\n", rc != 0 ? "timed out" : "done", app.state().sweep.results.size());  // ui-strings: not shown
+    return rc;
+}
+
 }  // namespace
 
 int RunHeadless(const HeadlessOptions& options) {
@@ -505,6 +515,7 @@ int RunHeadless(const HeadlessOptions& options) {
         }
     }
     if (rc == 0 && options.app.tune) rc = wait_for_tune(app, driver, options.timeout_s);
+    if (rc == 0 && !options.app.sweep.empty()) rc = wait_for_sweep(app, driver, options.timeout_s);
     // A few more frames: tabs switched by flag and auto-sized items settle on the second frame.
     for (int i = 0; i < 3 && rc != 2; ++i)
         if (!driver.frame()) rc = 2;

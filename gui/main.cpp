@@ -174,6 +174,7 @@ int main(int argc, char** argv) {
     cli.add_option("--drill-answer", o.app.drill_answer, tilelab::tr("apphelp.drill_answer"));
     cli.add_option("--drill-scores", o.app.drill_scores, tilelab::tr("apphelp.drill_scores"));
     cli.add_flag("--tune", o.app.tune, tilelab::tr("apphelp.tune"));
+    cli.add_option("--sweep", o.app.sweep, tilelab::tr("apphelp.sweep"));
     cli.add_option("--exercise-dir", o.app.exercise_dir,
                    tilelab::tr("apphelp.exercise_dir"));
     cli.add_option("--exercise-text", o.app.exercise_text,

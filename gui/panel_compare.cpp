@@ -196,31 +196,6 @@ std::vector<int> ParamRangeChooser(const char* id, const Variant& v, std::string
     return chosen;
 }
 
-void StartSweep(AppState& state, const std::vector<int>& xs, const std::vector<int>& ys) {
-    // The base is the last result's request (defaults filled, size parsed) when it is of this variant.
-    RunRequest base = state.request;
-    if (state.result && state.result->request.variant == state.request.variant) {
-        base.params = with_defaults(CurrentVariant(state)->params, state.request.params);
-        base.problem = state.result->request.problem;
-    }
-    std::vector<RunRequest> reqs;
-    const size_t ny = ys.empty() ? 1 : ys.size();
-    for (size_t iy = 0; iy < ny; ++iy)          // row-major: index = iy * nx + ix (the heatmap's order)
-        for (int x : xs) {
-            RunRequest r = base;
-            r.params[state.sweep.param_x] = x;
-            if (!ys.empty()) r.params[state.sweep.param_y] = ys[iy];
-            reqs.push_back(r);
-        }
-    state.engine_thread->submit_sweep(std::move(reqs), state.run_options);
-    state.swept_x = state.sweep.param_x;
-    state.swept_y = ys.empty() ? "" : state.sweep.param_y;
-    state.sweep_x_values = xs;
-    state.sweep_y_values = ys;
-    state.sweep_generation = state.engine_thread->sweep_progress().generation;
-    state.sweep.results.clear();
-    state.sweep.running = true;
-}
 
 // Applies a swept configuration to the sliders and runs it.
 void ApplySweepPoint(AppState& state, size_t index) {
@@ -348,7 +323,7 @@ plot::PlotResult DrawSweepCurves(AppState& state, const Quantity& metric) {
     fig.title = trf("compare.sweep_of", state.swept_x + " × " + state.swept_y);
     fig.x.label = state.swept_x;
     for (int x : state.sweep_x_values) fig.x.tick_values.push_back(x);
-    fig.y.label = metric.name;
+    fig.y.label = quantity_label(metric.name);
     fig.y.include_zero = true;
     if (metric.name == std::string("time")) fig.y.format = [](double ms) { return FormatTime(ms); };
     const size_t nx = state.sweep_x_values.size();
@@ -399,7 +374,6 @@ plot::PlotResult DrawSweep2D(AppState& state) {
         ImGui::SameLine();
         ImGui::TextDisabled("%s", trf("compare.time_gflops_no_gpu", NoGpu()).c_str());
     }
-    ImGui::SameLine();
     ImGui::Checkbox(trf("compare.curves_per", state.swept_y).c_str(), &state.sweep_curves);
     if (state.sweep_curves) return DrawSweepCurves(state, *find_quantity(kSweepMetrics[std::clamp(state.sweep_metric, 0, 2)]));
     plot::Heatmap map;
@@ -569,6 +543,32 @@ void DrawSweep(AppState& state) {
 }
 
 }  // namespace
+
+void StartSweep(AppState& state, const std::vector<int>& xs, const std::vector<int>& ys) {
+    // The base is the last result's request (defaults filled, size parsed) when it is of this variant.
+    RunRequest base = state.request;
+    if (state.result && state.result->request.variant == state.request.variant) {
+        base.params = with_defaults(CurrentVariant(state)->params, state.request.params);
+        base.problem = state.result->request.problem;
+    }
+    std::vector<RunRequest> reqs;
+    const size_t ny = ys.empty() ? 1 : ys.size();
+    for (size_t iy = 0; iy < ny; ++iy)          // row-major: index = iy * nx + ix (the heatmap's order)
+        for (int x : xs) {
+            RunRequest r = base;
+            r.params[state.sweep.param_x] = x;
+            if (!ys.empty()) r.params[state.sweep.param_y] = ys[iy];
+            reqs.push_back(r);
+        }
+    state.engine_thread->submit_sweep(std::move(reqs), state.run_options);
+    state.swept_x = state.sweep.param_x;
+    state.swept_y = ys.empty() ? "" : state.sweep.param_y;
+    state.sweep_x_values = xs;
+    state.sweep_y_values = ys;
+    state.sweep_generation = state.engine_thread->sweep_progress().generation;
+    state.sweep.results.clear();
+    state.sweep.running = true;
+}
 
 void DrawComparePanel(AppState& state) {
     DrawPinning(state);

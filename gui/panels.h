@@ -31,6 +31,11 @@ void DrawTilesPanel(AppState& state);
 // operands of `element_bytes` (gui/panel_fragments.cpp; tilelab/mma_layout.h).
 void DrawFragmentLanes(int element_bytes);
 void DrawComparePanel(AppState& state);
+// The Compare panel's sweep of state.sweep.param_x over xs (and param_y over ys, a grid when
+// not empty), submitted to the engine thread. StartSweepFromText: "X" or "X,Y" with every value
+// of each, ",curves" drawing the grid as one curve per Y (--sweep; gui/compare_sweep_text.cpp).
+void StartSweep(AppState& state, const std::vector<int>& xs, const std::vector<int>& ys);
+bool StartSweepFromText(AppState& state, const std::string& text, std::string& error);
 // The Compare panel's "Find the best on this GPU" section: the autotuner (gui/panel_tune.cpp).
 void DrawTuneSection(AppState& state);
 // Its Start: searches the current variant at the current size. False while a search runs, the
