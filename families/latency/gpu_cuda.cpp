@@ -19,13 +19,6 @@ namespace {
 
 constexpr int kPeakFmas = 32768;   // per yardstick thread: about 0.15 ms on an H200, far above a launch's few µs
 
-int device_attribute(cudaDeviceAttr attr) {
-    int device = 0, value = 0;
-    TL_CUDA_CHECK(cudaGetDevice(&device));
-    TL_CUDA_CHECK(cudaDeviceGetAttribute(&value, attr, device));
-    return value;
-}
-
 DeviceBuffer upload(const std::vector<float>& v) {
     DeviceBuffer b(sizeof(float) * v.size());
     TL_CUDA_CHECK(cudaMemcpy(b.get(), v.data(), b.bytes(), cudaMemcpyHostToDevice));
@@ -41,10 +34,7 @@ public:
         const LatencyInputs in = latency_inputs(seed, threads_, fmas_);
         x0_ = upload(in.start), inc_ = upload(in.increment), ref_ = upload(in.expected);
         out_ = DeviceBuffer(sizeof(float) * in.expected.size());
-        // The yardstick fills every SM: as many 256-thread blocks as the SMs hold.
-        peak_blocks_ = unsigned(device_attribute(cudaDevAttrMultiProcessorCount) *
-                                (device_attribute(cudaDevAttrMaxThreadsPerMultiProcessor) / int(SupportKernels::kFmaPeakThreads)));
-        peak_out_ = DeviceBuffer(sizeof(float) * size_t(peak_blocks_) * SupportKernels::kFmaPeakThreads);
+        peak_out_ = DeviceBuffer(sizeof(float) * size_t(support_kernels().fma_peak_threads()));
     }
 
     void poison_output(cudaStream_t s) override {
@@ -76,8 +66,8 @@ public:
     // The yardstick's time, scaled from its FMAs to this problem's.
     double reference_ms(std::string& name) override {
         name = tr("family.latency.gpu.reference");
-        const double peak_ms = time_reference([&] { support_kernels().fma_peak(peak_out_.get<float>(), peak_blocks_, kPeakFmas); });
-        const double peak_fmas = double(peak_blocks_) * SupportKernels::kFmaPeakThreads * kPeakFmas;
+        const double peak_ms = time_reference([&] { support_kernels().fma_peak(peak_out_.get<float>(), kPeakFmas); });
+        const double peak_fmas = double(support_kernels().fma_peak_threads()) * kPeakFmas;
         return peak_ms * double(threads_) * double(fmas_) / peak_fmas;
     }
 
@@ -85,7 +75,6 @@ private:
     uint64_t threads_ = 0;
     int fmas_ = 0;
     float m_ = 1.0f;
-    unsigned peak_blocks_ = 0;
     DeviceBuffer x0_, inc_, out_, ref_, peak_out_;
     const float* x0_ptr_ = nullptr;
     const float* inc_ptr_ = nullptr;

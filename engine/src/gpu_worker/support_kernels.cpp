@@ -11,6 +11,7 @@ namespace tilelab {
 namespace {
 
 constexpr unsigned kThreads = 256;   // a multiple of 32: the comparison reduces whole warps
+constexpr unsigned kFmaPeakThreads = 256;   // the FMA yardstick's block
 
 int device_attribute(cudaDeviceAttr attr) {
     int device = 0, value = 0;
@@ -40,6 +41,7 @@ struct SupportKernels::Impl {
     cudaLibrary_t library = nullptr;
     cudaKernel_t fill = nullptr, round16 = nullptr, matmul_ref = nullptr, stencil_ref = nullptr, transpose_ref = nullptr, product_ff = nullptr, product_df = nullptr, softmax_f64 = nullptr, softmax = nullptr, fma_peak = nullptr, cmp_f32 = nullptr, cmp_f64 = nullptr, discard = nullptr;
     unsigned max_blocks = 0;
+    unsigned fma_peak_blocks = 0;   // as many of the yardstick's blocks as the SMs hold
     int arch = 0;
     DeviceBuffer summary{sizeof(RawSummary)};
 
@@ -84,6 +86,8 @@ SupportKernels::SupportKernels() : impl_(std::make_unique<Impl>()) {
     const int arch = device_attribute(cudaDevAttrComputeCapabilityMajor) * 10 +
                      device_attribute(cudaDevAttrComputeCapabilityMinor);
     impl_->max_blocks = unsigned(std::max(1, device_attribute(cudaDevAttrMultiProcessorCount))) * 16;
+    impl_->fma_peak_blocks = unsigned(std::max(1, device_attribute(cudaDevAttrMultiProcessorCount)) *
+                                      std::max(1, device_attribute(cudaDevAttrMaxThreadsPerMultiProcessor) / int(kFmaPeakThreads)));
     CompileService compiler(default_cache_dir());
     const auto compiled = compiler.compile({"support/checks.cuh", "tl_fill_uniform", arch, 0, {}});
     if (!compiled->ok)
@@ -148,11 +152,13 @@ void SupportKernels::transpose_reference(const float* in, float* out, int W, int
     impl_->launch(impl_->transpose_ref, uint64_t(W) * uint64_t(H), args);
 }
 
-void SupportKernels::fma_peak(float* out, unsigned blocks, int fmas) const {
+uint64_t SupportKernels::fma_peak_threads() const { return uint64_t(impl_->fma_peak_blocks) * kFmaPeakThreads; }
+
+void SupportKernels::fma_peak(float* out, int fmas) const {
     float m = 1.0f;
     void* args[] = {&out, &m, &fmas};
-    TL_CUDA_CHECK(cudaLaunchKernel(reinterpret_cast<const void*>(impl_->fma_peak), dim3(blocks), dim3(kFmaPeakThreads),
-                                   args, 0, nullptr));
+    TL_CUDA_CHECK(cudaLaunchKernel(reinterpret_cast<const void*>(impl_->fma_peak), dim3(impl_->fma_peak_blocks),
+                                   dim3(kFmaPeakThreads), args, 0, nullptr));
 }
 
 namespace {

@@ -78,10 +78,11 @@ public:
     // written to P as `type` (bf16 or fp16). One warp a row, three passes over it. causal: row r
     // (r mod N within its head) over its first r mod N + 1 entries, the rest of P zero.
     void softmax_rows(float* S, void* P, uint64_t rows, int N, ElementType type, bool causal) const;
-    // The FMA yardstick (support/fma_peak.cuh): `blocks` blocks of kFmaPeakThreads threads, each
-    // doing `fmas` FMAs (a multiple of 8) on eight independent chains; out holds a float a thread.
-    static constexpr unsigned kFmaPeakThreads = 256;
-    void fma_peak(float* out, unsigned blocks, int fmas) const;
+    // The FMA yardstick (support/fma_peak.cuh): fma_peak_threads() threads, in blocks of 256 that
+    // fill every SM, each doing `fmas` FMAs (a multiple of 8) on eight independent chains; out
+    // holds a float a thread.
+    uint64_t fma_peak_threads() const;
+    void fma_peak(float* out, int fmas) const;
     // got against expected, |got − expected| / max(1, |expected|) ≤ tolerance; with nx > 0 the
     // boundary cells of the nx×ny×nz grid must be exactly equal. Synchronises; returns the summary.
     CompareSummary compare(const float* got, const float* expected, uint64_t n, double tolerance, int nx = 0,
