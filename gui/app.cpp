@@ -61,6 +61,11 @@ std::string App::Init() {
     return error;
 }
 
+void App::wait_for_engine() const {
+    const auto deadline = Clock::now() + std::chrono::seconds(120);
+    while (!engine_thread_.ready() && Clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+}
+
 std::string App::init_from_options() {
     SavedPlace place;
     if (options_.persist) {
@@ -128,8 +133,7 @@ std::string App::init_from_options() {
     // the engine's reason rather than drawn as "cannot run". The engine starts on the worker's
     // thread; wait for it, but only when flags shaped the request.
     if (!options_.sets.empty() || !options_.size.empty()) {
-        const auto deadline = Clock::now() + std::chrono::seconds(120);
-        while (!engine_thread_.ready() && Clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        wait_for_engine();
         if (const std::string reason = engine_thread_.invalid_reason(state_.request); !reason.empty()) return reason;
     }
 
@@ -162,20 +166,17 @@ std::string App::init_from_options() {
     }
     if (!options_.drill_answer.empty()) {
         state_.select_tab = "Drills";
-        const auto deadline = Clock::now() + std::chrono::seconds(120);
-        while (!engine_thread_.ready() && Clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        wait_for_engine();
         std::string error;
         if (!DrillAnswerFromText(state_, options_.drill_answer, error)) return "--drill-answer: " + error;
     }
     if (options_.tune) {   // as if the user had pressed Start search in the Compare tab
         state_.select_tab = "Compare";
-        const auto deadline = Clock::now() + std::chrono::seconds(120);
-        while (!engine_thread_.ready() && Clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        wait_for_engine();
         if (!StartTune(state_)) return tr("tuner.cannot_start");
     }
     if (!options_.sweep.empty()) {   // as if the user had chosen the sweep's parameters and pressed Run
-        const auto deadline = Clock::now() + std::chrono::seconds(120);
-        while (!engine_thread_.ready() && Clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        wait_for_engine();
         std::string error;
         if (!StartSweepFromText(state_, options_.sweep, error)) return "--sweep: " + error;
     }

@@ -1,6 +1,5 @@
 // --sweep X[,Y][,curves]: the Compare panel's sweep started as if the user had chosen its
 // parameters (every value of each) and pressed Run — for the headless app and its screenshots.
-#include <algorithm>
 #include <sstream>
 #include "actions.h"
 #include "engine_thread.h"
@@ -26,8 +25,8 @@ bool StartSweepFromText(AppState& state, const std::string& text, std::string& e
     }
     std::vector<int> values[2];
     for (size_t i = 0; i < words.size(); ++i) {
-        const auto spec = std::find_if(v->params.begin(), v->params.end(), [&](const ParamSpec& p) { return p.name == words[i]; });
-        if (spec == v->params.end()) {
+        const ParamSpec* spec = FindSpec(*v, words[i]);
+        if (!spec) {
             error = say("{} is not a parameter of {}", "{} 不是 {} 的参数", words[i], v->id);
             return false;
         }

@@ -143,11 +143,6 @@ void DrawPinning(AppState& state) {
 
 // ---- sweep setup ------------------------------------------------------------------------------
 
-const ParamSpec* FindSpec(const Variant& v, const std::string& name) {
-    for (const ParamSpec& p : v.params)
-        if (p.name == name) return &p;
-    return nullptr;
-}
 
 // A parameter combo plus from/to value combos. Returns the chosen values.
 std::vector<int> ParamRangeChooser(const char* id, const Variant& v, std::string& name, int& from, int& to,
@@ -195,7 +190,6 @@ std::vector<int> ParamRangeChooser(const char* id, const Variant& v, std::string
     ImGui::PopID();
     return chosen;
 }
-
 
 // Applies a swept configuration to the sliders and runs it.
 void ApplySweepPoint(AppState& state, size_t index) {
@@ -327,6 +321,7 @@ plot::PlotResult DrawSweepCurves(AppState& state, const Quantity& metric) {
     fig.y.include_zero = true;
     if (metric.name == std::string("time")) fig.y.format = [](double ms) { return FormatTime(ms); };
     const size_t nx = state.sweep_x_values.size();
+    std::vector<size_t> series_y;   // the y index of each drawn curve
     for (size_t iy = 0; iy < state.sweep_y_values.size(); ++iy) {
         plot::Series s;
         s.name = state.swept_y + " = " + std::to_string(state.sweep_y_values[iy]);
@@ -341,16 +336,17 @@ plot::PlotResult DrawSweepCurves(AppState& state, const Quantity& metric) {
             s.y.push_back(v);
             s.point_notes.push_back(ParamSummary(r->request.params, r->request.variant));
         }
-        if (!s.x.empty()) fig.series.push_back(std::move(s));
+        if (s.x.empty()) continue;
+        fig.series.push_back(std::move(s));
+        series_y.push_back(iy);
     }
     fig.empty_text = tr("compare.waiting_for_results");
     plot::PlotResult pr = plot::DrawFigure("sweep2d_curves", ImVec2(-1, ImGui::GetFontSize() * 20), fig);
     if (pr.clicked && pr.hovered_series >= 0) {
         const plot::Series& s = fig.series[size_t(pr.hovered_series)];
         const auto ix = std::find(state.sweep_x_values.begin(), state.sweep_x_values.end(), int(s.x[size_t(pr.hovered_point)]));
-        const size_t iy = size_t(std::find_if(state.sweep_y_values.begin(), state.sweep_y_values.end(), [&](int y) {
-                              return s.name == state.swept_y + " = " + std::to_string(y); }) - state.sweep_y_values.begin());
-        if (ix != state.sweep_x_values.end()) ApplySweepPoint(state, iy * nx + size_t(ix - state.sweep_x_values.begin()));
+        if (ix != state.sweep_x_values.end())
+            ApplySweepPoint(state, series_y[size_t(pr.hovered_series)] * nx + size_t(ix - state.sweep_x_values.begin()));
     }
     return pr;
 }
@@ -543,6 +539,12 @@ void DrawSweep(AppState& state) {
 }
 
 }  // namespace
+
+const ParamSpec* FindSpec(const Variant& v, const std::string& name) {
+    for (const ParamSpec& p : v.params)
+        if (p.name == name) return &p;
+    return nullptr;
+}
 
 void StartSweep(AppState& state, const std::vector<int>& xs, const std::vector<int>& ys) {
     // The base is the last result's request (defaults filled, size parsed) when it is of this variant.

@@ -229,10 +229,6 @@ OccupancyCurves occupancy_curves(const Target& t, const OccupancyInput& at) {
     return c;
 }
 
-}  // namespace tilelab
-
-namespace tilelab {
-
 GridFill grid_fill(const Target& t, const Occupancy& occ, int64_t blocks, int64_t threads_per_block) {
     GridFill g;
     if (t.sm_count <= 0 || occ.blocks_per_sm <= 0 || occ.max_warps <= 0 || blocks <= 0) return g;
