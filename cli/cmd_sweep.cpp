@@ -38,7 +38,11 @@ std::vector<int> swept_values(const ParamSpec& spec, const std::vector<std::stri
     if (requested.empty()) return spec.values();
     std::vector<int> values;
     for (const std::string& text : requested) {
-        const int v = parse_int_flag(flag, text, std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
+        // A choice word (FILTER_IN's shared) or a number.
+        const auto word = std::find(spec.choices.begin(), spec.choices.end(), text);
+        const int v = word != spec.choices.end()
+                          ? spec.min + int(word - spec.choices.begin())
+                          : parse_int_flag(flag, text, std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
         check_param_value(spec, v);
         values.push_back(v);
     }
@@ -96,8 +100,8 @@ std::string table_text(const std::vector<SweepPoint>& points, const ParamSpec& p
     cols.push_back({"note", Align::Left});
     Table t(cols);
     for (const auto& p : points) {
-        std::vector<std::string> row = {std::to_string(p.x)};
-        if (py) row.push_back(std::to_string(p.y));
+        std::vector<std::string> row = {px.value_text(p.x)};
+        if (py) row.push_back(py->value_text(p.y));
         if (pooled) row.push_back(p.gpu.empty() ? "-" : p.gpu);
         if (!p.skipped_reason.empty()) {
             row.push_back("skipped");

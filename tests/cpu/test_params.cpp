@@ -145,3 +145,46 @@ TEST(Params, EveryVariantDefaultIsInRange) {
         }
     }
 }
+
+// A parameter that picks one of several things is shown, refused and typed by its words.
+TEST(Params, ChoicesAreShownRefusedAndTypedByName) {
+    ParamSpec s{.name = "WHERE", .kind = ParamKind::Int, .min = 0, .max = 2, .def = 0, .choices = {"here", "there", "away"}};
+    EXPECT_EQ(s.value_text(1), "there");
+    EXPECT_EQ(s.value_text(7), "7");
+    EXPECT_EQ(s.range_reason(2), "");
+    EXPECT_EQ(s.range_reason(3), "WHERE=3 is not one of here, there, away.");
+    // Lesson 19's words, through the registry, wherever NAME=VALUE is parsed.
+    std::string name, error;
+    int value = -1;
+    ASSERT_TRUE(parse_assignment("FILTER_IN=shared", name, value, error)) << error;
+    EXPECT_EQ(value, 3);
+    ASSERT_TRUE(parse_assignment("INDEX=per_lane", name, value, error)) << error;
+    EXPECT_EQ(value, 1);
+    ASSERT_TRUE(parse_assignment("FILTER_IN=2", name, value, error)) << error;   // the number still works
+    EXPECT_EQ(value, 2);
+    EXPECT_FALSE(parse_assignment("TILE=shared", name, value, error));   // a word of another parameter
+    EXPECT_FALSE(parse_assignment("FILTER_IN=texture", name, value, error));
+}
+
+// Every variant's choice words: one per value, lowercase identifiers, and the same words wherever
+// a parameter name is used (parse_assignment looks them up by name across the registry).
+TEST(Params, ChoiceWordsAreWholeAndAgreeAcrossVariants) {
+    std::map<std::string, std::vector<std::string>> words;
+    for (const auto& v : all_variants())
+        for (const auto& p : v.params) {
+            if (p.choices.empty()) continue;
+            EXPECT_EQ(p.kind, ParamKind::Int) << v.id << " " << p.name;
+            EXPECT_EQ(int(p.choices.size()), p.max - p.min + 1) << v.id << " " << p.name;
+            EXPECT_EQ(p.step, 1) << v.id << " " << p.name;
+            for (const std::string& w : p.choices) {
+                EXPECT_FALSE(w.empty());
+                for (char c : w) EXPECT_TRUE((c >= 'a' && c <= 'z') || c == '_' || (c >= '0' && c <= '9')) << w;
+                EXPECT_FALSE(w == "on" || w == "off" || w == "yes" || w == "no" || w == "true" || w == "false") << w;
+            }
+            const auto [it, fresh] = words.emplace(p.name, p.choices);
+            if (!fresh) {
+                EXPECT_EQ(it->second, p.choices) << p.name << " has other words in " << v.id;
+            }
+        }
+    EXPECT_FALSE(words.empty()) << "no variant declares choices: the test above checks nothing";
+}

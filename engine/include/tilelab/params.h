@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,11 @@ struct ParamSpec {
     int step = 1;
     int def = 0;
     std::string help{};  // one line: what this parameter trades
+    // Words for the values min..max of an Int parameter that picks one of several things
+    // (lesson 19's FILTER_IN: immediate, constant, global, shared): shown and typed by name
+    // (FILTER_IN=shared; the number works too). Lowercase identifiers; a parameter name that
+    // several variants use has the same words in all of them (tests/cpu/test_registry.cpp).
+    std::vector<std::string> choices{};
     std::string label_zh{}, help_zh{};   // the same in Simplified Chinese ("" = shown in English)
 
     // label / help in the current language (tilelab/i18n.h), English where no translation exists.
@@ -69,7 +75,12 @@ std::string format_options(const FamilyOptions& o);
 
 // "TILE=32" -> ("TILE", 32); "PREC=bf16" -> ("PREC", the element type's value); on/off, yes/no
 // and true/false -> 1/0. Returns false and sets `error` on bad input.
+// A value may be a number, on/off, an element type (bf16) or one of the choice words that some
+// registered variant's parameter of that name declares (FILTER_IN=shared).
 bool parse_assignment(const std::string& text, std::string& name, int& value, std::string& error);
+// The value the choice word `word` stands for in the registered variants' parameter `param`
+// (ParamSpec::choices); nullopt when none declares it. Defined with the registry.
+std::optional<int> find_choice(const std::string& param, const std::string& word);
 
 // The value of `name` in `p`, or `fallback` where `p` does not set it.
 int param_or(const ParamValues& p, const std::string& name, int fallback);

@@ -54,6 +54,7 @@ std::vector<int> ParamSpec::values() const {
 }
 
 std::string ParamSpec::value_text(int v) const {
+    if (!choices.empty() && v >= min && v - min < int(choices.size())) return choices[size_t(v - min)];
     if (kind == ParamKind::Element && v >= 0 && v <= int(ElementType::f16)) return element_name(ElementType(v));
     return std::to_string(v);
 }
@@ -75,6 +76,11 @@ std::string ParamSpec::range_reason(int v) const {
         return say("{}={} is not a power of two between {} and {}.", "{}={} 不是 {} 到 {} 之间的 2 的幂。", name, v, min, max);
     case ParamKind::Int: {
         int s = step > 0 ? step : 1;
+        if (!choices.empty() && (v < min || v > max)) {
+            std::string names;
+            for (int c : values()) names += (names.empty() ? "" : ", ") + value_text(c);
+            return say("{}={} is not one of {}.", "{}={} 不是 {} 之一。", name, v, names);
+        }
         if (v < min || v > max)
             return say("{}={} is not between {} and {}.", "{}={} 不在 {} 到 {} 之间。", name, v, min, max);
         if ((v - min) % s != 0)
@@ -162,6 +168,8 @@ bool parse_assignment(const std::string& raw, std::string& name, int& value, std
         parsed = 0;
     } else if (const auto element = parse_element(lower)) {
         parsed = int(*element);
+    } else if (const auto choice = find_choice(n, lower)) {
+        parsed = *choice;
     } else if (!parse_int(v, parsed)) {
         error = fmt::format("{}={}: '{}' is not a whole number.", n, v, v);
         return false;

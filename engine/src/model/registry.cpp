@@ -58,6 +58,16 @@ Registry& registry() {
 
 const std::vector<Variant>& all_variants() { return registry().listed; }
 
+std::optional<int> find_choice(const std::string& param, const std::string& word) {
+    for (const Variant& v : all_variants())
+        for (const ParamSpec& p : v.params) {
+            if (p.name != param) continue;
+            for (size_t i = 0; i < p.choices.size(); ++i)
+                if (p.choices[i] == word) return p.min + int(i);
+        }
+    return std::nullopt;
+}
+
 const Variant* find_variant(const std::string& id) {
     Registry& r = registry();
     for (const auto& v : r.listed)

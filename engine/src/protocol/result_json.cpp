@@ -85,6 +85,7 @@ void to_json(json& j, const ParamSpec& p) {
     j = json{{"name", p.name},   {"label", p.label}, {"kind", param_kind_name(p.kind)},
              {"min", p.min},     {"max", p.max},     {"step", p.step},
              {"default", p.def}, {"help", p.help},   {"values", p.values()}};
+    if (!p.choices.empty()) j["choices"] = p.choices;
 }
 
 void to_json(json& j, const Variant& v) {
@@ -155,6 +156,7 @@ json result_to_json(const RunResult& r, const ResultJsonOptions& opt) {
     j["global_bytes"] = r.model.global_bytes;
     j["intensity"] = r.model.intensity;
     j["compulsory_bytes"] = r.model.compulsory_bytes;
+    j["constant_requests"] = r.model.constant_requests;
 
     if (opt.measurement) {
         // A measured figure, or null when nothing was measured: 0 would read as a measurement.
