@@ -51,6 +51,11 @@ void render_hardware(std::string& out, const RunResult& r) {
                    format_count(wavefronts) + " / " + format_count(conflicts),
                    ways ? trf("hwreport.per_instruction", fmt_fixed(*ways, 2)) : tr("hwreport.no_shared"), ""});
     }
+    const double ldc = m("smsp__inst_executed_op_ldc.sum"), idc = m("idc__requests.sum");
+    t.add_row({tr("hwreport.constant"), tr("hwreport.constant_requests"), format_count(idc) + " / " + format_count(ldc),
+               model.constant_requests > 0 ? trf("hwreport.constant_model", format_count(model.constant_requests))
+                                           : (ldc > 0 ? trf("hwreport.constant_per_ldc", fmt_fixed(idc / ldc, 2)) : ""),
+               model.constant_requests > 0 ? ratio(idc, model.constant_requests) : ""});
     const double achieved = m("sm__warps_active.avg.pct_of_peak_sustained_active") / 100.0;
     t.add_row({"SM", tr("hwreport.achieved"), fmt_pct(achieved), trf("hwreport.theoretical", fmt_pct(r.occupancy.occupancy)),
                ratio(achieved, r.occupancy.occupancy)});

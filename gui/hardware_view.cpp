@@ -123,6 +123,17 @@ void DrawHardwareTable(const RunResult& r) {
             row.hardware_tip = trf("hardware.shared_tip", format_count(instr), format_count(*waves), format_count(*conflicts));
         rows.push_back(row);
     }
+    // The constant cache, where the model has run-time addressed constant reads or a warp's lanes
+    // asked for several addresses at once (every kernel loads a few parameters with LDC).
+    const auto ldc = hw("smsp__inst_executed_op_ldc.sum"), idc = hw("idc__requests.sum");
+    if (m.constant_requests > 0 || (ldc && idc && *idc > 1.5 * *ldc)) {
+        LevelRow row{tr("hardware.constant").c_str(), tr("hardware.constant_help").c_str(),
+                     m.constant_requests > 0 ? FormatCount(m.constant_requests) + " req" : "", "",
+                     idc ? FormatCount(*idc) + " req" : "", ldc && idc ? Ways(*idc, *ldc) : "", "", true};
+        if (ldc && idc && *ldc > 0)
+            row.hardware_tip = trf("hardware.constant_tip", format_count(*ldc), format_count(*idc), Ways(*idc, *ldc));
+        rows.push_back(row);
+    }
 
     TextWithHelp(tr("hardware.by_level"), trf("hardware.by_level_help", format_element_sizes(r.precision)).c_str());
     if (BeginDataTable("##levels", {{tr("hardware.col_level").c_str(), 1.3f}, {tr("hardware.col_model").c_str()}, {tr("hardware.col_counted").c_str()},

@@ -23,7 +23,9 @@ const char* const kRequired[] = {
     "l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_bytes_pipe_lsu_mem_global_op_st.sum",
     "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
-    "sm__warps_active.avg.pct_of_peak_sustained_active"};
+    "sm__warps_active.avg.pct_of_peak_sustained_active",
+    // Issue 37: constant memory's LDC instructions and the requests they make (lesson 19).
+    "smsp__inst_executed_op_ldc.sum", "idc__requests.sum"};
 
 TEST(HardwareMetrics, TheTableHasEveryRequiredMetricOnceWithALabelUnitAndLevel) {
     std::set<std::string> names;
@@ -32,7 +34,7 @@ TEST(HardwareMetrics, TheTableHasEveryRequiredMetricOnceWithALabelUnitAndLevel) 
         EXPECT_NE(std::string(m.label), "") << m.name;
         EXPECT_NE(std::string(m.unit), "") << m.name;
         EXPECT_NE(std::string(m.help), "") << m.name;
-        EXPECT_TRUE(std::set<std::string>({"DRAM", "L2", "L1", "shared", "SM"}).count(m.level)) << m.level;
+        EXPECT_TRUE(std::set<std::string>({"DRAM", "L2", "L1", "shared", "constant", "SM"}).count(m.level)) << m.level;
         EXPECT_EQ(find_hardware_metric(m.name), &m);
     }
     for (const char* name : kRequired) EXPECT_TRUE(names.count(name)) << name << " is not collected";

@@ -74,6 +74,10 @@ struct CostModel {
     double global_load_bytes = 0, global_store_bytes = 0;
     double intensity = 0;             // flops / global_bytes  (FLOP/B, "OP/B")
     double compulsory_bytes = 0;      // each input read once, each output written once
+    // Requests to the constant cache of the kernel's LDC instructions (run-time addressed
+    // __constant__ reads): one per different address among a warp's lanes. Compared with the
+    // counter idc__requests.sum; 0 where the kernel reads constants only at compile-time addresses.
+    double constant_requests = 0;
     std::vector<Formula> formulas;    // how the numbers above are derived
     std::vector<Formula> extras;      // variant-specific: halo fraction, register-array accesses ...
     // The extra holding the intensity a textbook quotes for this kernel where it is not the whole

@@ -9,7 +9,7 @@ namespace tilelab {
 namespace {
 
 // Names as Nsight Compute spells them, so that `ncu --metrics NAME` checks each one.
-constexpr std::array<HardwareMetric, 14> kMetrics{{
+constexpr std::array<HardwareMetric, 16> kMetrics{{
     {"dram__bytes_read.sum", "DRAM read", "B", "DRAM",
      "Bytes read from device memory: what missed in L2. At least the compulsory bytes (each input once)."},
     {"dram__bytes_write.sum", "DRAM write", "B", "DRAM", "Bytes written to device memory (L2 write-backs)."},
@@ -34,6 +34,13 @@ constexpr std::array<HardwareMetric, 14> kMetrics{{
      "Extra wavefronts shared loads needed because lanes hit the same bank at different addresses."},
     {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", "shared store bank conflicts", "conflicts", "shared",
      "Extra wavefronts shared stores needed because lanes hit the same bank at different addresses."},
+    {"smsp__inst_executed_op_ldc.sum", "LDC instructions", "instructions", "constant",
+     "Warp-level loads from constant memory at an address computed while the kernel runs (LDC): __constant__ "
+     "arrays read with a run-time index, and a few kernel parameters. A constant read at a compile-time address "
+     "is an operand of the instruction that uses it and is not counted here."},
+    {"idc__requests.sum", "constant-cache requests", "requests", "constant",
+     "Requests the LDC instructions made to the constant cache: one per different address among a warp's lanes, "
+     "served one after the other. Requests / LDC instructions = 1 for a uniform read, up to 32."},
     {"sm__warps_active.avg.pct_of_peak_sustained_active", "achieved occupancy", "%", "SM",
      "Warps resident per active cycle, as a percentage of the SM's maximum: occupancy as it happened."},
     {"sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active", "tensor pipe busy", "%", "SM",
