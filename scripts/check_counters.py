@@ -51,8 +51,9 @@ def run(cmd, env=None, timeout=300):
 
 # Sizes drawn per family: the usual ones, and with --large ones whose output is several times L2,
 # so that nearly all of it is written back to DRAM during the kernel whatever L2 held before.
-SIZES = {False: {"stencil": (64, 256), "matmul": (256, 2048), "transpose": (256, 2048)},
-         True: {"stencil": (448, 512), "matmul": (6144, 8192), "transpose": (8192, 16384)}}
+SIZES = {False: {"stencil": (64, 256), "matmul": (256, 2048), "transpose": (256, 2048), "convolution": (1024, 4096)},
+         True: {"stencil": (448, 512), "matmul": (6144, 8192), "transpose": (8192, 16384), "convolution": (8192, 16384)}}
+FLAT = {"convolution"}   # an image: W×H, the third size not used
 
 
 def draw_configs(cli, variant, n, rng, large=False):
@@ -67,7 +68,7 @@ def draw_configs(cli, variant, n, rng, large=False):
         params = {p["name"]: p["default"] if near_defaults and rng.random() < 0.5 else rng.choice(p["values"])
                   for p in variant["params"]}
         size = rng.randint(*SIZES[large][variant["family"]])
-        args = ["--size", str(size)] + sum((["--set", f"{k}={v}"] for k, v in params.items()), [])
+        args = ["--size", f"{size}x{size}x1" if variant["family"] in FLAT else str(size)] + sum((["--set", f"{k}={v}"] for k, v in params.items()), [])
         rc, out, _ = run([cli, "compile", variant["id"], "--json"] + args)
         if rc == 0:
             configs.append((args, json.loads(out)))

@@ -14,3 +14,18 @@ sanitize_start() {
     summary="$out/summary.txt"
     : > "$summary"
 }
+
+# sanitize_lesson TOOL LESSON SIZE NAME=VALUE...: one checked, counted run of a lesson's kernel under
+# compute-sanitizer (no timing to speak of, no counters); its line in the summary, failed=1 when the
+# tool found something.
+sanitize_lesson() {
+    local tool=$1 lesson=$2 size=$3; shift 3
+    local sets=() name="$tool-$lesson-$size"
+    for s in "$@"; do sets+=(--set "$s"); name+="-$s"; done
+    "$sanitizer" --tool "$tool" --target-processes all --error-exitcode 9 \
+        "$cli" run "$lesson" --size "$size" "${sets[@]}" --reps 1 --warmup 0 --no-reference --no-hardware \
+        >>"$out/sanitizer.log" 2>&1
+    local rc=$?
+    echo "$name: rc=$rc" | tee -a "$summary"
+    [ $rc -eq 0 ] || failed=1
+}

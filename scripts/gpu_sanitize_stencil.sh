@@ -9,17 +9,7 @@ set -uo pipefail
 . "$(dirname "$0")/gpu_sanitize_start.sh"
 sanitize_start stencil "$@"
 
-# tool lesson size params...: one checked, counted run (no timing to speak of) under the sanitizer.
-sanitize() {
-  local tool=$1 lesson=$2 size=$3; shift 3
-  local sets=() name="$tool-$lesson-$size"
-  for s in "$@"; do sets+=(--set "$s"); name+="-$s"; done
-  "$sanitizer" --tool "$tool" --target-processes all --error-exitcode 9 \
-    "$cli" run "$lesson" --size "$size" "${sets[@]}" --reps 1 --warmup 0 --no-reference >>"$out/sanitizer.log" 2>&1
-  local rc=$?
-  echo "$name: rc=$rc" | tee -a "$summary"
-  [ $rc -eq 0 ] || failed=1
-}
+sanitize() { sanitize_lesson "$@"; }   # tool lesson size params...
 
 # The new order-2 kernels first, at two odd sizes; then the 7-point ones they replaced.
 for size in 37x29x23 19x13x11; do

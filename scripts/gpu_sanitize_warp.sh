@@ -14,17 +14,7 @@ set -uo pipefail
 . "$(dirname "$0")/gpu_sanitize_start.sh"
 sanitize_start warp "$@"
 
-# tool size params...: one checked, counted run of lesson 06 under the sanitizer.
-sanitize() {
-  local tool=$1 size=$2; shift 2
-  local sets=() name="$tool-$size"
-  for s in "$@"; do sets+=(--set "$s"); name+="-$s"; done
-  "$sanitizer" --tool "$tool" --target-processes all --error-exitcode 9 \
-    "$cli" run 06 --size "$size" "${sets[@]}" --reps 1 --warmup 0 --no-reference >>"$out/sanitizer.log" 2>&1
-  local rc=$?
-  echo "$name: rc=$rc" | tee -a "$summary"
-  [ $rc -eq 0 ] || failed=1
-}
+sanitize() { sanitize_lesson "$1" 06 "${@:2}"; }   # tool size params...
 
 # Every STAGES at two odd sizes: N odd (scalar B copies, scalar C stores) and N % 4 == 0 with M, K
 # odd (16-byte copies, zero-filled tails).

@@ -194,3 +194,4 @@ extern "C" __global__ void tl_discard_l2(const char* p, unsigned long long lines
 
 #include "support/attention_reference.cuh"
 #include "support/fma_peak.cuh"
+#include "support/conv_reference.cuh"

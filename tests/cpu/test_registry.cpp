@@ -125,9 +125,9 @@ TEST(Registry, EveryVariantsTilesMatchItsLaunchForRandomValidConfigurations) {
                 EXPECT_EQ(t.extent[0], req.problem.dim[1]);
                 EXPECT_EQ(t.extent[1], req.problem.dim[0]);
                 EXPECT_EQ(t.block_outputs(), launch.threads_per_block() * t.thread_tile[0] * t.thread_tile[1]);
-            } else if (v.family == "transpose") {
-                // The output tiles cover the W×H matrix (the third size is not used); every element of
-                // a block's tile has a thread.
+            } else if (v.family == "transpose" || v.family == "convolution") {
+                // The output tiles cover the W×H matrix or image (the third size is not used); every
+                // element of a block's tile has a thread.
                 EXPECT_EQ(t.extent[0], req.problem.dim[0]);
                 EXPECT_EQ(t.extent[1], req.problem.dim[1]);
                 EXPECT_EQ(t.extent[2], 1);

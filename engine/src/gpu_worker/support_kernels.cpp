@@ -39,7 +39,7 @@ int sixteen_bit_kind(ElementType type) { return type == ElementType::bf16 ? 1 : 
 
 struct SupportKernels::Impl {
     cudaLibrary_t library = nullptr;
-    cudaKernel_t fill = nullptr, round16 = nullptr, matmul_ref = nullptr, stencil_ref = nullptr, transpose_ref = nullptr, product_ff = nullptr, product_df = nullptr, softmax_f64 = nullptr, softmax = nullptr, fma_peak = nullptr, cmp_f32 = nullptr, cmp_f64 = nullptr, discard = nullptr;
+    cudaKernel_t fill = nullptr, round16 = nullptr, matmul_ref = nullptr, stencil_ref = nullptr, transpose_ref = nullptr, conv_ref = nullptr, product_ff = nullptr, product_df = nullptr, softmax_f64 = nullptr, softmax = nullptr, fma_peak = nullptr, cmp_f32 = nullptr, cmp_f64 = nullptr, discard = nullptr;
     unsigned max_blocks = 0;
     unsigned fma_peak_blocks = 0;   // as many of the yardstick's blocks as the SMs hold
     int arch = 0;
@@ -99,6 +99,7 @@ SupportKernels::SupportKernels() : impl_(std::make_unique<Impl>()) {
     impl_->matmul_ref = impl_->kernel("tl_matmul_reference_f64");
     impl_->stencil_ref = impl_->kernel("tl_stencil7_reference");
     impl_->transpose_ref = impl_->kernel("tl_transpose_reference");
+    impl_->conv_ref = impl_->kernel("tl_conv2d_reference");
     impl_->product_ff = impl_->kernel("tl_dgemm_from_floats");
     impl_->product_df = impl_->kernel("tl_dgemm_from_doubles");
     impl_->softmax_f64 = impl_->kernel("tl_softmax_rows_f64");
@@ -150,6 +151,13 @@ void SupportKernels::stencil7_reference(const float* in, float* ref, int nx, int
 void SupportKernels::transpose_reference(const float* in, float* out, int W, int H) const {
     void* args[] = {&in, &out, &W, &H};
     impl_->launch(impl_->transpose_ref, uint64_t(W) * uint64_t(H), args);
+}
+
+void SupportKernels::conv2d_reference(const float* in, const float* bank, float* ref, int w, int h, int r, int filters,
+                                      bool per_lane) const {
+    int lanes = per_lane ? 1 : 0;
+    void* args[] = {&in, &bank, &ref, &w, &h, &r, &filters, &lanes};
+    impl_->launch(impl_->conv_ref, uint64_t(w) * uint64_t(h), args);
 }
 
 uint64_t SupportKernels::fma_peak_threads() const { return uint64_t(impl_->fma_peak_blocks) * kFmaPeakThreads; }

@@ -57,6 +57,10 @@ public:
     // The order-radius star sweep in double (radius 1: 7 points), rounded to float; boundary cells (within
     // radius of a face) copied. coef: 1 + 6·radius floats on the device.
     void stencil7_reference(const float* in, float* ref, int nx, int ny, int nz, const float* coef, int radius = 1) const;
+    // ref (w×h) = in convolved, zero-padded, with filter (per_lane ? x : y) mod filters of the
+    // tap-major bank of (2r+1)² taps (support/conv_reference.cuh), in double, rounded to float.
+    void conv2d_reference(const float* in, const float* bank, float* ref, int w, int h, int r, int filters,
+                          bool per_lane) const;
     // out (W×H) = inᵀ, in H×W row-major.
     void transpose_reference(const float* in, float* out, int W, int H) const;
     // C = alpha·A·B in double for each of `batch` operand triples (the attention reference's S = Q·Kᵀ/√d
