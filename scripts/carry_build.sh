@@ -8,7 +8,7 @@ set -euo pipefail
 build=${1:?usage: carry_build.sh BUILD DEST}
 dest=${2:?usage: carry_build.sh BUILD DEST}
 rm -rf "$dest"; mkdir -p "$dest/tests" "$dest/gui" "$dest/bench"
-for f in tilelab-cli tilelab-gpu-worker tests/tilelab_tests tests/exercise_typist tests/fake_gpu_worker gui/tilelab bench/compile_bench; do
+for f in tilelab-cli tilelab-gpu-worker tests/tilelab_tests tests/exercise_typist tests/fake_gpu_worker gui/tilelab bench/compile_bench bench/compile_sweep; do
   [ -x "$build/$f" ] || { echo "carry_build: $build/$f is missing (skipped)" >&2; continue; }
   strip -o "$dest/$f" "$build/$f"
 done
