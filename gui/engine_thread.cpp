@@ -216,6 +216,11 @@ void EngineThread::serve_interactive(const InteractiveJob& job) {
     const RunRequest& req = job.req;
     const auto started = Clock::now();
     set_activity(EngineActivity::Analyzing);
+    // The full run will count: its instrumented build compiles beside the plain one from now on.
+    if (gpu_ && job.ahead.instrumented && !job.follow_up) {
+        std::shared_lock engine_lock(engine_mutex_);
+        engine_->compile_counting_now(req);
+    }
 
     const std::shared_ptr<RunResult> analysed = detail::guarded(engine_mutex_, req, [&] { return engine_->analyze(req); });
     {

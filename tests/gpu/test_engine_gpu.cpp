@@ -7,10 +7,12 @@
 #include <fmt/format.h>
 #include <cctype>
 #include <chrono>
+#include <filesystem>
 #include <random>
 #include <atomic>
 #include <set>
 #include <thread>
+#include <unistd.h>
 #include "fixed_variant.h"
 #include "model/family_shape.h"
 #include "testing/engine_testing.h"
@@ -357,3 +359,25 @@ TEST(EngineGpu, CancelledFromAnotherThreadWhileRunning) {
     EXPECT_FALSE(r.timing.samples_ms.empty()) << "it should have been cancelled mid-way, not before starting";
     EXPECT_LT(seconds, 60);
 }
+
+// A counting run compiles its instrumented build beside the plain one (Engine::compile_counting_now,
+// issue 38): measure() finds it compiled ahead — done, or in flight and waited for — instead of
+// compiling it after the plain build. A fresh engine and cache, so that neither build is on disk.
+TEST(EngineGpu, TheInstrumentedBuildCompilesBesideThePlainOne) {
+    TILELAB_REQUIRE_GPU();
+    const std::filesystem::path dir =
+        std::filesystem::temp_directory_path() / fmt::format("tilelab-counting-now-{}", ::getpid());
+    std::filesystem::remove_all(dir);
+    EngineConfig cfg;
+    cfg.cache_dir = dir.string();
+    {
+        Engine engine(cfg);
+        const RunResult r = engine.run({"convolution.filter_memory", {{"FILTERS", 8}}, Problem{{300, 200, 1}}}, quick_options());
+        ASSERT_TRUE(r.ok) << r.stage << ": " << r.error;
+        ASSERT_TRUE(r.counted.has_value());
+        EXPECT_FALSE(r.stages.compile_cached) << "the plain build came from a cache: the test measures nothing";
+        EXPECT_TRUE(r.stages.count_prefetch_hit) << "measure() compiled the instrumented build itself, after the plain one";
+    }
+    std::filesystem::remove_all(dir);
+}
+

@@ -73,6 +73,13 @@ public:
     // compiled ahead, it waits for that one instead of compiling it twice.
     void compile_ahead(std::vector<RunRequest> reqs, bool instrumented_too);
     CompileAheadStats compile_ahead_stats() const;
+    // In GPU mode, starts compiling the instrumented build of `req` (TILELAB_COUNT=1, with its
+    // other passes') now, on a thread of its own, so that it compiles beside the plain build that
+    // analyze() compiles and a measure() that counts finds it done or in flight instead of starting
+    // it then: a full result waits for the slower of the two compiles, not for their sum. run()
+    // does this when it counts; the app does it for the request in hand. Replaces a build of an
+    // earlier call not yet started; nothing in model mode.
+    void compile_counting_now(const RunRequest& req);
     // Blocks until the compile-ahead queue is empty and nothing is being compiled, or `timeout`.
     // Returns whether it is idle.
     bool wait_compile_ahead_idle(std::chrono::milliseconds timeout) const;

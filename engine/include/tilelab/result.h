@@ -100,7 +100,7 @@ struct StageTimes {
     bool compile_cached = false;        // the kernel: found in the memory cache
     bool prefetch_hit = false;          // ... and compiled ahead
     bool count_compile_cached = false;  // the instrumented build: found in the memory cache
-    bool count_prefetch_hit = false;    // ... and compiled ahead
+    bool count_prefetch_hit = false;    // compiled ahead (Engine::compile_ahead or compile_counting_now): found done or in flight
     bool operator==(const StageTimes&) const = default;
 };
 

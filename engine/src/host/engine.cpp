@@ -252,8 +252,10 @@ struct Engine::Impl {
     std::map<std::string, std::unique_ptr<FamilyShape>> checkers;
     std::mutex ceilings_mutex;
     std::optional<Ceilings> ceilings;     // measured once
-    // Last: its thread uses everything above, so it stops first.
+    // Last: their threads use everything above, so they stop first. `counting` holds at most the
+    // instrumented build of the request in hand (Engine::compile_counting_now), beside `ahead`'s guesses.
     CompileAheadQueue ahead{[this](const AheadItem& item) { return compile_ahead_item(item); }};
+    CompileAheadQueue counting{[this](const AheadItem& item) { return compile_ahead_item(item); }};
 };
 
 // The compilers in other processes first: the engine's first compile may come from its constructor.
@@ -410,7 +412,13 @@ RunResult Engine::Impl::analyze(const RunRequest& req, const UserKernel* user) {
 }
 
 RunResult Engine::run(const RunRequest& req, const RunOptions& opt, const CancelFlag* cancel) {
+    if (opt.count_accesses) compile_counting_now(req);
     return measure(analyze(req), opt, cancel);
+}
+
+void Engine::compile_counting_now(const RunRequest& req) {
+    if (!impl_->current_status().gpu) return;   // model mode never counts
+    impl_->counting.replace({{req, true}});
 }
 
 RunResult Engine::measure(RunResult r, const RunOptions& opt, const CancelFlag* cancel) {
@@ -449,7 +457,7 @@ void Engine::Impl::measure(RunResult& r, const RunOptions& opt, const CancelFlag
             job.counting = compiler.compile(kernel_build(k, r.target.arch(), true));
             r.stages.count_compile_ms = job.counting->compile_ms;
             r.stages.count_compile_cached = job.counting->cache_level == "memory";
-            r.stages.count_prefetch_hit = r.stages.count_compile_cached && job.counting->compiled_ahead;
+            r.stages.count_prefetch_hit = job.counting->compiled_ahead;   // done ahead, or in flight and waited for
             if (!job.counting->ok) {
                 r.ok = false;
                 r.stage = "compile";
