@@ -39,6 +39,7 @@ struct OnlineSoftmax {
     int threads() const { return br / rpt * tpr; }
     // Values a thread holds: q and o (d/TPR each) and the tile's scores (BC), for each of its rows.
     int64_t held(int64_t d) const { return int64_t(rpt) * (2 * d / tpr + bc); }
+    int64_t unrolled(int64_t d) const { return int64_t(rpt) * bc * (d / tpr); }   // a tile's score products a thread
     // K and V tiles of BC rows of d floats each.
     static int64_t smem_for(int bc, int64_t d) { return 2 * int64_t(bc) * d * int64_t(sizeof(float)); }
 
@@ -72,6 +73,11 @@ std::string OnlineSoftmax::invalid_reason(const Problem& p, const Target& t) con
     // A thread holds d/TPR values of q and of o and BC scores per row; past 3·64 of them the
     // kernel spills heavily and NVRTC's unrolling takes long.
     if (held(d) > 192) return trf("constraint.attention.online_softmax.registers", rpt, d, tpr, bc, held(d));
+    // The score loop over the tile's BC keys is unrolled whole (the scores live in registers), each
+    // key d/TPR multiply-adds for each of RPT rows, and P·V as many again. At 4096 a thread NVRTC
+    // took 16-27 s (H200 machine, 2026-12-01, docs/benchmarks.md: every build of lesson 15 over
+    // 10 s); at 2048 at most 8.5 s.
+    if (unrolled(d) > 2048) return trf("constraint.attention.online_softmax.unrolled", rpt, bc, d, tpr, unrolled(d));
     if (smem_for(bc, d) > t.smem_per_block_optin)
         return trf("constraint.attention.online_softmax.smem", bc, d, smem_for(bc, d), t.name, t.smem_per_block_optin);
     return attention::grid_reason(p, br, t);
