@@ -20,7 +20,6 @@
 #include <thread>
 #include <vector>
 
-#include "host/kernel_builds.h"
 #include "tilelab/compile.h"
 #include "tilelab/engine.h"
 #include "tilelab/lesson.h"
@@ -116,8 +115,8 @@ std::vector<ParamValues> configurations(const Variant& v, const Problem& problem
     return {out.begin(), out.end()};
 }
 
-// The builds of one configuration: each kernel it launches, plain and instrumented, as the engine
-// builds them (kernel_build).
+// The builds of one configuration: each kernel it launches, plain and instrumented (as the engine
+// compiles them: host/kernel_builds.cpp).
 void add_builds(const Variant& v, const ParamValues& params, const Problem& problem, int arch, std::vector<Build>& out) {
     const auto instance = v.bind(params);
     std::vector<std::pair<std::string, KernelInstance>> kernels;
@@ -130,7 +129,8 @@ void add_builds(const Variant& v, const ParamValues& params, const Problem& prob
             b.variant = v.id;
             b.config = describe(params, v);
             b.label = k.name_expression + (counted ? " +count" : "");
-            b.req = kernel_build(k, arch, counted);
+            b.req = {k.source_file, k.name_expression, arch, k.max_registers, {}};
+            if (counted) b.req.defines.push_back("TILELAB_COUNT=1");
             out.push_back(b);
         }
 }

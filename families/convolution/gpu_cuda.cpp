@@ -26,9 +26,9 @@ public:
         in_ = DeviceBuffer(sizeof(float) * n);
         out_ = DeviceBuffer(sizeof(float) * n);
         ref_ = DeviceBuffer(sizeof(float) * n);
-        const std::vector<float> bank = conv_bank(opt_);
-        bank_ = DeviceBuffer(sizeof(float) * bank.size());
-        TL_CUDA_CHECK(cudaMemcpy(bank_.get(), bank.data(), bank_.bytes(), cudaMemcpyHostToDevice));
+        bank_host_ = conv_bank(opt_);
+        bank_ = DeviceBuffer(sizeof(float) * bank_host_.size());
+        TL_CUDA_CHECK(cudaMemcpy(bank_.get(), bank_host_.data(), bank_.bytes(), cudaMemcpyHostToDevice));
         support_kernels().fill_uniform(in_.get<float>(), n, seed);
         support_kernels().conv2d_reference(in_.get<float>(), bank_.get<float>(), ref_.get<float>(), w_, h_, opt_.radius,
                                            opt_.filters, opt_.per_lane);
@@ -81,6 +81,7 @@ public:
 private:
     int w_ = 0, h_ = 0;
     ConvOptions opt_;
+    std::vector<float> bank_host_;
     DeviceBuffer in_, out_, ref_, bank_;
     const float* in_ptr_ = nullptr;
     const float* bank_ptr_ = nullptr;
