@@ -37,6 +37,12 @@ struct Register2dTile {
     // float4 reads of the register fragments need 4 aligned consecutive floats in shared memory.
     static constexpr bool kVecFragA = TRANS_A && kGroupM == 4 && kLdA % 4 == 0;
     static constexpr bool kVecFragB = kGroupN == 4 && kLdB % 4 == 0;
+    // How many k of a slice one unrolled pass of the k loop holds (UNROLL = 2): all of BK up to
+    // kUnrolledProducts multiply-adds, else fewer. NVRTC's time grows with the unrolled body —
+    // BK = 64 with an 8×16 micro-tile (8,192 products) took 18.6 s to compile; capped, the loop
+    // runs BK / kUnrollK times around a body still long enough to hide its one branch.
+    static constexpr int kUnrolledProducts = 1024;
+    static constexpr int kUnrollK = TM * TN * BK <= kUnrolledProducts ? BK : kUnrolledProducts / (TM * TN);
 
     static_assert(BM % TM == 0 && BN % TN == 0, "the thread tile must divide the block tile");
     static_assert((BM * BK) % kThreads == 0 && (BK * BN) % kThreads == 0,
@@ -163,12 +169,13 @@ __device__ __forceinline__ void register_2d_matmul_body(const float* __restrict_
 
     // One BK slice from shared buffer `stage`: per k an outer product of a column of A (TM
     // values) and a row of B (TN values), both read once into registers and reused TN and TM
-    // times. UNROLL: 2 unrolls everything; 1 keeps the k loop rolled; 0 rolls the micro-tile
-    // loops too, so acc/a/b are indexed at run time and must live in local memory (the stack).
+    // times. UNROLL: 2 unrolls everything (the k loop kUnrollK at a time); 1 keeps the k loop
+    // rolled; 0 rolls the micro-tile loops too, so acc/a/b are indexed at run time and must live
+    // in local memory (the stack).
     auto compute_tile = [&](int stage) {
         const float* as = As[stage];
         const float* bs = Bs[stage];
-#pragma unroll(UNROLL >= 2 ? BK : 1)
+#pragma unroll(UNROLL >= 2 ? Tile::kUnrollK : 1)
         for (int k = 0; k < BK; ++k) {
             float a_frag[TM], b_frag[TN];
             if constexpr (Tile::kVecFragA) {

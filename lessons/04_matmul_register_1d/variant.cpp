@@ -8,6 +8,8 @@
 namespace tilelab {
 namespace {
 
+constexpr int kMaxSliceProducts = 1024;   // S·U, the multiply-adds a thread unrolls per slice
+
 // kernels/matmul/register_1d.cuh at one set of parameter values.
 struct Register1d {
     int threads = 128;   // <- T: rows of C per block, one thread each
@@ -76,6 +78,11 @@ std::string Register1d::invalid_reason(const Problem& p, const Target& t) const 
         return trf("constraint.matmul.register_1d.t_threads_per_block", T, t.max_threads_per_block);
     if ((S * U) % T != 0)
         return trf("constraint.matmul.register_1d.u_slice_b_has", S * U, T);
+    // The S·U multiply-adds of a slice are unrolled (c_reg[u] needs a constant index). At U = 256
+    // the accumulators alone overflow the 255 registers; with S = 8 on top, ptxas spends 4-10 s
+    // on the spills (bench/compile_sweep; 1.5 s at S = 4).
+    if (S * U > kMaxSliceProducts)
+        return trf("constraint.matmul.register_1d.slice_products", S, U, S * U, kMaxSliceProducts);
     if (c.smem_bytes() > t.smem_per_block)
         return trf("constraint.matmul.register_1d.b_slice_needs_bytes", c.smem_bytes(), t.smem_per_block);
     if (ceil_div(p.dim[0], T) > t.max_grid_dim[1])

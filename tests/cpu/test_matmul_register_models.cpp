@@ -245,6 +245,12 @@ TEST(RegisterTiling1dModel, ConstraintsGiveReasons) {
     const std::string why = v.invalid_reason(params_1d(128, 16, 4), p, h100());
     EXPECT_NE(why.find("multiple of T"), std::string::npos) << why;
     EXPECT_NE(v.invalid_reason(params_1d(1024, 1, 64), size(65535 * 1024 + 1, 8, 8), h100()), "");
+    // U·S over 1024 products a slice (NVRTC 4-10 s at U = 256, S = 8) is refused with the product;
+    // the spilling U = 256 of the lesson's last step stays.
+    const std::string slow = v.invalid_reason(params_1d(256, 256, 8), p, h100());
+    EXPECT_NE(slow.find("2048"), std::string::npos) << slow;
+    EXPECT_EQ(v.invalid_reason(params_1d(256, 256, 1), p, h100()), "");
+    EXPECT_EQ(v.invalid_reason(params_1d(256, 256, 4), p, h100()), "");
 }
 
 TEST(RegisterTiling1dModel, KernelAndLaunchFollowTheParameters) {
