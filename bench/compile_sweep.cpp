@@ -22,6 +22,7 @@
 
 #include "tilelab/compile.h"
 #include "tilelab/engine.h"
+#include "tilelab/kernel_build.h"
 #include "tilelab/lesson.h"
 #include "tilelab/target.h"
 #include "tilelab/util.h"
@@ -116,7 +117,7 @@ std::vector<ParamValues> configurations(const Variant& v, const Problem& problem
 }
 
 // The builds of one configuration: each kernel it launches, plain and instrumented (as the engine
-// compiles them: host/kernel_builds.cpp).
+// compiles them: tilelab/kernel_build.h).
 void add_builds(const Variant& v, const ParamValues& params, const Problem& problem, int arch, std::vector<Build>& out) {
     const auto instance = v.bind(params);
     std::vector<std::pair<std::string, KernelInstance>> kernels;
@@ -129,8 +130,7 @@ void add_builds(const Variant& v, const ParamValues& params, const Problem& prob
             b.variant = v.id;
             b.config = describe(params, v);
             b.label = k.name_expression + (counted ? " +count" : "");
-            b.req = {k.source_file, k.name_expression, arch, k.max_registers, {}};
-            if (counted) b.req.defines.push_back("TILELAB_COUNT=1");
+            b.req = kernel_build(k, arch, counted);
             out.push_back(b);
         }
 }

@@ -1,4 +1,4 @@
-// The builds the engine compiles (kernel_builds.h).
+// The builds the engine compiles (tilelab/kernel_build.h, host/kernel_builds.h).
 #include "host/kernel_builds.h"
 #include <fmt/format.h>
 #include "tilelab/compile.h"

@@ -6,14 +6,12 @@
 #include <vector>
 #include "protocol/worker_protocol.h"
 #include "tilelab/compile.h"
+#include "tilelab/kernel_build.h"
 #include "tilelab/occupancy.h"
 #include "tilelab/result.h"
 #include "tilelab/variant.h"
 
 namespace tilelab {
-
-// The build of a kernel instance the engine compiles: plain, or instrumented to count accesses.
-CompileRequest kernel_build(const KernelInstance& k, int arch, bool instrumented);
 
 // What occupancy sees of a build: the block's threads, ptxas's registers, and static plus dynamic
 // shared memory.
