@@ -124,7 +124,7 @@ bool SubmitRequest(AppState& state, const std::string& changed, Change how) {
     state.last_changed_param = changed;
     state.updating = true;
     if (!state.engine_thread) return true;
-    const AheadHint ahead{changed, next_step_requests(state), state.run_options.count_accesses};
+    const AheadHint ahead{changed, next_step_requests(state), state.run_options.count_accesses, how != Change::Drag};
     if (how == Change::Click || how == Change::Drag)
         state.engine_thread->submit(state.request, quick_options(state.run_options),
                                     how == Change::Drag ? kDragDebounce : std::chrono::milliseconds(0), ahead);

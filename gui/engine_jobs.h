@@ -25,6 +25,10 @@ struct AheadHint {
     std::string changed;                  // the parameter the user just changed ("" = none): its neighbours first
     std::vector<RunRequest> also;         // e.g. the next lesson step's presets
     bool instrumented = true;             // full runs count accesses: their TILELAB_COUNT=1 build too (GPU only)
+    // Start the instrumented build of this very request now, beside its plain one: a click or a
+    // step change, whose full run follows at once. Not while a slider moves: most values it passes
+    // are never run in full, and their instrumented builds would only slow the quick ones.
+    bool count_now = true;
 };
 
 struct InteractiveJob {

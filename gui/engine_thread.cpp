@@ -54,6 +54,10 @@ std::string EngineThread::gpu_note() const {
 Target EngineThread::target() const { std::lock_guard l(out_.mutex); return out_.target; }
 Ceilings EngineThread::ceilings() const { std::lock_guard l(out_.mutex); return out_.ceilings; }
 EngineActivity EngineThread::activity() const { std::lock_guard l(out_.mutex); return out_.activity; }
+double EngineThread::activity_seconds() const {
+    std::lock_guard l(out_.mutex);
+    return std::chrono::duration<double>(Clock::now() - out_.activity_since).count();
+}
 
 void EngineThread::reconnect(const GpuLocation& where) {
     {   // "connecting" from now on: device() stops asking the engine until it is done
@@ -183,7 +187,7 @@ EngineSide EngineThread::engine_side() const {
 
 void EngineThread::set_activity(EngineActivity a) {
     std::lock_guard l(out_.mutex);
-    out_.activity = a;
+    out_.set_activity(a);
 }
 
 void EngineThread::publish(std::shared_ptr<const RunResult> r, const InteractiveJob& job, Clock::time_point started,
@@ -217,7 +221,7 @@ void EngineThread::serve_interactive(const InteractiveJob& job) {
     const auto started = Clock::now();
     set_activity(EngineActivity::Analyzing);
     // The full run will count: its instrumented build compiles beside the plain one from now on.
-    if (gpu_ && job.ahead.instrumented && !job.follow_up) {
+    if (gpu_ && job.ahead.instrumented && job.ahead.count_now && !job.follow_up) {
         std::shared_lock engine_lock(engine_mutex_);
         engine_->compile_counting_now(req);
     }
@@ -286,7 +290,7 @@ void EngineThread::serve_ceilings() {
     {   // tried from now on: background_idle() waits for the activity to end
         std::lock_guard l(out_.mutex);
         out_.ceilings_tried = true;
-        out_.activity = EngineActivity::MeasuringCeilings;
+        out_.set_activity(EngineActivity::MeasuringCeilings);
     }
     Ceilings c;
     {
@@ -397,7 +401,7 @@ void EngineThread::loop(EngineConfig cfg) {
         out_.device = engine_->device();
         out_.target = engine_->target();
         out_.ready = true;
-        out_.activity = EngineActivity::Idle;
+        out_.set_activity(EngineActivity::Idle);
     }
     for (;;) {
         Job job = jobs_.next(engine_side(), [this](bool debouncing) {
