@@ -108,6 +108,7 @@ public:
     Target target() const;              // the device, or the chosen model-mode preset
     Ceilings ceilings() const;          // measured = false until measured (GPU mode only)
     EngineActivity activity() const;
+    double activity_seconds() const;    // how long the engine has been at activity()
     // Engine::invalid_reason(); "" while the engine is starting.
     std::string invalid_reason(const RunRequest& req) const;
     // Model mode: analyse for this preset from the next request on (applied on this thread).
@@ -207,6 +208,10 @@ private:
         Ceilings ceilings;
         GpuLocation where;          // where the GPU is looked for now
         EngineActivity activity = EngineActivity::Starting;
+        Clock::time_point activity_since = Clock::now();
+        void set_activity(EngineActivity a) {   // with the mutex held
+            if (a != activity) activity = a, activity_since = Clock::now();
+        }
         std::optional<EngineUpdate> update, user_update;   // the newest not yet polled
         InteractiveCompileStats compile_stats;
         // the current sweep

@@ -313,7 +313,13 @@ void DrawResultsPanel(AppState& state) {
     const std::shared_ptr<const RunResult> r = state.result;
     if (state.updating) {
         const EngineActivity activity = state.engine_thread ? state.engine_thread->activity() : EngineActivity::Idle;
-        ImGui::TextColored(kUpdating, "%s", trf("results.updating", to_string(activity)).c_str());
+        // A compile NVRTC takes seconds over (the largest unrolled tiles: bench/compile_sweep) counts
+        // its seconds, so a slow configuration reads as working, not stuck.
+        const double seconds = state.engine_thread ? state.engine_thread->activity_seconds() : 0;
+        if (activity == EngineActivity::Analyzing && seconds >= 1)
+            ImGui::TextColored(kUpdating, "%s", trf("results.updating_for", to_string(activity), int(seconds)).c_str());
+        else
+            ImGui::TextColored(kUpdating, "%s", trf("results.updating", to_string(activity)).c_str());
     } else if (r) {
         ImGui::TextDisabled("%s", tr(r->phase == Phase::quick ? "results.quick_result" : "results.up_to_date").c_str());
     }
