@@ -15,24 +15,6 @@
 
 namespace tilelab::stencil {
 
-// Blocks along one axis that load and compute alike: a representative block and how many there are.
-struct AxisClass {
-    int block;
-    double count;
-};
-
-// The blocks along an axis of G: the last may be cut by the grid's end; the first may hold its
-// start (it differs when `first_differs`); every block between them is whole and the same.
-inline std::vector<AxisClass> axis_classes(int64_t blocks, bool first_differs) {
-    std::vector<AxisClass> c;
-    if (blocks < 1) return c;
-    if (first_differs && blocks > 1) c.push_back({0, 1});
-    const int64_t middle = first_differs ? blocks - 2 : blocks - 1;
-    if (middle > 0) c.push_back({first_differs ? 1 : 0, double(middle)});
-    c.push_back({int(blocks - 1), 1});
-    return c;
-}
-
 // The host's copy of tile_computes / tile_owns (kernels/stencil/stencil_common.cuh).
 inline bool tile_computes(int t, int tile, int64_t c, int64_t n, int r = 1) { return t >= r && t <= tile - 1 - r && c < n - r; }
 inline bool tile_owns(int t, int tile, int64_t c, int64_t n, int r = 1) {

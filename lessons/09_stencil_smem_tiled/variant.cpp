@@ -139,9 +139,9 @@ std::vector<SharedAccessSite> SmemTiledStencil::shared_sites(const Problem& prob
     };
     std::vector<BlockClass> classes;
     std::vector<double> weights;
-    for (const auto& cz : stencil::axis_classes(blocks[2], false))
-        for (const auto& cy : stencil::axis_classes(blocks[1], false))
-            for (const auto& cx : stencil::axis_classes(blocks[0], false)) {
+    for (const auto& cz : axis_classes(blocks[2], false))
+        for (const auto& cy : axis_classes(blocks[1], false))
+            for (const auto& cx : axis_classes(blocks[0], false)) {
                 const int64_t step = s.inner();
                 classes.push_back({{cx.block * step, cy.block * step, cz.block * step}});
                 weights.push_back(cx.count * cy.count * cz.count);

@@ -12,6 +12,7 @@
 #include <random>
 #include <string>
 #include <vector>
+#include "bank_walk.h"
 #include "test_target.h"
 #include "spawned_program.h"
 #include "tilelab/banks.h"
@@ -21,70 +22,8 @@ using namespace tilelab;
 
 namespace {
 
-struct SiteTally {
-    bool store = false;
-    double instructions = 0, wavefronts = 0, min_wavefronts = 0;
-};
-
-// What one block's warps issue, tallied per site over the whole launch.
-struct KernelWalk {
-    int threads = 0;   // of the block being walked
-    std::map<std::string, SiteTally> sites;
-
-    // One shared access in the source, executed by every warp of the block: word(thread) is the
-    // float index the thread touches, -1 where it does not take part. A warp none of whose lanes
-    // takes part does not issue it.
-    template <typename Word>
-    void issue(const std::string& name, bool store, Word word) {
-        for (int warp = 0; warp * kWarpLanes < threads; ++warp) {
-            std::array<int64_t, kWarpLanes> bytes;
-            for (int lane = 0; lane < kWarpLanes; ++lane) {
-                const int t = warp * kWarpLanes + lane;
-                const int64_t w = t < threads ? word(t) : -1;
-                bytes[size_t(lane)] = w < 0 ? -1 : 4 * w;
-            }
-            const WarpBanks wb = warp_banks(bytes, 4, store);
-            if (wb.min_wavefronts == 0) continue;
-            SiteTally& s = sites[name];
-            s.store = store;
-            s.instructions += 1;
-            s.wavefronts += wb.wavefronts;
-            s.min_wavefronts += wb.min_wavefronts;
-        }
-    }
-};
-
-void expect_model_equals_walk(const Variant& v, const ParamValues& p, const Problem& prob, const KernelWalk& walk) {
-    ASSERT_TRUE(v.declares_shared_sites) << v.id << " declares its shared sites";
-    const BankModel m = full_cost_model(v, p, prob).banks;
-    ASSERT_TRUE(m.modelled);
-    double loads = 0, stores = 0, load_wf = 0, store_wf = 0, load_min = 0, store_min = 0;
-    for (const auto& [name, w] : walk.sites) {
-        (w.store ? stores : loads) += w.instructions;
-        (w.store ? store_wf : load_wf) += w.wavefronts;
-        (w.store ? store_min : load_min) += w.min_wavefronts;
-    }
-    std::map<std::string, int> declared;
-    for (const BankSiteTotals& s : m.sites) {
-        SCOPED_TRACE(s.name);
-        EXPECT_EQ(++declared[s.name], 1) << "one site per name";
-        EXPECT_NE(s.formula.find("word ="), std::string::npos) << s.formula;
-        EXPECT_EQ(s.width_bytes, 4) << "the stencil kernels read and write single floats";
-        const auto it = walk.sites.find(s.name);
-        const SiteTally w = it == walk.sites.end() ? SiteTally{s.store} : it->second;
-        EXPECT_EQ(s.store, w.store);
-        EXPECT_EQ(s.instructions, w.instructions);
-        EXPECT_EQ(s.wavefronts, w.wavefronts);
-        EXPECT_EQ(s.min_wavefronts, w.min_wavefronts);
-    }
-    for (const auto& [name, w] : walk.sites) EXPECT_EQ(declared.count(name), 1u) << "the walk issued " << name;
-    EXPECT_EQ(m.load_instructions, loads);
-    EXPECT_EQ(m.store_instructions, stores);
-    EXPECT_EQ(m.load_wavefronts, load_wf);
-    EXPECT_EQ(m.store_wavefronts, store_wf);
-    EXPECT_EQ(m.load_conflicts, load_wf - load_min);
-    EXPECT_EQ(m.store_conflicts, store_wf - store_min);
-}
+using tilelab::testing::KernelWalk;
+using tilelab::testing::expect_model_equals_walk;
 
 int64_t ceil_div64(int64_t a, int64_t b) { return (a + b - 1) / b; }
 

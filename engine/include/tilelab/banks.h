@@ -94,6 +94,25 @@ struct SharedAccessSite {
     WarpBanks warp(int instance, int warp_index) const;
 };
 
+// Blocks along one axis of a grid that issue the same shared accesses: a representative block and
+// how many there are (a site's instance_weights sum over such classes).
+struct AxisClass {
+    int block;
+    double count;
+};
+
+// The blocks along an axis of G: the last may be cut by the grid's end; the first may hold its
+// start (it differs when `first_differs`); every block between them is whole and the same.
+inline std::vector<AxisClass> axis_classes(int64_t blocks, bool first_differs) {
+    std::vector<AxisClass> c;
+    if (blocks < 1) return c;
+    if (first_differs && blocks > 1) c.push_back({0, 1});
+    const int64_t middle = first_differs ? blocks - 2 : blocks - 1;
+    if (middle > 0) c.push_back({first_differs ? 1 : 0, double(middle)});
+    c.push_back({int(blocks - 1), 1});
+    return c;
+}
+
 // One site's totals over the whole launch.
 struct BankSiteTotals {
     std::string name, formula;
