@@ -112,6 +112,14 @@ for l in stencil.smem_tiled stencil.coarsened stencil.register_tiled; do
   row "$out/sites.csv" "$l 33 default" $l 33
   row "$out/sites.csv" "$l 256 default" $l 256
 done
+# lesson 19: the convolution's tile fill and tap reads (two-way at BX=8) and the shared bank's reads
+row "$out/sites.csv" "19 256 default" 19 256x256x1
+row "$out/sites.csv" "19 256 BX=8 BY=8 shared per_lane" 19 256x256x1 BX=8 BY=8 FILTER_IN=shared INDEX=per_lane
+row "$out/sites.csv" "19 256 shared FILTERS=1" 19 256x256x1 FILTER_IN=shared FILTERS=1
+row "$out/sites.csv" "19 333x77 BX=16 BY=4 RADIUS=3 shared" 19 333x77x1 BX=16 BY=4 RADIUS=3 FILTER_IN=shared FILTERS=8
+row "$out/sites.csv" "19 200x90 BX=64 BY=2 shared per_lane" 19 200x90x1 BX=64 BY=2 FILTER_IN=shared FILTERS=16 INDEX=per_lane
+row "$out/sites.csv" "19 97x31 BX=8 BY=2 RADIUS=4 shared" 19 97x31x1 BX=8 BY=2 RADIUS=4 FILTER_IN=shared FILTERS=32
+row "$out/sites.csv" "19 4096 default" 19 4096x4096x1
 
 # ---- the table, last ---------------------------------------------------------------------------
 echo

@@ -6,6 +6,9 @@
 #include <fmt/format.h>
 #include <algorithm>
 #include <bit>
+#include <functional>
+#include <map>
+#include "tilelab/banks.h"
 #include "tilelab/i18n.h"
 #include "tilelab/util.h"
 #include "tilelab/variant.h"
@@ -68,6 +71,7 @@ struct FilterMemory {
     int filters_in_warp(int lanes_x, int lanes_y, int first) const;
     double constant_requests(const Problem& p) const;
     CostModel cost_model(const Problem& p) const;
+    std::vector<SharedAccessSite> shared_sites(const Problem& p) const;
 };
 
 int FilterMemory::filters_in_warp(int cols, int rows, int first) const {
@@ -153,6 +157,90 @@ CostModel FilterMemory::cost_model(const Problem& p) const {
         {"filter bytes", "4·FILTERS·taps", 4 * bank},
     };
     return m;
+}
+
+// The copy loops `for (i = t; i < n; i += BX·BY)` have a run-time trip count per thread; the
+// compiler unrolls them by 4, the remainder first: a warp issues max(trips mod 4) single stores and
+// then 4 per round for max(trips / 4) rounds over its lanes (on the H200 at 333×77, BX=16 BY=4
+// RADIUS=3: 23 stores a block where one per iteration would be 20).
+constexpr int kCopyUnroll = 4;
+
+// The shared-memory sites, as the kernel issues them. The tap reads' addresses are not known to be
+// aligned (tx is in them): single floats. With one filter in shared memory the filter's addresses
+// are compile-time constants, which the compiler merges into 16-byte loads where aligned. Every
+// block fills the whole tile (zeros outside the image) and copies the whole bank; the tap loop runs
+// only in threads whose output is inside the image, so its sites sum over the block classes along x
+// and y (whole, and the last one, cut). A warp of a block narrower than 32 spans 32/BX rows of the
+// tile, BX + 2R words apart: rows whose banks overlap make the tap reads conflict.
+// tests/cpu/test_convolution_banks.cpp walks every block of the launch.
+std::vector<SharedAccessSite> FilterMemory::shared_sites(const Problem& p) const {
+    const int threads = bx * by, tw = bx + 2 * r, cells = tile_cells(), d = 2 * r + 1, t = taps(), f = filters;
+    const int64_t w = p.dim[0], h = p.dim[1];
+    const std::vector<AxisClass> cx = axis_classes(ceil_div(w, bx), false), cy = axis_classes(ceil_div(h, by), false);
+    const double blocks = double(ceil_div(w, bx)) * double(ceil_div(h, by));
+    const auto site = [&](std::string name, std::string formula, bool store, int floats = 1) {
+        SharedAccessSite s;
+        s.name = std::move(name), s.formula = std::move(formula), s.store = store, s.threads = threads, s.repeats = 1;
+        s.width_bytes = 4 * floats;
+        return s;
+    };
+    // A copy of n words to base + i, i = t + j·BX·BY. Instances: the remainder's stores (as many as
+    // any thread has trips mod 4), then 4 a round; a thread takes part in those its trips reach.
+    const auto copy = [&](std::string name, std::string formula, int n, int base) {
+        SharedAccessSite s = site(std::move(name), std::move(formula), true);
+        const auto trips = [=](int thread) { return thread < n ? (n - 1 - thread) / threads + 1 : 0; };
+        int first = 0;   // the remainder's instances
+        for (int thread = 0; thread < threads; ++thread) first = std::max(first, trips(thread) % kCopyUnroll);
+        s.instances = first + trips(0) / kCopyUnroll * kCopyUnroll;
+        s.instance_weights.assign(size_t(s.instances), blocks);
+        s.byte_address = [=](int j, int thread) -> int64_t {
+            const int m = trips(thread), left = m % kCopyUnroll;
+            const int iteration = j < first ? (j < left ? j : -1) : (j - first < m - left ? left + j - first : -1);
+            return iteration < 0 ? -1 : 4 * int64_t(base + thread + iteration * threads);
+        };
+        return s;
+    };
+    // The tap loop: instance = class · pieces + piece; the class's output (x, y) for each thread.
+    const auto taps_site = [&](std::string name, std::string formula, const std::vector<int>& pieces, int floats,
+                               std::function<int64_t(int, int, int, int)> word) {
+        SharedAccessSite s = site(std::move(name), std::move(formula), false, floats);
+        for (const AxisClass& y : cy)
+            for (const AxisClass& x : cx) s.instance_weights.insert(s.instance_weights.end(), pieces.size(), x.count * y.count);
+        s.instances = int(s.instance_weights.size());
+        const int nx = int(cx.size()), np = int(pieces.size());
+        s.byte_address = [=, this](int i, int thread) -> int64_t {
+            const int k = pieces[size_t(i % np)], c = i / np, tx = thread % bx, ty = thread / bx;
+            const int64_t x = int64_t(cx[size_t(c % nx)].block) * bx + tx, y = int64_t(cy[size_t(c / nx)].block) * by + ty;
+            if (x >= w || y >= h) return -1;
+            return 4 * word(tx, ty, k, int((per_lane ? x : y) % f));
+        };
+        return s;
+    };
+    std::vector<int> every_tap(static_cast<size_t>(t));
+    for (int k = 0; k < t; ++k) every_tap[size_t(k)] = k;
+    std::vector<SharedAccessSite> out;
+    out.push_back(copy("tile[i] = in[…]", "word = i = t + j·BX·BY < (BX+2R)·(BY+2R)", cells, 0));
+    if (where == kShared)
+        out.push_back(copy("shared_bank[i] = bank[i]", "word = tile cells + i,  i = t + j·BX·BY < FILTERS·taps", f * t, cells));
+    out.push_back(taps_site("tile[(ty + k/D)·TW + tx + k%D]", "word = (ty + k/D)·(BX+2R) + tx + k%D,  k = 0..taps−1", every_tap, 1,
+                            [=](int tx, int ty, int k, int) { return int64_t(ty + k / d) * tw + tx + k % d; }));
+    if (where == kShared && f > 1) {
+        out.push_back(taps_site("shared_bank[k·F + f]", "word = tile cells + k·FILTERS + f,  f = (INDEX ? x : y) mod FILTERS",
+                                every_tap, 1, [=](int, int, int k, int fi) { return int64_t(cells) + int64_t(k) * f + fi; }));
+    } else if (where == kShared) {   // one filter: taps k..k+w−1 in one load where cells + k is aligned to w floats
+        std::map<int, std::vector<int>> by_width;
+        for (int k = 0; k < t;) {
+            int width = pow2_alignment(cells + k);
+            while (width > t - k) width /= 2;
+            by_width[width].push_back(k);
+            k += width;
+        }
+        for (const auto& [floats, starts] : by_width)
+            out.push_back(taps_site(floats == 1 ? "shared_bank[k]" : fmt::format("shared_bank[k] (float{})", floats),
+                                    "word = tile cells + k: the same for every thread", starts, floats,
+                                    [=](int, int, int k, int) { return int64_t(cells) + k; }));
+    }
+    return out;
 }
 
 }  // namespace
