@@ -54,7 +54,7 @@ std::string params_text(const Variant& v, const ParamValues& values) {
     }
     // Values the declaration does not know (should not happen) still show.
     for (const auto& [name, value] : values)
-        if (std::none_of(v.params.begin(), v.params.end(), [&](const ParamSpec& s) { return s.name == name; }))
+        if (!v.param(name))
             parts.push_back(fmt::format("{}={}", name, value));
     return parts.empty() ? tr("report.no_parameters") : fmt::format("{}", fmt::join(parts, " "));
 }

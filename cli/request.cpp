@@ -102,12 +102,6 @@ const Variant& resolve_variant(const std::string& name) {
     throw usage_error(message);
 }
 
-const ParamSpec* find_param(const Variant& v, const std::string& name) {
-    for (const auto& p : v.params)
-        if (p.name == name) return &p;
-    return nullptr;
-}
-
 static std::string lesson_size(const Variant& v) {
     for (const auto& lesson : all_lessons())
         if (lesson.variant == v.id) return lesson.state_at(0).size;

@@ -45,7 +45,6 @@ private:
 // A variant id ("matmul.smem_tiled"), or a lesson id or number ("02") naming one.
 const Variant& resolve_variant(const std::string& name);
 
-const ParamSpec* find_param(const Variant& v, const std::string& name);
 // require_param, parse_sets and check_param_value are the shared input policy's
 // (tilelab/input_policy.h): their InputError is a usage error (exit 2).
 

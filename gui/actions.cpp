@@ -138,8 +138,7 @@ bool RunnableConfig(const std::string& config, const Variant& v, ParamValues& ou
     int value = 0, n = 0;
     while (words >> word) {
         if (!parse_assignment(word, name, value, error)) return false;
-        if (std::none_of(v.params.begin(), v.params.end(), [&](const ParamSpec& p) { return p.name == name; }))
-            return false;
+        if (!v.param(name)) return false;
         out[name] = value;
         ++n;
     }

@@ -86,10 +86,7 @@ std::string ParamSummary(const ParamValues& params, const std::string& variant_i
     std::string s;
     for (const auto& [name, value] : params) {
         if (!s.empty()) s += ' ';
-        const ParamSpec* spec = nullptr;
-        if (v)
-            for (const ParamSpec& p : v->params)
-                if (p.name == name) spec = &p;
+        const ParamSpec* spec = v ? v->param(name) : nullptr;
         s += name + "=" + (spec ? spec->value_text(value) : std::to_string(value));
     }
     return s;

@@ -552,7 +552,7 @@ std::string App::CheckInvariants() const {
         return "the request's variant " + state_.request.variant + " is not lesson " + lesson->id + "'s " + lesson->variant;
     if (const Variant* v = CurrentVariant(state_))
         for (const auto& [name, value] : state_.request.params)
-            if (std::none_of(v->params.begin(), v->params.end(), [&](const ParamSpec& p) { return p.name == name; }))
+            if (!v->param(name))
                 return "the request has parameter " + name + " which " + v->id + " does not declare";
     if (!FindTab(state_.active_tab))
         return "the active tab \"" + state_.active_tab + "\" is not a tab";

@@ -25,7 +25,7 @@ bool StartSweepFromText(AppState& state, const std::string& text, std::string& e
     }
     std::vector<int> values[2];
     for (size_t i = 0; i < words.size(); ++i) {
-        const ParamSpec* spec = FindSpec(*v, words[i]);
+        const ParamSpec* spec = v->param(words[i]);
         if (!spec) {
             error = say("{} is not a parameter of {}", "{} 不是 {} 的参数", words[i], v->id);
             return false;

@@ -335,9 +335,8 @@ int measure_drag(App& app, FrameDriver& driver, std::string name, int max_values
     AppState& state = app.state();
     const Variant* v = CurrentVariant(state);
     if (v && name == "auto") name = pick_drag_param(*v, state.request, *state.engine_thread);
-    const auto spec = v ? std::find_if(v->params.begin(), v->params.end(), [&](const ParamSpec& p) { return p.name == name; })
-                        : std::vector<ParamSpec>::const_iterator();
-    if (!v || spec == v->params.end()) {
+    const ParamSpec* spec = v ? v->param(name) : nullptr;
+    if (!spec) {
         std::fprintf(stderr, "tilelab: variant %s has no parameter %s\n", state.request.variant.c_str(),
                      name.empty() ? "with two other valid values to drag over" : name.c_str());
         return 1;

@@ -148,7 +148,7 @@ void DrawPinning(AppState& state) {
 std::vector<int> ParamRangeChooser(const char* id, const Variant& v, std::string& name, int& from, int& to,
                                    bool allow_none) {
     ImGui::PushID(id);
-    const ParamSpec* spec = FindSpec(v, name);
+    const ParamSpec* spec = v.param(name);
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 12);
     if (ImGui::BeginCombo("##param", spec ? spec->shown_label().c_str() : tr("compare.none").c_str())) {
         if (allow_none && ImGui::Selectable(tr("compare.none").c_str(), !spec)) name.clear();
@@ -160,7 +160,7 @@ std::vector<int> ParamRangeChooser(const char* id, const Variant& v, std::string
             }
         ImGui::EndCombo();
     }
-    spec = FindSpec(v, name);
+    spec = v.param(name);
     std::vector<int> chosen;
     if (spec) {
         const std::vector<int> values = spec->values();
@@ -239,7 +239,7 @@ std::vector<plot::Series> StallSeries(const ResultList& results, const std::vect
 
 plot::PlotResult DrawSweep1D(AppState& state, const Variant& v) {
     const ResultList& results = state.sweep.results;
-    const ParamSpec* spec = FindSpec(v, state.swept_x);
+    const ParamSpec* spec = v.param(state.swept_x);
     plot::Figure fig;
     fig.title = trf("compare.sweep_of", spec ? spec->shown_label() : state.swept_x);
     fig.x.label = state.swept_x;
@@ -492,8 +492,8 @@ void DrawSweep(AppState& state) {
         ImGui::TextDisabled("%s", tr("compare.this_variant_has_no_parameters_to_sweep").c_str());
         return;
     }
-    if (state.sweep.param_x.empty() || !FindSpec(*v, state.sweep.param_x)) state.sweep.param_x = v->params.front().name;
-    if (!state.sweep.param_y.empty() && !FindSpec(*v, state.sweep.param_y)) state.sweep.param_y.clear();
+    if (state.sweep.param_x.empty() || !v->param(state.sweep.param_x)) state.sweep.param_x = v->params.front().name;
+    if (!state.sweep.param_y.empty() && !v->param(state.sweep.param_y)) state.sweep.param_y.clear();
 
     ImGui::AlignTextToFramePadding();
     ImGui::TextUnformatted("x:");
@@ -539,12 +539,6 @@ void DrawSweep(AppState& state) {
 }
 
 }  // namespace
-
-const ParamSpec* FindSpec(const Variant& v, const std::string& name) {
-    for (const ParamSpec& p : v.params)
-        if (p.name == name) return &p;
-    return nullptr;
-}
 
 void StartSweep(AppState& state, const std::vector<int>& xs, const std::vector<int>& ys) {
     // The base is the last result's request (defaults filled, size parsed) when it is of this variant.

@@ -35,8 +35,6 @@ void DrawComparePanel(AppState& state);
 // not empty), submitted to the engine thread. StartSweepFromText: "X" or "X,Y" with every value
 // of each, ",curves" drawing the grid as one curve per Y (--sweep; gui/compare_sweep_text.cpp).
 void StartSweep(AppState& state, const std::vector<int>& xs, const std::vector<int>& ys);
-// The parameter of v called `name`, or null.
-const ParamSpec* FindSpec(const Variant& v, const std::string& name);
 bool StartSweepFromText(AppState& state, const std::string& text, std::string& error);
 // The Compare panel's "Find the best on this GPU" section: the autotuner (gui/panel_tune.cpp).
 void DrawTuneSection(AppState& state);

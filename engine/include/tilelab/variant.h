@@ -168,6 +168,12 @@ struct Variant {
     std::string title;     // "Shared-memory tiled"
     std::string summary;   // one line
     std::vector<ParamSpec> params;
+    // The parameter called `name`; null where the variant declares none.
+    const ParamSpec* param(const std::string& name) const {
+        for (const ParamSpec& p : params)
+            if (p.name == name) return &p;
+        return nullptr;
+    }
     // What the config type declares (define_variant sets these from its members).
     bool declares_shared_sites = false;      // shared_sites(): a bank model
     bool declares_tiles = false;             // tiles(): the Tiles panel's picture

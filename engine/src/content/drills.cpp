@@ -315,7 +315,7 @@ bool drill_requests(const Lesson& lesson, const Drill& drill, std::vector<RunReq
     base.params = state.params;
     auto apply = [&](const ParamValues& set) {
         for (const auto& [name, value] : set) {
-            if (std::none_of(v->params.begin(), v->params.end(), [&](const ParamSpec& p) { return p.name == name; })) {
+            if (!v->param(name)) {
                 error = fmt::format("drill '{}': {} has no parameter {}", drill.id, v->id, name);
                 return false;
             }

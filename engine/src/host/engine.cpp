@@ -308,8 +308,8 @@ Engine::Impl::Checked Engine::Impl::check(const RunRequest& req, const Target& t
     c.params = with_defaults(v->params, req.params);   // unknown names kept: reported just below
     if (std::string why = not_implemented_reason(*v); !why.empty()) return invalid("The " + why + ".");
     for (const auto& [name, value] : req.params) {
-        const auto spec = std::find_if(v->params.begin(), v->params.end(), [&](const ParamSpec& s) { return s.name == name; });
-        if (spec == v->params.end()) return invalid(fmt::format("{} has no parameter called {}.", v->id, name));
+        const ParamSpec* spec = v->param(name);
+        if (!spec) return invalid(fmt::format("{} has no parameter called {}.", v->id, name));
         if (std::string why = spec->range_reason(value); !why.empty()) return invalid(why);
     }
     const FamilyShape* family = checker(v->family);

@@ -263,7 +263,7 @@ static void measure_candidate(Engine& engine, const Variant& v, const TuneConfig
 
 // A searched parameter's spec (run_tune searches only the variant's own parameters).
 static const ParamSpec& spec_of(const Variant& v, const std::string& name) {
-    return *std::find_if(v.params.begin(), v.params.end(), [&](const ParamSpec& p) { return p.name == name; });
+    return *v.param(name);
 }
 
 // A neighbour of the best so far, scored by the model and analysed (compiled), not yet measured.

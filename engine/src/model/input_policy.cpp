@@ -150,8 +150,7 @@ const Target& require_target(const std::string& key) {
 }
 
 const ParamSpec& require_param(const Variant& v, const std::string& name) {
-    for (const auto& p : v.params)
-        if (p.name == name) return p;
+    if (const ParamSpec* p = v.param(name)) return *p;
     if (v.params.empty())
         throw InputError(fmt::format("{} has no parameter {} (it has no parameters)", v.id, shortened(name)));
     std::vector<std::string> names;
