@@ -227,14 +227,9 @@ std::vector<SharedAccessSite> FilterMemory::shared_sites(const Problem& p) const
     if (where == kShared && f > 1) {
         out.push_back(taps_site("shared_bank[k·F + f]", "word = tile cells + k·FILTERS + f,  f = (INDEX ? x : y) mod FILTERS",
                                 every_tap, 1, [=](int, int, int k, int fi) { return int64_t(cells) + int64_t(k) * f + fi; }));
-    } else if (where == kShared) {   // one filter: taps k..k+w−1 in one load where cells + k is aligned to w floats
+    } else if (where == kShared) {   // one filter: the same words for every thread, merged where aligned
         std::map<int, std::vector<int>> by_width;
-        for (int k = 0; k < t;) {
-            int width = pow2_alignment(cells + k);
-            while (width > t - k) width /= 2;
-            by_width[width].push_back(k);
-            k += width;
-        }
+        for (const AlignedPiece& piece : aligned_pieces(cells, t, 4)) by_width[piece.floats].push_back(piece.offset);
         for (const auto& [floats, starts] : by_width)
             out.push_back(taps_site(floats == 1 ? "shared_bank[k]" : fmt::format("shared_bank[k] (float{})", floats),
                                     "word = tile cells + k: the same for every thread", starts, floats,

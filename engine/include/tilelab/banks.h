@@ -142,11 +142,19 @@ struct BankModel {
 
 BankModel bank_model(const std::vector<SharedAccessSite>& sites);
 
+// A run of `length` consecutive floats at word thread_part + constant, split as the compiler
+// vectorizes it (LLVM's load/store vectorizer merges where it can prove the alignment): from its
+// start, the widest piece (4, 2 or 1 floats) its address is known to be aligned to — the
+// thread-dependent part a multiple of `known` floats, the constant part exact.
+struct AlignedPiece {
+    int offset;   // floats from the run's start
+    int floats;   // 4, 2 or 1: one warp instruction
+};
+std::vector<AlignedPiece> aligned_pieces(int64_t constant, int length, int known);
+
 // Builds the sites of one source access whose consecutive floats per thread the compiler may merge
-// into float2/float4 (LLVM's load/store vectorizer: it merges where it can prove the alignment).
-// A run is split from its start into the widest piece (4, 2 or 1 floats) that its address is known
-// to be aligned to: the thread-dependent part is a multiple of `known` floats, the constant part is
-// exact. One site per width; every piece is one warp instruction per block step.
+// into float2/float4, each run split by aligned_pieces. One site per width; every piece is one warp
+// instruction per block step.
 class SharedSiteBuilder {
 public:
     SharedSiteBuilder(std::string name, std::string formula, bool store)

@@ -164,14 +164,21 @@ BankModel bank_model(const std::vector<SharedAccessSite>& sites) {
     return m;
 }
 
-void SharedSiteBuilder::run(std::function<int64_t(int)> thread_part, int64_t constant, int length, int known) {
+std::vector<AlignedPiece> aligned_pieces(int64_t constant, int length, int known) {
+    std::vector<AlignedPiece> out;
     for (int p = 0; p < length;) {
         const int align = std::min(known, pow2_alignment(constant + p));
         int w = 4;
         while (w > align || w > length - p) w /= 2;
-        pieces_[w == 4 ? 2 : w == 2 ? 1 : 0].push_back({thread_part, constant + p});
+        out.push_back({p, w});
         p += w;
     }
+    return out;
+}
+
+void SharedSiteBuilder::run(std::function<int64_t(int)> thread_part, int64_t constant, int length, int known) {
+    for (const AlignedPiece& piece : aligned_pieces(constant, length, known))
+        pieces_[piece.floats == 4 ? 2 : piece.floats == 2 ? 1 : 0].push_back({thread_part, constant + piece.offset});
 }
 
 void SharedSiteBuilder::add_to(std::vector<SharedAccessSite>& out, int threads, double repeats) const {
