@@ -25,9 +25,10 @@ namespace {
 
 class StencilFamily final : public Family {
 public:
-    void setup(const Problem& p, const Precision&, const FamilyOptions&, uint64_t seed) override {
-        in_ = {}, out_ = {}, ref_ = {}, ref2_ = {};   // free the previous problem's buffers before allocating new ones
+    void setup(const Problem& p, const Precision&, const FamilyOptions& options, uint64_t seed) override {
+        in_ = {}, out_ = {}, ref_ = {}, ref2_ = {}, chain_[0] = {}, chain_[1] = {};   // free the previous problem's buffers first
         nx_ = int(p.dim[0]), ny_ = int(p.dim[1]), nz_ = int(p.dim[2]);
+        steps_ = stencil_steps(options);
         const size_t n = points(p);
         const SupportKernels& support = support_kernels();
         in_ = DeviceBuffer(sizeof(float) * n);
@@ -38,9 +39,17 @@ public:
             TL_CUDA_CHECK(cudaMemcpy(coef_.get(), kStencilCoefficients, sizeof kStencilCoefficients, cudaMemcpyHostToDevice));
         }
         support.fill_uniform(in_.get<float>(), n, seed);
+        if (steps_ > 1)
+            for (DeviceBuffer& b : chain_) b = DeviceBuffer(sizeof(float) * n);
         // The reference sweep, summed in double in the kernels' order with the coefficients as
-        // the GPU sees them (rounded to float), then rounded to float once for storage.
-        support.stencil7_reference(in_.get<float>(), ref_.get<float>(), nx_, ny_, nz_, coef_.get<float>());
+        // the GPU sees them (rounded to float), then rounded to float once for storage; after
+        // several steps, each sweep reading the last (the chain's first buffer in between).
+        const float* from = in_.get<float>();
+        for (int s = 0; s < steps_; ++s) {
+            float* to = (steps_ - 1 - s) % 2 == 0 ? ref_.get<float>() : chain_[0].get<float>();
+            support.stencil7_reference(from, to, nx_, ny_, nz_, coef_.get<float>());
+            from = to;
+        }
         TL_CUDA_CHECK(cudaDeviceSynchronize());
     }
 
@@ -76,13 +85,23 @@ public:
         return {&in_ptr_, &out_ptr_, &nx_, &ny_, &nz_, &counters_};
     }
 
+    // Launches of several time steps read what the one before wrote: the first reads in, the
+    // last writes out, the ones between write the two chain buffers in turn.
+    void before_launch(size_t index, size_t count) override {
+        if (count < 2) return;
+        if (!chain_[0]) throw CudaError("a chain of stencil launches needs the option steps > 1", cudaSuccess);
+        in_ptr_ = index == 0 ? in_.get<const float>() : chain_[(index - 1) % 2].get<const float>();
+        out_ptr_ = index + 1 == count ? out_.get<float>() : chain_[index % 2].get<float>();
+    }
+
     Validation validate() override;
 
     double reference_ms(std::string& name) override {
-        name = "device copy";
-        // The same bytes a perfect stencil moves: read every cell once, write every cell once.
-        // Written into out, which is poisoned again before the next kernel run.
-        return time_reference([&] {
+        // The same bytes a perfect sweep moves: read every cell once, write every cell once.
+        // Written into out, which is poisoned again before the next kernel run. For S steps, S
+        // such copies: the memory wall of S sweeps, which fused steps can beat.
+        name = steps_ == 1 ? "device copy" : fmt::format("{} device copies", steps_);
+        return steps_ * time_reference([&] {
             TL_CUDA_CHECK(cudaMemcpyAsync(out_.get(), in_.get(), in_.bytes(), cudaMemcpyDeviceToDevice, nullptr));
         });
     }
@@ -110,6 +129,8 @@ private:
     }
 
     int nx_ = 0, ny_ = 0, nz_ = 0;
+    int steps_ = 1;                 // sweeps the run makes (the option "steps")
+    DeviceBuffer chain_[2];         // written in turn by the launches between the first and the last
     void* radius_used_ = nullptr;   // the loaded kernel's stencil_radius_used
     DeviceBuffer in_, out_;
     DeviceBuffer ref2_;   // the order-2 reference sweep, made when first needed
@@ -124,9 +145,10 @@ Validation StencilFamily::validate() {
     Validation v;
     v.checked = true;
     v.reference = "double (GPU, interior)";
-    v.tolerance = kStencilTolerance;   // derived in shape.h
+    v.tolerance = stencil_tolerance(steps_);   // derived in shape.h
     const int r = radius_used();
     if (r < 1 || r > 2) throw CudaError(fmt::format("The kernel recorded a stencil of order {}; there are references for 1 and 2.", r), cudaSuccess);
+    if (r == 2 && steps_ > 1) throw CudaError("There is no reference for several steps of the order-2 stencil.", cudaSuccess);
     const size_t plane = size_t(nx_) * ny_, n = plane * size_t(nz_);
     const CompareSummary s =
         support_kernels().compare(out_.get<float>(), reference(r), n, v.tolerance, nx_, ny_, nz_);
@@ -134,7 +156,7 @@ Validation StencilFamily::validate() {
     // The first wrong cell: its value and the reference's, two floats copied back.
     const size_t at = size_t(s.first_bad);
     const float value = device_element(out_.get<float>(), at), expected = device_element(reference(r), at);
-    v.message = stencil_mismatch(at, nx_, ny_, nz_, r, value, expected, s.bad);
+    v.message = stencil_mismatch(at, nx_, ny_, nz_, r, value, expected, s.bad, v.tolerance);
     return v;
 }
 

@@ -28,9 +28,19 @@ public:
         return "";
     }
 
-    // Input, output and the reference; a fourth buffer when an order-2 kernel asks for its reference.
-    size_t device_bytes(const Problem& p, const Precision&, const FamilyOptions&) const override {
-        return 4 * sizeof(float) * size_t(p.dim[0]) * size_t(p.dim[1]) * size_t(p.dim[2]) + kStencilCoefficientBytes;
+    // steps: 1 … kMaxStencilSteps sweeps (shape.h).
+    std::string options_invalid_reason(const FamilyOptions& o) const override {
+        for (const auto& [name, value] : o)
+            if (name != "steps" || value < 1 || value > kMaxStencilSteps)
+                return trf("family.stencil.shape.options", format_options(o), kMaxStencilSteps);
+        return "";
+    }
+
+    // Input, output and the reference; a fourth buffer when an order-2 kernel asks for its
+    // reference; two more that launches of several time steps write in turn.
+    size_t device_bytes(const Problem& p, const Precision&, const FamilyOptions& o) const override {
+        const size_t grids = stencil_steps(o) > 1 ? 6 : 4;
+        return grids * sizeof(float) * size_t(p.dim[0]) * size_t(p.dim[1]) * size_t(p.dim[2]) + kStencilCoefficientBytes;
     }
     // Larger than one block along x and y, partial blocks everywhere, a few z planes.
     Problem cpu_problem() const override { return Problem{{38, 34, 14}}; }
@@ -45,12 +55,18 @@ public:
 
 }  // namespace
 
-std::string stencil_mismatch(size_t at, int nx, int ny, int nz, int r, float value, float expected, uint64_t bad) {
+int stencil_steps(const FamilyOptions& options) {
+    const auto it = options.find("steps");
+    return it == options.end() ? 1 : it->second;
+}
+
+std::string stencil_mismatch(size_t at, int nx, int ny, int nz, int r, float value, float expected, uint64_t bad,
+                             double tolerance) {
     const size_t plane = size_t(nx) * size_t(ny), n = plane * size_t(nz);
     const int x = int(at % size_t(nx)), y = int(at / size_t(nx) % size_t(ny)), z = int(at / plane);
     const bool interior = x >= r && x < nx - r && y >= r && y < ny - r && z >= r && z < nz - r;
     const double err = std::fabs(double(value) - double(expected));
-    const std::string where = interior ? trf("family.stencil.shape.interior_tolerance", kStencilTolerance)
+    const std::string where = interior ? trf("family.stencil.shape.interior_tolerance", tolerance)
                                        : tr("family.stencil.shape.boundary_cell_must_equal");
     return trf("family.stencil.shape.out_expected_error_cells", x, y, z, value, expected, where, err, bad, n);
 }

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include "tilelab/params.h"
 
 namespace tilelab {
 
@@ -27,8 +28,22 @@ inline constexpr size_t kStencilCoefficientBytes = sizeof kStencilCoefficients;
 // (Order 2: 13 terms, Σ|c_i| = 1.21, so about (13·1.21 + 1)·2^-24 ≈ 17·2^-24 at worst: still inside.)
 inline constexpr double kStencilTolerance = 32 * 0x1p-24;
 
+// Time steps: the family option "steps" (absent: 1) asks for the grid after that many sweeps, each
+// reading the one before (boundary cells stay the input's). The reference sweeps as many times,
+// each in double and rounded to float once, as one sweep's reference does.
+// Tolerance after S steps: S·kStencilTolerance. Let e_s be the largest difference between the
+// kernel's grid and the reference's after s steps. One step maps both through the same stencil,
+// whose coefficients sum to 1 in absolute value, so a difference of e_{s−1} in the inputs is at
+// most e_{s−1} in the outputs; each side then adds its own rounding, at most 8·2^-24 together
+// (above). So e_S ≤ 8·S·2^-24, and S·32·2^-24 keeps the factor of 4. (Values stay within (−1, 1)
+// at every step, so the relative and absolute errors are the same bound.)
+inline constexpr int kMaxStencilSteps = 1024;
+int stencil_steps(const FamilyOptions& options);   // shape.cpp: 1 when absent
+inline double stencil_tolerance(int steps) { return steps * kStencilTolerance; }
+
 // The first wrong cell (index `at` of an nx×ny×nz grid, order-r boundary), as both halves report it. shape.cpp.
-std::string stencil_mismatch(size_t at, int nx, int ny, int nz, int r, float value, float expected, uint64_t bad);
+std::string stencil_mismatch(size_t at, int nx, int ny, int nz, int r, float value, float expected, uint64_t bad,
+                             double tolerance);
 
 
 }  // namespace tilelab

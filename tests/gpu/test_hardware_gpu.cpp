@@ -78,7 +78,9 @@ TEST_P(HardwareOnGpu, DramReadsAtLeastTheCompulsoryBytesAndAtMostTheModelsGlobal
         const RunResult r = run_with_counters(req);
         if (!r.hardware.ok()) continue;
         const double read = *r.hardware.get("dram__bytes_read.sum");
-        // The inputs: compulsory bytes less the output, written once (4 bytes per store).
+        // The inputs: compulsory bytes less the output, written once (4 bytes per store). A chain
+        // of launches (lesson 20's time steps) stores once a launch, so this undercounts its input
+        // (a bound still, and the upper one below holds): its intermediates may stay in L2.
         const double compulsory_read = r.model.compulsory_bytes - 4 * r.model.total.global_stores;
         EXPECT_GE(read, 0.95 * compulsory_read) << describe(r);
         if (!(r.compiled && r.compiled->ptxas.spills())) {

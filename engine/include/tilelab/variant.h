@@ -36,11 +36,16 @@ struct LaunchShape {
 // One of several kernels a variant launches in order, every one with the family's arguments (the
 // plain attention path: the scores, the softmax, the weighted sum). The variant's own kernel
 // (kernel_at) is one of them: the one the Code panel, registers, occupancy and stall samples are of.
+// A pass may be launched several times in a row (`repeat`): the stencil's time steps, T at a
+// time. Between launches the family may point the arguments at other buffers (Family::
+// before_launch), so that each launch reads what the one before it wrote.
 struct KernelPass {
     std::string label;             // "S = Q·Kᵀ/√d"
     KernelInstance kernel;         // from the same source file as the variant's kernel
     LaunchShape launch;
+    int repeat = 1;                // launches of it in a row, 1 … kMaxPassRepeats
 };
+inline constexpr int kMaxPassRepeats = 1024;
 
 // Memory accesses, counted in elements of the operand's type (a float4 load counts 4 floats;
 // CostModel says how many bytes an element is).

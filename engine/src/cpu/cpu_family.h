@@ -21,6 +21,17 @@ public:
     // computes what `options` ask (FamilyShape::options_invalid_reason has accepted them).
     virtual std::vector<uint64_t> prepare(cpu::Machine& m, const Problem& p, const Precision& precision,
                                           const FamilyOptions& options, uint64_t seed) = 0;
+    // Sets the module's variables in `m` (the stencil's __constant__ coefficients), as the GPU
+    // half's on_library_loaded does: called for each kernel's machine of a run of several, after
+    // prepare (which sets the first one's).
+    virtual void set_module_variables(cpu::Machine& m) { (void)m; }
+    // The arguments of launch `index` of the `count` that make one run: `args` (prepare's) for
+    // most families; a family that chains launches (Family::before_launch) points them at the
+    // buffers that launch reads and writes.
+    virtual std::vector<uint64_t> args_for_launch(const std::vector<uint64_t>& args, size_t index, size_t count) {
+        (void)index, (void)count;
+        return args;
+    }
     // Compares the output with the reference, as the GPU half does (same tolerance, same message).
     virtual Validation validate(cpu::Machine& m) = 0;
     // Whether prepare() lays out inputs of these element types as the GPU half does. FP32 unless

@@ -154,25 +154,32 @@ void execute(const RunResult& r, CompileService& compiler, uint64_t seed, double
     const auto start = std::chrono::steady_clock::now();   // the time limit is for all passes together
     std::unique_ptr<cpu::Machine> machine;
     std::vector<uint64_t> args;
+    size_t count = 0, index = 0;   // launches of the run, and the next one
+    for (const CpuKernel& k : kernels) count += size_t(std::max(1, k.pass.repeat));
     for (const CpuKernel& k : kernels) {
         std::vector<cpu::Buffer> buffers = machine ? machine->take_buffers() : std::vector<cpu::Buffer>{};
         machine = std::make_unique<cpu::Machine>(*k.module, *k.kernel);
         if (args.empty()) args = p.family->prepare(*machine, c.problem, precision, p.instance->family_options(), seed);
-        else machine->give_buffers(std::move(buffers));
-        cpu::Launch launch;
-        if (!pack_params(*k.kernel, args, launch.params))
-            throw cpu::PtxError(fmt::format("the kernel takes {} parameters, not the family's arguments", k.kernel->params.size()));
-        launch.grid = k.pass.launch.grid, launch.block = k.pass.launch.block, launch.dynamic_shared = k.pass.launch.dynamic_smem;
-        launch.seed = seed;
-        launch.time_limit_s = std::max(0.0, limit - std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-        const cpu::LaunchReport report = machine->launch(launch);
-        c.instructions += report.instructions;
-        add_moved(moved, report.moved);
-        c.counted = counted_elements(moved, model);
-        if (!report.completed) {
-            c.status = "fault";
-            c.message = k.pass.label.empty() ? report.fault : k.pass.label + ": " + report.fault;
-            return;
+        else {
+            machine->give_buffers(std::move(buffers));
+            p.family->set_module_variables(*machine);
+        }
+        for (int n = 0; n < std::max(1, k.pass.repeat); ++n) {
+            cpu::Launch launch;
+            if (!pack_params(*k.kernel, p.family->args_for_launch(args, index++, count), launch.params))
+                throw cpu::PtxError(fmt::format("the kernel takes {} parameters, not the family's arguments", k.kernel->params.size()));
+            launch.grid = k.pass.launch.grid, launch.block = k.pass.launch.block, launch.dynamic_shared = k.pass.launch.dynamic_smem;
+            launch.seed = seed;
+            launch.time_limit_s = std::max(0.0, limit - std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+            const cpu::LaunchReport report = machine->launch(launch);
+            c.instructions += report.instructions;
+            add_moved(moved, report.moved);
+            c.counted = counted_elements(moved, model);
+            if (!report.completed) {
+                c.status = "fault";
+                c.message = k.pass.label.empty() ? report.fault : k.pass.label + ": " + report.fault;
+                return;
+            }
         }
     }
     c.validation = p.family->validate(*machine);

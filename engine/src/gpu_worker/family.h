@@ -25,6 +25,10 @@ public:
     virtual void poison_output(cudaStream_t s) = 0;
     // Pointers to the kernel's arguments, in order (see variant.h for the conventions).
     virtual std::vector<void*> kernel_args(unsigned long long* counters) = 0;
+    // Before launch `index` of the `count` that make one run (a variant of several passes, some
+    // repeated): a family that chains launches points the arguments kernel_args gave at the
+    // buffers this one reads and writes. Nothing for the others.
+    virtual void before_launch(size_t index, size_t count) { (void)index, (void)count; }
     // Compare the output with the reference (computed once per setup).
     virtual Validation validate() = 0;
     // Time the reference at this size and precision: cuBLAS or a device copy. Returns ms, name set.

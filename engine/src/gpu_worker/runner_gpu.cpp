@@ -140,43 +140,62 @@ bool GpuRunner::note_error(cudaError_t code) {
     return context_lost_;
 }
 
-// Which of a job's passes is its own kernel (the one `kernel` names); 0 for a job of one.
-int GpuRunner::own_pass(const worker::MeasureJob& job) {
-    for (size_t i = 0; i < job.passes.size(); ++i)
-        if (job.passes[i].kernel->lowered_name == job.kernel->lowered_name && job.passes[i].kernel->cubin == job.kernel->cubin)
-            return int(i);
+// Which launch of a job's passes is the first of its own kernel (the one `kernel` names); 0 for a job of one.
+int GpuRunner::own_launch(const worker::MeasureJob& job) {
+    int launch = 0;
+    for (const worker::JobPass& pass : job.passes) {
+        if (pass.kernel->lowered_name == job.kernel->lowered_name && pass.kernel->cubin == job.kernel->cubin) return launch;
+        launch += pass.repeat;
+    }
     return 0;
 }
 
-GpuRunner::Loaded GpuRunner::load(Family& family, const CompileResult& kernel, const LaunchShape& launch) {
+GpuRunner::Loaded GpuRunner::load(Family& family, const CompileResult& kernel, const LaunchShape& launch, int repeat) {
     const LoadedLibrary& lib = library_for(kernel);
     family.on_library_loaded(lib.library());
     if (launch.dynamic_smem > 0)
         TL_CUDA_CHECK(cudaFuncSetAttribute(lib.entry(), cudaFuncAttributeMaxDynamicSharedMemorySize, int(launch.dynamic_smem)));
-    return {lib.entry(), to_dim3(launch.grid), to_dim3(launch.block), launch.dynamic_smem};
+    return {lib.entry(), to_dim3(launch.grid), to_dim3(launch.block), launch.dynamic_smem, repeat};
 }
 
-// Each kernel of a launch of several timed alone, after the timed launches (its inputs are the
-// last launch's, the same every time): medians in order.
-std::vector<double> GpuRunner::time_each(const std::vector<Loaded>& kernels, std::vector<void*>& args, const TimingPlan& plan) {
+size_t GpuRunner::launch_count(const std::vector<Loaded>& kernels) {
+    size_t n = 0;
+    for (const Loaded& k : kernels) n += size_t(k.repeat);
+    return n;
+}
+
+void GpuRunner::launch_pass(Family& family, const std::vector<Loaded>& kernels, size_t pass, std::vector<void*>& args,
+                            size_t count) {
+    size_t index = 0;
+    for (size_t i = 0; i < pass; ++i) index += size_t(kernels[i].repeat);
+    for (int n = 0; n < kernels[pass].repeat; ++n) {
+        family.before_launch(index++, count);
+        kernels[pass].launch(args);
+    }
+}
+
+// Each pass of a launch of several timed alone (all its repeats), after the timed launches (its
+// inputs are the last launch's, the same every time): medians in order.
+std::vector<double> GpuRunner::time_each(Family& family, const std::vector<Loaded>& kernels, std::vector<void*>& args,
+                                         const TimingPlan& plan) {
     std::vector<double> out;
-    for (const Loaded& k : kernels) {
+    const size_t count = launch_count(kernels);
+    for (size_t pass = 0; pass < kernels.size(); ++pass) {
         Timing t;
-        const auto one = [&] { k.launch(args); };
+        const auto one = [&] { launch_pass(family, kernels, pass, args, count); };
         if (!time_launches(one, plan, t)) return {};
         out.push_back(t.median_ms);
     }
     return out;
 }
 
-// One launch of the counting build (TILELAB_COUNT=1): the global and shared loads and stores its
-// threads added up.
-AccessCounts GpuRunner::count_accesses(Family& family, const CompileResult& counting_kernel, const LaunchShape& launch) {
-    const Loaded counting = load(family, counting_kernel, launch);
+// The launches of one pass's counting build (TILELAB_COUNT=1), numbered within the whole run as
+// the timed ones are: the global and shared loads and stores their threads added up.
+AccessCounts GpuRunner::count_accesses(Family& family, const std::vector<Loaded>& counting, size_t pass, size_t count) {
     DeviceBuffer counters(4 * sizeof(unsigned long long));
     TL_CUDA_CHECK(cudaMemset(counters.get(), 0, counters.bytes()));
     std::vector<void*> args = family.kernel_args(counters.get<unsigned long long>());
-    counting.launch(args);
+    launch_pass(family, counting, pass, args, count);
     TL_CUDA_CHECK(cudaDeviceSynchronize());
     unsigned long long host[4] = {};
     TL_CUDA_CHECK(cudaMemcpy(host, counters.get(), sizeof host, cudaMemcpyDeviceToHost));
@@ -186,15 +205,21 @@ AccessCounts GpuRunner::count_accesses(Family& family, const CompileResult& coun
 // What the job's counting builds access: its kernel's, or all its passes' added up (the engine
 // sends all or none of them); nothing where it sent none.
 std::optional<AccessCounts> GpuRunner::count_job(Family& family, const worker::MeasureJob& job) {
+    std::vector<Loaded> counting;
     if (job.passes.empty()) {
         if (!job.counting) return std::nullopt;
-        return count_accesses(family, *job.counting, job.launch);
+        counting.push_back(load(family, *job.counting, job.launch));
+    } else {
+        if (!job.passes.front().counting) return std::nullopt;
+        for (const worker::JobPass& pass : job.passes) {
+            if (!pass.counting) throw StageError("run", "a pass of the job has no counting build");
+            counting.push_back(load(family, *pass.counting, pass.launch, pass.repeat));
+        }
     }
-    if (!job.passes.front().counting) return std::nullopt;
     AccessCounts sum;
-    for (const worker::JobPass& pass : job.passes) {
-        if (!pass.counting) throw StageError("run", "a pass of the job has no counting build");
-        const AccessCounts c = count_accesses(family, *pass.counting, pass.launch);
+    const size_t count = launch_count(counting);
+    for (size_t pass = 0; pass < counting.size(); ++pass) {
+        const AccessCounts c = count_accesses(family, counting, pass, count);
         sum.global_loads += c.global_loads, sum.global_stores += c.global_stores;
         sum.shared_loads += c.shared_loads, sum.shared_stores += c.shared_stores;
     }
@@ -284,11 +309,12 @@ Measurement GpuRunner::measure(const worker::MeasureJob& job, const RunOptions& 
         // The kernels of one launch: the job's kernel, or all its passes in order.
         std::vector<Loaded> kernels;
         if (job.passes.empty()) kernels.push_back(load(family, *job.kernel, job.launch));
-        for (const worker::JobPass& pass : job.passes) kernels.push_back(load(family, *pass.kernel, pass.launch));
+        for (const worker::JobPass& pass : job.passes) kernels.push_back(load(family, *pass.kernel, pass.launch, pass.repeat));
 
         std::vector<void*> args = family.kernel_args(nullptr);
+        const size_t launches = launch_count(kernels);
         auto launch = [&] {
-            for (const Loaded& k : kernels) k.launch(args);
+            for (size_t pass = 0; pass < kernels.size(); ++pass) launch_pass(family, kernels, pass, args, launches);
         };
 
         times.setup_ms = lap_ms(lap);
@@ -323,7 +349,7 @@ Measurement GpuRunner::measure(const worker::MeasureJob& job, const RunOptions& 
         r.counted = count_job(family, job);
         times.count_ms = lap_ms(lap);
         // Each pass of several alone, in a full run: where the launch's time goes.
-        if (kernels.size() > 1 && !opt.quick) r.pass_ms = time_each(kernels, args, plan);
+        if (kernels.size() > 1 && !opt.quick) r.pass_ms = time_each(family, kernels, args, plan);
 
         // 4. Where its warps wait: PC samples of launches of their own (never the timed ones).
         // Not a failure of the run when sampling fails. Before the counter pass, which disables
@@ -339,7 +365,7 @@ Measurement GpuRunner::measure(const worker::MeasureJob& job, const RunOptions& 
         // run when the counters cannot be read.
         if (opt.hardware_counters) {
             stage = "hardware";
-            r.hardware = read_counters(launch, int(kernels.size()), own_pass(job));
+            r.hardware = read_counters(launch, int(launches), own_launch(job));
             times.hardware_ms = lap_ms(lap);
             stage = "run";
         }

@@ -70,22 +70,27 @@ private:
         const void* entry = nullptr;
         dim3 grid, block;
         unsigned dyn_smem = 0;
+        int repeat = 1;          // launches in a row (KernelPass::repeat)
         // One launch with these arguments on the default stream.
         void launch(std::vector<void*>& args) const {
             TL_CUDA_CHECK(cudaLaunchKernel(entry, grid, block, args.data(), dyn_smem, nullptr));
         }
     };
-    Loaded load(Family& family, const CompileResult& kernel, const LaunchShape& launch);
-    std::vector<double> time_each(const std::vector<Loaded>& kernels, std::vector<void*>& args, const TimingPlan& plan);
+    Loaded load(Family& family, const CompileResult& kernel, const LaunchShape& launch, int repeat = 1);
+    // Runs kernels[pass]'s launches, numbered from the first of its pass within the `count` of
+    // the whole run, the family told of each (Family::before_launch).
+    static void launch_pass(Family& family, const std::vector<Loaded>& kernels, size_t pass, std::vector<void*>& args, size_t count);
+    static size_t launch_count(const std::vector<Loaded>& kernels);
+    std::vector<double> time_each(Family& family, const std::vector<Loaded>& kernels, std::vector<void*>& args, const TimingPlan& plan);
     Family& family_for(const std::string& name, const Precision& precision, const FamilyOptions& options, const Problem& p,
                        uint64_t seed);
     void check_memory(const std::string& family_name, const Precision& precision, const FamilyOptions& options, const Problem& p);
     const LoadedLibrary& library_for(const CompileResult& c);
-    AccessCounts count_accesses(Family& family, const CompileResult& counting_kernel, const LaunchShape& launch);
+    AccessCounts count_accesses(Family& family, const std::vector<Loaded>& counting, size_t pass, size_t count);
     std::optional<AccessCounts> count_job(Family& family, const worker::MeasureJob& job);
     void add_sass_text(StallSamples& s, const worker::MeasureJob& job);
     HardwareCounters read_counters(const std::function<void()>& launch, int kernels, int own);
-    static int own_pass(const worker::MeasureJob& job);
+    static int own_launch(const worker::MeasureJob& job);
     StallSamples sample_stalls(Family& family, const worker::MeasureJob& job, std::vector<void*>& args,
                                double launch_ms);
     L2Flusher& flusher();

@@ -30,7 +30,7 @@ std::string compile_passes(CompileService& compiler, const std::vector<KernelPas
             if (!compiled->ok)
                 return fmt::format("{} ({}{}): {}", pass.label, pass.kernel.name_expression,
                                    instrumented ? ", TILELAB_COUNT=1" : "", compiled->error);
-            if (!instrumented) job.passes.push_back({compiled, nullptr, pass.launch});
+            if (!instrumented) job.passes.push_back({compiled, nullptr, pass.launch, pass.repeat});
             else if (compute_occupancy(r.target, occupancy_input(*compiled, pass.launch)).blocks_per_sm == 0) counted = false;
             else job.passes.back().counting = compiled;
         }

@@ -162,6 +162,11 @@ std::string passes_problem(const json& passes) {
         const json& pass = passes[i];
         std::string p = pass.is_object() ? first_problem({cubin_problem(pass, "kernel"), launch_problem(pass)}) : "not an object";
         if (p.empty() && pass.contains("counting")) p = cubin_problem(pass, "counting");
+        if (p.empty() && pass.contains("repeat")) {
+            const json& n = pass.at("repeat");
+            if (!n.is_number_unsigned() || n.get<uint64_t>() < 1 || n.get<uint64_t>() > uint64_t(kMaxPassRepeats))
+                p = fmt::format("\"repeat\" is not a whole number from 1 to {}", kMaxPassRepeats);
+        }
         if (!p.empty()) return fmt::format("passes[{}]: {}", i, p);
     }
     return "";
@@ -340,6 +345,7 @@ json job_to_json(const MeasureJob& job) {
         for (const JobPass& pass : job.passes) {
             json one = {{"kernel", cubin_to_json(*pass.kernel)}, {"launch", pass.launch}};
             if (pass.counting) one["counting"] = cubin_to_json(*pass.counting);
+            if (pass.repeat != 1) one["repeat"] = pass.repeat;
             passes.push_back(std::move(one));
         }
         j["passes"] = std::move(passes);
@@ -365,7 +371,7 @@ MeasureJob job_from_json(const json& j) {
         for (const json& pass : j.at("passes"))
             job.passes.push_back({cubin_from_json(pass.at("kernel")),
                                   pass.contains("counting") ? cubin_from_json(pass.at("counting")) : nullptr,
-                                  pass.at("launch").get<LaunchShape>()});
+                                  pass.at("launch").get<LaunchShape>(), pass.value("repeat", 1)});
     return job;
 }
 

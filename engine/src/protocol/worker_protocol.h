@@ -97,6 +97,7 @@ struct JobPass {
     std::shared_ptr<const CompileResult> kernel;       // cubin and lowered name
     std::shared_ptr<const CompileResult> counting;     // its TILELAB_COUNT=1 build; null: not counted
     LaunchShape launch;
+    int repeat = 1;                                    // launches in a row (KernelPass::repeat)
 };
 
 struct MeasureJob {
