@@ -1,0 +1,174 @@
+// Temporal blocking: one launch advances the 7-point stencil by T time steps, so each cell goes
+// through DRAM once per T steps instead of once per step.
+//
+// A block owns an output tile of (32 − 2T) × (TY·RY − 2T) columns and ZC planes. It reads the
+// tile widened by T cells on every side (the halo a cell's value after T steps depends on) and
+// walks that region along z plane by plane, with one "level" per time step: level 0 is the input,
+// level l the grid after l steps. Level l of plane z needs level l−1 at planes z−1, z, z+1, so
+// level l runs one plane behind level l−1: when plane p of the input arrives, level 1 computes
+// plane p−1, level 2 plane p−2, ..., level T plane p−T — a pipeline T planes deep. Every level
+// shrinks by one cell a side (its outermost ring lacks neighbours), so after T levels only the
+// output tile is right: the ring cells computed on the way are the recompute temporal blocking
+// pays for its saved trips to DRAM.
+//
+// Where each value sits:
+//  - a warp is one row of 32 threads across the region's 32 columns, so x neighbours come from
+//    the next lanes by shuffle (the region's first and last columns are never computed);
+//  - a thread holds RY consecutive rows: a y neighbour is one of its own registers, except above
+//    its first row and below its last, which it reads from shared memory, where the thread above
+//    or below left its edge row;
+//  - z neighbours and the centre are the thread's own registers: for every level, the planes
+//    z−1 (prev) and z (mid); plane z+1 is the value the level below just produced.
+// Shared memory holds only edge rows, per level and per iteration parity (written in iteration k,
+// read in k+1), so one barrier per plane is enough.
+//
+// Cells outside the grid are 0 and never loaded; boundary cells (a coordinate 0 or n−1) keep their
+// input value at every level, as one sweep copies them. The host launches ⌈steps / T⌉ of these,
+// reading the last one's output.
+#pragma once
+#include "stencil_common.cuh"
+
+template <int T, int TY, int RY, int ZC, int AHEAD>
+__global__ void __launch_bounds__(32 * TY)
+temporal_stencil(const float* __restrict__ in, float* __restrict__ out, int nx, int ny, int nz,
+                 unsigned long long* counters) {
+    constexpr int H = TY * RY;                  // region rows
+    constexpr int BX = 32 - 2 * T, BY = H - 2 * T;
+    static_assert(T >= 1 && BX >= 1 && BY >= 1, "the region must be wider than twice the steps");
+    static_assert(ZC >= 1 && AHEAD >= 1, "a block owns a plane at least and loads one ahead");
+    TL_COUNTER(counters);
+    // Edge rows of each level's newest plane, by iteration parity: first_s[l][parity][ty] is
+    // thread row ty's first row, last_s its last (levels 0 .. T−1; level T goes to out).
+    __shared__ float first_s[T][2][TY][32], last_s[T][2][TY][32];
+
+    const int lane = threadIdx.x, ty = threadIdx.y;
+    const int x = int(blockIdx.x) * BX - T + lane;
+    const int y_first = int(blockIdx.y) * BY - T + ty * RY;
+    const int zs = int(blockIdx.z) * ZC, ze = min(zs + ZC, nz);   // output planes [zs, ze)
+    // Offsets fit 32 bits: the family takes at most 2^30 cells. Worked out once, so that the
+    // loop's integer work is one add per plane, not per cell.
+    const int plane = nx * ny;
+    bool in_grid[RY], inner[RY], owns[RY];
+    unsigned column[RY];   // unsigned: an address is then one wide multiply-add from the plane's
+#pragma unroll
+    for (int r = 0; r < RY; ++r) {
+        const int y = y_first + r, h = ty * RY + r;
+        in_grid[r] = x >= 0 && x < nx && y >= 0 && y < ny;
+        inner[r] = x >= 1 && x < nx - 1 && y >= 1 && y < ny - 1;
+        owns[r] = in_grid[r] && lane >= T && lane < 32 - T && h >= T && h < H - T;
+        column[r] = in_grid[r] ? unsigned(y * nx + x) : 0u;
+    }
+    // Input planes the block needs: [zs − T, ze + T), inside the grid.
+    const int load_lo = max(zs - T, 0), load_hi = min(ze + T, nz);
+    auto load_plane = [&](int p, float (&v)[RY]) {
+        const bool loaded = p >= load_lo && p < load_hi;   // the same for the whole block
+        const float* from = in + ptrdiff_t(p) * plane;
+#pragma unroll
+        for (int r = 0; r < RY; ++r) {
+            v[r] = 0.0f;
+            if (loaded && in_grid[r]) {
+                v[r] = from[column[r]];
+                TL_GLOAD(1);
+            }
+        }
+    };
+    // A thread's edge rows for the rows next to it: the row below reads `first`, the row above `last`.
+    float* const first_mine = &first_s[0][0][ty][lane];
+    float* const last_mine = &last_s[0][0][ty][lane];
+    constexpr int kSlot = TY * 32;   // floats from one (level, parity) slot to the next
+    auto share = [&](int level, int parity, const float (&v)[RY]) {
+        const int slot = (2 * level + parity) * kSlot;
+        if (ty > 0) {
+            first_mine[slot] = v[0];
+            TL_SSTORE(1);
+        }
+        if (ty < TY - 1) {
+            last_mine[slot] = v[RY - 1];
+            TL_SSTORE(1);
+        }
+    };
+
+    // The input planes requested ahead: queue[a] is plane p + a of iteration k (p = zs − T + k).
+    float queue[AHEAD][RY];
+#pragma unroll
+    for (int a = 0; a < AHEAD; ++a) load_plane(zs - T + a, queue[a]);
+    float prev[T][RY], mid[T][RY];   // per level below T: planes z−1 and z of the plane it feeds
+#pragma unroll
+    for (int l = 0; l < T; ++l)
+#pragma unroll
+        for (int r = 0; r < RY; ++r) prev[l][r] = mid[l][r] = 0.0f;
+
+    const int iterations = (ze - zs) + 2 * T;
+    for (int k = 0; k < iterations; ++k) {
+        const int p = zs - T + k, parity = k & 1;
+        float fresh[RY];   // the newest plane of the level below: the input's plane p first
+#pragma unroll
+        for (int r = 0; r < RY; ++r) fresh[r] = queue[0][r];
+#pragma unroll
+        for (int a = 0; a + 1 < AHEAD; ++a)
+#pragma unroll
+            for (int r = 0; r < RY; ++r) queue[a][r] = queue[a + 1][r];
+        load_plane(p + AHEAD, queue[AHEAD - 1]);
+        if (p >= max(load_lo, 1) && p < min(load_hi, nz - 1)) share(0, parity, fresh);   // level 1 reads them where it computes
+
+#pragma unroll
+        for (int l = 1; l <= T; ++l) {
+            // Level l computes plane z from level l−1's planes z−1 (prev), z (mid) and z+1 (fresh):
+            // the planes level T needs, [zs − (T−l), ze + (T−l)), those inside the grid, where
+            // boundary planes 0 and Nz−1 keep their values. The condition is the same for the
+            // whole block, so the shuffles and barriers stay uniform.
+            const int z = p - l;
+            const bool active = z >= max(zs - (T - l), 0) && z < min(ze + (T - l), nz);
+            const bool computes = active && z >= 1 && z < nz - 1;
+            float result[RY];
+#pragma unroll
+            for (int r = 0; r < RY; ++r) result[r] = mid[l - 1][r];   // a boundary cell keeps its value
+            if (computes) {
+#pragma unroll
+                for (int r = 0; r < RY; ++r) {
+                    const float centre = mid[l - 1][r];
+                    const float x_minus = __shfl_up_sync(0xffffffffu, centre, 1);
+                    const float x_plus = __shfl_down_sync(0xffffffffu, centre, 1);
+                    float y_minus = centre, y_plus = centre;   // the region's own edge rows: never outputs
+                    if (r > 0) {
+                        y_minus = mid[l - 1][r - 1];
+                    } else if (ty > 0) {
+                        // EXERCISE-BEGIN: y_minus: the row above this thread's first row, level l−1 at plane z (left in shared memory last iteration by the thread row above)
+                        y_minus = last_s[l - 1][parity ^ 1][ty - 1][lane];
+                        TL_SLOAD(1);
+                        // EXERCISE-END
+                    }
+                    if (r < RY - 1) {
+                        y_plus = mid[l - 1][r + 1];
+                    } else if (ty < TY - 1) {
+                        y_plus = first_mine[(2 * (l - 1) + (parity ^ 1)) * kSlot + 32];   // first_s[l−1][parity^1][ty+1][lane]
+                        TL_SLOAD(1);
+                    }
+                    // Evaluated everywhere and selected, not branched around: the few boundary
+                    // lanes would cost the whole warp a branch per row.
+                    const float sum = apply_stencil(centre, x_minus, x_plus, y_minus, y_plus, prev[l - 1][r], fresh[r]);
+                    result[r] = inner[r] ? sum : centre;
+                }
+            }
+            // EXERCISE-BEGIN: move level l−1's planes on (prev ← mid ← fresh) and hand level l's result up as the next level's fresh plane
+#pragma unroll
+            for (int r = 0; r < RY; ++r) {
+                prev[l - 1][r] = mid[l - 1][r];
+                mid[l - 1][r] = fresh[r];
+                fresh[r] = result[r];
+            }
+            // EXERCISE-END
+            if (l < T) {
+                if (computes) share(l, parity, fresh);   // level l+1 reads them where it computes
+            } else if (active) {
+#pragma unroll
+                for (int r = 0; r < RY; ++r)
+                    if (owns[r]) {
+                        (out + ptrdiff_t(z) * plane)[column[r]] = fresh[r];
+                        TL_GSTORE(1);
+                    }
+            }
+        }
+        __syncthreads();   // this iteration's edge rows are written; last iteration's are read
+    }
+}
