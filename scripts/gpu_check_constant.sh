@@ -64,7 +64,4 @@ for cfg in "INDEX=uniform FILTERS=8" "INDEX=uniform FILTERS=16" "INDEX=uniform F
   cat "$out/ncu_idc.txt.tmp" >>"$out/ncu_idc.txt"
 done
 rm -f "$out/ncu_idc.txt.tmp"
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >>"$summary" 2>&1
-date -u +"%Y-%m-%d %H:%M UTC" >>"$summary"
-echo "failed=$failed" | tee -a "$summary"
-exit $failed
+sanitize_finish

@@ -29,3 +29,21 @@ sanitize_lesson() {
     echo "$name: rc=$rc" | tee -a "$summary"
     [ $rc -eq 0 ] || failed=1
 }
+
+# sanitize_gpu_tests FILTER LABEL: the GPU tests matching FILTER (gtest), their line and last three
+# lines in the summary, failed=1 when they failed.
+sanitize_gpu_tests() {
+    "$carry/tests/tilelab_tests" --gtest_filter="$1" >"$out/gpu_tests.log" 2>&1
+    local rc=$?
+    echo "gpu tests ($2): rc=$rc" | tee -a "$summary"
+    tail -3 "$out/gpu_tests.log" >>"$summary"
+    [ $rc -eq 0 ] || failed=1
+}
+
+# sanitize_finish: the GPU, driver and time in the summary, the verdict last; exits with it.
+sanitize_finish() {
+    nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >>"$summary" 2>&1
+    date -u +"%Y-%m-%d %H:%M UTC" >>"$summary"
+    echo "failed=$failed" | tee -a "$summary"
+    exit $failed
+}

@@ -23,11 +23,8 @@ sanitize memcheck 08 37x29x23 BX=32 BY=8 BZ=1 RADIUS=1
 sanitize memcheck 09 37x29x23 T=8 RADIUS=1
 sanitize racecheck 09 37x29x23 T=8 RADIUS=1
 
-"$carry/tests/tilelab_tests" --gtest_filter='AllVariants/VariantOnGpu.*/stencil_basic:AllVariants/VariantOnGpu.*/stencil_smem_tiled:ValidationGpu.*' >"$out/gpu_tests.log" 2>&1
-rc=$?
-echo "gpu tests (VariantOnGpu, ValidationGpu): rc=$rc" | tee -a "$summary"
-tail -3 "$out/gpu_tests.log" >>"$summary"
-[ $rc -eq 0 ] || failed=1
+sanitize_gpu_tests 'AllVariants/VariantOnGpu.*/stencil_basic:AllVariants/VariantOnGpu.*/stencil_smem_tiled:ValidationGpu.*' \
+  "VariantOnGpu, ValidationGpu"
 
 # The halo's cost, measured: each order in both kernels at 256³ (median of 20, L2 flushed).
 for run in "08 BX=32 BY=8 BZ=1 RADIUS=1" "08 BX=32 BY=8 BZ=1 RADIUS=2" "09 T=8 RADIUS=1" "09 T=8 RADIUS=2" \
@@ -37,7 +34,4 @@ for run in "08 BX=32 BY=8 BZ=1 RADIUS=1" "08 BX=32 BY=8 BZ=1 RADIUS=2" "09 T=8 R
   sets=(); for s in "$@"; do sets+=(--set "$s"); done
   "$cli" --csv run "$lesson" --size 256 "${sets[@]}" --reps 20 >>"$out/timing.csv" 2>>"$out/timing.err" || failed=1
 done
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >>"$summary" 2>&1
-date -u +"%Y-%m-%d %H:%M UTC" >>"$summary"
-echo "failed=$failed" | tee -a "$summary"
-exit $failed
+sanitize_finish

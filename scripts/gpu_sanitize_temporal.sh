@@ -17,12 +17,5 @@ for size in 67x45x29 19x13x11; do
   sanitize_lesson racecheck stencil.temporal "$size" STEPS=4 TSTEPS=2 TY=16 RY=1 ZC=5 AHEAD=1
 done
 
-"$carry/tests/tilelab_tests" --gtest_filter='AllVariants/VariantOnGpu.*/stencil_temporal:ValidationGpu.*' >"$out/gpu_tests.log" 2>&1
-rc=$?
-echo "gpu tests (VariantOnGpu stencil_temporal, ValidationGpu): rc=$rc" | tee -a "$summary"
-tail -3 "$out/gpu_tests.log" >>"$summary"
-[ $rc -eq 0 ] || failed=1
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >>"$summary" 2>&1
-date -u +"%Y-%m-%d %H:%M UTC" >>"$summary"
-echo "failed=$failed" | tee -a "$summary"
-exit $failed
+sanitize_gpu_tests 'AllVariants/VariantOnGpu.*/stencil_temporal:ValidationGpu.*' "VariantOnGpu stencil_temporal, ValidationGpu"
+sanitize_finish

@@ -52,14 +52,5 @@ for stages in 1 2 3 4; do
 done
 fi
 
-"$carry/tests/tilelab_tests" --gtest_filter='WarpTiled*:AllVariants/VariantOnGpu.*/matmul_warp_tiled' \
-  >"$out/gpu_tests.log" 2>&1
-rc=$?
-echo "gpu tests (WarpTiledGpu, VariantOnGpu matmul_warp_tiled): rc=$rc" | tee -a "$summary"
-tail -3 "$out/gpu_tests.log" >>"$summary"
-[ $rc -eq 0 ] || failed=1
-
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >>"$summary" 2>&1
-date -u +"%Y-%m-%d %H:%M UTC" >>"$summary"
-echo "failed=$failed" | tee -a "$summary"
-exit $failed
+sanitize_gpu_tests 'WarpTiled*:AllVariants/VariantOnGpu.*/matmul_warp_tiled' "WarpTiledGpu, VariantOnGpu matmul_warp_tiled"
+sanitize_finish
