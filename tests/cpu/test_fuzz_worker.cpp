@@ -250,6 +250,22 @@ TEST(WorkerFuzz, PassesThatAreNotKernelsAndLaunchesAreRefused) {
     bad_counting["counting"] = "cubin";
     refused(json::array({bad_counting}), "passes[0]: \"counting\" is not an object");
     refused(json(std::vector<json>(9, pass)), "more than 8");
+    // A pass launched several times in a row (lesson 20's time steps): 1 … kMaxPassRepeats, a
+    // whole number; the count comes through, and is 1 where absent.
+    for (const json& n : {json(0), json(kMaxPassRepeats + 1), json(-3), json(2.5), json("4"), json(nullptr)}) {
+        json repeated = pass;
+        repeated["repeat"] = n;
+        refused(json::array({pass, repeated}), "passes[1]: \"repeat\" is not a whole number from 1 to");
+    }
+    json repeated = pass;
+    repeated["repeat"] = kMaxPassRepeats;
+    two["job"]["passes"] = {pass, repeated};
+    ASSERT_EQ(worker::request_problem(two), "");
+    const worker::MeasureJob job = worker::job_from_json(two.at("job"));
+    EXPECT_EQ(job.passes[0].repeat, 1);
+    EXPECT_EQ(job.passes[1].repeat, kMaxPassRepeats);
+    EXPECT_EQ(worker::job_to_json(job).at("passes")[1].at("repeat"), kMaxPassRepeats);
+    EXPECT_FALSE(worker::job_to_json(job).at("passes")[0].contains("repeat")) << "1 is left out";
 }
 
 }  // namespace

@@ -164,7 +164,7 @@ std::string passes_problem(const json& passes) {
         if (p.empty() && pass.contains("counting")) p = cubin_problem(pass, "counting");
         if (p.empty() && pass.contains("repeat")) {
             const json& n = pass.at("repeat");
-            if (!n.is_number_unsigned() || n.get<uint64_t>() < 1 || n.get<uint64_t>() > uint64_t(kMaxPassRepeats))
+            if (!n.is_number_integer() || n.get<int64_t>() < 1 || n.get<int64_t>() > kMaxPassRepeats)
                 p = fmt::format("\"repeat\" is not a whole number from 1 to {}", kMaxPassRepeats);
         }
         if (!p.empty()) return fmt::format("passes[{}]: {}", i, p);
