@@ -366,10 +366,13 @@ void DrawNeighbourhood(AppState& state, const TileGeometry& t, const RunResult& 
     const std::string per_thread = plot::FormatValue(g.outputs_per_thread);
     ImGui::TextWrapped("%s", trf(g.outputs_per_thread == 1 ? "tiles.stencil_block_one" : "tiles.stencil_block", g.out[0],
                                  g.out[1], g.out[2], g.threads, g.block[0], g.block[1], g.block[2], per_thread).c_str());
-    if (g.planes_in_smem > 0)
+    if (t.time_steps > 0)
+        ImGui::TextWrapped("%s", trf("tiles.time_steps", t.time_steps, g.out[0], g.out[1]).c_str());
+    else if (g.planes_in_smem > 0)
         ImGui::TextWrapped("%s", trf("tiles.stencil_input_tile", g.in_x, g.in_y, g.halo, format_bytes(g.smem_bytes)).c_str());
     else
         ImGui::TextWrapped("%s", tr("tiles.no_shared_stencil").c_str());
+    if (t.time_steps > 0) DrawTimeLevels(t, std::min(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 40));
     if (g.streams_z) {
         StepControls(state, tr("tiles.z_plane").c_str(), g.out[2]);
         HelpMarker(tr("tiles.coarsened_help").c_str());

@@ -127,6 +127,7 @@ TileGeometry TemporalStencil::tiles(const Problem& p) const {
     g.halo = t;   // the region reaches TSTEPS cells past the outputs on every side
     g.halo_load = HaloLoad::ExtraThreads;
     g.walks_z = true;
+    g.time_steps = t;
     return g;
 }
 

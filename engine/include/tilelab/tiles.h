@@ -55,6 +55,10 @@ struct TileGeometry {
     int64_t halo = 0;
     HaloLoad halo_load = HaloLoad::Global;
     bool walks_z = false;               // a block walks its block_tile[2] output planes along z
+    // Time steps one launch advances (a stencil that fuses them, lesson 20); 0 = one sweep. The
+    // region a block reads is `halo` cells wider than its tile on every side, and level l of it
+    // is right only l cells in: the ring is computed and thrown away.
+    int time_steps = 0;
     int shared_planes = 0;              // x–y input planes shared memory holds at once
     std::array<int64_t, 2> shared_plane{0, 0};   // cells of one of them, x × y
 
