@@ -3,6 +3,7 @@
 // the reference sweep in double in the kernels' order (the GPU's reference kernel, on the host),
 // and the GPU half's tolerance, exact boundary and message.
 #include <cstring>
+#include <stdexcept>
 #include "cpu/cpu_family.h"
 #include "tilelab/registration.h"
 #include "model/family_common.h"
@@ -21,7 +22,6 @@ public:
         for (size_t i = 0; i < in_.size(); ++i) in_[i] = seeded_uniform(seed, i);
         const uint64_t a = m.add_buffer(float_buffer("in", in_)), b = m.add_buffer(poisoned_buffer("out", in_.size()));
         steps_ = stencil_steps(options);
-        in_arg_ = a, out_arg_ = b;
         if (steps_ > 1)   // written in turn by the launches between the first and the last (gpu_cuda.cpp)
             for (uint64_t& c : chain_) c = m.add_buffer(poisoned_buffer("chain", in_.size()));
         set_module_variables(m);
@@ -35,12 +35,14 @@ public:
         if (uint8_t* radius = m.module_variable("stencil_radius_used", bytes); radius) std::memset(radius, 0, bytes);
     }
 
-    // As the GPU half's before_launch: the first launch reads in, the last writes out.
+    // As the GPU half's before_launch: the first launch reads in (args[0]), the last writes out
+    // (args[1]), the ones between write the chain buffers in turn.
     std::vector<uint64_t> args_for_launch(const std::vector<uint64_t>& args, size_t index, size_t count) override {
         std::vector<uint64_t> a = args;
-        if (count < 2 || steps_ < 2) return a;
-        a[0] = index == 0 ? in_arg_ : chain_[(index - 1) % 2];
-        a[1] = index + 1 == count ? out_arg_ : chain_[index % 2];
+        if (count < 2) return a;
+        if (steps_ < 2) throw std::logic_error("a chain of stencil launches needs the option steps > 1");
+        if (index > 0) a[0] = chain_[(index - 1) % 2];
+        if (index + 1 < count) a[1] = chain_[index % 2];
         return a;
     }
 
@@ -102,7 +104,7 @@ private:
 
     int nx_ = 0, ny_ = 0, nz_ = 0;
     int steps_ = 1;   // sweeps (the option "steps")
-    uint64_t in_arg_ = 0, out_arg_ = 0, chain_[2] = {};
+    uint64_t chain_[2] = {};   // the chain buffers' addresses (steps > 1)
     std::vector<float> in_;
 };
 

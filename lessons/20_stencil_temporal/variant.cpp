@@ -18,8 +18,17 @@ struct LaunchCounts {
     double blocks = 0, loads = 0, stores = 0, shared_loads = 0, shared_stores = 0;
     double computed = 0;   // cell-updates evaluated, ring cells and copies included
     double shuffles = 0;
-    double level_planes_up = 0, level_planes_down = 0;   // Σ active planes, levels 1..t and 0..t−1
-    double planes_loaded = 0;                            // Σ over the blocks along z of the input planes they read
+    // Level-planes the blocks compute, summed over the blocks: levels 1..t (they read edge rows)
+    // and 0..t−1 (they leave them).
+    double level_planes_up = 0, level_planes_down = 0;
+    double planes_loaded = 0;   // Σ over the blocks along z of the input planes they read
+};
+
+// A whole run: `full` launches of the TSTEPS kernel, then `last` (zeros where STEPS divides).
+struct RunCounts {
+    LaunchCounts full, last;
+    double launches_full = 0;
+    double sum(double LaunchCounts::*field) const { return launches_full * full.*field + last.*field; }
 };
 
 // The levels' planes a thread keeps (prev and mid of TSTEPS levels, RY rows each) are
@@ -63,6 +72,9 @@ struct TemporalStencil {
     int smem_bytes() const { return 2 * t * 2 * ty * 32 * 4; }
     std::string invalid_reason(const Problem& p, const Target&) const;
     LaunchCounts counts(int levels, const Problem& p) const;
+    RunCounts run_counts(const Problem& p) const {
+        return {counts(t, p), rest() > 0 ? counts(rest(), p) : LaunchCounts{}, double(full_launches())};
+    }
     TileGeometry tiles(const Problem& p) const;
     CostModel cost_model(const Problem& p) const;
     std::vector<SharedAccessSite> shared_sites(const Problem& p) const;
@@ -95,26 +107,25 @@ LaunchCounts TemporalStencil::counts(int levels, const Problem& p) const {
     LaunchCounts c;
     const double xy_blocks = double(shape.grid[0]) * double(shape.grid[1]);
     c.blocks = xy_blocks * shape.grid[2];
-    double planes_loaded = 0;
     for (int64_t b = 0; b < shape.grid[2]; ++b) {
         const int64_t zs = b * zc, ze = std::min<int64_t>(zs + zc, nz);
-        planes_loaded += double(inside(zs - levels, ze + levels, nz));
+        c.planes_loaded += double(inside(zs - levels, ze + levels, nz));
         for (int l = 0; l <= levels; ++l) {
-            const double active = double(inside(std::max<int64_t>(zs - (levels - l), 1), ze + (levels - l), nz - 1));
+            const int64_t lo = std::max<int64_t>(zs - (levels - l), 1), hi = ze + (levels - l);
+            const double active = xy_blocks * double(inside(lo, hi, nz - 1));
             if (l < levels) c.level_planes_down += active;
             if (l > 0) c.level_planes_up += active;
         }
     }
-    c.planes_loaded = planes_loaded;
-    c.loads = cols * rows_in * planes_loaded;
+    c.loads = cols * rows_in * c.planes_loaded;
     c.stores = double(nx) * double(ny) * double(nz);
     // Each thread row but the first leaves its first row, each but the last its last row, for
     // every plane of levels 0 .. t−1; levels 1 .. t read them back. A level-plane of a block
     // evaluates all its 32·H cells, with two shuffles each.
     const double edge = 64.0 * (ty - 1);
-    c.shared_stores = xy_blocks * edge * c.level_planes_down;
-    c.shared_loads = xy_blocks * edge * c.level_planes_up;
-    c.computed = xy_blocks * 32.0 * h * c.level_planes_up;
+    c.shared_stores = edge * c.level_planes_down;
+    c.shared_loads = edge * c.level_planes_up;
+    c.computed = 32.0 * h * c.level_planes_up;
     c.shuffles = 2 * c.computed;
     return c;
 }
@@ -133,9 +144,8 @@ TileGeometry TemporalStencil::tiles(const Problem& p) const {
 
 CostModel TemporalStencil::cost_model(const Problem& p) const {
     const stencil::Grid g(p);
-    const LaunchCounts full = counts(t, p), last = rest() > 0 ? counts(rest(), p) : LaunchCounts{};
-    const double n = full_launches();
-    auto sum = [&](double LaunchCounts::*field) { return n * full.*field + last.*field; };
+    const RunCounts run = run_counts(p);
+    auto sum = [&](double LaunchCounts::*field) { return run.sum(field); };
     const double cells = g.points(), cell_steps = cells * steps;
     const double computed = sum(&LaunchCounts::computed);
 
@@ -165,7 +175,7 @@ CostModel TemporalStencil::cost_model(const Problem& p) const {
     m.formulas = {
         {"launches", "⌊STEPS/TSTEPS⌋ + (1 if STEPS mod TSTEPS > 0)", double(launches())},
         {"outputs / block", "(32 − 2·TSTEPS)·(TY·RY − 2·TSTEPS)·ZC", m.per_block.global_stores},
-        {"blocks / launch", "⌈Nx/(32−2T)⌉·⌈Ny/(TY·RY−2T)⌉·⌈Nz/ZC⌉", full.blocks + (full_launches() == 0 ? last.blocks : 0)},
+        {"blocks / launch", "⌈Nx/(32−2T)⌉·⌈Ny/(TY·RY−2T)⌉·⌈Nz/ZC⌉", run.full.blocks},
         {"FLOPs", "13·(Nx−2)·(Ny−2)·(Nz−2)·STEPS", m.flops},
         {"global loads / block", "32·TY·RY·(ZC + 2·TSTEPS) (the region, TSTEPS planes either side)", m.per_block.global_loads},
         {"global loads (total)", "Σ launches: region cells in the grid × planes [zs−T, ze+T) in the grid", m.total.global_loads},
@@ -198,11 +208,9 @@ CostModel TemporalStencil::cost_model(const Problem& p) const {
 // wavefront, whatever the level and parity (which shift the slot by whole rows of 32 words).
 std::vector<SharedAccessSite> TemporalStencil::shared_sites(const Problem& p) const {
     if (!invalid_reason(p, Target{}).empty() || ty < 2) return {};
-    const LaunchCounts full = counts(t, p), last = rest() > 0 ? counts(rest(), p) : LaunchCounts{};
-    const double xy_full = full.blocks / ceil_div(p.dim[2], zc), xy_last = last.blocks / ceil_div(p.dim[2], zc);
-    const double n = full_launches();
-    const std::vector<double> down = {n * xy_full * full.level_planes_down + xy_last * last.level_planes_down};
-    const std::vector<double> up = {n * xy_full * full.level_planes_up + xy_last * last.level_planes_up};
+    const RunCounts run = run_counts(p);
+    const std::vector<double> down = {run.sum(&LaunchCounts::level_planes_down)};
+    const std::vector<double> up = {run.sum(&LaunchCounts::level_planes_up)};
     const int threads = 32 * ty, rows_of_threads = ty;
     auto site = [&](const char* name, bool store, const std::vector<double>& weights, bool first) {
         return stencil::float_site(name, first ? "word = ty·32 + lane, thread rows 1 … TY−1" : "word = ty·32 + lane, thread rows 0 … TY−2",
