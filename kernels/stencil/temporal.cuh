@@ -21,6 +21,9 @@
 //    z−1 (prev) and z (mid); plane z+1 is the value the level below just produced.
 // Shared memory holds only edge rows, per level and per iteration parity (written in iteration k,
 // read in k+1), so one barrier per plane is enough.
+// Moving prev ← mid ← fresh costs two register copies a cell a level (about a sixth of the
+// instructions); the rewrites that avoid them (the loop unrolled three times, running sums instead
+// of planes) were all slower on an H200: more registers or more selects (docs/benchmarks.md).
 //
 // Cells outside the grid are 0 and never loaded; boundary cells (a coordinate 0 or n−1) keep their
 // input value at every level, as one sweep copies them. The host launches ⌈steps / T⌉ of these,

@@ -5,12 +5,14 @@
 // right (after a launch of T levels the grid equals T reference sweeps, every cell written once,
 // boundary cells unchanged) and the cost model exact: its loads, stores and shared accesses
 // equal what the walk issued, at random odd sizes and parameters. The GPU confirms counted ==
-// model (the registry's GPU tests) and the CPU run runs the PTX itself (test_cpu_run.cpp).
+// model (the registry's GPU tests) and the CPU run runs the PTX itself (test_cpu_run.cpp at the
+// lesson's first step, one level a launch; below at two and three levels, with short z blocks).
 #include <gtest/gtest.h>
 #include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>
+#include "model_engine.h"
 #include "stencil_checks.h"
 
 using namespace tilelab;
@@ -203,6 +205,30 @@ TEST(StencilTemporal, DramBytesPerCellStepFallAsOneOverTstepsPlusTheZHalo) {
         const double reads = 4.0 * (1 + 14.0 * t / 512) * (64 / t) + (64 % t ? 4.0 * (1 + 14.0 * (64 % t) / 512) : 0);
         EXPECT_DOUBLE_EQ(extra_value(m, "DRAM bytes / cell-step (model)"), (reads + 4.0 * launches) / 64) << "T=" << t;
     }
+}
+
+// The kernel's PTX on the CPU run past the lesson's first step: one, two and three levels a
+// launch, each followed by a launch of the rest, z blocks of 4 to 6 planes with a short last one,
+// one and two planes loaded ahead; the grid exact, counted accesses equal to the model's.
+TEST(StencilTemporal, ItsPtxPassesOnTheCpuAtSeveralLevelsAndShortZBlocks) {
+    const Problem p = grid(37, 29, 13);
+    for (int t = 1; t <= 3; ++t)
+        for (int zc = 4; zc <= 6; ++zc) {
+            SCOPED_TRACE(::testing::Message() << "TSTEPS=" << t << " ZC=" << zc);
+            RunOptions o;
+            o.cpu_check = true;
+            o.seed = 7;
+            o.cpu_problem = p;
+            const RunRequest req{"stencil.temporal", values(t + 1, Params{t, 3, 4, zc, 1 + zc % 2}), p};
+            const RunResult r = model_engine().run(req, o);
+            ASSERT_TRUE(r.cpu.has_value()) << r.stage << ": " << r.error;
+            const CpuCheck& c = *r.cpu;
+            EXPECT_EQ(c.status, "passed") << c.message << c.validation.message;
+            EXPECT_EQ(c.counted.global_loads, c.model.global_loads);
+            EXPECT_EQ(c.counted.global_stores, c.model.global_stores);
+            EXPECT_EQ(c.counted.shared_loads, c.model.shared_loads);
+            EXPECT_EQ(c.counted.shared_stores, c.model.shared_stores);
+        }
 }
 
 TEST(StencilTemporal, RefusesARegionWithoutOutputRowsAndMoreStepsPerLaunchThanSteps) {
