@@ -372,7 +372,11 @@ void DrawNeighbourhood(AppState& state, const TileGeometry& t, const RunResult& 
         ImGui::TextWrapped("%s", trf("tiles.stencil_input_tile", g.in_x, g.in_y, g.halo, format_bytes(g.smem_bytes)).c_str());
     else
         ImGui::TextWrapped("%s", tr("tiles.no_shared_stencil").c_str());
-    if (t.time_steps > 0) DrawTimeLevels(t, std::min(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 40));
+    if (t.time_steps > 0) {
+        const float width = std::min(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 40);
+        DrawTimeLevels(t, width);
+        DrawTimePipeline(t, width);
+    }
     if (g.streams_z) {
         StepControls(state, tr("tiles.z_plane").c_str(), g.out[2]);
         HelpMarker(tr("tiles.coarsened_help").c_str());

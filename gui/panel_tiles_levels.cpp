@@ -3,7 +3,10 @@
 // along x. Level 0 is the input the block loads; level l is evaluated on every column but right
 // only l columns in from each edge (its outermost ring lacks neighbours); the top level's right
 // columns are the tile the block writes. The rest is the recompute the saved DRAM trips cost.
+// Below it, the same levels along z: the block walks its ZC planes and TSTEPS more on each side,
+// level l running l planes behind the input, so one iteration is a diagonal across the levels.
 #include <algorithm>
+#include <vector>
 #include "plot.h"
 #include "tiles_draw.h"
 #include "tilelab/i18n.h"
@@ -13,6 +16,21 @@ namespace tilelab::gui::tiles {
 namespace {
 const ImU32 kInputFill = IM_COL32(86, 180, 233, 200);     // level 0: loaded
 const ImU32 kWastedFill = IM_COL32(90, 94, 104, 200);     // evaluated, not right: thrown away
+const ImU32 kWaveEdge = IM_COL32(255, 255, 255, 235);     // the cells of one iteration
+
+// Which of the block's planes (relative to its first output plane) a column of the z picture
+// shows: all of them when they fit, else both ends with a gap of one column between (-1).
+std::vector<int64_t> ShownPlanes(int64_t first, int64_t count, int64_t end_width) {
+    std::vector<int64_t> shown;
+    if (count <= 2 * end_width + 1) {
+        for (int64_t i = 0; i < count; ++i) shown.push_back(first + i);
+        return shown;
+    }
+    for (int64_t i = 0; i < end_width; ++i) shown.push_back(first + i);
+    shown.push_back(-1 - count);   // the gap: never a plane (planes start at first ≥ −levels)
+    for (int64_t i = count - end_width; i < count; ++i) shown.push_back(first + i);
+    return shown;
+}
 }  // namespace
 
 void DrawTimeLevels(const TileGeometry& t, float width) {
@@ -40,6 +58,47 @@ void DrawTimeLevels(const TileGeometry& t, float width) {
     Swatch(kRegisterFill, tr("tiles.levels_kept").c_str());
     Swatch(kOutputFill, trf("tiles.levels_output", t.block_tile[0]).c_str());
     Swatch(kWastedFill, tr("tiles.levels_wasted").c_str());
+}
+
+void DrawTimePipeline(const TileGeometry& t, float width) {
+    const int levels = t.time_steps;
+    const int64_t own = t.block_tile[2];   // ZC: the planes the block writes
+    if (levels <= 0 || own <= 0) return;
+    const int64_t count = own + 2 * int64_t(levels);   // planes −T … ZC+T−1
+    const std::vector<int64_t> shown = ShownPlanes(-levels, count, 2 * int64_t(levels) + 3);
+    const int64_t gap = -1 - count;
+    const float font = ImGui::GetFontSize();
+    const float label_w = font * 5.5f;
+    const float cell = std::clamp((width - label_w) / float(shown.size()), 3.0f, font * 1.2f);
+    const float row_h = std::clamp(font * 12 / float(levels + 1), font * 0.6f, font * 1.4f);
+    ImGui::TextWrapped("%s", trf("tiles.pipeline", count, own, levels).c_str());
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    const int64_t wave = levels;   // the iteration that brings input plane T: every level busy
+    for (int level = 0; level <= levels; ++level) {
+        const float y0 = origin.y + row_h * float(levels - level), y1 = y0 + row_h - 2;
+        Caption(dl, ImVec2(origin.x, y0 + (row_h - font) / 2), trf("tiles.level", level));
+        for (size_t i = 0; i < shown.size(); ++i) {
+            const int64_t z = shown[i];
+            const float x0 = origin.x + label_w + cell * float(i);
+            if (z == gap) {
+                if (level == 0) Caption(dl, ImVec2(x0, y0 + (row_h - font) / 2), "…");
+                continue;
+            }
+            // Level l computes planes [−(T−l), ZC+(T−l)); level 0 is the input loaded.
+            const int64_t reach = levels - level;
+            if (z < -reach || z >= own + reach) continue;
+            const bool mine = z >= 0 && z < own;
+            const ImU32 fill = level == 0 ? kInputFill : !mine ? kWastedFill : level == levels ? kOutputFill : kRegisterFill;
+            dl->AddRectFilled(ImVec2(x0, y0), ImVec2(x0 + cell - 1, y1), fill);
+            if (z == wave - level) dl->AddRect(ImVec2(x0, y0), ImVec2(x0 + cell - 1, y1), kWaveEdge, 0, 0, 2.0f);
+        }
+    }
+    ImGui::Dummy(ImVec2(label_w + cell * float(shown.size()), row_h * float(levels + 1) + 2));
+    Swatch(kInputFill, trf("tiles.pipeline_input", levels).c_str());
+    Swatch(kOutputFill, trf("tiles.pipeline_output", levels, own).c_str());
+    Swatch(kWastedFill, tr("tiles.pipeline_halo").c_str());
+    Swatch(kWaveEdge, tr("tiles.pipeline_wave").c_str());
 }
 
 }  // namespace tilelab::gui::tiles
