@@ -375,7 +375,7 @@ void DrawNeighbourhood(AppState& state, const TileGeometry& t, const RunResult& 
     if (t.time_steps > 0) {
         const float width = std::min(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 40);
         DrawTimeLevels(t, width);
-        DrawTimePipeline(t, width);
+        DrawTimePipeline(t, width, state.tile_k_step);   // the z slider below sets the plane
     }
     if (g.streams_z) {
         StepControls(state, tr("tiles.z_plane").c_str(), g.out[2]);

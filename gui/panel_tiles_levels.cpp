@@ -4,7 +4,8 @@
 // only l columns in from each edge (its outermost ring lacks neighbours); the top level's right
 // columns are the tile the block writes. The rest is the recompute the saved DRAM trips cost.
 // Below it, the same levels along z: the block walks its ZC planes and TSTEPS more on each side,
-// level l running l planes behind the input, so one iteration is a diagonal across the levels.
+// level l running l planes behind the input, so one iteration is a diagonal across the levels:
+// the one that writes the plane the panel's z slider shows.
 #include <algorithm>
 #include <vector>
 #include "plot.h"
@@ -18,17 +19,19 @@ const ImU32 kInputFill = IM_COL32(86, 180, 233, 200);     // level 0: loaded
 const ImU32 kWastedFill = IM_COL32(90, 94, 104, 200);     // evaluated, not right: thrown away
 const ImU32 kWaveEdge = IM_COL32(255, 255, 255, 235);     // the cells of one iteration
 
-// Which of the block's planes (relative to its first output plane) a column of the z picture
-// shows: all of them when they fit, else both ends with a gap of one column between (-1).
-std::vector<int64_t> ShownPlanes(int64_t first, int64_t count, int64_t end_width) {
+// Which of the block's planes (relative to its first output plane) the z picture shows: all of
+// them when they fit, else `width` consecutive ones around `centre`, with a gap column (-1 −
+// count, never a plane) on each side where planes are left out.
+std::vector<int64_t> ShownPlanes(int64_t first, int64_t count, int64_t width, int64_t centre) {
     std::vector<int64_t> shown;
-    if (count <= 2 * end_width + 1) {
+    if (count <= width) {
         for (int64_t i = 0; i < count; ++i) shown.push_back(first + i);
         return shown;
     }
-    for (int64_t i = 0; i < end_width; ++i) shown.push_back(first + i);
-    shown.push_back(-1 - count);   // the gap: never a plane (planes start at first ≥ −levels)
-    for (int64_t i = count - end_width; i < count; ++i) shown.push_back(first + i);
+    const int64_t start = std::clamp(centre - width / 2, first, first + count - width);
+    if (start > first) shown.push_back(-1 - count);
+    for (int64_t z = start; z < start + width; ++z) shown.push_back(z);
+    if (start + width < first + count) shown.push_back(-1 - count);
     return shown;
 }
 }  // namespace
@@ -60,12 +63,14 @@ void DrawTimeLevels(const TileGeometry& t, float width) {
     Swatch(kWastedFill, tr("tiles.levels_wasted").c_str());
 }
 
-void DrawTimePipeline(const TileGeometry& t, float width) {
+void DrawTimePipeline(const TileGeometry& t, float width, int64_t plane) {
     const int levels = t.time_steps;
     const int64_t own = t.block_tile[2];   // ZC: the planes the block writes
     if (levels <= 0 || own <= 0) return;
     const int64_t count = own + 2 * int64_t(levels);   // planes −T … ZC+T−1
-    const std::vector<int64_t> shown = ShownPlanes(-levels, count, 2 * int64_t(levels) + 3);
+    // The outlined iteration writes output plane `plane`: input plane plane + T has arrived.
+    const int64_t wave = std::clamp<int64_t>(plane, 0, own - 1) + levels;
+    const std::vector<int64_t> shown = ShownPlanes(-levels, count, 4 * int64_t(levels) + 8, wave - levels / 2);
     const int64_t gap = -1 - count;
     const float font = ImGui::GetFontSize();
     const float label_w = font * 5.5f;
@@ -74,7 +79,6 @@ void DrawTimePipeline(const TileGeometry& t, float width) {
     ImGui::TextWrapped("%s", trf("tiles.pipeline", count, own, levels).c_str());
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const ImVec2 origin = ImGui::GetCursorScreenPos();
-    const int64_t wave = levels;   // the iteration that brings input plane T: every level busy
     for (int level = 0; level <= levels; ++level) {
         const float y0 = origin.y + row_h * float(levels - level), y1 = y0 + row_h - 2;
         Caption(dl, ImVec2(origin.x, y0 + (row_h - font) / 2), trf("tiles.level", level));
@@ -98,7 +102,7 @@ void DrawTimePipeline(const TileGeometry& t, float width) {
     Swatch(kInputFill, trf("tiles.pipeline_input", levels).c_str());
     Swatch(kOutputFill, trf("tiles.pipeline_output", levels, own).c_str());
     Swatch(kWastedFill, tr("tiles.pipeline_halo").c_str());
-    Swatch(kWaveEdge, tr("tiles.pipeline_wave").c_str());
+    Swatch(kWaveEdge, trf("tiles.pipeline_wave", wave - levels + 1).c_str());
 }
 
 }  // namespace tilelab::gui::tiles

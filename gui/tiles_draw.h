@@ -35,8 +35,9 @@ void StepControls(AppState& state, const char* what, int64_t steps);
 // A stencil fusing time steps (TileGeometry::time_steps > 0): its levels across the region's
 // columns, the ring each level gets wrong and the tile the last one writes. panel_tiles_levels.cpp.
 void DrawTimeLevels(const TileGeometry& t, float width);
-// The same levels along z: the planes each computes, the block's own, one iteration's diagonal.
-void DrawTimePipeline(const TileGeometry& t, float width);
+// The same levels along z: the planes each computes, the block's own, and the diagonal of the
+// iteration that writes the block's output plane `plane` (from 0).
+void DrawTimePipeline(const TileGeometry& t, float width, int64_t plane);
 // A streamed operand (TileGeometry::stream_tile > 0, attention): panel_tiles_stream.cpp.
 void DrawStream(AppState& state, const TileGeometry& t, const RunResult& r);
 // Blocks owning whole rows of a stored N×N product (a product_name, no streamed operand: lesson
