@@ -3,7 +3,8 @@
 # steps, FP32, every point validated (the grid after 64 steps against 64 reference sweeps).
 #  1. The single sweep: lesson 11's register-tiled kernel (the layouts that reached the copy); the
 #     fastest validated one is "the best single sweep" (lesson 20's kernel at TSTEPS=1 is slower).
-#  2. Lesson 20 at STEPS=64 for TSTEPS 1 … 8 over a few block shapes; the fastest of each TSTEPS
+#  2. Lesson 20 at STEPS=64 for TSTEPS 1 … 8 over a few block shapes, one and two columns a thread
+#     (CX); the fastest of each TSTEPS
 #     run again with the hardware counters (DRAM bytes) and the access count.
 # Prints every point, then a markdown table last: ms for 64 steps, GCell-updates/s, the speed-up
 # over 64 best single sweeps timed in the same run, % of 64 device copies, DRAM bytes per
@@ -29,13 +30,14 @@ for n in $sizes; do
       --param2 RY --values2 4,8 --set Z=8 --reps "$reps" --json > "$out/single_rt_a_$n.json" || true
   "$cli" sweep stencil.register_tiled --size "$n" --set TX=32 --set HALO=1 --set TY=4 --set RY=4 --param Z --values 6,8,12,16 \
       --reps "$reps" --json > "$out/single_rt_b_$n.json" || true
-  for shape in "8 4" "4 8" "4 6" "8 2"; do
-    read -r ty ry <<<"$shape"
-    echo "temporal TY=$ty RY=$ry at ${n}³" >&2
-    "$cli" sweep stencil.temporal --size "$n" --set STEPS="$steps" --set TY="$ty" --set RY="$ry" --set ZC=64 --set AHEAD=1 \
-        --param TSTEPS --values 1,2,3,4,5,6,8 --reps 10 --json > "$out/tb_${n}_${ty}x${ry}.json" || true
+  for shape in "1 8 4" "1 4 8" "1 4 6" "1 8 2" "2 4 6" "2 4 4" "2 8 3" "2 8 4"; do
+    read -r cx ty ry <<<"$shape"
+    echo "temporal CX=$cx TY=$ty RY=$ry at ${n}³" >&2
+    tsteps=1,2,3,4,5,6,8; [ "$cx" = 2 ] && tsteps=2,3,4,5,6
+    "$cli" sweep stencil.temporal --size "$n" --set STEPS="$steps" --set CX="$cx" --set TY="$ty" --set RY="$ry" --set ZC=64 --set AHEAD=1 \
+        --param TSTEPS --values "$tsteps" --reps 10 --json > "$out/tb_${n}_${cx}_${ty}x${ry}.json" || true
   done
-  "$cli" sweep stencil.temporal --size "$n" --set STEPS="$steps" --set TY=4 --set RY=8 --set TSTEPS=3 \
+  "$cli" sweep stencil.temporal --size "$n" --set STEPS="$steps" --set CX=2 --set TY=4 --set RY=6 --set TSTEPS=3 \
       --param ZC --values 32,64,128 --param2 AHEAD --values2 1,2 --reps 10 --json > "$out/tb_${n}_zc.json" || true
 done
 

@@ -31,25 +31,27 @@ struct RunCounts {
     double sum(double LaunchCounts::*field) const { return launches_full * full.*field + last.*field; }
 };
 
-// The levels' planes a thread keeps (prev and mid of TSTEPS levels, RY rows each) are
-// registers; past 64 of them, with the loads ahead, addresses and the sums on top, a thread nears
-// the 255 a thread can have and the unrolled levels take long to compile.
-constexpr int kMaxPipelineRegisters = 64;
+// The levels' planes a thread keeps (prev and mid of TSTEPS levels, RY rows of CX columns each)
+// are registers; past 96 of them, with the loads ahead, addresses and the sums on top, a thread
+// nears the 255 a thread can have (96 compiled to 199–222 registers with CUDA 13.0, no spills).
+constexpr int kMaxPipelineRegisters = 96;
 
 struct TemporalStencil {
-    int steps, t, ty, ry, zc, ahead;
+    int steps, t, ty, ry, cx, zc, ahead;
     static TemporalStencil from(const ParamReader& p) {
-        return {p["STEPS"], p["TSTEPS"], p["TY"], p["RY"], p["ZC"], p["AHEAD"]};
+        return {p["STEPS"], p["TSTEPS"], p["TY"], p["RY"], p["CX"], p["ZC"], p["AHEAD"]};
     }
     int rows() const { return ty * ry; }
-    static int out_x(int levels) { return 32 - 2 * levels; }
+    int columns() const { return 32 * cx; }   // the region's: a warp, CX columns a thread
+    int out_x(int levels) const { return columns() - 2 * levels; }
     int out_y(int levels) const { return rows() - 2 * levels; }
     int full_launches() const { return steps / t; }
     int rest() const { return steps % t; }
     int launches() const { return full_launches() + (rest() > 0 ? 1 : 0); }
 
     KernelInstance kernel_of(int levels) const {
-        return {"stencil/temporal.cuh", fmt::format("temporal_stencil<{}, {}, {}, {}, {}>", levels, ty, ry, zc, ahead)};
+        const char* kernel = cx == 1 ? "temporal_stencil" : "temporal_stencil_two_columns";
+        return {"stencil/temporal.cuh", fmt::format("{}<{}, {}, {}, {}, {}>", kernel, levels, ty, ry, zc, ahead)};
     }
     KernelInstance kernel() const { return kernel_of(t); }
     LaunchShape launch_of(int levels, const Problem& p) const {
@@ -68,8 +70,8 @@ struct TemporalStencil {
         return out;
     }
     FamilyOptions family_options() const { return {{"steps", steps}}; }
-    // Both arrays of edge rows: [TSTEPS][2][TY][32] floats each.
-    int smem_bytes() const { return 2 * t * 2 * ty * 32 * 4; }
+    // Both arrays of edge rows: [TSTEPS][2][TY][CX][32] floats each.
+    int smem_bytes() const { return 2 * t * 2 * ty * columns() * 4; }
     std::string invalid_reason(const Problem& p, const Target&) const;
     LaunchCounts counts(int levels, const Problem& p) const;
     RunCounts run_counts(const Problem& p) const {
@@ -84,8 +86,8 @@ std::string TemporalStencil::invalid_reason(const Problem& p, const Target&) con
     if (auto r = stencil::grid_too_small_reason(p); !r.empty()) return r;
     if (t > steps) return trf("constraint.stencil.temporal.more_than_steps", t, steps);
     if (out_y(t) < 1) return trf("constraint.stencil.temporal.rows", ty, ry, rows(), t, 2 * t);
-    if (2 * t * ry > kMaxPipelineRegisters)
-        return trf("constraint.stencil.temporal.registers", t, ry, t, ry, 2 * t * ry, kMaxPipelineRegisters);
+    if (2 * t * ry * cx > kMaxPipelineRegisters)
+        return trf("constraint.stencil.temporal.registers", t, ry, cx, t, ry, cx, 2 * t * ry * cx, kMaxPipelineRegisters);
     return "";
 }
 
@@ -94,11 +96,11 @@ int64_t inside(int64_t lo, int64_t hi, int64_t n) { return std::max<int64_t>(0, 
 
 LaunchCounts TemporalStencil::counts(int levels, const Problem& p) const {
     const int64_t nx = p.dim[0], ny = p.dim[1], nz = p.dim[2];
-    const int bx = out_x(levels), by = out_y(levels), h = rows();
+    const int bx = out_x(levels), by = out_y(levels), h = rows(), w = columns();
     const LaunchShape shape = launch_of(levels, p);
     // Region columns and rows inside the grid, over the blocks along x and along y.
     double cols = 0, rows_in = 0;
-    for (int64_t b = 0; b < shape.grid[0]; ++b) cols += double(inside(b * bx - levels, b * bx - levels + 32, nx));
+    for (int64_t b = 0; b < shape.grid[0]; ++b) cols += double(inside(b * bx - levels, b * bx - levels + w, nx));
     for (int64_t b = 0; b < shape.grid[1]; ++b) rows_in += double(inside(b * by - levels, b * by - levels + h, ny));
     // Along z: input planes loaded, and the planes each level computes (level l: those level
     // `levels` needs, [zs − (levels−l), ze + (levels−l)), but for the boundary planes 0 and
@@ -119,14 +121,14 @@ LaunchCounts TemporalStencil::counts(int levels, const Problem& p) const {
     }
     c.loads = cols * rows_in * c.planes_loaded;
     c.stores = double(nx) * double(ny) * double(nz);
-    // Each thread row but the first leaves its first row, each but the last its last row, for
-    // every plane of levels 0 .. t−1; levels 1 .. t read them back. A level-plane of a block
-    // evaluates all its 32·H cells, with two shuffles each.
-    const double edge = 64.0 * (ty - 1);
+    // Each thread row but the first leaves its first row, each but the last its last row (CX
+    // columns a thread), for every plane of levels 0 .. t−1; levels 1 .. t read them back. A
+    // level-plane of a block evaluates all its W·H cells, with two shuffles a thread and row.
+    const double edge = 2.0 * w * (ty - 1);
     c.shared_stores = edge * c.level_planes_down;
     c.shared_loads = edge * c.level_planes_up;
-    c.computed = 32.0 * h * c.level_planes_up;
-    c.shuffles = 2 * c.computed;
+    c.computed = double(w) * h * c.level_planes_up;
+    c.shuffles = 2.0 * 32 * h * c.level_planes_up;
     return c;
 }
 
@@ -134,7 +136,7 @@ TileGeometry TemporalStencil::tiles(const Problem& p) const {
     TileGeometry g;
     g.extent = {p.dim[0], p.dim[1], p.dim[2]};
     g.block_tile = {out_x(t), out_y(t), zc};
-    g.thread_tile = {1, ry, zc};
+    g.thread_tile = {std::min(cx, out_x(t)), std::min(ry, out_y(t)), zc};   // a thread that owns all it holds
     g.halo = t;   // the region reaches TSTEPS cells past the outputs on every side
     g.halo_load = HaloLoad::ExtraThreads;
     g.walks_z = true;
@@ -153,15 +155,15 @@ CostModel TemporalStencil::cost_model(const Problem& p) const {
     m.flops = stencil::kFlopsPerOutput * g.interior() * steps;
     m.total = {sum(&LaunchCounts::loads), sum(&LaunchCounts::stores), sum(&LaunchCounts::shared_loads),
                sum(&LaunchCounts::shared_stores)};
-    // A whole block of a full launch in the middle of the grid: its region of 32·H columns for
-    // ZC + 2·TSTEPS planes; level l evaluated on ZC + 2(TSTEPS − l) planes.
+    // A whole block of a full launch in the middle of the grid: its region of W·H cells (W = 32·CX)
+    // for ZC + 2·TSTEPS planes; level l evaluated on ZC + 2(TSTEPS − l) planes.
     const double level_planes = double(t) * zc + double(t) * (t - 1);   // Σ_{l=1..T} (ZC + 2(T−l))
     const double down_planes = double(t) * zc + double(t) * (t + 1);    // Σ_{l=0..T−1} (ZC + 2(T−l))
-    m.per_block = {32.0 * rows() * (zc + 2 * t), double(out_x(t)) * out_y(t) * zc, 64.0 * (ty - 1) * level_planes,
-                   64.0 * (ty - 1) * down_planes};
-    // A thread of a middle thread row that owns all its RY cells.
-    m.per_thread = {double(ry) * (zc + 2 * t), double(ry) * zc, ty > 1 ? 2.0 * level_planes : 0.0,
-                    ty > 1 ? 2.0 * down_planes : 0.0};
+    const double w = columns(), edge = 2.0 * w * (ty - 1);
+    m.per_block = {w * rows() * (zc + 2 * t), double(out_x(t)) * out_y(t) * zc, edge * level_planes, edge * down_planes};
+    // A thread of a middle thread row that owns all its RY·CX cells.
+    m.per_thread = {double(ry) * cx * (zc + 2 * t), double(ry) * cx * zc, ty > 1 ? 2.0 * cx * level_planes : 0.0,
+                    ty > 1 ? 2.0 * cx * down_planes : 0.0};
     stencil::finish_cost_model(m, g);
     // DRAM, for a grid larger than L2 (the compulsory bytes stay the input read once and the
     // output written once: a small grid's intermediates can stay in L2): each launch writes every
@@ -174,14 +176,14 @@ CostModel TemporalStencil::cost_model(const Problem& p) const {
 
     m.formulas = {
         {"launches", "⌊STEPS/TSTEPS⌋ + (1 if STEPS mod TSTEPS > 0)", double(launches())},
-        {"outputs / block", "(32 − 2·TSTEPS)·(TY·RY − 2·TSTEPS)·ZC", m.per_block.global_stores},
-        {"blocks / launch", "⌈Nx/(32−2T)⌉·⌈Ny/(TY·RY−2T)⌉·⌈Nz/ZC⌉", run.full.blocks},
+        {"outputs / block", "(32·CX − 2·TSTEPS)·(TY·RY − 2·TSTEPS)·ZC", m.per_block.global_stores},
+        {"blocks / launch", "⌈Nx/(32·CX−2T)⌉·⌈Ny/(TY·RY−2T)⌉·⌈Nz/ZC⌉", run.full.blocks},
         {"FLOPs", "13·(Nx−2)·(Ny−2)·(Nz−2)·STEPS", m.flops},
-        {"global loads / block", "32·TY·RY·(ZC + 2·TSTEPS) (the region, TSTEPS planes either side)", m.per_block.global_loads},
+        {"global loads / block", "32·CX·TY·RY·(ZC + 2·TSTEPS) (the region, TSTEPS planes either side)", m.per_block.global_loads},
         {"global loads (total)", "Σ launches: region cells in the grid × planes [zs−T, ze+T) in the grid", m.total.global_loads},
         {"global stores (total)", "Nx·Ny·Nz·launches (each cell once a launch)", m.total.global_stores},
-        {"shared stores / block", "64·(TY−1)·Σ_{l=0..T−1}(ZC + 2(T−l)) (edge rows, levels below T)", m.per_block.shared_stores},
-        {"shared loads / block", "64·(TY−1)·Σ_{l=1..T}(ZC + 2(T−l)) (edge rows read back)", m.per_block.shared_loads},
+        {"shared stores / block", "64·CX·(TY−1)·Σ_{l=0..T−1}(ZC + 2(T−l)) (edge rows, levels below T)", m.per_block.shared_stores},
+        {"shared loads / block", "64·CX·(TY−1)·Σ_{l=1..T}(ZC + 2(T−l)) (edge rows read back)", m.per_block.shared_loads},
         {"shared loads (total)", "Σ launches and blocks of the above, z windows cut at the grid", m.total.shared_loads},
         {"shared stores (total)", "Σ launches and blocks of the above, z windows cut at the grid", m.total.shared_stores},
     };
@@ -195,32 +197,33 @@ CostModel TemporalStencil::cost_model(const Problem& p) const {
         {"DRAM bytes / cell-step (ideal)", "8·launches / STEPS (each launch reads and writes each cell once)", ideal / cell_steps},
         {"global bytes / cell-step", "4·(loads + stores) / (Nx·Ny·Nz·STEPS)", m.global_bytes / cell_steps},
         {"recompute fraction", "1 − Nx·Ny·Nz·STEPS / cell-updates evaluated", 1.0 - cell_steps / computed},
-        {"cell-updates evaluated", "Σ launches, blocks: 32·TY·RY per level-plane", computed},
-        {"shuffles (total)", "2 per cell-update evaluated (x−1, x+1)", sum(&LaunchCounts::shuffles)},
-        {"shared memory / block (bytes)", "2 arrays · TSTEPS · 2 parities · TY · 32 · 4", double(smem_bytes())},
+        {"cell-updates evaluated", "Σ launches, blocks: 32·CX·TY·RY per level-plane", computed},
+        {"shuffles (total)", "2 a thread and row per level-plane (x−1 of its first column, x+1 of its last): 2/CX per cell-update", sum(&LaunchCounts::shuffles)},
+        {"shared memory / block (bytes)", "2 arrays · TSTEPS · 2 parities · TY · 32·CX · 4", double(smem_bytes())},
         {"threads / block", "32·TY", 32.0 * ty},
         {"time steps a DRAM pass", "TSTEPS", double(t)},
     });
     return m;
 }
 
-// The edge rows: a warp stores or reads 32 consecutive floats of one thread row's slot, one
-// wavefront, whatever the level and parity (which shift the slot by whole rows of 32 words).
+// The edge rows: a warp stores or reads 32 consecutive floats of one thread row's slot, column c
+// of its threads (one wavefront), CX times, whatever the level and parity (which shift the slot
+// by whole rows of 32 words).
 std::vector<SharedAccessSite> TemporalStencil::shared_sites(const Problem& p) const {
     if (!invalid_reason(p, Target{}).empty() || ty < 2) return {};
     const RunCounts run = run_counts(p);
-    const std::vector<double> down = {run.sum(&LaunchCounts::level_planes_down)};
-    const std::vector<double> up = {run.sum(&LaunchCounts::level_planes_up)};
-    const int threads = 32 * ty, rows_of_threads = ty;
+    const std::vector<double> down = {cx * run.sum(&LaunchCounts::level_planes_down)};
+    const std::vector<double> up = {cx * run.sum(&LaunchCounts::level_planes_up)};
+    const int threads = 32 * ty, rows_of_threads = ty, words_a_row = 32 * cx;
     auto site = [&](const char* name, bool store, const std::vector<double>& weights, bool first) {
-        return stencil::float_site(name, first ? "word = ty·32 + lane, thread rows 1 … TY−1" : "word = ty·32 + lane, thread rows 0 … TY−2",
-                                   store, threads, weights, [rows_of_threads, first, store](int, int thread) -> int64_t {
+        return stencil::float_site(name, first ? "word = (ty·CX + c)·32 + lane, thread rows 1 … TY−1" : "word = (ty·CX + c)·32 + lane, thread rows 0 … TY−2",
+                                   store, threads, weights, [rows_of_threads, words_a_row, first, store](int, int thread) -> int64_t {
                                        const int row = thread / 32, lane = thread % 32;
                                        // Stores: the writer's own row; loads: the row below (first) or above (last).
                                        const int slot = store ? row : first ? row + 1 : row - 1;
                                        const bool used = store ? (first ? row > 0 : row < rows_of_threads - 1)
                                                                : (first ? row < rows_of_threads - 1 : row > 0);
-                                       return used ? int64_t(slot) * 32 + lane : -1;
+                                       return used ? int64_t(slot) * words_a_row + lane : -1;   // column c = 0: the others alike
                                    });
     };
     return {site("first row store", true, down, true), site("last row store", true, down, false),
@@ -236,6 +239,7 @@ TILELAB_VARIANT(make_temporal_stencil, TemporalStencil,
                      {.name = "STEPS", .kind = ParamKind::Int, .min = 1, .max = 256, .def = 64},
                      {.name = "TY", .kind = ParamKind::Int, .min = 1, .max = 32, .def = 4},
                      {.name = "RY", .kind = ParamKind::Int, .min = 1, .max = 8, .def = 8},
+                     {.name = "CX", .kind = ParamKind::Int, .min = 1, .max = 2, .def = 1},
                      {.name = "ZC", .kind = ParamKind::Int, .min = 1, .max = 1024, .def = 64},
                      {.name = "AHEAD", .kind = ParamKind::Int, .min = 1, .max = 4, .def = 1},
                  }})

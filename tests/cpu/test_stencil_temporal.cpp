@@ -24,7 +24,7 @@ using namespace tilelab::test;
 constexpr float kCoef[7] = {0.40f, 0.11f, 0.09f, 0.12f, 0.08f, 0.13f, 0.07f};
 
 struct Params {
-    int t, ty, ry, zc, ahead;
+    int t, ty, ry, zc, ahead, cx = 1;
 };
 
 struct Walk {
@@ -37,15 +37,16 @@ float stencil(float c, float xm, float xp, float ym, float yp, float zm, float z
     return kCoef[0] * c + kCoef[1] * xm + kCoef[2] * xp + kCoef[3] * ym + kCoef[4] * yp + kCoef[5] * zm + kCoef[6] * zp;
 }
 
-// One launch of temporal_stencil<T, TY, RY, ZC, AHEAD> over `in` (nx × ny × nz).
+// One launch of temporal_stencil<T, TY, RY, ZC, AHEAD> (or _two_columns) over `in` (nx × ny × nz),
+// column by column: "thread" below is a column of a thread row (w + W·ty), each lane holding CX.
 Walk walk_launch(const std::vector<float>& in, int nx, int ny, int nz, const Params& k) {
-    const int T = k.t, TY = k.ty, RY = k.ry, H = TY * RY, BX = 32 - 2 * T, BY = H - 2 * T;
+    const int T = k.t, TY = k.ty, RY = k.ry, W = 32 * k.cx, H = TY * RY, BX = W - 2 * T, BY = H - 2 * T;
     const int gx = (nx + BX - 1) / BX, gy = (ny + BY - 1) / BY, gz = (nz + k.zc - 1) / k.zc;
     const size_t plane = size_t(nx) * ny;
     Walk w;
     w.out.assign(in.size(), NAN);
     w.writes.assign(in.size(), 0);
-    const int threads = 32 * TY;
+    const int threads = W * TY;
     for (int bz = 0; bz < gz; ++bz)
         for (int by = 0; by < gy; ++by)
             for (int bx = 0; bx < gx; ++bx) {
@@ -57,8 +58,8 @@ Walk walk_launch(const std::vector<float>& in, int nx, int ny, int nz, const Par
                     mid(size_t(T) * threads * RY, 0.0f);
                 std::vector<float> first(size_t(T) * 2 * threads, NAN), last(size_t(T) * 2 * threads, NAN);
                 auto cell = [&](int thread, int r, int& x, int& y) {
-                    x = bx * BX - T + thread % 32;
-                    y = by * BY - T + (thread / 32) * RY + r;
+                    x = bx * BX - T + thread % W;
+                    y = by * BY - T + (thread / W) * RY + r;
                 };
                 auto load_plane = [&](int p, float* v) {   // v[at(thread, r)]
                     for (int th = 0; th < threads; ++th)
@@ -75,7 +76,7 @@ Walk walk_launch(const std::vector<float>& in, int nx, int ny, int nz, const Par
                 };
                 auto share = [&](int level, int parity, const std::vector<float>& v) {
                     for (int th = 0; th < threads; ++th) {
-                        const int ty = th / 32;
+                        const int ty = th / W;
                         const size_t slot = (size_t(level) * 2 + size_t(parity)) * threads + size_t(th);
                         if (ty > 0) first[slot] = v[at(th, 0)], ++w.shared_stores;
                         if (ty < TY - 1) last[slot] = v[at(th, RY - 1)], ++w.shared_stores;
@@ -99,15 +100,15 @@ Walk walk_launch(const std::vector<float>& in, int nx, int ny, int nz, const Par
                         if (computes)
                             for (int th = 0; th < threads; ++th)
                                 for (int r = 0; r < RY; ++r) {
-                                    const int lane = th % 32, ty = th / 32;
+                                    const int col = th % W, ty = th / W;
                                     const float c = md[at(th, r)];
-                                    const float xm = lane > 0 ? md[at(th - 1, r)] : c, xp = lane < 31 ? md[at(th + 1, r)] : c;
+                                    const float xm = col > 0 ? md[at(th - 1, r)] : c, xp = col < W - 1 ? md[at(th + 1, r)] : c;
                                     float ym = c, yp = c;
                                     const size_t read = (size_t(l - 1) * 2 + size_t(parity ^ 1)) * threads;
                                     if (r > 0) ym = md[at(th, r - 1)];
-                                    else if (ty > 0) ym = last[read + size_t(th - 32)], ++w.shared_loads;
+                                    else if (ty > 0) ym = last[read + size_t(th - W)], ++w.shared_loads;
                                     if (r < RY - 1) yp = md[at(th, r + 1)];
-                                    else if (ty < TY - 1) yp = first[read + size_t(th + 32)], ++w.shared_loads;
+                                    else if (ty < TY - 1) yp = first[read + size_t(th + W)], ++w.shared_loads;
                                     int x, y;
                                     cell(th, r, x, y);
                                     const bool inner = x >= 1 && x < nx - 1 && y >= 1 && y < ny - 1;
@@ -121,8 +122,8 @@ Walk walk_launch(const std::vector<float>& in, int nx, int ny, int nz, const Par
                                 for (int r = 0; r < RY; ++r) {
                                     int x, y;
                                     cell(th, r, x, y);
-                                    const int lane = th % 32, h = (th / 32) * RY + r;
-                                    if (x < 0 || x >= nx || y < 0 || y >= ny || lane < T || lane >= 32 - T || h < T || h >= H - T)
+                                    const int col = th % W, h = (th / W) * RY + r;
+                                    if (x < 0 || x >= nx || y < 0 || y >= ny || col < T || col >= W - T || h < T || h >= H - T)
                                         continue;
                                     const size_t i = size_t(z) * plane + size_t(y) * nx + size_t(x);
                                     w.out[i] = fresh[at(th, r)];
@@ -153,7 +154,7 @@ std::vector<float> sweep(const std::vector<float>& g, int nx, int ny, int nz) {
 }
 
 ParamValues values(int steps, const Params& k) {
-    return {{"STEPS", steps}, {"TSTEPS", k.t}, {"TY", k.ty}, {"RY", k.ry}, {"ZC", k.zc}, {"AHEAD", k.ahead}};
+    return {{"STEPS", steps}, {"TSTEPS", k.t}, {"TY", k.ty}, {"RY", k.ry}, {"CX", k.cx}, {"ZC", k.zc}, {"AHEAD", k.ahead}};
 }
 
 TEST(StencilTemporal, WalkOfEveryBlockEqualsTheModelAndTheReference) {
@@ -161,20 +162,21 @@ TEST(StencilTemporal, WalkOfEveryBlockEqualsTheModelAndTheReference) {
     const Variant& v = variant("stencil.temporal");
     int checked = 0;
     for (int trial = 0; trial < 40 && checked < 14; ++trial) {
-        const Params k{int(rng() % 4) + 1, int(rng() % 4) + 1, int(rng() % 5) + 1, int(rng() % 9) + 1, int(rng() % 3) + 1};
-        const int nx = 3 + int(rng() % 60), ny = 3 + int(rng() % 40), nz = 3 + int(rng() % 20);
+        const Params k{int(rng() % 4) + 1, int(rng() % 4) + 1, int(rng() % 5) + 1, int(rng() % 9) + 1, int(rng() % 3) + 1,
+                       int(rng() % 2) + 1};
+        const int nx = 3 + int(rng() % 140), ny = 3 + int(rng() % 40), nz = 3 + int(rng() % 20);
         const int steps = k.t * (1 + int(rng() % 2)) + int(rng() % 3);   // full launches and perhaps a rest
         const Problem p = grid(nx, ny, nz);
         if (!v.invalid_reason(values(steps, k), p, tilelab::testing::test_target()).empty()) continue;
         ++checked;
         SCOPED_TRACE(::testing::Message() << nx << "x" << ny << "x" << nz << " STEPS=" << steps << " T=" << k.t << " TY=" << k.ty
-                                          << " RY=" << k.ry << " ZC=" << k.zc << " AHEAD=" << k.ahead);
+                                          << " RY=" << k.ry << " CX=" << k.cx << " ZC=" << k.zc << " AHEAD=" << k.ahead);
         std::vector<float> g(size_t(nx) * ny * nz), ref;
         for (float& f : g) f = std::uniform_real_distribution<float>(-1.0f, 1.0f)(rng);
         ref = g;
         double loads = 0, stores = 0, sloads = 0, sstores = 0;
         for (int done = 0; done < steps;) {
-            const Params launch{std::min(k.t, steps - done), k.ty, k.ry, k.zc, k.ahead};
+            const Params launch{std::min(k.t, steps - done), k.ty, k.ry, k.zc, k.ahead, k.cx};
             const Walk w = walk_launch(g, nx, ny, nz, launch);
             for (int s = 0; s < launch.t; ++s) ref = sweep(ref, nx, ny, nz);
             ASSERT_TRUE(std::all_of(w.writes.begin(), w.writes.end(), [](int n) { return n == 1; })) << "a cell not written exactly once";
@@ -209,17 +211,18 @@ TEST(StencilTemporal, DramBytesPerCellStepFallAsOneOverTstepsPlusTheZHalo) {
 
 // The kernel's PTX on the CPU run past the lesson's first step: one, two and three levels a
 // launch, each followed by a launch of the rest, z blocks of 4 to 6 planes with a short last one,
-// one and two planes loaded ahead; the grid exact, counted accesses equal to the model's.
+// one and two planes loaded ahead, one and two columns a thread (two blocks along x); the grid
+// exact, counted accesses equal to the model's.
 TEST(StencilTemporal, ItsPtxPassesOnTheCpuAtSeveralLevelsAndShortZBlocks) {
-    const Problem p = grid(37, 29, 13);
+    const Problem p = grid(75, 29, 13);
     for (int t = 1; t <= 3; ++t)
         for (int zc = 4; zc <= 6; ++zc) {
-            SCOPED_TRACE(::testing::Message() << "TSTEPS=" << t << " ZC=" << zc);
+            SCOPED_TRACE(::testing::Message() << "TSTEPS=" << t << " ZC=" << zc << " CX=" << 1 + (t + zc) % 2);
             RunOptions o;
             o.cpu_check = true;
             o.seed = 7;
             o.cpu_problem = p;
-            const RunRequest req{"stencil.temporal", values(t + 1, Params{t, 3, 4, zc, 1 + zc % 2}), p};
+            const RunRequest req{"stencil.temporal", values(t + 1, Params{t, 3, 4, zc, 1 + zc % 2, 1 + (t + zc) % 2}), p};
             const RunResult r = model_engine().run(req, o);
             ASSERT_TRUE(r.cpu.has_value()) << r.stage << ": " << r.error;
             const CpuCheck& c = *r.cpu;
@@ -231,11 +234,13 @@ TEST(StencilTemporal, ItsPtxPassesOnTheCpuAtSeveralLevelsAndShortZBlocks) {
         }
 }
 
-TEST(StencilTemporal, RefusesARegionWithoutOutputRowsAndMoreStepsPerLaunchThanSteps) {
+TEST(StencilTemporal, RefusesARegionWithoutOutputRowsMoreStepsPerLaunchThanStepsAndTooManyRegisters) {
     const Problem p = grid(64, 64, 64);
     EXPECT_NE(engine_invalid_reason("stencil.temporal", values(64, Params{4, 2, 4, 64, 2}), p), "");   // 8 rows, 2·4 rings
     EXPECT_EQ(engine_invalid_reason("stencil.temporal", values(64, Params{4, 3, 3, 64, 2}), p), "");   // 9 rows: 1 output row
     EXPECT_NE(engine_invalid_reason("stencil.temporal", values(3, Params{4, 8, 4, 64, 2}), p), "");
+    EXPECT_EQ(engine_invalid_reason("stencil.temporal", values(64, Params{3, 4, 8, 64, 1, 2}), p), "");   // 96 planes' values
+    EXPECT_NE(engine_invalid_reason("stencil.temporal", values(64, Params{4, 4, 8, 64, 1, 2}), p), "");   // 128
 }
 
 }  // namespace
