@@ -7,6 +7,7 @@
 // level l running l planes behind the input, so one iteration is a diagonal across the levels:
 // the one that writes the plane the panel's z slider shows.
 #include <algorithm>
+#include <functional>
 #include <vector>
 #include "plot.h"
 #include "tiles_draw.h"
@@ -34,29 +35,45 @@ std::vector<int64_t> ShownPlanes(int64_t first, int64_t count, int64_t width, in
     if (start + width < first + count) shown.push_back(-1 - count);
     return shown;
 }
+
+// A cell's colour in both pictures: the input at level 0; above it, wrong (thrown away), right and
+// kept for the next level, or right at the top level (written).
+ImU32 LevelFill(int level, int levels, bool right) {
+    return level == 0 ? kInputFill : !right ? kWastedFill : level == levels ? kOutputFill : kRegisterFill;
+}
+
+// Both pictures' frame: a row of `columns` cells a level, level 0 at the bottom, each row labelled
+// "level l", `width` wide in all, the space reserved below. cell(dl, level, column, a, b) draws
+// the cell between corners a and b; `row_text_y` is where text centred in a row starts.
+void DrawLevelRows(int levels, int64_t columns, float width,
+                   const std::function<void(ImDrawList*, int, int64_t, ImVec2, ImVec2, float)>& cell) {
+    const float font = ImGui::GetFontSize();
+    const float label_w = font * 5.5f;
+    const float cell_w = std::clamp((width - label_w) / float(columns), 3.0f, font * 1.2f);
+    const float row_h = std::clamp(font * 12 / float(levels + 1), font * 0.6f, font * 1.4f);
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    for (int level = 0; level <= levels; ++level) {
+        const float y0 = origin.y + row_h * float(levels - level), y1 = y0 + row_h - 2;
+        const float row_text_y = y0 + (row_h - font) / 2;
+        Caption(dl, ImVec2(origin.x, row_text_y), trf("tiles.level", level));
+        for (int64_t c = 0; c < columns; ++c) {
+            const float x0 = origin.x + label_w + cell_w * float(c);
+            cell(dl, level, c, ImVec2(x0, y0), ImVec2(x0 + cell_w - 1, y1), row_text_y);
+        }
+    }
+    ImGui::Dummy(ImVec2(label_w + cell_w * float(columns), row_h * float(levels + 1) + 2));
+}
 }  // namespace
 
 void DrawTimeLevels(const TileGeometry& t, float width) {
     const int levels = t.time_steps;
     const int64_t columns = t.block_tile[0] + 2 * t.halo;   // the region, along x
     if (levels <= 0 || columns <= 0) return;
-    const float font = ImGui::GetFontSize();
-    const float label_w = font * 5.5f;
-    const float cell = std::clamp((width - label_w) / float(columns), 3.0f, font * 1.2f);
-    const float row_h = std::clamp(font * 12 / float(levels + 1), font * 0.6f, font * 1.4f);
-    ImDrawList* dl = ImGui::GetWindowDrawList();
-    const ImVec2 origin = ImGui::GetCursorScreenPos();
-    for (int level = 0; level <= levels; ++level) {
-        const float y0 = origin.y + row_h * float(levels - level), y1 = y0 + row_h - 2;
-        Caption(dl, ImVec2(origin.x, y0 + (row_h - font) / 2), trf("tiles.level", level));
-        for (int64_t c = 0; c < columns; ++c) {
-            const bool right = c >= level && c < columns - level;
-            const ImU32 fill = level == 0 ? kInputFill : !right ? kWastedFill : level == levels ? kOutputFill : kRegisterFill;
-            const float x0 = origin.x + label_w + cell * float(c);
-            dl->AddRectFilled(ImVec2(x0, y0), ImVec2(x0 + cell - 1, y1), fill);
-        }
-    }
-    ImGui::Dummy(ImVec2(label_w + cell * float(columns), row_h * float(levels + 1) + 2));
+    DrawLevelRows(levels, columns, width, [&](ImDrawList* dl, int level, int64_t c, ImVec2 a, ImVec2 b, float) {
+        const bool right = c >= level && c < columns - level;
+        dl->AddRectFilled(a, b, LevelFill(level, levels, right));
+    });
     Swatch(kInputFill, trf("tiles.levels_input", columns).c_str());
     Swatch(kRegisterFill, tr("tiles.levels_kept").c_str());
     Swatch(kOutputFill, trf("tiles.levels_output", t.block_tile[0]).c_str());
@@ -72,33 +89,19 @@ void DrawTimePipeline(const TileGeometry& t, float width, int64_t plane) {
     const int64_t wave = std::clamp<int64_t>(plane, 0, own - 1) + levels;
     const std::vector<int64_t> shown = ShownPlanes(-levels, count, 4 * int64_t(levels) + 8, wave - levels / 2);
     const int64_t gap = -1 - count;
-    const float font = ImGui::GetFontSize();
-    const float label_w = font * 5.5f;
-    const float cell = std::clamp((width - label_w) / float(shown.size()), 3.0f, font * 1.2f);
-    const float row_h = std::clamp(font * 12 / float(levels + 1), font * 0.6f, font * 1.4f);
     ImGui::TextWrapped("%s", trf("tiles.pipeline", count, own, levels).c_str());
-    ImDrawList* dl = ImGui::GetWindowDrawList();
-    const ImVec2 origin = ImGui::GetCursorScreenPos();
-    for (int level = 0; level <= levels; ++level) {
-        const float y0 = origin.y + row_h * float(levels - level), y1 = y0 + row_h - 2;
-        Caption(dl, ImVec2(origin.x, y0 + (row_h - font) / 2), trf("tiles.level", level));
-        for (size_t i = 0; i < shown.size(); ++i) {
-            const int64_t z = shown[i];
-            const float x0 = origin.x + label_w + cell * float(i);
-            if (z == gap) {
-                if (level == 0) Caption(dl, ImVec2(x0, y0 + (row_h - font) / 2), "…");
-                continue;
-            }
-            // Level l computes planes [−(T−l), ZC+(T−l)); level 0 is the input loaded.
-            const int64_t reach = levels - level;
-            if (z < -reach || z >= own + reach) continue;
-            const bool mine = z >= 0 && z < own;
-            const ImU32 fill = level == 0 ? kInputFill : !mine ? kWastedFill : level == levels ? kOutputFill : kRegisterFill;
-            dl->AddRectFilled(ImVec2(x0, y0), ImVec2(x0 + cell - 1, y1), fill);
-            if (z == wave - level) dl->AddRect(ImVec2(x0, y0), ImVec2(x0 + cell - 1, y1), kWaveEdge, 0, 0, 2.0f);
+    DrawLevelRows(levels, int64_t(shown.size()), width, [&](ImDrawList* dl, int level, int64_t i, ImVec2 a, ImVec2 b, float text_y) {
+        const int64_t z = shown[size_t(i)];
+        if (z == gap) {
+            if (level == 0) Caption(dl, ImVec2(a.x, text_y), "…");
+            return;
         }
-    }
-    ImGui::Dummy(ImVec2(label_w + cell * float(shown.size()), row_h * float(levels + 1) + 2));
+        // Level l computes planes [−(T−l), ZC+(T−l)); level 0 is the input loaded.
+        const int64_t reach = levels - level;
+        if (z < -reach || z >= own + reach) return;
+        dl->AddRectFilled(a, b, LevelFill(level, levels, z >= 0 && z < own));
+        if (z == wave - level) dl->AddRect(a, b, kWaveEdge, 0, 0, 2.0f);
+    });
     Swatch(kInputFill, trf("tiles.pipeline_input", levels).c_str());
     Swatch(kOutputFill, trf("tiles.pipeline_output", levels, own).c_str());
     Swatch(kWastedFill, tr("tiles.pipeline_halo").c_str());
