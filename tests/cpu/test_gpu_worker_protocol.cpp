@@ -182,6 +182,37 @@ TEST(GpuWorkerProtocol, JobWithCubinBytesAndOptionsSurvive) {
     EXPECT_EQ(cg.sgemm_gflops, 51234.25);
 }
 
+// A launch's TMA tensor maps (lesson 21) travel with the job, every field; a request whose maps
+// are malformed is refused before anything runs, with the map and the field named.
+TEST(GpuWorkerProtocol, TensorMapsTravelWithTheJobAndMalformedOnesAreRefused) {
+    auto kernel = std::make_shared<CompileResult>();
+    kernel->cubin = {'c', 'u', 'b', 'i', 'n'};
+    kernel->lowered_name = "_Z1kv";
+    LaunchShape launch{{32, 32, 1}, {128, 1, 1}, 99352};
+    launch.tensor_maps = {{.arg = 0, .element_bytes = 2, .rank = 2, .dims = {4096, 4096}, .strides = {8192}, .box = {64, 128},
+                           .swizzle = 128},
+                          {.arg = 1, .element_bytes = 2, .rank = 2, .dims = {4096, 4096}, .strides = {8192}, .box = {64, 64},
+                           .swizzle = 64}};
+    const worker::MeasureJob job{"matmul", {}, {}, Problem{{4096, 4096, 4096}}, launch, kernel, nullptr, {}};
+    const worker::MeasureJob got = worker::job_from_json(through_socket(worker::job_to_json(job)));
+    EXPECT_EQ(got.launch.tensor_maps, launch.tensor_maps);
+
+    json request = {{"op", "run"}, {"id", 7}, {"job", worker::job_to_json(job)}, {"options", RunOptions{}}};
+    EXPECT_EQ(worker::request_problem(request), "");
+    const auto refused = [&](const char* field, const json& value) {
+        json r = request;
+        r["job"]["launch"]["tensor_maps"][1][field] = value;
+        return worker::request_problem(r);
+    };
+    EXPECT_NE(refused("box", json::array({300, 64, 0, 0, 0})).find("tensor_maps[1]: \"box\" holds a value out of range"), std::string::npos);
+    EXPECT_NE(refused("dims", json::array({1, 2})).find("\"dims\" is not a list of 5 numbers"), std::string::npos);
+    EXPECT_NE(refused("rank", 9).find("\"rank\" is out of range"), std::string::npos);
+    EXPECT_NE(refused("arg", "A").find("\"arg\" is not an integer"), std::string::npos);
+    json many = request;
+    many["job"]["launch"]["tensor_maps"] = json::array({1, 2, 3, 4, 5});
+    EXPECT_NE(worker::request_problem(many).find("more than 4"), std::string::npos);
+}
+
 TEST(GpuWorkerProtocol, FramesFollowEachOtherAndBrokenOnesAreErrors) {
     SocketPair s;
     std::string error;

@@ -38,6 +38,7 @@ struct CompileRequest {
     // PTX for the virtual architecture compute_<arch> instead of a cubin (the CPU run's input,
     // engine/src/cpu/): no ptxas, so no register report; the PTX text is in CompileResult::cubin.
     bool ptx = false;
+    bool arch_specific = false;           // sm_XXa / compute_XXa (KernelInstance::arch_specific)
 };
 
 struct CompileResult {

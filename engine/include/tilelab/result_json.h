@@ -55,17 +55,32 @@ TILELAB_JSON_FIELDS(Ceilings, measured, copy_gbps, sgemm_gflops, note)
 
 NLOHMANN_JSON_SERIALIZE_ENUM(Phase, {{Phase::analysed, "analysed"}, {Phase::quick, "quick"}, {Phase::full, "full"}})
 
-// LaunchShape: grid, block, dynamic_smem, and (output only) threads_per_block, blocks.
+// LaunchShape: grid, block, dynamic_smem, tensor_maps where there are any, and (output only)
+// threads_per_block, blocks.
 template <typename J, std::enable_if_t<nlohmann::detail::is_basic_json<J>::value, int> = 0>
 void to_json(J& j, const LaunchShape& l) {
     j = J{{"grid", l.grid}, {"block", l.block}, {"dynamic_smem", l.dynamic_smem},
           {"threads_per_block", l.threads_per_block()}, {"blocks", l.blocks()}};
+    if (!l.tensor_maps.empty()) {
+        J maps = J::array();
+        for (const TensorMapSpec& m : l.tensor_maps)
+            maps.push_back(J{{"arg", m.arg}, {"element_bytes", m.element_bytes}, {"rank", m.rank}, {"dims", m.dims},
+                             {"strides", m.strides}, {"box", m.box}, {"swizzle", m.swizzle}});
+        j["tensor_maps"] = std::move(maps);
+    }
 }
 template <typename J, std::enable_if_t<nlohmann::detail::is_basic_json<J>::value, int> = 0>
 void from_json(const J& j, LaunchShape& l) {
     l.grid = j.at("grid").template get<std::array<unsigned, 3>>();
     l.block = j.at("block").template get<std::array<unsigned, 3>>();
     l.dynamic_smem = j.at("dynamic_smem").template get<unsigned>();
+    l.tensor_maps.clear();
+    if (j.contains("tensor_maps"))
+        for (const J& m : j.at("tensor_maps"))
+            l.tensor_maps.push_back({m.at("arg").template get<int>(), m.at("element_bytes").template get<int>(),
+                                     m.at("rank").template get<int>(), m.at("dims").template get<std::array<uint64_t, 5>>(),
+                                     m.at("strides").template get<std::array<uint64_t, 4>>(),
+                                     m.at("box").template get<std::array<uint32_t, 5>>(), m.at("swizzle").template get<int>()});
 }
 
 // HardwareCounters, one form for the worker protocol and the CLI (docs/cli.md): status, reason,

@@ -23,12 +23,33 @@ struct KernelInstance {
     std::string source_file;       // relative to kernels/: "matmul/smem_tiled.cuh"
     std::string name_expression;   // "smem_tiled_matmul<32, 1>"
     int max_registers = 0;         // -maxrregcount, 0 = none (register-pressure lesson)
+    // Compiled for the architecture-specific target sm_XXa (wgmma, setmaxnreg): its cubin runs on
+    // that exact architecture only, so the variant's constraint names it.
+    bool arch_specific = false;
 };
+
+// A TMA tensor map (CUtensorMap) over one of the family's pointer arguments, encoded by the GPU
+// worker (cuTensorMapEncodeTiled) before the first launch and passed after the family's
+// arguments, in order, as a 128-byte `const __grid_constant__` parameter (kernels/matmul/tma.cuh).
+// Elements out of the tensor read as zero. The worker checks nothing the driver does not: a map
+// it refuses fails the run with the driver's error and this map's numbers.
+struct TensorMapSpec {
+    int arg = 0;                           // the family argument (kernel_args index) that holds the address
+    int element_bytes = 2;                 // 1, 2, 4 or 8
+    int rank = 2;                          // 1 to 5
+    std::array<uint64_t, 5> dims{};        // the tensor, in elements, innermost first
+    std::array<uint64_t, 4> strides{};     // bytes between steps of dims 1 … rank−1 (multiples of 16)
+    std::array<uint32_t, 5> box{};         // one copy's box, in elements, each 1 to 256
+    int swizzle = 0;                       // bytes: 0 (none), 32, 64 or 128
+    bool operator==(const TensorMapSpec&) const = default;
+};
+inline constexpr int kMaxTensorMaps = 4;
 
 struct LaunchShape {
     std::array<unsigned, 3> grid{1, 1, 1};
     std::array<unsigned, 3> block{1, 1, 1};
     unsigned dynamic_smem = 0;     // bytes
+    std::vector<TensorMapSpec> tensor_maps{};   // appended to the arguments, at most kMaxTensorMaps
     int64_t threads_per_block() const { return int64_t(block[0]) * block[1] * block[2]; }
     int64_t blocks() const { return int64_t(grid[0]) * grid[1] * grid[2]; }
 };

@@ -111,7 +111,7 @@ std::string first_error_line(const std::string& log, const std::string& fallback
 std::vector<std::string> base_compile_options(const CompileRequest& req) {
     std::vector<std::string> opts = {
         // A cubin for exactly this target, or PTX for its virtual architecture (the CPU run).
-        fmt::format("--gpu-architecture={}_{}", req.ptx ? "compute" : "sm", req.arch),
+        fmt::format("--gpu-architecture={}_{}{}", req.ptx ? "compute" : "sm", req.arch, req.arch_specific ? "a" : ""),
         "-std=c++17",
         "-default-device",  // unannotated helpers are device functions
         "-lineinfo",

@@ -155,7 +155,11 @@ GpuRunner::Loaded GpuRunner::load(Family& family, const CompileResult& kernel, c
     family.on_library_loaded(lib.library());
     if (launch.dynamic_smem > 0)
         TL_CUDA_CHECK(cudaFuncSetAttribute(lib.entry(), cudaFuncAttributeMaxDynamicSharedMemorySize, int(launch.dynamic_smem)));
-    return {lib.entry(), to_dim3(launch.grid), to_dim3(launch.block), launch.dynamic_smem, repeat};
+    Loaded loaded{lib.entry(), to_dim3(launch.grid), to_dim3(launch.block), launch.dynamic_smem, repeat, nullptr};
+    // Tensor maps hold the family's addresses as they stand now (set up before any load).
+    if (!launch.tensor_maps.empty())
+        loaded.maps = std::make_shared<const std::vector<EncodedTensorMap>>(encode_tensor_maps(launch.tensor_maps, family.kernel_args(nullptr)));
+    return loaded;
 }
 
 size_t GpuRunner::launch_count(const std::vector<Loaded>& kernels) {
@@ -237,8 +241,10 @@ StallSamples GpuRunner::sample_stalls(Family& family, const worker::MeasureJob& 
         family.on_library_loaded(fresh->library());
         if (dyn_smem > 0)
             TL_CUDA_CHECK(cudaFuncSetAttribute(fresh->entry(), cudaFuncAttributeMaxDynamicSharedMemorySize, int(dyn_smem)));
+        const std::vector<EncodedTensorMap> maps = encode_tensor_maps(job.launch.tensor_maps, args);
+        std::vector<void*> all = with_tensor_maps(args, maps);
         for (int i = 0; i < n; ++i)
-            TL_CUDA_CHECK(cudaLaunchKernel(fresh->entry(), to_dim3(job.launch.grid), to_dim3(job.launch.block), args.data(),
+            TL_CUDA_CHECK(cudaLaunchKernel(fresh->entry(), to_dim3(job.launch.grid), to_dim3(job.launch.block), all.data(),
                                            dyn_smem, nullptr));
         TL_CUDA_CHECK(cudaDeviceSynchronize());
     };

@@ -15,6 +15,7 @@
 #include "gpu_worker/family.h"
 #include "gpu_worker/timing.h"
 #include "gpu_worker/sass_listing.h"
+#include "gpu_worker/tensor_maps.h"
 #include "tilelab/compile.h"
 #include "tilelab/device.h"
 #include "protocol/worker_protocol.h"
@@ -71,8 +72,14 @@ private:
         dim3 grid, block;
         unsigned dyn_smem = 0;
         int repeat = 1;          // launches in a row (KernelPass::repeat)
+        std::shared_ptr<const std::vector<EncodedTensorMap>> maps;   // after the arguments (LaunchShape::tensor_maps)
         // One launch with these arguments on the default stream.
         void launch(std::vector<void*>& args) const {
+            if (maps && !maps->empty()) {
+                std::vector<void*> all = with_tensor_maps(args, *maps);
+                TL_CUDA_CHECK(cudaLaunchKernel(entry, grid, block, all.data(), dyn_smem, nullptr));
+                return;
+            }
             TL_CUDA_CHECK(cudaLaunchKernel(entry, grid, block, args.data(), dyn_smem, nullptr));
         }
     };

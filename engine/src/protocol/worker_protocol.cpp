@@ -144,12 +144,43 @@ std::string family_options_problem(const json& o) {
     return "";
 }
 
-// A launch's grid, block and dynamic shared memory, each field checked.
+// A list of `n` non-negative integers of at most `max` each under `key`.
+std::string need_uint_list(const json& j, const char* key, size_t n, uint64_t max) {
+    if (!j.contains(key)) return std::string("\"") + key + "\" is missing";
+    const json& v = j.at(key);
+    if (!v.is_array() || v.size() != n) return fmt::format("\"{}\" is not a list of {} numbers", key, n);
+    for (const json& e : v)
+        if (!e.is_number_unsigned() && !(e.is_number_integer() && e.get<int64_t>() >= 0))
+            return std::string("\"") + key + "\" holds a value that is not a non-negative integer";
+        else if (e.get<uint64_t>() > max)
+            return std::string("\"") + key + "\" holds a value out of range";
+    return "";
+}
+
+// A launch's TMA tensor maps (tilelab/variant.h's TensorMapSpec): the shape of each field; the
+// values themselves are the driver's to accept when the worker encodes them.
+std::string tensor_maps_problem(const json& maps) {
+    if (!maps.is_array()) return "\"tensor_maps\" is not a list";
+    if (maps.size() > size_t(kMaxTensorMaps)) return fmt::format("\"tensor_maps\" holds more than {}", kMaxTensorMaps);
+    for (size_t i = 0; i < maps.size(); ++i) {
+        const json& m = maps[i];
+        const std::string p = !m.is_object() ? "not an object"
+                                             : first_problem({need_int(m, "arg", 0, 15), need_int(m, "element_bytes", 1, 8),
+                                                              need_int(m, "rank", 1, 5), need_uint_list(m, "dims", 5, UINT64_MAX),
+                                                              need_uint_list(m, "strides", 4, UINT64_MAX),
+                                                              need_uint_list(m, "box", 5, 256), need_int(m, "swizzle", 0, 128)});
+        if (!p.empty()) return fmt::format("tensor_maps[{}]: {}", i, p);
+    }
+    return "";
+}
+
+// A launch's grid, block, dynamic shared memory and tensor maps, each field checked.
 std::string launch_problem(const json& job) {
     if (!job.contains("launch") || !job.at("launch").is_object()) return "\"launch\" is missing or not an object";
     const json& l = job.at("launch");
     const std::string p = first_problem({need_uint_triple(l, "grid", UINT32_MAX), need_uint_triple(l, "block", UINT32_MAX),
-                                         need_uint(l, "dynamic_smem", UINT32_MAX)});
+                                         need_uint(l, "dynamic_smem", UINT32_MAX),
+                                         l.contains("tensor_maps") ? tensor_maps_problem(l.at("tensor_maps")) : ""});
     return p.empty() ? "" : "launch: " + p;
 }
 
@@ -378,7 +409,7 @@ MeasureJob job_from_json(const json& j) {
 json compile_request_to_json(const CompileRequest& req) {
     return {{"source_file", req.source_file}, {"name_expression", req.name_expression}, {"arch", req.arch},
             {"max_registers", req.max_registers}, {"defines", req.defines}, {"source_text", req.source_text},
-            {"source_name", req.source_name}, {"ptx", req.ptx}};
+            {"source_name", req.source_name}, {"ptx", req.ptx}, {"arch_specific", req.arch_specific}};
 }
 
 CompileRequest compile_request_from_json(const json& j) {
@@ -391,6 +422,7 @@ CompileRequest compile_request_from_json(const json& j) {
     req.source_text = j.at("source_text").get<std::string>();
     req.source_name = j.at("source_name").get<std::string>();
     req.ptx = j.contains("ptx") && j.at("ptx").is_boolean() && j.at("ptx").get<bool>();
+    req.arch_specific = j.contains("arch_specific") && j.at("arch_specific").is_boolean() && j.at("arch_specific").get<bool>();
     return req;
 }
 
