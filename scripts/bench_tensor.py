@@ -39,10 +39,25 @@ LADDERS = {
            (["bf16"], {"BN": 256, "BK": 64, "STAGES": 4}, "128x256 BK=64 S4"),
            (["tf32"], {"BM": 256, "FRAGS": 1}, "256x128 FRAGS=1"),
            (["tf32"], {"BN": 256, "FRAGS": 1, "STAGES": 4}, "128x256 FRAGS=1 S4")],
+    "21": [(["bf16", "fp16"], {}, "defaults 128x128 BK64 WGN128 S3 SW128 INFLIGHT1"),
+           (["bf16"], {"INFLIGHT": 0}, "INFLIGHT=0"),
+           (["bf16"], {"STAGES": 1, "INFLIGHT": 0}, "1 stage, INFLIGHT=0"),
+           (["bf16"], {"STAGES": 2}, "2 stages"),
+           (["bf16"], {"STAGES": 4}, "4 stages"),
+           (["bf16"], {"STAGES": 4, "INFLIGHT": 0}, "4 stages, INFLIGHT=0"),
+           (["bf16"], {"STAGES": 6}, "6 stages"),
+           (["bf16"], {"WGN": 64}, "WGN=64"),
+           (["bf16"], {"SWIZZLE": 64}, "SWIZZLE=64"),
+           (["bf16"], {"SWIZZLE": 32}, "SWIZZLE=32"),
+           (["bf16"], {"BM": 64, "BN": 256, "WGN": 256}, "64x256 WGN256"),
+           (["bf16"], {"BM": 64, "BN": 256, "WGN": 256, "STAGES": 4}, "64x256 WGN256 S4"),
+           (["bf16"], {"BK": 128}, "BK=128"),
+           (["bf16"], {"BM": 64, "BN": 128, "STAGES": 6}, "64x128 S6 (2 blocks/SM)")],
 }
 BIG = {"12": [({}, "defaults"), ({"BN": 256, "WM": 64, "WN": 64}, "128x256 64x64")],
        "13": [({}, "defaults"), ({"GROUP": 1}, "defaults, GROUP=1"), ({"BM": 256, "BK": 64}, "256x128 BK=64"),
-              ({"BM": 256, "BK": 64, "GROUP": 1}, "256x128 BK=64 GROUP=1")]}
+              ({"BM": 256, "BK": 64, "GROUP": 1}, "256x128 BK=64 GROUP=1")],
+       "21": [({}, "defaults"), ({"STAGES": 4}, "4 stages"), ({"BM": 64, "BN": 256, "WGN": 256, "STAGES": 4}, "64x256 WGN256 S4")]}
 
 
 def run(prec, params, size, label):

@@ -3,7 +3,7 @@
 # for a measurement (`tilelab-cli drill NN --reveal --json`: each choice run, validated and timed
 # as any run) and writes lessons/NN_slug/drills.reference.json under OUT with the GPU's name and
 # today's date. Copy the files into lessons/ to make model mode answer those drills from them.
-# Usage: scripts/drill_references.sh CLI OUT
+# Usage: scripts/drill_references.sh CLI OUT    (LESSONS="21" limits it to those lessons' numbers)
 set -euo pipefail
 cli=${1:?usage: drill_references.sh CLI OUT}
 out=${2:?usage: drill_references.sh CLI OUT}
@@ -12,6 +12,7 @@ gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 day=$(date -u +%F)
 for dir in "$root"/lessons/*/; do
   lesson=$(basename "$dir")
+  [ -z "${LESSONS:-}" ] || [[ " $LESSONS " == *" ${lesson%%_*} "* ]] || continue
   [ -f "$dir/drills.json" ] || continue
   grep -q '"ask": "time"' "$dir/drills.json" || continue
   "$cli" drill "${lesson%%_*}" --reveal --json --lang en > "/tmp/reveal_$lesson.json" || true

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The tensor-core lessons (12 WMMA, 13 mma.sync; issue 32) on the GPU machine, in one call:
+# The tensor-core lessons (12 WMMA, 13 mma.sync, issue 32; 21 TMA + wgmma, issue 36) on the GPU
+# machine, in one call:
 #   1. compute-sanitizer memcheck and racecheck at odd sizes (M, N, K not multiples of the tiles;
 #      N odd: element-wise copies and edge stores; N % 8 == 0 with M, K odd: 16-byte copies with
 #      zero-filled tails) for every precision and several stage counts;
@@ -9,7 +10,7 @@
 #   3. Nsight Compute on the lesson's BF16 defaults at 4096³: tensor pipe, issue slots, stalls,
 #      shared-memory wavefronts and conflicts, DRAM throughput (what limits it).
 # Binaries from scripts/carry_build.sh (CARRY: tilelab-cli, tilelab-gpu-worker).
-# Usage: scripts/gpu_tensor_check.sh LESSON CARRY OUT   (LESSON 12 or 13; logs and JSON into OUT;
+# Usage: scripts/gpu_tensor_check.sh LESSON CARRY OUT   (LESSON 12, 13 or 21; logs and JSON into OUT;
 #        the table printed last). PARTS="sanitize bench ncu" (the default) picks what runs.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
@@ -19,6 +20,7 @@ out=${3:?usage: gpu_tensor_check.sh LESSON CARRY OUT}
 mkdir -p "$out"
 variant=matmul.wmma
 [ "$lesson" = 13 ] && variant=matmul.mma
+[ "$lesson" = 21 ] && variant=matmul.tma_wgmma
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 cli="$carry/tilelab-cli"
 parts=${PARTS:-sanitize bench ncu}
@@ -38,8 +40,20 @@ sanitize() {   # tool size sets...
 }
 small="BM=64 BN=64 WM=32 WN=32 BK=16"
 [ "$lesson" = 13 ] && small="BM=64 BN=64 WM=32 WN=32 BK=32 LAYOUT=0 GROUP=2"
+# Lesson 21: K and N multiples of 8 (TMA's rows), M odd; partial last tiles in M, N and K.
+for prec in bf16 fp16; do
+  [ "$lesson" = 21 ] && [[ " $parts " == *" sanitize "* ]] || break
+  for tool in memcheck racecheck synccheck; do
+    sanitize $tool 301x296x312 PREC=$prec
+    sanitize $tool 129x72x40 PREC=$prec STAGES=2 INFLIGHT=0
+  done
+  sanitize memcheck 1001x1000x1000 PREC=$prec BM=64 BN=256 WGN=256 STAGES=4
+  sanitize racecheck 257x264x136 PREC=$prec SWIZZLE=32 BK=32 WGN=64
+  sanitize memcheck 257x264x136 PREC=$prec SWIZZLE=64 BK=128 STAGES=3
+  sanitize synccheck 65x64x16 PREC=$prec STAGES=1 INFLIGHT=0 BM=64 BN=64 WGN=64 BK=16 SWIZZLE=32
+done
 for prec in tf32 bf16 fp16; do
-  [[ " $parts " == *" sanitize "* ]] || break
+  [ "$lesson" != 21 ] && [[ " $parts " == *" sanitize "* ]] || break
   sanitize memcheck 301x299x303 PREC=$prec STAGES=1
   sanitize racecheck 301x299x303 PREC=$prec STAGES=3
   sanitize memcheck 257x264x131 PREC=$prec STAGES=3

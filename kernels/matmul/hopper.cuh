@@ -1,0 +1,167 @@
+// Hopper's tensor-core building blocks, shared by the sm_90a matmul lessons (compiled by NVRTC for
+// sm_90a only: wgmma and TMA exist nowhere else):
+//  - TMA: cp.async.bulk.tensor copies a box of a tensor, described by a tensor map the worker
+//    encoded on the host (LaunchShape::tensor_maps), from global into shared memory, laid out in
+//    the map's swizzle; out-of-range elements arrive as zeros. The copy reports its bytes to an
+//    mbarrier ("complete_tx"): the barrier's phase completes when its arrivals are in and every
+//    byte it was told to expect has landed.
+//  - mbarrier: init, arrive-and-expect-bytes, wait on a phase's parity (phases alternate 0, 1).
+//  - wgmma: the four warps of a warpgroup multiply a 64×16 tile of A by a 16×N tile of B into a
+//    64×N tile of FP32 sums held in their registers; A and B are read straight from shared memory
+//    through 64-bit descriptors (address, the two strides of the canonical layout, the swizzle).
+//    Asynchronous: fence, issue, commit a group, wait until at most G groups are pending.
+#pragma once
+#include "common.cuh"
+
+// The 128 bytes of a CUtensorMap, passed by value as a `const __grid_constant__` parameter.
+struct alignas(64) TmaDescriptor {
+    unsigned long long opaque[16];
+};
+
+namespace hopper {
+
+__device__ __forceinline__ unsigned shared_address(const void* p) { return unsigned(__cvta_generic_to_shared(p)); }
+
+__device__ __forceinline__ void barrier_init(unsigned long long* bar, unsigned arrivals) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(shared_address(bar)), "r"(arrivals) : "memory");
+}
+// The inits visible to the other threads and to the copy engine (the async proxy).
+__device__ __forceinline__ void barrier_init_fence() {
+    asm volatile("fence.mbarrier_init.release.cluster;\nfence.proxy.async.shared::cta;" ::: "memory");
+}
+// One arrival that also tells the current phase to wait for `bytes` more bytes.
+__device__ __forceinline__ void barrier_arrive_expect(unsigned long long* bar, unsigned bytes) {
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(shared_address(bar)), "r"(bytes) : "memory");
+}
+// Until the phase of parity `phase` has completed.
+__device__ __forceinline__ void barrier_wait(unsigned long long* bar, unsigned phase) {
+    unsigned done = 0;
+    do {
+        asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}"
+                     : "=r"(done)
+                     : "r"(shared_address(bar)), "r"(phase)
+                     : "memory");
+    } while (!done);
+}
+
+// The box of `map` at element coordinates (x innermost, y) into shared memory at `dst`, its bytes
+// reported to `bar`.
+__device__ __forceinline__ void tma_load_2d(void* dst, const TmaDescriptor* map, int x, int y, unsigned long long* bar) {
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
+        ::"r"(shared_address(dst)), "l"(reinterpret_cast<unsigned long long>(map)), "r"(x), "r"(y), "r"(shared_address(bar))
+        : "memory");
+}
+
+// A wgmma operand's descriptor: the start address and both strides in 16-byte units, and the
+// swizzle (bits 62–63: 1 = 128 bytes, 2 = 64, 3 = 32). `lead` is the byte step between
+// swizzle-wide columns of the operand (MN-major operands wider than one swizzle row; unused
+// for K-major ones), `stride` the step between groups of 8 rows.
+template <int SWIZZLE>
+__device__ __forceinline__ unsigned long long operand_descriptor(const void* p, unsigned lead, unsigned stride) {
+    constexpr unsigned long long mode = SWIZZLE == 128 ? 1 : SWIZZLE == 64 ? 2 : 3;
+    return (unsigned long long)((shared_address(p) & 0x3FFFF) >> 4) | (unsigned long long)((lead >> 4) & 0x3FFF) << 16 |
+           (unsigned long long)((stride >> 4) & 0x3FFF) << 32 | mode << 62;
+}
+
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
+template <int PENDING>
+__device__ __forceinline__ void wgmma_wait() {
+    asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(PENDING) : "memory");
+}
+
+// The element types by name, for the instruction's text.
+struct bf16_kind {};
+struct f16_kind {};
+
+// wgmma.mma_async m64nNk16 with FP32 sums, A K-major (row-major M×K) and B MN-major (row-major
+// K×N: imm-trans-b = 1), both from descriptors; d holds the thread's N/2 sums and is added to.
+template <int N, class Kind>
+struct Wgmma;
+
+// m64n64k16: 32 accumulators a thread.
+#define TL_WGMMA_64(TYPE)                                                                      \
+    template <> struct Wgmma<64, TYPE##_kind> {                                                \
+        static __device__ __forceinline__ void run(float* d, unsigned long long a, unsigned long long b) { \
+            asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"                     \
+                         "wgmma.mma_async.sync.aligned.m64n64k16.f32." #TYPE "." #TYPE " {"      \
+                         "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "  \
+                         "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"  \
+                         "}, %32, %33, p, 1, 1, 0, 1;\n}\n"                 \
+                         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+                           "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
+                           "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+                           "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]) \
+                         : "l"(a), "l"(b), "r"(1));                                           \
+        }                                                                                       \
+    };
+
+// m64n128k16: 64 accumulators a thread.
+#define TL_WGMMA_128(TYPE)                                                                      \
+    template <> struct Wgmma<128, TYPE##_kind> {                                                \
+        static __device__ __forceinline__ void run(float* d, unsigned long long a, unsigned long long b) { \
+            asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                     \
+                         "wgmma.mma_async.sync.aligned.m64n128k16.f32." #TYPE "." #TYPE " {"      \
+                         "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "  \
+                         "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "  \
+                         "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "  \
+                         "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"  \
+                         "}, %64, %65, p, 1, 1, 0, 1;\n}\n"                 \
+                         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+                           "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
+                           "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+                           "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), \
+                           "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), \
+                           "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
+                           "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
+                           "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]) \
+                         : "l"(a), "l"(b), "r"(1));                                           \
+        }                                                                                       \
+    };
+
+// m64n256k16: 128 accumulators a thread.
+#define TL_WGMMA_256(TYPE)                                                                      \
+    template <> struct Wgmma<256, TYPE##_kind> {                                                \
+        static __device__ __forceinline__ void run(float* d, unsigned long long a, unsigned long long b) { \
+            asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"                     \
+                         "wgmma.mma_async.sync.aligned.m64n256k16.f32." #TYPE "." #TYPE " {"      \
+                         "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "  \
+                         "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "  \
+                         "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "  \
+                         "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "  \
+                         "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "  \
+                         "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "  \
+                         "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "  \
+                         "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"  \
+                         "}, %128, %129, p, 1, 1, 0, 1;\n}\n"                 \
+                         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+                           "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
+                           "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+                           "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), \
+                           "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), \
+                           "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
+                           "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
+                           "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), \
+                           "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), \
+                           "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), \
+                           "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), \
+                           "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), \
+                           "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), \
+                           "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), \
+                           "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), \
+                           "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127]) \
+                         : "l"(a), "l"(b), "r"(1));                                           \
+        }                                                                                       \
+    };
+TL_WGMMA_64(bf16)
+TL_WGMMA_64(f16)
+TL_WGMMA_128(bf16)
+TL_WGMMA_128(f16)
+TL_WGMMA_256(bf16)
+TL_WGMMA_256(f16)
+#undef TL_WGMMA_64
+#undef TL_WGMMA_128
+#undef TL_WGMMA_256
+
+}  // namespace hopper
