@@ -50,7 +50,7 @@ struct TmaWgmma {
     KernelInstance kernel() const {
         return {"matmul/tma_wgmma.cuh",
                 fmt::format("tma_wgmma_matmul<{}, {}, {}, {}, {}, {}, {}, {}>", kind(), bm, bn, bk, wgn, stages, swizzle, inflight),
-                0, true};
+                0, 90};
     }
     LaunchShape launch(const Problem& p) const;
     TileGeometry tiles(const Problem& problem) const;
@@ -59,7 +59,6 @@ struct TmaWgmma {
 };
 
 std::string TmaWgmma::invalid_reason(const Problem& p, const Target& t) const {
-    if (t.arch() != 90) return trf("constraint.matmul.tma_wgmma.needs_sm90", t.arch_name());
     if (p.dim[1] % 8 != 0 || p.dim[2] % 8 != 0) return trf("constraint.matmul.tma_wgmma.rows_of_16_bytes", p.dim[2], p.dim[1]);
     if (bk % span() != 0) return trf("constraint.matmul.tma_wgmma.bk_whole_rows", bk, span(), swizzle);
     if (bn % wgn != 0) return trf("constraint.matmul.tma_wgmma.wgn_divides_bn", wgn, bn);

@@ -23,9 +23,10 @@ struct KernelInstance {
     std::string source_file;       // relative to kernels/: "matmul/smem_tiled.cuh"
     std::string name_expression;   // "smem_tiled_matmul<32, 1>"
     int max_registers = 0;         // -maxrregcount, 0 = none (register-pressure lesson)
-    // Compiled for the architecture-specific target sm_XXa (wgmma, setmaxnreg): its cubin runs on
-    // that exact architecture only, so the variant's constraint names it.
-    bool arch_specific = false;
+    // Where not 0, the one architecture (90) whose sm_XXa target this kernel needs (wgmma, TMA,
+    // setmaxnreg): compiled for sm_90a, run on sm_90 only. On any other target the engine still
+    // analyses it (model, tiles) and says in one sentence why it is neither compiled nor run.
+    int arch_specific = 0;
 };
 
 // A TMA tensor map (CUtensorMap) over one of the family's pointer arguments, encoded by the GPU

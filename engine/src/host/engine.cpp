@@ -369,6 +369,21 @@ RunResult Engine::Impl::analyze(const RunRequest& req, const UserKernel* user) {
         }
 
         r.stage = "compile";
+        if (k.arch_specific != 0 && k.arch_specific != t.arch()) {
+            // Built for one architecture's sm_XXa only: the models stand, the compile row says why
+            // (as where nothing can compile), and nothing is measured.
+            auto refused = std::make_shared<CompileResult>();
+            refused->compiler_unavailable = true;
+            refused->error = say("This kernel is built for sm_{0}a (TMA, wgmma): it runs on sm_{0} GPUs only (H100, H200), and "
+                                 "this target is {1}. Its model is still shown.",
+                                 "这个内核为 sm_{0}a 构建（TMA、wgmma）：只能在 sm_{0} GPU（H100、H200）上运行，当前目标是 {1}。"
+                                 "仍然显示它的模型。",
+                                 k.arch_specific, t.arch_name());
+            r.compiled = refused;
+            r.ok = true;
+            r.stage.clear();
+            return r;
+        }
         r.compiled = compiler.compile(build);
         r.stages.compile_ms = r.compiled->compile_ms;
         r.stages.compile_cached = r.compiled->cache_level == "memory";

@@ -11,7 +11,7 @@ CompileRequest kernel_build(const KernelInstance& k, int arch, bool instrumented
     c.name_expression = k.name_expression;
     c.arch = arch;
     c.max_registers = k.max_registers;
-    c.arch_specific = k.arch_specific;
+    c.arch_specific = k.arch_specific != 0;
     if (instrumented) c.defines.push_back("TILELAB_COUNT=1");
     return c;
 }
