@@ -91,16 +91,7 @@ Walked walk(const ParamValues& v, const Problem& p) {
 
 const Variant& mma() { return registered_variant("matmul.mma"); }
 
-ParamValues with(const std::vector<std::string>& sets) {
-    ParamValues given;
-    for (const std::string& s : sets) {
-        std::string name, error;
-        int value = 0;
-        if (!parse_assignment(s, name, value, error)) throw std::runtime_error(error);
-        given[name] = value;
-    }
-    return with_defaults(mma().params, given);
-}
+ParamValues with(const std::vector<std::string>& sets) { return test::values_with(mma(), sets); }
 
 TEST(MmaModel, CountsEqualTheWalkAtRandomConfigurationsAndOddSizes) {
     const Variant& v = mma();

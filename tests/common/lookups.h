@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <vector>
 #include "tilelab/target.h"
 #include "tilelab/variant.h"
 
@@ -22,6 +23,18 @@ inline const Target& h100() {
 }
 
 inline Problem size(int64_t m, int64_t n, int64_t k) { return Problem{{m, n, k}}; }
+
+// `v`'s values at its defaults with `sets` ("NAME=VALUE") applied; throws on a malformed one.
+inline ParamValues values_with(const Variant& v, const std::vector<std::string>& sets) {
+    ParamValues given;
+    for (const std::string& s : sets) {
+        std::string name, error;
+        int value = 0;
+        if (!parse_assignment(s, name, value, error)) throw std::runtime_error(error);
+        given[name] = value;
+    }
+    return with_defaults(v.params, given);
+}
 
 // A variant-specific quantity of a cost model (CostModel::extras), by its name.
 inline double extra_value(const CostModel& m, const std::string& quantity) {

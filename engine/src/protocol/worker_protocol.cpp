@@ -90,10 +90,11 @@ std::string need_type(const json& j, const char* key, bool (json::*is)() const n
     return (j.at(key).*is)() ? "" : std::string("\"") + key + "\" is not " + what;
 }
 
-std::string need_uint_triple(const json& j, const char* key, uint64_t max) {
+// A list of `n` non-negative integers of at most `max` each under `key`.
+std::string need_uint_list(const json& j, const char* key, size_t n, uint64_t max) {
     if (!j.contains(key)) return std::string("\"") + key + "\" is missing";
     const json& v = j.at(key);
-    if (!v.is_array() || v.size() != 3) return std::string("\"") + key + "\" is not a list of three numbers";
+    if (!v.is_array() || v.size() != n) return fmt::format("\"{}\" is not a list of {} numbers", key, n);
     for (const json& e : v)
         if (!e.is_number_unsigned() && !(e.is_number_integer() && e.get<int64_t>() >= 0))
             return std::string("\"") + key + "\" holds a value that is not a non-negative integer";
@@ -101,6 +102,8 @@ std::string need_uint_triple(const json& j, const char* key, uint64_t max) {
             return std::string("\"") + key + "\" holds a value out of range";
     return "";
 }
+
+std::string need_uint_triple(const json& j, const char* key, uint64_t max) { return need_uint_list(j, key, 3, max); }
 
 std::string first_problem(std::initializer_list<std::string> checks) {
     for (const auto& c : checks)
@@ -144,18 +147,6 @@ std::string family_options_problem(const json& o) {
     return "";
 }
 
-// A list of `n` non-negative integers of at most `max` each under `key`.
-std::string need_uint_list(const json& j, const char* key, size_t n, uint64_t max) {
-    if (!j.contains(key)) return std::string("\"") + key + "\" is missing";
-    const json& v = j.at(key);
-    if (!v.is_array() || v.size() != n) return fmt::format("\"{}\" is not a list of {} numbers", key, n);
-    for (const json& e : v)
-        if (!e.is_number_unsigned() && !(e.is_number_integer() && e.get<int64_t>() >= 0))
-            return std::string("\"") + key + "\" holds a value that is not a non-negative integer";
-        else if (e.get<uint64_t>() > max)
-            return std::string("\"") + key + "\" holds a value out of range";
-    return "";
-}
 
 // A launch's TMA tensor maps (tilelab/variant.h's TensorMapSpec): the shape of each field; the
 // values themselves are the driver's to accept when the worker encodes them.
