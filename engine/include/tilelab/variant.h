@@ -31,7 +31,7 @@ struct KernelInstance {
 
 // A TMA tensor map (CUtensorMap) over one of the family's pointer arguments, encoded by the GPU
 // worker (cuTensorMapEncodeTiled) before the first launch and passed after the family's
-// arguments, in order, as a 128-byte `const __grid_constant__` parameter (kernels/matmul/tma.cuh).
+// arguments, in order, as a 128-byte `const __grid_constant__` parameter (TmaDescriptor, kernels/matmul/hopper.cuh).
 // Elements out of the tensor read as zero. The worker checks nothing the driver does not: a map
 // it refuses fails the run with the driver's error and this map's numbers.
 struct TensorMapSpec {

@@ -64,10 +64,10 @@ void add_moved(cpu::MovedBytes& sum, const cpu::MovedBytes& m) {
 // file); where it cannot run there, c's status and message say why.
 CpuKernel compile_for_cpu(const RunResult& r, CompileService& compiler, const KernelPass& pass, CpuCheck& c) {
     CpuKernel k{pass, nullptr, nullptr};
-    if (pass.kernel.arch_specific) {   // wgmma, TMA: PTX for one architecture, which the CPU run does not model
+    if (pass.kernel.arch_specific != 0) {   // wgmma, TMA: PTX for one architecture, which the CPU run does not model
         c.status = "needs_gpu";
-        c.message = say("This kernel is built for sm_90a only (TMA, wgmma), which the CPU run does not model: it needs an sm_90 GPU.",
-                        "这个内核只为 sm_90a 构建（TMA、wgmma），CPU 运行不模拟它：需要 sm_90 GPU。");
+        c.message = say("This kernel is built for sm_{0}a only (TMA, wgmma), which the CPU run does not model: it needs an sm_{0} GPU.",
+                        "这个内核只为 sm_{0}a 构建（TMA、wgmma），CPU 运行不模拟它：需要 sm_{0} GPU。", pass.kernel.arch_specific);
         return k;
     }
     CompileRequest build;

@@ -241,11 +241,9 @@ StallSamples GpuRunner::sample_stalls(Family& family, const worker::MeasureJob& 
         family.on_library_loaded(fresh->library());
         if (dyn_smem > 0)
             TL_CUDA_CHECK(cudaFuncSetAttribute(fresh->entry(), cudaFuncAttributeMaxDynamicSharedMemorySize, int(dyn_smem)));
-        const std::vector<EncodedTensorMap> maps = encode_tensor_maps(job.launch.tensor_maps, args);
-        std::vector<void*> all = with_tensor_maps(args, maps);
-        for (int i = 0; i < n; ++i)
-            TL_CUDA_CHECK(cudaLaunchKernel(fresh->entry(), to_dim3(job.launch.grid), to_dim3(job.launch.block), all.data(),
-                                           dyn_smem, nullptr));
+        const Loaded sampled{fresh->entry(), to_dim3(job.launch.grid), to_dim3(job.launch.block), dyn_smem, 1,
+                             std::make_shared<const std::vector<EncodedTensorMap>>(encode_tensor_maps(job.launch.tensor_maps, args))};
+        for (int i = 0; i < n; ++i) sampled.launch(args);
         TL_CUDA_CHECK(cudaDeviceSynchronize());
     };
     // The instructions' text: nvdisasm runs beside the sampled launches and the counter pass,

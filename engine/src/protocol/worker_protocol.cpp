@@ -147,7 +147,6 @@ std::string family_options_problem(const json& o) {
     return "";
 }
 
-
 // A launch's TMA tensor maps (tilelab/variant.h's TensorMapSpec): the shape of each field; the
 // values themselves are the driver's to accept when the worker encodes them.
 std::string tensor_maps_problem(const json& maps) {
