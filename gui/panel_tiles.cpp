@@ -66,7 +66,7 @@ MatmulGeometry DeriveMatmul(const TileGeometry& t, const RunResult& r) {
     g.bx = r.launch.block[0];
     g.by = int64_t(r.launch.block[1]) * r.launch.block[2];
     g.threads = std::max<int64_t>(1, r.launch.threads_per_block());
-    g.outputs_per_thread = double(g.BM * g.BN) / double(g.threads);
+    g.outputs_per_thread = double(g.BM * g.BN) / double(std::max<int64_t>(1, g.threads - t.loading_threads));
     g.smem_bytes = r.smem_bytes();
     g.a_shared = t.a_in_shared;
     g.b_shared = t.b_in_shared;
@@ -238,8 +238,12 @@ void DrawProduct(AppState& state, const TileGeometry& t, const RunResult& r) {
     state.tile_block_y = std::clamp(state.tile_block_y, 0, int(g.grid_y - 1));
 
     const std::string per_thread = plot::FormatValue(g.outputs_per_thread);
-    ImGui::TextWrapped("%s", trf(g.outputs_per_thread == 1 ? "tiles.matmul_block_one" : "tiles.matmul_block", g.BM, g.BN,
-                                 g.threads, g.bx, g.by, per_thread, g.TM, g.TN, g.grid_x, g.grid_y).c_str());
+    if (t.tiles_walked || t.loading_threads > 0)   // a tile schedule, a producer that only loads (lesson 22)
+        ImGui::TextWrapped("%s", trf("tiles.matmul_walked", g.BM, g.BN, g.threads - t.loading_threads, g.threads, per_thread,
+                                     g.TM, g.TN, t.loading_threads, g.grid_x, g.grid_y, r.launch.blocks()).c_str());
+    else
+        ImGui::TextWrapped("%s", trf(g.outputs_per_thread == 1 ? "tiles.matmul_block_one" : "tiles.matmul_block", g.BM, g.BN,
+                                     g.threads, g.bx, g.by, per_thread, g.TM, g.TN, g.grid_x, g.grid_y).c_str());
     if (g.a_shared && g.b_shared)
         ImGui::TextWrapped("%s", trf("tiles.both_shared", g.BM, g.BK, g.BK, g.BN, format_bytes(g.smem_bytes), g.k_steps,
                                      g.K).c_str());

@@ -74,6 +74,14 @@ struct TileGeometry {
     // the seeded inputs the run uses (seed), computed on the host; empty: no numbers.
     std::function<std::vector<StreamStep>(int64_t row, uint64_t seed)> stream_trace;
 
+    // A tile schedule (lesson 22): the grid is gridDim.x blocks along x only, each walking the
+    // tiles as one index (blockIdx.x, + gridDim.x, …) in its own order, so it never exceeds the
+    // tiles; false = a block per tile, grid_axis mapping the axes.
+    bool tiles_walked = false;
+    // Threads of a block that hold no outputs (a producer warpgroup that only loads); the rest
+    // hold the block tile, thread_tile each.
+    int64_t loading_threads = 0;
+
     // Blocks along output axis `a`: ⌈extent / block tile⌉.
     int64_t blocks(int a) const { return ceil_div(extent[size_t(a)], block_tile[size_t(a)]); }
     int64_t k_steps() const { return reduction > 0 ? ceil_div(reduction, k_step) : 0; }

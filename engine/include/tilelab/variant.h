@@ -2,6 +2,7 @@
 // constraints with reasons, launch shape, tile geometry, cost model and the kernel to compile.
 // Each lesson registers its variant (tilelab/registration.h); nothing anywhere switches on a kernel id.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <functional>
@@ -51,9 +52,19 @@ struct LaunchShape {
     std::array<unsigned, 3> block{1, 1, 1};
     unsigned dynamic_smem = 0;     // bytes
     std::vector<TensorMapSpec> tensor_maps{};   // appended to the arguments, at most kMaxTensorMaps
+    // A persistent kernel's blocks walk the tiles themselves (grid.x = the tiles): where this is
+    // above 0 the engine launches at most this many blocks per SM of the target (resident_on).
+    int resident_per_sm = 0;
     int64_t threads_per_block() const { return int64_t(block[0]) * block[1] * block[2]; }
     int64_t blocks() const { return int64_t(grid[0]) * grid[1] * grid[2]; }
 };
+
+// The launch as the engine makes it on `t`: a persistent kernel's grid cut to what stays resident.
+inline LaunchShape resident_on(LaunchShape l, const Target& t) {
+    if (l.resident_per_sm > 0 && t.sm_count > 0)
+        l.grid[0] = unsigned(std::min<int64_t>(l.grid[0], int64_t(l.resident_per_sm) * t.sm_count));
+    return l;
+}
 
 // One of several kernels a variant launches in order, every one with the family's arguments (the
 // plain attention path: the scores, the softmax, the weighted sum). The variant's own kernel

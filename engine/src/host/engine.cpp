@@ -318,9 +318,14 @@ Engine::Impl::Checked Engine::Impl::check(const RunRequest& req, const Target& t
     c.instance = v->bind(c.params);
     if (std::string why = family->precision_invalid_reason(c.instance->precision()); !why.empty()) return invalid(why);
     if (std::string why = family->options_invalid_reason(c.instance->family_options()); !why.empty()) return invalid(why);
-    if (std::string why = c.instance->invalid_reason(req.problem, t); !why.empty()) return invalid(why);
-    c.launch = c.instance->launch(req.problem);
-    return invalid(generic_invalid_reason(*c.instance, c.launch, t));
+    // A kernel built for one architecture's sm_XXa is never launched elsewhere (analyze() says
+    // why): its limits are those of that architecture's preset, not of the target shown.
+    const Target* limits = &t;
+    if (const int arch = c.instance->kernel_at(req.problem).arch_specific; arch != 0 && arch != t.arch())
+        if (const Target* own = find_target(fmt::format("sm_{}", arch))) limits = own;
+    if (std::string why = c.instance->invalid_reason(req.problem, *limits); !why.empty()) return invalid(why);
+    c.launch = resident_on(c.instance->launch(req.problem), *limits);
+    return invalid(generic_invalid_reason(*c.instance, c.launch, *limits));
 }
 
 RunResult Engine::analyze(const RunRequest& req) { return impl_->analyze(req, nullptr); }

@@ -74,7 +74,7 @@ struct ModelView {
 ModelView model_view(const Target& t, const Variant& v, const ParamValues& values, const Problem& problem) {
     const auto instance = v.bind(values);
     const CostModel m = instance->cost_model(problem);
-    const LaunchShape l = instance->launch(problem);
+    const LaunchShape l = resident_on(instance->launch(problem), t);
     const double peak_gflops = t.peak_gflops(instance->precision().input);
     // Roofline: FMAs at the peak of the input type (FP32 pipes or tensor cores), global traffic at DRAM bandwidth (caches make it less; the
     // ranking only needs it to grow with the traffic), shared traffic at 128 B per clock per SM.
