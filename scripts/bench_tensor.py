@@ -53,11 +53,22 @@ LADDERS = {
            (["bf16"], {"BM": 64, "BN": 256, "WGN": 256, "STAGES": 4}, "64x256 WGN256 S4"),
            (["bf16"], {"BK": 128}, "BK=128"),
            (["bf16"], {"BM": 64, "BN": 128, "STAGES": 6}, "64x128 S6 (2 blocks/SM)")],
+    "22": [(["bf16", "fp16"], {}, "defaults 128x256, 2 consumers, S4, setmaxnreg, persistent, GROUP 8"),
+           (["bf16"], {"SETMAXNREG": 0}, "SETMAXNREG=0"),
+           (["bf16"], {"PERSISTENT": 0}, "PERSISTENT=0"),
+           (["bf16"], {"GROUP": 1}, "GROUP=1"),
+           (["bf16"], {"PERSISTENT": 0, "GROUP": 1}, "PERSISTENT=0 GROUP=1"),
+           (["bf16"], {"CONSUMERS": 1}, "1 consumer (64x256)"),
+           (["bf16"], {"BN": 128}, "BN=128 (256x128)"),
+           (["bf16"], {"BN": 128, "CONSUMERS": 1, "STAGES": 6}, "BN=128 1 consumer S6"),
+           (["bf16"], {"STAGES": 2}, "2 stages"),
+           (["bf16"], {"STAGES": 3}, "3 stages")],
 }
 BIG = {"12": [({}, "defaults"), ({"BN": 256, "WM": 64, "WN": 64}, "128x256 64x64")],
        "13": [({}, "defaults"), ({"GROUP": 1}, "defaults, GROUP=1"), ({"BM": 256, "BK": 64}, "256x128 BK=64"),
               ({"BM": 256, "BK": 64, "GROUP": 1}, "256x128 BK=64 GROUP=1")],
-       "21": [({}, "defaults"), ({"STAGES": 4}, "4 stages"), ({"BM": 64, "BN": 256, "WGN": 256, "STAGES": 4}, "64x256 WGN256 S4")]}
+       "21": [({}, "defaults"), ({"STAGES": 4}, "4 stages"), ({"BM": 64, "BN": 256, "WGN": 256, "STAGES": 4}, "64x256 WGN256 S4")],
+       "22": [({}, "defaults"), ({"PERSISTENT": 0}, "PERSISTENT=0"), ({"GROUP": 1}, "GROUP=1"), ({"SETMAXNREG": 0}, "SETMAXNREG=0")]}
 
 
 def run(prec, params, size, label):

@@ -21,6 +21,8 @@ mkdir -p "$out"
 variant=matmul.wmma
 [ "$lesson" = 13 ] && variant=matmul.mma
 [ "$lesson" = 21 ] && variant=matmul.tma_wgmma
+[ "$lesson" = 22 ] && variant=matmul.warp_specialized
+hopper=0; [ "$lesson" -ge 21 ] && hopper=1
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 cli="$carry/tilelab-cli"
 parts=${PARTS:-sanitize bench ncu}
@@ -33,14 +35,26 @@ sanitize() {   # tool size sets...
   for s in "$@"; do sets+=(--set "$s"); name+=" $s"; done
   /usr/local/cuda/bin/compute-sanitizer --tool "$tool" --target-processes all --error-exitcode 9 \
     "$cli" run "$variant" --size "$size" "${sets[@]}" --reps 1 --warmup 0 --no-reference --no-hardware \
-    >>"$out/sanitizer.log" 2>&1
+    >"$out/sanitizer.one" 2>&1
   local rc=$?
+  cat "$out/sanitizer.one" >> "$out/sanitizer.log"
+  # At the larger sizes the validation's reference is cuBLAS, and racecheck reports hazards inside
+  # cuBLAS's own sm_90 kernels (nvjet_*), not ours to fix. Those alone do not fail the check; any
+  # other error does. (Filtering with --kernel-name instead made racecheck fail with an internal
+  # error on every 1001³ run on the H200, 2026-12-01.)
+  local errors theirs
+  errors=$(grep -c '^========= Error' "$out/sanitizer.one")
+  theirs=$(grep -c '^========= Error: Race reported between .* access at nvjet_' "$out/sanitizer.one")
+  if [ $rc -eq 9 ] && [ "$errors" -gt 0 ] && [ "$errors" = "$theirs" ] && grep -q 'Validation  \[PASS\]' "$out/sanitizer.one"; then
+    echo "$name: rc=0 (clean; racecheck also reported $theirs hazards inside cuBLAS's reference kernels)" >> "$out/sanitizer.txt"
+    return
+  fi
   echo "$name: rc=$rc" >> "$out/sanitizer.txt"
   [ $rc -eq 0 ] || failed=1
 }
 small="BM=64 BN=64 WM=32 WN=32 BK=16"
 [ "$lesson" = 13 ] && small="BM=64 BN=64 WM=32 WN=32 BK=32 LAYOUT=0 GROUP=2"
-# Lesson 21: K and N multiples of 8 (TMA's rows), M odd; partial last tiles in M, N and K.
+# Lessons 21 and 22: K and N multiples of 8 (TMA's rows), M odd; partial last tiles in M, N and K.
 for prec in bf16 fp16; do
   [ "$lesson" = 21 ] && [[ " $parts " == *" sanitize "* ]] || break
   for tool in memcheck racecheck synccheck; do
@@ -52,8 +66,18 @@ for prec in bf16 fp16; do
   sanitize memcheck 257x264x136 PREC=$prec SWIZZLE=64 BK=128 STAGES=3
   sanitize synccheck 65x64x16 PREC=$prec STAGES=1 INFLIGHT=0 BM=64 BN=64 WGN=64 BK=16 SWIZZLE=32
 done
+for prec in bf16 fp16; do
+  [ "$lesson" = 22 ] && [[ " $parts " == *" sanitize "* ]] || break
+  for tool in memcheck racecheck synccheck; do
+    sanitize $tool 301x296x312 PREC=$prec
+    sanitize $tool 1001x1000x1000 PREC=$prec STAGES=2 GROUP=4
+  done
+  sanitize memcheck 129x72x40 PREC=$prec PERSISTENT=0 CONSUMERS=1 BN=128
+  sanitize racecheck 257x264x136 PREC=$prec SETMAXNREG=0 GROUP=1
+  sanitize synccheck 65x64x16 PREC=$prec CONSUMERS=1 STAGES=6 BN=128
+done
 for prec in tf32 bf16 fp16; do
-  [ "$lesson" != 21 ] && [[ " $parts " == *" sanitize "* ]] || break
+  [ "$hopper" = 0 ] && [[ " $parts " == *" sanitize "* ]] || break
   sanitize memcheck 301x299x303 PREC=$prec STAGES=1
   sanitize racecheck 301x299x303 PREC=$prec STAGES=3
   sanitize memcheck 257x264x131 PREC=$prec STAGES=3
@@ -75,7 +99,7 @@ done
 metrics=sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_tensor_op_hmma.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,dram__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,smsp__inst_executed_op_ldsm.sum,smsp__average_warp_latency_issue_stalled_barrier.ratio,smsp__average_warp_latency_issue_stalled_long_scoreboard.ratio,smsp__average_warp_latency_issue_stalled_short_scoreboard.ratio,smsp__average_warp_latency_issue_stalled_math_pipe_throttle.ratio,smsp__average_warp_latency_issue_stalled_mio_throttle.ratio,smsp__average_warp_latency_issue_stalled_wait.ratio,smsp__average_warp_latency_issue_stalled_selected.ratio,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,launch__occupancy_limit_registers,launch__occupancy_limit_shared_mem
 profile() {   # name sets...
   local name=$1; shift
-  ncu --target-processes all -k "regex:(wmma|mma)_matmul" -c 1 --metrics "$metrics" \
+  ncu --target-processes all -k "regex:(wmma|mma|specialized)_matmul" -c 1 --metrics "$metrics" \
     "$cli" run "$variant" --size 4096 "$@" --reps 1 --warmup 0 --no-reference --no-hardware > "$out/ncu_$name.txt" 2>&1 \
     || echo "ncu failed: see ncu_$name.txt"
 }

@@ -143,4 +143,55 @@ TL_WGMMA(256, 128, 129, 130, f16)
 #undef TL_WGMMA_SUMS_128
 #undef TL_WGMMA_SUMS_256
 
+// One arrival on `bar` (no bytes).
+__device__ __forceinline__ void barrier_arrive(unsigned long long* bar) {
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(shared_address(bar)) : "memory");
+}
+
+// setmaxnreg: the warpgroup gives registers back to the SM's pool (dec) or takes them (inc), to
+// N a thread (a multiple of 8 from 24 to 256); every warp of the warpgroup executes it.
+template <int N>
+__device__ __forceinline__ void registers_down() {
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(N));
+}
+template <int N>
+__device__ __forceinline__ void registers_up() {
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(N));
+}
+
+// KIND 1: BF16, KIND 2: FP16, as the kernels' template arguments name them.
+template <int KIND> struct WgmmaKind;
+template <> struct WgmmaKind<1> { using Name = bf16_kind; };
+template <> struct WgmmaKind<2> { using Name = f16_kind; };
+
+// The C tile of one warpgroup's sums into C: wgmma's accumulator layout is mma.sync's 16×8 one
+// repeated — warp w holds rows 16w .. 16w+15 of the 64; in each 8-wide column group c, lane 4g+t
+// holds d[4c], d[4c+1] at row g, columns 2t, 2t+1, and d[4c+2], d[4c+3] at row g+8. Returns the
+// elements stored.
+template <int WGN>
+__device__ __forceinline__ int store_wgmma_tile(float* C, int M, int N, int row0, int col0, const float* d) {
+    const int warp = threadIdx.x / 32 % 4, lane = threadIdx.x % 32;
+    const int r = row0 + 16 * warp + lane / 4;
+    int stored = 0;
+#pragma unroll
+    for (int c = 0; c < WGN / 8; ++c) {
+        const int col = col0 + 8 * c + 2 * (lane % 4);
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int row = r + 8 * h;
+            if (row >= M) continue;
+            float* out = C + size_t(row) * N + col;
+            if (col + 1 < N) {   // N is a multiple of 8 and col even: an aligned pair
+                *reinterpret_cast<float2*>(out) = make_float2(d[4 * c + 2 * h], d[4 * c + 2 * h + 1]);
+                stored += 2;
+            } else if (col < N) {
+                out[0] = d[4 * c + 2 * h];
+                stored += 1;
+            }
+        }
+    }
+    return stored;
+}
+
+
 }  // namespace hopper

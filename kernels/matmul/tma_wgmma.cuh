@@ -26,44 +26,11 @@
 #include "common.cuh"
 #include "matmul/hopper.cuh"
 
-template <int KIND> struct WgmmaKind;
-template <> struct WgmmaKind<1> { using Name = hopper::bf16_kind; };
-template <> struct WgmmaKind<2> { using Name = hopper::f16_kind; };
-
-// The C tile of one warpgroup's sums into C: wgmma's accumulator layout is mma.sync's 16×8 one
-// repeated — warp w holds rows 16w .. 16w+15 of the 64; in each 8-wide column group c, lane 4g+t
-// holds d[4c], d[4c+1] at row g, columns 2t, 2t+1, and d[4c+2], d[4c+3] at row g+8. Returns the
-// elements stored.
-template <int WGN>
-__device__ __forceinline__ int store_wgmma_tile(float* C, int M, int N, int row0, int col0, const float* d) {
-    const int warp = threadIdx.x / 32 % 4, lane = threadIdx.x % 32;
-    const int r = row0 + 16 * warp + lane / 4;
-    int stored = 0;
-#pragma unroll
-    for (int c = 0; c < WGN / 8; ++c) {
-        const int col = col0 + 8 * c + 2 * (lane % 4);
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-            const int row = r + 8 * h;
-            if (row >= M) continue;
-            float* out = C + size_t(row) * N + col;
-            if (col + 1 < N) {   // N is a multiple of 8 and col even: an aligned pair
-                *reinterpret_cast<float2*>(out) = make_float2(d[4 * c + 2 * h], d[4 * c + 2 * h + 1]);
-                stored += 2;
-            } else if (col < N) {
-                out[0] = d[4 * c + 2 * h];
-                stored += 1;
-            }
-        }
-    }
-    return stored;
-}
-
 template <int KIND, int BM, int BN, int BK, int WGN, int STAGES, int SWIZZLE, int INFLIGHT>
 __global__ void __launch_bounds__(128)
 tma_wgmma_matmul(const void* A, const void* B, float* C, int M, int N, int K, unsigned long long* counters,
                  const __grid_constant__ TmaDescriptor map_a, const __grid_constant__ TmaDescriptor map_b) {
-    using Kind = typename WgmmaKind<KIND>::Name;
+    using Kind = typename hopper::WgmmaKind<KIND>::Name;
     constexpr int SPAN = SWIZZLE / 2;               // 2-byte elements in one swizzled row
     constexpr int A_BOX = BM * SWIZZLE;             // bytes of one A box: BM rows of SPAN elements of K
     constexpr int B_BOX = BK * SWIZZLE;             // bytes of one B box: BK rows of SPAN columns
@@ -156,7 +123,7 @@ tma_wgmma_matmul(const void* A, const void* B, float* C, int M, int N, int K, un
     for (int i = 0; i < BM / 64; ++i)
 #pragma unroll
         for (int j = 0; j < BN / WGN; ++j) {
-            const int stored = store_wgmma_tile<WGN>(C, M, N, m0 + 64 * i, n0 + j * WGN, acc[i][j]);
+            const int stored = hopper::store_wgmma_tile<WGN>(C, M, N, m0 + 64 * i, n0 + j * WGN, acc[i][j]);
             TL_GSTORE(stored);
             (void)stored;
         }

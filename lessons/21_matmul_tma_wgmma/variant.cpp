@@ -7,7 +7,7 @@
 #include "tilelab/i18n.h"
 #include "tilelab/util.h"
 #include "tilelab/variant.h"
-#include "../../families/matmul/model.h"
+#include "../../families/matmul/hopper.h"
 
 namespace tilelab {
 namespace {
@@ -44,7 +44,6 @@ struct TmaWgmma {
     // The stages, one 8-byte mbarrier each, and 1024 bytes to align the first stage.
     int dynamic_smem_bytes() const { return stages * stage_bytes() + 8 * stages + 1024; }
     int accumulators() const { return bm * bn / kThreads; }
-    double wgmma_per_slice() const { return double(bk / 16) * (bm / 64) * (bn / wgn); }
 
     std::string invalid_reason(const Problem& problem, const Target& target) const;
     KernelInstance kernel() const {
@@ -72,20 +71,13 @@ std::string TmaWgmma::invalid_reason(const Problem& p, const Target& t) const {
     return {};
 }
 
-// One block of one warpgroup per BM×BN tile of C; A's tensor map is K×M (boxes SPAN×BM), B's N×K
-// (boxes SPAN×BK), both of 2-byte elements in the chosen swizzle.
+// One block of one warpgroup per BM×BN tile of C; the tensor maps of families/matmul/hopper.h.
 LaunchShape TmaWgmma::launch(const Problem& p) const {
     LaunchShape s;
     s.grid = {unsigned(ceil_div(p.dim[1], bn)), unsigned(ceil_div(p.dim[0], bm)), 1};
     s.block = {kThreads, 1, 1};
     s.dynamic_smem = unsigned(dynamic_smem_bytes());
-    const uint64_t M = uint64_t(p.dim[0]), N = uint64_t(p.dim[1]), K = uint64_t(p.dim[2]);
-    s.tensor_maps = {
-        {.arg = 0, .element_bytes = 2, .rank = 2, .dims = {K, M}, .strides = {2 * K}, .box = {uint32_t(span()), uint32_t(bm)},
-         .swizzle = swizzle},
-        {.arg = 1, .element_bytes = 2, .rank = 2, .dims = {N, K}, .strides = {2 * N}, .box = {uint32_t(span()), uint32_t(bk)},
-         .swizzle = swizzle},
-    };
+    s.tensor_maps = matmul::wgmma_tensor_maps(p, bm, bk, swizzle);
     return s;
 }
 
@@ -105,25 +97,13 @@ TileGeometry TmaWgmma::tiles(const Problem& p) const {
     return t;
 }
 
-// Counts in elements, exact for any M, N, K: TMA reads the parts of A and B inside the matrices
-// (every element of A once per block column, of B once per block row) and writes whole boxes into
-// shared memory (zeros past the edges); each wgmma reads its 64×16 of A and 16×WGN of B from shared
-// memory; every element of C is stored once.
+// The counts (families/matmul/hopper.h) and what this block of one warpgroup adds to them.
 CostModel TmaWgmma::cost_model(const Problem& p) const {
-    const double gx = double(ceil_div(p.dim[1], bn)), gy = double(ceil_div(p.dim[0], bm));
-    const double slices = double(ceil_div(p.dim[2], bk)), blocks = gx * gy;
-    const double reads_per_k = double(bm) * bn * (1.0 / wgn + 1.0 / 64) / kThreads;
     CostModel m;
-    matmul::block_tiled_counts(m, p, bm, bn, bk, kThreads, double(accumulators()), reads_per_k, precision());
+    matmul::wgmma_counts(m, p, bm, bn, bk, wgn, kThreads, precision());
     matmul::add_formula(m, "threads / block", "128 (one warpgroup)", kThreads);
-    matmul::add_block_tiled_formulas(m, blocks, "BM·BN / 128", "BM·BN·(1/WGN + 1/64) / 128");
     add_extra(m, "accumulator registers / thread", "BM·BN / 128", accumulators());
-    add_extra(m, "wgmma / block / K slice", "(BK/16)·(BM/64)·(BN/WGN)", wgmma_per_slice());
-    const double wgmmas = blocks * slices * wgmma_per_slice();
-    add_extra(m, "wgmma, total", "blocks·⌈K/BK⌉·(wgmma / block / K slice)", wgmmas);
-    add_extra(m, "tensor-core FLOPs issued", "2·64·WGN·16 · wgmma, total (padding included)", wgmmas * 2.0 * 64 * wgn * 16);
     add_extra(m, "TMA boxes / K slice", "BK/SPAN + BN/SPAN (SPAN = SWIZZLE/2)", double(bk / span() + bn / span()));
-    add_extra(m, "bytes / stage", "2·(BM·BK + BK·BN)", stage_bytes());
     add_extra(m, "dynamic shared memory (bytes)", "STAGES·(bytes / stage + 8) + 1024", dynamic_smem_bytes());
     return m;
 }

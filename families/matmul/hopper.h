@@ -1,0 +1,37 @@
+// What the Hopper matmul lessons (21 TMA + wgmma, 22 warp specialisation) share: the TMA tensor
+// maps over A and B, and the counts of a block tiling fed by TMA and multiplied by wgmma.
+#pragma once
+#include <cstdint>
+#include "model.h"
+
+namespace tilelab::matmul {
+
+// A's map is K×M (boxes SPAN×BM), B's N×K (boxes SPAN×BK), both of 2-byte elements, swizzled by
+// `swizzle` bytes; SPAN = swizzle/2 elements is one swizzled row.
+inline std::vector<TensorMapSpec> wgmma_tensor_maps(const Problem& p, int bm, int bk, int swizzle) {
+    const uint64_t M = uint64_t(p.dim[0]), N = uint64_t(p.dim[1]), K = uint64_t(p.dim[2]);
+    const uint32_t span = uint32_t(swizzle / 2);
+    return {
+        {.arg = 0, .element_bytes = 2, .rank = 2, .dims = {K, M}, .strides = {2 * K}, .box = {span, uint32_t(bm)}, .swizzle = swizzle},
+        {.arg = 1, .element_bytes = 2, .rank = 2, .dims = {N, K}, .strides = {2 * N}, .box = {span, uint32_t(bk)}, .swizzle = swizzle},
+    };
+}
+
+// Counts in elements, exact for any M, N, K: TMA reads the parts of A and B inside the matrices
+// (every element of A once per tile column, of B once per tile row) and writes whole boxes into
+// shared memory (zeros past the edges); each wgmma reads its 64×16 of A and 16×WGN of B from
+// shared memory; every element of C is stored once. `threads` of the block share the reads.
+inline void wgmma_counts(CostModel& m, const Problem& p, int bm, int bn, int bk, int wgn, int threads, const Precision& precision) {
+    const double blocks = double(ceil_div(p.dim[1], bn)) * double(ceil_div(p.dim[0], bm));
+    const double reads_per_k = double(bm) * bn * (1.0 / wgn + 1.0 / 64) / threads;
+    block_tiled_counts(m, p, bm, bn, bk, threads, double(bm) * bn / threads, reads_per_k, precision);
+    add_block_tiled_formulas(m, blocks, "BM·BN / threads", "BM·BN·(1/WGN + 1/64) / threads");
+    const double per_slice = double(bk / 16) * (bm / 64) * (bn / wgn);
+    add_extra(m, "wgmma / block / K slice", "(BK/16)·(BM/64)·(BN/WGN)", per_slice);
+    const double wgmmas = blocks * double(ceil_div(p.dim[2], bk)) * per_slice;
+    add_extra(m, "wgmma, total", "tiles·⌈K/BK⌉·(wgmma / block / K slice)", wgmmas);
+    add_extra(m, "tensor-core FLOPs issued", "2·64·WGN·16 · wgmma, total (padding included)", wgmmas * 2.0 * 64 * wgn * 16);
+    add_extra(m, "bytes / stage", "2·(BM·BK + BK·BN)", 2.0 * (bm * bk + bk * bn));
+}
+
+}  // namespace tilelab::matmul

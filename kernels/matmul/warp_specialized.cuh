@@ -1,0 +1,135 @@
+// Warp specialisation: the block's warpgroups take roles. Warpgroup 0 is the producer: one of its
+// threads does nothing but ask TMA for slices; warpgroups 1 .. CONSUMERS are consumers: they do
+// nothing but wait for a slice, multiply it with wgmma and hand its stage back. No barrier of the
+// whole block after the set-up: each stage has two mbarriers, "full" (the producer arrives telling
+// it the stage's bytes, TMA completes them) and "empty" (lane 0 of every consumer warp arrives once
+// its warp's wgmma have finished reading the stage). The producer waits on empty, the consumers on
+// full, each on the phase parity of its own lap round the ring: slice n uses stage n mod STAGES on
+// lap n / STAGES; the producer's first lap waits on parity 1, which a fresh barrier counts as done.
+//
+// Each consumer owns BMC = 128·128/BN rows of the tile (64 at BN = 256, 128 at BN = 128): its
+// BMC×BN sums are 128 registers a thread. SETMAXNREG = 1 moves registers between the roles: the
+// producer gives its warpgroup's down to 40 a thread, the consumers take theirs up to 232 (the
+// launch gives every thread the same share, at most 65536 / threads). PERSISTENT = 1 launches as
+// many blocks as stay resident and lets each walk tiles blockIdx.x, + gridDim.x, ...; the producer
+// then loads the next tile's first slices while the consumers store this tile's sums. The tiles are
+// numbered GROUP tile rows at a time (lesson 13's order), so the tiles in flight share A and B in L2.
+//
+// BK = 64 and the 128-byte swizzle (lesson 21's best); K and N multiples of 8, any M.
+//   KIND 1: BF16, KIND 2: FP16; sums in FP32.
+#pragma once
+#include "common.cuh"
+#include "matmul/hopper.cuh"
+
+// Tile `id` of tiles_m × tiles_n, GROUP tile rows at a time, column by column inside a group.
+template <int GROUP>
+__device__ __forceinline__ void grouped_tile(int id, int tiles_m, int tiles_n, int& tm, int& tn) {
+    const int per_group = GROUP * tiles_n, first = id / per_group * GROUP;
+    const int rows = min(tiles_m - first, GROUP);
+    tm = first + id % per_group % rows;
+    tn = id % per_group / rows;
+}
+
+template <int KIND, int BN, int STAGES, int CONSUMERS, int SETMAXNREG, int PERSISTENT, int GROUP>
+__global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
+warp_specialized_matmul(const void* A, const void* B, float* C, int M, int N, int K, unsigned long long* counters,
+                const __grid_constant__ TmaDescriptor map_a, const __grid_constant__ TmaDescriptor map_b) {
+    using Kind = typename hopper::WgmmaKind<KIND>::Name;
+    constexpr int BK = 64, SWIZZLE = 128;
+    constexpr int BMC = 128 * 128 / BN;                    // rows of C per consumer
+    constexpr int BM = CONSUMERS * BMC;
+    constexpr int A_BYTES = BM * SWIZZLE;                  // one box: BM rows of 64 elements
+    constexpr int B_BOX = BK * SWIZZLE;                    // one box: 64 rows of 64 columns
+    constexpr int STAGE = A_BYTES + BN / 64 * B_BOX;
+    static_assert(BN == 128 || BN == 256, "BN is 128 or 256");
+    (void)A, (void)B, (void)PERSISTENT;
+    TL_COUNTER(counters);
+
+    extern __shared__ unsigned char smem_raw[];
+    unsigned char* smem = reinterpret_cast<unsigned char*>((reinterpret_cast<size_t>(smem_raw) + 1023) & ~size_t(1023));
+    unsigned long long* full = reinterpret_cast<unsigned long long*>(smem + STAGES * STAGE);
+    unsigned long long* empty = full + STAGES;
+
+    const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN, tiles = tiles_m * tiles_n;
+    const int slices = (K + BK - 1) / BK;
+    const int role = threadIdx.x / 128;                    // 0 producer, 1 .. CONSUMERS consumers
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < STAGES; ++s) {
+            hopper::barrier_init(&full[s], 1);
+            hopper::barrier_init(&empty[s], 4 * CONSUMERS);
+        }
+        hopper::barrier_init_fence();
+    }
+    __syncthreads();
+
+    if (role == 0) {
+        if (SETMAXNREG) hopper::registers_down<40>();
+        if (threadIdx.x != 0) return;
+        // The producer: every slice of every tile of this block, in the consumers' order.
+        int n = 0;
+        for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+            int tm, tn;
+            grouped_tile<GROUP>(tile, tiles_m, tiles_n, tm, tn);
+            const int m0 = tm * BM, n0 = tn * BN;
+            for (int t = 0; t < slices; ++t, ++n) {
+                const int s = n % STAGES;
+                // EXERCISE-BEGIN: wait until the consumers have handed stage s back (the parity of this lap's phase, flipped: the first lap passes at once), then tell full[s] the bytes to expect
+                hopper::barrier_wait(&empty[s], (unsigned(n / STAGES) & 1u) ^ 1u);
+                hopper::barrier_arrive_expect(&full[s], STAGE);
+                // EXERCISE-END
+                unsigned char* a = smem + s * STAGE;
+                hopper::tma_load_2d(a, &map_a, t * BK, m0, &full[s]);
+#pragma unroll
+                for (int x = 0; x < BN / 64; ++x) hopper::tma_load_2d(a + A_BYTES + x * B_BOX, &map_b, n0 + 64 * x, t * BK, &full[s]);
+                const int k_in = min(BK, K - t * BK);
+                TL_GLOAD(k_in * (min(BM, M - m0) + min(BN, N - n0)));
+                TL_SSTORE(STAGE / 2);
+            }
+        }
+        return;
+    }
+
+    // A consumer: rows (role − 1)·BMC .. of every tile, BMC/64 bands of one m64nBNk16 each a step.
+    if (SETMAXNREG) hopper::registers_up<232>();
+    const int band0 = (role - 1) * BMC;
+    const bool first_thread = threadIdx.x % 128 == 0;
+    int n = 0;
+    for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        int tm, tn;
+        grouped_tile<GROUP>(tile, tiles_m, tiles_n, tm, tn);
+        float acc[BMC / 64][BN / 2];
+#pragma unroll
+        for (int i = 0; i < BMC / 64; ++i)
+#pragma unroll
+            for (int e = 0; e < BN / 2; ++e) acc[i][e] = 0.0f;
+        for (int t = 0; t < slices; ++t, ++n) {
+            const int s = n % STAGES;
+            hopper::barrier_wait(&full[s], unsigned(n / STAGES) & 1u);
+            const unsigned char* a = smem + s * STAGE + band0 * SWIZZLE;
+            const unsigned char* b = smem + s * STAGE + A_BYTES;
+            hopper::wgmma_fence();
+#pragma unroll
+            for (int kk = 0; kk < BK / 16; ++kk)
+#pragma unroll
+                for (int i = 0; i < BMC / 64; ++i) {
+                    const unsigned long long da = hopper::operand_descriptor<SWIZZLE>(a + i * 64 * SWIZZLE + 32 * kk, 16, 8 * SWIZZLE);
+                    const unsigned long long db = hopper::operand_descriptor<SWIZZLE>(b + 16 * kk * SWIZZLE, B_BOX, 8 * SWIZZLE);
+                    hopper::Wgmma<BN, Kind>::run(acc[i], da, db);
+                    if (first_thread) TL_SLOAD(64 * 16 + 16 * BN);
+                }
+            hopper::wgmma_commit();
+            // EXERCISE-BEGIN: wait until only this slice's group runs, then hand the previous slice's stage back (lane 0 of each warp arrives on its empty barrier)
+            hopper::wgmma_wait<1>();
+            if (t > 0 && threadIdx.x % 32 == 0) hopper::barrier_arrive(&empty[(n - 1) % STAGES]);
+            // EXERCISE-END
+        }
+        hopper::wgmma_wait<0>();
+        if (slices > 0 && threadIdx.x % 32 == 0) hopper::barrier_arrive(&empty[(n - 1) % STAGES]);
+#pragma unroll
+        for (int i = 0; i < BMC / 64; ++i) {
+            const int stored = hopper::store_wgmma_tile<BN>(C, M, N, tm * BM + band0 + 64 * i, tn * BN, acc[i]);
+            TL_GSTORE(stored);
+            (void)stored;
+        }
+    }
+}

@@ -1,0 +1,122 @@
+// Lesson 22's cost model against a CPU walk of kernels/matmul/warp_specialized.cuh as its counting build
+// counts: the tiles in the kernel's grouped order (each visited once, by any number of persistent
+// blocks), the producer's TMA boxes per slice, every consumer's wgmma and its stores of C. Exact at
+// random configurations and odd M. The engine launches a persistent kernel one block an SM of the
+// target, never more blocks than tiles.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <set>
+#include <string>
+
+#include "lookups.h"
+#include "model_engine.h"
+#include "random_requests.h"
+#include "tilelab/variant.h"
+
+namespace tilelab {
+namespace {
+
+using test::model_engine;
+using test::registered_variant;
+
+const Variant& specialized() { return registered_variant("matmul.warp_specialized"); }
+
+struct Walked {
+    AccessCounts total;
+    double wgmmas = 0;
+    std::set<std::pair<int64_t, int64_t>> tiles;
+};
+
+Walked walk(const ParamValues& v, const Problem& p) {
+    const int64_t M = p.dim[0], N = p.dim[1], K = p.dim[2];
+    const int bn = v.at("BN"), consumers = v.at("CONSUMERS"), group = v.at("GROUP"), bmc = 128 * 128 / bn, bm = consumers * bmc;
+    const int64_t tiles_m = (M + bm - 1) / bm, tiles_n = (N + bn - 1) / bn, slices = (K + 63) / 64;
+    Walked w;
+    for (int64_t id = 0; id < tiles_m * tiles_n; ++id) {
+        const int64_t per_group = group * tiles_n, first = id / per_group * group;
+        const int64_t rows = std::min<int64_t>(tiles_m - first, group);
+        const int64_t tm = first + id % per_group % rows, tn = id % per_group / rows;
+        w.tiles.insert({tm, tn});
+        const int64_t m0 = tm * bm, n0 = tn * bn;
+        for (int64_t t = 0; t < slices; ++t) {
+            const int64_t k_in = std::min<int64_t>(64, K - t * 64);
+            w.total.global_loads += double(k_in * (std::min<int64_t>(bm, M - m0) + std::min<int64_t>(bn, N - n0)));
+            w.total.shared_stores += double(64 * (bm + bn));
+            for (int c = 0; c < consumers; ++c)
+                for (int kk = 0; kk < 4; ++kk)
+                    for (int i = 0; i < bmc / 64; ++i) w.total.shared_loads += 64 * 16 + 16 * bn, w.wgmmas += 1;
+        }
+        for (int thread = 128; thread < 128 * (consumers + 1); ++thread)
+            for (int i = 0; i < bmc / 64; ++i)
+                for (int c = 0; c < bn / 8; ++c)
+                    for (int h = 0; h < 2; ++h) {
+                        const int lane = thread % 32, warp = thread / 32 % 4;
+                        const int64_t row = m0 + (thread / 128 - 1) * bmc + 64 * i + 16 * warp + lane / 4 + 8 * h;
+                        const int64_t col = n0 + 8 * c + 2 * (lane % 4);
+                        if (row >= M) continue;
+                        w.total.global_stores += col + 1 < N ? 2 : col < N ? 1 : 0;
+                    }
+    }
+    return w;
+}
+
+TEST(WarpSpecializedModel, CountsEqualTheWalkAtRandomConfigurationsAndOddSizes) {
+    const Variant& v = specialized();
+    std::mt19937 rng(20261202);
+    int checked = 0;
+    for (const RunRequest& base : test::random_valid_requests(v, 24, 20261202, {.max_dim = 600, .align = 8, .aligned_every = 1})) {
+        RunRequest req = base;
+        if (checked % 2 == 1) req.problem.dim[0] = std::uniform_int_distribution<int64_t>(1, 600)(rng) | 1;
+        ASSERT_EQ(model_engine().invalid_reason(req), "");
+        const ParamValues values = with_defaults(v.params, req.params);
+        SCOPED_TRACE(v.kernel(values).name_expression + " at " + format_problem(req.problem));
+        const CostModel m = v.cost_model(values, req.problem);
+        const Walked w = walk(values, req.problem);
+        EXPECT_EQ(m.total, w.total);
+        EXPECT_DOUBLE_EQ(test::extra_value(m, "wgmma, total"), w.wgmmas);
+        const int bm = values.at("CONSUMERS") * 128 * 128 / values.at("BN");
+        EXPECT_EQ(int64_t(w.tiles.size()), ((req.problem.dim[0] + bm - 1) / bm) * ((req.problem.dim[1] + values.at("BN") - 1) / values.at("BN")))
+            << "the grouped order visits every tile once";
+        ++checked;
+    }
+    EXPECT_EQ(checked, 24);
+}
+
+// Persistent: one block an SM of the target (132 on the H100 preset), never more than the tiles.
+TEST(WarpSpecializedModel, APersistentLaunchHasOneBlockAnSmAndNoMoreThanTheTiles) {
+    RunRequest req{.variant = "matmul.warp_specialized", .params = {}, .problem = test::size(4096, 4096, 4096)};
+    const RunResult r = model_engine().analyze(req);
+    ASSERT_TRUE(r.ok) << r.error;
+    EXPECT_EQ(r.launch.grid[0], unsigned(r.target.sm_count));
+    EXPECT_EQ(r.launch.block[0], 384u);
+    req.params["PERSISTENT"] = 0;
+    EXPECT_EQ(model_engine().analyze(req).launch.grid[0], 32u * 16) << "128×256 tiles";
+    req.params["PERSISTENT"] = 1;
+    req.problem = test::size(256, 512, 64);
+    EXPECT_EQ(model_engine().analyze(req).launch.grid[0], 4u) << "a persistent grid never exceeds the tiles";
+}
+
+TEST(WarpSpecializedModel, OnlySm90RunsItAndTheRingMustFit) {
+    const Variant& v = specialized();
+    const auto values = [&](ParamValues given) { return with_defaults(v.params, given); };
+    EXPECT_EQ(v.invalid_reason(values({}), test::size(512, 512, 512), *find_target("h200")), "");
+    EXPECT_NE(v.invalid_reason(values({}), test::size(512, 500, 512), *find_target("h100")).find("multiples of 8"), std::string::npos);
+    EXPECT_NE(v.invalid_reason(values({{"STAGES", 5}}), test::size(512, 512, 512), *find_target("h100")).find("shared memory"),
+              std::string::npos)
+        << "5 stages of 49,152 bytes";
+    EXPECT_EQ(v.invalid_reason(values({{"STAGES", 6}, {"CONSUMERS", 1}, {"BN", 128}}), test::size(512, 512, 512), *find_target("h100")), "");
+    EXPECT_EQ(v.kernel(values({})).arch_specific, 90);
+    // Elsewhere the engine analyses it against sm_90's limits (its 197,696 bytes exceed an A100
+    // block's 166,912) and the compile row says why it is not compiled.
+    Engine engine(EngineConfig{"", /*force_model_mode=*/true});
+    engine.set_target(*find_target("a100"));
+    const RunResult r = engine.analyze(RunRequest{.variant = v.id, .params = {}, .problem = test::size(512, 512, 512)});
+    ASSERT_TRUE(r.ok) << r.error;
+    ASSERT_TRUE(r.compiled);
+    EXPECT_NE(r.compiled->error.find("sm_80"), std::string::npos) << r.compiled->error;
+    EXPECT_EQ(r.launch.grid[0], 8u) << "4·2 tiles of 128×256, fewer than sm_90's SMs";
+}
+
+}  // namespace
+}  // namespace tilelab

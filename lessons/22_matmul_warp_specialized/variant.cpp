@@ -1,0 +1,117 @@
+// Warp specialisation on Hopper (kernels/matmul/warp_specialized.cuh): a producer warpgroup drives TMA, one
+// or two consumer warpgroups multiply with wgmma, full and empty mbarriers per stage instead of
+// the block's barrier, registers moved between the roles by setmaxnreg, persistent blocks walking
+// a grouped tile order. BF16 or FP16 operands, FP32 sums; compiled for sm_90a (sm_90 only).
+#include <fmt/format.h>
+#include "tilelab/i18n.h"
+#include "tilelab/util.h"
+#include "tilelab/variant.h"
+#include "../../families/matmul/hopper.h"
+
+namespace tilelab {
+namespace {
+
+using matmul::add_extra;
+
+struct WarpSpecialized {
+    ElementType input = ElementType::bf16;   // <- PREC
+    int bn = 256;                            // <- BN: columns of the tile (and of each wgmma)
+    int consumers = 2;                       // <- CONSUMERS: consumer warpgroups, 128·128/BN rows each
+    int stages = 4;                          // <- STAGES: slices in the shared ring
+    int setmaxnreg = 1;                      // <- SETMAXNREG: producer 40 registers a thread, consumers 232
+    int persistent = 1;                      // <- PERSISTENT: one block an SM walks the tiles
+    int group = 8;                           // <- GROUP: tile rows numbered together (L2 reuse)
+
+    static inline const std::vector<ParamSpec> params = {
+        {.name = "PREC", .kind = ParamKind::Element, .min = int(ElementType::bf16), .max = int(ElementType::f16),
+         .def = int(ElementType::bf16)},
+        {.name = "BN", .kind = ParamKind::Pow2, .min = 128, .max = 256, .def = 256},
+        {.name = "CONSUMERS", .kind = ParamKind::Int, .min = 1, .max = 2, .def = 2},
+        {.name = "STAGES", .kind = ParamKind::Int, .min = 2, .max = 6, .def = 4},
+        {.name = "SETMAXNREG", .kind = ParamKind::Int, .min = 0, .max = 1, .def = 1},
+        {.name = "PERSISTENT", .kind = ParamKind::Int, .min = 0, .max = 1, .def = 1},
+        {.name = "GROUP", .kind = ParamKind::Pow2, .min = 1, .max = 16, .def = 8},
+    };
+    static WarpSpecialized from(const ParamReader& p) {
+        return {.input = ElementType(p["PREC"]), .bn = p["BN"], .consumers = p["CONSUMERS"], .stages = p["STAGES"],
+                .setmaxnreg = p["SETMAXNREG"], .persistent = p["PERSISTENT"], .group = p["GROUP"]};
+    }
+    static constexpr int kBK = 64, kSwizzle = 128;
+    int kind() const { return input == ElementType::bf16 ? 1 : 2; }
+    int bmc() const { return 128 * 128 / bn; }          // rows per consumer: 128 sums a thread
+    int bm() const { return consumers * bmc(); }
+    int threads() const { return 128 * (consumers + 1); }
+    int stage_bytes() const { return 2 * kBK * (bm() + bn); }
+    // The stages, a full and an empty mbarrier each, and 1024 bytes to align the first stage.
+    int dynamic_smem_bytes() const { return stages * stage_bytes() + 16 * stages + 1024; }
+
+    std::string invalid_reason(const Problem& problem, const Target& target) const;
+    KernelInstance kernel() const {
+        return {"matmul/warp_specialized.cuh",
+                fmt::format("warp_specialized_matmul<{}, {}, {}, {}, {}, {}, {}>", kind(), bn, stages, consumers, setmaxnreg, persistent, group),
+                0, 90};
+    }
+    LaunchShape launch(const Problem& p) const;
+    TileGeometry tiles(const Problem& problem) const;
+    CostModel cost_model(const Problem& problem) const;
+    Precision precision() const { return {input, ElementType::f32, ElementType::f32}; }
+};
+
+std::string WarpSpecialized::invalid_reason(const Problem& p, const Target& t) const {
+    if (p.dim[1] % 8 != 0 || p.dim[2] % 8 != 0) return trf("constraint.matmul.tma_wgmma.rows_of_16_bytes", p.dim[2], p.dim[1]);
+    const int limit = t.smem_per_block_optin > 0 ? t.smem_per_block_optin : t.smem_per_block;
+    if (dynamic_smem_bytes() > limit)
+        return trf("constraint.matmul.tma_wgmma.shared_memory", stages, stage_bytes(), dynamic_smem_bytes(), limit);
+    if (double(ceil_div(p.dim[0], bm())) * double(ceil_div(p.dim[1], bn)) > double(t.max_grid_dim[0]))
+        return trf("constraint.matmul.warp_specialized.too_many_tiles", ceil_div(p.dim[0], bm()) * ceil_div(p.dim[1], bn));
+    return {};
+}
+
+// One block per BM×BN tile, or (PERSISTENT) one block an SM of the target walking them
+// (LaunchShape::resident_per_sm); the tensor maps of families/matmul/hopper.h.
+LaunchShape WarpSpecialized::launch(const Problem& p) const {
+    LaunchShape s;
+    s.grid = {unsigned(ceil_div(p.dim[0], bm()) * ceil_div(p.dim[1], bn)), 1, 1};
+    s.block = {unsigned(threads()), 1, 1};
+    s.dynamic_smem = unsigned(dynamic_smem_bytes());
+    s.tensor_maps = matmul::wgmma_tensor_maps(p, bm(), kBK, kSwizzle);
+    s.resident_per_sm = persistent ? 1 : 0;
+    return s;
+}
+
+// The tile, one wgmma's 64×BN inside it, and a consumer thread's share: 2 rows of every 64-row
+// band of its consumer's rows, by BN/4 columns.
+TileGeometry WarpSpecialized::tiles(const Problem& p) const {
+    TileGeometry t;
+    t.extent = {p.dim[1], p.dim[0], 1};
+    t.block_tile = {bn, bm(), 1};
+    t.thread_tile = {bn / 4, bmc() / 32, 1};
+    t.reduction = p.dim[2];
+    t.k_step = kBK;
+    t.a_in_shared = t.b_in_shared = true;
+    t.warp_tile = {bn, 64};
+    t.mma = {bn, 64, 16};
+    t.mma_lanes_known = true;
+    t.tiles_walked = true;          // one index over the tiles, GROUP rows at a time (persistent or not)
+    t.loading_threads = 128;        // the producer warpgroup
+    return t;
+}
+
+CostModel WarpSpecialized::cost_model(const Problem& p) const {
+    CostModel m;
+    matmul::wgmma_counts(m, p, bm(), bn, kBK, bn, threads(), precision());
+    matmul::add_formula(m, "threads / block", "128·(CONSUMERS + 1)", threads());
+    add_extra(m, "accumulator registers / thread", "BMC·BN / 128 (a consumer's)", double(bmc()) * bn / 128);
+    add_extra(m, "rows / consumer", "BMC = 128·128 / BN", bmc());
+    add_extra(m, "registers / thread after setmaxnreg", setmaxnreg ? "consumers 232, producer 40" : "all alike (no setmaxnreg)",
+              setmaxnreg ? 232 : 0);
+    add_extra(m, "dynamic shared memory (bytes)", "STAGES·(bytes / stage + 16) + 1024", dynamic_smem_bytes());
+    return m;
+}
+
+}  // namespace
+
+TILELAB_VARIANT(make_warp_specialized_matmul, WarpSpecialized,
+                {.id = "matmul.warp_specialized", .family = "matmul", .params = WarpSpecialized::params})
+
+}  // namespace tilelab
