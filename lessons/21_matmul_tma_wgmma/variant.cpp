@@ -103,6 +103,8 @@ CostModel TmaWgmma::cost_model(const Problem& p) const {
     matmul::wgmma_counts(m, p, bm, bn, bk, wgn, kThreads, precision());
     matmul::add_formula(m, "threads / block", "128 (one warpgroup)", kThreads);
     add_extra(m, "accumulator registers / thread", "BM·BN / 128", accumulators());
+    add_extra(m, "registers / thread, expected", "accumulators + 32 (one register a sum; the tuner's guess before ptxas)",
+              accumulators() + 32);
     add_extra(m, "TMA boxes / K slice", "BK/SPAN + BN/SPAN (SPAN = SWIZZLE/2)", double(bk / span() + bn / span()));
     add_extra(m, "dynamic shared memory (bytes)", "STAGES·(bytes / stage + 8) + 1024", dynamic_smem_bytes());
     return m;

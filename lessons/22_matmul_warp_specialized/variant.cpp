@@ -103,6 +103,11 @@ CostModel WarpSpecialized::cost_model(const Problem& p) const {
     matmul::add_formula(m, "threads / block", "128·(CONSUMERS + 1)", threads());
     add_extra(m, "accumulator registers / thread", "BMC·BN / 128 (a consumer's)", double(bmc()) * bn / 128);
     add_extra(m, "rows / consumer", "BMC = 128·128 / BN", bmc());
+    // What ptxas allocates at launch: with setmaxnreg the launch's whole share (65,536 / threads,
+    // a multiple of 8; at most the consumers' 232), else the sums + 32.
+    const int share = std::min(232, 65536 / threads() / 8 * 8);
+    add_extra(m, "registers / thread, expected", setmaxnreg ? "min(232, 65536 / threads)" : "BMC·BN / 128 + 32",
+              setmaxnreg ? share : bmc() * bn / 128 + 32);
     add_extra(m, "registers / thread after setmaxnreg", setmaxnreg ? "consumers 232, producer 40" : "all alike (no setmaxnreg)",
               setmaxnreg ? 232 : 0);
     add_extra(m, "dynamic shared memory (bytes)", "STAGES·(bytes / stage + 16) + 1024", dynamic_smem_bytes());

@@ -85,12 +85,16 @@ ModelView model_view(const Target& t, const Variant& v, const ParamValues& value
     const double global_s = m.global_bytes / std::max(1.0, t.dram_gbps * 1e9);
     const double shared_bytes = m.shared_element_bytes() * (m.total.shared_loads + m.total.shared_stores);
     const double shared_s = shared_bytes / std::max(1.0, t.sm_count * 128.0 * t.clock_ghz * 1e9);
-    // Registers are unknown before the compile. Where the model declares its accumulators per
-    // thread, guess 2 registers each plus 32 (fragments, addresses: lesson 06 at 64 accumulators
-    // compiles to about 160); else leave registers out of the occupancy.
-    int registers = 0;
-    for (const Formula& f : m.extras)
+    // Registers are unknown before the compile. A model may say what it expects (the wgmma
+    // lessons: one register a sum, or setmaxnreg's share); where it declares only its accumulators
+    // per thread, guess 2 registers each plus 32 (fragments, addresses: lesson 06 at 64
+    // accumulators compiles to about 160); else leave registers out of the occupancy.
+    int registers = 0, expected = 0;
+    for (const Formula& f : m.extras) {
         if (f.quantity == "accumulator registers / thread") registers = int(2 * f.value + 32);
+        if (f.quantity == "registers / thread, expected") expected = int(f.value);
+    }
+    if (expected > 0) registers = expected;
     const bool likely_spills = registers > t.max_regs_per_thread;
     registers = std::min(registers, t.max_regs_per_thread);
     const int smem = instance->smem_bytes() + int(l.dynamic_smem);
