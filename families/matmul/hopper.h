@@ -1,5 +1,6 @@
 // What the Hopper matmul lessons (21 TMA + wgmma, 22 warp specialisation) share: the TMA tensor
-// maps over A and B, and the counts of a block tiling fed by TMA and multiplied by wgmma.
+// maps over A and B, the limits TMA and the shared ring put on them, and the counts of a block
+// tiling fed by TMA and multiplied by wgmma.
 #pragma once
 #include <cstdint>
 #include "model.h"
@@ -15,6 +16,21 @@ inline std::vector<TensorMapSpec> wgmma_tensor_maps(const Problem& p, int bm, in
         {.arg = 0, .element_bytes = 2, .rank = 2, .dims = {K, M}, .strides = {2 * K}, .box = {span, uint32_t(bm)}, .swizzle = swizzle},
         {.arg = 1, .element_bytes = 2, .rank = 2, .dims = {N, K}, .strides = {2 * N}, .box = {span, uint32_t(bk)}, .swizzle = swizzle},
     };
+}
+
+// TMA copies whole 16-byte units of a row: K (A's rows) and N (B's) must be multiples of 8
+// two-byte elements; M may be anything.
+inline std::string tma_rows_problem(const Problem& p) {
+    if (p.dim[1] % 8 != 0 || p.dim[2] % 8 != 0) return trf("constraint.matmul.tma_wgmma.rows_of_16_bytes", p.dim[2], p.dim[1]);
+    return {};
+}
+
+// The shared ring: `stages` stages of `stage_bytes`, `bytes` with barriers and alignment, against
+// what a block of `t` may have (the opt-in limit, which the runner sets).
+inline std::string ring_problem(const Target& t, int stages, int stage_bytes, int bytes) {
+    const int limit = t.smem_per_block_optin > 0 ? t.smem_per_block_optin : t.smem_per_block;
+    if (bytes > limit) return trf("constraint.matmul.tma_wgmma.shared_memory", stages, stage_bytes, bytes, limit);
+    return {};
 }
 
 // Counts in elements, exact for any M, N, K: TMA reads the parts of A and B inside the matrices

@@ -23,6 +23,7 @@
 #pragma once
 #include "common.cuh"
 #include "matmul/async_copy.cuh"
+#include "matmul/tile_order.cuh"
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -166,12 +167,7 @@ __device__ __forceinline__ void mma_body(const typename MmaKind<KIND>::In* __res
     const int warp_row = (warp / Tile::kWarpsN) * WM, warp_col = (warp % Tile::kWarpsN) * WN;
     // The block's tile: in launch order, or GROUP block rows at a time, column by column.
     int bx = blockIdx.x, by = blockIdx.y;
-    if constexpr (GROUP > 1) {
-        const int id = blockIdx.y * gridDim.x + blockIdx.x, per_group = GROUP * gridDim.x;
-        const int first = id / per_group * GROUP, rows = min(int(gridDim.y) - first, GROUP);
-        by = first + id % per_group % rows;
-        bx = id % per_group / rows;
-    }
+    if constexpr (GROUP > 1) grouped_tile<GROUP>(blockIdx.y * gridDim.x + blockIdx.x, gridDim.y, gridDim.x, by, bx);
     const int block_row = by * BM, block_col = bx * BN;
 
     // The copies' fixed part, worked out once: this thread's piece and first row of each operand

@@ -20,15 +20,7 @@
 #pragma once
 #include "common.cuh"
 #include "matmul/hopper.cuh"
-
-// Tile `id` of tiles_m × tiles_n, GROUP tile rows at a time, column by column inside a group.
-template <int GROUP>
-__device__ __forceinline__ void grouped_tile(int id, int tiles_m, int tiles_n, int& tm, int& tn) {
-    const int per_group = GROUP * tiles_n, first = id / per_group * GROUP;
-    const int rows = min(tiles_m - first, GROUP);
-    tm = first + id % per_group % rows;
-    tn = id % per_group / rows;
-}
+#include "matmul/tile_order.cuh"
 
 template <int KIND, int BN, int STAGES, int CONSUMERS, int SETMAXNREG, int PERSISTENT, int GROUP>
 __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)

@@ -58,14 +58,12 @@ struct TmaWgmma {
 };
 
 std::string TmaWgmma::invalid_reason(const Problem& p, const Target& t) const {
-    if (p.dim[1] % 8 != 0 || p.dim[2] % 8 != 0) return trf("constraint.matmul.tma_wgmma.rows_of_16_bytes", p.dim[2], p.dim[1]);
+    if (std::string why = matmul::tma_rows_problem(p); !why.empty()) return why;
     if (bk % span() != 0) return trf("constraint.matmul.tma_wgmma.bk_whole_rows", bk, span(), swizzle);
     if (bn % wgn != 0) return trf("constraint.matmul.tma_wgmma.wgn_divides_bn", wgn, bn);
     if (accumulators() > 128) return trf("constraint.matmul.tma_wgmma.accumulators", bm, bn, accumulators());
     if (inflight == 1 && stages < 2) return tr("constraint.matmul.tma_wgmma.inflight_needs_two_stages");
-    const int limit = t.smem_per_block_optin > 0 ? t.smem_per_block_optin : t.smem_per_block;
-    if (dynamic_smem_bytes() > limit)
-        return trf("constraint.matmul.tma_wgmma.shared_memory", stages, stage_bytes(), dynamic_smem_bytes(), limit);
+    if (std::string why = matmul::ring_problem(t, stages, stage_bytes(), dynamic_smem_bytes()); !why.empty()) return why;
     if (ceil_div(p.dim[0], bm) > t.max_grid_dim[1])
         return trf("family.matmul.model.m_needs_block_rows", p.dim[0], ceil_div(p.dim[0], bm), t.max_grid_dim[1]);
     return {};

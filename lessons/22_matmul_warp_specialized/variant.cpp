@@ -58,10 +58,8 @@ struct WarpSpecialized {
 };
 
 std::string WarpSpecialized::invalid_reason(const Problem& p, const Target& t) const {
-    if (p.dim[1] % 8 != 0 || p.dim[2] % 8 != 0) return trf("constraint.matmul.tma_wgmma.rows_of_16_bytes", p.dim[2], p.dim[1]);
-    const int limit = t.smem_per_block_optin > 0 ? t.smem_per_block_optin : t.smem_per_block;
-    if (dynamic_smem_bytes() > limit)
-        return trf("constraint.matmul.tma_wgmma.shared_memory", stages, stage_bytes(), dynamic_smem_bytes(), limit);
+    if (std::string why = matmul::tma_rows_problem(p); !why.empty()) return why;
+    if (std::string why = matmul::ring_problem(t, stages, stage_bytes(), dynamic_smem_bytes()); !why.empty()) return why;
     if (double(ceil_div(p.dim[0], bm())) * double(ceil_div(p.dim[1], bn)) > double(t.max_grid_dim[0]))
         return trf("constraint.matmul.warp_specialized.too_many_tiles", ceil_div(p.dim[0], bm()) * ceil_div(p.dim[1], bn));
     return {};
