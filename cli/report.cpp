@@ -93,8 +93,10 @@ static void render_compile(std::string& out, const RunResult& r, const ReportOpt
                                          format_bytes(p.cmem_bytes))});
     }
     const LaunchShape& l = r.launch;
-    kv.add_row({tr("report.launch"), trf("report.launch_line", dims(l.grid), format_count(double(l.blocks())), dims(l.block),
-                                      l.threads_per_block(), format_bytes(l.dynamic_smem))});
+    std::string launch_line = trf("report.launch_line", dims(l.grid), format_count(double(l.blocks())), dims(l.block),
+                                  l.threads_per_block(), format_bytes(l.dynamic_smem));
+    if (l.cluster > 1) launch_line += trf("report.launch_cluster", l.cluster);
+    kv.add_row({tr("report.launch"), launch_line});
     if (c != nullptr && c->ok) {
         const Occupancy& o = r.occupancy;
         if (!o.error.empty()) {

@@ -213,7 +213,7 @@ void draw_analysis(const RunResult& r) {
                   trf("results.n_blocks", FormatCount(double(l.blocks()))).c_str());
     std::snprintf(block, sizeof block, "%u \xc3\x97 %u \xc3\x97 %u  %s", l.block[0], l.block[1], l.block[2],
                   trf("results.n_threads", static_cast<long long>(l.threads_per_block())).c_str());
-    row(tr("results.grid").c_str(), grid);
+    row(tr("results.grid").c_str(), l.cluster > 1 ? std::string(grid) + trf("report.launch_cluster", l.cluster) : std::string(grid));
     row(tr("results.block").c_str(), block);
     for (size_t i = 0; i < r.passes.size(); ++i) {   // a lesson of several kernels: each one, timed alone
         const PassTime& pass = r.passes[i];

@@ -62,13 +62,17 @@ LADDERS = {
            (["bf16"], {"BN": 128}, "BN=128 (256x128)"),
            (["bf16"], {"BN": 128, "CONSUMERS": 1, "STAGES": 6}, "BN=128 1 consumer S6"),
            (["bf16"], {"STAGES": 2}, "2 stages"),
-           (["bf16"], {"STAGES": 3}, "3 stages")],
+           (["bf16"], {"STAGES": 3}, "3 stages"),
+           (["bf16", "fp16"], {"CLUSTER": 2}, "CLUSTER=2 (B multicast)"),
+           (["bf16"], {"CLUSTER": 4}, "CLUSTER=4 (B multicast)"),
+           (["bf16"], {"CLUSTER": 2, "GROUP": 16}, "CLUSTER=2 GROUP=16")],
 }
 BIG = {"12": [({}, "defaults"), ({"BN": 256, "WM": 64, "WN": 64}, "128x256 64x64")],
        "13": [({}, "defaults"), ({"GROUP": 1}, "defaults, GROUP=1"), ({"BM": 256, "BK": 64}, "256x128 BK=64"),
               ({"BM": 256, "BK": 64, "GROUP": 1}, "256x128 BK=64 GROUP=1")],
        "21": [({}, "defaults"), ({"STAGES": 4}, "4 stages"), ({"BM": 64, "BN": 256, "WGN": 256, "STAGES": 4}, "64x256 WGN256 S4")],
-       "22": [({}, "defaults"), ({"PERSISTENT": 0}, "PERSISTENT=0"), ({"GROUP": 1}, "GROUP=1"), ({"SETMAXNREG": 0}, "SETMAXNREG=0")]}
+       "22": [({}, "defaults"), ({"PERSISTENT": 0}, "PERSISTENT=0"), ({"GROUP": 1}, "GROUP=1"), ({"SETMAXNREG": 0}, "SETMAXNREG=0"),
+             ({"CLUSTER": 2}, "CLUSTER=2"), ({"CLUSTER": 4}, "CLUSTER=4")]}
 
 
 def run(prec, params, size, label):

@@ -75,6 +75,13 @@ for prec in bf16 fp16; do
   sanitize memcheck 129x72x40 PREC=$prec PERSISTENT=0 CONSUMERS=1 BN=128
   sanitize racecheck 257x264x136 PREC=$prec SETMAXNREG=0 GROUP=1
   sanitize synccheck 65x64x16 PREC=$prec CONSUMERS=1 STAGES=6 BN=128
+  # Clusters: 3 tile rows (a cluster past M), partial last tiles, persistent and not.
+  for tool in memcheck racecheck synccheck; do
+    sanitize $tool 301x296x312 PREC=$prec CLUSTER=2
+  done
+  sanitize memcheck 1001x1000x1000 PREC=$prec CLUSTER=4 STAGES=3
+  sanitize racecheck 129x136x72 PREC=$prec CLUSTER=4 PERSISTENT=0
+  sanitize synccheck 257x264x136 PREC=$prec CLUSTER=2 BN=128 CONSUMERS=1 STAGES=6
 done
 for prec in tf32 bf16 fp16; do
   [ "$hopper" = 0 ] && [[ " $parts " == *" sanitize "* ]] || break
@@ -96,7 +103,7 @@ done
 
 # What limits the lesson's BF16 defaults (and lesson 13's fastest configuration): one launch each
 # under Nsight Compute.
-metrics=sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_tensor_op_hmma.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,dram__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,smsp__inst_executed_op_ldsm.sum,smsp__average_warp_latency_issue_stalled_barrier.ratio,smsp__average_warp_latency_issue_stalled_long_scoreboard.ratio,smsp__average_warp_latency_issue_stalled_short_scoreboard.ratio,smsp__average_warp_latency_issue_stalled_math_pipe_throttle.ratio,smsp__average_warp_latency_issue_stalled_mio_throttle.ratio,smsp__average_warp_latency_issue_stalled_wait.ratio,smsp__average_warp_latency_issue_stalled_selected.ratio,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,launch__occupancy_limit_registers,launch__occupancy_limit_shared_mem
+metrics=sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,lts__t_sectors_op_read.sum,sm__inst_executed_pipe_tensor_op_hmma.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,dram__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,smsp__inst_executed_op_ldsm.sum,smsp__average_warp_latency_issue_stalled_barrier.ratio,smsp__average_warp_latency_issue_stalled_long_scoreboard.ratio,smsp__average_warp_latency_issue_stalled_short_scoreboard.ratio,smsp__average_warp_latency_issue_stalled_math_pipe_throttle.ratio,smsp__average_warp_latency_issue_stalled_mio_throttle.ratio,smsp__average_warp_latency_issue_stalled_wait.ratio,smsp__average_warp_latency_issue_stalled_selected.ratio,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,launch__occupancy_limit_registers,launch__occupancy_limit_shared_mem
 profile() {   # name sets...
   local name=$1; shift
   ncu --target-processes all -k "regex:(wmma|mma|specialized)_matmul" -c 1 --metrics "$metrics" \
@@ -106,12 +113,13 @@ profile() {   # name sets...
 if [[ " $parts " == *" ncu "* ]]; then
   profile defaults --set PREC=bf16
   [ "$lesson" = 13 ] && profile best --set PREC=bf16 --set BM=256 --set BK=64
+  [ "$lesson" = 22 ] && profile cluster2 --set PREC=bf16 --set CLUSTER=2
 fi
 
 echo "== sanitizer (rc 0 = clean)"; cat "$out/sanitizer.txt"
 for f in "$out"/ncu_*.txt; do
   [ -e "$f" ] || continue
-  echo "== ncu, BF16 at 4096³: $(basename "$f" .txt)"; grep -E '^\s+(sm__|smsp__|dram__|l1tex__|launch__)' "$f" | head -20
+  echo "== ncu, BF16 at 4096³: $(basename "$f" .txt)"; grep -E '^\s+(sm__|smsp__|dram__|l1tex__|lts__|launch__)' "$f" | head -22
 done
 echo "== timings"; cat "$out/bench.txt"
 exit $failed

@@ -2,6 +2,7 @@
 // maps over A and B, the limits TMA and the shared ring put on them, and the counts of a block
 // tiling fed by TMA and multiplied by wgmma.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include "model.h"
 
@@ -34,18 +35,21 @@ inline std::string ring_problem(const Target& t, int stages, int stage_bytes, in
 }
 
 // Counts in elements, exact for any M, N, K: TMA reads the parts of A and B inside the matrices
-// (every element of A once per tile column, of B once per tile row) and writes whole boxes into
-// shared memory (zeros past the edges); each wgmma reads its 64×16 of A and 16×WGN of B from
-// shared memory; every element of C is stored once. `threads` of the block share the reads.
-inline void wgmma_counts(CostModel& m, const Problem& p, int bm, int bn, int bk, int wgn, int threads, const Precision& precision) {
-    const double blocks = double(ceil_div(p.dim[1], bn)) * double(ceil_div(p.dim[0], bm));
+// (every element of A once per tile column, of B once per tile row, or per cluster row where
+// `cluster` > 0 blocks multicast it: lesson 22) and writes whole boxes into shared memory (zeros
+// past the edges); each wgmma reads its 64×16 of A and 16×WGN of B from shared memory; every
+// element of C is stored once. `threads` of the block share the reads.
+inline void wgmma_counts(CostModel& m, const Problem& p, int bm, int bn, int bk, int wgn, int threads, const Precision& precision,
+                         int cluster = 0) {
+    const int c = std::max(cluster, 1);
+    const double blocks = double(ceil_div(p.dim[1], bn)) * double(ceil_div(p.dim[0], int64_t(bm) * c)) * c;
     const double reads_per_k = double(bm) * bn * (1.0 / wgn + 1.0 / 64) / threads;
-    block_tiled_counts(m, p, bm, bn, bk, threads, double(bm) * bn / threads, reads_per_k, precision);
-    add_block_tiled_formulas(m, blocks, "BM·BN / threads", "BM·BN·(1/WGN + 1/64) / threads");
+    block_tiled_counts(m, p, bm, bn, bk, threads, double(bm) * bn / threads, reads_per_k, precision, c);
+    add_block_tiled_formulas(m, blocks, "BM·BN / threads", "BM·BN·(1/WGN + 1/64) / threads", cluster > 0);
     const double per_slice = double(bk / 16) * (bm / 64) * (bn / wgn);
     add_extra(m, "wgmma / block / K slice", "(BK/16)·(BM/64)·(BN/WGN)", per_slice);
     const double wgmmas = blocks * double(ceil_div(p.dim[2], bk)) * per_slice;
-    add_extra(m, "wgmma, total", "tiles·⌈K/BK⌉·(wgmma / block / K slice)", wgmmas);
+    add_extra(m, "wgmma, total", "blocks·⌈K/BK⌉·(wgmma / block / K slice)", wgmmas);
     add_extra(m, "tensor-core FLOPs issued", "2·64·WGN·16 · wgmma, total (padding included)", wgmmas * 2.0 * 64 * wgn * 16);
     add_extra(m, "bytes / stage", "2·(BM·BK + BK·BN)", 2.0 * (bm * bk + bk * bn));
 }

@@ -33,14 +33,16 @@ inline void finish_cost_model(CostModel& m, const Problem& p, const Precision& p
 // elements are not loaded but the whole tiles are stored, zero-padded), every thread reading
 // `reads` shared values per k for its `outputs` outputs (rows + cols and rows·cols for a thread
 // tile; a warp's share of its fragments on tensor cores). Then the fields above, at `precision`.
+// In clusters of `cluster` blocks one above the other that multicast B (lesson 22), each block
+// reads its A and a cluster's share of B, and the grid has whole clusters (padded along M).
 inline void block_tiled_counts(CostModel& m, const Problem& p, int bm, int bn, int bk, double threads, double outputs,
-                               double reads, const Precision& precision = {}) {
+                               double reads, const Precision& precision = {}, int cluster = 1) {
     const double M = double(p.dim[0]), N = double(p.dim[1]), K = double(p.dim[2]);
-    const double gx = double(ceil_div(p.dim[1], bn)), gy = double(ceil_div(p.dim[0], bm));
+    const double gx = double(ceil_div(p.dim[1], bn)), gy_clusters = double(ceil_div(p.dim[0], int64_t(bm) * cluster));
     const double kk = double(ceil_div(p.dim[2], bk)) * bk;   // k values a block walks: K rounded up to BK
-    const double blocks = gx * gy;
-    // A full interior block reads its BM rows of A and BN columns of B once each.
-    m.per_block.global_loads = K * (bm + bn);
+    const double blocks = gx * gy_clusters * cluster;
+    // A full interior block reads its BM rows of A and BN columns of B once each (a cluster's share of B).
+    m.per_block.global_loads = K * (bm + double(bn) / cluster);
     m.per_block.global_stores = double(bm) * bn;
     m.per_block.shared_stores = kk * (bm + bn);
     m.per_block.shared_loads = threads * kk * reads;
@@ -48,8 +50,8 @@ inline void block_tiled_counts(CostModel& m, const Problem& p, int bm, int bn, i
     m.per_thread.global_stores = outputs;
     m.per_thread.shared_stores = m.per_block.shared_stores / threads;
     m.per_thread.shared_loads = kk * reads;
-    // Each element of A is read once per block column, each element of B once per block row.
-    m.total.global_loads = M * K * gx + K * N * gy;
+    // Each element of A is read once per block column, each element of B once per block row (cluster row).
+    m.total.global_loads = M * K * gx + K * N * gy_clusters;
     m.total.global_stores = M * N;
     m.total.shared_stores = blocks * m.per_block.shared_stores;
     m.total.shared_loads = blocks * m.per_block.shared_loads;
@@ -59,14 +61,18 @@ inline void block_tiled_counts(CostModel& m, const Problem& p, int bm, int bn, i
 // block_tiled_counts' formulas, as the cost model shows them after the variant's own first lines:
 // `outputs` is a thread's outputs ("TM·TN"), `reads` the shared values it reads per k ("TM+TN";
 // a whole formula where it has its own divisor, "(WM+WN) / 32").
-inline void add_block_tiled_formulas(CostModel& m, double blocks, const std::string& outputs, const std::string& reads) {
-    add_formula(m, "blocks", "⌈N/BN⌉·⌈M/BM⌉", blocks);
-    add_formula(m, "global loads / thread", "K·(BM+BN) / threads", m.per_thread.global_loads);
+// `clustered`: the forms with CLUSTER (block_tiled_counts' clusters).
+inline void add_block_tiled_formulas(CostModel& m, double blocks, const std::string& outputs, const std::string& reads,
+                                     bool clustered = false) {
+    add_formula(m, "blocks", clustered ? "⌈N/BN⌉·CLUSTER·⌈M/(CLUSTER·BM)⌉" : "⌈N/BN⌉·⌈M/BM⌉", blocks);
+    add_formula(m, "global loads / thread", clustered ? "K·(BM+BN/CLUSTER) / threads" : "K·(BM+BN) / threads",
+                m.per_thread.global_loads);
     add_formula(m, "global stores / thread", outputs, m.per_thread.global_stores);
     add_formula(m, "shared stores / thread", "⌈K/BK⌉·BK·(BM+BN) / threads", m.per_thread.shared_stores);
     const std::string per_k = reads.find('/') != std::string::npos ? reads : "(" + reads + ")";
     add_formula(m, "shared loads / thread", "⌈K/BK⌉·BK·" + per_k, m.per_thread.shared_loads);
-    add_formula(m, "global loads, total", "M·K·⌈N/BN⌉ + K·N·⌈M/BM⌉", m.total.global_loads);
+    add_formula(m, "global loads, total", clustered ? "M·K·⌈N/BN⌉ + K·N·⌈M/(CLUSTER·BM)⌉" : "M·K·⌈N/BN⌉ + K·N·⌈M/BM⌉",
+                m.total.global_loads);
     add_formula(m, "global stores, total", "M·N", m.total.global_stores);
     add_formula(m, "shared stores, total", "blocks·⌈K/BK⌉·BK·(BM+BN)", m.total.shared_stores);
     add_formula(m, "shared loads, total", "blocks·threads·⌈K/BK⌉·BK·" + per_k, m.total.shared_loads);

@@ -148,6 +148,34 @@ __device__ __forceinline__ void barrier_arrive(unsigned long long* bar) {
     asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(shared_address(bar)) : "memory");
 }
 
+// Thread-block clusters: this block's rank in its cluster; a barrier of every thread of the
+// cluster (which also orders their shared-memory writes, mbarrier inits included, before what
+// follows it); an arrival on the mbarrier at the same offset in the shared memory of block `cta`
+// of the cluster (this one or another).
+__device__ __forceinline__ unsigned cluster_rank() {
+    unsigned r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+    return r;
+}
+__device__ __forceinline__ void cluster_sync() {
+    asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+__device__ __forceinline__ void barrier_arrive_in(unsigned long long* bar, unsigned cta) {
+    asm volatile("{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
+                 "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}" ::"r"(shared_address(bar)), "r"(cta)
+                 : "memory");
+}
+// One TMA read of the box into shared memory at `dst` in every block of `mask` (bit i: rank i),
+// each block's bytes reported to its own mbarrier at `bar`'s offset.
+__device__ __forceinline__ void tma_load_2d_multicast(void* dst, const TmaDescriptor* map, int x, int y, unsigned long long* bar,
+                                                      unsigned short mask) {
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
+        " [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(shared_address(dst)), "l"(reinterpret_cast<unsigned long long>(map)),
+        "r"(x), "r"(y), "r"(shared_address(bar)), "h"(mask)
+        : "memory");
+}
+
 // setmaxnreg: the warpgroup gives registers back to the SM's pool (dec) or takes them (inc), to
 // N a thread (a multiple of 8 from 24 to 256); every warp of the warpgroup executes it.
 template <int N>

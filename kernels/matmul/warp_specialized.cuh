@@ -15,6 +15,15 @@
 // then loads the next tile's first slices while the consumers store this tile's sums. The tiles are
 // numbered GROUP tile rows at a time (lesson 13's order), so the tiles in flight share A and B in L2.
 //
+// CLUSTER = 2 or 4 launches the blocks in clusters that take CLUSTER tiles one above the other
+// (same columns of B): each block's producer reads its own A box, but only every CLUSTER-th box of
+// B, and multicasts it into the same stage of every block of the cluster, so L2 sends each slice of
+// B once per cluster instead of once per block. A stage may then be refilled only when the
+// consumers of every block have finished with it: each consumer warp arrives on the empty barrier
+// of every block in the cluster, and a producer waits for all of them before leaving (its block's
+// shared memory must outlive the others' arrivals). A cluster past the last tile row still loads
+// its share of B for the others; its own sums are never stored.
+//
 // BK = 64 and the 128-byte swizzle (lesson 21's best); K and N multiples of 8, any M.
 //   KIND 1: BF16, KIND 2: FP16; sums in FP32.
 #pragma once
@@ -22,7 +31,16 @@
 #include "matmul/hopper.cuh"
 #include "matmul/tile_order.cuh"
 
-template <int KIND, int BN, int STAGES, int CONSUMERS, int SETMAXNREG, int PERSISTENT, int GROUP>
+// A consumer warp hands a stage back: to its own block, or to every block of its cluster (whose
+// producers multicast into this block's copy of the stage).
+template <int CLUSTER>
+__device__ __forceinline__ void hand_back(unsigned long long* empty) {
+    hopper::barrier_arrive(empty);
+#pragma unroll
+    for (int c = 1; c < CLUSTER; ++c) hopper::barrier_arrive_in(empty, (hopper::cluster_rank() + unsigned(c)) % CLUSTER);
+}
+
+template <int KIND, int BN, int STAGES, int CONSUMERS, int SETMAXNREG, int PERSISTENT, int GROUP, int CLUSTER>
 __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
 warp_specialized_matmul(const void* A, const void* B, float* C, int M, int N, int K, unsigned long long* counters,
                 const __grid_constant__ TmaDescriptor map_a, const __grid_constant__ TmaDescriptor map_b) {
@@ -34,6 +52,7 @@ warp_specialized_matmul(const void* A, const void* B, float* C, int M, int N, in
     constexpr int B_BOX = BK * SWIZZLE;                    // one box: 64 rows of 64 columns
     constexpr int STAGE = A_BYTES + BN / 64 * B_BOX;
     static_assert(BN == 128 || BN == 256, "BN is 128 or 256");
+    static_assert(BN / 64 % CLUSTER == 0, "each block of a cluster multicasts the same number of B's boxes");
     (void)A, (void)B, (void)PERSISTENT;
     TL_COUNTER(counters);
 
@@ -42,27 +61,32 @@ warp_specialized_matmul(const void* A, const void* B, float* C, int M, int N, in
     unsigned long long* full = reinterpret_cast<unsigned long long*>(smem + STAGES * STAGE);
     unsigned long long* empty = full + STAGES;
 
-    const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN, tiles = tiles_m * tiles_n;
+    // The cluster's tiles: CLUSTER tile rows by one column, rank r taking row CLUSTER·cm + r.
+    const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
+    const int cluster_rows = (tiles_m + CLUSTER - 1) / CLUSTER, tiles = cluster_rows * tiles_n;
+    const int first = blockIdx.x / CLUSTER, step = gridDim.x / CLUSTER;
+    const int rank = CLUSTER > 1 ? int(hopper::cluster_rank()) : 0;
     const int slices = (K + BK - 1) / BK;
     const int role = threadIdx.x / 128;                    // 0 producer, 1 .. CONSUMERS consumers
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
             hopper::barrier_init(&full[s], 1);
-            hopper::barrier_init(&empty[s], 4 * CONSUMERS);
+            hopper::barrier_init(&empty[s], 4 * CONSUMERS * CLUSTER);
         }
         hopper::barrier_init_fence();
     }
-    __syncthreads();
+    if (CLUSTER > 1) hopper::cluster_sync();   // every block's barriers exist before any remote use
+    else __syncthreads();
 
     if (role == 0) {
         if (SETMAXNREG) hopper::registers_down<40>();
         if (threadIdx.x != 0) return;
         // The producer: every slice of every tile of this block, in the consumers' order.
         int n = 0;
-        for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        for (int tile = first; tile < tiles; tile += step) {
             int tm, tn;
-            grouped_tile<GROUP>(tile, tiles_m, tiles_n, tm, tn);
-            const int m0 = tm * BM, n0 = tn * BN;
+            grouped_tile<GROUP>(tile, cluster_rows, tiles_n, tm, tn);
+            const int m0 = (tm * CLUSTER + rank) * BM, n0 = tn * BN;
             for (int t = 0; t < slices; ++t, ++n) {
                 const int s = n % STAGES;
                 // EXERCISE-BEGIN: wait until the consumers have handed stage s back (the parity of this lap's phase, flipped: the first lap passes at once), then tell full[s] the bytes to expect
@@ -71,13 +95,22 @@ warp_specialized_matmul(const void* A, const void* B, float* C, int M, int N, in
                 // EXERCISE-END
                 unsigned char* a = smem + s * STAGE;
                 hopper::tma_load_2d(a, &map_a, t * BK, m0, &full[s]);
+                int b_columns = 0;   // of the matrix, in the boxes this block reads
 #pragma unroll
-                for (int x = 0; x < BN / 64; ++x) hopper::tma_load_2d(a + A_BYTES + x * B_BOX, &map_b, n0 + 64 * x, t * BK, &full[s]);
+                for (int x = rank; x < BN / 64; x += CLUSTER) {
+                    if (CLUSTER == 1) hopper::tma_load_2d(a + A_BYTES + x * B_BOX, &map_b, n0 + 64 * x, t * BK, &full[s]);
+                    else hopper::tma_load_2d_multicast(a + A_BYTES + x * B_BOX, &map_b, n0 + 64 * x, t * BK, &full[s], (1u << CLUSTER) - 1);
+                    b_columns += max(0, min(64, N - n0 - 64 * x));
+                }
                 const int k_in = min(BK, K - t * BK);
-                TL_GLOAD(k_in * (min(BM, M - m0) + min(BN, N - n0)));
+                TL_GLOAD(k_in * (max(0, min(BM, M - m0)) + b_columns));
                 TL_SSTORE(STAGE / 2);
+                (void)b_columns;
             }
         }
+        // In a cluster: until every block's consumers have handed back every stage of this block.
+        if (CLUSTER > 1)
+            for (int i = 0; i < STAGES; ++i, ++n) hopper::barrier_wait(&empty[n % STAGES], (unsigned(n / STAGES) & 1u) ^ 1u);
         return;
     }
 
@@ -86,9 +119,10 @@ warp_specialized_matmul(const void* A, const void* B, float* C, int M, int N, in
     const int band0 = (role - 1) * BMC;
     const bool first_thread = threadIdx.x % 128 == 0;
     int n = 0;
-    for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    for (int tile = first; tile < tiles; tile += step) {
         int tm, tn;
-        grouped_tile<GROUP>(tile, tiles_m, tiles_n, tm, tn);
+        grouped_tile<GROUP>(tile, cluster_rows, tiles_n, tm, tn);
+        tm = tm * CLUSTER + rank;
         float acc[BMC / 64][BN / 2];
 #pragma unroll
         for (int i = 0; i < BMC / 64; ++i)
@@ -110,13 +144,13 @@ warp_specialized_matmul(const void* A, const void* B, float* C, int M, int N, in
                     if (first_thread) TL_SLOAD(64 * 16 + 16 * BN);
                 }
             hopper::wgmma_commit();
-            // EXERCISE-BEGIN: wait until only this slice's group runs, then hand the previous slice's stage back (lane 0 of each warp arrives on its empty barrier)
+            // EXERCISE-BEGIN: wait until only this slice's group runs, then hand the previous slice's stage back (lane 0 of each warp: hand_back, which arrives on the empty barrier of every block of the cluster)
             hopper::wgmma_wait<1>();
-            if (t > 0 && threadIdx.x % 32 == 0) hopper::barrier_arrive(&empty[(n - 1) % STAGES]);
+            if (t > 0 && threadIdx.x % 32 == 0) hand_back<CLUSTER>(&empty[(n - 1) % STAGES]);
             // EXERCISE-END
         }
         hopper::wgmma_wait<0>();
-        if (slices > 0 && threadIdx.x % 32 == 0) hopper::barrier_arrive(&empty[(n - 1) % STAGES]);
+        if (slices > 0 && threadIdx.x % 32 == 0) hand_back<CLUSTER>(&empty[(n - 1) % STAGES]);
 #pragma unroll
         for (int i = 0; i < BMC / 64; ++i) {
             const int stored = hopper::store_wgmma_tile<BN>(C, M, N, tm * BM + band0 + 64 * i, tn * BN, acc[i]);

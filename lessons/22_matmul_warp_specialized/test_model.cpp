@@ -1,10 +1,11 @@
 // Lesson 22's cost model against a CPU walk of kernels/matmul/warp_specialized.cuh as its counting build
 // counts: the tiles in the kernel's grouped order (each visited once, by any number of persistent
-// blocks), the producer's TMA boxes per slice, every consumer's wgmma and its stores of C. Exact at
-// random configurations and odd M. The engine launches a persistent kernel one block an SM of the
+// blocks), the producer's TMA boxes per slice (in a cluster, its A and its share of B), every
+// consumer's wgmma and its stores of C. Exact at random configurations and odd M. The engine launches a persistent kernel one block an SM of the
 // target, never more blocks than tiles.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <set>
 #include <string>
@@ -31,33 +32,39 @@ struct Walked {
 
 Walked walk(const ParamValues& v, const Problem& p) {
     const int64_t M = p.dim[0], N = p.dim[1], K = p.dim[2];
-    const int bn = v.at("BN"), consumers = v.at("CONSUMERS"), group = v.at("GROUP"), bmc = 128 * 128 / bn, bm = consumers * bmc;
+    const int bn = v.at("BN"), consumers = v.at("CONSUMERS"), group = v.at("GROUP"), cluster = v.at("CLUSTER");
+    const int bmc = 128 * 128 / bn, bm = consumers * bmc;
     const int64_t tiles_m = (M + bm - 1) / bm, tiles_n = (N + bn - 1) / bn, slices = (K + 63) / 64;
+    const int64_t cluster_rows = (tiles_m + cluster - 1) / cluster;
     Walked w;
-    for (int64_t id = 0; id < tiles_m * tiles_n; ++id) {
+    for (int64_t id = 0; id < cluster_rows * tiles_n; ++id) {
         const int64_t per_group = group * tiles_n, first = id / per_group * group;
-        const int64_t rows = std::min<int64_t>(tiles_m - first, group);
-        const int64_t tm = first + id % per_group % rows, tn = id % per_group / rows;
-        w.tiles.insert({tm, tn});
-        const int64_t m0 = tm * bm, n0 = tn * bn;
-        for (int64_t t = 0; t < slices; ++t) {
-            const int64_t k_in = std::min<int64_t>(64, K - t * 64);
-            w.total.global_loads += double(k_in * (std::min<int64_t>(bm, M - m0) + std::min<int64_t>(bn, N - n0)));
-            w.total.shared_stores += double(64 * (bm + bn));
-            for (int c = 0; c < consumers; ++c)
-                for (int kk = 0; kk < 4; ++kk)
-                    for (int i = 0; i < bmc / 64; ++i) w.total.shared_loads += 64 * 16 + 16 * bn, w.wgmmas += 1;
+        const int64_t rows = std::min<int64_t>(cluster_rows - first, group);
+        const int64_t cm = first + id % per_group % rows, tn = id % per_group / rows;
+        for (int rank = 0; rank < cluster; ++rank) {   // every block of the cluster, past M or not
+            const int64_t tm = cm * cluster + rank, m0 = tm * bm, n0 = tn * bn;
+            if (tm < tiles_m) w.tiles.insert({tm, tn});
+            for (int64_t t = 0; t < slices; ++t) {
+                const int64_t k_in = std::min<int64_t>(64, K - t * 64);
+                int64_t b_columns = 0;   // the boxes this block reads and multicasts
+                for (int x = rank; x < bn / 64; x += cluster) b_columns += std::clamp<int64_t>(N - n0 - 64 * x, 0, 64);
+                w.total.global_loads += double(k_in * (std::clamp<int64_t>(M - m0, 0, bm) + b_columns));
+                w.total.shared_stores += double(64 * (bm + bn));
+                for (int c = 0; c < consumers; ++c)
+                    for (int kk = 0; kk < 4; ++kk)
+                        for (int i = 0; i < bmc / 64; ++i) w.total.shared_loads += 64 * 16 + 16 * bn, w.wgmmas += 1;
+            }
+            for (int thread = 128; thread < 128 * (consumers + 1); ++thread)
+                for (int i = 0; i < bmc / 64; ++i)
+                    for (int c = 0; c < bn / 8; ++c)
+                        for (int h = 0; h < 2; ++h) {
+                            const int lane = thread % 32, warp = thread / 32 % 4;
+                            const int64_t row = m0 + (thread / 128 - 1) * bmc + 64 * i + 16 * warp + lane / 4 + 8 * h;
+                            const int64_t col = n0 + 8 * c + 2 * (lane % 4);
+                            if (row >= M) continue;
+                            w.total.global_stores += col + 1 < N ? 2 : col < N ? 1 : 0;
+                        }
         }
-        for (int thread = 128; thread < 128 * (consumers + 1); ++thread)
-            for (int i = 0; i < bmc / 64; ++i)
-                for (int c = 0; c < bn / 8; ++c)
-                    for (int h = 0; h < 2; ++h) {
-                        const int lane = thread % 32, warp = thread / 32 % 4;
-                        const int64_t row = m0 + (thread / 128 - 1) * bmc + 64 * i + 16 * warp + lane / 4 + 8 * h;
-                        const int64_t col = n0 + 8 * c + 2 * (lane % 4);
-                        if (row >= M) continue;
-                        w.total.global_stores += col + 1 < N ? 2 : col < N ? 1 : 0;
-                    }
     }
     return w;
 }
@@ -96,6 +103,30 @@ TEST(WarpSpecializedModel, APersistentLaunchHasOneBlockAnSmAndNoMoreThanTheTiles
     req.params["PERSISTENT"] = 1;
     req.problem = test::size(256, 512, 64);
     EXPECT_EQ(model_engine().analyze(req).launch.grid[0], 4u) << "a persistent grid never exceeds the tiles";
+}
+
+// Clusters: whole clusters in the grid (a third tile row gets a partner past M), a persistent grid
+// cut to whole clusters, and a cluster must split B's boxes evenly.
+TEST(WarpSpecializedModel, AClusteredLaunchHasWholeClusters) {
+    RunRequest req{.variant = "matmul.warp_specialized", .params = {{"CLUSTER", 2}, {"PERSISTENT", 0}},
+                   .problem = test::size(384, 512, 64)};
+    RunResult r = model_engine().analyze(req);
+    ASSERT_TRUE(r.ok) << r.error;
+    EXPECT_EQ(r.launch.cluster, 2u);
+    EXPECT_EQ(r.launch.grid[0], 2u * 2 * 2) << "3 tile rows of 128 make 2 cluster rows, by 2 tile columns";
+    req.params = {{"CLUSTER", 4}};
+    req.problem = test::size(4096, 4096, 4096);
+    r = model_engine().analyze(req);
+    ASSERT_TRUE(r.ok) << r.error;
+    EXPECT_EQ(r.launch.grid[0], unsigned(r.target.sm_count) / 4 * 4);
+    EXPECT_EQ(r.launch.grid[0] % 4, 0u);
+    const Variant& v = specialized();
+    EXPECT_NE(v.invalid_reason(with_defaults(v.params, {{"CLUSTER", 4}, {"BN", 128}}), test::size(512, 512, 512), *find_target("h100"))
+                  .find("CLUSTER must divide"),
+              std::string::npos);
+    const CostModel one = v.cost_model(with_defaults(v.params, {}), test::size(4096, 4096, 4096));
+    const CostModel two = v.cost_model(with_defaults(v.params, {{"CLUSTER", 2}}), test::size(4096, 4096, 4096));
+    EXPECT_DOUBLE_EQ(one.total.global_loads - two.total.global_loads, 4096.0 * 4096 * 16) << "B read once a cluster row: 16 rows fewer";
 }
 
 TEST(WarpSpecializedModel, OnlySm90RunsItAndTheRingMustFit) {

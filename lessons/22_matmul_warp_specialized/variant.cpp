@@ -1,7 +1,7 @@
 // Warp specialisation on Hopper (kernels/matmul/warp_specialized.cuh): a producer warpgroup drives TMA, one
 // or two consumer warpgroups multiply with wgmma, full and empty mbarriers per stage instead of
 // the block's barrier, registers moved between the roles by setmaxnreg, persistent blocks walking
-// a grouped tile order. BF16 or FP16 operands, FP32 sums; compiled for sm_90a (sm_90 only).
+// a grouped tile order, clusters of blocks sharing B by TMA multicast. BF16 or FP16 operands, FP32 sums; compiled for sm_90a (sm_90 only).
 #include <fmt/format.h>
 #include "tilelab/i18n.h"
 #include "tilelab/util.h"
@@ -21,6 +21,7 @@ struct WarpSpecialized {
     int setmaxnreg = 1;                      // <- SETMAXNREG: producer 40 registers a thread, consumers 232
     int persistent = 1;                      // <- PERSISTENT: one block an SM walks the tiles
     int group = 8;                           // <- GROUP: tile rows numbered together (L2 reuse)
+    int cluster = 1;                         // <- CLUSTER: blocks a cluster, one above the other, B multicast
 
     static inline const std::vector<ParamSpec> params = {
         {.name = "PREC", .kind = ParamKind::Element, .min = int(ElementType::bf16), .max = int(ElementType::f16),
@@ -31,10 +32,12 @@ struct WarpSpecialized {
         {.name = "SETMAXNREG", .kind = ParamKind::Int, .min = 0, .max = 1, .def = 1},
         {.name = "PERSISTENT", .kind = ParamKind::Int, .min = 0, .max = 1, .def = 1},
         {.name = "GROUP", .kind = ParamKind::Pow2, .min = 1, .max = 16, .def = 8},
+        {.name = "CLUSTER", .kind = ParamKind::Pow2, .min = 1, .max = 4, .def = 1},
     };
     static WarpSpecialized from(const ParamReader& p) {
         return {.input = ElementType(p["PREC"]), .bn = p["BN"], .consumers = p["CONSUMERS"], .stages = p["STAGES"],
-                .setmaxnreg = p["SETMAXNREG"], .persistent = p["PERSISTENT"], .group = p["GROUP"]};
+                .setmaxnreg = p["SETMAXNREG"], .persistent = p["PERSISTENT"], .group = p["GROUP"],
+                .cluster = p["CLUSTER"]};
     }
     static constexpr int kBK = 64, kSwizzle = 128;
     int kind() const { return input == ElementType::bf16 ? 1 : 2; }
@@ -48,8 +51,13 @@ struct WarpSpecialized {
     std::string invalid_reason(const Problem& problem, const Target& target) const;
     KernelInstance kernel() const {
         return {"matmul/warp_specialized.cuh",
-                fmt::format("warp_specialized_matmul<{}, {}, {}, {}, {}, {}, {}>", kind(), bn, stages, consumers, setmaxnreg, persistent, group),
+                fmt::format("warp_specialized_matmul<{}, {}, {}, {}, {}, {}, {}, {}>", kind(), bn, stages, consumers, setmaxnreg,
+                            persistent, group, cluster),
                 0, 90};
+    }
+    // One block a tile, in whole clusters (a cluster's rows past M padded).
+    double blocks(const Problem& p) const {
+        return double(ceil_div(p.dim[0], int64_t(bm()) * cluster)) * cluster * double(ceil_div(p.dim[1], bn));
     }
     LaunchShape launch(const Problem& p) const;
     TileGeometry tiles(const Problem& problem) const;
@@ -60,8 +68,8 @@ struct WarpSpecialized {
 std::string WarpSpecialized::invalid_reason(const Problem& p, const Target& t) const {
     if (std::string why = matmul::tma_rows_problem(p); !why.empty()) return why;
     if (std::string why = matmul::ring_problem(t, stages, stage_bytes(), dynamic_smem_bytes()); !why.empty()) return why;
-    if (double(ceil_div(p.dim[0], bm())) * double(ceil_div(p.dim[1], bn)) > double(t.max_grid_dim[0]))
-        return trf("constraint.matmul.warp_specialized.too_many_tiles", ceil_div(p.dim[0], bm()) * ceil_div(p.dim[1], bn));
+    if (bn / 64 % cluster != 0) return trf("constraint.matmul.warp_specialized.cluster_boxes", cluster, bn / 64);
+    if (blocks(p) > double(t.max_grid_dim[0])) return trf("constraint.matmul.warp_specialized.too_many_tiles", int64_t(blocks(p)));
     return {};
 }
 
@@ -69,7 +77,8 @@ std::string WarpSpecialized::invalid_reason(const Problem& p, const Target& t) c
 // (LaunchShape::resident_per_sm); the tensor maps of families/matmul/hopper.h.
 LaunchShape WarpSpecialized::launch(const Problem& p) const {
     LaunchShape s;
-    s.grid = {unsigned(ceil_div(p.dim[0], bm()) * ceil_div(p.dim[1], bn)), 1, 1};
+    s.grid = {unsigned(blocks(p)), 1, 1};
+    s.cluster = unsigned(cluster);
     s.block = {unsigned(threads()), 1, 1};
     s.dynamic_smem = unsigned(dynamic_smem_bytes());
     s.tensor_maps = matmul::wgmma_tensor_maps(p, bm(), kBK, kSwizzle);
@@ -97,10 +106,11 @@ TileGeometry WarpSpecialized::tiles(const Problem& p) const {
 
 CostModel WarpSpecialized::cost_model(const Problem& p) const {
     CostModel m;
-    matmul::wgmma_counts(m, p, bm(), bn, kBK, bn, threads(), precision());
+    matmul::wgmma_counts(m, p, bm(), bn, kBK, bn, threads(), precision(), cluster);
     matmul::add_formula(m, "threads / block", "128·(CONSUMERS + 1)", threads());
     add_extra(m, "accumulator registers / thread", "BMC·BN / 128 (a consumer's)", double(bmc()) * bn / 128);
     add_extra(m, "rows / consumer", "BMC = 128·128 / BN", bmc());
+    add_extra(m, "arrivals / empty barrier", "4·CONSUMERS·CLUSTER (every consumer warp of the cluster)", 4.0 * consumers * cluster);
     // What ptxas allocates at launch: with setmaxnreg the launch's whole share (65,536 / threads,
     // a multiple of 8; at most the consumers' 232), else the sums + 32.
     const int share = std::min(232, 65536 / threads() / 8 * 8);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <iterator>
 #include <random>
 #include <string>
 #include <thread>
@@ -46,9 +47,9 @@ json random_json(std::mt19937& rng, int depth) {
     }
     default: {
         static const char* const kKeys[] = {"id", "op", "job", "options", "kernel", "block", "dynamic_smem",
-                                            "handle", "leave_free_bytes", "cancelled", "cubin", "lowered_name"};
+                                            "handle", "leave_free_bytes", "cancelled", "cubin", "lowered_name", "cluster"};
         json o = json::object();
-        for (int i = int(rng() % 5); i > 0; --i) o[kKeys[rng() % 12]] = random_json(rng, depth + 1);
+        for (int i = int(rng() % 5); i > 0; --i) o[kKeys[rng() % std::size(kKeys)]] = random_json(rng, depth + 1);
         return o;
     }
     }

@@ -182,8 +182,8 @@ TEST(GpuWorkerProtocol, JobWithCubinBytesAndOptionsSurvive) {
     EXPECT_EQ(cg.sgemm_gflops, 51234.25);
 }
 
-// A launch's TMA tensor maps (lesson 21) travel with the job, every field; a request whose maps
-// are malformed is refused before anything runs, with the map and the field named.
+// A launch's TMA tensor maps (lesson 21) and cluster (lesson 22) travel with the job, every field;
+// a request whose maps or cluster are malformed is refused before anything runs, with the field named.
 TEST(GpuWorkerProtocol, TensorMapsTravelWithTheJobAndMalformedOnesAreRefused) {
     auto kernel = std::make_shared<CompileResult>();
     kernel->cubin = {'c', 'u', 'b', 'i', 'n'};
@@ -193,9 +193,11 @@ TEST(GpuWorkerProtocol, TensorMapsTravelWithTheJobAndMalformedOnesAreRefused) {
                            .swizzle = 128},
                           {.arg = 1, .element_bytes = 2, .rank = 2, .dims = {4096, 4096}, .strides = {8192}, .box = {64, 64},
                            .swizzle = 64}};
+    launch.cluster = 2;
     const worker::MeasureJob job{"matmul", {}, {}, Problem{{4096, 4096, 4096}}, launch, kernel, nullptr, {}};
     const worker::MeasureJob got = worker::job_from_json(through_socket(worker::job_to_json(job)));
     EXPECT_EQ(got.launch.tensor_maps, launch.tensor_maps);
+    EXPECT_EQ(got.launch.cluster, 2u) << "the cluster (lesson 22) travels too";
 
     json request = {{"op", "run"}, {"id", 7}, {"job", worker::job_to_json(job)}, {"options", RunOptions{}}};
     EXPECT_EQ(worker::request_problem(request), "");
@@ -208,6 +210,11 @@ TEST(GpuWorkerProtocol, TensorMapsTravelWithTheJobAndMalformedOnesAreRefused) {
     EXPECT_NE(refused("dims", json::array({1, 2})).find("\"dims\" is not a list of 5 numbers"), std::string::npos);
     EXPECT_NE(refused("rank", 9).find("\"rank\" is out of range"), std::string::npos);
     EXPECT_NE(refused("arg", "A").find("\"arg\" is not an integer"), std::string::npos);
+    json cluster = request;
+    cluster["job"]["launch"]["cluster"] = 3;
+    EXPECT_NE(worker::request_problem(cluster).find("not a multiple of \"cluster\""), std::string::npos);
+    cluster["job"]["launch"]["cluster"] = 16;
+    EXPECT_NE(worker::request_problem(cluster).find("\"cluster\" is out of range"), std::string::npos);
     json many = request;
     many["job"]["launch"]["tensor_maps"] = json::array({1, 2, 3, 4, 5});
     EXPECT_NE(worker::request_problem(many).find("more than 4"), std::string::npos);

@@ -55,12 +55,13 @@ TILELAB_JSON_FIELDS(Ceilings, measured, copy_gbps, sgemm_gflops, note)
 
 NLOHMANN_JSON_SERIALIZE_ENUM(Phase, {{Phase::analysed, "analysed"}, {Phase::quick, "quick"}, {Phase::full, "full"}})
 
-// LaunchShape: grid, block, dynamic_smem, tensor_maps where there are any, and (output only)
+// LaunchShape: grid, block, dynamic_smem, cluster and tensor_maps where there are any, and (output only)
 // threads_per_block, blocks.
 template <typename J, std::enable_if_t<nlohmann::detail::is_basic_json<J>::value, int> = 0>
 void to_json(J& j, const LaunchShape& l) {
     j = J{{"grid", l.grid}, {"block", l.block}, {"dynamic_smem", l.dynamic_smem},
           {"threads_per_block", l.threads_per_block()}, {"blocks", l.blocks()}};
+    if (l.cluster > 1) j["cluster"] = l.cluster;
     if (!l.tensor_maps.empty()) {
         J maps = J::array();
         for (const TensorMapSpec& m : l.tensor_maps)
@@ -74,6 +75,7 @@ void from_json(const J& j, LaunchShape& l) {
     l.grid = j.at("grid").template get<std::array<unsigned, 3>>();
     l.block = j.at("block").template get<std::array<unsigned, 3>>();
     l.dynamic_smem = j.at("dynamic_smem").template get<unsigned>();
+    l.cluster = j.contains("cluster") ? j.at("cluster").template get<unsigned>() : 1u;
     l.tensor_maps.clear();
     if (j.contains("tensor_maps"))
         for (const J& m : j.at("tensor_maps"))

@@ -55,14 +55,21 @@ struct LaunchShape {
     // A persistent kernel's blocks walk the tiles themselves (grid.x = the tiles): where this is
     // above 0 the engine launches at most this many blocks per SM of the target (resident_on).
     int resident_per_sm = 0;
+    // Thread-block clusters (sm_90): this many consecutive blocks along x are one cluster, launched
+    // together on one GPC, sharing their shared memory (TMA multicast, remote mbarriers). grid[0]
+    // is a multiple of it; 1 is an ordinary launch.
+    unsigned cluster = 1;
     int64_t threads_per_block() const { return int64_t(block[0]) * block[1] * block[2]; }
     int64_t blocks() const { return int64_t(grid[0]) * grid[1] * grid[2]; }
 };
 
-// The launch as the engine makes it on `t`: a persistent kernel's grid cut to what stays resident.
+// The launch as the engine makes it on `t`: a persistent kernel's grid cut to what stays resident,
+// in whole clusters.
 inline LaunchShape resident_on(LaunchShape l, const Target& t) {
-    if (l.resident_per_sm > 0 && t.sm_count > 0)
-        l.grid[0] = unsigned(std::min<int64_t>(l.grid[0], int64_t(l.resident_per_sm) * t.sm_count));
+    if (l.resident_per_sm > 0 && t.sm_count > 0) {
+        const int64_t c = std::max(1u, l.cluster), resident = int64_t(l.resident_per_sm) * t.sm_count;
+        l.grid[0] = unsigned(std::min<int64_t>(l.grid[0], std::max(c, resident / c * c)));
+    }
     return l;
 }
 

@@ -155,7 +155,7 @@ GpuRunner::Loaded GpuRunner::load(Family& family, const CompileResult& kernel, c
     family.on_library_loaded(lib.library());
     if (launch.dynamic_smem > 0)
         TL_CUDA_CHECK(cudaFuncSetAttribute(lib.entry(), cudaFuncAttributeMaxDynamicSharedMemorySize, int(launch.dynamic_smem)));
-    Loaded loaded{lib.entry(), to_dim3(launch.grid), to_dim3(launch.block), launch.dynamic_smem, repeat, nullptr};
+    Loaded loaded{lib.entry(), to_dim3(launch.grid), to_dim3(launch.block), launch.dynamic_smem, repeat, nullptr, launch.cluster};
     // Tensor maps hold the family's addresses as they stand now (set up before any load).
     if (!launch.tensor_maps.empty())
         loaded.maps = std::make_shared<const std::vector<EncodedTensorMap>>(encode_tensor_maps(launch.tensor_maps, family.kernel_args(nullptr)));
@@ -242,7 +242,8 @@ StallSamples GpuRunner::sample_stalls(Family& family, const worker::MeasureJob& 
         if (dyn_smem > 0)
             TL_CUDA_CHECK(cudaFuncSetAttribute(fresh->entry(), cudaFuncAttributeMaxDynamicSharedMemorySize, int(dyn_smem)));
         const Loaded sampled{fresh->entry(), to_dim3(job.launch.grid), to_dim3(job.launch.block), dyn_smem, 1,
-                             std::make_shared<const std::vector<EncodedTensorMap>>(encode_tensor_maps(job.launch.tensor_maps, args))};
+                             std::make_shared<const std::vector<EncodedTensorMap>>(encode_tensor_maps(job.launch.tensor_maps, args)),
+                             job.launch.cluster};
         for (int i = 0; i < n; ++i) sampled.launch(args);
         TL_CUDA_CHECK(cudaDeviceSynchronize());
     };

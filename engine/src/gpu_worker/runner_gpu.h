@@ -73,14 +73,22 @@ private:
         unsigned dyn_smem = 0;
         int repeat = 1;          // launches in a row (KernelPass::repeat)
         std::shared_ptr<const std::vector<EncodedTensorMap>> maps;   // after the arguments (LaunchShape::tensor_maps)
+        unsigned cluster = 1;    // blocks a cluster along x (LaunchShape::cluster)
         // One launch with these arguments on the default stream.
         void launch(std::vector<void*>& args) const {
-            if (maps && !maps->empty()) {
-                std::vector<void*> all = with_tensor_maps(args, *maps);
-                TL_CUDA_CHECK(cudaLaunchKernel(entry, grid, block, all.data(), dyn_smem, nullptr));
+            std::vector<void*> all = maps && !maps->empty() ? with_tensor_maps(args, *maps) : std::vector<void*>{};
+            void** params = maps && !maps->empty() ? all.data() : args.data();
+            if (cluster <= 1) {
+                TL_CUDA_CHECK(cudaLaunchKernel(entry, grid, block, params, dyn_smem, nullptr));
                 return;
             }
-            TL_CUDA_CHECK(cudaLaunchKernel(entry, grid, block, args.data(), dyn_smem, nullptr));
+            cudaLaunchAttribute attribute{};
+            attribute.id = cudaLaunchAttributeClusterDimension;
+            attribute.val.clusterDim.x = cluster, attribute.val.clusterDim.y = 1, attribute.val.clusterDim.z = 1;
+            cudaLaunchConfig_t config{};
+            config.gridDim = grid, config.blockDim = block, config.dynamicSmemBytes = dyn_smem, config.stream = nullptr;
+            config.attrs = &attribute, config.numAttrs = 1;
+            TL_CUDA_CHECK(cudaLaunchKernelExC(&config, entry, params));
         }
     };
     Loaded load(Family& family, const CompileResult& kernel, const LaunchShape& launch, int repeat = 1);

@@ -49,6 +49,10 @@ std::string generic_invalid_reason(const VariantInstance& v, const LaunchShape& 
             return say("The launch needs {} blocks along {}, but a grid may have at most {} there; use a "
                                "smaller problem or larger tiles.", "启动需要沿 {1} 方向 {0} 个线程块，但网格在该方向最多 {2} 个；请用更小的问题规模或更大的分块。", launch.grid[i], axis[i], t.max_grid_dim[i]);
     }
+    if (launch.cluster > 1 && (t.arch() < 90 || launch.cluster > 8 || launch.grid[0] % launch.cluster != 0))
+        return say("A cluster of {} blocks needs sm_90 or later, at most 8 blocks, and a grid of whole clusters ({} blocks along x).",
+                   "{} 个线程块的集群需要 sm_90 或更新的架构、最多 8 个线程块，且网格由整数个集群组成（沿 x 方向 {} 个线程块）。",
+                   launch.cluster, launch.grid[0]);
     // Static shared memory is capped at the default per-block limit; dynamic shared memory may use
     // the opt-in limit, because the runner sets cudaFuncAttributeMaxDynamicSharedMemorySize.
     const int static_smem = v.smem_bytes();

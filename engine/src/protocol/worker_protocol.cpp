@@ -164,12 +164,22 @@ std::string tensor_maps_problem(const json& maps) {
     return "";
 }
 
-// A launch's grid, block, dynamic shared memory and tensor maps, each field checked.
+// A cluster of 1 to 8 blocks (the portable limit), of which grid.x holds a whole number.
+std::string cluster_problem(const json& launch) {
+    if (std::string why = need_int(launch, "cluster", 1, 8); !why.empty()) return why;
+    const json& grid = launch.contains("grid") ? launch.at("grid") : launch.at("cluster");
+    if (grid.is_array() && !grid.empty() && grid[0].is_number_unsigned() && grid[0].get<uint64_t>() % launch.at("cluster").get<uint64_t>() != 0)
+        return "grid[0] is not a multiple of \"cluster\"";
+    return "";
+}
+
+// A launch's grid, block, dynamic shared memory, cluster and tensor maps, each field checked.
 std::string launch_problem(const json& job) {
     if (!job.contains("launch") || !job.at("launch").is_object()) return "\"launch\" is missing or not an object";
     const json& l = job.at("launch");
     const std::string p = first_problem({need_uint_triple(l, "grid", UINT32_MAX), need_uint_triple(l, "block", UINT32_MAX),
                                          need_uint(l, "dynamic_smem", UINT32_MAX),
+                                         l.contains("cluster") ? cluster_problem(l) : "",
                                          l.contains("tensor_maps") ? tensor_maps_problem(l.at("tensor_maps")) : ""});
     return p.empty() ? "" : "launch: " + p;
 }
