@@ -194,10 +194,12 @@ TEST(GpuWorkerProtocol, TensorMapsTravelWithTheJobAndMalformedOnesAreRefused) {
                           {.arg = 1, .element_bytes = 2, .rank = 2, .dims = {4096, 4096}, .strides = {8192}, .box = {64, 64},
                            .swizzle = 64}};
     launch.cluster = 2;
+    launch.resident_per_sm = 1;
     const worker::MeasureJob job{"matmul", {}, {}, Problem{{4096, 4096, 4096}}, launch, kernel, nullptr, {}};
     const worker::MeasureJob got = worker::job_from_json(through_socket(worker::job_to_json(job)));
     EXPECT_EQ(got.launch.tensor_maps, launch.tensor_maps);
     EXPECT_EQ(got.launch.cluster, 2u) << "the cluster (lesson 22) travels too";
+    EXPECT_EQ(got.launch.resident_per_sm, 1) << "and that it is persistent (the worker cuts its grid to the clusters that fit)";
 
     json request = {{"op", "run"}, {"id", 7}, {"job", worker::job_to_json(job)}, {"options", RunOptions{}}};
     EXPECT_EQ(worker::request_problem(request), "");

@@ -120,6 +120,9 @@ struct Measurement {
     // A variant of several kernels (KernelPass): each one's median alone, in order, from the full
     // run's separate repetitions after the timed ones (empty for one kernel and for quick runs).
     std::vector<double> pass_ms;
+    // A persistent launch in clusters is cut by the worker to the clusters that fit on the GPU at
+    // once (cudaOccupancyMaxActiveClusters): the blocks it launched then, else 0.
+    unsigned launched_blocks = 0;
 };
 
 // One kernel of a variant that launches several (tilelab/variant.h's KernelPass), as reported.

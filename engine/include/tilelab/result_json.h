@@ -55,13 +55,14 @@ TILELAB_JSON_FIELDS(Ceilings, measured, copy_gbps, sgemm_gflops, note)
 
 NLOHMANN_JSON_SERIALIZE_ENUM(Phase, {{Phase::analysed, "analysed"}, {Phase::quick, "quick"}, {Phase::full, "full"}})
 
-// LaunchShape: grid, block, dynamic_smem, cluster and tensor_maps where there are any, and (output only)
+// LaunchShape: grid, block, dynamic_smem, cluster, resident_per_sm and tensor_maps where there are any, and (output only)
 // threads_per_block, blocks.
 template <typename J, std::enable_if_t<nlohmann::detail::is_basic_json<J>::value, int> = 0>
 void to_json(J& j, const LaunchShape& l) {
     j = J{{"grid", l.grid}, {"block", l.block}, {"dynamic_smem", l.dynamic_smem},
           {"threads_per_block", l.threads_per_block()}, {"blocks", l.blocks()}};
     if (l.cluster > 1) j["cluster"] = l.cluster;
+    if (l.resident_per_sm > 0) j["resident_per_sm"] = l.resident_per_sm;
     if (!l.tensor_maps.empty()) {
         J maps = J::array();
         for (const TensorMapSpec& m : l.tensor_maps)
@@ -76,6 +77,7 @@ void from_json(const J& j, LaunchShape& l) {
     l.block = j.at("block").template get<std::array<unsigned, 3>>();
     l.dynamic_smem = j.at("dynamic_smem").template get<unsigned>();
     l.cluster = j.contains("cluster") ? j.at("cluster").template get<unsigned>() : 1u;
+    l.resident_per_sm = j.contains("resident_per_sm") ? j.at("resident_per_sm").template get<int>() : 0;
     l.tensor_maps.clear();
     if (j.contains("tensor_maps"))
         for (const J& m : j.at("tensor_maps"))
@@ -132,6 +134,7 @@ void to_json(J& j, const Measurement& m) {
           {"counted", m.counted ? J(*m.counted) : J(nullptr)}, {"reference_ms", m.reference_ms},
           {"reference_name", m.reference_name}, {"hardware", m.hardware}, {"stalls", m.stalls}, {"stages", m.stages}};
     if (!m.pass_ms.empty()) j["pass_ms"] = m.pass_ms;
+    if (m.launched_blocks > 0) j["launched_blocks"] = m.launched_blocks;
 }
 template <typename J, std::enable_if_t<nlohmann::detail::is_basic_json<J>::value, int> = 0>
 void from_json(const J& j, Measurement& m) {
@@ -148,6 +151,7 @@ void from_json(const J& j, Measurement& m) {
     if (j.contains("stalls")) m.stalls = j.at("stalls").template get<StallSamples>();
     m.stages = j.at("stages").template get<StageTimes>();
     if (j.contains("pass_ms")) m.pass_ms = j.at("pass_ms").template get<std::vector<double>>();
+    if (j.contains("launched_blocks")) m.launched_blocks = j.at("launched_blocks").template get<unsigned>();
 }
 
 // Targets (both ways), and for output only the CLI's `list` and `info`.

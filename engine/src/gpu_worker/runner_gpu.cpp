@@ -53,6 +53,25 @@ std::string library_key(const CompileResult& c) {
 
 dim3 to_dim3(const std::array<unsigned, 3>& a) { return dim3(a[0], a[1], a[2]); }
 
+// A persistent launch in clusters (LaunchShape::resident_per_sm, cluster): its grid cut to the
+// clusters this GPU holds at once. A cluster's blocks must fit in one GPC together, so fewer may
+// fit than one block an SM suggests (H200, clusters of 4 at one block an SM: 30, not 33); the rest
+// would wait for a whole second round. Other launches keep their grid.
+dim3 resident_grid(const void* entry, const LaunchShape& launch) {
+    dim3 grid = to_dim3(launch.grid);
+    if (launch.resident_per_sm <= 0 || launch.cluster <= 1) return grid;
+    cudaLaunchAttribute attribute{};
+    attribute.id = cudaLaunchAttributeClusterDimension;
+    attribute.val.clusterDim.x = launch.cluster, attribute.val.clusterDim.y = 1, attribute.val.clusterDim.z = 1;
+    cudaLaunchConfig_t config{};
+    config.gridDim = grid, config.blockDim = to_dim3(launch.block), config.dynamicSmemBytes = launch.dynamic_smem;
+    config.attrs = &attribute, config.numAttrs = 1;
+    int clusters = 0;
+    TL_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, entry, &config));
+    if (clusters > 0) grid.x = std::min(grid.x, unsigned(clusters) * launch.cluster);
+    return grid;
+}
+
 // The environment variable `name` is set to exactly `value`.
 bool env_equals(const char* name, const char* value) {
     const char* v = std::getenv(name);
@@ -155,7 +174,8 @@ GpuRunner::Loaded GpuRunner::load(Family& family, const CompileResult& kernel, c
     family.on_library_loaded(lib.library());
     if (launch.dynamic_smem > 0)
         TL_CUDA_CHECK(cudaFuncSetAttribute(lib.entry(), cudaFuncAttributeMaxDynamicSharedMemorySize, int(launch.dynamic_smem)));
-    Loaded loaded{lib.entry(), to_dim3(launch.grid), to_dim3(launch.block), launch.dynamic_smem, repeat, nullptr, launch.cluster};
+    Loaded loaded{lib.entry(), resident_grid(lib.entry(), launch), to_dim3(launch.block), launch.dynamic_smem, repeat, nullptr,
+                  launch.cluster};
     // Tensor maps hold the family's addresses as they stand now (set up before any load).
     if (!launch.tensor_maps.empty())
         loaded.maps = std::make_shared<const std::vector<EncodedTensorMap>>(encode_tensor_maps(launch.tensor_maps, family.kernel_args(nullptr)));
@@ -241,7 +261,7 @@ StallSamples GpuRunner::sample_stalls(Family& family, const worker::MeasureJob& 
         family.on_library_loaded(fresh->library());
         if (dyn_smem > 0)
             TL_CUDA_CHECK(cudaFuncSetAttribute(fresh->entry(), cudaFuncAttributeMaxDynamicSharedMemorySize, int(dyn_smem)));
-        const Loaded sampled{fresh->entry(), to_dim3(job.launch.grid), to_dim3(job.launch.block), dyn_smem, 1,
+        const Loaded sampled{fresh->entry(), resident_grid(fresh->entry(), job.launch), to_dim3(job.launch.block), dyn_smem, 1,
                              std::make_shared<const std::vector<EncodedTensorMap>>(encode_tensor_maps(job.launch.tensor_maps, args)),
                              job.launch.cluster};
         for (int i = 0; i < n; ++i) sampled.launch(args);
@@ -315,6 +335,7 @@ Measurement GpuRunner::measure(const worker::MeasureJob& job, const RunOptions& 
         std::vector<Loaded> kernels;
         if (job.passes.empty()) kernels.push_back(load(family, *job.kernel, job.launch));
         for (const worker::JobPass& pass : job.passes) kernels.push_back(load(family, *pass.kernel, pass.launch, pass.repeat));
+        if (job.passes.empty() && kernels[0].grid.x != job.launch.grid[0]) r.launched_blocks = kernels[0].grid.x;
 
         std::vector<void*> args = family.kernel_args(nullptr);
         const size_t launches = launch_count(kernels);

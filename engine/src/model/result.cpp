@@ -46,6 +46,7 @@ void RunResult::apply(const Measurement& m) {
     reference_name = m.reference_name;
     hardware = m.hardware;
     stalls = m.stalls;
+    if (m.launched_blocks > 0) launch.grid[0] = m.launched_blocks;
     for (size_t i = 0; i < passes.size(); ++i) passes[i].median_ms = i < m.pass_ms.size() ? m.pass_ms[i] : 0.0;
     // Only the worker's own stages: the compiles and the round trip are timed by the engine.
     stages.setup_ms = m.stages.setup_ms;

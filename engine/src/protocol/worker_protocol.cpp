@@ -180,6 +180,7 @@ std::string launch_problem(const json& job) {
     const std::string p = first_problem({need_uint_triple(l, "grid", UINT32_MAX), need_uint_triple(l, "block", UINT32_MAX),
                                          need_uint(l, "dynamic_smem", UINT32_MAX),
                                          l.contains("cluster") ? cluster_problem(l) : "",
+                                         l.contains("resident_per_sm") ? need_int(l, "resident_per_sm", 0, 64) : "",
                                          l.contains("tensor_maps") ? tensor_maps_problem(l.at("tensor_maps")) : ""});
     return p.empty() ? "" : "launch: " + p;
 }
