@@ -45,7 +45,7 @@ function(tilelab_engine_library role)
   target_include_directories(tilelab_${role} PUBLIC ${CMAKE_SOURCE_DIR}/engine/include
                              PRIVATE ${CMAKE_SOURCE_DIR}/engine/src)
   target_link_libraries(tilelab_${role} PUBLIC ${ARG_LINKS} Threads::Threads nlohmann_json::nlohmann_json
-                        PRIVATE fmt::fmt-header-only)
+                        PRIVATE tilelab_fmt)
   # The layer check: this library whole, with nothing but what it links.
   add_executable(layer_check_${role} ${CMAKE_SOURCE_DIR}/cmake/layer_check_main.cpp)
   target_link_libraries(layer_check_${role} PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,tilelab_${role}>")
