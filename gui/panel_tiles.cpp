@@ -244,6 +244,8 @@ void DrawProduct(AppState& state, const TileGeometry& t, const RunResult& r) {
     else
         ImGui::TextWrapped("%s", trf(g.outputs_per_thread == 1 ? "tiles.matmul_block_one" : "tiles.matmul_block", g.BM, g.BN,
                                      g.threads, g.bx, g.by, per_thread, g.TM, g.TN, g.grid_x, g.grid_y).c_str());
+    if (r.launch.cluster > 1)   // thread-block clusters sharing B by TMA multicast (lesson 22)
+        ImGui::TextWrapped("%s", trf("tiles.matmul_cluster", r.launch.cluster, int64_t(r.launch.cluster) * g.BM, g.BN).c_str());
     if (g.a_shared && g.b_shared)
         ImGui::TextWrapped("%s", trf("tiles.both_shared", g.BM, g.BK, g.BK, g.BN, format_bytes(g.smem_bytes), g.k_steps,
                                      g.K).c_str());
