@@ -60,12 +60,8 @@ dim3 to_dim3(const std::array<unsigned, 3>& a) { return dim3(a[0], a[1], a[2]); 
 dim3 resident_grid(const void* entry, const LaunchShape& launch) {
     dim3 grid = to_dim3(launch.grid);
     if (launch.resident_per_sm <= 0 || launch.cluster <= 1) return grid;
-    cudaLaunchAttribute attribute{};
-    attribute.id = cudaLaunchAttributeClusterDimension;
-    attribute.val.clusterDim.x = launch.cluster, attribute.val.clusterDim.y = 1, attribute.val.clusterDim.z = 1;
-    cudaLaunchConfig_t config{};
-    config.gridDim = grid, config.blockDim = to_dim3(launch.block), config.dynamicSmemBytes = launch.dynamic_smem;
-    config.attrs = &attribute, config.numAttrs = 1;
+    cudaLaunchAttribute attribute;
+    const cudaLaunchConfig_t config = cluster_launch(grid, to_dim3(launch.block), launch.dynamic_smem, launch.cluster, attribute);
     int clusters = 0;
     TL_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, entry, &config));
     if (clusters > 0) grid.x = std::min(grid.x, unsigned(clusters) * launch.cluster);

@@ -25,6 +25,19 @@ namespace tilelab {
 class HardwareCounterSession;
 class PcSamplingSession;
 
+// A launch of `grid` blocks in clusters of `cluster` along x (LaunchShape::cluster), on the
+// default stream: the configuration cudaLaunchKernelExC and cudaOccupancyMaxActiveClusters take.
+// It points at `attribute`, which holds the cluster's dimension and must outlive it.
+inline cudaLaunchConfig_t cluster_launch(dim3 grid, dim3 block, unsigned dyn_smem, unsigned cluster, cudaLaunchAttribute& attribute) {
+    attribute = cudaLaunchAttribute{};
+    attribute.id = cudaLaunchAttributeClusterDimension;
+    attribute.val.clusterDim.x = cluster, attribute.val.clusterDim.y = 1, attribute.val.clusterDim.z = 1;
+    cudaLaunchConfig_t config{};
+    config.gridDim = grid, config.blockDim = block, config.dynamicSmemBytes = dyn_smem, config.stream = nullptr;
+    config.attrs = &attribute, config.numAttrs = 1;
+    return config;
+}
+
 class GpuRunner {
 public:
     explicit GpuRunner(size_t l2_bytes);
@@ -82,12 +95,8 @@ private:
                 TL_CUDA_CHECK(cudaLaunchKernel(entry, grid, block, params, dyn_smem, nullptr));
                 return;
             }
-            cudaLaunchAttribute attribute{};
-            attribute.id = cudaLaunchAttributeClusterDimension;
-            attribute.val.clusterDim.x = cluster, attribute.val.clusterDim.y = 1, attribute.val.clusterDim.z = 1;
-            cudaLaunchConfig_t config{};
-            config.gridDim = grid, config.blockDim = block, config.dynamicSmemBytes = dyn_smem, config.stream = nullptr;
-            config.attrs = &attribute, config.numAttrs = 1;
+            cudaLaunchAttribute attribute;
+            const cudaLaunchConfig_t config = cluster_launch(grid, block, dyn_smem, cluster, attribute);
             TL_CUDA_CHECK(cudaLaunchKernelExC(&config, entry, params));
         }
     };

@@ -167,7 +167,8 @@ std::string tensor_maps_problem(const json& maps) {
 // A cluster of 1 to 8 blocks (the portable limit), of which grid.x holds a whole number.
 std::string cluster_problem(const json& launch) {
     if (std::string why = need_int(launch, "cluster", 1, 8); !why.empty()) return why;
-    const json& grid = launch.contains("grid") ? launch.at("grid") : launch.at("cluster");
+    if (!launch.contains("grid")) return "";   // need_uint_triple says so
+    const json& grid = launch.at("grid");
     if (grid.is_array() && !grid.empty() && grid[0].is_number_unsigned() && grid[0].get<uint64_t>() % launch.at("cluster").get<uint64_t>() != 0)
         return "grid[0] is not a multiple of \"cluster\"";
     return "";
