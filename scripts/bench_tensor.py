@@ -1,7 +1,9 @@
 """The tensor-core lessons' timing table (scripts/gpu_tensor_check.sh): every configuration run once
 by tilelab-cli at its precision, validated against cuBLAS at the same precision measured in the same
 run; counted == model; shared-load wavefronts and bank conflicts, the model's beside the hardware's.
-Usage: python3 scripts/bench_tensor.py LESSON VARIANT CLI OUT"""
+Usage: python3 scripts/bench_tensor.py LESSON VARIANT CLI OUT
+BENCH_ONLY=TEXT runs only the rows whose label holds TEXT, and the defaults beside them."""
+import os
 import sys
 
 sys.path.insert(0, "scripts")
@@ -65,14 +67,27 @@ LADDERS = {
            (["bf16"], {"STAGES": 3}, "3 stages"),
            (["bf16", "fp16"], {"CLUSTER": 2}, "CLUSTER=2 (B multicast)"),
            (["bf16"], {"CLUSTER": 4}, "CLUSTER=4 (B multicast)"),
-           (["bf16"], {"CLUSTER": 2, "GROUP": 16}, "CLUSTER=2 GROUP=16")],
+           (["bf16"], {"CLUSTER": 2, "GROUP": 16}, "CLUSTER=2 GROUP=16"),
+           (["bf16", "fp16"], {"PINGPONG": 1, "BN": 128, "STAGES": 6}, "PINGPONG=1 128x128 S6"),
+           (["bf16"], {"PINGPONG": 1, "BN": 128, "STAGES": 4}, "PINGPONG=1 128x128 S4"),
+           (["bf16"], {"PINGPONG": 1, "BN": 128, "STAGES": 7}, "PINGPONG=1 128x128 S7"),
+           (["bf16", "fp16"], {"PINGPONG": 1, "BN": 128, "STAGES": 6, "CLUSTER": 2}, "PINGPONG=1 128x128 S6 CLUSTER=2"),
+           (["bf16"], {"PINGPONG": 1, "BN": 256, "STAGES": 5}, "PINGPONG=1 64x256 S5"),
+           (["bf16"], {"PINGPONG": 1, "BN": 256, "STAGES": 5, "CLUSTER": 2}, "PINGPONG=1 64x256 S5 CLUSTER=2")],
 }
 BIG = {"12": [({}, "defaults"), ({"BN": 256, "WM": 64, "WN": 64}, "128x256 64x64")],
        "13": [({}, "defaults"), ({"GROUP": 1}, "defaults, GROUP=1"), ({"BM": 256, "BK": 64}, "256x128 BK=64"),
               ({"BM": 256, "BK": 64, "GROUP": 1}, "256x128 BK=64 GROUP=1")],
        "21": [({}, "defaults"), ({"STAGES": 4}, "4 stages"), ({"BM": 64, "BN": 256, "WGN": 256, "STAGES": 4}, "64x256 WGN256 S4")],
        "22": [({}, "defaults"), ({"PERSISTENT": 0}, "PERSISTENT=0"), ({"GROUP": 1}, "GROUP=1"), ({"SETMAXNREG": 0}, "SETMAXNREG=0"),
-             ({"CLUSTER": 2}, "CLUSTER=2"), ({"CLUSTER": 4}, "CLUSTER=4")]}
+             ({"CLUSTER": 2}, "CLUSTER=2"), ({"CLUSTER": 4}, "CLUSTER=4"),
+             ({"PINGPONG": 1, "BN": 128, "STAGES": 6}, "PINGPONG=1 128x128 S6"),
+             ({"PINGPONG": 1, "BN": 128, "STAGES": 6, "CLUSTER": 2}, "PINGPONG=1 128x128 S6 CLUSTER=2")]}
+ONLY = os.environ.get("BENCH_ONLY", "")
+
+
+def chosen(label):
+    return not ONLY or ONLY in label or label.startswith("defaults")
 
 
 def run(prec, params, size, label):
@@ -103,10 +118,11 @@ def run(prec, params, size, label):
 
 
 for precs, params, label in LADDERS[lesson]:
-    for prec in precs:
+    for prec in (precs if chosen(label) else []):
         run(prec, params, 4096, label)
 for params, label in BIG[lesson]:
-    run("bf16", params, 8192, label)
+    if chosen(label):
+        run("bf16", params, 8192, label)
 head = ["prec", "size", "config", "ms", "TFLOP/s", "cuBLAS ms", "% cuBLAS", "regs", "count=model",
         "ld wavefronts M model/hw", "ld conflicts M model/hw"]
 bench_cli.print_table(head, rows)

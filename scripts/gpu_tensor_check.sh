@@ -11,7 +11,9 @@
 #      shared-memory wavefronts and conflicts, DRAM throughput (what limits it).
 # Binaries from scripts/carry_build.sh (CARRY: tilelab-cli, tilelab-gpu-worker).
 # Usage: scripts/gpu_tensor_check.sh LESSON CARRY OUT   (LESSON 12, 13 or 21; logs and JSON into OUT;
-#        the table printed last). PARTS="sanitize bench ncu" (the default) picks what runs.
+#        the table printed last). PARTS="sanitize bench ncu" (the default) picks what runs;
+#        SANITIZE_ONLY=TEXT (e.g. PINGPONG) sanitizes only the configurations naming TEXT,
+#        BENCH_ONLY=TEXT likewise for the timings (scripts/bench_tensor.py).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 lesson=${1:?usage: gpu_tensor_check.sh LESSON CARRY OUT}
@@ -33,6 +35,7 @@ sanitize() {   # tool size sets...
   local tool=$1 size=$2; shift 2
   local sets=() name="$tool $size"
   for s in "$@"; do sets+=(--set "$s"); name+=" $s"; done
+  [[ -z "${SANITIZE_ONLY:-}" || "$name" == *"$SANITIZE_ONLY"* ]] || return 0
   /usr/local/cuda/bin/compute-sanitizer --tool "$tool" --target-processes all --error-exitcode 9 \
     "$cli" run "$variant" --size "$size" "${sets[@]}" --reps 1 --warmup 0 --no-reference --no-hardware \
     >"$out/sanitizer.one" 2>&1
@@ -82,6 +85,14 @@ for prec in bf16 fp16; do
   sanitize memcheck 1001x1000x1000 PREC=$prec CLUSTER=4 STAGES=3
   sanitize racecheck 129x136x72 PREC=$prec CLUSTER=4 PERSISTENT=0
   sanitize synccheck 257x264x136 PREC=$prec CLUSTER=2 BN=128 CONSUMERS=1 STAGES=6
+  # Consumers in turns: blocks with an odd number of tiles (the last one consumer's alone), in
+  # clusters, one block a tile (the second consumer idle).
+  for tool in memcheck racecheck synccheck; do
+    sanitize $tool 301x296x312 PREC=$prec PINGPONG=1 BN=128 STAGES=6
+  done
+  sanitize memcheck 1001x1000x1000 PREC=$prec PINGPONG=1 CLUSTER=2 STAGES=5
+  sanitize racecheck 129x136x72 PREC=$prec PINGPONG=1 PERSISTENT=0 BN=128
+  sanitize synccheck 257x264x136 PREC=$prec PINGPONG=1 CLUSTER=2 BN=128 STAGES=7
 done
 for prec in tf32 bf16 fp16; do
   [ "$hopper" = 0 ] && [[ " $parts " == *" sanitize "* ]] || break
@@ -114,6 +125,7 @@ if [[ " $parts " == *" ncu "* ]]; then
   profile defaults --set PREC=bf16
   [ "$lesson" = 13 ] && profile best --set PREC=bf16 --set BM=256 --set BK=64
   [ "$lesson" = 22 ] && profile cluster2 --set PREC=bf16 --set CLUSTER=2
+  [ "$lesson" = 22 ] && profile pingpong --set PREC=bf16 --set PINGPONG=1 --set BN=128 --set STAGES=6
 fi
 
 echo "== sanitizer (rc 0 = clean)"; cat "$out/sanitizer.txt"

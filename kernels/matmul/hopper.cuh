@@ -187,6 +187,15 @@ __device__ __forceinline__ void registers_up() {
     asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(N));
 }
 
+// Named barriers 1..15 (0 is __syncthreads): `threads` arrivals complete one; sync waits for it,
+// arrive only counts. Two warpgroups take turns with them (lesson 22's ping-pong).
+__device__ __forceinline__ void named_sync(int id, int threads) {
+    asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+__device__ __forceinline__ void named_arrive(int id, int threads) {
+    asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+
 // KIND 1: BF16, KIND 2: FP16, as the kernels' template arguments name them.
 template <int KIND> struct WgmmaKind;
 template <> struct WgmmaKind<1> { using Name = bf16_kind; };

@@ -24,6 +24,11 @@
 // shared memory must outlive the others' arrivals). A cluster past the last tile row still loads
 // its share of B for the others; its own sums are never stored.
 //
+// PINGPONG = 1 (two consumers) makes the consumers take turns instead of sharing a tile: the block
+// tile is one consumer's BMC×BN, and a block's tiles go to consumer 1, 2, 1, 2, ... The producer
+// loads their slices in that order, so while one consumer stores its sums, the other multiplies:
+// the tensor cores no longer stand idle during the epilogue. Each slice is read by one consumer.
+//
 // BK = 64 and the 128-byte swizzle (lesson 21's best); K and N multiples of 8, any M.
 //   KIND 1: BF16, KIND 2: FP16; sums in FP32.
 #pragma once
@@ -34,25 +39,27 @@
 // A consumer warp hands a stage back: to its own block, or to every block of its cluster (whose
 // producers multicast into this block's copy of the stage).
 template <int CLUSTER>
-__device__ __forceinline__ void hand_back(unsigned long long* empty) {
+__device__ __forceinline__ void hand_back(unsigned long long* empty, int rank) {
     hopper::barrier_arrive(empty);
 #pragma unroll
-    for (int c = 1; c < CLUSTER; ++c) hopper::barrier_arrive_in(empty, (hopper::cluster_rank() + unsigned(c)) % CLUSTER);
+    for (int c = 1; c < CLUSTER; ++c) hopper::barrier_arrive_in(empty, unsigned(rank + c) % CLUSTER);
 }
 
-template <int KIND, int BN, int STAGES, int CONSUMERS, int SETMAXNREG, int PERSISTENT, int GROUP, int CLUSTER>
+template <int KIND, int BN, int STAGES, int CONSUMERS, int SETMAXNREG, int PERSISTENT, int GROUP, int CLUSTER, int PINGPONG>
 __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
 warp_specialized_matmul(const void* A, const void* B, float* C, int M, int N, int K, unsigned long long* counters,
                 const __grid_constant__ TmaDescriptor map_a, const __grid_constant__ TmaDescriptor map_b) {
     using Kind = typename hopper::WgmmaKind<KIND>::Name;
     constexpr int BK = 64, SWIZZLE = 128;
     constexpr int BMC = 128 * 128 / BN;                    // rows of C per consumer
-    constexpr int BM = CONSUMERS * BMC;
+    constexpr int BM = PINGPONG ? BMC : CONSUMERS * BMC;   // in turns, each consumer a whole tile
     constexpr int A_BYTES = BM * SWIZZLE;                  // one box: BM rows of 64 elements
     constexpr int B_BOX = BK * SWIZZLE;                    // one box: 64 rows of 64 columns
     constexpr int STAGE = A_BYTES + BN / 64 * B_BOX;
     static_assert(BN == 128 || BN == 256, "BN is 128 or 256");
     static_assert(BN / 64 % CLUSTER == 0, "each block of a cluster multicasts the same number of B's boxes");
+    static_assert(!PINGPONG || CONSUMERS == 2, "two consumers take turns");
+    constexpr int OWNERS = PINGPONG ? 1 : CONSUMERS;       // consumers that read each slice
     (void)A, (void)B, (void)PERSISTENT;
     TL_COUNTER(counters);
 
@@ -71,7 +78,7 @@ warp_specialized_matmul(const void* A, const void* B, float* C, int M, int N, in
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
             hopper::barrier_init(&full[s], 1);
-            hopper::barrier_init(&empty[s], 4 * CONSUMERS * CLUSTER);
+            hopper::barrier_init(&empty[s], 4 * OWNERS * CLUSTER);
         }
         hopper::barrier_init_fence();
     }
@@ -114,12 +121,22 @@ warp_specialized_matmul(const void* A, const void* B, float* C, int M, int N, in
         return;
     }
 
-    // A consumer: rows (role − 1)·BMC .. of every tile, BMC/64 bands of one m64nBNk16 each a step.
+    // A consumer, BMC/64 bands of one m64nBNk16 each a step. Together (PINGPONG = 0): rows
+    // (role − 1)·BMC .. of every tile. In turns (PINGPONG = 1): every other tile of the block, whole
+    // (consumer 1 the block's 1st, 3rd, ... tile, consumer 2 the 2nd, 4th, ...); a consumer starts
+    // multiplying only once the other has issued its tile's last wgmma (named barrier 1 or 2, by the
+    // turn's parity), so one consumer's stores of C run while the other multiplies.
     if (SETMAXNREG) hopper::registers_up<232>();
-    const int band0 = (role - 1) * BMC;
+    const int me = role - 1;
+    const int band0 = PINGPONG ? 0 : me * BMC;
     const bool first_thread = threadIdx.x % 128 == 0;
-    int n = 0;
-    for (int tile = first; tile < tiles; tile += step) {
+    int n = 0, turn = 0;
+    for (int tile = first; tile < tiles; tile += step, ++turn) {
+        if (PINGPONG && turn % 2 != me) {   // the other consumer's tile: its slices pass by
+            n += slices;
+            continue;
+        }
+        if (PINGPONG && turn > 0) hopper::named_sync(1 + turn % 2, 256);
         int tm, tn;
         grouped_tile<GROUP>(tile, cluster_rows, tiles_n, tm, tn);
         tm = tm * CLUSTER + rank;
@@ -146,11 +163,12 @@ warp_specialized_matmul(const void* A, const void* B, float* C, int M, int N, in
             hopper::wgmma_commit();
             // EXERCISE-BEGIN: wait until only this slice's group runs, then hand the previous slice's stage back (lane 0 of each warp: hand_back, which arrives on the empty barrier of every block of the cluster)
             hopper::wgmma_wait<1>();
-            if (t > 0 && threadIdx.x % 32 == 0) hand_back<CLUSTER>(&empty[(n - 1) % STAGES]);
+            if (t > 0 && threadIdx.x % 32 == 0) hand_back<CLUSTER>(&empty[(n - 1) % STAGES], rank);
             // EXERCISE-END
         }
+        if (PINGPONG && tile + step < tiles) hopper::named_arrive(1 + (turn + 1) % 2, 256);   // the next tile's turn
         hopper::wgmma_wait<0>();
-        if (slices > 0 && threadIdx.x % 32 == 0) hand_back<CLUSTER>(&empty[(n - 1) % STAGES]);
+        if (slices > 0 && threadIdx.x % 32 == 0) hand_back<CLUSTER>(&empty[(n - 1) % STAGES], rank);
 #pragma unroll
         for (int i = 0; i < BMC / 64; ++i) {
             const int stored = hopper::store_wgmma_tile<BN>(C, M, N, tm * BM + band0 + 64 * i, tn * BN, acc[i]);

@@ -13,6 +13,7 @@
 #include "lookups.h"
 #include "model_engine.h"
 #include "random_requests.h"
+#include "tilelab/i18n.h"
 #include "tilelab/tune.h"
 #include "tilelab/variant.h"
 
@@ -33,7 +34,8 @@ struct Walked {
 Walked walk(const ParamValues& v, const Problem& p) {
     const int64_t M = p.dim[0], N = p.dim[1], K = p.dim[2];
     const int bn = v.at("BN"), consumers = v.at("CONSUMERS"), group = v.at("GROUP"), cluster = v.at("CLUSTER");
-    const int bmc = 128 * 128 / bn, bm = consumers * bmc;
+    const int readers = v.at("PINGPONG") ? 1 : consumers;   // in turns, one consumer a whole tile
+    const int bmc = 128 * 128 / bn, bm = readers * bmc;
     const int64_t tiles_m = (M + bm - 1) / bm, tiles_n = (N + bn - 1) / bn, slices = (K + 63) / 64;
     const int64_t cluster_rows = (tiles_m + cluster - 1) / cluster;
     Walked w;
@@ -50,11 +52,11 @@ Walked walk(const ParamValues& v, const Problem& p) {
                 for (int x = rank; x < bn / 64; x += cluster) b_columns += std::clamp<int64_t>(N - n0 - 64 * x, 0, 64);
                 w.total.global_loads += double(k_in * (std::clamp<int64_t>(M - m0, 0, bm) + b_columns));
                 w.total.shared_stores += double(64 * (bm + bn));
-                for (int c = 0; c < consumers; ++c)
+                for (int c = 0; c < readers; ++c)
                     for (int kk = 0; kk < 4; ++kk)
                         for (int i = 0; i < bmc / 64; ++i) w.total.shared_loads += 64 * 16 + 16 * bn, w.wgmmas += 1;
             }
-            for (int thread = 128; thread < 128 * (consumers + 1); ++thread)
+            for (int thread = 128; thread < 128 * (readers + 1); ++thread)   // the tile's consumer(s)
                 for (int i = 0; i < bmc / 64; ++i)
                     for (int c = 0; c < bn / 8; ++c)
                         for (int h = 0; h < 2; ++h) {
@@ -83,7 +85,7 @@ TEST(WarpSpecializedModel, CountsEqualTheWalkAtRandomConfigurationsAndOddSizes) 
         const Walked w = walk(values, req.problem);
         EXPECT_EQ(m.total, w.total);
         EXPECT_DOUBLE_EQ(test::extra_value(m, "wgmma, total"), w.wgmmas);
-        const int bm = values.at("CONSUMERS") * 128 * 128 / values.at("BN");
+        const int bm = (values.at("PINGPONG") ? 1 : values.at("CONSUMERS")) * 128 * 128 / values.at("BN");
         EXPECT_EQ(int64_t(w.tiles.size()), ((req.problem.dim[0] + bm - 1) / bm) * ((req.problem.dim[1] + values.at("BN") - 1) / values.at("BN")))
             << "the grouped order visits every tile once";
         ++checked;
@@ -127,6 +129,27 @@ TEST(WarpSpecializedModel, AClusteredLaunchHasWholeClusters) {
     const CostModel one = v.cost_model(with_defaults(v.params, {}), test::size(4096, 4096, 4096));
     const CostModel two = v.cost_model(with_defaults(v.params, {{"CLUSTER", 2}}), test::size(4096, 4096, 4096));
     EXPECT_DOUBLE_EQ(one.total.global_loads - two.total.global_loads, 4096.0 * 4096 * 16) << "B read once a cluster row: 16 rows fewer";
+}
+
+// In turns: the block tile is one consumer's, its slices read by one consumer warpgroup; the
+// counts are one consumer's tiling with the third warpgroup's threads, and two consumers are needed.
+TEST(WarpSpecializedModel, ConsumersInTurnsTakeWholeTilesOfTheirOwn) {
+    const Variant& v = specialized();
+    const Problem p = test::size(4096, 4096, 4096);
+    const ParamValues turns = with_defaults(v.params, {{"PINGPONG", 1}, {"BN", 128}});
+    const CostModel m = v.cost_model(turns, p);
+    EXPECT_DOUBLE_EQ(test::extra_value(m, "arrivals / empty barrier"), 4.0);
+    EXPECT_EQ(m.total, v.cost_model(with_defaults(v.params, {{"CONSUMERS", 1}, {"BN", 128}}), p).total)
+        << "128×128 tiles either way";
+    RunRequest req{.variant = "matmul.warp_specialized", .params = {{"PINGPONG", 1}, {"PERSISTENT", 0}, {"BN", 128}}, .problem = p};
+    const RunResult r = model_engine().analyze(req);
+    ASSERT_TRUE(r.ok) << r.error;
+    EXPECT_EQ(r.launch.grid[0], 32u * 32) << "one block a 128×128 tile";
+    EXPECT_EQ(r.launch.block[0], 384u);
+    EXPECT_EQ(v.invalid_reason(with_defaults(v.params, {{"PINGPONG", 1}, {"CONSUMERS", 1}}), p, *find_target("h200")),
+              tr("constraint.matmul.warp_specialized.pingpong_two"));
+    EXPECT_EQ(v.invalid_reason(with_defaults(v.params, {{"PINGPONG", 1}, {"BN", 128}, {"STAGES", 7}}), p, *find_target("h200")), "")
+        << "7 stages of 32 KB";
 }
 
 TEST(WarpSpecializedModel, OnlySm90RunsItAndTheRingMustFit) {

@@ -22,27 +22,30 @@ struct WarpSpecialized {
     int persistent = 1;                      // <- PERSISTENT: one block an SM walks the tiles
     int group = 8;                           // <- GROUP: tile rows numbered together (L2 reuse)
     int cluster = 1;                         // <- CLUSTER: blocks a cluster, one above the other, B multicast
+    int pingpong = 0;                        // <- PINGPONG: the two consumers take whole tiles in turns
 
     static inline const std::vector<ParamSpec> params = {
         {.name = "PREC", .kind = ParamKind::Element, .min = int(ElementType::bf16), .max = int(ElementType::f16),
          .def = int(ElementType::bf16)},
         {.name = "BN", .kind = ParamKind::Pow2, .min = 128, .max = 256, .def = 256},
         {.name = "CONSUMERS", .kind = ParamKind::Int, .min = 1, .max = 2, .def = 2},
-        {.name = "STAGES", .kind = ParamKind::Int, .min = 2, .max = 6, .def = 4},
+        {.name = "STAGES", .kind = ParamKind::Int, .min = 2, .max = 7, .def = 4},
         {.name = "SETMAXNREG", .kind = ParamKind::Int, .min = 0, .max = 1, .def = 1},
         {.name = "PERSISTENT", .kind = ParamKind::Int, .min = 0, .max = 1, .def = 1},
         {.name = "GROUP", .kind = ParamKind::Pow2, .min = 1, .max = 16, .def = 8},
         {.name = "CLUSTER", .kind = ParamKind::Pow2, .min = 1, .max = 4, .def = 1},
+        {.name = "PINGPONG", .kind = ParamKind::Int, .min = 0, .max = 1, .def = 0},
     };
     static WarpSpecialized from(const ParamReader& p) {
         return {.input = ElementType(p["PREC"]), .bn = p["BN"], .consumers = p["CONSUMERS"], .stages = p["STAGES"],
                 .setmaxnreg = p["SETMAXNREG"], .persistent = p["PERSISTENT"], .group = p["GROUP"],
-                .cluster = p["CLUSTER"]};
+                .cluster = p["CLUSTER"], .pingpong = p["PINGPONG"]};
     }
     static constexpr int kBK = 64, kSwizzle = 128;
     int kind() const { return input == ElementType::bf16 ? 1 : 2; }
     int bmc() const { return 128 * 128 / bn; }          // rows per consumer: 128 sums a thread
-    int bm() const { return consumers * bmc(); }
+    int bm() const { return pingpong ? bmc() : consumers * bmc(); }   // in turns, a consumer's tile
+    int readers() const { return pingpong ? 1 : consumers; }          // consumers that read a slice
     int threads() const { return 128 * (consumers + 1); }
     int stage_bytes() const { return 2 * kBK * (bm() + bn); }
     // The stages, a full and an empty mbarrier each, and 1024 bytes to align the first stage.
@@ -51,8 +54,8 @@ struct WarpSpecialized {
     std::string invalid_reason(const Problem& problem, const Target& target) const;
     KernelInstance kernel() const {
         return {"matmul/warp_specialized.cuh",
-                fmt::format("warp_specialized_matmul<{}, {}, {}, {}, {}, {}, {}, {}>", kind(), bn, stages, consumers, setmaxnreg,
-                            persistent, group, cluster),
+                fmt::format("warp_specialized_matmul<{}, {}, {}, {}, {}, {}, {}, {}, {}>", kind(), bn, stages, consumers,
+                            setmaxnreg, persistent, group, cluster, pingpong),
                 0, 90};
     }
     // One block a tile, in whole clusters (a cluster's rows past M padded).
@@ -68,6 +71,7 @@ struct WarpSpecialized {
 std::string WarpSpecialized::invalid_reason(const Problem& p, const Target& t) const {
     if (std::string why = matmul::tma_rows_problem(p); !why.empty()) return why;
     if (std::string why = matmul::ring_problem(t, stages, stage_bytes(), dynamic_smem_bytes()); !why.empty()) return why;
+    if (pingpong && consumers != 2) return tr("constraint.matmul.warp_specialized.pingpong_two");
     if (bn / 64 % cluster != 0) return trf("constraint.matmul.warp_specialized.cluster_boxes", cluster, bn / 64);
     if (blocks(p) > double(t.max_grid_dim[0])) return trf("constraint.matmul.warp_specialized.too_many_tiles", int64_t(blocks(p)));
     return {};
@@ -101,6 +105,8 @@ TileGeometry WarpSpecialized::tiles(const Problem& p) const {
     t.mma_lanes_known = true;
     t.tiles_walked = true;          // one index over the tiles, GROUP rows at a time (persistent or not)
     t.loading_threads = 128;        // the producer warpgroup
+    t.tiles_in_turns = pingpong ? 2 : 1;   // in turns, each consumer holds a whole tile of its own
+    t.ring_stages = stages;
     return t;
 }
 
@@ -110,7 +116,10 @@ CostModel WarpSpecialized::cost_model(const Problem& p) const {
     matmul::add_formula(m, "threads / block", "128·(CONSUMERS + 1)", threads());
     add_extra(m, "accumulator registers / thread", "BMC·BN / 128 (a consumer's)", double(bmc()) * bn / 128);
     add_extra(m, "rows / consumer", "BMC = 128·128 / BN", bmc());
-    add_extra(m, "arrivals / empty barrier", "4·CONSUMERS·CLUSTER (every consumer warp of the cluster)", 4.0 * consumers * cluster);
+    add_extra(m, "arrivals / empty barrier",
+              pingpong ? "4·CLUSTER (the warps of the slice's one consumer, in every block of the cluster)"
+                       : "4·CONSUMERS·CLUSTER (every consumer warp of the cluster)",
+              4.0 * readers() * cluster);
     // What ptxas allocates at launch: with setmaxnreg the launch's whole share (65,536 / threads,
     // a multiple of 8; at most the consumers' 232), else the sums + 32.
     const int share = std::min(232, 65536 / threads() / 8 * 8);

@@ -135,7 +135,7 @@ TEST(Registry, EveryVariantsTilesMatchItsLaunchForRandomValidConfigurations) {
                 // hold outputs).
                 EXPECT_EQ(t.extent[0], req.problem.dim[1]);
                 EXPECT_EQ(t.extent[1], req.problem.dim[0]);
-                EXPECT_EQ(t.block_outputs(), output_threads * t.thread_tile[0] * t.thread_tile[1]);
+                EXPECT_EQ(t.block_outputs() * t.tiles_in_turns, output_threads * t.thread_tile[0] * t.thread_tile[1]);
             } else if (v.family == "transpose" || v.family == "convolution") {
                 // The output tiles cover the W×H matrix or image (the third size is not used); every
                 // element of a block's tile has a thread.

@@ -81,6 +81,14 @@ struct TileGeometry {
     // Threads of a block that hold no outputs (a producer warpgroup that only loads); the rest
     // hold the block tile, thread_tile each.
     int64_t loading_threads = 0;
+    // Groups the output-holding threads split into, each holding a whole tile of its own and the
+    // groups taking the block's tiles in turns (lesson 22's ping-pong consumers); 1 = all of them
+    // hold one tile together.
+    int64_t tiles_in_turns = 1;
+    // A ring of shared-memory stages (lesson 22): slice j of the reduction in stage j mod
+    // ring_stages, filled by a producer ring_stages − 1 slices ahead of the consumers, who hand a
+    // stage back one slice late; 0 = none. The Tiles panel draws which stage each role is on.
+    int ring_stages = 0;
 
     // Blocks along output axis `a`: ⌈extent / block tile⌉.
     int64_t blocks(int a) const { return ceil_div(extent[size_t(a)], block_tile[size_t(a)]); }
