@@ -41,6 +41,7 @@ struct MatmulGeometry {
     int smem_bytes = 0;
     bool a_shared = false, b_shared = false;   // where a k-step's tiles of A and B are staged
     int64_t k_steps = 1;
+    int64_t cluster = 1;              // blocks a cluster, taking tiles one above the other (lesson 22)
 };
 
 MatmulGeometry DeriveMatmul(const TileGeometry& t, const RunResult& r) {
@@ -66,11 +67,12 @@ MatmulGeometry DeriveMatmul(const TileGeometry& t, const RunResult& r) {
     g.bx = r.launch.block[0];
     g.by = int64_t(r.launch.block[1]) * r.launch.block[2];
     g.threads = std::max<int64_t>(1, r.launch.threads_per_block());
-    g.outputs_per_thread = double(g.BM * g.BN) / double(std::max<int64_t>(1, g.threads - t.loading_threads));
+    g.outputs_per_thread = double(g.BM * g.BN * t.tiles_in_turns) / double(std::max<int64_t>(1, g.threads - t.loading_threads));
     g.smem_bytes = r.smem_bytes();
     g.a_shared = t.a_in_shared;
     g.b_shared = t.b_in_shared;
     g.k_steps = std::max<int64_t>(1, t.k_steps());
+    g.cluster = std::max<int64_t>(1, r.launch.cluster);
     return g;
 }
 
@@ -149,6 +151,12 @@ void DrawMatmulOverview(AppState& state, const MatmulGeometry& g, float width, f
     const float done = float(state.tile_k_step + 1) / float(g.k_steps);
     const ImVec2 t0 = at(c0, col0, row0), t1 = at(c0, col0 + cols, row0 + rows);
     Rect(dl, t0, t1, plot::WithAlpha(kOutputFill, 0.3f + 0.7f * done), plot::kHighlight, 2.5f);
+    // A cluster: its tiles one above the other, sharing the B strip, outlined together.
+    if (g.cluster > 1) {
+        const int64_t crow0 = state.tile_block_y / g.cluster * g.cluster * g.BM, crows = std::min(g.cluster * g.BM, g.M - crow0);
+        dl->AddRect(at(c0, col0, crow0), at(c0, col0 + cols, crow0 + crows), kClusterEdge, 0, 0, 2.0f);
+        dl->AddRect(at(b0, col0, 0), at(b0, col0 + cols, g.K), kClusterEdge, 0, 0, 2.0f);
+    }
     // A tile of a few pixels is easy to miss on a projector: ring it.
     if (t1.x - t0.x < font)
         dl->AddCircle(ImVec2((t0.x + t1.x) * 0.5f, (t0.y + t1.y) * 0.5f), font * 0.9f, plot::kHighlight, 24, 2.5f);
@@ -244,6 +252,8 @@ void DrawProduct(AppState& state, const TileGeometry& t, const RunResult& r) {
     else
         ImGui::TextWrapped("%s", trf(g.outputs_per_thread == 1 ? "tiles.matmul_block_one" : "tiles.matmul_block", g.BM, g.BN,
                                      g.threads, g.bx, g.by, per_thread, g.TM, g.TN, g.grid_x, g.grid_y).c_str());
+    if (t.tiles_in_turns > 1)   // consumers holding tiles of their own, in turns (lesson 22)
+        ImGui::TextWrapped("%s", trf("tiles.matmul_turns", t.tiles_in_turns, g.BM, g.BN).c_str());
     if (r.launch.cluster > 1)   // thread-block clusters sharing B by TMA multicast (lesson 22)
         ImGui::TextWrapped("%s", trf("tiles.matmul_cluster", r.launch.cluster, int64_t(r.launch.cluster) * g.BM, g.BN).c_str());
     if (g.a_shared && g.b_shared)
@@ -265,6 +275,7 @@ void DrawProduct(AppState& state, const TileGeometry& t, const RunResult& r) {
     ImGui::SliderInt("##by", &state.tile_block_y, 0, int(g.grid_y - 1), "y = %d");
     HelpMarker(tr("tiles.matmul_help").c_str());
     StepControls(state, tr("tiles.k_step").c_str(), g.k_steps);
+    if (t.ring_stages > 0) DrawStageRing(state, t, r);   // the stages at this k-step (lesson 22)
 
     const float font = ImGui::GetFontSize();
     const float avail_w = ImGui::GetContentRegionAvail().x;

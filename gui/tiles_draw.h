@@ -19,6 +19,7 @@ inline const ImU32 kSmemFill = IM_COL32(86, 180, 233, 170);        // shared mem
 inline const ImU32 kRegisterFill = IM_COL32(230, 159, 0, 210);     // registers
 inline const ImU32 kHaloFill = IM_COL32(204, 121, 167, 150);       // halo
 inline const ImU32 kOutputFill = IM_COL32(0, 190, 140, 170);       // outputs
+inline const ImU32 kClusterEdge = IM_COL32(240, 228, 66, 255);      // a cluster's tiles and the B they share
 
 
 // A filled and/or outlined rectangle, at least 3 px a side.
@@ -40,6 +41,9 @@ void DrawTimeLevels(const TileGeometry& t, float width);
 void DrawTimePipeline(const TileGeometry& t, float width, int64_t plane);
 // A streamed operand (TileGeometry::stream_tile > 0, attention): panel_tiles_stream.cpp.
 void DrawStream(AppState& state, const TileGeometry& t, const RunResult& r);
+// A ring of shared-memory stages (TileGeometry::ring_stages > 0, lesson 22): which stage the
+// producer and the consumers are on at the panel's k-step. panel_tiles_ring.cpp.
+void DrawStageRing(const AppState& state, const TileGeometry& t, const RunResult& r);
 // Blocks owning whole rows of a stored N×N product (a product_name, no streamed operand: lesson
 // 14's softmax): panel_tiles_rows.cpp.
 void DrawRows(AppState& state, const TileGeometry& t, const RunResult& r);
