@@ -12,7 +12,9 @@ Errors (exit 1), each printed as  lesson.zh.md:LINE: what
   - "<!--" in a line that is not a whole directive line;
   - a step with a different number of numbered items ("1. ..." at the start of a line: the
     questions, and any other numbered list);
-  - fenced code blocks not identical, in the same order and the same steps;
+  - fenced code blocks not the same shape, in the same order and the same steps: the same lines,
+    the same ones at the margin (a block of code stays code; its words and comments may be
+    translated, as the pseudocode of most lessons is, and continuation lines re-aligned);
   - a check's value not written in the Chinese text of its step (the intro's, before step 1), as
     tests/cpu/test_lesson_text.cpp requires of the English;
   - emphasis markers (* or **) that CommonMark (md4c) would show as literal asterisks, or leave
@@ -28,6 +30,12 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LESSONS = os.path.join(ROOT, "lessons")
 
 NUMBERED = re.compile(r"^\d+\.\s")
+
+
+def shape(block):
+    """A code block's shape: its lines, and which of them start at the margin (continuation lines
+    may be aligned anew under wider Chinese text)."""
+    return [line[:1] not in (" ", "") for line in block.split("\n")]
 NUMBER = re.compile(r"\d+(?:\.\d+)?(?!D\b)")   # "3D" is 三维
 
 
@@ -206,12 +214,12 @@ def check_lesson(folder, strict, quiet):
             err(where, "%s: %d numbered items, the English has %d"
                 % ("intro" if s < 0 else "step %d" % (s + 1), b, a))
 
-    if [(s, c) for s, _, c in en.code] != [(s, c) for s, _, c in zh.code]:
+    if [(s, shape(c)) for s, _, c in en.code] != [(s, shape(c)) for s, _, c in zh.code]:
         for i, (e, z) in enumerate(zip(en.code + [None] * 99, zh.code + [None] * 99)):
             if e is None and z is None:
                 break
-            if e is None or z is None or (e[0], e[2]) != (z[0], z[2]):
-                err(z[1] if z else 1, "code block %d is not the English one (lesson.md:%s), verbatim"
+            if e is None or z is None or (e[0], shape(e[2])) != (z[0], shape(z[2])):
+                err(z[1] if z else 1, "code block %d is not shaped like the English one (lesson.md:%s): its lines"
                     % (i + 1, e[1] if e else "-"))
                 break
 
