@@ -93,6 +93,13 @@ for prec in bf16 fp16; do
   sanitize memcheck 1001x1000x1000 PREC=$prec PINGPONG=1 CLUSTER=2 STAGES=5
   sanitize racecheck 129x136x72 PREC=$prec PINGPONG=1 PERSISTENT=0 BN=128
   sanitize synccheck 257x264x136 PREC=$prec PINGPONG=1 CLUSTER=2 BN=128 STAGES=7
+  # C stored by TMA through shared memory: partial boxes in M and N, clusters, turns, one block a tile.
+  for tool in memcheck racecheck synccheck; do
+    sanitize $tool 301x296x312 PREC=$prec EPILOGUE=1
+  done
+  sanitize memcheck 1001x1000x1000 PREC=$prec EPILOGUE=1 CLUSTER=2
+  sanitize racecheck 257x264x136 PREC=$prec EPILOGUE=1 PINGPONG=1 BN=128
+  sanitize synccheck 129x136x72 PREC=$prec EPILOGUE=1 PERSISTENT=0
 done
 for prec in tf32 bf16 fp16; do
   [ "$hopper" = 0 ] && [[ " $parts " == *" sanitize "* ]] || break
@@ -126,6 +133,7 @@ if [[ " $parts " == *" ncu "* ]]; then
   [ "$lesson" = 13 ] && profile best --set PREC=bf16 --set BM=256 --set BK=64
   [ "$lesson" = 22 ] && profile cluster2 --set PREC=bf16 --set CLUSTER=2
   [ "$lesson" = 22 ] && profile pingpong --set PREC=bf16 --set PINGPONG=1 --set BN=128 --set STAGES=6
+  [ "$lesson" = 22 ] && profile epilogue --set PREC=bf16 --set EPILOGUE=1
 fi
 
 echo "== sanitizer (rc 0 = clean)"; cat "$out/sanitizer.txt"

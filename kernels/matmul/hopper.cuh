@@ -231,4 +231,65 @@ __device__ __forceinline__ int store_wgmma_tile(float* C, int M, int N, int row0
 }
 
 
+// TMA the other way: a box of shared memory, laid out in `map`'s swizzle, into the tensor at
+// element coordinates (x innermost, y); the parts of the box outside the tensor are not written.
+// Stores complete in bulk groups: commit, then wait until at most N groups are still reading
+// shared memory (bulk_wait_read) or still writing at all (bulk_wait).
+__device__ __forceinline__ void tma_store_2d(const TmaDescriptor* map, const void* src, int x, int y) {
+    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];"
+                 ::"l"(reinterpret_cast<unsigned long long>(map)), "r"(shared_address(src)), "r"(x), "r"(y)
+                 : "memory");
+}
+__device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void bulk_wait_read() {
+    asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(N) : "memory");
+}
+template <int N>
+__device__ __forceinline__ void bulk_wait() {
+    asm volatile("cp.async.bulk.wait_group %0;" ::"n"(N) : "memory");
+}
+// The threads' shared-memory writes made visible to the async proxy (a TMA store reading them).
+__device__ __forceinline__ void fence_shared_to_async() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+
+// The same tile as store_wgmma_tile, through shared memory and TMA, each warp on its own: its 16
+// rows, 32 columns at a time, into one of its two 2 KB buffers at `staging` (1024-aligned; 16 rows
+// of 128 bytes in TMA's 128-byte swizzle: 16-byte chunk j of row r lives at chunk j ^ (r mod 8)),
+// then its lane 0 asks TMA to store the box (`map_c`: FP32, boxes of 32×16). A buffer is written
+// again only once the store before last has read it; no barrier wider than the warp. `boxes`
+// counts the warp's boxes (it picks the buffer). Returns the elements of C stored, in lane 0 (the
+// other lanes 0); rows at or past M store nothing.
+template <int WGN>
+__device__ __forceinline__ int store_wgmma_tile_tma(float* staging, const TmaDescriptor* map_c, int M, int N, int row0, int col0,
+                                                    const float* d, int& boxes) {
+    const int warp = threadIdx.x / 32 % 4, lane = threadIdx.x % 32;
+    const int wrow0 = row0 + 16 * warp;
+    int stored = 0;
+    if (wrow0 >= M) return 0;
+#pragma unroll
+    for (int q = 0; q < WGN / 32; ++q) {
+        if (col0 + 32 * q >= N) break;
+        float* buf = staging + (boxes & 1) * (16 * 32);
+        if (lane == 0) bulk_wait_read<1>();
+        __syncwarp();
+#pragma unroll
+        for (int c = 0; c < 4; ++c)
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const int r = lane / 4 + 8 * h, col = 8 * c + 2 * (lane % 4);
+                float* at = buf + r * 32 + (((col / 4) ^ (r % 8)) * 4) + col % 4;
+                *reinterpret_cast<float2*>(at) = make_float2(d[4 * (4 * q + c) + 2 * h], d[4 * (4 * q + c) + 2 * h + 1]);
+            }
+        fence_shared_to_async();
+        __syncwarp();
+        if (lane == 0) {
+            tma_store_2d(map_c, buf, col0 + 32 * q, wrow0);
+            bulk_commit();
+            stored += min(16, M - wrow0) * min(32, N - col0 - 32 * q);
+        }
+        ++boxes;
+    }
+    return stored;
+}
+
 }  // namespace hopper

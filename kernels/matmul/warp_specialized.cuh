@@ -29,6 +29,11 @@
 // loads their slices in that order, so while one consumer stores its sums, the other multiplies:
 // the tensor cores no longer stand idle during the epilogue. Each slice is read by one consumer.
 //
+// EPILOGUE = 1 stores C the way A and B arrive: each consumer warp writes its 16 rows of sums, 32
+// columns at a time, into one of its two 2 KB buffers of shared memory and its lane 0 asks TMA to
+// store the box; the warp goes back to multiplying while TMA writes (a buffer is reused once the
+// store before last has read it).
+//
 // BK = 64 and the 128-byte swizzle (lesson 21's best); K and N multiples of 8, any M.
 //   KIND 1: BF16, KIND 2: FP16; sums in FP32.
 #pragma once
@@ -45,10 +50,12 @@ __device__ __forceinline__ void hand_back(unsigned long long* empty, int rank) {
     for (int c = 1; c < CLUSTER; ++c) hopper::barrier_arrive_in(empty, unsigned(rank + c) % CLUSTER);
 }
 
-template <int KIND, int BN, int STAGES, int CONSUMERS, int SETMAXNREG, int PERSISTENT, int GROUP, int CLUSTER, int PINGPONG>
+template <int KIND, int BN, int STAGES, int CONSUMERS, int SETMAXNREG, int PERSISTENT, int GROUP, int CLUSTER, int PINGPONG,
+          int EPILOGUE>
 __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
 warp_specialized_matmul(const void* A, const void* B, float* C, int M, int N, int K, unsigned long long* counters,
-                const __grid_constant__ TmaDescriptor map_a, const __grid_constant__ TmaDescriptor map_b) {
+                const __grid_constant__ TmaDescriptor map_a, const __grid_constant__ TmaDescriptor map_b,
+                const __grid_constant__ TmaDescriptor map_c) {
     using Kind = typename hopper::WgmmaKind<KIND>::Name;
     constexpr int BK = 64, SWIZZLE = 128;
     constexpr int BMC = 128 * 128 / BN;                    // rows of C per consumer
@@ -60,12 +67,15 @@ warp_specialized_matmul(const void* A, const void* B, float* C, int M, int N, in
     static_assert(BN / 64 % CLUSTER == 0, "each block of a cluster multicasts the same number of B's boxes");
     static_assert(!PINGPONG || CONSUMERS == 2, "two consumers take turns");
     constexpr int OWNERS = PINGPONG ? 1 : CONSUMERS;       // consumers that read each slice
-    (void)A, (void)B, (void)PERSISTENT;
+    (void)A, (void)B, (void)PERSISTENT, (void)map_c;
     TL_COUNTER(counters);
 
     extern __shared__ unsigned char smem_raw[];
     unsigned char* smem = reinterpret_cast<unsigned char*>((reinterpret_cast<size_t>(smem_raw) + 1023) & ~size_t(1023));
-    unsigned long long* full = reinterpret_cast<unsigned long long*>(smem + STAGES * STAGE);
+    // EPILOGUE = 1: two 2 KB buffers a consumer warp after the stages, where C is staged for TMA.
+    float* staging = reinterpret_cast<float*>(smem + STAGES * STAGE);
+    constexpr int STAGING = EPILOGUE ? CONSUMERS * 2 * 8192 : 0;
+    unsigned long long* full = reinterpret_cast<unsigned long long*>(smem + STAGES * STAGE + STAGING);
     unsigned long long* empty = full + STAGES;
 
     // The cluster's tiles: CLUSTER tile rows by one column, rank r taking row CLUSTER·cm + r.
@@ -130,7 +140,7 @@ warp_specialized_matmul(const void* A, const void* B, float* C, int M, int N, in
     const int me = role - 1;
     const int band0 = PINGPONG ? 0 : me * BMC;
     const bool first_thread = threadIdx.x % 128 == 0;
-    int n = 0, turn = 0;
+    int n = 0, turn = 0, boxes = 0;
     for (int tile = first; tile < tiles; tile += step, ++turn) {
         if (PINGPONG && turn % 2 != me) {   // the other consumer's tile: its slices pass by
             n += slices;
@@ -171,9 +181,21 @@ warp_specialized_matmul(const void* A, const void* B, float* C, int M, int N, in
         if (slices > 0 && threadIdx.x % 32 == 0) hand_back<CLUSTER>(&empty[(n - 1) % STAGES], rank);
 #pragma unroll
         for (int i = 0; i < BMC / 64; ++i) {
-            const int stored = hopper::store_wgmma_tile<BN>(C, M, N, tm * BM + band0 + 64 * i, tn * BN, acc[i]);
-            TL_GSTORE(stored);
-            (void)stored;
+            const int row0 = tm * BM + band0 + 64 * i;
+            if (EPILOGUE) {   // through shared memory and TMA: each warp goes on once its boxes are staged
+                const int before = boxes;
+                const int stored = hopper::store_wgmma_tile_tma<BN>(staging + (me * 4 + threadIdx.x / 32 % 4) * 1024, &map_c, M, N,
+                                                                     row0, tn * BN, acc[i], boxes);
+                TL_GSTORE(stored);
+                if (threadIdx.x % 32 == 0) TL_SSTORE(2 * 512 * (boxes - before));   // staged floats, in 2-byte elements
+                if (threadIdx.x % 32 == 0) TL_SLOAD(2 * 512 * (boxes - before));    // read back by TMA
+                (void)stored, (void)before;
+            } else {
+                const int stored = hopper::store_wgmma_tile<BN>(C, M, N, row0, tn * BN, acc[i]);
+                TL_GSTORE(stored);
+                (void)stored;
+            }
         }
     }
+    if (EPILOGUE && threadIdx.x % 32 == 0) hopper::bulk_wait<0>();   // every store of C written before the block ends
 }

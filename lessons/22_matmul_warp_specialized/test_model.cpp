@@ -66,6 +66,11 @@ Walked walk(const ParamValues& v, const Problem& p) {
                             if (row >= M) continue;
                             w.total.global_stores += col + 1 < N ? 2 : col < N ? 1 : 0;
                         }
+            // EPILOGUE: each warp's 16-row band below M, each 32-column box left of N, staged and read back.
+            if (v.at("EPILOGUE"))
+                for (int band = 0; band < bm / 16; ++band)
+                    for (int q = 0; q < bn / 32; ++q)
+                        if (m0 + 16 * band < M && n0 + 32 * q < N) w.total.shared_stores += 1024, w.total.shared_loads += 1024;
         }
     }
     return w;
@@ -150,6 +155,26 @@ TEST(WarpSpecializedModel, ConsumersInTurnsTakeWholeTilesOfTheirOwn) {
               tr("constraint.matmul.warp_specialized.pingpong_two"));
     EXPECT_EQ(v.invalid_reason(with_defaults(v.params, {{"PINGPONG", 1}, {"BN", 128}, {"STAGES", 7}}), p, *find_target("h200")), "")
         << "7 stages of 32 KB";
+}
+
+// C through shared memory and TMA: two 2 KB buffers a consumer warp beside the ring (four 48 KB stages
+// still fit), C's tensor map (FP32, 32×64 boxes) always passed, and the staged floats counted.
+TEST(WarpSpecializedModel, StoringCByTmaStagesEveryBoxOnce) {
+    const Variant& v = specialized();
+    const Problem p = test::size(1000, 1000, 64);
+    const ParamValues staged = with_defaults(v.params, {{"EPILOGUE", 1}});
+    EXPECT_EQ(v.invalid_reason(staged, p, *find_target("h200")), "") << "4·49,152 + 32,768 + 1,088 bytes fit in 232,448";
+    const CostModel with = v.cost_model(staged, p), without = v.cost_model(with_defaults(v.params, {}), p);
+    EXPECT_DOUBLE_EQ(test::extra_value(with, "C boxes staged"), 63.0 * 32);
+    EXPECT_DOUBLE_EQ(with.total.shared_stores - without.total.shared_stores, 63.0 * 32 * 1024);
+    EXPECT_EQ(with.total.global_stores, without.total.global_stores);
+    EXPECT_DOUBLE_EQ(test::extra_value(with, "dynamic shared memory (bytes)"), 4 * 49152 + 32768 + 64 + 1024);
+    const LaunchShape s = v.launch(staged, p);
+    ASSERT_EQ(s.tensor_maps.size(), 3u);
+    EXPECT_EQ(s.tensor_maps[2].arg, 2);
+    EXPECT_EQ(s.tensor_maps[2].element_bytes, 4);
+    EXPECT_EQ(s.tensor_maps[2].box[0] * 4u, 128u) << "a box row is one 128-byte swizzle row";
+    EXPECT_EQ(s.tensor_maps[2].box[1], 16u) << "a warp's rows";
 }
 
 TEST(WarpSpecializedModel, OnlySm90RunsItAndTheRingMustFit) {

@@ -23,6 +23,7 @@ struct WarpSpecialized {
     int group = 8;                           // <- GROUP: tile rows numbered together (L2 reuse)
     int cluster = 1;                         // <- CLUSTER: blocks a cluster, one above the other, B multicast
     int pingpong = 0;                        // <- PINGPONG: the two consumers take whole tiles in turns
+    int epilogue = 0;                        // <- EPILOGUE: C stored by TMA from shared memory
 
     static inline const std::vector<ParamSpec> params = {
         {.name = "PREC", .kind = ParamKind::Element, .min = int(ElementType::bf16), .max = int(ElementType::f16),
@@ -35,11 +36,12 @@ struct WarpSpecialized {
         {.name = "GROUP", .kind = ParamKind::Pow2, .min = 1, .max = 16, .def = 8},
         {.name = "CLUSTER", .kind = ParamKind::Pow2, .min = 1, .max = 4, .def = 1},
         {.name = "PINGPONG", .kind = ParamKind::Int, .min = 0, .max = 1, .def = 0},
+        {.name = "EPILOGUE", .kind = ParamKind::Int, .min = 0, .max = 1, .def = 0},
     };
     static WarpSpecialized from(const ParamReader& p) {
         return {.input = ElementType(p["PREC"]), .bn = p["BN"], .consumers = p["CONSUMERS"], .stages = p["STAGES"],
                 .setmaxnreg = p["SETMAXNREG"], .persistent = p["PERSISTENT"], .group = p["GROUP"],
-                .cluster = p["CLUSTER"], .pingpong = p["PINGPONG"]};
+                .cluster = p["CLUSTER"], .pingpong = p["PINGPONG"], .epilogue = p["EPILOGUE"]};
     }
     static constexpr int kBK = 64, kSwizzle = 128;
     int kind() const { return input == ElementType::bf16 ? 1 : 2; }
@@ -48,14 +50,15 @@ struct WarpSpecialized {
     int readers() const { return pingpong ? 1 : consumers; }          // consumers that read a slice
     int threads() const { return 128 * (consumers + 1); }
     int stage_bytes() const { return 2 * kBK * (bm() + bn); }
-    // The stages, a full and an empty mbarrier each, and 1024 bytes to align the first stage.
-    int dynamic_smem_bytes() const { return stages * stage_bytes() + 16 * stages + 1024; }
+    int staging_bytes() const { return epilogue ? consumers * 4 * 2 * 2048 : 0; }   // two 16×32 FP32 boxes a consumer warp
+    // The stages, C's staging, a full and an empty mbarrier a stage, 1024 bytes to align the first stage.
+    int dynamic_smem_bytes() const { return stages * stage_bytes() + staging_bytes() + 16 * stages + 1024; }
 
     std::string invalid_reason(const Problem& problem, const Target& target) const;
     KernelInstance kernel() const {
         return {"matmul/warp_specialized.cuh",
-                fmt::format("warp_specialized_matmul<{}, {}, {}, {}, {}, {}, {}, {}, {}>", kind(), bn, stages, consumers,
-                            setmaxnreg, persistent, group, cluster, pingpong),
+                fmt::format("warp_specialized_matmul<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}>", kind(), bn, stages, consumers,
+                            setmaxnreg, persistent, group, cluster, pingpong, epilogue),
                 0, 90};
     }
     // One block a tile, in whole clusters (a cluster's rows past M padded).
@@ -65,6 +68,7 @@ struct WarpSpecialized {
     LaunchShape launch(const Problem& p) const;
     TileGeometry tiles(const Problem& problem) const;
     CostModel cost_model(const Problem& problem) const;
+    void add_staged_store(CostModel& m, const Problem& p) const;
     Precision precision() const { return {input, ElementType::f32, ElementType::f32}; }
 };
 
@@ -86,6 +90,10 @@ LaunchShape WarpSpecialized::launch(const Problem& p) const {
     s.block = {unsigned(threads()), 1, 1};
     s.dynamic_smem = unsigned(dynamic_smem_bytes());
     s.tensor_maps = matmul::wgmma_tensor_maps(p, bm(), kBK, kSwizzle);
+    // C (argument 2), FP32, in boxes of 32 columns by 16 rows (a warp's), 128-byte swizzle: the staged store.
+    // The kernel takes it whether or not it stores through it (EPILOGUE).
+    s.tensor_maps.push_back({.arg = 2, .element_bytes = 4, .rank = 2, .dims = {uint64_t(p.dim[1]), uint64_t(p.dim[0])},
+                             .strides = {4 * uint64_t(p.dim[1])}, .box = {32, 16}, .swizzle = 128});
     s.resident_per_sm = persistent ? 1 : 0;
     return s;
 }
@@ -110,6 +118,25 @@ TileGeometry WarpSpecialized::tiles(const Problem& p) const {
     return t;
 }
 
+// EPILOGUE = 1: every 16-row band of C below M (a warp's) and every 32-column box left of N is
+// staged once, 16·32 floats written by the warp and read back by TMA; shared accesses are counted
+// in the operands' 2-byte elements, so a float counts 2.
+void WarpSpecialized::add_staged_store(CostModel& m, const Problem& p) const {
+    const double boxes = double(ceil_div(p.dim[0], int64_t(16))) * double(ceil_div(p.dim[1], int64_t(32)));
+    const double per_box = 2.0 * 16 * 32, per_block = 2.0 * bm() * bn;
+    m.total.shared_stores += boxes * per_box, m.total.shared_loads += boxes * per_box;
+    m.per_block.shared_stores += per_block, m.per_block.shared_loads += per_block;
+    m.per_thread.shared_stores += per_block / threads(), m.per_thread.shared_loads += per_block / threads();
+    add_extra(m, "C boxes staged", "⌈M/16⌉·⌈N/32⌉ (16×32 FP32, a warp's, written to shared memory, stored by TMA)", boxes);
+    for (Formula& f : m.formulas) {   // the shared-memory formulas say so
+        const bool total = f.quantity == "shared stores, total" || f.quantity == "shared loads, total";
+        const bool thread = f.quantity == "shared stores / thread" || f.quantity == "shared loads / thread";
+        if (!total && !thread) continue;
+        f.expression += total ? " + 2·16·32·(C boxes staged)" : " + 2·BM·BN / threads";
+        f.value += total ? boxes * per_box : per_block / threads();
+    }
+}
+
 CostModel WarpSpecialized::cost_model(const Problem& p) const {
     CostModel m;
     matmul::wgmma_counts(m, p, bm(), bn, kBK, bn, threads(), precision(), cluster);
@@ -127,7 +154,9 @@ CostModel WarpSpecialized::cost_model(const Problem& p) const {
               setmaxnreg ? share : bmc() * bn / 128 + 32);
     add_extra(m, "registers / thread after setmaxnreg", setmaxnreg ? "consumers 232, producer 40" : "all alike (no setmaxnreg)",
               setmaxnreg ? 232 : 0);
-    add_extra(m, "dynamic shared memory (bytes)", "STAGES·(bytes / stage + 16) + 1024", dynamic_smem_bytes());
+    add_extra(m, "dynamic shared memory (bytes)", "STAGES·(bytes / stage + 16) + 1024 + EPILOGUE·CONSUMERS·16,384",
+              dynamic_smem_bytes());
+    if (epilogue) add_staged_store(m, p);
     return m;
 }
 
