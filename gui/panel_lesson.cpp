@@ -41,22 +41,29 @@ void draw_navigator(AppState& state, const Lesson& lesson) {
     ImGui::EndDisabled();
 
     if (lesson.steps.empty()) return;
-    // Steps as numbered buttons; the current one highlighted, titles on hover.
+    // Steps as numbered buttons, wrapping onto a second row where the panel is narrow (a projector's
+    // 1280 px, eleven steps); the current one highlighted, titles on hover.
     ImGui::AlignTextToFramePadding();
     ImGui::TextDisabled("%s", tr("lesson.step").c_str());
+    const float button_w = ImGui::GetFrameHeight() * 1.2f, spacing = ImGui::GetStyle().ItemSpacing.x;
+    const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+    const auto fits = [&](float width) { return ImGui::GetItemRectMax().x + spacing + width <= right; };
     for (size_t i = 0; i < lesson.steps.size(); ++i) {
-        ImGui::SameLine();
+        if (fits(button_w)) ImGui::SameLine();
         const bool current = int(i) == state.step_index;
         if (current) ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
         const std::string label = std::to_string(i + 1) + "##step";
         ImGui::PushID(int(i));
-        if (ImGui::Button(label.c_str(), ImVec2(ImGui::GetFrameHeight() * 1.2f, 0))) EnterStep(state, int(i));
+        if (ImGui::Button(label.c_str(), ImVec2(button_w, 0))) EnterStep(state, int(i));
         ImGui::PopID();
         if (current) ImGui::PopStyleColor();
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", lesson.steps[i].title.c_str());
     }
-    ImGui::SameLine();
-    ImGui::TextDisabled("%s", tr("lesson.keys_hint").c_str());
+    const std::string& hint = tr("lesson.keys_hint");   // only where it fits: a row of its own would cost the text a line
+    if (fits(ImGui::CalcTextSize(hint.c_str()).x)) {
+        ImGui::SameLine();
+        ImGui::TextDisabled("%s", hint.c_str());
+    }
 }
 
 // A stall claim as a reader sees it: "48% Memory queue".
