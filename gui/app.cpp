@@ -266,6 +266,7 @@ void App::poll_worker() {
     EngineUpdate update;
     if (engine_thread_.poll(update)) {
         state_.result = update.result;
+        if (update.result) state_.compile_memory.record(*update.result);
         shown_request_id_ = update.request_id;
         to_log_.push_back(update);
         const RunResult* r = update.result.get();

@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 #include <vector>
+#include "compile_memory.h"
 #include "exercise_editor.h"
 #include "tilelab/drills.h"
 #include "tilelab/engine.h"
@@ -87,6 +88,7 @@ struct AppState {
 
     // Current request (what the sliders show)
     RunRequest request;
+    CompileMemory compile_memory;   // each variant's last slow compile here (the "compiling" line)
     std::string size_text = "1024";
 
     // Latest result (its phase says whether its measurement follows) and whether a newer one is on its way

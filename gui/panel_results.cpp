@@ -14,6 +14,7 @@
 #include "panels.h"
 #include "plot.h"
 #include "ui_common.h"
+#include "compile_memory.h"
 #include "engine_thread.h"
 
 namespace tilelab::gui {
@@ -316,8 +317,10 @@ void DrawResultsPanel(AppState& state) {
         // A compile NVRTC takes seconds over (the largest unrolled tiles: bench/compile_sweep) counts
         // its seconds, so a slow configuration reads as working, not stuck.
         const double seconds = state.engine_thread ? state.engine_thread->activity_seconds() : 0;
-        if (activity == EngineActivity::Analyzing && seconds >= 1)
-            ImGui::TextColored(kUpdating, "%s", trf("results.updating_for", to_string(activity), int(seconds)).c_str());
+        if (activity == EngineActivity::Analyzing && seconds >= 1) {
+            const std::optional<double> last = state.compile_memory.last_seconds(state.request.variant);   // the one being built
+            ImGui::TextColored(kUpdating, "%s", CompilingLine(to_string(activity), seconds, last).c_str());
+        }
         else
             ImGui::TextColored(kUpdating, "%s", trf("results.updating", to_string(activity)).c_str());
     } else if (r) {
