@@ -320,9 +320,9 @@ void DrawResultsPanel(AppState& state) {
         if (activity == EngineActivity::Analyzing && seconds >= 1) {
             const std::optional<double> last = state.compile_memory.last_seconds(state.request.variant);   // the one being built
             ImGui::TextColored(kUpdating, "%s", CompilingLine(to_string(activity), seconds, last).c_str());
-        }
-        else
+        } else {
             ImGui::TextColored(kUpdating, "%s", trf("results.updating", to_string(activity)).c_str());
+        }
     } else if (r) {
         ImGui::TextDisabled("%s", tr(r->phase == Phase::quick ? "results.quick_result" : "results.up_to_date").c_str());
     }

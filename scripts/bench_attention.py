@@ -130,10 +130,9 @@ def run(variant, n, d, prec, params, label, sdpa):
     p = dict(params, PREC=prec)
     name = f"{variant}-{prec}-{n}-{d}-" + "-".join(f"{k}{v}" for k, v in params.items())
     rc, j = bench_cli.call(cli, out, ["run", variant, "--size", f"{n}x{d}x{BH}", "--reps", "5"] + sets(p), name)
-    ok = j is not None and j.get("ok") and j.get("measured") and (j.get("validation") or {}).get("passed")
-    if not ok:
+    why = bench_cli.failure(rc, j)
+    if why:
         failures += 1
-        why = "no JSON" if j is None else (j.get("error") or (j.get("validation") or {}).get("message") or f"exit {rc}")
         rows.append([prec, f"{n}x{d}", label, "FAIL", why[:60]] + [""] * 6)
         return None
     t, ref = j["median_ms"], j.get("reference_ms")

@@ -21,6 +21,14 @@ def call(cli, out, args, name):
         return p.returncode, None
 
 
+def failure(rc, j):
+    """None when a run (exit code `rc`, JSON `j`) was measured and its result validated; else why
+    not, in one line."""
+    if j is not None and j.get("ok") and j.get("measured") and (j.get("validation") or {}).get("passed"):
+        return None
+    return "no JSON" if j is None else (j.get("error") or (j.get("validation") or {}).get("message") or f"exit {rc}")
+
+
 def sets(params):
     """{"TILE": 32} -> ["--set", "TILE=32"]."""
     args = []

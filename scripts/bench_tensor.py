@@ -99,10 +99,9 @@ def run(prec, params, size, label):
     p = dict(params, PREC=prec)
     name = f"{prec}-{size}-" + "-".join(f"{k}{v}" for k, v in params.items())
     rc, j = bench_cli.call(cli, out, ["run", variant, "--size", str(size), "--reps", "20"] + sets(p), name)
-    ok = j is not None and j.get("ok") and j.get("measured") and (j.get("validation") or {}).get("passed")
-    if not ok:
+    why = bench_cli.failure(rc, j)
+    if why:
         failures += 1
-        why = "no JSON" if j is None else (j.get("error") or (j.get("validation") or {}).get("message") or f"exit {rc}")
         rows.append([prec, str(size), label, "FAIL", why[:60]] + [""] * 6)
         return
     t, ref = j["median_ms"], j.get("reference_ms")

@@ -48,10 +48,10 @@ for lesson, variant, params, label in RUNGS:
     p = dict(params, PREC="bf16")
     name = f"{lesson}-" + "-".join(f"{k}{v}" for k, v in p.items())
     rc, j = bench_cli.call(cli, out, ["run", variant, "--size", size, "--reps", "20"] + sets(p), name)
-    ok = j is not None and j.get("ok") and j.get("measured") and (j.get("validation") or {}).get("passed")
-    if not ok:
+    why = bench_cli.failure(rc, j)
+    if why:
         failures += 1
-        rows.append([lesson, label, "FAIL"] + [""] * 6)
+        rows.append([lesson, label, "FAIL", why[:60]] + [""] * 5)
         continue
     t, ref = j["median_ms"], j.get("reference_ms")
     hw = ncu(variant, p, name)

@@ -73,8 +73,9 @@ warp_specialized_matmul(const void* A, const void* B, float* C, int M, int N, in
     extern __shared__ unsigned char smem_raw[];
     unsigned char* smem = reinterpret_cast<unsigned char*>((reinterpret_cast<size_t>(smem_raw) + 1023) & ~size_t(1023));
     // EPILOGUE = 1: two 2 KB buffers a consumer warp after the stages, where C is staged for TMA.
+    constexpr int WARP_STAGING = 2 * 16 * 32;              // floats: two 16×32 boxes
     float* staging = reinterpret_cast<float*>(smem + STAGES * STAGE);
-    constexpr int STAGING = EPILOGUE ? CONSUMERS * 2 * 8192 : 0;
+    constexpr int STAGING = EPILOGUE ? CONSUMERS * 4 * WARP_STAGING * 4 : 0;   // bytes
     unsigned long long* full = reinterpret_cast<unsigned long long*>(smem + STAGES * STAGE + STAGING);
     unsigned long long* empty = full + STAGES;
 
@@ -184,7 +185,7 @@ warp_specialized_matmul(const void* A, const void* B, float* C, int M, int N, in
             const int row0 = tm * BM + band0 + 64 * i;
             if (EPILOGUE) {   // through shared memory and TMA: each warp goes on once its boxes are staged
                 const int before = boxes;
-                const int stored = hopper::store_wgmma_tile_tma<BN>(staging + (me * 4 + threadIdx.x / 32 % 4) * 1024, &map_c, M, N,
+                const int stored = hopper::store_wgmma_tile_tma<BN>(staging + (me * 4 + threadIdx.x / 32 % 4) * WARP_STAGING, &map_c, M, N,
                                                                      row0, tn * BN, acc[i], boxes);
                 TL_GSTORE(stored);
                 if (threadIdx.x % 32 == 0) TL_SSTORE(2 * 512 * (boxes - before));   // staged floats, in 2-byte elements
