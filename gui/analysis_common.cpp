@@ -34,9 +34,7 @@ void Headline(const char* caption, const std::string& value, ImU32 color, const 
         ImFont* big = AppFonts().big ? AppFonts().big : ImGui::GetFont();
         float width = std::max(ImGui::CalcTextSize(caption).x,
                                big->CalcTextSizeA(big->FontSize, FLT_MAX, 0, value.c_str()).x);
-        float gap = ImGui::GetFontSize() * 2.0f;
-        float right = ImGui::GetItemRectMax().x + gap + width;
-        if (right <= ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x) ImGui::SameLine(0, gap);
+        SameLineIfFits(width, ImGui::GetFontSize() * 2.0f);
     }
     ImGui::BeginGroup();
     ImGui::TextDisabled("%s", caption);

@@ -110,6 +110,9 @@ struct AppState {
     // The row of its block whose running softmax the Tiles panel follows; past the end: the last.
     int tile_stream_row = 1 << 20;
     bool tile_playing = false;
+    // The pipeline timeline's inputs (lesson 22): a load's latency, and its rate per block (0: the
+    // rate that fits the measured time, or in model mode the DRAM's share).
+    float pipeline_latency_us = 0, pipeline_rate_gbps = 0;
     int bank_site = -1, bank_warp = 0, bank_instance = 0;  // Memory panel's bank picture (site -1: the worst)
     double tile_play_accum = 0;
 

@@ -45,11 +45,9 @@ void draw_navigator(AppState& state, const Lesson& lesson) {
     // 1280 px, eleven steps); the current one highlighted, titles on hover.
     ImGui::AlignTextToFramePadding();
     ImGui::TextDisabled("%s", tr("lesson.step").c_str());
-    const float button_w = ImGui::GetFrameHeight() * 1.2f, spacing = ImGui::GetStyle().ItemSpacing.x;
-    const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
-    const auto fits = [&](float width) { return ImGui::GetItemRectMax().x + spacing + width <= right; };
+    const float button_w = ImGui::GetFrameHeight() * 1.2f;
     for (size_t i = 0; i < lesson.steps.size(); ++i) {
-        if (fits(button_w)) ImGui::SameLine();
+        SameLineIfFits(button_w);
         const bool current = int(i) == state.step_index;
         if (current) ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
         const std::string label = std::to_string(i + 1) + "##step";
@@ -60,7 +58,7 @@ void draw_navigator(AppState& state, const Lesson& lesson) {
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", lesson.steps[i].title.c_str());
     }
     const std::string& hint = tr("lesson.keys_hint");   // only where it fits: a row of its own would cost the text a line
-    if (fits(ImGui::CalcTextSize(hint.c_str()).x)) {
+    if (FitsOnThisLine(ImGui::CalcTextSize(hint.c_str()).x)) {
         ImGui::SameLine();
         ImGui::TextDisabled("%s", hint.c_str());
     }

@@ -275,7 +275,10 @@ void DrawProduct(AppState& state, const TileGeometry& t, const RunResult& r) {
     ImGui::SliderInt("##by", &state.tile_block_y, 0, int(g.grid_y - 1), "y = %d");
     HelpMarker(tr("tiles.matmul_help").c_str());
     StepControls(state, tr("tiles.k_step").c_str(), g.k_steps);
-    if (t.ring_stages > 0) DrawStageRing(state, t, r);   // the stages at this k-step (lesson 22)
+    if (t.ring_stages > 0) {   // the stages at this k-step, and the block's pipeline over time (lesson 22)
+        DrawStageRing(state, t, r);
+        DrawPipelineTimeline(state, t, r);
+    }
 
     const float font = ImGui::GetFontSize();
     const float avail_w = ImGui::GetContentRegionAvail().x;

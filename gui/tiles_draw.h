@@ -44,6 +44,9 @@ void DrawStream(AppState& state, const TileGeometry& t, const RunResult& r);
 // A ring of shared-memory stages (TileGeometry::ring_stages > 0, lesson 22): which stage the
 // producer and the consumers are on at the panel's k-step. panel_tiles_ring.cpp.
 void DrawStageRing(const AppState& state, const TileGeometry& t, const RunResult& r);
+// One block's pipeline over time around the panel's k-step, the model beside the measured time
+// (tilelab/pipeline.h). panel_tiles_pipeline.cpp.
+void DrawPipelineTimeline(AppState& state, const TileGeometry& t, const RunResult& r);
 // Blocks owning whole rows of a stored N×N product (a product_name, no streamed operand: lesson
 // 14's softmax): panel_tiles_rows.cpp.
 void DrawRows(AppState& state, const TileGeometry& t, const RunResult& r);

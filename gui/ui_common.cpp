@@ -73,6 +73,15 @@ void HelpMarker(const char* text) {
     if (ImGui::IsItemHovered()) WrappedTooltip(text);
 }
 
+bool FitsOnThisLine(float width, float gap) {
+    const float spacing = gap >= 0 ? gap : ImGui::GetStyle().ItemSpacing.x;
+    return ImGui::GetItemRectMax().x + spacing + width <= ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+}
+
+void SameLineIfFits(float width, float gap) {
+    if (FitsOnThisLine(width, gap)) ImGui::SameLine(0, gap >= 0 ? gap : ImGui::GetStyle().ItemSpacing.x);
+}
+
 void TextWithHelp(const std::string& text, const char* help, bool dim) {
     if (dim) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
     ImGui::PushTextWrapPos(0);

@@ -11,6 +11,11 @@ namespace tilelab::gui {
 
 // A greyed "(?)" on the current line; hovering shows `text` wrapped at a readable width.
 void HelpMarker(const char* text);
+// Whether `width` more fits right of the previous item, `gap` after it (-1: the style's spacing),
+// on the window's line. SameLineIfFits puts the next item there when it does, else on a new line:
+// rows of buttons, swatches and headlines wrap with it.
+bool FitsOnThisLine(float width, float gap = -1.0f);
+void SameLineIfFits(float width, float gap = -1.0f);
 
 // A data table's column: a stretch weight, or a fixed width in font heights, or neither: as wide
 // as its header and its widest cell.

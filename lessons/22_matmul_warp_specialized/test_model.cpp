@@ -14,6 +14,7 @@
 #include "model_engine.h"
 #include "random_requests.h"
 #include "tilelab/i18n.h"
+#include "tilelab/pipeline.h"
 #include "tilelab/tune.h"
 #include "tilelab/variant.h"
 
@@ -110,6 +111,33 @@ TEST(WarpSpecializedModel, APersistentLaunchHasOneBlockAnSmAndNoMoreThanTheTiles
     req.params["PERSISTENT"] = 1;
     req.problem = test::size(256, 512, 64);
     EXPECT_EQ(model_engine().analyze(req).launch.grid[0], 4u) << "a persistent grid never exceeds the tiles";
+}
+
+// The Tiles panel's pipeline timeline takes one block's work from the run: a stage's A and B boxes,
+// the tile's FP32 store, the k-steps, the most tiles a block walks, the consumers' turns, and a
+// slice's 2·BM·BN·BK FLOPs at one SM's share of the tensor roof.
+TEST(WarpSpecializedModel, ThePipelineTimelineTakesOneBlocksWorkFromTheRun) {
+    RunRequest req{.variant = "matmul.warp_specialized", .params = {}, .problem = test::size(4096, 4096, 4096)};
+    RunResult r = model_engine().analyze(req);
+    ASSERT_TRUE(r.ok) << r.error;
+    auto p = run_pipeline(specialized().tiles(r.request.params, req.problem), r, 50, 0.5);
+    ASSERT_TRUE(p.has_value());
+    EXPECT_EQ(p->stage_bytes, 2 * 64 * (128 + 256));
+    EXPECT_EQ(p->tile_store_bytes, 4 * 128 * 256);
+    EXPECT_EQ(p->input.stages, 4);
+    EXPECT_EQ(p->input.slices, 64);
+    EXPECT_EQ(p->input.tiles, (512 + r.target.sm_count - 1) / r.target.sm_count);
+    EXPECT_EQ(p->input.groups, 1);
+    EXPECT_DOUBLE_EQ(p->input.mma_us, 2.0 * 128 * 256 * 64 / (r.target.peak_gflops(ElementType::bf16) * 1e3 / r.target.sm_count));
+    EXPECT_DOUBLE_EQ(p->input.load_us, 49152 / 50e3);
+    EXPECT_DOUBLE_EQ(p->input.latency_us, 0.5);
+    EXPECT_EQ(p->measured_block_us, 0) << "nothing measured in model mode";
+    req.params["PINGPONG"] = 1;
+    r = model_engine().analyze(req);
+    p = run_pipeline(specialized().tiles(r.request.params, req.problem), r, 50, 0.5);
+    ASSERT_TRUE(p.has_value());
+    EXPECT_EQ(p->input.groups, 2);
+    EXPECT_FALSE(run_pipeline(specialized().tiles(r.request.params, req.problem), r, 0, 0.5).has_value()) << "no load rate";
 }
 
 // Clusters: whole clusters in the grid (a third tile row gets a partner past M), a persistent grid
