@@ -76,7 +76,9 @@ LADDERS = {
            (["bf16"], {"PINGPONG": 1, "BN": 256, "STAGES": 5, "CLUSTER": 2}, "PINGPONG=1 64x256 S5 CLUSTER=2"),
            (["bf16", "fp16"], {"EPILOGUE": 1}, "EPILOGUE=1 (C by TMA)"),
            (["bf16", "fp16"], {"EPILOGUE": 1, "CLUSTER": 2}, "EPILOGUE=1 CLUSTER=2"),
-           (["bf16"], {"EPILOGUE": 1, "PINGPONG": 1, "BN": 128, "CLUSTER": 2}, "EPILOGUE=1 PINGPONG=1 128x128 S4 CLUSTER=2")],
+           (["bf16"], {"EPILOGUE": 1, "PINGPONG": 1, "BN": 128, "CLUSTER": 2}, "EPILOGUE=1 PINGPONG=1 128x128 S4 CLUSTER=2"),
+           (["bf16"], {"ORDER": 1}, "ORDER=1 (Hilbert)"),
+           (["bf16", "fp16"], {"ORDER": 1, "EPILOGUE": 1, "CLUSTER": 2}, "ORDER=1 EPILOGUE=1 CLUSTER=2")],
 }
 BIG = {"12": [({}, "defaults"), ({"BN": 256, "WM": 64, "WN": 64}, "128x256 64x64")],
        "13": [({}, "defaults"), ({"GROUP": 1}, "defaults, GROUP=1"), ({"BM": 256, "BK": 64}, "256x128 BK=64"),
@@ -86,7 +88,8 @@ BIG = {"12": [({}, "defaults"), ({"BN": 256, "WM": 64, "WN": 64}, "128x256 64x64
              ({"CLUSTER": 2}, "CLUSTER=2"), ({"CLUSTER": 4}, "CLUSTER=4"),
              ({"PINGPONG": 1, "BN": 128, "STAGES": 6}, "PINGPONG=1 128x128 S6"),
              ({"PINGPONG": 1, "BN": 128, "STAGES": 6, "CLUSTER": 2}, "PINGPONG=1 128x128 S6 CLUSTER=2"),
-             ({"EPILOGUE": 1}, "EPILOGUE=1"), ({"EPILOGUE": 1, "CLUSTER": 2}, "EPILOGUE=1 CLUSTER=2")]}
+             ({"EPILOGUE": 1}, "EPILOGUE=1"), ({"EPILOGUE": 1, "CLUSTER": 2}, "EPILOGUE=1 CLUSTER=2"),
+             ({"ORDER": 1}, "ORDER=1"), ({"ORDER": 1, "EPILOGUE": 1, "CLUSTER": 2}, "ORDER=1 EPILOGUE=1 CLUSTER=2")]}
 ONLY = os.environ.get("BENCH_ONLY", "")
 
 

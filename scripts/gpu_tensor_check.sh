@@ -100,6 +100,10 @@ for prec in bf16 fp16; do
   sanitize memcheck 1001x1000x1000 PREC=$prec EPILOGUE=1 CLUSTER=2
   sanitize racecheck 257x264x136 PREC=$prec EPILOGUE=1 PINGPONG=1 BN=128
   sanitize synccheck 129x136x72 PREC=$prec EPILOGUE=1 PERSISTENT=0
+  # Tiles along the Hilbert curve: odd tile grids (a diagonal step), clusters, turns.
+  sanitize memcheck 1001x1000x1000 PREC=$prec ORDER=1 CLUSTER=2
+  sanitize racecheck 301x296x312 PREC=$prec ORDER=1 PINGPONG=1 BN=128
+  sanitize synccheck 257x264x136 PREC=$prec ORDER=1 EPILOGUE=1
 done
 for prec in tf32 bf16 fp16; do
   [ "$hopper" = 0 ] && [[ " $parts " == *" sanitize "* ]] || break
@@ -134,6 +138,8 @@ if [[ " $parts " == *" ncu "* ]]; then
   [ "$lesson" = 22 ] && profile cluster2 --set PREC=bf16 --set CLUSTER=2
   [ "$lesson" = 22 ] && profile pingpong --set PREC=bf16 --set PINGPONG=1 --set BN=128 --set STAGES=6
   [ "$lesson" = 22 ] && profile epilogue --set PREC=bf16 --set EPILOGUE=1
+  [ "$lesson" = 22 ] && profile epilogue_cluster2 --set PREC=bf16 --set EPILOGUE=1 --set CLUSTER=2
+  [ "$lesson" = 22 ] && profile hilbert --set PREC=bf16 --set EPILOGUE=1 --set CLUSTER=2 --set ORDER=1
 fi
 
 echo "== sanitizer (rc 0 = clean)"; cat "$out/sanitizer.txt"

@@ -13,7 +13,8 @@
 // launch gives every thread the same share, at most 65536 / threads). PERSISTENT = 1 launches as
 // many blocks as stay resident and lets each walk tiles blockIdx.x, + gridDim.x, ...; the producer
 // then loads the next tile's first slices while the consumers store this tile's sums. The tiles are
-// numbered GROUP tile rows at a time (lesson 13's order), so the tiles in flight share A and B in L2.
+// numbered GROUP tile rows at a time (lesson 13's order), so the tiles in flight share A and B in L2;
+// ORDER = 1 numbers them along a Hilbert curve instead (matmul/tile_order.cuh).
 //
 // CLUSTER = 2 or 4 launches the blocks in clusters that take CLUSTER tiles one above the other
 // (same columns of B): each block's producer reads its own A box, but only every CLUSTER-th box of
@@ -51,7 +52,7 @@ __device__ __forceinline__ void hand_back(unsigned long long* empty, int rank) {
 }
 
 template <int KIND, int BN, int STAGES, int CONSUMERS, int SETMAXNREG, int PERSISTENT, int GROUP, int CLUSTER, int PINGPONG,
-          int EPILOGUE>
+          int EPILOGUE, int ORDER>
 __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
 warp_specialized_matmul(const void* A, const void* B, float* C, int M, int N, int K, unsigned long long* counters,
                 const __grid_constant__ TmaDescriptor map_a, const __grid_constant__ TmaDescriptor map_b,
@@ -103,7 +104,7 @@ warp_specialized_matmul(const void* A, const void* B, float* C, int M, int N, in
         int n = 0;
         for (int tile = first; tile < tiles; tile += step) {
             int tm, tn;
-            grouped_tile<GROUP>(tile, cluster_rows, tiles_n, tm, tn);
+            ordered_tile<ORDER, GROUP>(tile, cluster_rows, tiles_n, tm, tn);
             const int m0 = (tm * CLUSTER + rank) * BM, n0 = tn * BN;
             for (int t = 0; t < slices; ++t, ++n) {
                 const int s = n % STAGES;
@@ -149,7 +150,7 @@ warp_specialized_matmul(const void* A, const void* B, float* C, int M, int N, in
         }
         if (PINGPONG && turn > 0) hopper::named_sync(1 + turn % 2, 256);
         int tm, tn;
-        grouped_tile<GROUP>(tile, cluster_rows, tiles_n, tm, tn);
+        ordered_tile<ORDER, GROUP>(tile, cluster_rows, tiles_n, tm, tn);
         tm = tm * CLUSTER + rank;
         float acc[BMC / 64][BN / 2];
 #pragma unroll

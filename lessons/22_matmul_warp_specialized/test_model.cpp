@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <random>
 #include <set>
 #include <string>
@@ -17,6 +18,14 @@
 #include "tilelab/pipeline.h"
 #include "tilelab/tune.h"
 #include "tilelab/variant.h"
+
+// The kernel's tile orders, compiled for the host.
+#define __device__
+#define __forceinline__ inline
+using std::min;
+#include "../../kernels/matmul/tile_order.cuh"
+#undef __device__
+#undef __forceinline__
 
 namespace tilelab {
 namespace {
@@ -41,9 +50,14 @@ Walked walk(const ParamValues& v, const Problem& p) {
     const int64_t cluster_rows = (tiles_m + cluster - 1) / cluster;
     Walked w;
     for (int64_t id = 0; id < cluster_rows * tiles_n; ++id) {
-        const int64_t per_group = group * tiles_n, first = id / per_group * group;
-        const int64_t rows = std::min<int64_t>(cluster_rows - first, group);
-        const int64_t cm = first + id % per_group % rows, tn = id % per_group / rows;
+        int cm_, tn_;   // the kernel's own order (kernels/matmul/tile_order.cuh)
+        if (v.at("ORDER") == 1) hilbert_tile(int(id), int(cluster_rows), int(tiles_n), cm_, tn_);
+        else if (group == 1) grouped_tile<1>(int(id), int(cluster_rows), int(tiles_n), cm_, tn_);
+        else if (group == 2) grouped_tile<2>(int(id), int(cluster_rows), int(tiles_n), cm_, tn_);
+        else if (group == 4) grouped_tile<4>(int(id), int(cluster_rows), int(tiles_n), cm_, tn_);
+        else if (group == 8) grouped_tile<8>(int(id), int(cluster_rows), int(tiles_n), cm_, tn_);
+        else grouped_tile<16>(int(id), int(cluster_rows), int(tiles_n), cm_, tn_);
+        const int64_t cm = cm_, tn = tn_;
         for (int rank = 0; rank < cluster; ++rank) {   // every block of the cluster, past M or not
             const int64_t tm = cm * cluster + rank, m0 = tm * bm, n0 = tn * bn;
             if (tm < tiles_m) w.tiles.insert({tm, tn});
@@ -97,6 +111,57 @@ TEST(WarpSpecializedModel, CountsEqualTheWalkAtRandomConfigurationsAndOddSizes) 
         ++checked;
     }
     EXPECT_EQ(checked, 24);
+}
+
+// ORDER = 1's curve (the kernel's own hilbert_tile) on every grid up to 48×48: each tile once, each
+// step to a neighbour (a diagonal at an odd split, never further), and on grids of even sides every
+// step one tile across or down.
+TEST(WarpSpecializedModel, TheHilbertOrderVisitsEveryTileOnceStepByStep) {
+    for (int m = 1; m <= 48; ++m)
+        for (int n = 1; n <= 48; ++n) {
+            std::set<std::pair<int, int>> seen;
+            int pm = 0, pn = 0, longer = 0;
+            for (int id = 0; id < m * n; ++id) {
+                int tm = -1, tn = -1;
+                hilbert_tile(id, m, n, tm, tn);
+                ASSERT_TRUE(tm >= 0 && tm < m && tn >= 0 && tn < n) << m << "×" << n << " tile " << id;
+                seen.insert({tm, tn});
+                const int step = std::abs(tm - pm) + std::abs(tn - pn);
+                if (id > 0) {
+                    ASSERT_LE(step, 2) << m << "×" << n << " tile " << id;
+                }
+                longer += id > 0 && step > 1;
+                pm = tm, pn = tn;
+            }
+            EXPECT_EQ(int(seen.size()), m * n) << m << "×" << n;
+            if (m % 2 == 0 && n % 2 == 0) {
+                EXPECT_EQ(longer, 0) << m << "×" << n;
+            }
+        }
+}
+
+// Lesson 22's step on the tile order: at 8192³ with clusters of two (a 32×32 grid of 256×256
+// cluster tiles, 66 clusters in flight), each run of 66 consecutive tiles reads the rows of A and
+// the columns of B of the tiles it holds; averaged over the 15 whole runs, the Hilbert curve's runs
+// hold 5,103 of them, GROUP = 8's 4,762 (a run of the curve fits one of its squares only where it
+// starts on one).
+TEST(WarpSpecializedModel, TheHilbertRunsInFlightAt8192WithClustersHoldMoreRowsAndColumns) {
+    const int side = 32, run = 66;
+    for (int order = 0; order < 2; ++order) {
+        int64_t held = 0, runs = 0;
+        for (int start = 0; start + run <= side * side; start += run, ++runs) {
+            std::set<int> rows, cols;
+            for (int id = start; id < start + run; ++id) {
+                int tm = 0, tn = 0;
+                if (order == 1) hilbert_tile(id, side, side, tm, tn);
+                else grouped_tile<8>(id, side, side, tm, tn);
+                rows.insert(tm), cols.insert(tn);
+            }
+            held += 256 * int64_t(rows.size() + cols.size());
+        }
+        EXPECT_EQ(runs, 15);
+        EXPECT_EQ((held + runs / 2) / runs, order == 1 ? 5103 : 4762) << "ORDER=" << order;
+    }
 }
 
 // Persistent: one block an SM of the target (132 on the H100 preset), never more than the tiles.

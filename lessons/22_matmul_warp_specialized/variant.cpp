@@ -1,7 +1,7 @@
 // Warp specialisation on Hopper (kernels/matmul/warp_specialized.cuh): a producer warpgroup drives TMA, one
 // or two consumer warpgroups multiply with wgmma, full and empty mbarriers per stage instead of
 // the block's barrier, registers moved between the roles by setmaxnreg, persistent blocks walking
-// a grouped tile order, clusters of blocks sharing B by TMA multicast. BF16 or FP16 operands, FP32 sums; compiled for sm_90a (sm_90 only).
+// a grouped or Hilbert tile order, clusters of blocks sharing B by TMA multicast. BF16 or FP16 operands, FP32 sums; compiled for sm_90a (sm_90 only).
 #include <fmt/format.h>
 #include "tilelab/i18n.h"
 #include "tilelab/util.h"
@@ -24,6 +24,7 @@ struct WarpSpecialized {
     int cluster = 1;                         // <- CLUSTER: blocks a cluster, one above the other, B multicast
     int pingpong = 0;                        // <- PINGPONG: the two consumers take whole tiles in turns
     int epilogue = 0;                        // <- EPILOGUE: C stored by TMA from shared memory
+    int order = 0;                           // <- ORDER: tiles numbered grouped (GROUP) or along a Hilbert curve
 
     static inline const std::vector<ParamSpec> params = {
         {.name = "PREC", .kind = ParamKind::Element, .min = int(ElementType::bf16), .max = int(ElementType::f16),
@@ -37,11 +38,13 @@ struct WarpSpecialized {
         {.name = "CLUSTER", .kind = ParamKind::Pow2, .min = 1, .max = 4, .def = 1},
         {.name = "PINGPONG", .kind = ParamKind::Int, .min = 0, .max = 1, .def = 0},
         {.name = "EPILOGUE", .kind = ParamKind::Int, .min = 0, .max = 1, .def = 0},
+        {.name = "ORDER", .kind = ParamKind::Int, .min = 0, .max = 1, .def = 0},
     };
     static WarpSpecialized from(const ParamReader& p) {
         return {.input = ElementType(p["PREC"]), .bn = p["BN"], .consumers = p["CONSUMERS"], .stages = p["STAGES"],
                 .setmaxnreg = p["SETMAXNREG"], .persistent = p["PERSISTENT"], .group = p["GROUP"],
-                .cluster = p["CLUSTER"], .pingpong = p["PINGPONG"], .epilogue = p["EPILOGUE"]};
+                .cluster = p["CLUSTER"], .pingpong = p["PINGPONG"], .epilogue = p["EPILOGUE"],
+                .order = p["ORDER"]};
     }
     static constexpr int kBK = 64, kSwizzle = 128;
     int kind() const { return input == ElementType::bf16 ? 1 : 2; }
@@ -57,8 +60,8 @@ struct WarpSpecialized {
     std::string invalid_reason(const Problem& problem, const Target& target) const;
     KernelInstance kernel() const {
         return {"matmul/warp_specialized.cuh",
-                fmt::format("warp_specialized_matmul<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}>", kind(), bn, stages, consumers,
-                            setmaxnreg, persistent, group, cluster, pingpong, epilogue),
+                fmt::format("warp_specialized_matmul<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}>", kind(), bn, stages, consumers,
+                            setmaxnreg, persistent, group, cluster, pingpong, epilogue, order),
                 0, 90};
     }
     // One block a tile, in whole clusters (a cluster's rows past M padded).
@@ -111,7 +114,7 @@ TileGeometry WarpSpecialized::tiles(const Problem& p) const {
     t.warp_tile = {bn, 64};
     t.mma = {bn, 64, 16};
     t.mma_lanes_known = true;
-    t.tiles_walked = true;          // one index over the tiles, GROUP rows at a time (persistent or not)
+    t.tiles_walked = true;          // one index over the tiles, GROUP rows at a time or along a Hilbert curve
     t.loading_threads = 128;        // the producer warpgroup
     t.tiles_in_turns = pingpong ? 2 : 1;   // in turns, each consumer holds a whole tile of its own
     t.ring_stages = stages;

@@ -60,9 +60,10 @@ struct PipelineTimeline {
 PipelineTimeline simulate_pipeline(const PipelineInput& in);
 std::string pipeline_input_error(const PipelineInput& in);
 
-// The load time per stage (load_us) at which the simulated block ends at `measured_us`, other
-// inputs as given (bisection to 0.1 % of measured_us; end_us grows with load_us). Empty when
-// even instant loads end later than that (the measurement beats the model's tensor roof).
+// The load time per stage (load_us) at which the simulated block ends at `measured_us`, the
+// store time scaled with it (one rate moves both: store_us / load_us as given), the rest as given
+// (bisection until the two ends are within 0.01 % of measured_us; end_us grows with load_us). Empty when even instant loads
+// and stores end later than that (the measurement beats the model's tensor roof).
 std::optional<double> fit_load_us(PipelineInput in, double measured_us);
 
 // A run's pipeline: the block's durations from its model and target. mma_us: a slice's

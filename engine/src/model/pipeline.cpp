@@ -79,13 +79,15 @@ PipelineTimeline simulate_pipeline(const PipelineInput& in) {
 
 std::optional<double> fit_load_us(PipelineInput in, double measured_us) {
     if (!pipeline_input_error(in).empty() || !finite_at_least(measured_us, 0)) return std::nullopt;
+    const double store_per_load = in.load_us > 0 ? in.store_us / in.load_us : 0;   // the same rate moves both
     auto end_at = [&](double load) {
         in.load_us = load;
+        in.store_us = store_per_load * load;
         return simulate_pipeline(in).end_us;
     };
     if (end_at(0) > measured_us) return std::nullopt;
     double lo = 0, hi = measured_us;   // every slice loads, so end ≥ load_us: hi ends at or past it
-    while (hi - lo > measured_us * 1e-3) {
+    for (int i = 0; i < 48 && end_at(hi) - end_at(lo) > measured_us * 1e-4; ++i) {
         const double mid = (lo + hi) / 2;
         (end_at(mid) > measured_us ? hi : lo) = mid;
     }
