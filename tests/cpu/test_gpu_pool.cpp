@@ -143,6 +143,22 @@ TEST(GpuPool, AWorkerKilledMidSweepLosesNoPointAndIsReportedOnce) {
     EXPECT_EQ(s.runs().size(), reqs.size());
 }
 
+// A worker that exits as the real one does when a kernel never returns (it held the GPU past its
+// limit and did not stop: worker::kHungKernelExitStatus) is reported as that, not as a crash.
+TEST(GpuPool, AWorkerLeftByAKernelThatNeverReturnedSaysSo) {
+    PoolScratch s;
+    GpuPool pool;
+    ASSERT_TRUE(open_pool(pool, s, "--die-on 1 --die-after 0 --die-code 3"));
+    std::vector<std::string> events;
+    const std::vector<PoolResult> results = pool.run_all(points(4), quick_options(), nullptr, [&](const PoolProgress& p) {
+        if (!p.event.empty()) events.push_back(p.event);
+    });
+    for (const PoolResult& r : results) EXPECT_TRUE(r.result.ok) << r.result.error;
+    ASSERT_EQ(events.size(), 1u);
+    EXPECT_NE(events[0].find("never returned"), std::string::npos) << events[0];
+    EXPECT_EQ(events[0].find("unexpectedly"), std::string::npos) << events[0];
+}
+
 TEST(GpuPool, PointsAreComparedOnlyWithPointsOfTheSameGpuModel) {
     PoolScratch s;
     GpuPool pool;

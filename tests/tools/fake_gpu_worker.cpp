@@ -6,7 +6,8 @@
 // With --stalls FILE (a JSON object whose "stalls" is a StallSamples, e.g. measured on a GPU), a
 // run that asks for stall samples gets those, so the app's stall view can be drawn without a GPU.
 //   fake_gpu_worker --stdio [--gpu-device N] --count K [--models "A,B"] [--ms 30]
-//                   [--log FILE] [--die-on N --die-after M]   (device N exits on its run M+1)
+//                   [--log FILE] [--die-on N --die-after M]   (device N exits on its run M+1,
+//                   [--die-code C]                            with status C, default 9)
 //                   [--stalls FILE]
 #include <unistd.h>
 #include <atomic>
@@ -43,7 +44,7 @@ std::vector<std::string> split(const std::string& text) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    int device = 0, count = 1, ms = 30, die_on = -1, die_after = 0;
+    int device = 0, count = 1, ms = 30, die_on = -1, die_after = 0, die_code = 9;
     std::string models = "Fake GPU", log, stalls_file;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -56,6 +57,7 @@ int main(int argc, char** argv) {
         else if (a == "--log") log = next;
         else if (a == "--die-on") die_on = std::atoi(next);
         else if (a == "--die-after") die_after = std::atoi(next);
+        else if (a == "--die-code") die_code = std::atoi(next);
         else if (a == "--stalls") stalls_file = next;
         else {
             std::fprintf(stderr, "fake_gpu_worker: unknown argument '%s'\n", argv[i]);
@@ -86,7 +88,7 @@ int main(int argc, char** argv) {
         if (op == "memory") {
             reply = {{"free_bytes", 1u << 29}, {"total_bytes", 1u << 30}};
         } else if (op == "run") {
-            if (device == die_on && runs == die_after) _exit(9);   // dies with the request in hand
+            if (device == die_on && runs == die_after) _exit(die_code);   // dies with the request in hand
             ++runs;
             const json& job = request.at("job");
             tilelab::Measurement m;

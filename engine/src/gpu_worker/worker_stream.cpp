@@ -137,7 +137,7 @@ void Notes::loop() {
             if (held_s > hold_limit_s_ + kHungGraceS) {
                 std::fprintf(stderr, "tilelab-gpu-worker: a run held the GPU %.0f s and did not stop when asked; exiting so that the GPU is free\n", held_s);
                 std::fflush(stderr);
-                _exit(3);   // the driver ends the kernel with the context, and the flock goes with the process
+                _exit(kHungKernelExitStatus);   // the driver ends the kernel with the context, and the flock goes with the process
             }
         }
         if (now - last_note_ >= std::chrono::milliseconds(kNoteIntervalMs)) {

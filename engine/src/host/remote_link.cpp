@@ -1,5 +1,6 @@
 // Reaching a GPU worker through a launcher (remote_link.h).
 #include "host/remote_link.h"
+#include "tilelab/i18n.h"
 #include "host/worker_replies.h"
 #include "store/child_process.h"
 #include <fcntl.h>
@@ -286,12 +287,21 @@ std::string RemoteLink::explain(const std::string& what) {
         contains(all, "No such file or directory"))
         return fmt::format("tilelab-gpu-worker was not found {}: install it there (docs/teaching_server.md){}.",
                            where_.host.empty() ? "where the GPU command runs" : "on " + where_.host, quoted);
+    if (code == worker::kHungKernelExitStatus || contains(all, "did not stop when asked")) return never_returned_text();
     if (contains(all, "srun:") || contains(all, "salloc:") || contains(all, "sbatch:"))
         return fmt::format("Slurm did not start the GPU worker ({}){}.", what, quoted);
     const std::string ended = code >= 0 ? fmt::format("; the launcher exited with status {}", code)
                               : reaped_ && WIFSIGNALED(status_) ? fmt::format("; the launcher was killed by signal {}", WTERMSIG(status_))
                                                                 : "";
     return fmt::format("The GPU worker {} could not be used: {}{}{}.", where, what, ended, quoted);
+}
+
+std::string never_returned_text() {
+    return say("the kernel held the GPU past the worker's limit and never returned (an endless loop, or a wait that nothing "
+               "ends: an mbarrier no thread arrives at?), so the GPU worker exited to free the GPU; a fresh one starts with the "
+               "next run",
+               "内核占用 GPU 超过了 worker 的时限且一直没有返回（死循环，或一个永远等不到的等待：没有线程到达的 mbarrier？），"
+               "所以 GPU worker 退出以释放 GPU；下一次运行会启动一个新的");
 }
 
 void end_launchers_with_this_process() {

@@ -50,5 +50,8 @@ private:
 std::string read_greeting(int fd, int timeout_ms, worker::json& hello);
 // "" if `hello` is a greeting this engine can talk to, else why not.
 std::string greeting_problem(const worker::json& hello, const std::string& where);
+// What the client says when the worker exited with worker::kHungKernelExitStatus: a kernel held
+// the GPU past the worker's limit and never returned. Both languages.
+std::string never_returned_text();
 
 }  // namespace tilelab

@@ -241,6 +241,7 @@ std::string WorkerClient::stop(int grace_ms) {
     const pid_t done = reap_by(pid_, std::chrono::steady_clock::now() + std::chrono::milliseconds(grace_ms),
                                std::chrono::milliseconds(kPollMs), status, killed);
     pid_ = -1;
+    hung_exit_ = done > 0 && WIFEXITED(status) && WEXITSTATUS(status) == worker::kHungKernelExitStatus;
     return done > 0 ? describe_exit(status) : "could not be reaped";
 }
 
@@ -273,9 +274,11 @@ bool WorkerClient::wait_for_reply(uint32_t id, const CancelFlag* cancel, json& r
                               "编译超过 {:g} s，已被停止（#include 了读不完的东西，或宏展开没有尽头？）", time_limit_ms / 1000.0);
                 return false;
             }
-            failure = say("the run took longer than {:g} s and was stopped (an endless loop in the kernel?); "
-                          "the GPU worker was stopped ({}) and a fresh one starts with the next run",
-                          "运行超过 {:g} s，已被停止（内核里有死循环？）；GPU worker 已停止（{}），下一次运行会启动一个新的",
+            failure = say("the run took longer than {:g} s and was stopped (an endless loop in the kernel, or a wait that nothing "
+                          "ends, such as an mbarrier no thread arrives at?); the GPU worker was stopped ({}) and a fresh one starts "
+                          "with the next run",
+                          "运行超过 {:g} s，已被停止（内核里有死循环，或一个永远等不到的等待，比如没有线程到达的 mbarrier？）；"
+                          "GPU worker 已停止（{}），下一次运行会启动一个新的",
                           time_limit_ms / 1000.0, how);
             return false;
         }
@@ -332,9 +335,12 @@ bool WorkerClient::wait_for_reply(uint32_t id, const CancelFlag* cancel, json& r
                 return false;
             }
             const std::string how = stop(kExitGraceMs);
-            failure = say("the GPU worker stopped unexpectedly ({}{}); a fresh one starts with the next run",
-                          "GPU worker 意外停止（{}{}）；下一次运行会启动一个新的", how,
-                          got == worker::ReadStatus::error ? "; " + error : std::string());
+            if (hung_exit_)
+                failure = never_returned_text();
+            else
+                failure = say("the GPU worker stopped unexpectedly ({}{}); a fresh one starts with the next run",
+                              "GPU worker 意外停止（{}{}）；下一次运行会启动一个新的", how,
+                              got == worker::ReadStatus::error ? "; " + error : std::string());
             return false;
         }
         last_heard = std::chrono::steady_clock::now();

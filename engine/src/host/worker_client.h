@@ -84,6 +84,7 @@ private:
     uint32_t next_id_ = 1;
     uint64_t generation_ = 0;
     uint64_t deaths_ = 0;
+    bool hung_exit_ = false;   // the last worker stop() reaped exited with worker::kHungKernelExitStatus
     GpuLocation where_;
     std::unique_ptr<RemoteLink> remote_;   // the launcher, when where_.remote()
     std::string lost_;

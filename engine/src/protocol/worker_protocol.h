@@ -38,6 +38,10 @@ constexpr char kGreetingMagic[8] = {'T', 'I', 'L', 'E', 'L', 'A', 'B', '1'};
 constexpr int kProtocolVersion = 3;
 // How often a worker with a request in hand says so (the client's silence limit is far above).
 constexpr int kNoteIntervalMs = 1000;
+// The worker's exit status when a run held the GPU past its hold limit and did not stop when asked
+// (a kernel that never returns: an endless loop, a wait on a barrier nothing completes); the client
+// says so instead of "stopped unexpectedly".
+constexpr int kHungKernelExitStatus = 3;
 
 // Writes one frame, retrying short writes. On a socket the write never raises SIGPIPE; a closed
 // peer is an error. Returns false and sets `error` on failure.
