@@ -302,5 +302,18 @@ TEST(WarpSpecializedModel, TheTunersModelRanksTwoConsumersFirst) {
     EXPECT_LT(score({{"SETMAXNREG", 0}}), score({{"SETMAXNREG", 0}, {"CONSUMERS", 1}}));
 }
 
+// The persistent blocks' last round of tiles counts: one 128×256 tile past the SMs' count (133 on
+// 132) takes two rounds, so it scores about twice the time of one round of 132, not 133/132 of it.
+TEST(WarpSpecializedModel, TheTunersModelCountsTheLastRoundOfTiles) {
+    const Variant& v = specialized();
+    const auto score = [&](int64_t tiles) {
+        return model_score_ms(model_engine(), v, with_defaults(v.params, {}), test::size(128 * tiles, 256, 4096));
+    };
+    const int sms = model_engine().target().sm_count;
+    ASSERT_GT(sms, 0);
+    EXPECT_GT(score(sms + 1) / score(sms), 1.9);
+    EXPECT_LT(score(2 * sms) / score(sms + 1), 1.05) << "two full rounds cost what one tile past one round does";
+}
+
 }  // namespace
 }  // namespace tilelab

@@ -6,7 +6,8 @@
 //      values(), the last declared parameter fastest) and keep the points the engine calls valid;
 //   2. score each valid point by the model alone (no compile): a roofline time from its FLOPs,
 //      global and shared accesses (the bound plus a quarter of the other two), divided by the
-//      fraction of the last wave of blocks that is full and of the warps' lanes in use, scaled up
+//      fraction of the last wave of blocks that is full (for a persistent kernel, also of its last
+//      round of tiles) and of the warps' lanes in use, scaled up
 //      below 8 warps per SM (latency; registers guessed from the model's accumulators where it
 //      declares them, ×4 when the guess passes the per-thread limit); points the model cannot tell apart (the same threads, shared
 //      memory, FLOPs and traffic) count once: one per signature first, their twins after;

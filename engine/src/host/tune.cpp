@@ -74,7 +74,7 @@ struct ModelView {
 ModelView model_view(const Target& t, const Variant& v, const ParamValues& values, const Problem& problem) {
     const auto instance = v.bind(values);
     const CostModel m = instance->cost_model(problem);
-    const LaunchShape l = resident_on(instance->launch(problem), t);
+    const LaunchShape asked = instance->launch(problem), l = resident_on(asked, t);
     const double peak_gflops = t.peak_gflops(instance->precision().input);
     // Roofline: FMAs at the peak of the input type (FP32 pipes or tensor cores), global traffic at DRAM bandwidth (caches make it less; the
     // ranking only needs it to grow with the traffic), shared traffic at 128 B per clock per SM.
@@ -103,6 +103,12 @@ ModelView model_view(const Target& t, const Variant& v, const ParamValues& value
     if (occ.blocks_per_sm > 0 && t.sm_count > 0) {
         const double slots = double(occ.blocks_per_sm) * t.sm_count;
         wave_fill = double(l.blocks()) / (std::ceil(double(l.blocks()) / slots) * slots);
+    }
+    // A persistent kernel's blocks walk the tiles (the grid it asked for) in rounds: the last
+    // round's tiles leave the other blocks idle (512 tiles on 132 blocks: 4 rounds, 97% full).
+    if (l.resident_per_sm > 0 && asked.blocks() > l.blocks() && l.blocks() > 0) {
+        const double tiles = double(asked.blocks()), walkers = double(l.blocks());
+        wave_fill *= tiles / (std::ceil(tiles / walkers) * walkers);
     }
     // Fewer than 8 warps per SM hide latency poorly: scale by how far below that it is.
     const double latency = occ.active_warps >= 8 ? 1.0 : 8.0 / std::max(1, occ.active_warps);
