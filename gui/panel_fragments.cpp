@@ -7,6 +7,7 @@
 #include <array>
 #include <cfloat>
 #include <string>
+#include <vector>
 #include "tilelab/i18n.h"
 #include "tilelab/mma_layout.h"
 #include "panels.h"
@@ -75,10 +76,15 @@ std::string CellTip(const Grid& grid, int element_bytes, int row, int col) {
 
 }  // namespace
 
-void DrawFragmentLanes(int element_bytes) {
+void DrawFragmentLanes(int element_bytes, int64_t wgmma_n) {
     const int k = mma_cols(MmaOperand::A, element_bytes);   // the instruction's depth
-    const std::string shape = "m16n8k" + std::to_string(k) + (element_bytes == 4 ? ", TF32" : ", BF16/FP16");
-    TextWithHelp(trf("tiles.lanes_title", shape), trf("tiles.lanes_help", "16×" + std::to_string(k), mma_per_register(MmaOperand::A, element_bytes)).c_str());
+    if (wgmma_n > 0) {   // wgmma: A and B stay in shared memory; a warp's accumulators only
+        TextWithHelp(trf("tiles.lanes_title_wgmma", wgmma_n), trf("tiles.lanes_help_wgmma", wgmma_n, wgmma_n / 2).c_str());
+    } else {
+        const std::string shape = "m16n8k" + std::to_string(k) + (element_bytes == 4 ? ", TF32" : ", BF16/FP16");
+        TextWithHelp(trf("tiles.lanes_title", shape),
+                     trf("tiles.lanes_help", "16×" + std::to_string(k), mma_per_register(MmaOperand::A, element_bytes)).c_str());
+    }
 
     const float font = ImGui::GetFontSize();
     const float width = std::max(font * 16, ImGui::GetContentRegionAvail().x * 0.96f);
@@ -89,12 +95,12 @@ void DrawFragmentLanes(int element_bytes) {
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     const float top = origin.y + font * 1.4f, left = origin.x;
     const float c_x = left + cell * float(k) + cell * 2, c_y = top + cell * float(k) + gap;
-    std::array<Grid, 3> grids = {
-        Grid{MmaOperand::A, "A", 16, k, ImVec2(left, c_y)},
-        Grid{MmaOperand::B, "B", k, 8, ImVec2(c_x, top)},
-        Grid{MmaOperand::C, "C", 16, 8, ImVec2(c_x, c_y)},
-    };
-    ImGui::InvisibleButton("##mma_lanes", ImVec2(width, c_y - origin.y + cell * 16 + font * 0.5f));
+    std::vector<Grid> grids = {Grid{MmaOperand::C, "C", 16, 8, wgmma_n > 0 ? ImVec2(left, top) : ImVec2(c_x, c_y)}};
+    if (wgmma_n == 0) {
+        grids.push_back(Grid{MmaOperand::A, "A", 16, k, ImVec2(left, c_y)});
+        grids.push_back(Grid{MmaOperand::B, "B", k, 8, ImVec2(c_x, top)});
+    }
+    ImGui::InvisibleButton("##mma_lanes", ImVec2(width, grids[0].at.y - origin.y + cell * 16 + font * 0.5f));
     int lane = -1, row = 0, col = 0;
     const Grid* hovered = nullptr;
     if (ImGui::IsItemHovered())

@@ -37,6 +37,7 @@ struct MatmulGeometry {
     int64_t steps_m = 1, steps_n = 1; // the warp's steps over them; a thread's outputs split alike
     int64_t FM = 0, FN = 0, FK = 0;   // a tensor-core fragment of C (rows × columns) and its depth; 0: none
     bool lanes_known = false;         // the fragments' lanes are stated (mma.sync), not opaque (WMMA)
+    bool operands_in_shared = false;  // wgmma: A and B read from shared memory by descriptor
     double outputs_per_thread = 1;
     int smem_bytes = 0;
     bool a_shared = false, b_shared = false;   // where a k-step's tiles of A and B are staged
@@ -64,6 +65,7 @@ MatmulGeometry DeriveMatmul(const TileGeometry& t, const RunResult& r) {
     g.FM = t.mma[1];
     g.FK = t.mma[2];
     g.lanes_known = t.mma_lanes_known;
+    g.operands_in_shared = t.mma_operands_in_shared;
     g.bx = r.launch.block[0];
     g.by = int64_t(r.launch.block[1]) * r.launch.block[2];
     g.threads = std::max<int64_t>(1, r.launch.threads_per_block());
@@ -223,7 +225,10 @@ void DrawBlockZoom(const AppState& state, const MatmulGeometry& g, float width, 
             g.a_shared == g.b_shared ? (g.a_shared ? "in shared memory: " : "from global: ") + a + ", " + b
                                      : "in shared memory: " + (g.a_shared ? a : b) + "; from global: " + (g.a_shared ? b : a));
     Caption(dl, ImVec2(zc0.x, zc1.y + font * 0.2f), "C tile " + std::to_string(g.BM) + "×" + std::to_string(g.BN));
-    if (fragments)
+    if (fragments && g.operands_in_shared)
+        Swatch(kRegisterFill, trf("tiles.warpgroup_wgmma", g.WM, g.WN, g.FK, (g.WM / g.FM) * (g.WN / g.FN) * std::max<int64_t>(1, g.BK / g.FK),
+                                  g.FM, g.FN).c_str());
+    else if (fragments)
         Swatch(kRegisterFill, (trf("tiles.warp_fragments", g.WM, g.WN, g.WM / g.FM, g.WN / g.FN, g.FM, g.FN, g.FM, g.FK,
                                    g.FK, g.FN, (g.WM / g.FM) * (g.WN / g.FN) * std::max<int64_t>(1, g.BK / g.FK)) +
                                " " + tr(g.lanes_known ? "tiles.fragments_lanes_below" : "tiles.fragments_opaque"))
@@ -298,7 +303,7 @@ void DrawProduct(AppState& state, const TileGeometry& t, const RunResult& r) {
     }
     if (t.mma_lanes_known) {
         ImGui::Spacing();
-        DrawFragmentLanes(element_bytes(r.precision.input));
+        DrawFragmentLanes(element_bytes(r.precision.input), t.mma_operands_in_shared ? t.mma[0] : 0);
     }
 }
 

@@ -29,7 +29,7 @@ void DrawBankSection(AppState& state, const RunResult& r);
 void DrawTilesPanel(AppState& state);
 // The Tiles panel's tensor-core picture: one mma.sync's A, B and C fragments lane by lane, for
 // operands of `element_bytes` (gui/panel_fragments.cpp; tilelab/mma_layout.h).
-void DrawFragmentLanes(int element_bytes);
+void DrawFragmentLanes(int element_bytes, int64_t wgmma_n = 0);
 void DrawComparePanel(AppState& state);
 // The Compare panel's sweep of state.sweep.param_x over xs (and param_y over ys, a grid when
 // not empty), submitted to the engine thread. StartSweepFromText: "X" or "X,Y" with every value

@@ -92,6 +92,7 @@ TileGeometry TmaWgmma::tiles(const Problem& p) const {
     t.warp_tile = {wgn, 64};
     t.mma = {wgn, 64, 16};
     t.mma_lanes_known = true;
+    t.mma_operands_in_shared = true;   // wgmma reads A and B by descriptor: only C is in lanes
     return t;
 }
 

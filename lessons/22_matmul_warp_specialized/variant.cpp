@@ -114,6 +114,7 @@ TileGeometry WarpSpecialized::tiles(const Problem& p) const {
     t.warp_tile = {bn, 64};
     t.mma = {bn, 64, 16};
     t.mma_lanes_known = true;
+    t.mma_operands_in_shared = true;   // wgmma reads A and B by descriptor: only C is in lanes
     t.tiles_walked = true;          // one index over the tiles, GROUP rows at a time or along a Hilbert curve
     t.loading_threads = 128;        // the producer warpgroup
     t.tiles_in_turns = pingpong ? 2 : 1;   // in turns, each consumer holds a whole tile of its own

@@ -50,6 +50,10 @@ struct TileGeometry {
     // The fragments' lanes are stated (mma.sync: tilelab/mma_layout.h, drawn lane by lane for the
     // operands' element size); false where they are opaque (WMMA).
     bool mma_lanes_known = false;
+    // wgmma: A and B are read from shared memory through descriptors, never held by lanes; only
+    // the accumulators are (each warp of the warpgroup 16 rows, every 8 columns as mma.sync's C),
+    // so the picture draws C alone.
+    bool mma_operands_in_shared = false;
 
     // A neighbourhood (stencil): how far the inputs reach beyond a block's outputs; 0 = none.
     int64_t halo = 0;
