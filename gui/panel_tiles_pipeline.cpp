@@ -47,10 +47,11 @@ struct Axis {   // time → x over [t0, t1]
 // Rows of the slices [first, last] around the k-step, in their time window.
 void DrawZoom(const PipelineTimeline& tl, const PipelineInput& in, int64_t first, int64_t last, int64_t current) {
     double t0 = 1e300, t1 = 0;
-    for (const PipelineSpan& s : tl.spans)
-        if (s.slice >= first && s.slice <= last && s.lane >= in.stages) t0 = std::min(t0, s.start_us), t1 = std::max(t1, s.end_us);
-    for (const PipelineSpan& s : tl.spans)   // the window's loads began earlier
-        if (s.slice >= first && s.slice <= last && s.kind == PipelineSpanKind::Loading) t0 = std::min(t0, s.start_us);
+    for (const PipelineSpan& s : tl.spans) {   // the window's multiplies and stores, and its loads, which began earlier
+        if (s.slice < first || s.slice > last) continue;
+        if (s.lane >= in.stages) t0 = std::min(t0, s.start_us), t1 = std::max(t1, s.end_us);
+        if (s.kind == PipelineSpanKind::Loading) t0 = std::min(t0, s.start_us);
+    }
     if (!(t1 > t0)) return;
     const float font = ImGui::GetFontSize(), row_h = font * 1.35f, label_w = font * 5.5f;
     const int rows = in.stages + in.groups;

@@ -224,7 +224,7 @@ bool WorkerClient::start(std::string& failure) {
     return true;
 }
 
-std::string WorkerClient::stop(int grace_ms) {
+std::string WorkerClient::stop(int grace_ms, bool* hung_kernel) {
     if (remote_) {   // the link owns the channel and the launcher
         channel_ = -1;
         const std::string how = remote_->close(grace_ms);
@@ -241,7 +241,7 @@ std::string WorkerClient::stop(int grace_ms) {
     const pid_t done = reap_by(pid_, std::chrono::steady_clock::now() + std::chrono::milliseconds(grace_ms),
                                std::chrono::milliseconds(kPollMs), status, killed);
     pid_ = -1;
-    hung_exit_ = done > 0 && WIFEXITED(status) && WEXITSTATUS(status) == worker::kHungKernelExitStatus;
+    if (hung_kernel) *hung_kernel = done > 0 && WIFEXITED(status) && WEXITSTATUS(status) == worker::kHungKernelExitStatus;
     return done > 0 ? describe_exit(status) : "could not be reaped";
 }
 
@@ -334,8 +334,9 @@ bool WorkerClient::wait_for_reply(uint32_t id, const CancelFlag* cancel, json& r
                 lost_ = failure;
                 return false;
             }
-            const std::string how = stop(kExitGraceMs);
-            if (hung_exit_)
+            bool hung = false;
+            const std::string how = stop(kExitGraceMs, &hung);
+            if (hung)
                 failure = never_returned_text();
             else
                 failure = say("the GPU worker stopped unexpectedly ({}{}); a fresh one starts with the next run",

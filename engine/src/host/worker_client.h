@@ -70,8 +70,9 @@ public:
 private:
     bool start(std::string& failure);
     // Closes the channel and reaps the child, killing it if it does not exit within `grace_ms`.
-    // Returns how it ended ("exited with status 0", "killed by signal 11 (Segmentation fault)").
-    std::string stop(int grace_ms);
+    // Returns how it ended ("exited with status 0", "killed by signal 11 (Segmentation fault)");
+    // `hung_kernel`, where given, says whether it exited with worker::kHungKernelExitStatus.
+    std::string stop(int grace_ms, bool* hung_kernel = nullptr);
     bool wait_for_reply(uint32_t id, const CancelFlag* cancel, worker::json& reply, std::string& failure,
                         int time_limit_ms, bool compile, bool& timed_out);
     bool connect_locked(worker::json& hello, std::string& failure);
@@ -84,7 +85,6 @@ private:
     uint32_t next_id_ = 1;
     uint64_t generation_ = 0;
     uint64_t deaths_ = 0;
-    bool hung_exit_ = false;   // the last worker stop() reaped exited with worker::kHungKernelExitStatus
     GpuLocation where_;
     std::unique_ptr<RemoteLink> remote_;   // the launcher, when where_.remote()
     std::string lost_;

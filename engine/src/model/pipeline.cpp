@@ -30,42 +30,38 @@ PipelineTimeline simulate_pipeline(const PipelineInput& in) {
     PipelineTimeline out;
     if (!pipeline_input_error(in).empty()) return out;
     const int64_t n = in.slices * in.tiles, S = in.stages;
-    std::vector<double> arrival(size_t(n), 0), mma_start(size_t(n), 0), release(size_t(n), 0);
+    std::vector<double> mma_start(size_t(n), 0), release(size_t(n), 0);
     std::vector<double> group_free(size_t(in.groups), 0);
     double issue_prev = 0, arrival_prev = 0, mma_end_prev = 0;
-    // Slice g's stage is handed back at slice g + 1's start, known once that has been decided.
-    auto set_release = [&](int64_t g, double mma_end) {
-        const bool last_of_tile = (g + 1) % in.slices == 0;
-        if (g + 1 >= n || last_of_tile || S == 1) release[size_t(g)] = mma_end;
-        // otherwise filled in when slice g + 1 starts
-    };
     for (int64_t g = 0; g < n; ++g) {
         // The producer: stage g mod S must be empty (slice g − S handed back). With S ≥ 2 that
         // slice's release was decided when slice g − S + 1 ≤ g − 1 started.
         const double empty_at = g >= S ? release[size_t(g - S)] : 0;
         const double issue = std::max(issue_prev, empty_at);
         if (g >= S && empty_at > issue_prev) out.producer_wait_us += empty_at - issue_prev;
-        arrival[size_t(g)] = std::max(issue + in.latency_us, arrival_prev) + in.load_us;
+        const double arrival = std::max(issue + in.latency_us, arrival_prev) + in.load_us;
         const int lane = int(g % S);
-        out.spans.push_back({PipelineSpanKind::Loading, lane, g, issue, arrival[size_t(g)]});
+        out.spans.push_back({PipelineSpanKind::Loading, lane, g, issue, arrival});
         issue_prev = issue;
-        arrival_prev = arrival[size_t(g)];
+        arrival_prev = arrival;
 
         // The consumers.
         const int64_t tile = g / in.slices;
         const int group = int(tile % in.groups);
-        const bool first_of_tile = g % in.slices == 0;
-        double start = std::max(arrival[size_t(g)], mma_end_prev);
+        const bool first_of_tile = g % in.slices == 0, last_of_tile = (g + 1) % in.slices == 0;
+        double start = std::max(arrival, mma_end_prev);
         if (first_of_tile) start = std::max(start, group_free[size_t(group)]);
         out.consumer_wait_us += start - mma_end_prev;
         mma_start[size_t(g)] = start;
-        if (g > 0 && !first_of_tile && S > 1) release[size_t(g - 1)] = start;
         const double end = start + in.mma_us;
-        out.spans.push_back({PipelineSpanKind::Loaded, lane, g, arrival[size_t(g)], start});
+        // Slice g − 1's stage comes back as slice g starts (wait_group 1); a tile's last slice's,
+        // or every slice's with one stage, at its own end (wait_group 0).
+        if (!first_of_tile && S > 1) release[size_t(g - 1)] = start;
+        if (last_of_tile || S == 1) release[size_t(g)] = end;
+        out.spans.push_back({PipelineSpanKind::Loaded, lane, g, arrival, start});
         out.spans.push_back({PipelineSpanKind::Multiplying, int(S) + group, g, start, end});
-        set_release(g, end);
         mma_end_prev = end;
-        if ((g + 1) % in.slices == 0) {
+        if (last_of_tile) {
             group_free[size_t(group)] = end + in.store_us;
             out.spans.push_back({PipelineSpanKind::Storing, int(S) + group, g, end, end + in.store_us});
             out.end_us = std::max(out.end_us, end + in.store_us);
@@ -85,11 +81,13 @@ std::optional<double> fit_load_us(PipelineInput in, double measured_us) {
         in.store_us = store_per_load * load;
         return simulate_pipeline(in).end_us;
     };
-    if (end_at(0) > measured_us) return std::nullopt;
     double lo = 0, hi = measured_us;   // every slice loads, so end ≥ load_us: hi ends at or past it
-    for (int i = 0; i < 48 && end_at(hi) - end_at(lo) > measured_us * 1e-4; ++i) {
-        const double mid = (lo + hi) / 2;
-        (end_at(mid) > measured_us ? hi : lo) = mid;
+    double end_lo = end_at(lo), end_hi = end_at(hi);
+    if (end_lo > measured_us) return std::nullopt;
+    for (int i = 0; i < 48 && end_hi - end_lo > measured_us * 1e-4; ++i) {
+        const double mid = (lo + hi) / 2, end_mid = end_at(mid);
+        if (end_mid > measured_us) hi = mid, end_hi = end_mid;
+        else lo = mid, end_lo = end_mid;
     }
     return (lo + hi) / 2;
 }
