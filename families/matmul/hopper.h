@@ -39,13 +39,22 @@ inline std::string ring_problem(const Target& t, int stages, int stage_bytes, in
 // `cluster` > 0 blocks multicast it: lesson 22) and writes whole boxes into shared memory (zeros
 // past the edges); each wgmma reads its 64×16 of A and 16×WGN of B from shared memory; every
 // element of C is stored once. `threads` of the block share the reads.
+// C staged in shared memory on its way out (lesson 22's EPILOGUE = 1): elements written there and
+// read back by TMA, in all and per block, and how the formulas name them.
+struct StagedC {
+    double total = 0, per_block = 0;
+    SharedExtra formula;
+};
 inline void wgmma_counts(CostModel& m, const Problem& p, int bm, int bn, int bk, int wgn, int threads, const Precision& precision,
-                         int cluster = 0) {
+                         int cluster = 0, const StagedC& staged = {}) {
     const int c = std::max(cluster, 1);
     const double blocks = double(ceil_div(p.dim[1], bn)) * double(ceil_div(p.dim[0], int64_t(bm) * c)) * c;
     const double reads_per_k = double(bm) * bn * (1.0 / wgn + 1.0 / 64) / threads;
     block_tiled_counts(m, p, bm, bn, bk, threads, double(bm) * bn / threads, reads_per_k, precision, c);
-    add_block_tiled_formulas(m, blocks, "BM·BN / threads", "BM·BN·(1/WGN + 1/64) / threads", cluster > 0);
+    m.total.shared_stores += staged.total, m.total.shared_loads += staged.total;
+    m.per_block.shared_stores += staged.per_block, m.per_block.shared_loads += staged.per_block;
+    m.per_thread.shared_stores += staged.per_block / threads, m.per_thread.shared_loads += staged.per_block / threads;
+    add_block_tiled_formulas(m, blocks, "BM·BN / threads", "BM·BN·(1/WGN + 1/64) / threads", cluster > 0, staged.formula);
     const double per_slice = double(bk / 16) * (bm / 64) * (bn / wgn);
     add_extra(m, "wgmma / block / K slice", "(BK/16)·(BM/64)·(BN/WGN)", per_slice);
     const double wgmmas = blocks * double(ceil_div(p.dim[2], bk)) * per_slice;

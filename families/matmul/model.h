@@ -61,21 +61,27 @@ inline void block_tiled_counts(CostModel& m, const Problem& p, int bm, int bn, i
 // block_tiled_counts' formulas, as the cost model shows them after the variant's own first lines:
 // `outputs` is a thread's outputs ("TM·TN"), `reads` the shared values it reads per k ("TM+TN";
 // a whole formula where it has its own divisor, "(WM+WN) / 32").
-// `clustered`: the forms with CLUSTER (block_tiled_counts' clusters).
+// `clustered`: the forms with CLUSTER (block_tiled_counts' clusters). A variant whose shared
+// memory also holds something else read back as often as it is written (lesson 22 stages C there)
+// adds those elements to m's shared counts first and names them: `shared_extra` is appended to the
+// total shared stores' and loads' formulas, `shared_extra_thread` to the per-thread ones.
+struct SharedExtra {
+    std::string total, thread;
+};
 inline void add_block_tiled_formulas(CostModel& m, double blocks, const std::string& outputs, const std::string& reads,
-                                     bool clustered = false) {
+                                     bool clustered = false, const SharedExtra& shared_extra = {}) {
     add_formula(m, "blocks", clustered ? "⌈N/BN⌉·CLUSTER·⌈M/(CLUSTER·BM)⌉" : "⌈N/BN⌉·⌈M/BM⌉", blocks);
     add_formula(m, "global loads / thread", clustered ? "K·(BM+BN/CLUSTER) / threads" : "K·(BM+BN) / threads",
                 m.per_thread.global_loads);
     add_formula(m, "global stores / thread", outputs, m.per_thread.global_stores);
-    add_formula(m, "shared stores / thread", "⌈K/BK⌉·BK·(BM+BN) / threads", m.per_thread.shared_stores);
+    add_formula(m, "shared stores / thread", "⌈K/BK⌉·BK·(BM+BN) / threads" + shared_extra.thread, m.per_thread.shared_stores);
     const std::string per_k = reads.find('/') != std::string::npos ? reads : "(" + reads + ")";
-    add_formula(m, "shared loads / thread", "⌈K/BK⌉·BK·" + per_k, m.per_thread.shared_loads);
+    add_formula(m, "shared loads / thread", "⌈K/BK⌉·BK·" + per_k + shared_extra.thread, m.per_thread.shared_loads);
     add_formula(m, "global loads, total", clustered ? "M·K·⌈N/BN⌉ + K·N·⌈M/(CLUSTER·BM)⌉" : "M·K·⌈N/BN⌉ + K·N·⌈M/BM⌉",
                 m.total.global_loads);
     add_formula(m, "global stores, total", "M·N", m.total.global_stores);
-    add_formula(m, "shared stores, total", "blocks·⌈K/BK⌉·BK·(BM+BN)", m.total.shared_stores);
-    add_formula(m, "shared loads, total", "blocks·threads·⌈K/BK⌉·BK·" + per_k, m.total.shared_loads);
+    add_formula(m, "shared stores, total", "blocks·⌈K/BK⌉·BK·(BM+BN)" + shared_extra.total, m.total.shared_stores);
+    add_formula(m, "shared loads, total", "blocks·threads·⌈K/BK⌉·BK·" + per_k + shared_extra.total, m.total.shared_loads);
     add_formula(m, "FLOPs", "2·M·N·K", m.flops);
     const bool fp32 = m.load_element_bytes == 4 && m.store_element_bytes == 4;
     add_formula(m, "arithmetic intensity (FLOP/B)",

@@ -71,7 +71,10 @@ struct WarpSpecialized {
     LaunchShape launch(const Problem& p) const;
     TileGeometry tiles(const Problem& problem) const;
     CostModel cost_model(const Problem& problem) const;
-    void add_staged_store(CostModel& m, const Problem& p) const;
+    static double staged_boxes(const Problem& p) {
+        return double(ceil_div(p.dim[0], int64_t(16))) * double(ceil_div(p.dim[1], int64_t(32)));
+    }
+    matmul::StagedC staged_c(const Problem& p) const;
     Precision precision() const { return {input, ElementType::f32, ElementType::f32}; }
 };
 
@@ -125,25 +128,16 @@ TileGeometry WarpSpecialized::tiles(const Problem& p) const {
 // EPILOGUE = 1: every 16-row band of C below M (a warp's) and every 32-column box left of N is
 // staged once, 16·32 floats written by the warp and read back by TMA; shared accesses are counted
 // in the operands' 2-byte elements, so a float counts 2.
-void WarpSpecialized::add_staged_store(CostModel& m, const Problem& p) const {
-    const double boxes = double(ceil_div(p.dim[0], int64_t(16))) * double(ceil_div(p.dim[1], int64_t(32)));
-    const double per_box = 2.0 * 16 * 32, per_block = 2.0 * bm() * bn;
-    m.total.shared_stores += boxes * per_box, m.total.shared_loads += boxes * per_box;
-    m.per_block.shared_stores += per_block, m.per_block.shared_loads += per_block;
-    m.per_thread.shared_stores += per_block / threads(), m.per_thread.shared_loads += per_block / threads();
-    add_extra(m, "C boxes staged", "⌈M/16⌉·⌈N/32⌉ (16×32 FP32, a warp's, written to shared memory, stored by TMA)", boxes);
-    for (Formula& f : m.formulas) {   // the shared-memory formulas say so
-        const bool total = f.quantity == "shared stores, total" || f.quantity == "shared loads, total";
-        const bool thread = f.quantity == "shared stores / thread" || f.quantity == "shared loads / thread";
-        if (!total && !thread) continue;
-        f.expression += total ? " + 2·16·32·(C boxes staged)" : " + 2·BM·BN / threads";
-        f.value += total ? boxes * per_box : per_block / threads();
-    }
+matmul::StagedC WarpSpecialized::staged_c(const Problem& p) const {
+    if (!epilogue) return {};
+    return {.total = staged_boxes(p) * 2.0 * 16 * 32, .per_block = 2.0 * bm() * bn,
+            .formula = {.total = " + 2·16·32·(C boxes staged)", .thread = " + 2·BM·BN / threads"}};
 }
 
 CostModel WarpSpecialized::cost_model(const Problem& p) const {
     CostModel m;
-    matmul::wgmma_counts(m, p, bm(), bn, kBK, bn, threads(), precision(), cluster);
+    const matmul::StagedC staged = staged_c(p);
+    matmul::wgmma_counts(m, p, bm(), bn, kBK, bn, threads(), precision(), cluster, staged);
     matmul::add_formula(m, "threads / block", "128·(CONSUMERS + 1)", threads());
     add_extra(m, "accumulator registers / thread", "BMC·BN / 128 (a consumer's)", double(bmc()) * bn / 128);
     add_extra(m, "rows / consumer", "BMC = 128·128 / BN", bmc());
@@ -160,7 +154,9 @@ CostModel WarpSpecialized::cost_model(const Problem& p) const {
               setmaxnreg ? 232 : 0);
     add_extra(m, "dynamic shared memory (bytes)", "STAGES·(bytes / stage + 16) + 1024 + EPILOGUE·CONSUMERS·16,384",
               dynamic_smem_bytes());
-    if (epilogue) add_staged_store(m, p);
+    if (epilogue)
+        add_extra(m, "C boxes staged", "⌈M/16⌉·⌈N/32⌉ (16×32 FP32, a warp's, written to shared memory, stored by TMA)",
+                  staged_boxes(p));
     return m;
 }
 
