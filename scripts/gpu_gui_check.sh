@@ -4,8 +4,9 @@
 # every lesson, step and panel. Runs binaries built elsewhere (the GPU machine has no Debian
 # packages): BIN holds gui/tilelab, tilelab-gpu-worker and tilelab-cli (the lesson list;
 # scripts/carry_build.sh makes it), DEBS the output of shared/scripts/gl-debs.sh plus, in
-# DEBS/extra, fonts-dejavu-core and the app's fontconfig with its libraries (apt-get download
-# libfontconfig1 fontconfig-config libfreetype6 libpng16-16 libbrotli1 libexpat1), and,
+# DEBS/extra, fonts-dejavu-core, fonts-wqy-microhei (Chinese) and the app's fontconfig with its
+# libraries (apt-get download libfontconfig1 fontconfig-config libfreetype6 libpng16-16 libbrotli1
+# libexpat1), and,
 # optionally, Mesa's EGL/llvmpipe packages and their dependencies in DEBS/mesa (apt-get
 # download libegl-mesa0 libgl1-mesa-dri libgbm1 ... ).
 # Usage: scripts/gpu_gui_check.sh BIN DEBS
@@ -21,12 +22,8 @@ bin=$(cd "${1:?usage: gpu_gui_check.sh BIN DEBS}" && pwd)
 debs=$(cd "${2:?usage: gpu_gui_check.sh BIN DEBS}" && pwd)
 out=/tmp/tilelab-gui-check; rm -rf "$out"; mkdir -p "$out"
 
-# GL/EGL loaders onto /, the app's other runtime libraries into a private root (never onto /).
-for f in "$debs"/gl/*.deb; do dpkg -x "$f" /; done; ldconfig
-mkdir -p /tmp/tlroot; for f in "$debs"/extra/*.deb; do dpkg -x "$f" /tmp/tlroot; done
-export LD_LIBRARY_PATH=/tmp/tlroot/usr/lib/x86_64-linux-gnu:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
-export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
-export TILELAB_FONT_DIR=/tmp/tlroot/usr/share/fonts/truetype/dejavu
+. scripts/gui_runtime.sh
+gui_runtime_setup "$debs"
 export XDG_CONFIG_HOME=/tmp/tlconfig XDG_CACHE_HOME=/tmp/tlcache
 app="$bin/gui/tilelab"
 

@@ -9,11 +9,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 bin=$(cd "${1:?usage: gpu_tune_gui_check.sh BIN DEBS}" && pwd)
 debs=$(cd "${2:?usage: gpu_tune_gui_check.sh BIN DEBS}" && pwd)
-for f in "$debs"/gl/*.deb; do dpkg -x "$f" /; done; ldconfig
-mkdir -p /tmp/tlroot; for f in "$debs"/extra/*.deb; do dpkg -x "$f" /tmp/tlroot; done
-export LD_LIBRARY_PATH=/tmp/tlroot/usr/lib/x86_64-linux-gnu:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
-export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
-export TILELAB_FONT_DIR=/tmp/tlroot/usr/share/fonts/truetype/dejavu
+. scripts/gui_runtime.sh
+gui_runtime_setup "$debs"
 export XDG_CONFIG_HOME=/tmp/tlconfig XDG_CACHE_HOME=/tmp/tlcache-tune
 rm -rf "$XDG_CACHE_HOME"
 out=${OUT:-/tmp}
