@@ -31,6 +31,20 @@
 #pragma once
 #include "stencil_common.cuh"
 
+// Two copies of a block's walk, chosen once per block: where its region holds a boundary cell or a
+// cell outside the grid, each cell gets the stencil or keeps its value by a select
+// (walk(EdgeRegion<true>)); inside the grid's interior every cell gets the stencil, no select
+// (walk(EdgeRegion<false>)). Most blocks are inside: at 512³ and a 64×24 region, 7 of 9 block
+// columns and 27 of 29 block rows.
+template <bool B>
+struct EdgeRegion {
+    static constexpr bool value = B;
+};
+// Whether the region of w × h cells from (x0, y0) reaches the boundary (or past it).
+__device__ __forceinline__ bool region_at_edge(int x0, int w, int y0, int h, int nx, int ny) {
+    return !(x0 >= 1 && x0 + w <= nx - 1 && y0 >= 1 && y0 + h <= ny - 1);
+}
+
 template <int T, int TY, int RY, int ZC, int AHEAD>
 __global__ void __launch_bounds__(32 * TY)
 temporal_stencil(const float* __restrict__ in, float* __restrict__ out, int nx, int ny, int nz,
@@ -102,78 +116,85 @@ temporal_stencil(const float* __restrict__ in, float* __restrict__ out, int nx, 
         for (int r = 0; r < RY; ++r) prev[l][r] = mid[l][r] = 0.0f;
 
     const int iterations = (ze - zs) + 2 * T;
-    for (int k = 0; k < iterations; ++k) {
-        const int p = zs - T + k, parity = k & 1;
-        float fresh[RY];   // the newest plane of the level below: the input's plane p first
+    const auto walk = [&](auto edge) {
+        constexpr bool EDGE = decltype(edge)::value;
+        for (int k = 0; k < iterations; ++k) {
+            const int p = zs - T + k, parity = k & 1;
+            float fresh[RY];   // the newest plane of the level below: the input's plane p first
 #pragma unroll
-        for (int r = 0; r < RY; ++r) fresh[r] = queue[0][r];
+            for (int r = 0; r < RY; ++r) fresh[r] = queue[0][r];
 #pragma unroll
-        for (int a = 0; a + 1 < AHEAD; ++a)
+            for (int a = 0; a + 1 < AHEAD; ++a)
 #pragma unroll
-            for (int r = 0; r < RY; ++r) queue[a][r] = queue[a + 1][r];
-        load_plane(p + AHEAD, queue[AHEAD - 1]);
-        if (p >= max(load_lo, 1) && p < min(load_hi, nz - 1)) share(0, parity, fresh);   // level 1 reads them where it computes
+                for (int r = 0; r < RY; ++r) queue[a][r] = queue[a + 1][r];
+            load_plane(p + AHEAD, queue[AHEAD - 1]);
+            // Level 1 reads them where it computes.
+            if (p >= max(load_lo, 1) && p < min(load_hi, nz - 1)) share(0, parity, fresh);
 
 #pragma unroll
-        for (int l = 1; l <= T; ++l) {
-            // Level l computes plane z from level l−1's planes z−1 (prev), z (mid) and z+1 (fresh):
-            // the planes level T needs, [zs − (T−l), ze + (T−l)), those inside the grid, where
-            // boundary planes 0 and Nz−1 keep their values. The condition is the same for the
-            // whole block, so the shuffles and barriers stay uniform.
-            const int z = p - l;
-            const bool active = z >= max(zs - (T - l), 0) && z < min(ze + (T - l), nz);
-            const bool computes = active && z >= 1 && z < nz - 1;
-            float result[RY];
+            for (int l = 1; l <= T; ++l) {
+                // Level l computes plane z from level l−1's planes z−1 (prev), z (mid) and z+1 (fresh):
+                // the planes level T needs, [zs − (T−l), ze + (T−l)), those inside the grid, where
+                // boundary planes 0 and Nz−1 keep their values. The condition is the same for the
+                // whole block, so the shuffles and barriers stay uniform.
+                const int z = p - l;
+                const bool active = z >= max(zs - (T - l), 0) && z < min(ze + (T - l), nz);
+                const bool computes = active && z >= 1 && z < nz - 1;
+                float result[RY];
 #pragma unroll
-            for (int r = 0; r < RY; ++r) result[r] = mid[l - 1][r];   // a boundary cell keeps its value
-            if (computes) {
+                for (int r = 0; r < RY; ++r) result[r] = mid[l - 1][r];   // a boundary cell keeps its value
+                if (computes) {
+#pragma unroll
+                    for (int r = 0; r < RY; ++r) {
+                        const float centre = mid[l - 1][r];
+                        const float x_minus = __shfl_up_sync(0xffffffffu, centre, 1);
+                        const float x_plus = __shfl_down_sync(0xffffffffu, centre, 1);
+                        float y_minus = centre, y_plus = centre;   // the region's own edge rows: never outputs
+                        if (r > 0) {
+                            y_minus = mid[l - 1][r - 1];
+                        } else if (ty > 0) {
+                            // EXERCISE-BEGIN: y_minus: the row above this thread's first row, level l−1 at plane z (left in shared memory last iteration by the thread row above)
+                            y_minus = last_s[l - 1][parity ^ 1][ty - 1][lane];
+                            TL_SLOAD(1);
+                            // EXERCISE-END
+                        }
+                        if (r < RY - 1) {
+                            y_plus = mid[l - 1][r + 1];
+                        } else if (ty < TY - 1) {
+                            y_plus = first_mine[(2 * (l - 1) + (parity ^ 1)) * kSlot + 32];   // first_s[l−1][parity^1][ty+1][lane]
+                            TL_SLOAD(1);
+                        }
+                        // At the edge, evaluated everywhere and selected, not branched around: the
+                        // few boundary lanes would cost the whole warp a branch per row.
+                        const float sum =
+                            apply_stencil(centre, x_minus, x_plus, y_minus, y_plus, prev[l - 1][r], fresh[r]);
+                        result[r] = !EDGE || inner[r] ? sum : centre;
+                    }
+                }
+                // EXERCISE-BEGIN: move level l−1's planes on (prev ← mid ← fresh) and hand level l's result up as the next level's fresh plane
 #pragma unroll
                 for (int r = 0; r < RY; ++r) {
-                    const float centre = mid[l - 1][r];
-                    const float x_minus = __shfl_up_sync(0xffffffffu, centre, 1);
-                    const float x_plus = __shfl_down_sync(0xffffffffu, centre, 1);
-                    float y_minus = centre, y_plus = centre;   // the region's own edge rows: never outputs
-                    if (r > 0) {
-                        y_minus = mid[l - 1][r - 1];
-                    } else if (ty > 0) {
-                        // EXERCISE-BEGIN: y_minus: the row above this thread's first row, level l−1 at plane z (left in shared memory last iteration by the thread row above)
-                        y_minus = last_s[l - 1][parity ^ 1][ty - 1][lane];
-                        TL_SLOAD(1);
-                        // EXERCISE-END
-                    }
-                    if (r < RY - 1) {
-                        y_plus = mid[l - 1][r + 1];
-                    } else if (ty < TY - 1) {
-                        y_plus = first_mine[(2 * (l - 1) + (parity ^ 1)) * kSlot + 32];   // first_s[l−1][parity^1][ty+1][lane]
-                        TL_SLOAD(1);
-                    }
-                    // Evaluated everywhere and selected, not branched around: the few boundary
-                    // lanes would cost the whole warp a branch per row.
-                    const float sum = apply_stencil(centre, x_minus, x_plus, y_minus, y_plus, prev[l - 1][r], fresh[r]);
-                    result[r] = inner[r] ? sum : centre;
+                    prev[l - 1][r] = mid[l - 1][r];
+                    mid[l - 1][r] = fresh[r];
+                    fresh[r] = result[r];
+                }
+                // EXERCISE-END
+                if (l < T) {
+                    if (computes) share(l, parity, fresh);   // level l+1 reads them where it computes
+                } else if (active) {
+#pragma unroll
+                    for (int r = 0; r < RY; ++r)
+                        if (owns[r]) {
+                            (out + ptrdiff_t(z) * plane)[column[r]] = fresh[r];
+                            TL_GSTORE(1);
+                        }
                 }
             }
-            // EXERCISE-BEGIN: move level l−1's planes on (prev ← mid ← fresh) and hand level l's result up as the next level's fresh plane
-#pragma unroll
-            for (int r = 0; r < RY; ++r) {
-                prev[l - 1][r] = mid[l - 1][r];
-                mid[l - 1][r] = fresh[r];
-                fresh[r] = result[r];
-            }
-            // EXERCISE-END
-            if (l < T) {
-                if (computes) share(l, parity, fresh);   // level l+1 reads them where it computes
-            } else if (active) {
-#pragma unroll
-                for (int r = 0; r < RY; ++r)
-                    if (owns[r]) {
-                        (out + ptrdiff_t(z) * plane)[column[r]] = fresh[r];
-                        TL_GSTORE(1);
-                    }
-            }
+            __syncthreads();   // this iteration's edge rows are written; last iteration's are read
         }
-        __syncthreads();   // this iteration's edge rows are written; last iteration's are read
-    }
+    };
+    if (region_at_edge(int(blockIdx.x) * BX - T, 32, int(blockIdx.y) * BY - T, H, nx, ny)) walk(EdgeRegion<true>{});
+    else walk(EdgeRegion<false>{});
 }
 
 // Two columns a thread (CX = 2): the region is 64 columns, lane l holding columns 2l and 2l+1, so
@@ -254,81 +275,86 @@ temporal_stencil_two_columns(const float* __restrict__ in, float* __restrict__ o
             for (int c = 0; c < CX; ++c) prev[l][r][c] = mid[l][r][c] = 0.0f;
 
     const int iterations = (ze - zs) + 2 * T;
-    for (int k = 0; k < iterations; ++k) {
-        const int p = zs - T + k, parity = k & 1;
-        float fresh[RY][CX];
-#pragma unroll
-        for (int r = 0; r < RY; ++r)
-#pragma unroll
-            for (int c = 0; c < CX; ++c) fresh[r][c] = queue[0][r][c];
-#pragma unroll
-        for (int a = 0; a + 1 < AHEAD; ++a)
+    const auto walk = [&](auto edge) {
+        constexpr bool EDGE = decltype(edge)::value;
+        for (int k = 0; k < iterations; ++k) {
+            const int p = zs - T + k, parity = k & 1;
+            float fresh[RY][CX];
 #pragma unroll
             for (int r = 0; r < RY; ++r)
 #pragma unroll
-                for (int c = 0; c < CX; ++c) queue[a][r][c] = queue[a + 1][r][c];
-        load_plane(p + AHEAD, queue[AHEAD - 1]);
-        if (p >= max(load_lo, 1) && p < min(load_hi, nz - 1)) share(0, parity, fresh);
-
+                for (int c = 0; c < CX; ++c) fresh[r][c] = queue[0][r][c];
 #pragma unroll
-        for (int l = 1; l <= T; ++l) {
-            const int z = p - l;
-            const bool active = z >= max(zs - (T - l), 0) && z < min(ze + (T - l), nz);
-            const bool computes = active && z >= 1 && z < nz - 1;
-            float result[RY][CX];
-#pragma unroll
-            for (int r = 0; r < RY; ++r)
-#pragma unroll
-                for (int c = 0; c < CX; ++c) result[r][c] = mid[l - 1][r][c];
-            if (computes) {
-#pragma unroll
-                for (int r = 0; r < RY; ++r) {
-                    // Each column is the other's x neighbour; the lanes beside give the outer two.
-                    const float c0 = mid[l - 1][r][0], c1 = mid[l - 1][r][1];
-                    const float left = __shfl_up_sync(0xffffffffu, c1, 1);
-                    const float right = __shfl_down_sync(0xffffffffu, c0, 1);
-                    float ym0 = c0, ym1 = c1, yp0 = c0, yp1 = c1;
-                    if (r > 0) {
-                        ym0 = mid[l - 1][r - 1][0], ym1 = mid[l - 1][r - 1][1];
-                    } else if (ty > 0) {
-                        ym0 = last_s[l - 1][parity ^ 1][ty - 1][0][lane];
-                        ym1 = last_s[l - 1][parity ^ 1][ty - 1][1][lane];
-                        TL_SLOAD(2);
-                    }
-                    if (r < RY - 1) {
-                        yp0 = mid[l - 1][r + 1][0], yp1 = mid[l - 1][r + 1][1];
-                    } else if (ty < TY - 1) {
-                        yp0 = first_mine[(2 * (l - 1) + (parity ^ 1)) * kSlot + W];
-                        yp1 = first_mine[(2 * (l - 1) + (parity ^ 1)) * kSlot + W + 32];
-                        TL_SLOAD(2);
-                    }
-                    const float s0 = apply_stencil(c0, left, c1, ym0, yp0, prev[l - 1][r][0], fresh[r][0]);
-                    const float s1 = apply_stencil(c1, c0, right, ym1, yp1, prev[l - 1][r][1], fresh[r][1]);
-                    result[r][0] = inner[r][0] ? s0 : c0;
-                    result[r][1] = inner[r][1] ? s1 : c1;
-                }
-            }
-#pragma unroll
-            for (int r = 0; r < RY; ++r)
-#pragma unroll
-                for (int c = 0; c < CX; ++c) {
-                    prev[l - 1][r][c] = mid[l - 1][r][c];
-                    mid[l - 1][r][c] = fresh[r][c];
-                    fresh[r][c] = result[r][c];
-                }
-            if (l < T) {
-                if (computes) share(l, parity, fresh);
-            } else if (active) {
+            for (int a = 0; a + 1 < AHEAD; ++a)
 #pragma unroll
                 for (int r = 0; r < RY; ++r)
 #pragma unroll
-                    for (int c = 0; c < CX; ++c)
-                        if (owns[r][c]) {
-                            (out + ptrdiff_t(z) * plane)[column[r][c]] = fresh[r][c];
-                            TL_GSTORE(1);
+                    for (int c = 0; c < CX; ++c) queue[a][r][c] = queue[a + 1][r][c];
+            load_plane(p + AHEAD, queue[AHEAD - 1]);
+            if (p >= max(load_lo, 1) && p < min(load_hi, nz - 1)) share(0, parity, fresh);
+
+#pragma unroll
+            for (int l = 1; l <= T; ++l) {
+                const int z = p - l;
+                const bool active = z >= max(zs - (T - l), 0) && z < min(ze + (T - l), nz);
+                const bool computes = active && z >= 1 && z < nz - 1;
+                float result[RY][CX];
+#pragma unroll
+                for (int r = 0; r < RY; ++r)
+#pragma unroll
+                    for (int c = 0; c < CX; ++c) result[r][c] = mid[l - 1][r][c];
+                if (computes) {
+#pragma unroll
+                    for (int r = 0; r < RY; ++r) {
+                        // Each column is the other's x neighbour; the lanes beside give the outer two.
+                        const float c0 = mid[l - 1][r][0], c1 = mid[l - 1][r][1];
+                        const float left = __shfl_up_sync(0xffffffffu, c1, 1);
+                        const float right = __shfl_down_sync(0xffffffffu, c0, 1);
+                        float ym0 = c0, ym1 = c1, yp0 = c0, yp1 = c1;
+                        if (r > 0) {
+                            ym0 = mid[l - 1][r - 1][0], ym1 = mid[l - 1][r - 1][1];
+                        } else if (ty > 0) {
+                            ym0 = last_s[l - 1][parity ^ 1][ty - 1][0][lane];
+                            ym1 = last_s[l - 1][parity ^ 1][ty - 1][1][lane];
+                            TL_SLOAD(2);
                         }
+                        if (r < RY - 1) {
+                            yp0 = mid[l - 1][r + 1][0], yp1 = mid[l - 1][r + 1][1];
+                        } else if (ty < TY - 1) {
+                            yp0 = first_mine[(2 * (l - 1) + (parity ^ 1)) * kSlot + W];
+                            yp1 = first_mine[(2 * (l - 1) + (parity ^ 1)) * kSlot + W + 32];
+                            TL_SLOAD(2);
+                        }
+                        const float s0 = apply_stencil(c0, left, c1, ym0, yp0, prev[l - 1][r][0], fresh[r][0]);
+                        const float s1 = apply_stencil(c1, c0, right, ym1, yp1, prev[l - 1][r][1], fresh[r][1]);
+                        result[r][0] = !EDGE || inner[r][0] ? s0 : c0;
+                        result[r][1] = !EDGE || inner[r][1] ? s1 : c1;
+                    }
+                }
+#pragma unroll
+                for (int r = 0; r < RY; ++r)
+#pragma unroll
+                    for (int c = 0; c < CX; ++c) {
+                        prev[l - 1][r][c] = mid[l - 1][r][c];
+                        mid[l - 1][r][c] = fresh[r][c];
+                        fresh[r][c] = result[r][c];
+                    }
+                if (l < T) {
+                    if (computes) share(l, parity, fresh);
+                } else if (active) {
+#pragma unroll
+                    for (int r = 0; r < RY; ++r)
+#pragma unroll
+                        for (int c = 0; c < CX; ++c)
+                            if (owns[r][c]) {
+                                (out + ptrdiff_t(z) * plane)[column[r][c]] = fresh[r][c];
+                                TL_GSTORE(1);
+                            }
+                }
             }
+            __syncthreads();
         }
-        __syncthreads();
-    }
+    };
+    if (region_at_edge(int(blockIdx.x) * BX - T, W, int(blockIdx.y) * BY - T, H, nx, ny)) walk(EdgeRegion<true>{});
+    else walk(EdgeRegion<false>{});
 }
