@@ -18,6 +18,7 @@
 #include <memory>
 #include <vector>
 #include "device/cuda_check.h"
+#include "tilelab/i18n.h"
 #include "gpu_worker/cublas_handle.h"
 #include "gpu_worker/device_buffer.h"
 #include "gpu_worker/family.h"
@@ -126,7 +127,7 @@ public:
     // The unfused path at the kernel's input type, written into O (poisoned again before the next
     // kernel run). 0 (no "% of reference") where its N×N matrices would not fit.
     double reference_ms(std::string& name) override {
-        name = fmt::format("unfused cuBLAS {} path{}", element_label(input_), causal_ ? ", causal" : "");
+        name = trf(causal_ ? "family.attention.gpu.reference_causal" : "family.attention.gpu.reference", element_label(input_));
         const size_t scores = squares();
         const size_t p_bytes = element_bytes(input_) < 4 ? size_t(element_bytes(input_)) * scores : 0;
         size_t free_bytes = 0, total = 0;

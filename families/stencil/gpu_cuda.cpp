@@ -100,7 +100,7 @@ public:
         // The same bytes a perfect sweep moves: read every cell once, write every cell once.
         // Written into out, which is poisoned again before the next kernel run. For S steps, S
         // such copies: the memory wall of S sweeps, which fused steps can beat.
-        name = steps_ == 1 ? "device copy" : fmt::format("{} device copies", steps_);
+        name = steps_ == 1 ? tr("family.stencil.gpu.reference") : trf("family.stencil.gpu.reference_steps", steps_);
         return steps_ * time_reference([&] {
             TL_CUDA_CHECK(cudaMemcpyAsync(out_.get(), in_.get(), in_.bytes(), cudaMemcpyDeviceToDevice, nullptr));
         });

@@ -57,7 +57,7 @@ public:
     }
 
     double reference_ms(std::string& name) override {
-        name = "device copy";
+        name = tr("family.transpose.gpu.reference");
         return time_reference([&] {
             TL_CUDA_CHECK(cudaMemcpyAsync(out_.get(), in_.get(), in_.bytes(), cudaMemcpyDeviceToDevice, nullptr));
         });

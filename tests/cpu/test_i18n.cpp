@@ -249,6 +249,19 @@ TEST(Language, AccessCountsNameTheirElementSize) {
     EXPECT_EQ(format_element_sizes(bf16_in), "加载 bf16：2 字节，写入 fp32：4 字节");
 }
 
+// "% of the reference" reads in each language's order: the Chinese names the reference before
+// the percentage (positional arguments), and the references the GPU worker names are translated.
+TEST(Language, PercentOfTheReferenceNamesItInTheReadersOrder) {
+    LanguageGuard guard;
+    set_language(Language::English);
+    EXPECT_EQ(trf("results.pct_of_reference", "97", trf("family.stencil.gpu.reference_steps", 64), "2.28 ms"),
+              "97% of 64 device copies (2.28 ms)");
+    set_language(Language::Chinese);
+    EXPECT_EQ(trf("results.pct_of_reference", "97", trf("family.stencil.gpu.reference_steps", 64), "2.28 ms"),
+              "为 64 次设备内拷贝 的 97%（2.28 ms）");
+    EXPECT_EQ(trf("family.attention.gpu.reference_causal", "BF16"), "未融合的 cuBLAS BF16 路径（因果掩码）");
+}
+
 TEST(Language, WordsAndLocale) {
     Language l = Language::English;
     for (const char* zh : {"zh", "ZH", "zh_CN", "zh-CN", "chinese"}) {
