@@ -56,6 +56,20 @@ SIZES = {False: {"stencil": (64, 256), "matmul": (256, 2048), "transpose": (256,
 FLAT = {"convolution"}   # an image: W×H, the third size not used
 
 
+def draw_size(family, rng, large=False):
+    """A --size for a family: a cube or a square edge from SIZES, an image for FLAT; attention
+    N×d×heads (N 256-2048, --large 4096-8192), the latency and bandwidth probes blocks × work."""
+    if family == "attention":
+        n = rng.randint(*((4096, 8192) if large else (256, 2048)))
+        return f"{n}x{rng.choice((32, 64, 128))}x{rng.randint(2, 16)}"
+    if family == "latency":   # blocks × FMAs a thread
+        return f"{rng.randint(1, 264)}x{rng.choice((1 << 14, 1 << 16, 1 << 17))}x1"
+    if family == "bandwidth":   # blocks × floats
+        return f"{rng.randint(1, 264)}x{1 << rng.randint(20, 27)}x1"
+    size = rng.randint(*SIZES[large][family])
+    return f"{size}x{size}x1" if family in FLAT else str(size)
+
+
 def draw_configs(cli, variant, n, rng, large=False):
     """n random (params, size) pairs the engine accepts (`compile` exits 0). Each parameter is drawn
     from all its values; where 200 such draws found too few (lesson 07's twelve parameters, whose
@@ -67,8 +81,7 @@ def draw_configs(cli, variant, n, rng, large=False):
         near_defaults = tries > 200
         params = {p["name"]: p["default"] if near_defaults and rng.random() < 0.5 else rng.choice(p["values"])
                   for p in variant["params"]}
-        size = rng.randint(*SIZES[large][variant["family"]])
-        args = ["--size", f"{size}x{size}x1" if variant["family"] in FLAT else str(size)] + sum((["--set", f"{k}={v}"] for k, v in params.items()), [])
+        args = ["--size", draw_size(variant["family"], rng, large)] + sum((["--set", f"{k}={v}"] for k, v in params.items()), [])
         rc, out, _ = run([cli, "compile", variant["id"], "--json"] + args)
         if rc == 0:
             configs.append((args, json.loads(out)))
