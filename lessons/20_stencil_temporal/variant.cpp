@@ -22,6 +22,9 @@ struct LaunchCounts {
     // and 0..t−1 (they leave them).
     double level_planes_up = 0, level_planes_down = 0;
     double planes_loaded = 0;   // Σ over the blocks along z of the input planes they read
+    // Blocks whose whole region lies inside the grid's interior: the kernel's second copy of the
+    // walk, without the per-cell boundary select.
+    double interior_blocks = 0;
 };
 
 // A whole run: `full` launches of the TSTEPS kernel, then `last` (zeros where STEPS divides).
@@ -99,9 +102,16 @@ LaunchCounts TemporalStencil::counts(int levels, const Problem& p) const {
     const int bx = out_x(levels), by = out_y(levels), h = rows(), w = columns();
     const LaunchShape shape = launch_of(levels, p);
     // Region columns and rows inside the grid, over the blocks along x and along y.
-    double cols = 0, rows_in = 0;
-    for (int64_t b = 0; b < shape.grid[0]; ++b) cols += double(inside(b * bx - levels, b * bx - levels + w, nx));
-    for (int64_t b = 0; b < shape.grid[1]; ++b) rows_in += double(inside(b * by - levels, b * by - levels + h, ny));
+    // And the block columns and rows whose region lies in the interior, [1, N−1) (region_at_edge).
+    double cols = 0, rows_in = 0, inner_x = 0, inner_y = 0;
+    for (int64_t b = 0; b < shape.grid[0]; ++b) {
+        cols += double(inside(b * bx - levels, b * bx - levels + w, nx));
+        inner_x += double(inside(b * bx - levels, b * bx - levels + w, nx - 1) == w && b * bx - levels >= 1);
+    }
+    for (int64_t b = 0; b < shape.grid[1]; ++b) {
+        rows_in += double(inside(b * by - levels, b * by - levels + h, ny));
+        inner_y += double(inside(b * by - levels, b * by - levels + h, ny - 1) == h && b * by - levels >= 1);
+    }
     // Along z: input planes loaded, and the planes each level computes (level l: those level
     // `levels` needs, [zs − (levels−l), ze + (levels−l)), but for the boundary planes 0 and
     // Nz−1, which keep their values); level 0's are the loaded planes but those two. A level
@@ -109,6 +119,7 @@ LaunchCounts TemporalStencil::counts(int levels, const Problem& p) const {
     LaunchCounts c;
     const double xy_blocks = double(shape.grid[0]) * double(shape.grid[1]);
     c.blocks = xy_blocks * shape.grid[2];
+    c.interior_blocks = inner_x * inner_y * shape.grid[2];
     for (int64_t b = 0; b < shape.grid[2]; ++b) {
         const int64_t zs = b * zc, ze = std::min<int64_t>(zs + zc, nz);
         c.planes_loaded += double(inside(zs - levels, ze + levels, nz));
@@ -201,6 +212,8 @@ CostModel TemporalStencil::cost_model(const Problem& p) const {
         {"shuffles (total)", "2 a thread and row per level-plane (x−1 of its first column, x+1 of its last): 2/CX per cell-update", sum(&LaunchCounts::shuffles)},
         {"shared memory / block (bytes)", "2 arrays · TSTEPS · 2 parities · TY · 32·CX · 4", double(smem_bytes())},
         {"threads / block", "32·TY", 32.0 * ty},
+        {"blocks inside the grid / launch",
+         "blocks whose region lies in [1, Nx−1)·[1, Ny−1): they compute every cell, no boundary select", run.full.interior_blocks},
         {"time steps a DRAM pass", "TSTEPS", double(t)},
     });
     return m;

@@ -209,6 +209,36 @@ TEST(StencilTemporal, DramBytesPerCellStepFallAsOneOverTstepsPlusTheZHalo) {
     }
 }
 
+// The blocks that run the walk without the boundary select: those whose every region cell lies
+// in the grid's interior, counted cell by cell here against the model's count by axis.
+TEST(StencilTemporal, CountsTheBlocksWhoseRegionLiesInsideTheGrid) {
+    const Variant& v = variant("stencil.temporal");
+    struct Case {
+        int n;
+        Params k;
+        double expected;   // -1: only against the walk below
+    };
+    for (const Case& c : {Case{256, Params{3, 4, 6, 64, 1, 2}, 156}, Case{512, Params{3, 4, 6, 64, 1, 2}, 1512},
+                          Case{75, Params{1, 3, 4, 5, 1, 1}, -1}, Case{100, Params{2, 8, 2, 7, 2, 2}, -1}}) {
+        const Params& k = c.k;
+        const int W = 32 * k.cx, H = k.ty * k.ry, BX = W - 2 * k.t, BY = H - 2 * k.t;
+        const int gx = (c.n + BX - 1) / BX, gy = (c.n + BY - 1) / BY, gz = (c.n + k.zc - 1) / k.zc;
+        double inner = 0;
+        for (int by = 0; by < gy; ++by)
+            for (int bx = 0; bx < gx; ++bx) {
+                bool all = true;
+                for (int y = by * BY - k.t; y < by * BY - k.t + H; ++y)
+                    for (int x = bx * BX - k.t; x < bx * BX - k.t + W; ++x) all = all && x >= 1 && x <= c.n - 2 && y >= 1 && y <= c.n - 2;
+                inner += all ? gz : 0;
+            }
+        const CostModel m = v.cost_model(values(64, k), grid(c.n, c.n, c.n));
+        EXPECT_DOUBLE_EQ(extra_value(m, "blocks inside the grid / launch"), inner) << c.n;
+        if (c.expected >= 0) {
+            EXPECT_DOUBLE_EQ(inner, c.expected) << c.n;
+        }
+    }
+}
+
 // The kernel's PTX on the CPU run past the lesson's first step: one, two and three levels a
 // launch, each followed by a launch of the rest, z blocks of 4 to 6 planes with a short last one,
 // one and two planes loaded ahead, one and two columns a thread (two blocks along x); the grid
