@@ -70,7 +70,7 @@ std::string candidate_note(const TuneCandidate& c) {
 std::string table_text(const TuneReport& r, const Variant& v, bool cached) {
     std::string out = fmt::format("{}  {}\n", v.id, variant_title(v));
     out += trf("tune.header", format_problem(r.problem), r.target, r.arch) + "\n";
-    out += trf("tune.space", r.combinations, r.valid, r.candidates.size(), r.tried) + "\n";
+    out += tune_space_text(r) + "\n";
     if (cached) out += trf("tune.cached", r.measured_at, fmt_fixed(r.elapsed_s, 1)) + "\n";
     if (r.budget_hit) out += tr("tune.budget_hit") + "\n";
     if (r.cancelled) out += tr("tune.cancelled_note") + "\n";

@@ -54,7 +54,7 @@ void DrawReportHeader(const TuneReport& r, bool cached) {
     if (!r.gpu) ImGui::TextWrapped("%s", trf("tuner.model_report", r.target).c_str());
     else if (cached) ImGui::TextWrapped("%s", trf("tuner.cached_label", r.target, TuneTimeText(r.measured_at), std::lround(r.elapsed_s)).c_str());
     else ImGui::TextWrapped("%s", trf("tuner.searched_label", r.target, TuneTimeText(r.measured_at), std::lround(r.elapsed_s)).c_str());
-    ImGui::TextDisabled("%s", trf("tune.space", r.combinations, r.valid, r.candidates.size(), r.tried).c_str());
+    ImGui::TextDisabled("%s", tune_space_text(r).c_str());
     if (r.gpu && r.reference_ms > 0)
         ImGui::TextDisabled("%s", trf("tuner.reference", r.reference_name, FormatTime(r.reference_ms)).c_str());
     if (r.budget_hit) ImGui::TextDisabled("%s", tr("tune.budget_hit").c_str());

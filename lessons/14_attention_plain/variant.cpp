@@ -25,8 +25,8 @@ struct PlainAttention {
         {.name = "PREC", .kind = ParamKind::Element, .min = int(ElementType::f32), .max = int(ElementType::f16),
          .def = int(ElementType::f32)},
         {.name = "SOFTMAX", .kind = ParamKind::Int, .min = 0, .max = 2, .def = 1},
-        {.name = "CAUSAL", .kind = ParamKind::Bool, .min = 0, .max = 1, .def = 0},
-        {.name = "QSCALE", .kind = ParamKind::Pow2, .min = 1, .max = 64, .def = 1},
+        {.name = "CAUSAL", .kind = ParamKind::Bool, .min = 0, .max = 1, .def = 0, .tuned = false},
+        {.name = "QSCALE", .kind = ParamKind::Pow2, .min = 1, .max = 64, .def = 1, .tuned = false},
     };
     static PlainAttention from(const ParamReader& p) {
         return {.input = ElementType(p["PREC"]), .softmax = p["SOFTMAX"], .causal = p.flag("CAUSAL"), .q_scale = p["QSCALE"]};

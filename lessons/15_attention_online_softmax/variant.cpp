@@ -28,7 +28,7 @@ struct OnlineSoftmax {
         {.name = "BR", .kind = ParamKind::Pow2, .min = 8, .max = 256, .def = 64},
         {.name = "BC", .kind = ParamKind::Pow2, .min = 8, .max = 128, .def = 32},
         {.name = "TPR", .kind = ParamKind::Pow2, .min = 1, .max = 32, .def = 4},
-        {.name = "CAUSAL", .kind = ParamKind::Bool, .min = 0, .max = 1, .def = 0},
+        {.name = "CAUSAL", .kind = ParamKind::Bool, .min = 0, .max = 1, .def = 0, .tuned = false},
         {.name = "RPT", .kind = ParamKind::Pow2, .min = 1, .max = 8, .def = 1},
     };
     static OnlineSoftmax from(const ParamReader& p) {

@@ -31,7 +31,7 @@ struct Flash2 {
         {.name = "WARPS", .kind = ParamKind::Pow2, .min = 1, .max = 16, .def = 4},
         {.name = "STAGES", .kind = ParamKind::Int, .min = 1, .max = 2, .def = 2},
         {.name = "MINB", .kind = ParamKind::Int, .min = 0, .max = 4, .def = 0},
-        {.name = "CAUSAL", .kind = ParamKind::Bool, .min = 0, .max = 1, .def = 0},
+        {.name = "CAUSAL", .kind = ParamKind::Bool, .min = 0, .max = 1, .def = 0, .tuned = false},
     };
     static Flash2 from(const ParamReader& p) {
         return {.input = ElementType(p["PREC"]), .br = p["BR"], .bc = p["BC"], .warps = p["WARPS"], .stages = p["STAGES"],

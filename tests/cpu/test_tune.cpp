@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@
 
 #include "spawned_program.h"
 #include "tilelab/engine.h"
+#include "tilelab/i18n.h"
 #include "tilelab/tune.h"
 #include "tilelab/variant.h"
 #include "model_engine.h"
@@ -88,6 +90,57 @@ TEST(Tune, ASearchedSubsetKeepsTheOtherParametersFixed) {
         return true;
     });
     EXPECT_EQ(combinations, v.params[1].values().size());
+}
+
+// A space too large to walk (lesson 20: 16.8 million combinations without STEPS, billions with it)
+// is sampled at kMaxWalkedPoints distinct points, the same ones every time; parameters that set
+// what is computed (STEPS) stay at their value unless named.
+TEST(Tune, ALargeSpaceIsSampledTheSameWayEveryTimeAndKeepsTheProblemFixed) {
+    const Variant& v = variant("stencil.temporal");
+    TuneConfig cfg;
+    cfg.problem = Problem{{64, 64, 64}};
+    EXPECT_EQ(tune_space_size(v, cfg), 8ull * 32 * 8 * 2 * 1024 * 4) << "every parameter but STEPS";
+    const auto walk = [&](uint64_t seed) {
+        cfg.seed = seed;
+        std::vector<ParamValues> points;
+        const uint64_t walked = for_each_valid_point(model_engine(), v, cfg, [&](const ParamValues& p) {
+            points.push_back(p);
+            return true;
+        });
+        EXPECT_EQ(walked, kMaxWalkedPoints);
+        return points;
+    };
+    const std::vector<ParamValues> a = walk(1), b = walk(2);
+    ASSERT_GT(a.size(), 1000u);
+    EXPECT_EQ(a, b) << "the seed moves step 2's sample, not the points the model sees";
+    for (const ParamValues& p : a) ASSERT_EQ(p.at("STEPS"), 64);
+    std::set<ParamValues> distinct(a.begin(), a.end());
+    EXPECT_EQ(distinct.size(), a.size());
+
+    const TuneReport r = tune_key(model_engine(), v, cfg);
+    EXPECT_EQ(std::count(r.searched.begin(), r.searched.end(), "STEPS"), 0);
+    cfg.searched = {"STEPS", "TSTEPS"};
+    EXPECT_EQ(tune_space_size(v, cfg), 256u * 8);
+    EXPECT_EQ(tune_key(model_engine(), v, cfg).searched, (std::vector<std::string>{"TSTEPS", "STEPS"}));
+    const TuneReport attention = tune_key(model_engine(), variant("attention.flash2_mma"), TuneConfig{});
+    EXPECT_EQ(std::count(attention.searched.begin(), attention.searched.end(), "CAUSAL"), 0);
+}
+
+// The space line says when the model saw a sample of the space, in both languages.
+TEST(Tune, TheSpaceLineSaysWhenTheSpaceWasSampled) {
+    struct Restore {
+        Language saved = language();
+        ~Restore() { set_language(saved); }
+    } restore;
+    TuneReport r;
+    r.combinations = r.walked = 16;
+    r.valid = 12;
+    set_language(Language::English);
+    EXPECT_EQ(tune_space_text(r), "space: 16 combinations, 12 valid; 0 candidates, 0 measured");
+    r.combinations = 16777216, r.walked = 200000, r.valid = 91075;
+    EXPECT_EQ(tune_space_text(r), "space: 16777216 combinations, 200000 of them drawn at random, 91075 valid; 0 candidates, 0 measured");
+    set_language(Language::Chinese);
+    EXPECT_NE(tune_space_text(r).find("随机抽取其中 200000 种"), std::string::npos);
 }
 
 TEST(Tune, ThePlanIsTheSameForTheSameSeedAndTheSampleMovesWithIt) {

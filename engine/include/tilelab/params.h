@@ -40,6 +40,9 @@ struct ParamSpec {
     // several variants use has the same words in all of them (tests/cpu/test_registry.cpp).
     std::vector<std::string> choices{};
     std::string label_zh{}, help_zh{};   // the same in Simplified Chinese ("" = shown in English)
+    // false: the parameter sets what the kernel computes (lesson 20's STEPS, attention's CAUSAL),
+    // not how; the autotuner keeps it fixed unless it is asked for by name (tilelab/tune.h).
+    bool tuned = true;
 
     // label / help in the current language (tilelab/i18n.h), English where no translation exists.
     const std::string& shown_label() const;

@@ -4,6 +4,9 @@
 // The search, deterministic for a seed:
 //   1. walk every combination of the searched parameters lazily (an odometer over each one's
 //      values(), the last declared parameter fastest) and keep the points the engine calls valid;
+//      a space of more than kMaxWalkedPoints combinations (lesson 11's 8 million, lesson 20's
+//      billions) is walked at kMaxWalkedPoints distinct points drawn at random instead, the same
+//      points for every seed (the seed moves step 2's sample only);
 //   2. score each valid point by the model alone (no compile): a roofline time from its FLOPs,
 //      global and shared accesses (the bound plus a quarter of the other two), divided by the
 //      fraction of the last wave of blocks that is full (for a persistent kernel, also of its last
@@ -37,8 +40,12 @@ namespace tilelab {
 class Engine;
 class GpuPool;
 
+// The most combinations step 1 walks: a larger space is sampled (about a second of constraint
+// checks on the 2-core development machine; lesson 06's 147,456 are still walked whole).
+inline constexpr uint64_t kMaxWalkedPoints = 200000;
+
 struct TuneConfig {
-    std::vector<std::string> searched;   // parameter names; empty = every parameter of the variant
+    std::vector<std::string> searched;   // parameter names; empty = every parameter the variant tunes (ParamSpec::tuned)
     ParamValues fixed;                   // values of the parameters not searched (defaults otherwise)
     Problem problem;
     int shortlist = 24;                  // candidates kept by the model's score
@@ -75,6 +82,7 @@ struct TuneReport {
     int shortlist = 0, sample = 0;       // as configured (TuneConfig): part of the cache key
     double budget_s = 0;
     uint64_t combinations = 0;           // every combination of the searched values
+    uint64_t walked = 0;                 // of which step 1 looked at (all, or kMaxWalkedPoints drawn at random)
     uint64_t valid = 0;                  // of which the variant's constraints accept
     bool gpu = false;                    // measured on a GPU (else model mode: compiled only)
     int tried = 0;                       // points measured
@@ -86,10 +94,17 @@ struct TuneReport {
     std::vector<TuneCandidate> candidates;   // ranked (rank_candidates)
 };
 
-// Step 1: calls visit(values) for every valid point (all parameters set) in odometer order; a
-// false return stops the walk. Returns the number of combinations walked.
+// Step 1: calls visit(values) for every valid point (all parameters set) in odometer order, or,
+// where the space is larger than kMaxWalkedPoints, for the valid ones of that many distinct
+// points drawn at random, always the same (in the order drawn); a false return stops the walk.
+// Returns the number of combinations walked.
 uint64_t for_each_valid_point(const Engine& engine, const Variant& v, const TuneConfig& cfg,
                               const std::function<bool(const ParamValues&)>& visit);
+// Every combination of the searched parameters' values (saturating at UINT64_MAX).
+uint64_t tune_space_size(const Variant& v, const TuneConfig& cfg);
+// "space: N combinations, V valid; ..." as the CLI and the Compare tab show it, saying when the
+// space was sampled.
+std::string tune_space_text(const TuneReport& r);
 
 // Step 2's score: the model's time in ms for `values` on the engine's target (no compile).
 double model_score_ms(const Engine& engine, const Variant& v, const ParamValues& values, const Problem& problem);

@@ -24,7 +24,7 @@ using Clock = std::chrono::steady_clock;
 std::vector<const ParamSpec*> searched_specs(const Variant& v, const TuneConfig& cfg) {
     std::vector<const ParamSpec*> specs;
     for (const auto& p : v.params)
-        if (cfg.searched.empty() || std::count(cfg.searched.begin(), cfg.searched.end(), p.name))
+        if (cfg.searched.empty() ? p.tuned : std::count(cfg.searched.begin(), cfg.searched.end(), p.name) > 0)
             specs.push_back(&p);
     return specs;
 }
@@ -41,23 +41,56 @@ bool better(const TuneCandidate& a, const TuneCandidate& b) {
 
 // [SECTION] Steps 1 and 2: the space and the model's shortlist ---------------------------------
 
+uint64_t tune_space_size(const Variant& v, const TuneConfig& cfg) {
+    uint64_t n = 1;
+    for (const ParamSpec* s : searched_specs(v, cfg)) {
+        const uint64_t k = s->values().size();
+        n = k > 0 && n > UINT64_MAX / k ? UINT64_MAX : n * k;
+    }
+    return n;
+}
+
 uint64_t for_each_valid_point(const Engine& engine, const Variant& v, const TuneConfig& cfg,
                               const std::function<bool(const ParamValues&)>& visit) {
     const auto specs = searched_specs(v, cfg);
     std::vector<std::vector<int>> values;
     for (const ParamSpec* s : specs) values.push_back(s->values());
     ParamValues point = with_defaults(v.params, cfg.fixed);
-    std::vector<size_t> digit(specs.size(), 0);
-    uint64_t walked = 0;
-    for (;;) {
-        for (size_t i = 0; i < specs.size(); ++i) point[specs[i]->name] = values[i][digit[i]];
-        ++walked;
-        if (engine.invalid_reason(request_for(v, point, cfg.problem)).empty() && !visit(point)) return walked;
-        // The odometer: the last parameter turns fastest.
-        size_t i = specs.size();
-        while (i > 0 && ++digit[i - 1] == values[i - 1].size()) digit[--i] = 0;
-        if (i == 0) return walked;
+    // Point `index` of the space: its digits in the mixed radix of the values, the last parameter
+    // the lowest digit (the odometer's order).
+    const auto set_point = [&](uint64_t index) {
+        for (size_t i = specs.size(); i-- > 0;) {
+            point[specs[i]->name] = values[i][index % values[i].size()];
+            index /= values[i].size();
+        }
+    };
+    const auto valid = [&] { return engine.invalid_reason(request_for(v, point, cfg.problem)).empty(); };
+    const uint64_t space = tune_space_size(v, cfg);
+    if (space > kMaxWalkedPoints) {
+        // Too many to walk: distinct points drawn at random (mt19937_64, whose output the standard
+        // fixes; the modulo's bias is below 2^-30 for any space under 2^34, and harmless above),
+        // with a seed of their own: cfg.seed moves the candidates' sample, not the model's view.
+        std::mt19937_64 rng(0x9E3779B97F4A7C15ull);
+        std::set<uint64_t> seen;
+        for (uint64_t draws = 0; seen.size() < kMaxWalkedPoints && draws < 4 * kMaxWalkedPoints; ++draws) {
+            const uint64_t index = rng() % space;
+            if (!seen.insert(index).second) continue;
+            set_point(index);
+            if (valid() && !visit(point)) break;
+        }
+        return seen.size();
     }
+    for (uint64_t index = 0; index < space; ++index) {
+        set_point(index);
+        if (valid() && !visit(point)) return index + 1;
+    }
+    return space;
+}
+
+std::string tune_space_text(const TuneReport& r) {
+    if (r.walked > 0 && r.walked < r.combinations)
+        return trf("tune.space_sampled", r.combinations, r.walked, r.valid, r.candidates.size(), r.tried);
+    return trf("tune.space", r.combinations, r.valid, r.candidates.size(), r.tried);
 }
 
 namespace {
@@ -81,7 +114,12 @@ ModelView model_view(const Target& t, const Variant& v, const ParamValues& value
     // A block of 16 threads still issues whole warps: idle lanes lower the reachable FLOP rate.
     const double threads = double(l.threads_per_block()), warp = std::max(1, t.warp_size);
     const double lane_fill = threads / (std::ceil(threads / warp) * warp);
-    const double compute_s = m.flops / std::max(1.0, peak_gflops * 1e9 * lane_fill);
+    // A model that evaluates more than its useful FLOPs says so ("FLOPs executed": lesson 20's
+    // recompute); the time is that of the FLOPs executed.
+    double flops = m.flops;
+    for (const Formula& f : m.extras)
+        if (f.quantity == "FLOPs executed") flops = f.value;
+    const double compute_s = flops / std::max(1.0, peak_gflops * 1e9 * lane_fill);
     const double global_s = m.global_bytes / std::max(1.0, t.dram_gbps * 1e9);
     const double shared_bytes = m.shared_element_bytes() * (m.total.shared_loads + m.total.shared_stores);
     const double shared_s = shared_bytes / std::max(1.0, t.sm_count * 128.0 * t.clock_ghz * 1e9);
@@ -161,7 +199,8 @@ static TuneReport plan(const Engine& engine, const Variant& v, const TuneConfig&
     };
     std::vector<Scored> points;
     const Target target = engine.target();
-    r.combinations = for_each_valid_point(engine, v, cfg, [&](const ParamValues& p) {
+    r.combinations = tune_space_size(v, cfg);
+    r.walked = for_each_valid_point(engine, v, cfg, [&](const ParamValues& p) {
         const ModelView view = model_view(target, v, p, cfg.problem);
         points.push_back({p, view.score_ms, view.signature});
         return true;
@@ -421,12 +460,16 @@ void rank_candidates(std::vector<TuneCandidate>& candidates) {
 }
 
 std::string tune_strategy_text(const TuneReport& r, const TuneConfig& cfg) {
-    return say("{} combinations, {} valid; candidates: the {} best by the model's roofline score, {} drawn at random "
+    const std::string space = r.walked < r.combinations
+                                  ? say("{} combinations, {} of them drawn at random (too many to walk whole)",
+                                        "{} 种组合，随机抽取其中 {} 种（太多，无法全部遍历）", r.combinations, r.walked)
+                                  : say("{} combinations", "{} 种组合", r.combinations);
+    return say("{}, {} valid; candidates: the {} best by the model's roofline score, {} drawn at random "
                "(seed {}) and the defaults, compiled and pruned (spills, occupancy 0, shared memory; a pruned model pick is replaced by "
                "the next best score){}",
-               "{} 种组合，{} 种合法；候选：按模型屋顶线估分最好的 {} 个、随机抽取的 {} 个（种子 {}）以及默认参数，"
+               "{}，{} 种合法；候选：按模型屋顶线估分最好的 {} 个、随机抽取的 {} 个（种子 {}）以及默认参数，"
                "编译后剪枝（溢出、占用率为 0、共享内存；被剪掉的模型候选由估分次好的点替补）{}",
-               r.combinations, r.valid, std::min<uint64_t>(r.valid, uint64_t(std::max(0, cfg.shortlist))),
+               space, r.valid, std::min<uint64_t>(r.valid, uint64_t(std::max(0, cfg.shortlist))),
                std::min<uint64_t>(r.valid - std::min<uint64_t>(r.valid, uint64_t(std::max(0, cfg.shortlist))),
                                   uint64_t(std::max(0, cfg.sample))),
                cfg.seed,

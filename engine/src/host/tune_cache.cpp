@@ -83,6 +83,7 @@ std::string tune_cache_path(const std::string& cache_root, const TuneReport& key
 std::string tune_report_to_json(const TuneReport& r) {
     json j = {{"format", kFormat}, {"key", key_json(r)}};
     j["combinations"] = r.combinations;
+    j["walked"] = r.walked;
     j["valid"] = r.valid;
     j["gpu"] = r.gpu;
     j["tried"] = r.tried;
@@ -122,6 +123,7 @@ bool tune_report_from_json(const std::string& text, TuneReport& out, std::string
         r.sample = k.at("sample").get<int>();
         r.budget_s = k.at("budget_s").get<double>();
         r.combinations = j.at("combinations").get<uint64_t>();
+        r.walked = j.value("walked", r.combinations);   // rankings cached before sampling walked every combination
         r.valid = j.at("valid").get<uint64_t>();
         r.gpu = j.at("gpu").get<bool>();
         r.tried = j.at("tried").get<int>();
