@@ -34,17 +34,19 @@ inline std::string ring_problem(const Target& t, int stages, int stage_bytes, in
     return {};
 }
 
-// Counts in elements, exact for any M, N, K: TMA reads the parts of A and B inside the matrices
-// (every element of A once per tile column, of B once per tile row, or per cluster row where
-// `cluster` > 0 blocks multicast it: lesson 22) and writes whole boxes into shared memory (zeros
-// past the edges); each wgmma reads its 64×16 of A and 16×WGN of B from shared memory; every
-// element of C is stored once. `threads` of the block share the reads.
 // C staged in shared memory on its way out (lesson 22's EPILOGUE = 1): elements written there and
 // read back by TMA, in all and per block, and how the formulas name them.
 struct StagedC {
     double total = 0, per_block = 0;
     SharedExtra formula;
 };
+
+// Counts in elements, exact for any M, N, K: TMA reads the parts of A and B inside the matrices
+// (every element of A once per tile column, of B once per tile row, or per cluster row where
+// `cluster` > 0 blocks multicast it: lesson 22) and writes whole boxes into shared memory (zeros
+// past the edges); each wgmma reads its 64×16 of A and 16×WGN of B from shared memory; every
+// element of C is stored once (and, where `staged` says so, staged in shared memory first).
+// `threads` of the block share the reads.
 inline void wgmma_counts(CostModel& m, const Problem& p, int bm, int bn, int bk, int wgn, int threads, const Precision& precision,
                          int cluster = 0, const StagedC& staged = {}) {
     const int c = std::max(cluster, 1);

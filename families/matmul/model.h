@@ -63,8 +63,8 @@ inline void block_tiled_counts(CostModel& m, const Problem& p, int bm, int bn, i
 // a whole formula where it has its own divisor, "(WM+WN) / 32").
 // `clustered`: the forms with CLUSTER (block_tiled_counts' clusters). A variant whose shared
 // memory also holds something else read back as often as it is written (lesson 22 stages C there)
-// adds those elements to m's shared counts first and names them: `shared_extra` is appended to the
-// total shared stores' and loads' formulas, `shared_extra_thread` to the per-thread ones.
+// adds those elements to m's shared counts first and names them: `shared_extra.total` is appended
+// to the total shared stores' and loads' formulas, `shared_extra.thread` to the per-thread ones.
 struct SharedExtra {
     std::string total, thread;
 };

@@ -87,8 +87,12 @@ uint64_t for_each_valid_point(const Engine& engine, const Variant& v, const Tune
     return space;
 }
 
+// Whether step 1 saw a sample of the space rather than all of it (a report cached before
+// sampling existed says walked = combinations).
+static bool space_sampled(const TuneReport& r) { return r.walked > 0 && r.walked < r.combinations; }
+
 std::string tune_space_text(const TuneReport& r) {
-    if (r.walked > 0 && r.walked < r.combinations)
+    if (space_sampled(r))
         return trf("tune.space_sampled", r.combinations, r.walked, r.valid, r.candidates.size(), r.tried);
     return trf("tune.space", r.combinations, r.valid, r.candidates.size(), r.tried);
 }
@@ -460,7 +464,7 @@ void rank_candidates(std::vector<TuneCandidate>& candidates) {
 }
 
 std::string tune_strategy_text(const TuneReport& r, const TuneConfig& cfg) {
-    const std::string space = r.walked < r.combinations
+    const std::string space = space_sampled(r)
                                   ? say("{} combinations, {} of them drawn at random (too many to walk whole)",
                                         "{} 种组合，随机抽取其中 {} 种（太多，无法全部遍历）", r.combinations, r.walked)
                                   : say("{} combinations", "{} 种组合", r.combinations);
