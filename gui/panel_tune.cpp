@@ -54,10 +54,10 @@ void DrawReportHeader(const TuneReport& r, bool cached) {
     if (!r.gpu) ImGui::TextWrapped("%s", trf("tuner.model_report", r.target).c_str());
     else if (cached) ImGui::TextWrapped("%s", trf("tuner.cached_label", r.target, TuneTimeText(r.measured_at), std::lround(r.elapsed_s)).c_str());
     else ImGui::TextWrapped("%s", trf("tuner.searched_label", r.target, TuneTimeText(r.measured_at), std::lround(r.elapsed_s)).c_str());
-    ImGui::TextDisabled("%s", tune_space_text(r).c_str());
-    if (r.gpu && r.reference_ms > 0)
-        ImGui::TextDisabled("%s", trf("tuner.reference", r.reference_name, FormatTime(r.reference_ms)).c_str());
-    if (r.budget_hit) ImGui::TextDisabled("%s", tr("tune.budget_hit").c_str());
+    // Dim and wrapped: a sampled space's line or a long reference name outgrows a narrow panel.
+    TextWithHelp(tune_space_text(r), nullptr, true);
+    if (r.gpu && r.reference_ms > 0) TextWithHelp(trf("tuner.reference", r.reference_name, FormatTime(r.reference_ms)), nullptr, true);
+    if (r.budget_hit) TextWithHelp(tr("tune.budget_hit"), nullptr, true);
     if (r.cancelled) {
         ImGui::PushStyleColor(ImGuiCol_Text, StatusColorVec(false));
         ImGui::TextWrapped("%s", tr("tuner.cancelled_note").c_str());
