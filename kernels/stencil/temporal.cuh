@@ -33,8 +33,8 @@
 
 // Two copies of a block's walk, chosen once per block: where its region holds a boundary cell or a
 // cell outside the grid, each cell gets the stencil or keeps its value by a select
-// (walk(EdgeRegion<true>)); inside the grid's interior every cell gets the stencil, no select
-// (walk(EdgeRegion<false>)). Most blocks are inside: at 512³ and a 64×24 region, 7 of 9 block
+// (walk(EdgeRegion<true>)); inside the grid's interior every cell gets the stencil, no select,
+// and every cell is loaded without asking whether it lies in the grid (walk(EdgeRegion<false>)). Most blocks are inside: at 512³ and a 64×24 region, 7 of 9 block
 // columns and 27 of 29 block rows.
 template <bool B>
 struct EdgeRegion {
@@ -77,13 +77,15 @@ temporal_stencil(const float* __restrict__ in, float* __restrict__ out, int nx, 
     }
     // Input planes the block needs: [zs − T, ze + T), inside the grid.
     const int load_lo = max(zs - T, 0), load_hi = min(ze + T, nz);
-    auto load_plane = [&](int p, float (&v)[RY]) {
+    // In an interior region (edge: EdgeRegion<false>) every cell is in the grid: no check a row.
+    auto load_plane = [&](int p, float (&v)[RY], auto edge) {
+        constexpr bool EDGE = decltype(edge)::value;
         const bool loaded = p >= load_lo && p < load_hi;   // the same for the whole block
         const float* from = in + ptrdiff_t(p) * plane;
 #pragma unroll
         for (int r = 0; r < RY; ++r) {
             v[r] = 0.0f;
-            if (loaded && in_grid[r]) {
+            if (loaded && (!EDGE || in_grid[r])) {
                 v[r] = from[column[r]];
                 TL_GLOAD(1);
             }
@@ -108,7 +110,7 @@ temporal_stencil(const float* __restrict__ in, float* __restrict__ out, int nx, 
     // The input planes requested ahead: queue[a] is plane p + a of iteration k (p = zs − T + k).
     float queue[AHEAD][RY];
 #pragma unroll
-    for (int a = 0; a < AHEAD; ++a) load_plane(zs - T + a, queue[a]);
+    for (int a = 0; a < AHEAD; ++a) load_plane(zs - T + a, queue[a], EdgeRegion<true>{});
     float prev[T][RY], mid[T][RY];   // per level below T: planes z−1 and z of the plane it feeds
 #pragma unroll
     for (int l = 0; l < T; ++l)
@@ -127,7 +129,7 @@ temporal_stencil(const float* __restrict__ in, float* __restrict__ out, int nx, 
             for (int a = 0; a + 1 < AHEAD; ++a)
 #pragma unroll
                 for (int r = 0; r < RY; ++r) queue[a][r] = queue[a + 1][r];
-            load_plane(p + AHEAD, queue[AHEAD - 1]);
+            load_plane(p + AHEAD, queue[AHEAD - 1], edge);
             // Level 1 reads them where it computes.
             if (p >= max(load_lo, 1) && p < min(load_hi, nz - 1)) share(0, parity, fresh);
 
@@ -232,7 +234,8 @@ temporal_stencil_two_columns(const float* __restrict__ in, float* __restrict__ o
             column[r][c] = in_grid[r][c] ? unsigned(y * nx + x) : 0u;
         }
     const int load_lo = max(zs - T, 0), load_hi = min(ze + T, nz);
-    auto load_plane = [&](int p, float (&v)[RY][CX]) {
+    auto load_plane = [&](int p, float (&v)[RY][CX], auto edge) {
+        constexpr bool EDGE = decltype(edge)::value;
         const bool loaded = p >= load_lo && p < load_hi;
         const float* from = in + ptrdiff_t(p) * plane;
 #pragma unroll
@@ -240,7 +243,7 @@ temporal_stencil_two_columns(const float* __restrict__ in, float* __restrict__ o
 #pragma unroll
             for (int c = 0; c < CX; ++c) {
                 v[r][c] = 0.0f;
-                if (loaded && in_grid[r][c]) {
+                if (loaded && (!EDGE || in_grid[r][c])) {
                     v[r][c] = from[column[r][c]];
                     TL_GLOAD(1);
                 }
@@ -265,7 +268,7 @@ temporal_stencil_two_columns(const float* __restrict__ in, float* __restrict__ o
 
     float queue[AHEAD][RY][CX];
 #pragma unroll
-    for (int a = 0; a < AHEAD; ++a) load_plane(zs - T + a, queue[a]);
+    for (int a = 0; a < AHEAD; ++a) load_plane(zs - T + a, queue[a], EdgeRegion<true>{});
     float prev[T][RY][CX], mid[T][RY][CX];
 #pragma unroll
     for (int l = 0; l < T; ++l)
@@ -290,7 +293,7 @@ temporal_stencil_two_columns(const float* __restrict__ in, float* __restrict__ o
                 for (int r = 0; r < RY; ++r)
 #pragma unroll
                     for (int c = 0; c < CX; ++c) queue[a][r][c] = queue[a + 1][r][c];
-            load_plane(p + AHEAD, queue[AHEAD - 1]);
+            load_plane(p + AHEAD, queue[AHEAD - 1], edge);
             if (p >= max(load_lo, 1) && p < min(load_hi, nz - 1)) share(0, parity, fresh);
 
 #pragma unroll
