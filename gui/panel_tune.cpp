@@ -65,11 +65,12 @@ void DrawReportHeader(const TuneReport& r, bool cached) {
     }
 }
 
-// Where a candidate came from (tilelab/tune.h): "model", "sample", "default" or "refine".
+// Where a candidate came from (tilelab/tune.h's origins): "tuner.origin.<origin>" in the strings,
+// else the origin as the engine names it.
 std::string OriginText(const std::string& origin) {
-    for (const char* known : {"model", "sample", "default", "refine"})
-        if (origin == known) return tr(std::string("tuner.origin.") + known);
-    return origin;
+    const std::string key = "tuner.origin." + origin;
+    const std::string& text = tr(key);
+    return text == key ? origin : text;
 }
 
 // A fixed column as wide as the wider of its header and `widest` (a typical cell).
@@ -92,17 +93,21 @@ void DrawRanking(AppState& state, const TuneReport& r, const Variant& v) {
     if (!ImGui::BeginTable("##tune_ranking", notes ? 8 : 7, flags, ImVec2(0, height))) return;
     ImGui::TableSetupScrollFreeze(0, 1);
     FixedColumn("#", "99");
-    std::string widest_params;
-    for (const TuneCandidate& c : r.candidates) {
-        std::string text = TuneParamsText(v, c.params);
-        if (ImGui::CalcTextSize(text.c_str()).x > ImGui::CalcTextSize(widest_params.c_str()).x) widest_params = std::move(text);
-    }
-    FixedColumn(tr("tune.col_params"), widest_params.c_str());
+    // The widest of a column's cells, text(c) for every candidate.
+    const auto widest = [&](const auto& text) {
+        std::string most;
+        for (const TuneCandidate& c : r.candidates) {
+            std::string t = text(c);
+            if (ImGui::CalcTextSize(t.c_str()).x > ImGui::CalcTextSize(most.c_str()).x) most = std::move(t);
+        }
+        return most;
+    };
+    FixedColumn(tr("tune.col_params"), widest([&](const TuneCandidate& c) { return TuneParamsText(v, c.params); }).c_str());
     FixedColumn(tr(gpu ? "tune.col_median" : "tune.col_model_ms"), "999.9 ms");
     FixedColumn(gpu ? tr("tune.col_pct_ref") : std::string("FLOP/B"), "100.0%");
     FixedColumn(tr("tune.col_regs"), "255");
     FixedColumn(tr("tune.col_occupancy"), "100%");
-    FixedColumn(tr("tune.col_origin"), OriginText("default").c_str());
+    FixedColumn(tr("tune.col_origin"), widest([](const TuneCandidate& c) { return OriginText(c.origin); }).c_str());
     // A short word per pruned or failed row; the reason in its tooltip (and the row's).
     if (notes) {
         const std::string& pruned = tr("tuner.pruned_short");

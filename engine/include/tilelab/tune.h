@@ -57,7 +57,7 @@ struct TuneConfig {
 
 struct TuneCandidate {
     ParamValues params;                  // every parameter of the variant
-    std::string origin;                  // "model", "sample", "default" or "refine" (coordinate descent)
+    std::string origin;                  // "model", "sample", "default", "step" (a lesson's) or "refine" (coordinate descent)
     double score_ms = 0;                 // the model's estimate (step 2), no compile
     double intensity = 0;                // model FLOP per byte of global traffic
     // Step 3: the compile.

@@ -11,6 +11,7 @@
 #include "tilelab/engine.h"
 #include "tilelab/gpu_pool.h"
 #include "tilelab/i18n.h"
+#include "tilelab/lesson.h"
 #include "tilelab/occupancy.h"
 #include "tilelab/time_text.h"
 
@@ -192,6 +193,27 @@ TuneReport tune_key(const Target& t, bool gpu, const Variant& v, const TuneConfi
 
 // Steps 1 and 2. `reserve`, when given, receives the next best points by score (not in the plan,
 // at most 3 × shortlist): step 3 takes one from there for each model pick it prunes.
+// The lessons' own steps as points of this search: each step's values of the searched parameters,
+// the fixed values (or defaults) for the rest. A step is a configuration a teacher chose and
+// measured, and may be one the model ranks low: lesson 20's two columns at three steps a launch,
+// the fastest measured, while the roofline prefers six steps a launch.
+static std::vector<ParamValues> lesson_step_points(const Variant& v, const TuneConfig& cfg) {
+    std::vector<ParamValues> points;
+    const ParamValues base = with_defaults(v.params, cfg.fixed);
+    const auto specs = searched_specs(v, cfg);
+    for (const Lesson& lesson : all_lessons()) {
+        if (lesson.variant != v.id) continue;
+        for (int step = 0; step < int(lesson.steps.size()); ++step) {
+            const ParamValues state = lesson.state_at(step).params;
+            ParamValues point = base;
+            for (const ParamSpec* s : specs)
+                if (const auto it = state.find(s->name); it != state.end()) point[s->name] = it->second;
+            if (std::find(points.begin(), points.end(), point) == points.end()) points.push_back(point);
+        }
+    }
+    return points;
+}
+
 static TuneReport plan(const Engine& engine, const Variant& v, const TuneConfig& cfg,
                        std::vector<TuneCandidate>* reserve) {
     TuneReport r = tune_key(engine, v, cfg);
@@ -238,12 +260,15 @@ static TuneReport plan(const Engine& engine, const Variant& v, const TuneConfig&
         add(points[rest[i]], "sample");
     }
     // The variant's defaults (with the fixed values) are always measured too: the tuner's answer
-    // is then never worse than what the lesson opens with.
-    const ParamValues defaults = with_defaults(v.params, cfg.fixed);
-    const bool listed = std::any_of(r.candidates.begin(), r.candidates.end(),
-                                    [&](const TuneCandidate& c) { return c.params == defaults; });
-    if (!listed && engine.invalid_reason(request_for(v, defaults, cfg.problem)).empty())
-        add(Scored{defaults, model_score_ms(engine, v, defaults, cfg.problem), {}}, "default");
+    // is then never worse than what the lesson opens with; and so are the lesson's steps.
+    const auto add_unless_listed = [&](const ParamValues& values, const char* origin) {
+        const bool listed = std::any_of(r.candidates.begin(), r.candidates.end(),
+                                        [&](const TuneCandidate& c) { return c.params == values; });
+        if (!listed && engine.invalid_reason(request_for(v, values, cfg.problem)).empty())
+            add(Scored{values, model_score_ms(engine, v, values, cfg.problem), {}}, origin);
+    };
+    add_unless_listed(with_defaults(v.params, cfg.fixed), "default");
+    for (const ParamValues& step : lesson_step_points(v, cfg)) add_unless_listed(step, "step");
     if (reserve != nullptr) {
         std::vector<bool> taken(points.size() - top, false);
         for (size_t i = 0; i < sample; ++i) taken[rest[i] - top] = true;
@@ -469,9 +494,9 @@ std::string tune_strategy_text(const TuneReport& r, const TuneConfig& cfg) {
                                         "{} 种组合，随机抽取其中 {} 种（太多，无法全部遍历）", r.combinations, r.walked)
                                   : say("{} combinations", "{} 种组合", r.combinations);
     return say("{}, {} valid; candidates: the {} best by the model's roofline score, {} drawn at random "
-               "(seed {}) and the defaults, compiled and pruned (spills, occupancy 0, shared memory; a pruned model pick is replaced by "
+               "(seed {}), the defaults and the lesson's steps, compiled and pruned (spills, occupancy 0, shared memory; a pruned model pick is replaced by "
                "the next best score){}",
-               "{}，{} 种合法；候选：按模型屋顶线估分最好的 {} 个、随机抽取的 {} 个（种子 {}）以及默认参数，"
+               "{}，{} 种合法；候选：按模型屋顶线估分最好的 {} 个、随机抽取的 {} 个（种子 {}）、默认参数以及课程各步骤的参数，"
                "编译后剪枝（溢出、占用率为 0、共享内存；被剪掉的模型候选由估分次好的点替补）{}",
                space, r.valid, std::min<uint64_t>(r.valid, uint64_t(std::max(0, cfg.shortlist))),
                std::min<uint64_t>(r.valid - std::min<uint64_t>(r.valid, uint64_t(std::max(0, cfg.shortlist))),
