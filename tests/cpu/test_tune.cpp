@@ -271,6 +271,37 @@ TuneReport sample_report() {
     return r;
 }
 
+// The full runs are of the best few by the quick protocol; a full median that reads above a quick
+// one (lesson 20 on an H200: 12.87 full against 12.60 quick) keeps its place above it.
+TEST(Tune, TheRankingPutsFullRunsFirstThenQuickThenUnmeasuredFailedAndPruned) {
+    const auto point = [](const char* phase, double median, double score) {
+        TuneCandidate c;
+        c.analysed = true;
+        c.measured = c.valid = phase[0] != '\0';
+        c.phase = phase;
+        c.median_ms = median;
+        c.score_ms = score;
+        return c;
+    };
+    TuneCandidate failed = point("quick", 0, 1), pruned = point("", 0, 0.5);
+    failed.valid = false;
+    failed.error = "validation failed";
+    pruned.pruned = "spills 8 bytes to local memory";
+    std::vector<TuneCandidate> cs = {pruned, point("quick", 12.60, 5), point("", 0, 3), failed, point("full", 12.87, 4),
+                                     point("quick", 12.65, 6), point("full", 11.49, 7), point("", 0, 2)};
+    rank_candidates(cs);
+    const std::vector<std::pair<std::string, double>> expected = {
+        {"full", 11.49}, {"full", 12.87}, {"quick", 12.60}, {"quick", 12.65}};
+    for (size_t i = 0; i < expected.size(); ++i) {
+        EXPECT_EQ(cs[i].phase, expected[i].first) << i;
+        EXPECT_EQ(cs[i].median_ms, expected[i].second) << i;
+    }
+    EXPECT_EQ(cs[4].score_ms, 2);   // unmeasured, by the model's score
+    EXPECT_EQ(cs[5].score_ms, 3);
+    EXPECT_EQ(cs[6].error, "validation failed");
+    EXPECT_FALSE(cs[7].pruned.empty());
+}
+
 TEST(Tune, TheCacheRoundTripsAndRefusesCorruptOrForeignFiles) {
     const fs::path dir = scratch("cache");
     const TuneReport r = sample_report();

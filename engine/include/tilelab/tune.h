@@ -138,7 +138,10 @@ struct TuneCallbacks {
 // Steps 1 to 4 (4 only on a GPU). Never throws for a failed point: it is kept with its reason.
 TuneReport run_tune(Engine& engine, const Variant& v, const TuneConfig& cfg, const TuneCallbacks& cb = {});
 
-// Measured and valid by median time, then the unmeasured by score, then failures, then pruned.
+// Measured and valid by median time — those with a full run first: the full runs are of the best
+// few by the quick protocol, whose medians can read a few per cent lower than the full one's, so a
+// full run never drops below a point it beat on equal terms — then the unmeasured by score, then
+// failures, then pruned.
 void rank_candidates(std::vector<TuneCandidate>& candidates);
 
 // One sentence: how the space was searched, for the output.

@@ -495,15 +495,15 @@ TuneReport run_tune(Engine& engine, const Variant& v, const TuneConfig& cfg, con
 
 void rank_candidates(std::vector<TuneCandidate>& candidates) {
     auto group = [](const TuneCandidate& c) {
-        if (!c.pruned.empty()) return 3;
-        if (c.measured && c.valid) return 0;
-        if (c.measured || !c.error.empty()) return 2;
-        return 1;
+        if (!c.pruned.empty()) return 4;
+        if (c.measured && c.valid) return c.phase == "full" ? 0 : 1;
+        if (c.measured || !c.error.empty()) return 3;
+        return 2;
     };
     std::stable_sort(candidates.begin(), candidates.end(), [&](const TuneCandidate& a, const TuneCandidate& b) {
         const int ga = group(a), gb = group(b);
         if (ga != gb) return ga < gb;
-        if (ga == 0) return a.median_ms < b.median_ms;
+        if (ga <= 1) return a.median_ms < b.median_ms;
         return a.score_ms < b.score_ms;
     });
 }
