@@ -176,7 +176,7 @@ bool CurrentTuneTarget(const AppState& state, TuneTarget& out) {
     out.variant = CurrentVariant(state);
     if (!state.engine_thread || !state.engine_thread->ready() || !out.variant) return false;
     out.gpu = state.engine_thread->device().gpu;
-    out.cfg = TabTuneConfig(state.request.problem, state.tune.budget_s);
+    out.cfg = TabTuneConfig(*out.variant, state.request.params, state.request.problem, state.tune.budget_s);
     out.key = tune_key(state.engine_thread->target(), out.gpu, *out.variant, out.cfg);
     out.name = TuneKeyName(out.key);
     return true;

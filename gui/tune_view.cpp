@@ -4,8 +4,11 @@
 
 namespace tilelab::gui {
 
-TuneConfig TabTuneConfig(const Problem& problem, double budget_s) {
-    TuneConfig cfg;   // searched and fixed empty: every parameter, as the CLI without --params/--set
+TuneConfig TabTuneConfig(const Variant& v, const ParamValues& current, const Problem& problem, double budget_s) {
+    TuneConfig cfg;   // searched empty: what the CLI searches without --param
+    for (const ParamSpec& p : v.params)
+        if (const auto it = current.find(p.name); !p.searched_by_default() && it != current.end() && it->second != p.def)
+            cfg.fixed[p.name] = it->second;
     cfg.problem = problem;
     cfg.budget_s = budget_s;
     cfg.seed = RunOptions{}.seed;   // the CLI's --seed default: the same key, the same cache file

@@ -17,8 +17,11 @@ namespace tilelab::gui {
 // The tab's budget: 60 s unless the user changes it (as `tilelab-cli tune` without --budget).
 constexpr double kDefaultTuneBudget = 60;
 
-// Every parameter searched at `problem`, with the CLI's candidates, sample and seed.
-TuneConfig TabTuneConfig(const Problem& problem, double budget_s);
+// The search for what the learner looks at: every parameter the tuner searches by default, with
+// the CLI's candidates, sample and seed; the others (STEPS, CAUSAL, PREC: what is computed) at the
+// values the learner set, given only where they differ from the defaults, so that at the defaults
+// the tab and `tilelab-cli tune` without --set share a cached ranking.
+TuneConfig TabTuneConfig(const Variant& v, const ParamValues& current, const Problem& problem, double budget_s);
 
 // A search's identity (target, variant, size and settings) as one string, to tell whether the
 // report or the search in flight belongs to what the tab shows now.

@@ -124,6 +124,21 @@ TEST(Tune, ALargeSpaceIsSampledTheSameWayEveryTimeAndKeepsTheProblemFixed) {
     EXPECT_EQ(tune_key(model_engine(), v, cfg).searched, (std::vector<std::string>{"TSTEPS", "STEPS"}));
     const TuneReport attention = tune_key(model_engine(), variant("attention.flash2_mma"), TuneConfig{});
     EXPECT_EQ(std::count(attention.searched.begin(), attention.searched.end(), "CAUSAL"), 0);
+    // Nor an element type: every variant with PREC keeps it unless it is named.
+    int with_prec = 0;
+    for (const Variant& each : all_variants()) {
+        const auto prec = std::find_if(each.params.begin(), each.params.end(), [](const ParamSpec& p) { return p.name == "PREC"; });
+        if (prec == each.params.end()) continue;
+        SCOPED_TRACE(each.id);
+        ++with_prec;
+        const TuneReport k = tune_key(model_engine(), each, TuneConfig{});
+        EXPECT_FALSE(k.searched.empty());
+        EXPECT_EQ(std::count(k.searched.begin(), k.searched.end(), "PREC"), 0);
+        TuneConfig named;
+        named.searched = {"PREC"};
+        EXPECT_EQ(tune_key(model_engine(), each, named).searched, (std::vector<std::string>{"PREC"}));
+    }
+    EXPECT_GE(with_prec, 5);
 }
 
 // The space line says when the model saw a sample of the space, in both languages.

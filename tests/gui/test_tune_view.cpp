@@ -37,7 +37,7 @@ Problem square(int n) {
 }
 
 TuneReport key_at(int n, double budget_s) {
-    return tune_key(*find_target("h100"), false, smem_tiled(), TabTuneConfig(square(n), budget_s));
+    return tune_key(*find_target("h100"), false, smem_tiled(), TabTuneConfig(smem_tiled(), {}, square(n), budget_s));
 }
 
 // A ranking as a search would leave it: two measured rows, a pruned one.
@@ -67,13 +67,32 @@ struct ScratchDir {
 }  // namespace
 
 TEST(TuneView, TheTabSearchesWhatTheCliSearchesWithoutFlags) {
-    const TuneConfig cfg = TabTuneConfig(square(1024), kDefaultTuneBudget);
+    const TuneConfig cfg = TabTuneConfig(smem_tiled(), {{"TILE", 8}, {"PAD", 1}}, square(1024), kDefaultTuneBudget);
     EXPECT_TRUE(cfg.searched.empty());   // every parameter
-    EXPECT_TRUE(cfg.fixed.empty());
+    EXPECT_TRUE(cfg.fixed.empty());      // both searched: the learner's values do not matter
     EXPECT_EQ(cfg.seed, RunOptions{}.seed);   // tilelab-cli's --seed default
     EXPECT_EQ(cfg.shortlist, 24);
     EXPECT_EQ(cfg.sample, 8);
     EXPECT_EQ(cfg.budget_s, 60);
+}
+
+// What is computed stays what the learner looks at: a causal attention is tuned causal, lesson 20
+// at the learner's STEPS; at the defaults nothing is fixed (the CLI's key without --set).
+TEST(TuneView, TheTabKeepsWhatIsComputedAtTheLearnersValues) {
+    const Variant& attention = *find_variant("attention.flash2_mma");
+    ParamValues current = with_defaults(attention.params, {});
+    EXPECT_TRUE(TabTuneConfig(attention, current, square(1024), kDefaultTuneBudget).fixed.empty());
+    current["CAUSAL"] = 1;
+    current["BR"] = current["BR"] == 64 ? 128 : 64;   // searched: not fixed
+    EXPECT_EQ(TabTuneConfig(attention, current, square(1024), kDefaultTuneBudget).fixed, (ParamValues{{"CAUSAL", 1}}));
+    const Variant& temporal = *find_variant("stencil.temporal");
+    EXPECT_EQ(TabTuneConfig(temporal, {{"STEPS", 16}, {"TSTEPS", 2}}, square(256), kDefaultTuneBudget).fixed,
+              (ParamValues{{"STEPS", 16}}));
+    const Variant& wgmma = *find_variant("matmul.tma_wgmma");
+    ParamValues fp16 = with_defaults(wgmma.params, {});
+    const int other = fp16["PREC"] == int(ElementType::f16) ? int(ElementType::bf16) : int(ElementType::f16);
+    fp16["PREC"] = other;
+    EXPECT_EQ(TabTuneConfig(wgmma, fp16, square(4096), kDefaultTuneBudget).fixed, (ParamValues{{"PREC", other}}));
 }
 
 TEST(TuneView, ACachedRankingShowsOnEntryForItsKeyOnly) {
@@ -220,7 +239,7 @@ TEST(TuneEngineThread, OneSearchAtATimeAndCancelStopsItWithinAPoint) {
 
     const Variant* v = find_variant("matmul.warp_tiled");
     ASSERT_NE(v, nullptr);
-    const TuneConfig search = TabTuneConfig(square(1024), kDefaultTuneBudget);
+    const TuneConfig search = TabTuneConfig(*v, {}, square(1024), kDefaultTuneBudget);
     ASSERT_TRUE(thread.submit_tune(v->id, search, "warp", (dir.path / "tune_root").string()));
     EXPECT_FALSE(thread.submit_tune(v->id, search, "again", ""));   // the button is disabled meanwhile
     EXPECT_EQ(thread.tune_status().key, "warp");

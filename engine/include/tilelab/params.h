@@ -43,6 +43,10 @@ struct ParamSpec {
     // false: the parameter sets what the kernel computes (lesson 20's STEPS, attention's CAUSAL),
     // not how; the autotuner keeps it fixed unless it is asked for by name (tilelab/tune.h).
     bool tuned = true;
+    // Whether the autotuner searches it when not told which to search: `tuned`, and not an element
+    // type (PREC), which sets what is computed too — and what it is compared with (cuBLAS at that
+    // precision).
+    bool searched_by_default() const { return tuned && kind != ParamKind::Element; }
 
     // label / help in the current language (tilelab/i18n.h), English where no translation exists.
     const std::string& shown_label() const;

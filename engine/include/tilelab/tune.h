@@ -45,7 +45,7 @@ class GpuPool;
 inline constexpr uint64_t kMaxWalkedPoints = 200000;
 
 struct TuneConfig {
-    std::vector<std::string> searched;   // parameter names; empty = every parameter the variant tunes (ParamSpec::tuned)
+    std::vector<std::string> searched;   // parameter names; empty = every parameter the variant tunes (ParamSpec::searched_by_default)
     ParamValues fixed;                   // values of the parameters not searched (defaults otherwise)
     Problem problem;
     int shortlist = 24;                  // candidates kept by the model's score

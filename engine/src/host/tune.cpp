@@ -29,7 +29,7 @@ constexpr double kSearchShare = 0.8;
 std::vector<const ParamSpec*> searched_specs(const Variant& v, const TuneConfig& cfg) {
     std::vector<const ParamSpec*> specs;
     for (const auto& p : v.params)
-        if (cfg.searched.empty() ? p.tuned : std::count(cfg.searched.begin(), cfg.searched.end(), p.name) > 0)
+        if (cfg.searched.empty() ? p.searched_by_default() : std::count(cfg.searched.begin(), cfg.searched.end(), p.name) > 0)
             specs.push_back(&p);
     return specs;
 }
