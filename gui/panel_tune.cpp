@@ -102,9 +102,11 @@ void DrawRanking(AppState& state, const TuneReport& r, const Variant& v) {
         }
         return most;
     };
-    FixedColumn(tr("tune.col_params"), widest([&](const TuneCandidate& c) { return TuneParamsText(v, c.params); }).c_str());
+    // The time and its percentage first: at a projector's 1280×720 a long parameter list (lesson 20's
+    // seven) pushed them past the panel's edge.
     FixedColumn(tr(gpu ? "tune.col_median" : "tune.col_model_ms"), "999.9 ms");
     FixedColumn(gpu ? tr("tune.col_pct_ref") : std::string("FLOP/B"), "100.0%");
+    FixedColumn(tr("tune.col_params"), widest([&](const TuneCandidate& c) { return TuneParamsText(v, c.params); }).c_str());
     FixedColumn(tr("tune.col_regs"), "255");
     FixedColumn(tr("tune.col_occupancy"), "100%");
     FixedColumn(tr("tune.col_origin"), widest([](const TuneCandidate& c) { return OriginText(c.origin); }).c_str());
@@ -135,8 +137,6 @@ void DrawRanking(AppState& state, const TuneReport& r, const Variant& v) {
         if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
             WrappedTooltip((note.empty() ? tr("tuner.click_to_apply") : note).c_str());
         ImGui::TableNextColumn();
-        ImGui::TextUnformatted(TuneParamsText(v, c.params).c_str());
-        ImGui::TableNextColumn();
         const bool timed = c.measured && c.valid;
         if (!gpu) ImGui::TextUnformatted(FormatTime(c.score_ms).c_str());
         else if (timed) ImGui::TextColored(StatusColorVec(true), "%s", FormatTime(c.median_ms).c_str());
@@ -145,6 +145,8 @@ void DrawRanking(AppState& state, const TuneReport& r, const Variant& v) {
         if (!gpu) ImGui::Text("%.2f", c.intensity);
         else if (timed && c.pct_of_reference > 0) ImGui::Text("%.1f%%", c.pct_of_reference);
         else ImGui::TextDisabled("-");
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(TuneParamsText(v, c.params).c_str());
         ImGui::TableNextColumn();
         if (c.analysed && c.registers > 0) ImGui::Text("%d", c.registers);
         else ImGui::TextDisabled("-");
