@@ -16,14 +16,17 @@
 //      memory, FLOPs and traffic) count once: one per signature first, their twins after;
 //      keep the `shortlist` best scores plus `sample` points drawn at random (seeded reservoir)
 //      from the rest, so a model that misjudges one corner of the space cannot hide it all, and
-//      the variant's defaults (so the answer is never worse than what the lesson opens with);
+//      the variant's defaults (so the answer is never worse than what the lesson opens with)
+//      and every step of its lessons (a configuration a teacher chose, which the roofline may
+//      rank low);
 //   3. compile each candidate (NVRTC, no GPU) and prune: register spills, no block fits on an SM,
 //      shared memory over the limit; each pruned point keeps its reason, and a pruned model pick
 //      is replaced by the next best score (at most 3 × shortlist replacements);
 //   4. on a GPU: time every candidate with the quick protocol (validated first, as every run is),
 //      then walk from the best by coordinate descent (one parameter one value up or down at a
-//      time) while that improves, then run the best `full_runs` with the full protocol; stop at
-//      the budget or when cancelled. Rank by median time.
+//      time) while that improves, until four fifths of the budget; then run the best `full_runs`
+//      with the full protocol in the rest; stop when cancelled. Rank by median time, the points
+//      with a full run first.
 #pragma once
 #include <chrono>
 #include <cstdint>

@@ -195,8 +195,6 @@ TuneReport tune_key(const Target& t, bool gpu, const Variant& v, const TuneConfi
     return r;
 }
 
-// Steps 1 and 2. `reserve`, when given, receives the next best points by score (not in the plan,
-// at most 3 × shortlist): step 3 takes one from there for each model pick it prunes.
 // The lessons' own steps as points of this search: each step's values of the searched parameters,
 // the fixed values (or defaults) for the rest. A step is a configuration a teacher chose and
 // measured, and may be one the model ranks low: lesson 20's two columns at three steps a launch,
@@ -218,6 +216,8 @@ static std::vector<ParamValues> lesson_step_points(const Variant& v, const TuneC
     return points;
 }
 
+// Steps 1 and 2. `reserve`, when given, receives the next best points by score (not in the plan,
+// at most 3 × shortlist): step 3 takes one from there for each model pick it prunes.
 static TuneReport plan(const Engine& engine, const Variant& v, const TuneConfig& cfg,
                        std::vector<TuneCandidate>* reserve) {
     TuneReport r = tune_key(engine, v, cfg);
