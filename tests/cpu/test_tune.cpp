@@ -336,6 +336,18 @@ TEST(Tune, TheCacheRoundTripsAndRefusesCorruptOrForeignFiles) {
     EXPECT_EQ(load_tune_cache(path, other, back, error), CacheLoad::refused);
     EXPECT_NE(error.find("another GPU"), std::string::npos) << error;
 
+    // A ranking of the same key made by an earlier search (no "search" in its key: version 1).
+    {
+        std::string saved = tune_report_to_json(r);
+        const std::string mark = "\"search\": 2,";
+        const size_t at = saved.find(mark);
+        ASSERT_NE(at, std::string::npos) << saved.substr(0, 200);
+        saved.erase(at, mark.size());
+        std::ofstream(path, std::ios::binary | std::ios::trunc) << saved;
+        EXPECT_EQ(load_tune_cache(path, r, back, error), CacheLoad::refused);
+        EXPECT_NE(error.find("another version of the search"), std::string::npos) << error;
+    }
+
     for (const std::string& corrupt : {std::string("{\"format\": \"tilelab-tune/1\", \"key\": "), std::string("[1, 2]"),
                                        std::string("{\"format\": \"tilelab-tune/1\", \"key\": {}}"), std::string("\xff\xfe")}) {
         std::ofstream(path, std::ios::binary | std::ios::trunc) << corrupt;

@@ -20,9 +20,14 @@ using json = nlohmann::ordered_json;
 constexpr const char* kFormat = "tilelab-tune/1";
 constexpr size_t kMaxCacheBytes = 8u << 20;
 
+// The search's own version, part of every key: a ranking made by an earlier search is not the
+// answer to this one, and is not looked up. 2: the lessons' steps among the candidates, the full
+// runs' share of the budget, PREC not searched unless named (2026-12-02).
+constexpr int kSearchVersion = 2;
+
 // What identifies a report: the same key, the same search.
 json key_json(const TuneReport& r) {
-    return json{{"target", r.target},   {"arch", r.arch},       {"variant", r.variant},
+    return json{{"search", kSearchVersion}, {"target", r.target},   {"arch", r.arch},       {"variant", r.variant},
                 {"problem", format_problem(r.problem)}, {"searched", r.searched}, {"fixed", r.fixed},
                 {"seed", r.seed}, {"shortlist", r.shortlist}, {"sample", r.sample}, {"budget_s", r.budget_s}};
 }
@@ -111,6 +116,10 @@ bool tune_report_from_json(const std::string& text, TuneReport& out, std::string
     try {
         TuneReport r;
         const json& k = j.at("key");
+        if (k.value("search", 1) != kSearchVersion) {
+            error = say("it was made by another version of the search", "它是另一个版本的搜索得出的");
+            return false;
+        }
         r.target = k.at("target").get<std::string>();
         r.arch = k.at("arch").get<std::string>();
         r.variant = k.at("variant").get<std::string>();
