@@ -416,10 +416,12 @@ TuneReport run_tune(Engine& engine, const Variant& v, const TuneConfig& cfg, con
     const auto search_deadline = after(kSearchShare), deadline = after(1.0);
     std::vector<TuneCandidate> reserve;
     TuneReport r = plan(engine, v, cfg, &reserve);
+    // Whether to stop before `until`; reaching it is recorded as the budget running out.
     auto stop_at = [&](Clock::time_point until) {
         if (cb.cancel && cb.cancel->load()) r.cancelled = true;
-        if (r.gpu && Clock::now() >= until) r.budget_hit = true;
-        return r.cancelled || r.budget_hit;
+        const bool late = r.gpu && Clock::now() >= until;
+        r.budget_hit = r.budget_hit || late;
+        return r.cancelled || late;
     };
     auto stop = [&] { return stop_at(search_deadline); };
     auto report = [&](const char* stage, int done, int total) {
@@ -478,15 +480,12 @@ TuneReport run_tune(Engine& engine, const Variant& v, const TuneConfig& cfg, con
     // The best few again with the full protocol: the ranking at the top rests on full runs. The
     // search's deadline does not stop them, the budget's end does.
     rank_candidates(r.candidates);
-    const bool searched_whole = !r.budget_hit;
-    r.budget_hit = false;
     for (int i = 0; r.gpu && i < cfg.full_runs && i < int(r.candidates.size()) && !stop_at(deadline); ++i) {
         TuneCandidate& c = r.candidates[size_t(i)];
         if (!c.measured || !c.valid) break;
         report("full", i, cfg.full_runs);
         measure_candidate(engine, v, cfg, true, r, c, cb.cancel);
     }
-    r.budget_hit = r.budget_hit || !searched_whole;
     rank_candidates(r.candidates);
     r.elapsed_s = std::chrono::duration<double>(Clock::now() - start).count();
     r.measured_at = time_text("%Y-%m-%dT%H:%M:%SZ", TimeZone::Utc);
