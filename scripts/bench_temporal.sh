@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Lesson 20 on the GPU: temporal blocking against the best single sweep, at 512³ and 768³, 64 time
 # steps, FP32, every point validated (the grid after 64 steps against 64 reference sweeps).
-#  1. The single sweep: lesson 11's register-tiled kernel (the layouts that reached the copy); the
-#     fastest validated one is "the best single sweep" (lesson 20's kernel at TSTEPS=1 is slower).
+#  1. The single sweep: lesson 11's register-tiled kernel (the layouts that reached the copy, with
+#     one and four columns a thread); the fastest validated one is "the best single sweep"
+#     (lesson 20's kernel at TSTEPS=1 is slower).
 #  2. Lesson 20 at STEPS=64 for TSTEPS 1 … 8 over a few block shapes, one and two columns a thread
 #     (CX); the fastest of each TSTEPS
 #     run again with the hardware counters (DRAM bytes) and the access count.
@@ -30,6 +31,8 @@ for n in $sizes; do
       --param2 RY --values2 4,8 --set Z=8 --reps "$reps" --json > "$out/single_rt_a_$n.json" || true
   "$cli" sweep stencil.register_tiled --size "$n" --set TX=32 --set HALO=1 --set TY=4 --set RY=4 --param Z --values 6,8,12,16 \
       --reps "$reps" --json > "$out/single_rt_b_$n.json" || true
+  "$cli" sweep stencil.register_tiled --size "$n" --set HALO=1 --set VX=4 --set RY=1 --set Z=8 --param TX --values 64,128 \
+      --param2 TY --values2 4,8 --reps "$reps" --json > "$out/single_rt_c_$n.json" || true
   for shape in "1 8 4" "1 4 8" "1 4 6" "1 8 2" "2 4 6" "2 4 4" "2 8 3" "2 8 4"; do
     read -r cx ty ry <<<"$shape"
     echo "temporal CX=$cx TY=$ty RY=$ry at ${n}³" >&2

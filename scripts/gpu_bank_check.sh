@@ -112,6 +112,10 @@ for l in stencil.smem_tiled stencil.coarsened stencil.register_tiled; do
   row "$out/sites.csv" "$l 33 default" $l 33
   row "$out/sites.csv" "$l 256 default" $l 256
 done
+# the register-tiled kernel's float2 and float4 pieces (VX): vector stores and loads of a row
+row "$out/sites.csv" "stencil.register_tiled 36 VX=2" stencil.register_tiled 36 TX=64 TY=4 RY=2 Z=4 HALO=1 VX=2
+row "$out/sites.csv" "stencil.register_tiled 256 VX=4" stencil.register_tiled 256 TX=128 TY=4 RY=1 Z=8 HALO=1 VX=4
+row "$out/sites.csv" "stencil.register_tiled 68x37x11 VX=4" stencil.register_tiled 68x37x11 TX=64 TY=8 RY=1 Z=3 HALO=1 VX=4
 # lesson 19: the convolution's tile fill and tap reads (two-way at BX=8) and the shared bank's reads
 row "$out/sites.csv" "19 256 default" 19 256x256x1
 row "$out/sites.csv" "19 256 BX=8 BY=8 shared per_lane" 19 256x256x1 BX=8 BY=8 FILTER_IN=shared INDEX=per_lane

@@ -22,51 +22,56 @@ inline bool tile_owns(int t, int tile, int64_t c, int64_t n, int r = 1) {
 }
 
 // One thread's part of one plane of a plane-walking block (PlaneTile in stencil_common.cuh): its
-// RY tile cells and its halo cell, as shared-memory words of a plane (TX + 2A floats a row).
+// RY tile pieces (VX cells each, one cell but in the register-tiled kernel) and its halo piece,
+// as shared-memory words of a plane (TX + 2·PAD floats a row).
 class PlaneTileCells {
 public:
     PlaneTileCells(const PlaneWalkShape& s, const Problem& p, int bx, int by) : s_(s), nx_(p.dim[0]), ny_(p.dim[1]) {
-        x0_ = s.around ? int64_t(bx) * s.tx : int64_t(bx) * (s.tx - 2);
+        x0_ = s.around ? int64_t(bx) * s.tx : int64_t(bx) * (s.tx - 2);   // TX cells a tile at any VX
         y0_ = s.around ? int64_t(by) * s.rows() : int64_t(by) * (s.rows() - 2);
     }
-    int pitch() const { return s_.tx + 2 * a(); }                       // floats per shared row
+    int pitch() const { return s_.tx + 2 * s_.pad(); }                  // floats per shared row
     int plane_words() const { return (s_.rows() + 2 * a()) * pitch(); }  // one shared plane
     struct Cell {
-        bool in_grid = false, owns = false, computes = false;
-        int64_t word = -1;   // tile[row + A][tx + A] of the plane
+        bool in_grid = false, owns = false, computes = false;   // of the piece's first cell; computes: any
+        int64_t word = -1;   // tile[row + A][PAD + VX·tx] of the plane: the piece's first cell
     };
     Cell cell(int thread, int r) const {
-        const int tx = thread % s_.tx, row = thread / s_.tx + r * s_.ty;
-        const int64_t x = x0_ + tx, y = y0_ + row;
+        const int tx = thread % s_.threads_x(), row = thread / s_.threads_x() + r * s_.ty;
+        const int64_t x = x0_ + int64_t(s_.vx) * tx, y = y0_ + row;
         Cell c;
         c.in_grid = x < nx_ && y < ny_;
         if (s_.around) {
             c.owns = c.in_grid;
-            c.computes = c.in_grid && x > 0 && x < nx_ - 1 && y > 0 && y < ny_ - 1;
+            c.computes = c.in_grid && x + s_.vx - 1 > 0 && x < nx_ - 1 && y > 0 && y < ny_ - 1;
         } else {
             c.owns = c.in_grid && tile_owns(tx, s_.tx, x, nx_) && tile_owns(row, s_.rows(), y, ny_);
             c.computes = tile_computes(tx, s_.tx, x, nx_) && tile_computes(row, s_.rows(), y, ny_);
         }
-        c.word = int64_t(row + a()) * pitch() + tx + a();
+        c.word = int64_t(row + a()) * pitch() + s_.pad() + int64_t(s_.vx) * tx;
         return c;
     }
-    // The halo cell thread t loads (halo around the tile): the row above for t < TX, then the row
-    // below, the column left, the column right; -1 where it has none or the cell is off the grid.
-    int64_t halo_word(int t) const {
+    // The first word of the halo piece thread t loads (halo around the tile): the row above in
+    // pieces of VX cells for t < TX/VX, then the row below, the column left, the column right one
+    // cell a thread; -1 where it has none, the piece is off the grid or not of the kind asked for.
+    enum class HaloKind { Any, Rows, Columns };
+    int64_t halo_word(int t, HaloKind kind = HaloKind::Any) const {
         if (!s_.around) return -1;
-        const int TX = s_.tx, R = s_.rows();
+        const int TXT = s_.threads_x(), TX = s_.tx, R = s_.rows(), VX = s_.vx, PAD = s_.pad();
         int64_t hx = -1, hy = -1;
         int sx = 0, sy = 0;
-        if (t < TX) {
-            hx = x0_ + t, hy = y0_ - 1, sx = t + 1, sy = 0;
-        } else if (t < 2 * TX) {
-            hx = x0_ + t - TX, hy = y0_ + R, sx = t - TX + 1, sy = R + 1;
-        } else if (t < 2 * TX + R) {
-            hx = x0_ - 1, hy = y0_ + t - 2 * TX, sx = 0, sy = t - 2 * TX + 1;
-        } else if (t < 2 * TX + 2 * R) {
-            hx = x0_ + TX, hy = y0_ + t - 2 * TX - R, sx = TX + 1, sy = t - 2 * TX - R + 1;
+        const bool row = t < 2 * TXT;
+        if (t < TXT) {
+            hx = x0_ + VX * t, hy = y0_ - 1, sx = PAD + VX * t, sy = 0;
+        } else if (t < 2 * TXT) {
+            hx = x0_ + VX * (t - TXT), hy = y0_ + R, sx = PAD + VX * (t - TXT), sy = R + 1;
+        } else if (t < 2 * TXT + R) {
+            hx = x0_ - 1, hy = y0_ + t - 2 * TXT, sx = PAD - 1, sy = t - 2 * TXT + 1;
+        } else if (t < 2 * TXT + 2 * R) {
+            hx = x0_ + TX, hy = y0_ + t - 2 * TXT - R, sx = PAD + TX, sy = t - 2 * TXT - R + 1;
         }
         if (hx < 0 || hy < 0 || hx >= nx_ || hy >= ny_) return -1;
+        if ((kind == HaloKind::Rows && !row) || (kind == HaloKind::Columns && row)) return -1;
         return int64_t(sy) * pitch() + sx;
     }
 
@@ -102,13 +107,15 @@ double z_steps(const PlaneWalkShape& s, const Problem& p, Pred pred) {
     return total;
 }
 
-// A 4-byte site (the stencil kernels read and write single floats) with one instance per entry
-// of `weights`; `word(instance, thread)` is the float index in the shared array, -1 if idle.
+// A site of `floats` consecutive floats a thread (single floats but for the register-tiled
+// kernel's float2 and float4 pieces) with one instance per entry of `weights`; `word(instance,
+// thread)` is the index of the first float in the shared array, -1 if idle.
 // Instances whose every thread touches the same word (or none), such as a middle and a first block
 // that differ only where this access does not look, are merged and their weights added: the
 // counts stay exact and the model does the work once.
 inline SharedAccessSite float_site(std::string name, std::string formula, bool store, int threads,
-                                   const std::vector<double>& weights, const std::function<int64_t(int, int)>& word) {
+                                   const std::vector<double>& weights, const std::function<int64_t(int, int)>& word,
+                                   int floats = 1) {
     std::vector<std::vector<int64_t>> bytes;   // per merged instance, per thread
     std::vector<double> merged;
     std::map<std::vector<int64_t>, size_t> seen;
@@ -135,7 +142,7 @@ inline SharedAccessSite float_site(std::string name, std::string formula, bool s
     a.name = std::move(name);
     a.formula = std::move(formula);
     a.store = store;
-    a.width_bytes = 4;
+    a.width_bytes = 4 * floats;
     a.threads = threads;
     a.instances = int(merged.size());
     a.repeats = 1;
@@ -147,6 +154,7 @@ inline SharedAccessSite float_site(std::string name, std::string formula, bool s
 // The words a formula calls the tile cell of a thread, for the plane walks' formula strings.
 inline std::string plane_cell_formula(const PlaneWalkShape& s, const std::string& dy = "", const std::string& dx = "") {
     const std::string row = s.ry > 1 ? "ty + r·TY" : "ty";
+    if (s.around && s.vx > 1) return "(" + row + " + 1" + dy + ")·(TX+2·VX) + VX + VX·tx" + dx;
     if (s.around) return "(" + row + " + 1" + dy + ")·(TX+2) + tx + 1" + dx;
     return "(" + row + dy + ")·TX + tx" + dx;
 }

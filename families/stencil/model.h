@@ -95,21 +95,31 @@ namespace tilelab::stencil {
 
 // The coarsened and register-tiled kernels: a TX×TY block walks Z output planes along z. Each
 // thread looks after RY rows, so the tile is TX × R with R = TY·RY (the book: RY = 1, TX = TY = T).
+// The register-tiled kernel's VX (1 elsewhere) gives a thread VX consecutive columns of each row:
+// its block is TX/VX × TY threads for the same TX-wide tile.
 // HALO = 0 puts the halo inside the tile (the book's input tile, outputs (TX−2)×(R−2)); HALO = 1
 // puts it around the tile (outputs TX×R, the 2·TX + 2·R halo cells loaded on top, one per thread).
 // kernels/stencil/stencil_common.cuh (PlaneTile) has the kernel side.
 struct PlaneWalkShape {
     int tx, ty, ry, z;
     bool around;
+    int vx;
     explicit PlaneWalkShape(const ParamReader& p)
-        : tx(p["TX"]), ty(p["TY"]), ry(p.get("RY", 1)), z(p["Z"]), around(p.get("HALO", 0) != 0) {}
+        : tx(p["TX"]), ty(p["TY"]), ry(p.get("RY", 1)), z(p["Z"]), around(p.get("HALO", 0) != 0), vx(p.get("VX", 1)) {}
     int rows() const { return ty * ry; }
-    int threads() const { return tx * ty; }
+    int threads_x() const { return tx / vx; }
+    int threads() const { return threads_x() * ty; }
+    // Columns between a shared row's start and the tile: 1 around (the halo column) at VX = 1, VX
+    // around otherwise (pieces stay VX-aligned), 0 inside.
+    int pad() const { return around ? vx : 0; }
+    // Threads that load a piece of the halo each output plane: a row above and below in pieces of
+    // VX cells, a column each side one cell a thread.
+    int halo_pieces() const { return around ? 2 * threads_x() + 2 * rows() : 0; }
     // Outputs of a whole tile per plane, and halo cells loaded on top of the tile per output plane.
     double tile_outputs() const { return around ? double(tx) * rows() : double(tx - 2) * (rows() - 2); }
     double tile_cells() const { return double(tx) * rows(); }
     double halo_cells() const { return around ? 2.0 * tx + 2.0 * rows() : 0.0; }
-    int shared_plane_floats() const { return around ? (tx + 2) * (rows() + 2) : tx * rows(); }
+    int shared_plane_floats() const { return around ? (tx + 2 * pad()) * (rows() + 2) : tx * rows(); }
     // The kernel template's arguments, in the order both kernels declare them.
     std::string template_args() const { return fmt::format("{}, {}, {}, {}, {}", tx, ty, ry, z, around ? "true" : "false"); }
     std::array<int64_t, 3> blocks(const Problem& p) const {
@@ -125,13 +135,13 @@ struct PlaneWalkShape {
         t.walks_z = true;
         // Outputs of the busiest thread: its RY rows, less the halo rows among them when the
         // halo is inside a tile fewer than three threads tall.
-        t.thread_tile = {1, around ? ry : ry - std::max(0, 3 - ty), z};
+        t.thread_tile = {vx, around ? ry : ry - std::max(0, 3 - ty), z};
         t.shared_planes = shared_planes;
         if (around) {
             t.extent = {p.dim[0], p.dim[1], p.dim[2] - 2};
             t.block_tile = {tx, rows(), z};
             t.halo_load = HaloLoad::OnTop;
-            t.shared_plane = {tx + 2, rows() + 2};
+            t.shared_plane = {tx + 2 * pad(), rows() + 2};
         } else {
             t.extent = {p.dim[0] - 2, p.dim[1] - 2, p.dim[2] - 2};
             t.block_tile = {tx - 2, rows() - 2, z};
@@ -143,7 +153,7 @@ struct PlaneWalkShape {
     LaunchShape launch(const Problem& p) const {
         const auto b = blocks(p);
         LaunchShape shape;
-        shape.block = {unsigned(tx), unsigned(ty), 1};
+        shape.block = {unsigned(threads_x()), unsigned(ty), 1};
         shape.grid = {unsigned(b[0]), unsigned(b[1]), unsigned(b[2])};
         return shape;
     }
@@ -180,8 +190,15 @@ inline std::string plane_walk_invalid_reason(const PlaneWalkShape& s, const Prob
     if (auto r = grid_too_small_reason(problem); !r.empty()) return r;
     if (!s.around && s.rows() < 3)
         return trf("family.stencil.model.with_halo_inside_tile", s.rows());
-    if (s.around && s.halo_cells() > s.threads())
-        return trf("family.stencil.model.with_halo_around_tile", int(s.halo_cells()), s.tx, s.ty, s.threads());
+    if (s.vx > 1) {
+        if (!s.around) return trf("family.stencil.model.columns_need_halo_around", s.vx);
+        if (s.tx % s.vx != 0) return trf("family.stencil.model.columns_split_tile", s.tx, s.vx);
+        if (problem.dim[0] % s.vx != 0) return trf("family.stencil.model.columns_split_rows", s.vx, problem.dim[0]);
+        if (s.halo_pieces() > s.threads())
+            return trf("family.stencil.model.with_halo_pieces_around_tile", s.halo_pieces(), s.threads_x(), s.ty, s.threads());
+    }
+    if (s.around && s.halo_pieces() > s.threads())
+        return trf("family.stencil.model.with_halo_around_tile", s.halo_pieces(), s.tx, s.ty, s.threads());
     return "";
 }
 
@@ -219,7 +236,9 @@ inline std::vector<Formula> plane_walk_global_formulas(const PlaneWalkShape& s, 
         {"tiles along y", "Gy = ⌈Ny/(TY·RY)⌉", double(blocks[1])},
         {"blocks along z", "Gz = ⌈(Nz−2)/Z⌉", double(blocks[2])},
         {"FLOPs", "13·(Nx−2)·(Ny−2)·(Nz−2)", m.flops},
-        {"global loads / thread", "RY·(Z + 2) + Z for a thread that also loads a halo cell", m.per_thread.global_loads},
+        {"global loads / thread", s.vx > 1 ? "VX·RY·(Z + 2) + VX·Z for a thread that also loads a piece of a halo row"
+                                           : "RY·(Z + 2) + Z for a thread that also loads a halo cell",
+         m.per_thread.global_loads},
         {"global loads / block", "TX·TY·RY·(Z+2) + (2·TX + 2·TY·RY)·Z", m.per_block.global_loads},
         {"outputs / block", "TX·TY·RY·Z", s.block_outputs()},
         {"global loads (total)", "Nx·Ny·(Nz − 2 + 2·Gz) + (2·Nx·(Gy−1) + 2·Ny·(Gx−1))·(Nz−2)", m.total.global_loads},
@@ -237,7 +256,7 @@ inline void add_plane_walk_extras(CostModel& m, const PlaneWalkShape& s, const s
                     {{"OP/B, PMPP per-block ratio", ratio + op_per_byte_note, s.pmpp_op_per_byte()},
                      {"halo fraction of the loads", halo, s.halo_fraction()},
                      {"shared memory / block (bytes)", smem_expression, double(smem_bytes)},
-                     {"threads / block", "TX·TY", double(s.threads())}});
+                     {"threads / block", s.vx > 1 ? "TX/VX·TY" : "TX·TY", double(s.threads())}});
     m.quoted_intensity = "OP/B, PMPP per-block ratio";
 }
 

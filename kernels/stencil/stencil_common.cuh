@@ -77,46 +77,64 @@ __device__ __forceinline__ bool tile_owns(int t, int tile, int c, int n, int r =
     return tile_computes(t, tile, c, n, r) || (c < r && t == c) || (c >= n - r && c - t + tile >= n);
 }
 
-// Where the cells of a plane-walking block are. The block is TX × TY threads; each thread looks
-// after RY rows of the tile (rows ty, ty + TY, ty + 2·TY, ...), so the tile is TX × R with
-// R = TY·RY: more rows per thread means more independent loads in flight per thread.
+// Where the cells of a plane-walking block are. The block is TX/VX × TY threads; each thread looks
+// after RY rows of the tile (rows ty, ty + TY, ty + 2·TY, ...) and VX consecutive columns of each
+// (VX·tx … VX·tx + VX − 1; VX = 1 but in the register-tiled kernel), so the tile is TX × R with
+// R = TY·RY: more cells per thread means more independent loads in flight per thread.
 //
 // Two layouts of the halo (the one-cell ring an output's x-y neighbours reach into):
-//  - inside the tile (AROUND = false, the book's): the tile is the input tile, starting one cell
-//    before the block's outputs; its edge cells are loaded but not computed, and consecutive
+//  - inside the tile (AROUND = false, the book's; VX = 1): the tile is the input tile, starting one
+//    cell before the block's outputs; its edge cells are loaded but not computed, and consecutive
 //    tiles overlap by two cells. Tile rows start one float before a 128-byte line.
 //  - around the tile (AROUND = true): the tile is the output tile, starting on the block's first
-//    output, and the 2·TX + 2·R halo cells are extra loads, one per thread for threads 0, 1, ...
-//    Every cell is an output; rows are aligned; the halo is loaded once per output plane and
-//    its corners not at all.
-// In shared memory the tile sits at an offset of A = 1 cell around (room for the halo), 0 inside.
-template <int TX, int TY, int RY, bool AROUND>
+//    output, and the 2·TX + 2·R halo cells are extra loads: the rows above and below in pieces
+//    of VX cells, one piece per thread for threads 0, 1, ..., then the columns left and right one
+//    cell per thread. Every cell is an output; rows are aligned; the halo is loaded once per
+//    output plane and its corners not at all.
+// In shared memory the tile's rows sit A = 1 row down (room for the halo row above; 0 inside) and
+// PAD columns in: one around at VX = 1, VX around otherwise (a row's pieces stay VX-aligned for
+// vector accesses; the halo column sits just left of the tile), 0 inside.
+template <int TX, int TY, int RY, bool AROUND, int VX = 1>
 struct PlaneTile {
+    static_assert(VX == 1 || VX == 2 || VX == 4, "a thread's cells of a row: one float, a float2 or a float4");
+    static_assert(TX % VX == 0, "the tile's width is a whole number of threads");
+    static_assert(VX == 1 || AROUND, "several columns a thread need the halo around the tile (aligned rows)");
     static constexpr int R = TY * RY;
     static constexpr int A = AROUND ? 1 : 0;
-    int x;                     // this thread's column
+    static constexpr int PAD = AROUND ? VX : 0;
+    static constexpr int THREADS_X = TX / VX;
+    int x;                     // this thread's first column
     int row[RY];               // tile rows of its cells (ty + r·TY)
-    bool in_grid[RY];          // cell inside the grid: it is loaded
-    bool owns[RY];             // this block writes the cell
-    bool computes[RY];         // the cell gets the stencil (else it is copied)
-    size_t column[RY];         // offset of the cell within an x-y plane
-    bool has_halo = false;     // this thread loads one halo cell of each output plane
+    bool in_grid[RY];          // its first cell of row r inside the grid: the row's cells are loaded
+    bool owns[RY];             // this block writes them
+    bool computes[RY];         // some of them get the stencil (else they are copied)
+    bool inner_row[RY];        // the row is inside the grid's interior along y (halo around only)
+    size_t column[RY];         // offset of the first cell within an x-y plane
+    bool has_halo = false;     // this thread loads one halo piece of each output plane
+    bool halo_row = false;     // ... of the row above or below: VX cells (else one cell of a column)
     int halo_sx = 0, halo_sy = 0;
     size_t halo_column = 0;
 
-    __device__ PlaneTile(int nx, int ny) {
+    // Whether cell j of row r (column x + j) gets the stencil.
+    __device__ bool computes_cell(int r, int j) const {
+        if (VX == 1) return computes[r];
+        return inner_row[r] && x + j > 0 && x + j < nx_ - 1;
+    }
+
+    __device__ PlaneTile(int nx, int ny) : nx_(nx) {
         const int tx = threadIdx.x, ty = threadIdx.y;
         const int x0 = AROUND ? blockIdx.x * TX : blockIdx.x * (TX - 2);
         const int y0 = AROUND ? blockIdx.y * R : blockIdx.y * (R - 2);
-        x = x0 + tx;
+        x = x0 + VX * tx;
 #pragma unroll
         for (int r = 0; r < RY; ++r) {
             row[r] = ty + r * TY;
             const int y = y0 + row[r];
             in_grid[r] = x < nx && y < ny;
             if (AROUND) {
+                if (VX > 1) inner_row[r] = y > 0 && y < ny - 1;
                 owns[r] = in_grid[r];
-                computes[r] = in_grid[r] && x > 0 && x < nx - 1 && y > 0 && y < ny - 1;
+                computes[r] = in_grid[r] && x + VX - 1 > 0 && x < nx - 1 && y > 0 && y < ny - 1;
             } else {
                 owns[r] = in_grid[r] && tile_owns(tx, TX, x, nx) && tile_owns(row[r], R, y, ny);
                 computes[r] = tile_computes(tx, TX, x, nx) && tile_computes(row[r], R, y, ny);
@@ -124,20 +142,24 @@ struct PlaneTile {
             column[r] = size_t(y) * nx + x;
         }
         if (AROUND) {
-            // Halo cell t: the row above (t < TX), the row below, the column left, the column right.
-            const int t = ty * TX + tx;
+            // Halo piece t: the row above (t < TX/VX), the row below, the column left, the column right.
+            const int t = ty * THREADS_X + tx;
             int hx = -1, hy = -1;
-            if (t < TX) {
-                hx = x0 + t, hy = y0 - 1, halo_sx = t + 1, halo_sy = 0;
-            } else if (t < 2 * TX) {
-                hx = x0 + t - TX, hy = y0 + R, halo_sx = t - TX + 1, halo_sy = R + 1;
-            } else if (t < 2 * TX + R) {
-                hx = x0 - 1, hy = y0 + t - 2 * TX, halo_sx = 0, halo_sy = t - 2 * TX + 1;
-            } else if (t < 2 * TX + 2 * R) {
-                hx = x0 + TX, hy = y0 + t - 2 * TX - R, halo_sx = TX + 1, halo_sy = t - 2 * TX - R + 1;
+            if (t < THREADS_X) {
+                hx = x0 + VX * t, hy = y0 - 1, halo_sx = PAD + VX * t, halo_sy = 0, halo_row = true;
+            } else if (t < 2 * THREADS_X) {
+                hx = x0 + VX * (t - THREADS_X), hy = y0 + R, halo_sx = PAD + VX * (t - THREADS_X), halo_sy = R + 1;
+                halo_row = true;
+            } else if (t < 2 * THREADS_X + R) {
+                hx = x0 - 1, hy = y0 + t - 2 * THREADS_X, halo_sx = PAD - 1, halo_sy = t - 2 * THREADS_X + 1;
+            } else if (t < 2 * THREADS_X + 2 * R) {
+                hx = x0 + TX, hy = y0 + t - 2 * THREADS_X - R, halo_sx = PAD + TX, halo_sy = t - 2 * THREADS_X - R + 1;
             }
             has_halo = hx >= 0 && hy >= 0 && hx < nx && hy < ny;
             if (has_halo) halo_column = size_t(hy) * nx + hx;
         }
     }
+
+private:
+    int nx_;
 };

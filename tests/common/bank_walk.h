@@ -15,6 +15,7 @@ namespace tilelab::testing {
 
 struct SiteTally {
     bool store = false;
+    int width_bytes = 4;
     double instructions = 0, wavefronts = 0, min_wavefronts = 0;
 };
 
@@ -24,10 +25,10 @@ struct KernelWalk {
     std::map<std::string, SiteTally> sites;
 
     // One shared access in the source, executed by every warp of the block: word(thread) is the
-    // float index the thread touches, -1 where it does not take part. A warp none of whose lanes
-    // takes part does not issue it.
+    // index of the first of the `floats` consecutive floats the thread touches, -1 where it does
+    // not take part. A warp none of whose lanes takes part does not issue it.
     template <typename Word>
-    void issue(const std::string& name, bool store, Word word) {
+    void issue(const std::string& name, bool store, Word word, int floats = 1) {
         for (int warp = 0; warp * kWarpLanes < threads; ++warp) {
             std::array<int64_t, kWarpLanes> bytes;
             for (int lane = 0; lane < kWarpLanes; ++lane) {
@@ -35,10 +36,11 @@ struct KernelWalk {
                 const int64_t w = t < threads ? word(t) : -1;
                 bytes[size_t(lane)] = w < 0 ? -1 : 4 * w;
             }
-            const WarpBanks wb = warp_banks(bytes, 4, store);
+            const WarpBanks wb = warp_banks(bytes, 4 * floats, store);
             if (wb.min_wavefronts == 0) continue;
             SiteTally& s = sites[name];
             s.store = store;
+            s.width_bytes = 4 * floats;
             s.instructions += 1;
             s.wavefronts += wb.wavefronts;
             s.min_wavefronts += wb.min_wavefronts;
@@ -61,9 +63,9 @@ inline void expect_model_equals_walk(const Variant& v, const ParamValues& p, con
         SCOPED_TRACE(s.name);
         EXPECT_EQ(++declared[s.name], 1) << "one site per name";
         EXPECT_NE(s.formula.find("word ="), std::string::npos) << s.formula;
-        EXPECT_EQ(s.width_bytes, 4) << "the walked kernels read and write single floats";
         const auto it = walk.sites.find(s.name);
-        const SiteTally w = it == walk.sites.end() ? SiteTally{s.store} : it->second;
+        const SiteTally w = it == walk.sites.end() ? SiteTally{s.store, s.width_bytes} : it->second;
+        EXPECT_EQ(s.width_bytes, w.width_bytes);
         EXPECT_EQ(s.store, w.store);
         EXPECT_EQ(s.instructions, w.instructions);
         EXPECT_EQ(s.wavefronts, w.wavefronts);

@@ -77,16 +77,20 @@ KernelWalk walk_smem_tiled(int T, int R, const Problem& prob) {
 struct PlaneThread {
     std::vector<bool> in_grid, owns, computes;
     std::vector<int> row;
-    bool has_halo = false;
+    bool has_halo = false, halo_row = false;   // halo_row: a piece of VX cells of the row above or below
     int halo_sx = 0, halo_sy = 0;
 };
 
+// VX: the register-tiled kernel's columns a thread (TX/VX threads along x; 1 for the others).
 struct PlaneConfig {
     int TX, TY, RY, Z;
     bool around;
+    int VX = 1;
     int R() const { return TY * RY; }
     int A() const { return around ? 1 : 0; }
-    int pitch() const { return TX + 2 * A(); }
+    int pad() const { return around ? VX : 0; }
+    int threads_x() const { return TX / VX; }
+    int pitch() const { return TX + 2 * pad(); }
     int plane() const { return (R() + 2 * A()) * pitch(); }
 };
 
@@ -94,11 +98,12 @@ std::vector<PlaneThread> plane_threads(const PlaneConfig& c, const Problem& prob
     const int64_t nx = prob.dim[0], ny = prob.dim[1];
     const int R = c.R();
     const int64_t x0 = c.around ? bx * c.TX : bx * (c.TX - 2), y0 = c.around ? by * R : by * (R - 2);
-    std::vector<PlaneThread> out(size_t(c.TX * c.TY));
+    const int TXT = c.threads_x(), VX = c.VX, PAD = c.pad();
+    std::vector<PlaneThread> out(size_t(TXT * c.TY));
     for (int ty = 0; ty < c.TY; ++ty)
-        for (int tx = 0; tx < c.TX; ++tx) {
-            PlaneThread& p = out[size_t(ty * c.TX + tx)];
-            const int64_t x = x0 + tx;
+        for (int tx = 0; tx < TXT; ++tx) {
+            PlaneThread& p = out[size_t(ty * TXT + tx)];
+            const int64_t x = x0 + int64_t(VX) * tx;
             for (int r = 0; r < c.RY; ++r) {
                 const int row = ty + r * c.TY;
                 const int64_t y = y0 + row;
@@ -107,23 +112,24 @@ std::vector<PlaneThread> plane_threads(const PlaneConfig& c, const Problem& prob
                 p.in_grid.push_back(in);
                 if (c.around) {
                     p.owns.push_back(in);
-                    p.computes.push_back(in && x > 0 && x < nx - 1 && y > 0 && y < ny - 1);
+                    p.computes.push_back(in && x + VX - 1 > 0 && x < nx - 1 && y > 0 && y < ny - 1);
                 } else {
                     p.owns.push_back(in && owns_along(tx, c.TX, x, nx) && owns_along(row, R, y, ny));
                     p.computes.push_back(computes_along(tx, c.TX, x, nx, 1) && computes_along(row, R, y, ny, 1));
                 }
             }
             if (c.around) {
-                const int t = ty * c.TX + tx;
+                const int t = ty * TXT + tx;
                 int64_t hx = -1, hy = -1;
-                if (t < c.TX) {
-                    hx = x0 + t, hy = y0 - 1, p.halo_sx = t + 1, p.halo_sy = 0;
-                } else if (t < 2 * c.TX) {
-                    hx = x0 + t - c.TX, hy = y0 + R, p.halo_sx = t - c.TX + 1, p.halo_sy = R + 1;
-                } else if (t < 2 * c.TX + R) {
-                    hx = x0 - 1, hy = y0 + t - 2 * c.TX, p.halo_sx = 0, p.halo_sy = t - 2 * c.TX + 1;
-                } else if (t < 2 * c.TX + 2 * R) {
-                    hx = x0 + c.TX, hy = y0 + t - 2 * c.TX - R, p.halo_sx = c.TX + 1, p.halo_sy = t - 2 * c.TX - R + 1;
+                p.halo_row = t < 2 * TXT;
+                if (t < TXT) {
+                    hx = x0 + VX * t, hy = y0 - 1, p.halo_sx = PAD + VX * t, p.halo_sy = 0;
+                } else if (t < 2 * TXT) {
+                    hx = x0 + VX * (t - TXT), hy = y0 + R, p.halo_sx = PAD + VX * (t - TXT), p.halo_sy = R + 1;
+                } else if (t < 2 * TXT + R) {
+                    hx = x0 - 1, hy = y0 + t - 2 * TXT, p.halo_sx = PAD - 1, p.halo_sy = t - 2 * TXT + 1;
+                } else if (t < 2 * TXT + 2 * R) {
+                    hx = x0 + c.TX, hy = y0 + t - 2 * TXT - R, p.halo_sx = PAD + c.TX, p.halo_sy = t - 2 * TXT - R + 1;
                 }
                 p.has_halo = hx >= 0 && hy >= 0 && hx < nx && hy < ny;
             }
@@ -142,7 +148,7 @@ std::array<int64_t, 3> plane_blocks(const PlaneConfig& c, const Problem& prob) {
 template <class Block>
 KernelWalk walk_every_block(const PlaneConfig& c, const Problem& prob, Block block) {
     KernelWalk walk;
-    walk.threads = c.TX * c.TY;
+    walk.threads = c.threads_x() * c.TY;
     const auto blocks = plane_blocks(c, prob);
     for (int64_t bz = 0; bz < blocks[2]; ++bz)
         for (int64_t by = 0; by < blocks[1]; ++by)
@@ -201,30 +207,39 @@ KernelWalk walk_coarsened(const PlaneConfig& c, const Problem& prob) {
     });
 }
 
-// kernels/stencil/register_tiled.cuh, every block and step.
+// kernels/stencil/register_tiled.cuh, every block and step: pieces of VX floats (one at VX = 1).
 KernelWalk walk_register_tiled(const PlaneConfig& c, const Problem& prob) {
-    const int A = c.A(), P = c.pitch();
+    const int A = c.A(), P = c.pitch(), VX = c.VX;
     return walk_every_block(c, prob, [&](KernelWalk& walk, const std::vector<PlaneThread>& th, int64_t z_first, int64_t z_end) {
         // curr_s[sy][sx] is word sy·P + sx.
-        auto cell = [&](const std::string& name, bool store, int r, int dy, int dx, bool computing) {
+        auto cell = [&](const std::string& name, bool store, int r, int dy, int dx, bool computing, int floats) {
             walk.issue(name, store, [&](int t) -> int64_t {
                 const PlaneThread& p = th[size_t(t)];
                 const bool on = computing ? p.owns[size_t(r)] && p.computes[size_t(r)] : p.in_grid[size_t(r)];
-                return on ? int64_t(p.row[size_t(r)] + A + dy) * P + t % c.TX + A + dx : -1;
-            });
+                return on ? int64_t(p.row[size_t(r)] + A + dy) * P + c.pad() + VX * (t % c.threads_x()) + dx : -1;
+            }, floats);
+        };
+        auto halo = [&](const std::string& name, int which, int floats) {   // which: 0 any, 1 rows, 2 columns
+            walk.issue(name, true, [&](int t) -> int64_t {
+                const PlaneThread& p = th[size_t(t)];
+                const bool on = p.has_halo && (which == 0 || (which == 1) == p.halo_row);
+                return on ? int64_t(p.halo_sy) * P + p.halo_sx : -1;
+            }, floats);
         };
         for (int i = 0; i < c.Z; ++i) {
             if (z_first + i >= z_end) break;
-            for (int r = 0; r < c.RY; ++r) cell("tile store (plane z)", true, r, 0, 0, false);
-            walk.issue("halo store (plane z)", true, [&](int t) -> int64_t {
-                const PlaneThread& p = th[size_t(t)];
-                return p.has_halo ? int64_t(p.halo_sy) * P + p.halo_sx : -1;
-            });
+            for (int r = 0; r < c.RY; ++r) cell("tile store (plane z)", true, r, 0, 0, false, VX);
+            if (VX == 1) {
+                halo("halo store (plane z)", 0, 1);
+            } else {
+                halo("halo store, rows (plane z)", 1, VX);
+                halo("halo store, columns (plane z)", 2, 1);
+            }
             for (int r = 0; r < c.RY; ++r) {
-                cell("load x−1", false, r, 0, -1, true);
-                cell("load x+1", false, r, 0, 1, true);
-                cell("load y−1", false, r, -1, 0, true);
-                cell("load y+1", false, r, 1, 0, true);
+                cell("load x−1", false, r, 0, -1, true, 1);
+                cell("load x+1", false, r, 0, VX, true, 1);
+                cell("load y−1", false, r, -1, 0, true, VX);
+                cell("load y+1", false, r, 1, 0, true, VX);
             }
         }
     });
@@ -235,6 +250,14 @@ bool random_plane_config(std::mt19937& rng, const Variant& v, PlaneConfig& c, Pr
     c = {int(3 + rng() % 38), int(1 + rng() % 12), int(1 + rng() % 3), int(1 + rng() % 7), rng() % 2 == 1};
     prob = Problem{{int64_t(3 + rng() % 90), int64_t(3 + rng() % 60), int64_t(3 + rng() % 20)}};
     p = with_defaults(v.params, {{"TX", c.TX}, {"TY", c.TY}, {"RY", c.RY}, {"Z", c.Z}, {"HALO", c.around ? 1 : 0}});
+    if (p.count("VX")) {   // the register-tiled kernel: pieces of 1, 2 or 4 columns, the halo around
+        c.VX = 1 << (rng() % 3);
+        if (c.VX > 1) {
+            c.around = true, c.TX = c.VX * (1 + c.TX / c.VX);
+            prob.dim[0] = c.VX * (1 + prob.dim[0] / c.VX);
+            p["VX"] = c.VX, p["TX"] = c.TX, p["HALO"] = 1;
+        }
+    }
     return c.TX * c.TY <= 1024 && v.invalid_reason(p, prob, tilelab::testing::test_target()).empty();
 }
 
@@ -252,7 +275,7 @@ void expect_model_equals_walk_at_random(const char* id, unsigned seed, Walk walk
         if (!random_plane_config(rng, *v, c, prob, p)) continue;
         ++n;
         SCOPED_TRACE(::testing::Message() << "TX=" << c.TX << " TY=" << c.TY << " RY=" << c.RY << " Z=" << c.Z << " HALO="
-                                          << c.around << " at " << prob.dim[0] << "x" << prob.dim[1] << "x" << prob.dim[2]);
+                                          << c.around << " VX=" << c.VX << " at " << prob.dim[0] << "x" << prob.dim[1] << "x" << prob.dim[2]);
         expect_model_equals_walk(*v, p, prob, walk(c, prob));
     }
 }

@@ -183,12 +183,15 @@ Walk walk_smem_tiled(const Variant& v, const ParamValues& p, const Problem& pr, 
 // What the two plane-walking kernels share (PlaneTile in kernels/stencil/stencil_common.cuh): the
 // block's cells, its halo cells and its range of planes. Thread (tx, ty) looks after rows
 // ty, ty + TY, ... of a TX × R tile (R = TY·RY); cell c = row·TX + tx; shared index with the
-// halo offset A; halo cell t (around only) belongs to thread t = ty·TX + tx.
+// halo offset A; halo cell t (around only) belongs to thread t = ty·TX + tx. With VX columns a
+// thread (the register-tiled kernel) the walk still steps cell by cell, column tx standing for
+// thread tx / VX: the same cells are loaded, stored and shared, one float at a time.
 struct PlaneWalkBlock {
     int TX, TY, RY, R, A, z_first, z_end;
     bool around;
     unsigned bx, by, bz;
     Walk& w;
+    int VX = 1;
     int x(int tx) const { return around ? int(bx) * TX + tx : int(bx) * (TX - 2) + tx; }
     int y(int row) const { return around ? int(by) * R + row : int(by) * (R - 2) + row; }
     int row(int ty, int r) const { return ty + r * TY; }
@@ -204,6 +207,12 @@ struct PlaneWalkBlock {
     bool computes(int tx, int row) const {
         if (around) return in_grid(tx, row) && x(tx) > 0 && x(tx) < w.nx - 1 && y(row) > 0 && y(row) < w.ny - 1;
         return tile_computes(tx, TX, x(tx), w.nx) && tile_computes(row, R, y(row), w.ny);
+    }
+    // Column tx starts a piece of VX columns one of which gets the stencil.
+    bool piece_computes(int tx, int row) const {
+        bool any = false;
+        for (int j = 0; j < VX; ++j) any = any || computes(tx + j, row);
+        return tx % VX == 0 && any;
     }
     // Thread t's halo cell: grid coordinates and shared index; false if it has none in the grid.
     bool halo(int t, int& hx, int& hy, size_t& shared) const {
@@ -225,7 +234,7 @@ struct PlaneWalkBlock {
     void each_thread(const Body& body) {
         for (int ty = 0; ty < TY; ++ty)
             for (int tx = 0; tx < TX; ++tx) {
-                w.enter(bx, by, bz, tx, ty, 0);
+                w.enter(bx, by, bz, tx / VX, ty, 0);
                 body(tx, ty, ty * TX + tx);
             }
     }
@@ -239,10 +248,10 @@ struct PlaneWalkBlock {
 template <class BlockBody>
 Walk walk_planes(const Variant& v, const ParamValues& p, const Problem& pr, uint32_t seed, const BlockBody& body) {
     const int TX = p.at("TX"), TY = p.at("TY"), Z = p.at("Z");
-    const int RY = param_or(p, "RY", 1);
+    const int RY = param_or(p, "RY", 1), VX = param_or(p, "VX", 1);
     const bool around = param_or(p, "HALO", 0) != 0;
     const LaunchShape ls = v.launch(p, pr);
-    EXPECT_EQ(ls.block[0], unsigned(TX));
+    EXPECT_EQ(ls.block[0], unsigned(TX / VX));
     EXPECT_EQ(ls.block[1], unsigned(TY));
     EXPECT_EQ(ls.block[2], 1u);
     Walk w(pr, seed);
@@ -252,7 +261,7 @@ Walk walk_planes(const Variant& v, const ParamValues& p, const Problem& pr, uint
             for (unsigned bx = 0; bx < ls.grid[0]; ++bx) {
                 const int z_first = 1 + int(bz) * Z;
                 PlaneWalkBlock b{TX, TY, RY, TY * RY, around ? 1 : 0, z_first, std::min(z_first + Z, w.nz - 1),
-                                 around, bx, by, bz, w};
+                                 around, bx, by, bz, w, VX};
                 body(b, Z);
             }
     return w;
@@ -404,8 +413,9 @@ Walk walk_register_tiled(const Variant& v, const ParamValues& p, const Problem& 
                         const size_t s = b.shared_index(tx, row), W = size_t(b.width());
                         result = apply_stencil(q[1][c], curr_s[s - 1], curr_s[s + 1], curr_s[s - W], curr_s[s + W],
                                                q[0][c], q[2][c]);
-                        b.w.shared_loads(4);
                     }
+                    // A piece reads the pieces above and below and a cell each side once (VX = 1: 4).
+                    if (b.piece_computes(tx, row)) b.w.shared_loads(2 * b.VX + 2);
                     b.store(tx, row, z, result);
                 });
             });
