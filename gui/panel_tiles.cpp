@@ -237,9 +237,8 @@ void DrawBlockZoom(const AppState& state, const MatmulGeometry& g, float width, 
         Swatch(kRegisterFill, trf("tiles.warp_thread", g.WM, g.WN, g.steps_m, g.steps_n, g.TM / g.steps_m,
                                   g.TN / g.steps_n).c_str());
     else
-        Swatch(kRegisterFill, ("thread (0, 0): " + std::to_string(g.TM) + "×" + std::to_string(g.TN) +
-                               (g.TM * g.TN > 1 ? " outputs, held in registers" : " output"))
-                                  .c_str());
+        Swatch(kRegisterFill,
+               trf(g.TM * g.TN > 1 ? "tiles.thread_outputs_in_registers" : "tiles.thread_one_output", g.TM, g.TN).c_str());
     if (g.a_shared || g.b_shared) Swatch(kSmemFill, tr("tiles.staged_once_per_k_step_then_read_by_every_thread").c_str());
     if (!g.a_shared || !g.b_shared) Swatch(kTileFill, tr("tiles.read_from_global_memory_by_each_thread").c_str());
 }
@@ -333,12 +332,11 @@ void DrawStencilSlice(const StencilGeometry& g, float width, float max_height) {
     for (int d = 1; d <= int(g.halo); ++d)
         for (auto [dx, dy] : {std::pair{d, 0}, {-d, 0}, {0, d}, {0, -d}})
             dl->AddCircleFilled(ImVec2(center.x + cell * float(dx), center.y + cell * float(dy)), dot, plot::kTextColor);
-    Swatch(kOutputFill, ("output tile " + std::to_string(g.out[0]) + "×" + std::to_string(g.out[1])).c_str());
-    Swatch(kHaloFill, ("halo: inputs only, " + std::to_string(g.halo) + " wide" +
-                       (g.halo_load == HaloLoad::OnTop          ? ", loaded on top, one cell per thread"
-                        : g.halo_load == HaloLoad::ExtraThreads ? ", loaded by the extra threads"
-                                                                : ""))
-                          .c_str());
+    Swatch(kOutputFill, trf("tiles.output_tile", g.out[0], g.out[1]).c_str());
+    Swatch(kHaloFill, trf(g.halo_load == HaloLoad::OnTop          ? "tiles.halo_on_top"
+                          : g.halo_load == HaloLoad::ExtraThreads ? "tiles.halo_extra_threads"
+                                                                  : "tiles.halo_inputs_only",
+                          g.halo).c_str());
 }
 
 // Along z: the block's input planes as a stack; at the current step the prev/curr/next window,
@@ -352,7 +350,7 @@ void DrawStencilPlanes(const AppState& state, const StencilGeometry& g, float wi
     const float base_y = origin.y + font * 1.8f + plane_h * float(planes);
     ImGui::InvisibleButton("##planes", ImVec2(width, base_y - origin.y + font * 0.4f));
     ImDrawList* dl = ImGui::GetWindowDrawList();
-    Caption(dl, origin, "input planes along z: " + std::to_string(planes) + " for " + std::to_string(g.out[2]) + " outputs");
+    Caption(dl, origin, trf("tiles.input_planes_along_z", planes, g.out[2]));
     const int64_t curr = g.halo + state.tile_k_step;
     for (int64_t p = 0; p < planes; ++p) {
         const float y = base_y - plane_h * float(p + 1);
@@ -374,13 +372,13 @@ void DrawStencilPlanes(const AppState& state, const StencilGeometry& g, float wi
             const ImVec2 tag(quad[2].x + font * 1.2f, label_mid);
             const ImU32 color = offset == 0 ? plot::kHighlight : plot::kTextColor;
             dl->AddLine(edge, ImVec2(tag.x - font * 0.2f, tag.y), plot::WithAlpha(color, 0.7f), 1.5f);
-            Caption(dl, ImVec2(tag.x, tag.y - font * 0.5f), offset < 0 ? "prev" : offset == 0 ? "curr: outputs" : "next",
-                    color);
+            Caption(dl, ImVec2(tag.x, tag.y - font * 0.5f),
+                    tr(offset < 0 ? "tiles.plane_prev" : offset == 0 ? "tiles.plane_curr" : "tiles.plane_next"), color);
         }
     }
-    Swatch(kSmemFill, ("shared memory: " + std::to_string(g.planes_in_smem) + " plane" + (g.planes_in_smem == 1 ? "" : "s") +
-                       " of " + std::to_string(g.plane_x) + "×" + std::to_string(g.plane_y) + " (" +
-                       format_bytes(g.smem_bytes) + ")")
+    Swatch(kSmemFill, (g.planes_in_smem == 1
+                           ? trf("tiles.shared_one_plane", g.plane_x, g.plane_y, format_bytes(g.smem_bytes))
+                           : trf("tiles.shared_planes", g.planes_in_smem, g.plane_x, g.plane_y, format_bytes(g.smem_bytes)))
                           .c_str());
     if (g.planes_in_smem < 3)
         Swatch(kRegisterFill, tr("tiles.registers_each_thread_keeps_prev_and_next_of_its").c_str());

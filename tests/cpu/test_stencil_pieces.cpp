@@ -4,7 +4,6 @@
 // test_stencil_models.cpp and test_stencil_banks.cpp check the totals and the bank sites at random
 // configurations; this runs the kernel itself.
 #include <gtest/gtest.h>
-#include "model_engine.h"
 #include "stencil_checks.h"
 
 using namespace tilelab;
@@ -26,18 +25,7 @@ TEST(StencilPieces, TheKernelsPtxPassesOnTheCpuWithTheModelsCounts) {
         SCOPED_TRACE(::testing::Message() << "TX=" << params.at("TX") << " TY=" << params.at("TY") << " RY="
                                           << params.at("RY") << " Z=" << params.at("Z") << " VX=" << params.at("VX"));
         ASSERT_EQ(engine_invalid_reason("stencil.register_tiled", params, p), "");
-        RunOptions o;
-        o.cpu_check = true;
-        o.seed = 11;
-        o.cpu_problem = p;
-        const RunResult r = model_engine().run(RunRequest{"stencil.register_tiled", params, p}, o);
-        ASSERT_TRUE(r.cpu.has_value()) << r.stage << ": " << r.error;
-        const CpuCheck& c = *r.cpu;
-        EXPECT_EQ(c.status, "passed") << c.message << c.validation.message;
-        EXPECT_EQ(c.counted.global_loads, c.model.global_loads);
-        EXPECT_EQ(c.counted.global_stores, c.model.global_stores);
-        EXPECT_EQ(c.counted.shared_loads, c.model.shared_loads);
-        EXPECT_EQ(c.counted.shared_stores, c.model.shared_stores);
+        expect_cpu_run_passes_with_the_models_counts(RunRequest{"stencil.register_tiled", params, p}, 11);
     }
 }
 

@@ -255,19 +255,8 @@ TEST(StencilTemporal, ItsPtxPassesOnTheCpuAtSeveralLevelsAndShortZBlocks) {
     for (int t = 1; t <= 3; ++t)
         for (int zc = 4; zc <= 6; ++zc) {
             SCOPED_TRACE(::testing::Message() << "TSTEPS=" << t << " ZC=" << zc << " CX=" << 1 + (t + zc) % 2);
-            RunOptions o;
-            o.cpu_check = true;
-            o.seed = 7;
-            o.cpu_problem = p;
-            const RunRequest req{"stencil.temporal", values(t + 1, Params{t, 3, 4, zc, 1 + zc % 2, 1 + (t + zc) % 2}), p};
-            const RunResult r = model_engine().run(req, o);
-            ASSERT_TRUE(r.cpu.has_value()) << r.stage << ": " << r.error;
-            const CpuCheck& c = *r.cpu;
-            EXPECT_EQ(c.status, "passed") << c.message << c.validation.message;
-            EXPECT_EQ(c.counted.global_loads, c.model.global_loads);
-            EXPECT_EQ(c.counted.global_stores, c.model.global_stores);
-            EXPECT_EQ(c.counted.shared_loads, c.model.shared_loads);
-            EXPECT_EQ(c.counted.shared_stores, c.model.shared_stores);
+            expect_cpu_run_passes_with_the_models_counts(
+                RunRequest{"stencil.temporal", values(t + 1, Params{t, 3, 4, zc, 1 + zc % 2, 1 + (t + zc) % 2}), p}, 7);
         }
 }
 
