@@ -204,8 +204,8 @@ void ApplySweepPoint(AppState& state, size_t index) {
 // ---- sweep results -----------------------------------------------------------------------------
 
 std::string Why(const RunResult& r) {
-    if (!r.ok) return r.error.empty() ? "failed at " + r.stage : r.error;
-    if (r.validation.checked && !r.validation.passed) return "failed validation: " + r.validation.message;
+    if (!r.ok) return r.error.empty() ? trf("compare.failed_at_stage", r.stage) : r.error;
+    if (r.validation.checked && !r.validation.passed) return trf("compare.failed_validation_because", r.validation.message);
     return "";
 }
 

@@ -222,9 +222,9 @@ void DrawBlockZoom(const AppState& state, const MatmulGeometry& g, float width, 
     const std::string a = "A " + std::to_string(g.BM) + "×" + std::to_string(g.BK);
     const std::string b = "B " + std::to_string(g.BK) + "×" + std::to_string(g.BN);
     Caption(dl, ImVec2(origin.x, zb0.y - label),
-            g.a_shared == g.b_shared ? (g.a_shared ? "in shared memory: " : "from global: ") + a + ", " + b
-                                     : "in shared memory: " + (g.a_shared ? a : b) + "; from global: " + (g.a_shared ? b : a));
-    Caption(dl, ImVec2(zc0.x, zc1.y + font * 0.2f), "C tile " + std::to_string(g.BM) + "×" + std::to_string(g.BN));
+            g.a_shared == g.b_shared ? trf(g.a_shared ? "tiles.operands_in_shared" : "tiles.operands_from_global", a, b)
+                                     : trf("tiles.operands_split", g.a_shared ? a : b, g.a_shared ? b : a));
+    Caption(dl, ImVec2(zc0.x, zc1.y + font * 0.2f), trf("tiles.c_tile", g.BM, g.BN));
     if (fragments && g.operands_in_shared)
         Swatch(kRegisterFill, trf("tiles.warpgroup_wgmma", g.WM, g.WN, g.FK, (g.WM / g.FM) * (g.WN / g.FN) * std::max<int64_t>(1, g.BK / g.FK),
                                   g.FM, g.FN).c_str());
