@@ -79,7 +79,7 @@ std::string EngineThread::invalid_reason(const RunRequest& req) const {
     try {
         return engine->invalid_reason(req);
     } catch (const std::exception& e) {
-        return std::string("The engine could not check this configuration: ") + e.what() + ".";
+        return trf("engine.could_not_check", e.what());
     }
 }
 
@@ -350,7 +350,7 @@ void EngineThread::serve(Job& job) {
 // Without an engine nothing can be shown but the reason: every request is answered with it until
 // the thread is stopped.
 void EngineThread::answer_without_engine(const std::string& why) {
-    const std::string reason = "The engine could not start: " + why;
+    const std::string reason = trf("engine.could_not_start", why);
     {
         std::lock_guard l(out_.mutex);
         out_.device.reason = reason;

@@ -199,7 +199,7 @@ PlotResult DrawHeatmap(const char* id, ImVec2 size, const Heatmap& map) {
     DrawTitle(dl, ImVec2(a.x, w.min.y + font * 0.1f), map.title);
     if (b.x - a.x < font * 3 || b.y - a.y < font * 2) return result;
     if (nx == 0 || ny == 0 || map.values.size() < nx * ny) {
-        DrawEmpty(dl, a, b, "no sweep yet");
+        DrawEmpty(dl, a, b, tr("plot.no_sweep_yet"));
         return result;
     }
     float cw = (b.x - a.x) / float(nx), ch = (b.y - a.y) / float(ny);

@@ -1,5 +1,6 @@
 // The plot module's shared layout (gui/plot_layout.h): sizes, axes, legend, labels, tooltips.
 #include "plot_layout.h"
+#include "tilelab/i18n.h"
 #include <algorithm>
 
 namespace tilelab::gui::plot::layout {
@@ -49,7 +50,7 @@ void DrawTitle(ImDrawList* dl, ImVec2 at, const std::string& title) {
 }
 
 void DrawEmpty(ImDrawList* dl, ImVec2 min, ImVec2 max, const std::string& text) {
-    const std::string& s = text.empty() ? std::string("nothing to plot yet") : text;
+    const std::string& s = text.empty() ? tr("plot.nothing_yet") : text;
     ImVec2 size = ImGui::CalcTextSize(s.c_str());
     dl->AddText(ImVec2((min.x + max.x - size.x) * 0.5f, (min.y + max.y - size.y) * 0.5f), kDimTextColor, s.c_str());
 }
