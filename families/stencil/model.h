@@ -194,11 +194,11 @@ inline std::string plane_walk_invalid_reason(const PlaneWalkShape& s, const Prob
         if (!s.around) return trf("family.stencil.model.columns_need_halo_around", s.vx);
         if (s.tx % s.vx != 0) return trf("family.stencil.model.columns_split_tile", s.tx, s.vx);
         if (problem.dim[0] % s.vx != 0) return trf("family.stencil.model.columns_split_rows", s.vx, problem.dim[0]);
-        if (s.halo_pieces() > s.threads())
-            return trf("family.stencil.model.with_halo_pieces_around_tile", s.halo_pieces(), s.threads_x(), s.ty, s.threads());
     }
+    // One thread per halo piece (per halo cell at VX = 1, where TX/VX = TX).
     if (s.around && s.halo_pieces() > s.threads())
-        return trf("family.stencil.model.with_halo_around_tile", s.halo_pieces(), s.tx, s.ty, s.threads());
+        return trf(s.vx > 1 ? "family.stencil.model.with_halo_pieces_around_tile" : "family.stencil.model.with_halo_around_tile",
+                   s.halo_pieces(), s.threads_x(), s.ty, s.threads());
     return "";
 }
 
