@@ -82,6 +82,9 @@ struct TileGeometry {
     // tiles as one index (blockIdx.x, + gridDim.x, …) in its own order, so it never exceeds the
     // tiles; false = a block per tile, grid_axis mapping the axes.
     bool tiles_walked = false;
+    // Stream-K (lesson 22): the walking blocks also share tiles by K slices, so there may be more
+    // blocks than tiles (all the resident ones).
+    bool shared_by_k = false;
     // Threads of a block that hold no outputs (a producer warpgroup that only loads); the rest
     // hold the block tile, thread_tile each.
     int64_t loading_threads = 0;

@@ -171,8 +171,12 @@ public:
     // How the launch cuts the problem into tiles, as the Tiles panel draws it (tilelab/tiles.h).
     // Agrees with launch: the grid walks ⌈extent / block tile⌉ blocks along each output axis.
     virtual TileGeometry tiles(const Problem& problem) const = 0;
-    // The model without its bank model (full_cost_model adds it from shared_sites).
-    virtual CostModel cost_model(const Problem& problem) const = 0;
+    // The model without its bank model (full_cost_model adds it from shared_sites), of the launch
+    // the engine makes on `target` (a persistent kernel's grid cut to what stays resident: lesson
+    // 22's stream-K shares its last rounds among those blocks). On Target{} (no SMs known) the grid
+    // is not cut.
+    virtual CostModel cost_model(const Problem& problem, const Target& target) const = 0;
+    CostModel cost_model(const Problem& problem) const { return cost_model(problem, Target{}); }
     // Static shared memory the kernel declares, in bytes (known before compiling; checked against ptxas).
     virtual int smem_bytes() const = 0;
     // Every shared-memory load and store of the kernel as the compiler emits it, with its address
@@ -235,7 +239,7 @@ struct Variant {
     KernelInstance kernel(const ParamValues& v) const { return bind(v)->kernel(); }
     LaunchShape launch(const ParamValues& v, const Problem& p) const { return bind(v)->launch(p); }
     TileGeometry tiles(const ParamValues& v, const Problem& p) const { return bind(v)->tiles(p); }
-    CostModel cost_model(const ParamValues& v, const Problem& p) const { return bind(v)->cost_model(p); }
+    CostModel cost_model(const ParamValues& v, const Problem& p, const Target& t = {}) const { return bind(v)->cost_model(p, t); }
     int smem_bytes(const ParamValues& v) const { return bind(v)->smem_bytes(); }
     std::vector<SharedAccessSite> shared_sites(const ParamValues& v, const Problem& p) const { return bind(v)->shared_sites(p); }
     Precision precision(const ParamValues& v) const { return bind(v)->precision(); }
@@ -269,7 +273,12 @@ public:
         if constexpr (requires { c_.tiles(p); }) return c_.tiles(p);
         else return {};
     }
-    CostModel cost_model(const Problem& p) const override { return c_.cost_model(p); }
+    using VariantInstance::cost_model;
+    // A config's model takes the target where it needs one (cost_model(p, t)), most do not.
+    CostModel cost_model(const Problem& p, const Target& t) const override {
+        if constexpr (requires { c_.cost_model(p, t); }) return c_.cost_model(p, t);
+        else return c_.cost_model(p);
+    }
     int smem_bytes() const override {
         if constexpr (requires { c_.smem_bytes(); }) return c_.smem_bytes();
         else return 0;
@@ -331,8 +340,8 @@ Variant define_variant(VariantInfo info) {
 }
 
 // The variant's cost model with its bank model filled in: what the engine reports.
-CostModel full_cost_model(const VariantInstance& v, const Problem& problem);
-CostModel full_cost_model(const Variant& v, const ParamValues& params, const Problem& problem);
+CostModel full_cost_model(const VariantInstance& v, const Problem& problem, const Target& target = {});
+CostModel full_cost_model(const Variant& v, const ParamValues& params, const Problem& problem, const Target& target = {});
 
 // The registry. The lessons' variants, in teaching order (the order of their folders).
 const std::vector<Variant>& all_variants();

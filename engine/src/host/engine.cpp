@@ -208,6 +208,7 @@ struct Engine::Impl {
         ParamValues params;
         std::shared_ptr<const VariantInstance> instance;   // the variant at params, bound once
         LaunchShape launch;
+        Target limits;   // the target whose limits the launch was checked against (and cut to)
         std::string invalid;
     };
     Checked check(const RunRequest& req, const Target& t);
@@ -328,6 +329,7 @@ Engine::Impl::Checked Engine::Impl::check(const RunRequest& req, const Target& t
     if (const int arch = c.instance->kernel_at(req.problem).arch_specific; arch != 0 && arch != t.arch())
         if (const Target* own = find_target(fmt::format("sm_{}", arch))) limits = own;
     if (std::string why = c.instance->invalid_reason(req.problem, *limits); !why.empty()) return invalid(why);
+    c.limits = *limits;
     c.launch = resident_on(c.instance->launch(req.problem), *limits);
     return invalid(generic_invalid_reason(*c.instance, c.launch, *limits));
 }
@@ -355,7 +357,7 @@ RunResult Engine::Impl::analyze(const RunRequest& req, const UserKernel* user) {
             return r;
         }
         r.launch = checked.launch;
-        r.model = full_cost_model(*checked.instance, req.problem);
+        r.model = full_cost_model(*checked.instance, req.problem, checked.limits);
         r.precision = checked.instance->precision();
         r.options = checked.instance->family_options();
         r.may_be_wrong = checked.instance->may_be_wrong(req.problem);

@@ -93,8 +93,8 @@ void add_variant(Variant v) {
 
 namespace tilelab {
 
-CostModel full_cost_model(const VariantInstance& v, const Problem& problem) {
-    CostModel m = v.cost_model(problem);
+CostModel full_cost_model(const VariantInstance& v, const Problem& problem, const Target& target) {
+    CostModel m = v.cost_model(problem, target);
     if (v.has_shared_sites()) {
         m.banks = bank_model(v.shared_sites(problem));
         m.banks.modelled = true;
@@ -102,8 +102,8 @@ CostModel full_cost_model(const VariantInstance& v, const Problem& problem) {
     return m;
 }
 
-CostModel full_cost_model(const Variant& v, const ParamValues& params, const Problem& problem) {
-    return full_cost_model(*v.bind(params), problem);
+CostModel full_cost_model(const Variant& v, const ParamValues& params, const Problem& problem, const Target& target) {
+    return full_cost_model(*v.bind(params), problem, target);
 }
 
 }  // namespace tilelab
