@@ -231,6 +231,59 @@ __device__ __forceinline__ int store_wgmma_tile(float* C, int M, int N, int row0
 }
 
 
+// The partial sums a tile's tail left in C (store_wgmma_tile's elements, by the same threads),
+// added to d; read from L2 (.cg): another SM wrote them. Returns the elements read.
+template <int WGN>
+__device__ __forceinline__ int add_wgmma_tile_from(const float* C, int M, int N, int row0, int col0, float* d) {
+    const int warp = threadIdx.x / 32 % 4, lane = threadIdx.x % 32;
+    const int r = row0 + 16 * warp + lane / 4;
+    int read = 0;
+#pragma unroll
+    for (int c = 0; c < WGN / 8; ++c) {
+        const int col = col0 + 8 * c + 2 * (lane % 4);
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int row = r + 8 * h;
+            if (row >= M) continue;
+            const float* at = C + size_t(row) * N + col;
+            if (col + 1 < N) {
+                const float2 v = __ldcg(reinterpret_cast<const float2*>(at));
+                d[4 * c + 2 * h] += v.x, d[4 * c + 2 * h + 1] += v.y;
+                read += 2;
+            } else if (col < N) {
+                d[4 * c + 2 * h] += __ldcg(at);
+                read += 1;
+            }
+        }
+    }
+    return read;
+}
+
+// A flag in global memory between blocks on different SMs: set with release semantics (what the
+// block wrote before is visible to whoever sees the flag), awaited (until it reaches a count)
+// with acquire semantics.
+__device__ __forceinline__ void flag_release(unsigned* flag, unsigned value) {
+    asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(flag), "r"(value) : "memory");
+}
+// A flag that stays down for 10 s means its writer never ran (blocks not all resident): the wait
+// stops the kernel with a trap, an error the run reports, rather than hang the GPU.
+__device__ __forceinline__ unsigned long long global_ns() {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+__device__ __forceinline__ void flag_wait(const unsigned* flag, unsigned at_least) {
+    const unsigned long long start = global_ns();
+    for (;;) {
+        unsigned v;
+        asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(flag) : "memory");
+        if (v >= at_least) return;
+        if (global_ns() - start > 10000000000ull) __trap();
+    }
+}
+// Generic-proxy accesses to global memory ordered with TMA's (the async proxy) that follow.
+__device__ __forceinline__ void fence_global_to_async() { asm volatile("fence.proxy.async.global;" ::: "memory"); }
+
 // TMA the other way: a box of shared memory, laid out in `map`'s swizzle, into the tensor at
 // element coordinates (x innermost, y); the parts of the box outside the tensor are not written.
 // Stores complete in bulk groups: commit, then wait until at most N groups are still reading

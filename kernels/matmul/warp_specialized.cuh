@@ -35,12 +35,23 @@
 // store the box; the warp goes back to multiplying while TMA writes (a buffer is reused once the
 // store before last has read it).
 //
+// STREAMK = 1 (persistent blocks, not in turns) shares the last rounds of tiles out by K slices
+// (matmul/stream_k.cuh): the parts of a cut tile after its head pass their partial sums on through
+// C, counted by a flag in global memory; the block with the head waits for all of them, adds and
+// stores C. The flags are this module's own (tl_stream_k_flags), zero at load; the head's block
+// puts each back to zero, so every launch finds them as the last one left them.
+//
 // BK = 64 and the 128-byte swizzle (lesson 21's best); K and N multiples of 8, any M.
 //   KIND 1: BF16, KIND 2: FP16; sums in FP32.
 #pragma once
 #include "common.cuh"
 #include "matmul/hopper.cuh"
 #include "matmul/tile_order.cuh"
+#include "matmul/stream_k.cuh"
+
+// One flag per cut tile and cluster rank: fewer than 2·gridDim.x (the host refuses larger grids).
+constexpr int kStreamKFlags = 1024;
+__device__ unsigned tl_stream_k_flags[kStreamKFlags];
 
 // A consumer warp hands a stage back: to its own block, or to every block of its cluster (whose
 // producers multicast into this block's copy of the stage).
@@ -52,7 +63,7 @@ __device__ __forceinline__ void hand_back(unsigned long long* empty, int rank) {
 }
 
 template <int KIND, int BN, int STAGES, int CONSUMERS, int SETMAXNREG, int PERSISTENT, int GROUP, int CLUSTER, int PINGPONG,
-          int EPILOGUE, int ORDER>
+          int EPILOGUE, int ORDER, int STREAMK>
 __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
 warp_specialized_matmul(const void* A, const void* B, float* C, int M, int N, int K, unsigned long long* counters,
                 const __grid_constant__ TmaDescriptor map_a, const __grid_constant__ TmaDescriptor map_b,
@@ -67,6 +78,7 @@ warp_specialized_matmul(const void* A, const void* B, float* C, int M, int N, in
     static_assert(BN == 128 || BN == 256, "BN is 128 or 256");
     static_assert(BN / 64 % CLUSTER == 0, "each block of a cluster multicasts the same number of B's boxes");
     static_assert(!PINGPONG || CONSUMERS == 2, "two consumers take turns");
+    static_assert(!(STREAMK && PINGPONG), "stream-K cuts tiles that the consumers share, not tiles in turns");
     constexpr int OWNERS = PINGPONG ? 1 : CONSUMERS;       // consumers that read each slice
     (void)A, (void)B, (void)PERSISTENT, (void)map_c;
     TL_COUNTER(counters);
@@ -102,11 +114,12 @@ warp_specialized_matmul(const void* A, const void* B, float* C, int M, int N, in
         if (threadIdx.x != 0) return;
         // The producer: every slice of every tile of this block, in the consumers' order.
         int n = 0;
-        for (int tile = first; tile < tiles; tile += step) {
+        StreamKSchedule work(tiles, step, first, slices, STREAMK);
+        for (TileWork w; work.take(w);) {
             int tm, tn;
-            ordered_tile<ORDER, GROUP>(tile, cluster_rows, tiles_n, tm, tn);
+            ordered_tile<ORDER, GROUP>(w.tile, cluster_rows, tiles_n, tm, tn);
             const int m0 = (tm * CLUSTER + rank) * BM, n0 = tn * BN;
-            for (int t = 0; t < slices; ++t, ++n) {
+            for (int t = w.k_begin; t < w.k_end; ++t, ++n) {
                 const int s = n % STAGES;
                 // EXERCISE-BEGIN: wait until the consumers have handed stage s back (the parity of this lap's phase, flipped: the first lap passes at once), then tell full[s] the bytes to expect
                 hopper::barrier_wait(&empty[s], (unsigned(n / STAGES) & 1u) ^ 1u);
@@ -143,21 +156,22 @@ warp_specialized_matmul(const void* A, const void* B, float* C, int M, int N, in
     const int band0 = PINGPONG ? 0 : me * BMC;
     const bool first_thread = threadIdx.x % 128 == 0;
     int n = 0, turn = 0, boxes = 0;
-    for (int tile = first; tile < tiles; tile += step, ++turn) {
+    StreamKSchedule work(tiles, step, first, slices, STREAMK);
+    for (TileWork w; work.take(w); ++turn) {
         if (PINGPONG && turn % 2 != me) {   // the other consumer's tile: its slices pass by
-            n += slices;
+            n += w.k_end - w.k_begin;
             continue;
         }
         if (PINGPONG && turn > 0) hopper::named_sync(1 + turn % 2, 256);
         int tm, tn;
-        ordered_tile<ORDER, GROUP>(tile, cluster_rows, tiles_n, tm, tn);
+        ordered_tile<ORDER, GROUP>(w.tile, cluster_rows, tiles_n, tm, tn);
         tm = tm * CLUSTER + rank;
         float acc[BMC / 64][BN / 2];
 #pragma unroll
         for (int i = 0; i < BMC / 64; ++i)
 #pragma unroll
             for (int e = 0; e < BN / 2; ++e) acc[i][e] = 0.0f;
-        for (int t = 0; t < slices; ++t, ++n) {
+        for (int t = w.k_begin; t < w.k_end; ++t, ++n) {
             const int s = n % STAGES;
             hopper::barrier_wait(&full[s], unsigned(n / STAGES) & 1u);
             const unsigned char* a = smem + s * STAGE + band0 * SWIZZLE;
@@ -175,12 +189,47 @@ warp_specialized_matmul(const void* A, const void* B, float* C, int M, int N, in
             hopper::wgmma_commit();
             // EXERCISE-BEGIN: wait until only this slice's group runs, then hand the previous slice's stage back (lane 0 of each warp: hand_back, which arrives on the empty barrier of every block of the cluster)
             hopper::wgmma_wait<1>();
-            if (t > 0 && threadIdx.x % 32 == 0) hand_back<CLUSTER>(&empty[(n - 1) % STAGES], rank);
+            if (t > w.k_begin && threadIdx.x % 32 == 0) hand_back<CLUSTER>(&empty[(n - 1) % STAGES], rank);
             // EXERCISE-END
         }
-        if (PINGPONG && tile + step < tiles) hopper::named_arrive(1 + (turn + 1) % 2, 256);   // the next tile's turn
+        if (PINGPONG) {   // the next tile's turn, if the block has one
+            StreamKSchedule ahead = work;
+            TileWork next;
+            if (ahead.take(next)) hopper::named_arrive(1 + (turn + 1) % 2, 256);
+        }
         hopper::wgmma_wait<0>();
-        if (slices > 0 && threadIdx.x % 32 == 0) hand_back<CLUSTER>(&empty[(n - 1) % STAGES], rank);
+        if (w.k_end > w.k_begin && threadIdx.x % 32 == 0) hand_back<CLUSTER>(&empty[(n - 1) % STAGES], rank);
+        if (STREAMK && is_cut(w, slices)) {
+            // A part of a cut tile: the parts after it left their sums in C (a head or a middle
+            // waits until the flag counts them and adds them); a tail or a middle passes its own
+            // on through C and counts itself; the head goes on to store the tile.
+            unsigned* flag = &tl_stream_k_flags[work.flag_of(w.tile) * CLUSTER + rank];
+            const int after = work.parts_after(w);
+            if (after > 0) {
+                if (threadIdx.x == 128) hopper::flag_wait(flag, unsigned(after));
+                hopper::named_sync(3, 128 * CONSUMERS);
+#pragma unroll
+                for (int i = 0; i < BMC / 64; ++i) {
+                    const int read = hopper::add_wgmma_tile_from<BN>(C, M, N, tm * BM + band0 + 64 * i, tn * BN, acc[i]);
+                    TL_GLOAD(2 * read);   // floats, counted in the operands' 2-byte elements
+                    (void)read;
+                }
+            }
+            if (w.k_begin > 0) {
+#pragma unroll
+                for (int i = 0; i < BMC / 64; ++i) {
+                    const int stored = hopper::store_wgmma_tile<BN>(C, M, N, tm * BM + band0 + 64 * i, tn * BN, acc[i]);
+                    TL_GSTORE(stored);
+                    (void)stored;
+                }
+                __threadfence();
+                hopper::named_sync(3, 128 * CONSUMERS);   // every consumer thread's sums are out (and read)
+                if (threadIdx.x == 128) hopper::flag_release(flag, unsigned(after + 1));
+                continue;
+            }
+            if (threadIdx.x == 128) *flag = 0u;   // the head: down again for the next launch
+            if (EPILOGUE) hopper::fence_global_to_async();
+        }
 #pragma unroll
         for (int i = 0; i < BMC / 64; ++i) {
             const int row0 = tm * BM + band0 + 64 * i;

@@ -24,6 +24,7 @@
 #define __forceinline__ inline
 using std::min;
 #include "../../kernels/matmul/tile_order.cuh"
+#include "../../kernels/matmul/stream_k.cuh"
 #undef __device__
 #undef __forceinline__
 
@@ -40,6 +41,24 @@ struct Walked {
     double wgmmas = 0;
     std::set<std::pair<int64_t, int64_t>> tiles;
 };
+
+// The elements of C one block's consumers store for the tile at (m0, n0): each thread's pairs of
+// its wgmma sums, rows below M, columns left of N.
+double stores_of_tile(int64_t m0, int64_t n0, const Problem& p, int readers, int bmc, int bn) {
+    const int64_t M = p.dim[0], N = p.dim[1];
+    double stored = 0;
+    for (int thread = 128; thread < 128 * (readers + 1); ++thread)
+        for (int i = 0; i < bmc / 64; ++i)
+            for (int c = 0; c < bn / 8; ++c)
+                for (int h = 0; h < 2; ++h) {
+                    const int lane = thread % 32, warp = thread / 32 % 4;
+                    const int64_t row = m0 + (thread / 128 - 1) * bmc + 64 * i + 16 * warp + lane / 4 + 8 * h;
+                    const int64_t col = n0 + 8 * c + 2 * (lane % 4);
+                    if (row >= M) continue;
+                    stored += col + 1 < N ? 2 : col < N ? 1 : 0;
+                }
+    return stored;
+}
 
 Walked walk(const ParamValues& v, const Problem& p) {
     const int64_t M = p.dim[0], N = p.dim[1], K = p.dim[2];
@@ -71,16 +90,7 @@ Walked walk(const ParamValues& v, const Problem& p) {
                     for (int kk = 0; kk < 4; ++kk)
                         for (int i = 0; i < bmc / 64; ++i) w.total.shared_loads += 64 * 16 + 16 * bn, w.wgmmas += 1;
             }
-            for (int thread = 128; thread < 128 * (readers + 1); ++thread)   // the tile's consumer(s)
-                for (int i = 0; i < bmc / 64; ++i)
-                    for (int c = 0; c < bn / 8; ++c)
-                        for (int h = 0; h < 2; ++h) {
-                            const int lane = thread % 32, warp = thread / 32 % 4;
-                            const int64_t row = m0 + (thread / 128 - 1) * bmc + 64 * i + 16 * warp + lane / 4 + 8 * h;
-                            const int64_t col = n0 + 8 * c + 2 * (lane % 4);
-                            if (row >= M) continue;
-                            w.total.global_stores += col + 1 < N ? 2 : col < N ? 1 : 0;
-                        }
+            w.total.global_stores += stores_of_tile(m0, n0, p, readers, bmc, bn);   // the tile's consumer(s)
             // EPILOGUE: each warp's 16-row band below M, each 32-column box left of N, staged and read back.
             if (v.at("EPILOGUE"))
                 for (int band = 0; band < bm / 16; ++band)
@@ -98,6 +108,7 @@ TEST(WarpSpecializedModel, CountsEqualTheWalkAtRandomConfigurationsAndOddSizes) 
     for (const RunRequest& base : test::random_valid_requests(v, 24, 20261202, {.max_dim = 600, .align = 8, .aligned_every = 1})) {
         RunRequest req = base;
         if (checked % 2 == 1) req.problem.dim[0] = std::uniform_int_distribution<int64_t>(1, 600)(rng) | 1;
+        req.params["STREAMK"] = 0;   // its partial sums depend on the blocks resident: the stream-K test below
         ASSERT_EQ(model_engine().invalid_reason(req), "");
         const ParamValues values = with_defaults(v.params, req.params);
         SCOPED_TRACE(v.kernel(values).name_expression + " at " + format_problem(req.problem));
@@ -313,6 +324,109 @@ TEST(WarpSpecializedModel, TheTunersModelCountsTheLastRoundOfTiles) {
     ASSERT_GT(sms, 0);
     EXPECT_GT(score(sms + 1) / score(sms), 1.9);
     EXPECT_LT(score(2 * sms) / score(sms + 1), 1.05) << "two full rounds cost what one tile past one round does";
+    const auto shared = [&](int64_t tiles) {
+        return model_score_ms(model_engine(), v, with_defaults(v.params, {{"STREAMK", 1}}), test::size(128 * tiles, 256, 4096));
+    };
+    // Not a second round: the tile past the round is shared among all blocks, at the price of the
+    // partial sums of the tiles the runs cut (131 of 133 here, 8% more bytes in the roofline).
+    EXPECT_LT(shared(sms + 1) / shared(sms), 1.1) << "stream-K shares the tile past the round among all blocks";
+}
+
+// Stream-K on the H100 preset's resident blocks: the kernel's own schedule (kernels/matmul/
+// stream_k.cuh), walked worker by worker, gives every slice of every tile to exactly one worker;
+// a cut tile's parts lie on consecutive workers, head first; a head ends its worker's share, a
+// tail starts it, a middle is all of it (so every wait is on a part that waits on nothing or only
+// on later workers); where whole rounds come first a tile has two parts at most; each part knows
+// how many follow it; and the model counts exactly the partial sums passed on (stored by every part
+// after the head, read by the part before it: twice their floats in 2-byte loads).
+TEST(WarpSpecializedModel, StreamKSharesEverySliceOnceAndTheModelCountsThePartialSums) {
+    const Variant& v = specialized();
+    const Target target = model_engine().target();
+    struct Case {
+        ParamValues given;
+        Problem p;
+        int most_parts;   // of a tile
+    };
+    const std::vector<Case> cases = {
+        {{{"STREAMK", 1}}, test::size(4096, 4096, 4096), 2},
+        {{{"STREAMK", 1}, {"CLUSTER", 2}, {"EPILOGUE", 1}}, test::size(2001, 2056, 1000), 2},
+        {{{"STREAMK", 1}, {"CONSUMERS", 1}, {"BN", 128}, {"ORDER", 1}}, test::size(2501, 1032, 520), 2},
+        {{{"STREAMK", 1}}, test::size(1536, 1536, 16384), 3},                     // 72 tiles: all shared
+        {{{"STREAMK", 1}, {"CLUSTER", 2}}, test::size(1001, 1000, 2000), 5},      // 16 cluster tiles on 66
+        {{{"STREAMK", 1}}, test::size(128 * 132, 256, 512), 1},                   // whole rounds
+        {{{"STREAMK", 1}}, test::size(301, 296, 312), 5},                         // 30 slice-steps on 132
+        {{{"STREAMK", 1}, {"CLUSTER", 2}, {"CONSUMERS", 1}, {"EPILOGUE", 1}, {"ORDER", 1}}, test::size(578, 144, 296), 5},
+    };
+    for (const Case& c : cases) {
+        const ParamValues values = with_defaults(v.params, c.given);
+        SCOPED_TRACE(v.kernel(values).name_expression + " at " + format_problem(c.p));
+        ASSERT_EQ(v.invalid_reason(values, c.p, target), "");
+        const int bn = values.at("BN"), readers = values.at("CONSUMERS"), cluster = values.at("CLUSTER");
+        const int bmc = 128 * 128 / bn, bm = readers * bmc;
+        const int tiles_m = int((c.p.dim[0] + bm - 1) / bm), tiles_n = int((c.p.dim[1] + bn - 1) / bn);
+        const int cluster_rows = (tiles_m + cluster - 1) / cluster, units = cluster_rows * tiles_n;
+        const int slices = int((c.p.dim[2] + 63) / 64);
+        const int workers = int(resident_on(v.launch(values, c.p), target).grid[0]) / cluster;
+        struct Part {
+            int worker, k_begin, k_end, after;
+        };
+        std::vector<std::vector<Part>> parts(units);
+        for (int worker = 0; worker < workers; ++worker) {
+            StreamKSchedule work(units, workers, worker, slices, true);
+            std::vector<TileWork> share;
+            for (TileWork w; work.take(w);) share.push_back(w);
+            for (size_t j = 0; j < share.size(); ++j) {
+                const TileWork& w = share[j];
+                ASSERT_LT(w.k_begin, w.k_end);
+                parts[w.tile].push_back({worker, w.k_begin, w.k_end, is_cut(w, slices) ? work.parts_after(w) : 0});
+                if (w.k_end < slices) {
+                    EXPECT_EQ(j + 1, share.size()) << "a head or a middle ends its worker's share";
+                }
+                if (w.k_begin > 0) {
+                    for (size_t before = 0; before < j; ++before)
+                        EXPECT_TRUE(share[before].k_begin == 0 && share[before].k_end == slices)
+                            << "a tail or a middle starts its worker's share of the cut tiles";
+                }
+            }
+        }
+        double partial = 0, cut = 0;
+        int most = 0;
+        for (int u = 0; u < units; ++u) {
+            std::vector<Part>& ps = parts[u];
+            std::sort(ps.begin(), ps.end(), [](const Part& a, const Part& b) { return a.k_begin < b.k_begin; });
+            int k = 0;
+            for (size_t i = 0; i < ps.size(); ++i) {
+                ASSERT_EQ(ps[i].k_begin, k) << "tile " << u << ": its slices in order, none twice";
+                k = ps[i].k_end;
+                EXPECT_EQ(ps[i].worker, ps[0].worker + int(i)) << "tile " << u << ": parts on consecutive workers";
+                EXPECT_EQ(ps[i].after, int(ps.size() - 1 - i)) << "tile " << u << ": the parts after this one";
+            }
+            ASSERT_EQ(k, slices) << "tile " << u;
+            most = std::max(most, int(ps.size()));
+            if (ps.size() < 2) continue;
+            int cm = 0, tn = 0;
+            if (values.at("ORDER") == 1) hilbert_tile(u, cluster_rows, tiles_n, cm, tn);
+            else grouped_tile<8>(u, cluster_rows, tiles_n, cm, tn);
+            for (int rank = 0; rank < cluster; ++rank) {
+                partial += double(ps.size() - 1) * stores_of_tile((int64_t(cm) * cluster + rank) * bm, int64_t(tn) * bn, c.p, readers, bmc, bn);
+                cut += 1;
+            }
+        }
+        EXPECT_EQ(most, c.most_parts);
+        const CostModel with = v.cost_model(values, c.p, target);
+        ParamValues whole_tiles = values;
+        whole_tiles["STREAMK"] = 0;
+        const CostModel plain = v.cost_model(whole_tiles, c.p, target);
+        EXPECT_DOUBLE_EQ(test::extra_value(with, "stream-K: tiles cut"), cut);
+        EXPECT_DOUBLE_EQ(test::extra_value(with, "stream-K: partial sums through C"), partial);
+        EXPECT_DOUBLE_EQ(with.total.global_stores - plain.total.global_stores, partial);
+        EXPECT_DOUBLE_EQ(with.total.global_loads - plain.total.global_loads, 2 * partial);
+        EXPECT_EQ(with.total.shared_loads, plain.total.shared_loads);
+    }
+    EXPECT_EQ(v.invalid_reason(with_defaults(v.params, {{"STREAMK", 1}, {"PERSISTENT", 0}}), test::size(512, 512, 512), target),
+              tr("constraint.matmul.warp_specialized.stream_k_persistent"));
+    EXPECT_EQ(v.invalid_reason(with_defaults(v.params, {{"STREAMK", 1}, {"PINGPONG", 1}, {"BN", 128}}), test::size(512, 512, 512), target),
+              tr("constraint.matmul.warp_specialized.stream_k_pingpong"));
 }
 
 }  // namespace

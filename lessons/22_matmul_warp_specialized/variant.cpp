@@ -8,6 +8,14 @@
 #include "tilelab/variant.h"
 #include "../../families/matmul/hopper.h"
 
+// The kernel's tile orders, compiled for the host: the model finds the tiles stream-K cuts.
+#define __device__
+#define __forceinline__ inline
+using std::min;
+#include "../../kernels/matmul/tile_order.cuh"
+#undef __device__
+#undef __forceinline__
+
 namespace tilelab {
 namespace {
 
@@ -25,6 +33,7 @@ struct WarpSpecialized {
     int pingpong = 0;                        // <- PINGPONG: the two consumers take whole tiles in turns
     int epilogue = 0;                        // <- EPILOGUE: C stored by TMA from shared memory
     int order = 0;                           // <- ORDER: tiles numbered grouped (GROUP) or along a Hilbert curve
+    int stream_k = 0;                        // <- STREAMK: the last two rounds' tiles shared out by K slices
 
     static inline const std::vector<ParamSpec> params = {
         {.name = "PREC", .kind = ParamKind::Element, .min = int(ElementType::bf16), .max = int(ElementType::f16),
@@ -39,14 +48,16 @@ struct WarpSpecialized {
         {.name = "PINGPONG", .kind = ParamKind::Int, .min = 0, .max = 1, .def = 0},
         {.name = "EPILOGUE", .kind = ParamKind::Int, .min = 0, .max = 1, .def = 0},
         {.name = "ORDER", .kind = ParamKind::Int, .min = 0, .max = 1, .def = 0},
+        {.name = "STREAMK", .kind = ParamKind::Int, .min = 0, .max = 1, .def = 0},
     };
     static WarpSpecialized from(const ParamReader& p) {
         return {.input = ElementType(p["PREC"]), .bn = p["BN"], .consumers = p["CONSUMERS"], .stages = p["STAGES"],
                 .setmaxnreg = p["SETMAXNREG"], .persistent = p["PERSISTENT"], .group = p["GROUP"],
                 .cluster = p["CLUSTER"], .pingpong = p["PINGPONG"], .epilogue = p["EPILOGUE"],
-                .order = p["ORDER"]};
+                .order = p["ORDER"], .stream_k = p["STREAMK"]};
     }
     static constexpr int kBK = 64, kSwizzle = 128;
+    static constexpr int kStreamKFlags = 1024;   // the kernel's tl_stream_k_flags
     int kind() const { return input == ElementType::bf16 ? 1 : 2; }
     int bmc() const { return 128 * 128 / bn; }          // rows per consumer: 128 sums a thread
     int bm() const { return pingpong ? bmc() : consumers * bmc(); }   // in turns, a consumer's tile
@@ -60,8 +71,8 @@ struct WarpSpecialized {
     std::string invalid_reason(const Problem& problem, const Target& target) const;
     KernelInstance kernel() const {
         return {"matmul/warp_specialized.cuh",
-                fmt::format("warp_specialized_matmul<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}>", kind(), bn, stages, consumers,
-                            setmaxnreg, persistent, group, cluster, pingpong, epilogue, order),
+                fmt::format("warp_specialized_matmul<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}>", kind(), bn, stages,
+                            consumers, setmaxnreg, persistent, group, cluster, pingpong, epilogue, order, stream_k),
                 0, 90};
     }
     // One block a tile, in whole clusters (a cluster's rows past M padded).
@@ -70,7 +81,13 @@ struct WarpSpecialized {
     }
     LaunchShape launch(const Problem& p) const;
     TileGeometry tiles(const Problem& problem) const;
-    CostModel cost_model(const Problem& problem) const;
+    // Stream-K's cut tiles on `t` (matmul/stream_k.cuh): every part of a cut tile after its head
+    // stores partial sums into C, and the part before it reads them back.
+    struct Cuts {
+        double tiles = 0, elements = 0;   // blocks' tiles cut (each cluster rank's its own), partial sums passed on
+    };
+    Cuts stream_k_cuts(const Problem& p, const Target& t) const;
+    CostModel cost_model(const Problem& problem, const Target& target) const;
     static double staged_boxes(const Problem& p) {
         return double(ceil_div(p.dim[0], int64_t(16))) * double(ceil_div(p.dim[1], int64_t(32)));
     }
@@ -84,6 +101,10 @@ std::string WarpSpecialized::invalid_reason(const Problem& p, const Target& t) c
     if (pingpong && consumers != 2) return tr("constraint.matmul.warp_specialized.pingpong_two");
     if (bn / 64 % cluster != 0) return trf("constraint.matmul.warp_specialized.cluster_boxes", cluster, bn / 64);
     if (blocks(p) > double(t.max_grid_dim[0])) return trf("constraint.matmul.warp_specialized.too_many_tiles", int64_t(blocks(p)));
+    if (stream_k && !persistent) return tr("constraint.matmul.warp_specialized.stream_k_persistent");
+    if (stream_k && pingpong) return tr("constraint.matmul.warp_specialized.stream_k_pingpong");
+    if (stream_k && 2 * int64_t(resident_on(launch(p), t).grid[0]) > kStreamKFlags)
+        return trf("constraint.matmul.warp_specialized.stream_k_flags", int64_t(resident_on(launch(p), t).grid[0]), kStreamKFlags / 2);
     return {};
 }
 
@@ -101,6 +122,10 @@ LaunchShape WarpSpecialized::launch(const Problem& p) const {
     s.tensor_maps.push_back({.arg = 2, .element_bytes = 4, .rank = 2, .dims = {uint64_t(p.dim[1]), uint64_t(p.dim[0])},
                              .strides = {4 * uint64_t(p.dim[1])}, .box = {32, 16}, .swizzle = 128});
     s.resident_per_sm = persistent ? 1 : 0;
+    // Stream-K shares the tiles among every resident block, also where there are fewer tiles than
+    // blocks: the grid asks for as many blocks as there are flags for, the engine cuts it to those
+    // that stay resident (resident_on).
+    if (stream_k) s.grid[0] = unsigned(std::max<double>(blocks(p), kStreamKFlags / 2 / cluster * cluster));
     return s;
 }
 
@@ -119,6 +144,7 @@ TileGeometry WarpSpecialized::tiles(const Problem& p) const {
     t.mma_lanes_known = true;
     t.mma_operands_in_shared = true;   // wgmma reads A and B by descriptor: only C is in lanes
     t.tiles_walked = true;          // one index over the tiles, GROUP rows at a time or along a Hilbert curve
+    t.shared_by_k = stream_k != 0;  // every resident block takes a share of the last rounds' K slices
     t.loading_threads = 128;        // the producer warpgroup
     t.tiles_in_turns = pingpong ? 2 : 1;   // in turns, each consumer holds a whole tile of its own
     t.ring_stages = stages;
@@ -134,10 +160,70 @@ matmul::StagedC WarpSpecialized::staged_c(const Problem& p) const {
             .formula = {.total = " + 2·16·32·(C boxes staged)", .thread = " + 2·BM·BN / threads"}};
 }
 
-CostModel WarpSpecialized::cost_model(const Problem& p) const {
+// The kernel's order, GROUP a template argument there.
+void tile_at(int order, int group, int id, int tiles_m, int tiles_n, int& tm, int& tn) {
+    if (order == 1) return hilbert_tile(id, tiles_m, tiles_n, tm, tn);
+    switch (group) {
+        case 1: return grouped_tile<1>(id, tiles_m, tiles_n, tm, tn);
+        case 2: return grouped_tile<2>(id, tiles_m, tiles_n, tm, tn);
+        case 4: return grouped_tile<4>(id, tiles_m, tiles_n, tm, tn);
+        case 8: return grouped_tile<8>(id, tiles_m, tiles_n, tm, tn);
+        default: return grouped_tile<16>(id, tiles_m, tiles_n, tm, tn);
+    }
+}
+
+// G workers (clusters) on U cluster tiles of S slices: where U mod G > 0 the last G + U mod G
+// tiles (all U where U < G) are one run of slice-steps cut at ⌊w·steps/G'⌋, w = 1 .. G'−1, among
+// G' = min(G, steps) workers; a tile
+// with c cuts inside it has c + 1 parts in every block of its cluster, and c of them pass partial
+// sums on through C (each stored once and read once).
+WarpSpecialized::Cuts WarpSpecialized::stream_k_cuts(const Problem& p, const Target& t) const {
+    Cuts cuts;
+    if (!stream_k) return cuts;
+    const int64_t M = p.dim[0], N = p.dim[1], slices = ceil_div(p.dim[2], int64_t(kBK));
+    const int64_t tiles_m = ceil_div(M, int64_t(bm())), tiles_n = ceil_div(N, int64_t(bn));
+    const int64_t cluster_rows = ceil_div(tiles_m, int64_t(cluster)), units = cluster_rows * tiles_n;
+    const int64_t workers = int64_t(resident_on(launch(p), t).grid[0]) / cluster;
+    const int64_t rounds = units / workers, left = units % workers;
+    if (left == 0) return cuts;
+    const int64_t whole_end = rounds >= 1 ? (rounds - 1) * workers : 0, steps = (units - whole_end) * slices;
+    const int64_t sharers = std::min(workers, steps);   // no share empty
+    std::vector<int> inside(size_t(units - whole_end), 0);   // cuts inside each shared tile
+    for (int64_t w = 1; w < sharers; ++w)
+        if (const int64_t cut = steps * w / sharers; cut % slices != 0) ++inside[size_t(cut / slices)];
+    for (size_t r = 0; r < inside.size(); ++r) {
+        if (inside[r] == 0) continue;
+        int cm, tn;
+        tile_at(order, group, int(whole_end + int64_t(r)), int(cluster_rows), int(tiles_n), cm, tn);
+        for (int rank = 0; rank < cluster; ++rank) {
+            const int64_t m0 = (int64_t(cm) * cluster + rank) * bm(), n0 = int64_t(tn) * bn;
+            cuts.tiles += 1;
+            cuts.elements += inside[r] * double(std::clamp<int64_t>(M - m0, 0, bm())) * double(std::clamp<int64_t>(N - n0, 0, bn));
+        }
+    }
+    return cuts;
+}
+
+CostModel WarpSpecialized::cost_model(const Problem& p, const Target& target) const {
     CostModel m;
     const matmul::StagedC staged = staged_c(p);
     matmul::wgmma_counts(m, p, bm(), bn, kBK, bn, threads(), precision(), cluster, staged);
+    if (stream_k) {
+        // The tails' partial sums: FP32 stores, and loads counted in the operands' 2-byte elements.
+        const Cuts cuts = stream_k_cuts(p, target);
+        m.total.global_stores += cuts.elements;
+        m.total.global_loads += 2 * cuts.elements;
+        matmul::finish_cost_model(m, p, precision());
+        for (Formula& f : m.formulas) {   // the totals' lines, with the partial sums
+            if (f.quantity == "global loads, total") f.expression += " + 2·(stream-K partial sums)", f.value = m.total.global_loads;
+            if (f.quantity == "global stores, total") f.expression += " + stream-K partial sums", f.value = m.total.global_stores;
+            if (f.quantity == "arithmetic intensity (FLOP/B)") f.value = m.intensity;
+        }
+        add_extra(m, "stream-K: tiles cut", "blocks' tiles the shares' cuts fall inside (on this GPU's resident blocks)",
+                  cuts.tiles);
+        add_extra(m, "stream-K: partial sums through C",
+                  "Σ cuts inside a tile · its elements (each stored by one part, read by the part before it)", cuts.elements);
+    }
     matmul::add_formula(m, "threads / block", "128·(CONSUMERS + 1)", threads());
     add_extra(m, "accumulator registers / thread", "BMC·BN / 128 (a consumer's)", double(bmc()) * bn / 128);
     add_extra(m, "rows / consumer", "BMC = 128·128 / BN", bmc());

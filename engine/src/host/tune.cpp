@@ -115,7 +115,7 @@ struct ModelView {
 
 ModelView model_view(const Target& t, const Variant& v, const ParamValues& values, const Problem& problem) {
     const auto instance = v.bind(values);
-    const CostModel m = instance->cost_model(problem);
+    const CostModel m = instance->cost_model(problem, t);
     const LaunchShape asked = instance->launch(problem), l = resident_on(asked, t);
     const double peak_gflops = t.peak_gflops(instance->precision().input);
     // Roofline: FMAs at the peak of the input type (FP32 pipes or tensor cores), global traffic at DRAM bandwidth (caches make it less; the
@@ -152,8 +152,11 @@ ModelView model_view(const Target& t, const Variant& v, const ParamValues& value
         wave_fill = double(l.blocks()) / (std::ceil(double(l.blocks()) / slots) * slots);
     }
     // A persistent kernel's blocks walk the tiles (the grid it asked for) in rounds: the last
-    // round's tiles leave the other blocks idle (512 tiles on 132 blocks: 4 rounds, 97% full).
-    if (l.resident_per_sm > 0 && asked.blocks() > l.blocks() && l.blocks() > 0) {
+    // round's tiles leave the other blocks idle (512 tiles on 132 blocks: 4 rounds, 97% full) —
+    // unless its model says it shares the last rounds out by K (lesson 22's stream-K).
+    bool shared_by_k = false;
+    for (const Formula& f : m.extras) shared_by_k = shared_by_k || f.quantity == "stream-K: tiles cut";
+    if (l.resident_per_sm > 0 && asked.blocks() > l.blocks() && l.blocks() > 0 && !shared_by_k) {
         const double tiles = double(asked.blocks()), walkers = double(l.blocks());
         wave_fill *= tiles / (std::ceil(tiles / walkers) * walkers);
     }
