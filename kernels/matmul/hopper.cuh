@@ -201,61 +201,58 @@ template <int KIND> struct WgmmaKind;
 template <> struct WgmmaKind<1> { using Name = bf16_kind; };
 template <> struct WgmmaKind<2> { using Name = f16_kind; };
 
-// The C tile of one warpgroup's sums into C: wgmma's accumulator layout is mma.sync's 16×8 one
-// repeated — warp w holds rows 16w .. 16w+15 of the 64; in each 8-wide column group c, lane 4g+t
-// holds d[4c], d[4c+1] at row g, columns 2t, 2t+1, and d[4c+2], d[4c+3] at row g+8. Returns the
-// elements stored.
-template <int WGN>
-__device__ __forceinline__ int store_wgmma_tile(float* C, int M, int N, int row0, int col0, const float* d) {
+// The thread's elements of one warpgroup's 64×WGN sums that lie inside C (rows below M, columns
+// left of N): wgmma's accumulator layout is mma.sync's 16×8 one repeated — warp w holds rows
+// 16w .. 16w+15 of the 64; in each 8-wide column group c, lane 4g+t holds d[4c], d[4c+1] at row g,
+// columns 2t, 2t+1, and d[4c+2], d[4c+3] at row g+8. f(at, e, pair): C's index of d[e], and
+// whether d[e+1] is inside too (N is a multiple of 8 and the column even: an aligned pair).
+template <int WGN, class F>
+__device__ __forceinline__ void for_each_wgmma_sum(int M, int N, int row0, int col0, F&& f) {
     const int warp = threadIdx.x / 32 % 4, lane = threadIdx.x % 32;
     const int r = row0 + 16 * warp + lane / 4;
-    int stored = 0;
 #pragma unroll
     for (int c = 0; c < WGN / 8; ++c) {
         const int col = col0 + 8 * c + 2 * (lane % 4);
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
             const int row = r + 8 * h;
-            if (row >= M) continue;
-            float* out = C + size_t(row) * N + col;
-            if (col + 1 < N) {   // N is a multiple of 8 and col even: an aligned pair
-                *reinterpret_cast<float2*>(out) = make_float2(d[4 * c + 2 * h], d[4 * c + 2 * h + 1]);
-                stored += 2;
-            } else if (col < N) {
-                out[0] = d[4 * c + 2 * h];
-                stored += 1;
-            }
+            if (row >= M || col >= N) continue;
+            f(size_t(row) * N + col, 4 * c + 2 * h, col + 1 < N);
         }
     }
-    return stored;
 }
 
+// The C tile of one warpgroup's sums into C. Returns the elements stored.
+template <int WGN>
+__device__ __forceinline__ int store_wgmma_tile(float* C, int M, int N, int row0, int col0, const float* d) {
+    int stored = 0;
+    for_each_wgmma_sum<WGN>(M, N, row0, col0, [&](size_t at, int e, bool pair) {
+        if (pair) {
+            *reinterpret_cast<float2*>(C + at) = make_float2(d[e], d[e + 1]);
+            stored += 2;
+        } else {
+            C[at] = d[e];
+            stored += 1;
+        }
+    });
+    return stored;
+}
 
 // The partial sums a tile's tail left in C (store_wgmma_tile's elements, by the same threads),
 // added to d; read from L2 (.cg): another SM wrote them. Returns the elements read.
 template <int WGN>
 __device__ __forceinline__ int add_wgmma_tile_from(const float* C, int M, int N, int row0, int col0, float* d) {
-    const int warp = threadIdx.x / 32 % 4, lane = threadIdx.x % 32;
-    const int r = row0 + 16 * warp + lane / 4;
     int read = 0;
-#pragma unroll
-    for (int c = 0; c < WGN / 8; ++c) {
-        const int col = col0 + 8 * c + 2 * (lane % 4);
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-            const int row = r + 8 * h;
-            if (row >= M) continue;
-            const float* at = C + size_t(row) * N + col;
-            if (col + 1 < N) {
-                const float2 v = __ldcg(reinterpret_cast<const float2*>(at));
-                d[4 * c + 2 * h] += v.x, d[4 * c + 2 * h + 1] += v.y;
-                read += 2;
-            } else if (col < N) {
-                d[4 * c + 2 * h] += __ldcg(at);
-                read += 1;
-            }
+    for_each_wgmma_sum<WGN>(M, N, row0, col0, [&](size_t at, int e, bool pair) {
+        if (pair) {
+            const float2 v = __ldcg(reinterpret_cast<const float2*>(C + at));
+            d[e] += v.x, d[e + 1] += v.y;
+            read += 2;
+        } else {
+            d[e] += __ldcg(C + at);
+            read += 1;
         }
-    }
+    });
     return read;
 }
 
