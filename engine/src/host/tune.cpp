@@ -251,7 +251,7 @@ static TuneReport plan(const Engine& engine, const Variant& v, const TuneConfig&
         c.params = s.values;
         c.origin = origin;
         c.score_ms = s.score;
-        c.intensity = v.cost_model(s.values, cfg.problem).intensity;
+        c.intensity = v.cost_model(s.values, cfg.problem, target).intensity;
         return c;
     };
     auto add = [&](const Scored& s, const char* origin) { r.candidates.push_back(candidate(s, origin)); };
@@ -357,7 +357,7 @@ static TuneCandidate refinement(Engine& engine, const Variant& v, const ParamVal
     c.params = params;
     c.origin = "refine";
     c.score_ms = model_score_ms(engine, v, params, problem);
-    c.intensity = v.cost_model(params, problem).intensity;
+    c.intensity = v.cost_model(params, problem, engine.target()).intensity;
     analyse_candidate(engine, v, problem, c);
     return c;
 }
