@@ -41,6 +41,14 @@ struct StagedC {
     SharedExtra formula;
 };
 
+// FP32 partial sums that go out to C and are read back once each (lesson 22's stream-K): global
+// stores, and loads counted in the operands' elements (4 bytes a sum); `formula` names them in the
+// total loads' and stores' formulas.
+struct PartialSums {
+    double sums = 0;
+    GlobalExtra formula;
+};
+
 // Counts in elements, exact for any M, N, K: TMA reads the parts of A and B inside the matrices
 // (every element of A once per tile column, of B once per tile row, or per cluster row where
 // `cluster` > 0 blocks multicast it: lesson 22) and writes whole boxes into shared memory (zeros
@@ -48,7 +56,7 @@ struct StagedC {
 // element of C is stored once (and, where `staged` says so, staged in shared memory first).
 // `threads` of the block share the reads.
 inline void wgmma_counts(CostModel& m, const Problem& p, int bm, int bn, int bk, int wgn, int threads, const Precision& precision,
-                         int cluster = 0, const StagedC& staged = {}) {
+                         int cluster = 0, const StagedC& staged = {}, const PartialSums& partial = {}) {
     const int c = std::max(cluster, 1);
     const double blocks = double(ceil_div(p.dim[1], bn)) * double(ceil_div(p.dim[0], int64_t(bm) * c)) * c;
     const double reads_per_k = double(bm) * bn * (1.0 / wgn + 1.0 / 64) / threads;
@@ -56,7 +64,13 @@ inline void wgmma_counts(CostModel& m, const Problem& p, int bm, int bn, int bk,
     m.total.shared_stores += staged.total, m.total.shared_loads += staged.total;
     m.per_block.shared_stores += staged.per_block, m.per_block.shared_loads += staged.per_block;
     m.per_thread.shared_stores += staged.per_block / threads, m.per_thread.shared_loads += staged.per_block / threads;
-    add_block_tiled_formulas(m, blocks, "BM·BN / threads", "BM·BN·(1/WGN + 1/64) / threads", cluster > 0, staged.formula);
+    if (partial.sums > 0) {
+        m.total.global_stores += partial.sums;
+        m.total.global_loads += partial.sums * 4 / m.load_element_bytes;
+        finish_cost_model(m, p, precision);   // bytes and intensity with them
+    }
+    add_block_tiled_formulas(m, blocks, "BM·BN / threads", "BM·BN·(1/WGN + 1/64) / threads", cluster > 0, staged.formula,
+                             partial.formula);
     const double per_slice = double(bk / 16) * (bm / 64) * (bn / wgn);
     add_extra(m, "wgmma / block / K slice", "(BK/16)·(BM/64)·(BN/WGN)", per_slice);
     const double wgmmas = blocks * double(ceil_div(p.dim[2], bk)) * per_slice;

@@ -65,11 +65,17 @@ inline void block_tiled_counts(CostModel& m, const Problem& p, int bm, int bn, i
 // memory also holds something else read back as often as it is written (lesson 22 stages C there)
 // adds those elements to m's shared counts first and names them: `shared_extra.total` is appended
 // to the total shared stores' and loads' formulas, `shared_extra.thread` to the per-thread ones.
+// Likewise `global_extra` for global traffic beyond the tiling's (lesson 22's stream-K partial
+// sums), appended to the total global loads' and stores' formulas.
 struct SharedExtra {
     std::string total, thread;
 };
+struct GlobalExtra {
+    std::string loads, stores;
+};
 inline void add_block_tiled_formulas(CostModel& m, double blocks, const std::string& outputs, const std::string& reads,
-                                     bool clustered = false, const SharedExtra& shared_extra = {}) {
+                                     bool clustered = false, const SharedExtra& shared_extra = {},
+                                     const GlobalExtra& global_extra = {}) {
     add_formula(m, "blocks", clustered ? "⌈N/BN⌉·CLUSTER·⌈M/(CLUSTER·BM)⌉" : "⌈N/BN⌉·⌈M/BM⌉", blocks);
     add_formula(m, "global loads / thread", clustered ? "K·(BM+BN/CLUSTER) / threads" : "K·(BM+BN) / threads",
                 m.per_thread.global_loads);
@@ -77,9 +83,10 @@ inline void add_block_tiled_formulas(CostModel& m, double blocks, const std::str
     add_formula(m, "shared stores / thread", "⌈K/BK⌉·BK·(BM+BN) / threads" + shared_extra.thread, m.per_thread.shared_stores);
     const std::string per_k = reads.find('/') != std::string::npos ? reads : "(" + reads + ")";
     add_formula(m, "shared loads / thread", "⌈K/BK⌉·BK·" + per_k + shared_extra.thread, m.per_thread.shared_loads);
-    add_formula(m, "global loads, total", clustered ? "M·K·⌈N/BN⌉ + K·N·⌈M/(CLUSTER·BM)⌉" : "M·K·⌈N/BN⌉ + K·N·⌈M/BM⌉",
+    add_formula(m, "global loads, total",
+                (clustered ? "M·K·⌈N/BN⌉ + K·N·⌈M/(CLUSTER·BM)⌉" : "M·K·⌈N/BN⌉ + K·N·⌈M/BM⌉") + global_extra.loads,
                 m.total.global_loads);
-    add_formula(m, "global stores, total", "M·N", m.total.global_stores);
+    add_formula(m, "global stores, total", "M·N" + global_extra.stores, m.total.global_stores);
     add_formula(m, "shared stores, total", "blocks·⌈K/BK⌉·BK·(BM+BN)" + shared_extra.total, m.total.shared_stores);
     add_formula(m, "shared loads, total", "blocks·threads·⌈K/BK⌉·BK·" + per_k + shared_extra.total, m.total.shared_loads);
     add_formula(m, "FLOPs", "2·M·N·K", m.flops);

@@ -67,6 +67,19 @@ __device__ __forceinline__ void hilbert_tile(int id, int tiles_m, int tiles_n, i
     tm = y, tn = x;
 }
 
+// The same with ORDER and GROUP (1, 2, 4, 8 or 16) known only at run time: the host's walks of
+// the kernel's order (lesson 22's model and its test).
+__device__ __forceinline__ void tile_at(int order, int group, int id, int tiles_m, int tiles_n, int& tm, int& tn) {
+    if (order == 1) return hilbert_tile(id, tiles_m, tiles_n, tm, tn);
+    switch (group) {
+        case 1: return grouped_tile<1>(id, tiles_m, tiles_n, tm, tn);
+        case 2: return grouped_tile<2>(id, tiles_m, tiles_n, tm, tn);
+        case 4: return grouped_tile<4>(id, tiles_m, tiles_n, tm, tn);
+        case 8: return grouped_tile<8>(id, tiles_m, tiles_n, tm, tn);
+        default: return grouped_tile<16>(id, tiles_m, tiles_n, tm, tn);
+    }
+}
+
 // The kernel's order: ORDER 0 grouped (GROUP rows), 1 the Hilbert curve.
 template <int ORDER, int GROUP>
 __device__ __forceinline__ void ordered_tile(int id, int tiles_m, int tiles_n, int& tm, int& tn) {

@@ -70,12 +70,7 @@ Walked walk(const ParamValues& v, const Problem& p) {
     Walked w;
     for (int64_t id = 0; id < cluster_rows * tiles_n; ++id) {
         int cm_, tn_;   // the kernel's own order (kernels/matmul/tile_order.cuh)
-        if (v.at("ORDER") == 1) hilbert_tile(int(id), int(cluster_rows), int(tiles_n), cm_, tn_);
-        else if (group == 1) grouped_tile<1>(int(id), int(cluster_rows), int(tiles_n), cm_, tn_);
-        else if (group == 2) grouped_tile<2>(int(id), int(cluster_rows), int(tiles_n), cm_, tn_);
-        else if (group == 4) grouped_tile<4>(int(id), int(cluster_rows), int(tiles_n), cm_, tn_);
-        else if (group == 8) grouped_tile<8>(int(id), int(cluster_rows), int(tiles_n), cm_, tn_);
-        else grouped_tile<16>(int(id), int(cluster_rows), int(tiles_n), cm_, tn_);
+        tile_at(v.at("ORDER"), group, int(id), int(cluster_rows), int(tiles_n), cm_, tn_);
         const int64_t cm = cm_, tn = tn_;
         for (int rank = 0; rank < cluster; ++rank) {   // every block of the cluster, past M or not
             const int64_t tm = cm * cluster + rank, m0 = tm * bm, n0 = tn * bn;
@@ -405,8 +400,7 @@ TEST(WarpSpecializedModel, StreamKSharesEverySliceOnceAndTheModelCountsThePartia
             most = std::max(most, int(ps.size()));
             if (ps.size() < 2) continue;
             int cm = 0, tn = 0;
-            if (values.at("ORDER") == 1) hilbert_tile(u, cluster_rows, tiles_n, cm, tn);
-            else grouped_tile<8>(u, cluster_rows, tiles_n, cm, tn);
+            tile_at(values.at("ORDER"), values.at("GROUP"), u, cluster_rows, tiles_n, cm, tn);
             for (int rank = 0; rank < cluster; ++rank) {
                 partial += double(ps.size() - 1) * stores_of_tile((int64_t(cm) * cluster + rank) * bm, int64_t(tn) * bn, c.p, readers, bmc, bn);
                 cut += 1;

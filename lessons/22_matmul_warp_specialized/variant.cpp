@@ -8,7 +8,7 @@
 #include "tilelab/variant.h"
 #include "../../families/matmul/hopper.h"
 
-// The kernel's tile orders, compiled for the host: the model finds the tiles stream-K cuts.
+// The kernel's tile orders (tile_at), compiled for the host: the model finds the tiles stream-K cuts.
 #define __device__
 #define __forceinline__ inline
 using std::min;
@@ -103,8 +103,8 @@ std::string WarpSpecialized::invalid_reason(const Problem& p, const Target& t) c
     if (blocks(p) > double(t.max_grid_dim[0])) return trf("constraint.matmul.warp_specialized.too_many_tiles", int64_t(blocks(p)));
     if (stream_k && !persistent) return tr("constraint.matmul.warp_specialized.stream_k_persistent");
     if (stream_k && pingpong) return tr("constraint.matmul.warp_specialized.stream_k_pingpong");
-    if (stream_k && 2 * int64_t(resident_on(launch(p), t).grid[0]) > kStreamKFlags)
-        return trf("constraint.matmul.warp_specialized.stream_k_flags", int64_t(resident_on(launch(p), t).grid[0]), kStreamKFlags / 2);
+    if (const int64_t resident = resident_on(launch(p), t).grid[0]; stream_k && 2 * resident > kStreamKFlags)
+        return trf("constraint.matmul.warp_specialized.stream_k_flags", resident, kStreamKFlags / 2);
     return {};
 }
 
@@ -160,23 +160,10 @@ matmul::StagedC WarpSpecialized::staged_c(const Problem& p) const {
             .formula = {.total = " + 2·16·32·(C boxes staged)", .thread = " + 2·BM·BN / threads"}};
 }
 
-// The kernel's order, GROUP a template argument there.
-void tile_at(int order, int group, int id, int tiles_m, int tiles_n, int& tm, int& tn) {
-    if (order == 1) return hilbert_tile(id, tiles_m, tiles_n, tm, tn);
-    switch (group) {
-        case 1: return grouped_tile<1>(id, tiles_m, tiles_n, tm, tn);
-        case 2: return grouped_tile<2>(id, tiles_m, tiles_n, tm, tn);
-        case 4: return grouped_tile<4>(id, tiles_m, tiles_n, tm, tn);
-        case 8: return grouped_tile<8>(id, tiles_m, tiles_n, tm, tn);
-        default: return grouped_tile<16>(id, tiles_m, tiles_n, tm, tn);
-    }
-}
-
 // G workers (clusters) on U cluster tiles of S slices: where U mod G > 0 the last G + U mod G
 // tiles (all U where U < G) are one run of slice-steps cut at ⌊w·steps/G'⌋, w = 1 .. G'−1, among
-// G' = min(G, steps) workers; a tile
-// with c cuts inside it has c + 1 parts in every block of its cluster, and c of them pass partial
-// sums on through C (each stored once and read once).
+// G' = min(G, steps) workers; a tile with c cuts inside it has c + 1 parts in every block of its
+// cluster, and c of them pass partial sums on through C (each stored once and read once).
 WarpSpecialized::Cuts WarpSpecialized::stream_k_cuts(const Problem& p, const Target& t) const {
     Cuts cuts;
     if (!stream_k) return cuts;
@@ -207,18 +194,12 @@ WarpSpecialized::Cuts WarpSpecialized::stream_k_cuts(const Problem& p, const Tar
 CostModel WarpSpecialized::cost_model(const Problem& p, const Target& target) const {
     CostModel m;
     const matmul::StagedC staged = staged_c(p);
-    matmul::wgmma_counts(m, p, bm(), bn, kBK, bn, threads(), precision(), cluster, staged);
+    const Cuts cuts = stream_k_cuts(p, target);
+    const matmul::PartialSums partial{.sums = cuts.elements,
+                                      .formula = stream_k ? matmul::GlobalExtra{" + 2·(stream-K partial sums)", " + stream-K partial sums"}
+                                                          : matmul::GlobalExtra{}};
+    matmul::wgmma_counts(m, p, bm(), bn, kBK, bn, threads(), precision(), cluster, staged, partial);
     if (stream_k) {
-        // The tails' partial sums: FP32 stores, and loads counted in the operands' 2-byte elements.
-        const Cuts cuts = stream_k_cuts(p, target);
-        m.total.global_stores += cuts.elements;
-        m.total.global_loads += 2 * cuts.elements;
-        matmul::finish_cost_model(m, p, precision());
-        for (Formula& f : m.formulas) {   // the totals' lines, with the partial sums
-            if (f.quantity == "global loads, total") f.expression += " + 2·(stream-K partial sums)", f.value = m.total.global_loads;
-            if (f.quantity == "global stores, total") f.expression += " + stream-K partial sums", f.value = m.total.global_stores;
-            if (f.quantity == "arithmetic intensity (FLOP/B)") f.value = m.intensity;
-        }
         add_extra(m, "stream-K: tiles cut", "blocks' tiles the shares' cuts fall inside (on this GPU's resident blocks)",
                   cuts.tiles);
         add_extra(m, "stream-K: partial sums through C",

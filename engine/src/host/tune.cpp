@@ -153,10 +153,8 @@ ModelView model_view(const Target& t, const Variant& v, const ParamValues& value
     }
     // A persistent kernel's blocks walk the tiles (the grid it asked for) in rounds: the last
     // round's tiles leave the other blocks idle (512 tiles on 132 blocks: 4 rounds, 97% full) —
-    // unless its model says it shares the last rounds out by K (lesson 22's stream-K).
-    bool shared_by_k = false;
-    for (const Formula& f : m.extras) shared_by_k = shared_by_k || f.quantity == "stream-K: tiles cut";
-    if (l.resident_per_sm > 0 && asked.blocks() > l.blocks() && l.blocks() > 0 && !shared_by_k) {
+    // unless its blocks share the last rounds out by K (TileGeometry::shared_by_k, lesson 22's stream-K).
+    if (l.resident_per_sm > 0 && asked.blocks() > l.blocks() && l.blocks() > 0 && !instance->tiles(problem).shared_by_k) {
         const double tiles = double(asked.blocks()), walkers = double(l.blocks());
         wave_fill *= tiles / (std::ceil(tiles / walkers) * walkers);
     }
