@@ -248,7 +248,7 @@ void Machine::run_thread(uint32_t t) {
             if (now_s() > deadline_)
                 fail("time limit",
                      say("stopped after {:.0f} s, still running (an endless loop?)", "运行 {:.0f} 秒后仍未结束，已停止（死循环？）",
-                         launch_->time_limit_s),
+                         launch_->run_limit_s > 0 ? launch_->run_limit_s : launch_->time_limit_s),
                      t, in);
         }
         if (in.guard >= 0 && ((r[in.guard] & 1) != 0) == in.guard_negate) {

@@ -34,6 +34,9 @@ struct Launch {
     std::vector<uint8_t> params;  // the kernel's parameter block, laid out as Kernel::params says
     uint64_t seed = 1;
     double time_limit_s = 5;
+    // The whole run's limit where this launch is one of several sharing it (what a stopped run
+    // says it was given; 0: time_limit_s).
+    double run_limit_s = 0;
 };
 
 // Bytes the kernel moved to and from the family's buffers and shared memory (module variables,

@@ -177,6 +177,7 @@ void execute(const RunResult& r, CompileService& compiler, uint64_t seed, double
             launch.grid = k.pass.launch.grid, launch.block = k.pass.launch.block, launch.dynamic_shared = k.pass.launch.dynamic_smem;
             launch.seed = seed;
             launch.time_limit_s = std::max(0.0, limit - std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+            launch.run_limit_s = limit;
             const cpu::LaunchReport report = machine->launch(launch);
             c.instructions += report.instructions;
             add_moved(moved, report.moved);
