@@ -79,9 +79,11 @@ LADDERS = {
            (["bf16"], {"EPILOGUE": 1, "PINGPONG": 1, "BN": 128, "CLUSTER": 2}, "EPILOGUE=1 PINGPONG=1 128x128 S4 CLUSTER=2"),
            (["bf16"], {"ORDER": 1}, "ORDER=1 (Hilbert)"),
            (["bf16", "fp16"], {"ORDER": 1, "EPILOGUE": 1, "CLUSTER": 2}, "ORDER=1 EPILOGUE=1 CLUSTER=2"),
-           (["bf16", "fp16"], {"STREAMK": 1}, "STREAMK=1 (stream-K)"),
+           (["bf16", "fp16"], {"STREAMK": 1}, "STREAMK=1 (stream-K, last round)"),
            (["bf16", "fp16"], {"STREAMK": 1, "EPILOGUE": 1}, "STREAMK=1 EPILOGUE=1"),
-           (["bf16", "fp16"], {"STREAMK": 1, "EPILOGUE": 1, "CLUSTER": 2}, "STREAMK=1 EPILOGUE=1 CLUSTER=2")],
+           (["bf16", "fp16"], {"STREAMK": 1, "EPILOGUE": 1, "CLUSTER": 2}, "STREAMK=1 EPILOGUE=1 CLUSTER=2"),
+           (["bf16"], {"STREAMK": 2}, "STREAMK=2 (last two rounds)"),
+           (["bf16", "fp16"], {"STREAMK": 2, "EPILOGUE": 1, "CLUSTER": 2}, "STREAMK=2 EPILOGUE=1 CLUSTER=2")],
 }
 BIG = {"12": [({}, "defaults"), ({"BN": 256, "WM": 64, "WN": 64}, "128x256 64x64")],
        "13": [({}, "defaults"), ({"GROUP": 1}, "defaults, GROUP=1"), ({"BM": 256, "BK": 64}, "256x128 BK=64"),
@@ -94,7 +96,8 @@ BIG = {"12": [({}, "defaults"), ({"BN": 256, "WM": 64, "WN": 64}, "128x256 64x64
              ({"EPILOGUE": 1}, "EPILOGUE=1"), ({"EPILOGUE": 1, "CLUSTER": 2}, "EPILOGUE=1 CLUSTER=2"),
              ({"ORDER": 1}, "ORDER=1"), ({"ORDER": 1, "EPILOGUE": 1, "CLUSTER": 2}, "ORDER=1 EPILOGUE=1 CLUSTER=2"),
              ({"STREAMK": 1, "EPILOGUE": 1}, "STREAMK=1 EPILOGUE=1"),
-             ({"STREAMK": 1, "EPILOGUE": 1, "CLUSTER": 2}, "STREAMK=1 EPILOGUE=1 CLUSTER=2")]}
+             ({"STREAMK": 1, "EPILOGUE": 1, "CLUSTER": 2}, "STREAMK=1 EPILOGUE=1 CLUSTER=2"),
+             ({"STREAMK": 2, "EPILOGUE": 1, "CLUSTER": 2}, "STREAMK=2 EPILOGUE=1 CLUSTER=2")]}
 ONLY = os.environ.get("BENCH_ONLY", "")
 
 

@@ -104,15 +104,17 @@ for prec in bf16 fp16; do
   sanitize memcheck 1001x1000x1000 PREC=$prec ORDER=1 CLUSTER=2
   sanitize racecheck 301x296x312 PREC=$prec ORDER=1 PINGPONG=1 BN=128
   sanitize synccheck 257x264x136 PREC=$prec ORDER=1 EPILOGUE=1
-  # Stream-K on the H200's 132 blocks: sizes with more tiles than blocks, so the last runs cut
-  # tiles (partial last tiles in M, N and K among them), clusters, C by TMA.
-  for tool in memcheck racecheck synccheck; do
-    sanitize $tool 2176x2056x1000 PREC=$prec STREAMK=1
+  # Stream-K on the H200's 132 blocks: sizes with more tiles than blocks, so the last round (or
+  # two) cut tiles (partial last tiles in M, N and K among them), clusters, C by TMA.
+  for rounds in 1 2; do
+    for tool in memcheck racecheck synccheck; do
+      sanitize $tool 2176x2056x1000 PREC=$prec STREAMK=$rounds
+    done
+    sanitize memcheck 2001x2056x1000 PREC=$prec STREAMK=$rounds CLUSTER=2 EPILOGUE=1
+    sanitize racecheck 2501x1032x520 PREC=$prec STREAMK=$rounds CONSUMERS=1 BN=128 ORDER=1
+    sanitize synccheck 2001x2056x1000 PREC=$prec STREAMK=$rounds EPILOGUE=1
   done
-  sanitize memcheck 2001x2056x1000 PREC=$prec STREAMK=1 CLUSTER=2 EPILOGUE=1
-  sanitize racecheck 2501x1032x520 PREC=$prec STREAMK=1 CONSUMERS=1 BN=128 ORDER=1
-  sanitize synccheck 2001x2056x1000 PREC=$prec STREAMK=1 EPILOGUE=1
-  # Fewer tiles than blocks: every tile shared, in up to five parts (middles pass sums on).
+  # Fewer tiles than blocks: every tile shared (STREAMK=1 and 2 alike), in up to five parts (middles pass sums on).
   sanitize memcheck 301x296x312 PREC=$prec STREAMK=1
   sanitize racecheck 1001x1000x2000 PREC=$prec STREAMK=1 CLUSTER=2
   sanitize synccheck 1001x1000x2000 PREC=$prec STREAMK=1 EPILOGUE=1

@@ -239,9 +239,31 @@ __device__ __forceinline__ int store_wgmma_tile(float* C, int M, int N, int row0
 }
 
 // The partial sums a tile's tail left in C (store_wgmma_tile's elements, by the same threads),
-// added to d; read from L2 (.cg): another SM wrote them. Returns the elements read.
+// added to d; read from L2 (.cg): another SM wrote them. Returns the elements read. Where the
+// whole 64×WGN tile lies inside C, the loads go out 16 at a time before the first add (one trip
+// to L2 per 16, not one per load: PC samples showed the one-by-one loads as most of stream-K's
+// cost); at C's edges, one by one.
 template <int WGN>
 __device__ __forceinline__ int add_wgmma_tile_from(const float* C, int M, int N, int row0, int col0, float* d) {
+    if (row0 + 64 <= M && col0 + WGN <= N) {
+        constexpr int kBatch = 8;   // column groups of 8 per batch: 16 float2 loads, 32 registers
+        static_assert(WGN / 8 % kBatch == 0, "whole batches of column groups");
+        const int warp = threadIdx.x / 32 % 4, lane = threadIdx.x % 32;
+        const float* row = C + size_t(row0 + 16 * warp + lane / 4) * N + col0 + 2 * (lane % 4);
+#pragma unroll
+        for (int c0 = 0; c0 < WGN / 8; c0 += kBatch) {
+            float2 v[kBatch][2];
+#pragma unroll
+            for (int c = 0; c < kBatch; ++c)
+#pragma unroll
+                for (int h = 0; h < 2; ++h) v[c][h] = __ldcg(reinterpret_cast<const float2*>(row + size_t(8 * h) * N + 8 * (c0 + c)));
+#pragma unroll
+            for (int c = 0; c < kBatch; ++c)
+#pragma unroll
+                for (int h = 0; h < 2; ++h) d[4 * (c0 + c) + 2 * h] += v[c][h].x, d[4 * (c0 + c) + 2 * h + 1] += v[c][h].y;
+        }
+        return WGN / 2;
+    }
     int read = 0;
     for_each_wgmma_sum<WGN>(M, N, row0, col0, [&](size_t at, int e, bool pair) {
         if (pair) {

@@ -35,7 +35,7 @@
 // store the box; the warp goes back to multiplying while TMA writes (a buffer is reused once the
 // store before last has read it).
 //
-// STREAMK = 1 (persistent blocks, not in turns) shares the last rounds of tiles out by K slices
+// STREAMK = R > 0 (persistent blocks, not in turns) shares the last R rounds of tiles out by K slices
 // (matmul/stream_k.cuh): the parts of a cut tile after its head pass their partial sums on through
 // C, counted by a flag in global memory; the block with the head waits for all of them, adds and
 // stores C. The flags are this module's own (tl_stream_k_flags), zero at load; the head's block

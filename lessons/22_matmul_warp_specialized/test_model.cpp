@@ -319,42 +319,55 @@ TEST(WarpSpecializedModel, TheTunersModelCountsTheLastRoundOfTiles) {
     ASSERT_GT(sms, 0);
     EXPECT_GT(score(sms + 1) / score(sms), 1.9);
     EXPECT_LT(score(2 * sms) / score(sms + 1), 1.05) << "two full rounds cost what one tile past one round does";
-    const auto shared = [&](int64_t tiles) {
-        return model_score_ms(model_engine(), v, with_defaults(v.params, {{"STREAMK", 1}}), test::size(128 * tiles, 256, 4096));
+    const auto shared = [&](int rounds, int64_t tiles) {
+        return model_score_ms(model_engine(), v, with_defaults(v.params, {{"STREAMK", rounds}}), test::size(128 * tiles, 256, 4096));
     };
     // Not a second round: the tile past the round is shared among all blocks, at the price of the
-    // partial sums of the tiles the runs cut (131 of 133 here, 8% more bytes in the roofline).
-    EXPECT_LT(shared(sms + 1) / shared(sms), 1.1) << "stream-K shares the tile past the round among all blocks";
+    // partial sums of the tiles the runs cut (STREAMK=2: 131 of 133 here, 8% more bytes in the
+    // roofline; STREAMK=1: the one tile past the round, cut into 64 parts of one slice each).
+    for (int rounds : {1, 2})
+        EXPECT_LT(shared(rounds, sms + 1) / shared(rounds, sms), 1.1) << "STREAMK=" << rounds << " shares the tile past the round";
 }
 
 // Stream-K on the H100 preset's resident blocks: the kernel's own schedule (kernels/matmul/
 // stream_k.cuh), walked worker by worker, gives every slice of every tile to exactly one worker;
 // a cut tile's parts lie on consecutive workers, head first; a head ends its worker's share, a
 // tail starts it, a middle is all of it (so every wait is on a part that waits on nothing or only
-// on later workers); where whole rounds come first a tile has two parts at most; each part knows
+// on later workers); the most parts a tile has (as the case expects); each part knows
 // how many follow it; and the model counts exactly the partial sums passed on (stored by every part
 // after the head, read by the part before it: twice their floats in 2-byte loads).
 TEST(WarpSpecializedModel, StreamKSharesEverySliceOnceAndTheModelCountsThePartialSums) {
     const Variant& v = specialized();
-    const Target target = model_engine().target();
     struct Case {
         ParamValues given;
         Problem p;
-        int most_parts;   // of a tile
+        int most_parts;         // of a tile
+        int clusters_fit = 0;   // Target::resident_clusters[CLUSTER], where above 0
     };
     const std::vector<Case> cases = {
-        {{{"STREAMK", 1}}, test::size(4096, 4096, 4096), 2},
-        {{{"STREAMK", 1}, {"CLUSTER", 2}, {"EPILOGUE", 1}}, test::size(2001, 2056, 1000), 2},
-        {{{"STREAMK", 1}, {"CONSUMERS", 1}, {"BN", 128}, {"ORDER", 1}}, test::size(2501, 1032, 520), 2},
-        {{{"STREAMK", 1}}, test::size(1536, 1536, 16384), 3},                     // 72 tiles: all shared
-        {{{"STREAMK", 1}, {"CLUSTER", 2}}, test::size(1001, 1000, 2000), 5},      // 16 cluster tiles on 66
+        {{{"STREAMK", 2}}, test::size(4096, 4096, 4096), 2},
+        {{{"STREAMK", 2}, {"CLUSTER", 2}, {"EPILOGUE", 1}}, test::size(2001, 2056, 1000), 2},
+        {{{"STREAMK", 2}, {"CONSUMERS", 1}, {"BN", 128}, {"ORDER", 1}}, test::size(2501, 1032, 520), 2},
+        {{{"STREAMK", 2}}, test::size(1536, 1536, 16384), 3},                     // 72 tiles: all shared
+        {{{"STREAMK", 2}, {"CLUSTER", 2}}, test::size(1001, 1000, 2000), 5},      // 16 cluster tiles on 66
+        {{{"STREAMK", 2}}, test::size(128 * 132, 256, 512), 1},                   // whole rounds
+        {{{"STREAMK", 2}}, test::size(301, 296, 312), 5},                         // 30 slice-steps on 132
+        {{{"STREAMK", 2}, {"CLUSTER", 2}, {"CONSUMERS", 1}, {"EPILOGUE", 1}, {"ORDER", 1}}, test::size(578, 144, 296), 5},
+        {{{"STREAMK", 1}}, test::size(4096, 4096, 4096), 3},                      // the fourth round only: 56.2 of 64 slices each
+        {{{"STREAMK", 1}, {"CLUSTER", 2}, {"EPILOGUE", 1}}, test::size(2001, 2056, 1000), 11},   // 6 tiles' 96 slices on 66
+        {{{"STREAMK", 1}}, test::size(1536, 1536, 16384), 3},                     // fewer tiles than blocks: as STREAMK=2
+        {{{"STREAMK", 1}, {"CONSUMERS", 1}, {"BN", 128}, {"ORDER", 1}}, test::size(2501, 1032, 520), 4},   // 3.3 slices each
         {{{"STREAMK", 1}}, test::size(128 * 132, 256, 512), 1},                   // whole rounds
-        {{{"STREAMK", 1}}, test::size(301, 296, 312), 5},                         // 30 slice-steps on 132
-        {{{"STREAMK", 1}, {"CLUSTER", 2}, {"CONSUMERS", 1}, {"EPILOGUE", 1}, {"ORDER", 1}}, test::size(578, 144, 296), 5},
+        // Clusters of 4: 33 on the preset's 132 SMs; 30 where the GPU says so (an H200's GPCs):
+        // 9 cluster tiles of 9 slices shared among 33 or 30 clusters.
+        {{{"STREAMK", 1}, {"CLUSTER", 4}, {"CONSUMERS", 1}, {"EPILOGUE", 1}, {"GROUP", 1}, {"STAGES", 3}}, test::size(558, 640, 576), 4},
+        {{{"STREAMK", 1}, {"CLUSTER", 4}, {"CONSUMERS", 1}, {"EPILOGUE", 1}, {"GROUP", 1}, {"STAGES", 3}}, test::size(558, 640, 576), 4, 30},
     };
     for (const Case& c : cases) {
         const ParamValues values = with_defaults(v.params, c.given);
         SCOPED_TRACE(v.kernel(values).name_expression + " at " + format_problem(c.p));
+        Target target = model_engine().target();
+        target.resident_clusters[values.at("CLUSTER")] = c.clusters_fit;
         ASSERT_EQ(v.invalid_reason(values, c.p, target), "");
         const int bn = values.at("BN"), readers = values.at("CONSUMERS"), cluster = values.at("CLUSTER");
         const int bmc = 128 * 128 / bn, bm = readers * bmc;
@@ -367,7 +380,7 @@ TEST(WarpSpecializedModel, StreamKSharesEverySliceOnceAndTheModelCountsThePartia
         };
         std::vector<std::vector<Part>> parts(units);
         for (int worker = 0; worker < workers; ++worker) {
-            StreamKSchedule work(units, workers, worker, slices, true);
+            StreamKSchedule work(units, workers, worker, slices, values.at("STREAMK"));
             std::vector<TileWork> share;
             for (TileWork w; work.take(w);) share.push_back(w);
             for (size_t j = 0; j < share.size(); ++j) {
@@ -417,6 +430,7 @@ TEST(WarpSpecializedModel, StreamKSharesEverySliceOnceAndTheModelCountsThePartia
         EXPECT_DOUBLE_EQ(with.total.global_loads - plain.total.global_loads, 2 * partial);
         EXPECT_EQ(with.total.shared_loads, plain.total.shared_loads);
     }
+    const Target target = model_engine().target();
     EXPECT_EQ(v.invalid_reason(with_defaults(v.params, {{"STREAMK", 1}, {"PERSISTENT", 0}}), test::size(512, 512, 512), target),
               tr("constraint.matmul.warp_specialized.stream_k_persistent"));
     EXPECT_EQ(v.invalid_reason(with_defaults(v.params, {{"STREAMK", 1}, {"PINGPONG", 1}, {"BN", 128}}), test::size(512, 512, 512), target),

@@ -33,7 +33,7 @@ struct WarpSpecialized {
     int pingpong = 0;                        // <- PINGPONG: the two consumers take whole tiles in turns
     int epilogue = 0;                        // <- EPILOGUE: C stored by TMA from shared memory
     int order = 0;                           // <- ORDER: tiles numbered grouped (GROUP) or along a Hilbert curve
-    int stream_k = 0;                        // <- STREAMK: the last two rounds' tiles shared out by K slices
+    int stream_k = 0;                        // <- STREAMK: the last 1 or 2 rounds' tiles shared out by K slices
 
     static inline const std::vector<ParamSpec> params = {
         {.name = "PREC", .kind = ParamKind::Element, .min = int(ElementType::bf16), .max = int(ElementType::f16),
@@ -48,7 +48,7 @@ struct WarpSpecialized {
         {.name = "PINGPONG", .kind = ParamKind::Int, .min = 0, .max = 1, .def = 0},
         {.name = "EPILOGUE", .kind = ParamKind::Int, .min = 0, .max = 1, .def = 0},
         {.name = "ORDER", .kind = ParamKind::Int, .min = 0, .max = 1, .def = 0},
-        {.name = "STREAMK", .kind = ParamKind::Int, .min = 0, .max = 1, .def = 0},
+        {.name = "STREAMK", .kind = ParamKind::Int, .min = 0, .max = 2, .def = 0},
     };
     static WarpSpecialized from(const ParamReader& p) {
         return {.input = ElementType(p["PREC"]), .bn = p["BN"], .consumers = p["CONSUMERS"], .stages = p["STAGES"],
@@ -160,8 +160,8 @@ matmul::StagedC WarpSpecialized::staged_c(const Problem& p) const {
             .formula = {.total = " + 2·16·32·(C boxes staged)", .thread = " + 2·BM·BN / threads"}};
 }
 
-// G workers (clusters) on U cluster tiles of S slices: where U mod G > 0 the last G + U mod G
-// tiles (all U where U < G) are one run of slice-steps cut at ⌊w·steps/G'⌋, w = 1 .. G'−1, among
+// G workers (clusters) on U cluster tiles of S slices: where U mod G > 0 the last
+// (STREAMK − 1)·G + U mod G tiles (all U where U < G) are one run of slice-steps cut at ⌊w·steps/G'⌋, w = 1 .. G'−1, among
 // G' = min(G, steps) workers; a tile with c cuts inside it has c + 1 parts in every block of its
 // cluster, and c of them pass partial sums on through C (each stored once and read once).
 WarpSpecialized::Cuts WarpSpecialized::stream_k_cuts(const Problem& p, const Target& t) const {
@@ -173,7 +173,7 @@ WarpSpecialized::Cuts WarpSpecialized::stream_k_cuts(const Problem& p, const Tar
     const int64_t workers = int64_t(resident_on(launch(p), t).grid[0]) / cluster;
     const int64_t rounds = units / workers, left = units % workers;
     if (left == 0) return cuts;
-    const int64_t whole_end = rounds >= 1 ? (rounds - 1) * workers : 0, steps = (units - whole_end) * slices;
+    const int64_t whole_end = std::max<int64_t>(rounds + 1 - stream_k, 0) * workers, steps = (units - whole_end) * slices;
     const int64_t sharers = std::min(workers, steps);   // no share empty
     std::vector<int> inside(size_t(units - whole_end), 0);   // cuts inside each shared tile
     for (int64_t w = 1; w < sharers; ++w)

@@ -128,6 +128,9 @@ TEST(HostileFuzz, ABrokenGreetingIsABrokenWorkerExitOneNamingTheField) {
     cases.push_back({"gpu \"yes\"", with("/device/gpu", "yes"), "device.gpu"});
     cases.push_back({"host []", with("/host", json::array()), "\"host\" is not a string"});
     cases.push_back({"max_grid_dim", with("/target/max_grid_dim", json::array({1, 2})), "target.max_grid_dim"});
+    cases.push_back({"resident_clusters short", with("/target/resident_clusters", json::array({0, 0, 66})), "target.resident_clusters"});
+    cases.push_back({"resident_clusters -1", with("/target/resident_clusters", json::array({0, 0, 66, 0, -1, 0, 0, 0, 0})),
+                     "\"target.resident_clusters\"[4] is not an integer from 0 to 100000"});
     std::vector<test::Spawned> results(cases.size());
     for (size_t i = 0; i < cases.size(); ++i) {
         const std::string file = s.file("hello" + std::to_string(i), worker_bytes(cases[i].hello));

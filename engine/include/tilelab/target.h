@@ -34,6 +34,11 @@ struct Target {
     // CUDA's launch limits (the same on every architecture TileLab targets; read from the device in GPU mode).
     int max_block_dim[3] = {1024, 1024, 64};
     long long max_grid_dim[3] = {2147483647LL, 65535, 65535};
+    // Thread-block clusters of c blocks (index c, 2 … 8) that fit on the GPU at once, one block an
+    // SM: a cluster's blocks share one GPC, so fewer fit than sm_count / c where a GPC's SMs are
+    // not a multiple of c. Read from the device in GPU mode (cudaOccupancyMaxActiveClusters); 0
+    // where not known (the presets, index 0 and 1): sm_count / c.
+    int resident_clusters[9] = {};
 
     int arch() const { return sm_major * 10 + sm_minor; }  // 90
     // The compute roof for operands of type `input`: the FP32 peak for fp32, else the tensor peak.

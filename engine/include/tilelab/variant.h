@@ -64,11 +64,14 @@ struct LaunchShape {
 };
 
 // The launch as the engine makes it on `t`: a persistent kernel's grid cut to what stays resident,
-// in whole clusters.
+// in whole clusters (as many as fit in the GPCs together: Target::resident_clusters).
 inline LaunchShape resident_on(LaunchShape l, const Target& t) {
     if (l.resident_per_sm > 0 && t.sm_count > 0) {
-        const int64_t c = std::max(1u, l.cluster), resident = int64_t(l.resident_per_sm) * t.sm_count;
-        l.grid[0] = unsigned(std::min<int64_t>(l.grid[0], std::max(c, resident / c * c)));
+        const int64_t c = std::max(1u, l.cluster);
+        int64_t resident = int64_t(l.resident_per_sm) * t.sm_count / c * c;
+        if (l.resident_per_sm == 1 && c < 9 && t.resident_clusters[c] > 0)   // the GPCs' own count, where read
+            resident = std::min<int64_t>(resident, t.resident_clusters[c] * c);
+        l.grid[0] = unsigned(std::min<int64_t>(l.grid[0], std::max(c, resident)));
     }
     return l;
 }

@@ -86,18 +86,20 @@ std::string first_of(std::initializer_list<std::string> problems) {
     return "";
 }
 
-// A list of three integers within [1, hi] (max_block_dim, max_grid_dim).
-std::string dims_problem(const json& t, const char* key, int64_t hi) {
+// A list of `count` integers within [lo, hi] (max_block_dim, max_grid_dim, resident_clusters).
+std::string list_problem(const json& t, const char* key, size_t count, int64_t lo, int64_t hi) {
     if (!t.contains(key)) return "";
     const json& v = t.at(key);
     const std::string at = joined("target", key);
-    if (!v.is_array() || v.size() != 3) return quoted(at) + " is not a list of three integers";
-    for (size_t i = 0; i < 3; ++i) {
+    if (!v.is_array() || v.size() != count) return fmt::format("{} is not a list of {} integers", quoted(at), count);
+    for (size_t i = 0; i < count; ++i) {
         const json one = {{"d", v[i]}};
-        if (std::string p = int_problem(one, "", "d", 1, hi, true); !p.empty()) return fmt::format("{}[{}] is not an integer from 1 to {}", quoted(at), i, hi);
+        if (std::string p = int_problem(one, "", "d", lo, hi, true); !p.empty())
+            return fmt::format("{}[{}] is not an integer from {} to {}", quoted(at), i, lo, hi);
     }
     return "";
 }
+std::string dims_problem(const json& t, const char* key, int64_t hi) { return list_problem(t, key, 3, 1, hi); }
 
 // Every field of the target a Target is read from (result_json.cpp's from_json), within what a
 // CUDA GPU can have: the compile, the occupancy rules and the models divide by several of them.
@@ -119,7 +121,7 @@ std::string target_problem(const json& t) {
         number_problem(t, "target", "dram_gbps", 1e9),
         string_problem(t, "target", "name"), string_problem(t, "target", "preset"), string_problem(t, "target", "source"),
         string_problem(t, "target", "peaks_note"), dims_problem(t, "max_block_dim", INT32_MAX),
-        dims_problem(t, "max_grid_dim", INT64_MAX)});
+        dims_problem(t, "max_grid_dim", INT64_MAX), list_problem(t, "resident_clusters", 9, 0, 100000)});
     return p;
 }
 

@@ -35,7 +35,8 @@ void to_json(json& j, const Target& t) {
              {"l2_bytes", t.l2_bytes},
              {"peaks_note", t.peaks_note},
              {"max_block_dim", t.max_block_dim},
-             {"max_grid_dim", t.max_grid_dim}};
+             {"max_grid_dim", t.max_grid_dim},
+             {"resident_clusters", t.resident_clusters}};
 }
 
 void from_json(const json& j, Target& t) {
@@ -69,6 +70,8 @@ void from_json(const json& j, Target& t) {
         if (j.contains("max_block_dim")) t.max_block_dim[i] = j.at("max_block_dim").at(i).get<int>();
         if (j.contains("max_grid_dim")) t.max_grid_dim[i] = j.at("max_grid_dim").at(i).get<long long>();
     }
+    for (int c = 0; c < 9; ++c)
+        if (j.contains("resident_clusters")) t.resident_clusters[c] = j.at("resident_clusters").at(c).get<int>();
 }
 
 const char* param_kind_name(ParamKind k) {
