@@ -31,6 +31,7 @@
 #include "tilelab/exercise_store.h"
 #include "tilelab/result_json.h"
 #include "tilelab/target.h"
+#include "host/worker_client.h"
 #include "protocol/worker_protocol.h"
 
 namespace tilelab {
@@ -344,6 +345,33 @@ TEST(HostileFuzz, DamagedDataFilesAreReadOrRefusedNeverCrash) {
     std::string note;
     EXPECT_EQ(store.load(*ex, note), ex->skeleton);
     EXPECT_NE(note.find("moved to"), std::string::npos) << note;
+}
+
+// The clusters that fit at once come to a local engine in the worker's memory reply: taken when
+// they are nine integers from 0 to 100,000, else left as they were, the reply still read.
+TEST(HostileFuzz, AMemoryReplysClustersAreTakenOnlyWhenWellFormed) {
+    struct Case {
+        const char* clusters;
+        int expect_four;   // resident_clusters[4] afterwards (7: left as it was)
+    };
+    const Case cases[] = {{"[0,0,66,39,30,22,17,15,15]", 30}, {"[0,0,66]", 7}, {"[0,0,66,39,-1,22,17,15,15]", 7},
+                          {"[0,0,66,39,\"30\",22,17,15,15]", 7}, {"[0,0,66,39,1e9,22,17,15,15]", 7}, {"{}", 7}, {"null", 7}};
+    WorkerClient& client = WorkerClient::instance();
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.clusters);
+        GpuLocation where;
+        where.command = test::helper_path(test::kFakeGpuWorkerHelper) + " --stdio --count 1 --clusters '" + c.clusters + "'";
+        client.configure(where);
+        worker::json hello;
+        std::string failure;
+        ASSERT_TRUE(client.connect(hello, failure)) << failure;
+        size_t free_bytes = 0, total_bytes = 0;
+        int clusters[9] = {7, 7, 7, 7, 7, 7, 7, 7, 7};
+        EXPECT_TRUE(device_memory_in_worker(client, free_bytes, total_bytes, false, false, &clusters));
+        EXPECT_EQ(total_bytes, size_t(1) << 30);
+        EXPECT_EQ(clusters[4], c.expect_four);
+    }
+    client.configure(GpuLocation{});
 }
 
 }  // namespace

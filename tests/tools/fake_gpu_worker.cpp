@@ -5,10 +5,12 @@
 // as "DEVICE PROBLEM LAUNCH", so a test can tell which GPU measured what, and how often.
 // With --stalls FILE (a JSON object whose "stalls" is a StallSamples, e.g. measured on a GPU), a
 // run that asks for stall samples gets those, so the app's stall view can be drawn without a GPU.
+// With --clusters JSON the memory reply carries that as its "resident_clusters" (any JSON, to
+// test how the client reads a broken one).
 //   fake_gpu_worker --stdio [--gpu-device N] --count K [--models "A,B"] [--ms 30]
 //                   [--log FILE] [--die-on N --die-after M]   (device N exits on its run M+1,
 //                   [--die-code C]                            with status C, default 9)
-//                   [--stalls FILE]
+//                   [--stalls FILE] [--clusters JSON]
 #include <unistd.h>
 #include <atomic>
 #include <chrono>
@@ -45,7 +47,7 @@ std::vector<std::string> split(const std::string& text) {
 
 int main(int argc, char** argv) {
     int device = 0, count = 1, ms = 30, die_on = -1, die_after = 0, die_code = 9;
-    std::string models = "Fake GPU", log, stalls_file;
+    std::string models = "Fake GPU", log, stalls_file, clusters;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         const char* next = i + 1 < argc ? argv[i + 1] : "";
@@ -59,6 +61,7 @@ int main(int argc, char** argv) {
         else if (a == "--die-after") die_after = std::atoi(next);
         else if (a == "--die-code") die_code = std::atoi(next);
         else if (a == "--stalls") stalls_file = next;
+        else if (a == "--clusters") clusters = next;
         else {
             std::fprintf(stderr, "fake_gpu_worker: unknown argument '%s'\n", argv[i]);
             return 2;
@@ -87,6 +90,7 @@ int main(int argc, char** argv) {
         json reply;
         if (op == "memory") {
             reply = {{"free_bytes", 1u << 29}, {"total_bytes", 1u << 30}};
+            if (!clusters.empty()) reply["resident_clusters"] = json::parse(clusters);
         } else if (op == "run") {
             if (device == die_on && runs == die_after) _exit(die_code);   // dies with the request in hand
             ++runs;

@@ -15,6 +15,7 @@
 #include "compile/compiler.h"
 #include "device/probe.h"
 #include "gpu_worker/runner_gpu.h"
+#include "gpu_worker/support_kernels.h"
 #include "tilelab/result_json.h"
 #include "tilelab/i18n.h"
 #include "protocol/worker_protocol.h"
@@ -84,6 +85,17 @@ std::string device_key(int device) {
     return key;
 }
 
+// Target::resident_clusters, read once on sm_90 and later; left 0 (the engine then assumes
+// sm_count / c), with a line on stderr, where the helpers cannot be built.
+void read_resident_clusters(Target& t) {
+    if (t.arch() < 90) return;
+    try {
+        for (unsigned c = 2; c <= 8; ++c) t.resident_clusters[c] = support_kernels().resident_clusters(c);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "tilelab-gpu-worker: the clusters that fit at once were not read: %s\n", e.what());
+    }
+}
+
 class Worker {
 public:
     Worker(int device, bool compile_only) {
@@ -103,6 +115,7 @@ public:
             return;
         }
         runner_ = std::make_unique<GpuRunner>(size_t(probe.target.l2_bytes));
+        read_resident_clusters(probe_.target);
         lock_path_ = gpu_lock_path(device_key(device));
     }
 
@@ -172,7 +185,8 @@ public:
         } else if (op == "memory") {
             size_t free_bytes = 0, total_bytes = 0;
             device_memory(free_bytes, total_bytes);
-            reply = {{"free_bytes", free_bytes}, {"total_bytes", total_bytes}};
+            reply = {{"free_bytes", free_bytes}, {"total_bytes", total_bytes},
+                     {"resident_clusters", probe_.target.resident_clusters}};   // a local engine's target has no greeting's
             // TILELAB_HW_PREPARE=0 leaves the set-up to the first pass (to measure what this saves).
             const char* env = std::getenv("TILELAB_HW_PREPARE");
             prepare_counters_ = request.value("prepare_counters", false) && !(env && std::string(env) == "0");

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include "device/cuda_check.h"
 #include "gpu_worker/device_buffer.h"
+#include "gpu_worker/runner_gpu.h"
 #include "tilelab/compile.h"
 
 namespace tilelab {
@@ -109,6 +110,23 @@ SupportKernels::SupportKernels() : impl_(std::make_unique<Impl>()) {
     impl_->cmp_f64 = impl_->kernel("tl_compare_to_f64");
     impl_->discard = impl_->kernel("tl_discard_l2");
     impl_->arch = arch;
+}
+
+int SupportKernels::resident_clusters(unsigned cluster) const {
+    const void* entry = reinterpret_cast<const void*>(impl_->discard);
+    // Half an SM's shared memory: with the 1 KB the hardware reserves for each block, two such
+    // blocks never fit on one SM, and one is well within what a block may ask for.
+    const int smem = std::min(device_attribute(cudaDevAttrMaxSharedMemoryPerMultiprocessor) / 2,
+                              device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
+    TL_CUDA_CHECK(cudaFuncSetAttribute(entry, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    const unsigned sms = unsigned(std::max(1, device_attribute(cudaDevAttrMultiProcessorCount)));
+    cudaLaunchAttribute attribute;
+    const cudaLaunchConfig_t config = cluster_launch(dim3((sms + cluster - 1) / cluster * cluster), dim3(kThreads), unsigned(smem),
+                                                     cluster, attribute);
+    int clusters = 0;
+    TL_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, entry, &config));
+    TL_CUDA_CHECK(cudaFuncSetAttribute(entry, cudaFuncAttributeMaxDynamicSharedMemorySize, 0));   // as discard_l2 launches it
+    return clusters;
 }
 
 bool SupportKernels::discard_l2(const void* p, uint64_t bytes) const {

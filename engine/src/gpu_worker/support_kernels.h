@@ -95,6 +95,10 @@ public:
     // Invalidates the L2 lines of [p, p + bytes) (p 128-byte aligned) without writing them back;
     // asynchronous. False (nothing done) before sm_80, which has no discard instruction.
     bool discard_l2(const void* p, uint64_t bytes) const;
+    // Clusters of `cluster` blocks (2 … 8, sm_90 and later) that fit on the GPU at once at one block
+    // an SM (cudaOccupancyMaxActiveClusters on a block that asks for half an SM's shared memory,
+    // so no SM takes two): Target::resident_clusters.
+    int resident_clusters(unsigned cluster) const;
 
 private:
     struct Impl;

@@ -100,10 +100,15 @@ struct Engine::Impl {
             // Starts the worker now (it would be started by the first run anyway); if it cannot
             // start, free_bytes stays 0 and the first run says why.
             size_t free_bytes = 0, total_bytes = 0;
-            if (device_memory_in_worker(client, free_bytes, total_bytes, prepare_counters, prepare_stalls)) {
-                std::lock_guard lock(status_mutex);
-                status.free_bytes = free_bytes;
-                status.total_bytes = total_bytes;
+            int clusters[9] = {};   // read by the worker only (its support kernels)
+            if (device_memory_in_worker(client, free_bytes, total_bytes, prepare_counters, prepare_stalls, &clusters)) {
+                {
+                    std::lock_guard lock(status_mutex);
+                    status.free_bytes = free_bytes;
+                    status.total_bytes = total_bytes;
+                }
+                std::lock_guard lock(target_mutex);
+                std::copy(std::begin(clusters), std::end(clusters), target.resident_clusters);
             }
         } else {
             use_preset();

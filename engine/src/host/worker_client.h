@@ -105,8 +105,10 @@ std::string find_gpu_worker(std::string& failure);
 Measurement measure_in_worker(WorkerClient& client, const worker::MeasureJob& job, const RunOptions& opt,
                               const CancelFlag* cancel, double& worker_ms);
 Ceilings ceilings_in_worker(WorkerClient& client);
-// Free and total device memory as the worker sees it; false if the worker could not say.
+// Free and total device memory as the worker sees it; false if the worker could not say. Where
+// the reply has them (nine integers from 0 to 100,000), the clusters that fit at once go to
+// `resident_clusters` (Target::resident_clusters), else it is left as it was.
 bool device_memory_in_worker(WorkerClient& client, size_t& free_bytes, size_t& total_bytes, bool prepare_counters = false,
-                             bool prepare_stalls = false);
+                             bool prepare_stalls = false, int (*resident_clusters)[9] = nullptr);
 
 }  // namespace tilelab
