@@ -89,8 +89,7 @@ struct Engine::Impl {
         {
             std::lock_guard lock(status_mutex);
             status = probe.status;
-            status.device_index = probe.device;
-            status.device_count = probe.device_count;
+            status.device_index = probe.device, status.device_count = probe.device_count;
         }
         if (probe.status.gpu) {
             {
@@ -102,12 +101,8 @@ struct Engine::Impl {
             size_t free_bytes = 0, total_bytes = 0;
             int clusters[9] = {};   // read by the worker only (its support kernels)
             if (device_memory_in_worker(client, free_bytes, total_bytes, prepare_counters, prepare_stalls, &clusters)) {
-                {
-                    std::lock_guard lock(status_mutex);
-                    status.free_bytes = free_bytes;
-                    status.total_bytes = total_bytes;
-                }
-                std::lock_guard lock(target_mutex);
+                std::scoped_lock lock(status_mutex, target_mutex);
+                status.free_bytes = free_bytes, status.total_bytes = total_bytes;
                 std::copy(std::begin(clusters), std::end(clusters), target.resident_clusters);
             }
         } else {
