@@ -9,7 +9,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <fmt/format.h>
-#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -480,10 +479,8 @@ bool device_memory_in_worker(WorkerClient& client, size_t& free_bytes, size_t& t
         if (!client.call(request, nullptr, reply, failure)) return false;
         free_bytes = reply.at("free_bytes").get<size_t>();
         total_bytes = reply.at("total_bytes").get<size_t>();
-        const json clusters = reply.value("resident_clusters", json());
-        const auto fits = [](const json& c) { return c.is_number_integer() && c.get<int64_t>() >= 0 && c.get<int64_t>() <= 100000; };
-        if (resident_clusters && clusters.is_array() && clusters.size() == 9 && std::all_of(clusters.begin(), clusters.end(), fits))
-            for (int c = 0; c < 9; ++c) (*resident_clusters)[c] = clusters[size_t(c)].get<int>();
+        if (resident_clusters && reply.contains("resident_clusters") && resident_clusters_problem(reply).empty())
+            for (int c = 0; c < 9; ++c) (*resident_clusters)[c] = reply.at("resident_clusters").at(size_t(c)).get<int>();
         return true;
     } catch (const std::exception&) {
         return false;

@@ -101,6 +101,12 @@ std::string list_problem(const json& t, const char* key, size_t count, int64_t l
 }
 std::string dims_problem(const json& t, const char* key, int64_t hi) { return list_problem(t, key, 3, 1, hi); }
 
+}  // namespace
+
+std::string resident_clusters_problem(const json& holder) { return list_problem(holder, "resident_clusters", 9, 0, 100000); }
+
+namespace {
+
 // Every field of the target a Target is read from (result_json.cpp's from_json), within what a
 // CUDA GPU can have: the compile, the occupancy rules and the models divide by several of them.
 std::string target_problem(const json& t) {
@@ -121,7 +127,7 @@ std::string target_problem(const json& t) {
         number_problem(t, "target", "dram_gbps", 1e9),
         string_problem(t, "target", "name"), string_problem(t, "target", "preset"), string_problem(t, "target", "source"),
         string_problem(t, "target", "peaks_note"), dims_problem(t, "max_block_dim", INT32_MAX),
-        dims_problem(t, "max_grid_dim", INT64_MAX), list_problem(t, "resident_clusters", 9, 0, 100000)});
+        dims_problem(t, "max_grid_dim", INT64_MAX), resident_clusters_problem(t)});
     return p;
 }
 

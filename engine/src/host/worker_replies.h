@@ -21,6 +21,10 @@ Target greeting_target(const worker::json& hello);
 // by the client before this.
 std::string reply_fields_problem(const std::string& op, const worker::json& reply);
 
+// "" when `holder` has no "resident_clusters" or nine integers from 0 to 100,000 there
+// (Target::resident_clusters, in the greeting's target and in the memory reply), else what is wrong.
+std::string resident_clusters_problem(const worker::json& holder);
+
 // A string the worker sent, made fit for a one-line message: cut to `longest` characters,
 // control bytes and bytes that are not UTF-8 as '?'.
 std::string worker_text(const std::string& text, size_t longest = 300);
