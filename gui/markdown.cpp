@@ -7,6 +7,7 @@
 #include <vector>
 #include "code_grid.h"
 #include "fonts.h"
+#include "ui_common.h"
 
 namespace tilelab::gui {
 
@@ -45,6 +46,25 @@ const char* wrap_position(ImFont* font, const char* b, const char* e, float avai
         s += n > 0 ? n : 1;
     }
     return e;
+}
+
+// For a word wider than the whole column (a long identifier in a code span): the longest prefix
+// of [b, e) that fits `avail` pixels, ended after its last '_', '.', '/' or '-' where that keeps at
+// least a third of it; at least one character, so the word is broken over lines, never clipped.
+const char* split_position(ImFont* font, const char* b, const char* e, float avail) {
+    float width = 0.0f;
+    const char* fits = b;
+    const char* separator = nullptr;
+    for (const char* s = b; s < e;) {
+        unsigned c = 0;
+        const int n = ImTextCharFromUtf8(&c, s, e);
+        width += font->GetCharAdvance(ImWchar(c));
+        if (width > avail && s > b) break;
+        s += n > 0 ? n : 1;
+        fits = s;
+        if (c == '_' || c == '.' || c == '/' || c == '-') separator = s;
+    }
+    return separator && separator - b >= (fits - b) / 3 ? separator : fits;
 }
 
 // The first place after b's first character where a line may break (see wrap_position).
@@ -114,11 +134,15 @@ struct Renderer {
                     while (b < e && *b == ' ') ++b;
                     continue;
                 }
-                brk = next_break(b, e);   // wider than the column: let it overflow to the next break point
+                // Wider than the column: the word is broken where the line ends.
+                const char* word_end = next_break(b, e);
+                brk = split_position(active, b, word_end, avail);
             }
+            const ImVec2 size = active->CalcTextSizeA(active->FontSize, FLT_MAX, 0, b, brk);
+            if (size.x > avail + 1.0f)   // only a character wider than the whole column
+                ReportLayoutProblem("lesson text '" + std::string(b, brk) + "' runs past its column");
             if (code_span) {
                 const ImVec2 p = ImGui::GetCursorScreenPos();
-                const ImVec2 size = active->CalcTextSizeA(active->FontSize, FLT_MAX, 0, b, brk);
                 ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p.x - 1, p.y), ImVec2(p.x + size.x + 1, p.y + size.y),
                                                           kCodeBackground, 3.0f);
             }
