@@ -134,15 +134,15 @@ struct Renderer {
                     while (b < e && *b == ' ') ++b;
                     continue;
                 }
-                // Wider than the column: the word is broken where the line ends.
-                const char* word_end = next_break(b, e);
-                brk = split_position(active, b, word_end, avail);
+                // Wider than the column: the word is broken where the line ends. Only a single
+                // character wider than the whole column can still run past it.
+                brk = split_position(active, b, next_break(b, e), avail);
+                if (active->CalcTextSizeA(active->FontSize, FLT_MAX, 0, b, brk).x > avail + 1.0f)
+                    ReportLayoutProblem("lesson text '" + std::string(b, brk) + "' runs past its column");
             }
-            const ImVec2 size = active->CalcTextSizeA(active->FontSize, FLT_MAX, 0, b, brk);
-            if (size.x > avail + 1.0f)   // only a character wider than the whole column
-                ReportLayoutProblem("lesson text '" + std::string(b, brk) + "' runs past its column");
             if (code_span) {
                 const ImVec2 p = ImGui::GetCursorScreenPos();
+                const ImVec2 size = active->CalcTextSizeA(active->FontSize, FLT_MAX, 0, b, brk);
                 ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p.x - 1, p.y), ImVec2(p.x + size.x + 1, p.y + size.y),
                                                           kCodeBackground, 3.0f);
             }
