@@ -40,6 +40,14 @@ __device__ __forceinline__ float apply_stencil(float centre, float x_minus, floa
            stencil_coef[6] * z_plus;
 }
 
+// The same stencil onto a running sum that already holds its z−1 term (below = c5 · z_minus):
+// the other six products in the same order after it (the temporal kernels, kernels/stencil/temporal.cuh).
+__device__ __forceinline__ float apply_stencil_onto(float below, float centre, float x_minus, float x_plus,
+                                                    float y_minus, float y_plus, float z_plus) {
+    return below + stencil_coef[0] * centre + stencil_coef[1] * x_minus + stencil_coef[2] * x_plus +
+           stencil_coef[3] * y_minus + stencil_coef[4] * y_plus + stencil_coef[6] * z_plus;
+}
+
 // The order-R star stencil: 6·R + 1 multiplies and 6·R adds (12·R + 1 FLOPs; 13 at R = 1), summed
 // in the order of the coefficients, as the reference does. at(dx, dy, dz) is the input at that
 // offset from the output cell.

@@ -22,12 +22,14 @@
 // Shared memory holds only edge rows, per level and per iteration parity (written in iteration k,
 // read in k+1), so one barrier per plane is enough.
 // Moving prev ← mid ← fresh costs two register copies a cell a level (about a sixth of the
-// instructions); the rewrites that avoid them (the loop unrolled three times, running sums instead
-// of planes) were all slower on an H200: more registers or more selects (docs/benchmarks.md).
+// instructions). Unrolling the loop three times, or twice with the planes in two register sets by
+// parity, avoids them all but was slower on an H200 (more registers, or warps waiting for their
+// instructions: twice the code); the two-column kernel below keeps a running sum instead of prev and saves
+// one of the two copies (docs/benchmarks.md).
 //
-// Cells outside the grid are never loaded (0 in the one-column kernel); boundary cells (a coordinate 0 or n−1) keep their
-// input value at every level, as one sweep copies them. The host launches ⌈steps / T⌉ of these,
-// reading the last one's output.
+// Cells outside the grid are never loaded (0 in the one-column kernel); boundary cells (a
+// coordinate 0 or n−1) keep their input value at every level, as one sweep copies them. The host
+// launches ⌈steps / T⌉ of these, reading the last one's output.
 #pragma once
 #include "stencil_common.cuh"
 
@@ -213,7 +215,7 @@ temporal_stencil(const float* __restrict__ in, float* __restrict__ out, int nx, 
 //    its registers keep what they held. No computed cell reads it: a computed cell's neighbours
 //    are inside the grid, and the planes a level computes need only planes the level below
 //    computed or, at level 0, loaded. Cells outside the grid are never computed (the select
-//    keeps them). Twelve moves an iteration fewer.
+//    keeps them). RY · CX moves an iteration fewer.
 template <int T, int TY, int RY, int ZC, int AHEAD>
 __global__ void __launch_bounds__(32 * TY)
 temporal_stencil_two_columns(const float* __restrict__ in, float* __restrict__ out, int nx, int ny, int nz,
@@ -343,12 +345,8 @@ temporal_stencil_two_columns(const float* __restrict__ in, float* __restrict__ o
                             yp1 = first_mine[(2 * (l - 1) + (parity ^ 1)) * kSlot + W + 32];
                             TL_SLOAD(2);
                         }
-                        const float s0 = below[l - 1][r][0] + stencil_coef[0] * c0 + stencil_coef[1] * left +
-                                         stencil_coef[2] * c1 + stencil_coef[3] * ym0 + stencil_coef[4] * yp0 +
-                                         stencil_coef[6] * fresh[r][0];
-                        const float s1 = below[l - 1][r][1] + stencil_coef[0] * c1 + stencil_coef[1] * c0 +
-                                         stencil_coef[2] * right + stencil_coef[3] * ym1 + stencil_coef[4] * yp1 +
-                                         stencil_coef[6] * fresh[r][1];
+                        const float s0 = apply_stencil_onto(below[l - 1][r][0], c0, left, c1, ym0, yp0, fresh[r][0]);
+                        const float s1 = apply_stencil_onto(below[l - 1][r][1], c1, c0, right, ym1, yp1, fresh[r][1]);
                         result[r][0] = !EDGE || inner[r][0] ? s0 : c0;
                         result[r][1] = !EDGE || inner[r][1] ? s1 : c1;
                     }
