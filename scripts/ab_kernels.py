@@ -14,13 +14,16 @@ Usage:
   e.g. scripts/ab_kernels.py build/tilelab-cli 20 mine=/tmp/temporal.cuh --size 512 --size 768 \\
          --set TSTEPS=3 --set CX=2 --run-arg=--no-hardware --run-arg=--no-count
 The built-in kernel is the label "built-in" and always runs first. --cli-arg goes before `run`
-(e.g. --gpu-command), --run-arg after it. --out keeps every run's JSON there.
+(e.g. --gpu-command), --run-arg after it. Every run's JSON and stderr are kept under --out (a
+temporary folder by default, named on stderr).
 """
 import argparse
-import json
 import os
-import subprocess
 import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_cli  # noqa: E402
 
 BUILT_IN = "built-in"
 
@@ -53,29 +56,16 @@ def parse_args(argv):
     return args, labels, args.size or [None]
 
 
-def run_once(args, label, path, size):
-    """One validated run: its JSON (a dict), or an error string."""
-    cmd = [args.cli, "--json", *args.cli_arg, "run", args.variant, "--reps", str(args.reps)]
+def run_once(args, path, size, name):
+    """One validated run (its JSON under --out as NAME): its JSON, or why it is not one."""
+    cmd = [*args.cli_arg, "run", args.variant, "--reps", str(args.reps)]
     cmd += [a for s in args.sets for a in ("--set", s)]
     if size:
         cmd += ["--size", size]
     if path:
         cmd += ["--source", path]
-    cmd += args.run_arg
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    try:
-        result = json.loads(proc.stdout)
-    except ValueError:
-        tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
-        return f"exit {proc.returncode}: {tail}"
-    result = result[0] if isinstance(result, list) else result
-    if not result.get("ok"):
-        return result.get("error") or f"exit {proc.returncode}"
-    if result.get("median_ms") is None:
-        return "not timed: " + (result.get("no_gpu_reason") or "no time in the result")
-    if not (result.get("validation") or {}).get("passed"):
-        return "not validated: " + ((result.get("validation") or {}).get("message") or "no validation in the result")
-    return result
+    rc, result = bench_cli.call(args.cli, args.out, cmd + args.run_arg, name)
+    return bench_cli.failure(rc, result) or result
 
 
 def table(labels, sizes, runs):
@@ -102,11 +92,15 @@ def main(argv):
     args, labels, sizes = parse_args(argv)
     if args.out:
         os.makedirs(args.out, exist_ok=True)
+    else:
+        args.out = tempfile.mkdtemp(prefix="ab_kernels.")
+        print(f"every run's JSON under {args.out}", file=sys.stderr)
     runs, failures = {}, 0
     for rnd in range(1, args.rounds + 1):
         for size in sizes:
             for label, path in labels:
-                result = run_once(args, label, path, size)
+                name = f"{label}_{size or 'default'}_{rnd}".replace("/", "_")
+                result = run_once(args, path, size, name)
                 where = f"round {rnd} {label} {size or 'default'}"
                 if isinstance(result, str):
                     failures += 1
@@ -114,10 +108,6 @@ def main(argv):
                     continue
                 runs.setdefault((label, size), []).append(result)
                 print(f"{where}: {result['median_ms']:.4f} ms, validated", flush=True)
-                if args.out:
-                    name = f"{label}_{size or 'default'}_{rnd}.json".replace("/", "_")
-                    with open(os.path.join(args.out, name), "w") as f:
-                        json.dump(result, f)
     print()
     print(table(labels, sizes, runs))
     if failures:

@@ -26,7 +26,10 @@ def failure(rc, j):
     not, in one line."""
     if j is not None and j.get("ok") and j.get("measured") and (j.get("validation") or {}).get("passed"):
         return None
-    return "no JSON" if j is None else (j.get("error") or (j.get("validation") or {}).get("message") or f"exit {rc}")
+    if j is None:
+        return "no JSON"
+    not_measured = None if j.get("measured") else j.get("no_gpu_reason")
+    return j.get("error") or (j.get("validation") or {}).get("message") or not_measured or f"exit {rc}"
 
 
 def sets(params):
