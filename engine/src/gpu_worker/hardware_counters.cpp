@@ -94,6 +94,7 @@ struct HardwareCounterSession::State {
     CUcontext context = nullptr;
     CUpti_Profiler_Host_Object* host = nullptr;
     std::vector<const char*> names;
+    std::vector<std::string> chosen_names;   // TILELAB_HW_METRICS's, which `names` points into
     std::vector<uint8_t> config;
     size_t scheduled_passes = 0;
     int simulated_error = 0;
@@ -152,7 +153,20 @@ struct HardwareCounterSession::State {
         check(api.cuptiProfilerHostInitialize(&host_init), "cuptiProfilerHostInitialize");
         host = host_init.pHostObject;
 
-        for (const HardwareMetric& m : hardware_metrics()) names.push_back(m.name);
+        // TILELAB_HW_METRICS=a,b,... collects those metrics instead of the table's (any names CUPTI
+        // knows; the run's JSON shows the table's among them, TILELAB_HW_TRACE=1 prints every value):
+        // for questions the table does not answer, such as where extra DRAM reads come from.
+        if (const char* only = std::getenv("TILELAB_HW_METRICS")) {
+            for (std::string_view rest = only; !rest.empty();) {
+                const size_t comma = std::min(rest.find(','), rest.size());
+                if (comma > 0) chosen_names.emplace_back(rest.substr(0, comma));
+                rest.remove_prefix(std::min(comma + 1, rest.size()));
+            }
+            for (const std::string& n : chosen_names) names.push_back(n.c_str());
+        } else {
+            for (const HardwareMetric& m : hardware_metrics()) names.push_back(m.name);
+        }
+        if (names.empty()) throw CuptiFailure{CUPTI_ERROR_INVALID_METRIC_NAME, "TILELAB_HW_METRICS names no metric"};
         auto add = params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
         add.pHostObject = host;
         add.ppMetricNames = names.data();
@@ -273,6 +287,7 @@ struct HardwareCounterSession::State {
             check(api.cuptiProfilerHostEvaluateToGpuValues(&eval), "cuptiProfilerHostEvaluateToGpuValues");
             for (size_t i = 0; i < names.size(); ++i) {
                 const bool sum = std::string_view(names[i]).ends_with(".sum");
+                if (std::getenv("TILELAB_HW_TRACE")) std::fprintf(stderr, "hw-value: %s %.6g\n", names[i], values[i]);
                 if (sum) out.metrics[names[i]] += values[i];
                 else if (range == own) out.metrics[names[i]] = values[i];
             }
@@ -367,7 +382,7 @@ HardwareCounters HardwareCounterSession::collect(const std::function<void()>& be
         const std::string status = hardware_status_for_cupti(f.code);
         return finish(status, hardware_reason(status, f.detail));
     }
-    if (out.metrics.size() != hardware_metrics().size())
+    if (out.metrics.size() != s.names.size())
         return finish(hardware_status::error, hardware_reason(hardware_status::error, "some metrics are missing"));
     return finish(hardware_status::ok, "");
 }
