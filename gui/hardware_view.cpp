@@ -95,6 +95,7 @@ void DrawHardwareTable(const RunResult& r) {
     std::vector<LevelRow> rows;
     rows.push_back({tr("hardware.dram_read").c_str(), tr("hardware.dram_read_help").c_str(), "", "",
                     bytes(hw(kDramRead)), "", ""});
+    if (have && r.compiled) rows.back().hardware_tip = dram_read_case(r.compiled->ptxas.spill_loads);
     rows.push_back({tr("hardware.dram_write").c_str(), tr("hardware.dram_write_help").c_str(), "", "",
                     bytes(hw(kDramWrite)), "", ""});
     // Which side of the counters' acceptance rule this configuration is on (tilelab/hardware.h).

@@ -184,4 +184,11 @@ TEST(HardwareRule, TheDramWriteCaseFollowsTheOutputAgainstL2) {
     EXPECT_EQ(dram_write_case(0, l2), "");
 }
 
+TEST(HardwareRule, TheDramReadCaseNamesTheSpills) {
+    EXPECT_EQ(dram_read_case(0), "");   // no spills: no caveat
+    const std::string spills = dram_read_case(584);
+    EXPECT_NE(spills.find("584 bytes of spill loads"), std::string::npos) << spills;
+    EXPECT_NE(spills.find("order of magnitude"), std::string::npos) << spills;
+}
+
 }  // namespace

@@ -72,6 +72,14 @@ std::string hardware_reason(const std::string& status, const std::string& detail
 inline constexpr double kFirmOutputPerL2 = 4.0;
 std::string dram_write_case(double output_bytes, double l2_bytes);
 
+// How firm the DRAM-read count is for a kernel that reads `spill_load_bytes` of spilled registers
+// back a thread (ptxas's spill loads): "" without spills (the count then agreed with Nsight
+// Compute's within 2 % on every variant); with them, how many of the spill reads miss L2 was not
+// reproducible between TileLab's pass and Nsight Compute on the same launch (on an H200, equal to
+// 3.9 times; scripts/probe_dram_reads.py, docs/benchmarks.md), so the sentence says to read it as
+// an order of magnitude.
+std::string dram_read_case(int spill_load_bytes);
+
 // One sentence for the Memory panel and the CLI: why the model's bytes and DRAM's bytes differ.
 std::string model_vs_dram_note();
 
