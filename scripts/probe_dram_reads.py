@@ -5,9 +5,11 @@ For each configuration below, the counter pass collects, instead of its table, t
 explain DRAM reads — L1's local-memory load sectors (spilled registers read back), L2's read
 sectors and those that missed L2, DRAM's read bytes (TILELAB_HW_METRICS; the values come from
 TILELAB_HW_TRACE's lines) — and ncu collects the same metrics on the kernel's first launch
-(`--clock-control none`, its own cache control), --repeat times each. Prints one line per run as
-it comes, then a markdown table: the requests at each level beside ncu's, the misses beside
-ncu's, and the DRAM reads' ratio. Every run is validated by the CLI; a run that fails is reported
+(`--clock-control none`, its own cache control) and that launch's duration, --repeat times each.
+Prints one line per run as it comes, then a markdown table: the requests at each level beside
+ncu's, the misses beside ncu's, the DRAM reads' ratio, and the kernel's time unprofiled (the
+median of TileLab's timed launches, L2 emptied before each) beside the duration of ncu's launch:
+which of the two profiled launches behaves like the unprofiled ones. Every run is validated by the CLI; a run that fails is reported
 and makes the exit status 1. A large difference here is a finding, not a failure.
 
 The configurations: matmul.register_2d with a 16×8 thread tile (spilling 580 bytes a thread with
@@ -24,6 +26,9 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_cli  # noqa: E402
 from check_counters import OURS, ncu_values  # noqa: E402
+
+TIMED = ["--no-count", "--no-reference", "--reps", "5", "--warmup", "1"]   # TileLab's run: its own median
+DURATION = "gpu__time_duration.sum"
 
 DRAM, L2_READ, L2_MISS, LOCAL = ("dram__bytes_read.sum", "lts__t_sectors_srcunit_tex_op_read.sum",
                                  "lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum",
@@ -78,7 +83,7 @@ def main():
         args = ["--size", size] + bench_cli.sets(params)
         for rep in range(a.repeat):
             name = f"{variant}_{size}_{len(rows)}_{rep}"
-            rc, j = bench_cli.call(a.cli, out, ["run", variant, *OURS] + args, name)
+            rc, j = bench_cli.call(a.cli, out, ["run", variant, *TIMED] + args, name)
             why = bench_cli.failure(rc, j)
             if why:
                 print(f"{label}: {why}")
@@ -86,17 +91,19 @@ def main():
                 continue
             ours = traced_values(os.path.join(out, name + ".err"))
             kernel = j["kernel"].split("<")[0]
-            theirs = ncu_values(a.ncu, a.cli, variant, args, kernel, METRICS, ["--clock-control", "none"])
-            row = (label, j.get("spill_loads", 0), ours, theirs)
+            theirs = ncu_values(a.ncu, a.cli, variant, args, kernel, METRICS + [DURATION], ["--clock-control", "none"])
+            row = (label, j.get("spill_loads", 0), ours, theirs, j.get("median_ms"))
             rows.append(row)
             print(f"{label}: DRAM read {mega(ours.get(DRAM))} MB here, {mega(theirs.get(DRAM))} MB ncu", flush=True)
     print("\n| configuration | spill loads (B/thread) | local load sectors (M) here / ncu | L2 read sectors (M) "
-          "here / ncu | L2 read misses (M) here / ncu | DRAM read (MB) here / ncu | here / ncu |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
-    for label, spill, ours, theirs in rows:
+          "here / ncu | L2 read misses (M) here / ncu | DRAM read (MB) here / ncu | here / ncu | "
+          "ms: unprofiled (median) / ncu's launch |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for label, spill, ours, theirs, median in rows:
         ratio = ours.get(DRAM, 0) / theirs[DRAM] if theirs.get(DRAM) else float("nan")
         cells = [f"{mega(ours.get(m))} / {mega(theirs.get(m))}" for m in (LOCAL, L2_READ, L2_MISS, DRAM)]
-        print(f"| {label} | {spill} | " + " | ".join(cells) + f" | {ratio:.2f} |")
+        ncu_ms = theirs[DURATION] / 1e6 if theirs.get(DURATION) else float("nan")   # ncu prints ns
+        print(f"| {label} | {spill} | " + " | ".join(cells) + f" | {ratio:.2f} | {median:.3f} / {ncu_ms:.3f} |")
     return 1 if failed else 0
 
 

@@ -76,7 +76,8 @@ std::string dram_write_case(double output_bytes, double l2_bytes);
 // back a thread (ptxas's spill loads): "" without spills (the count then agreed with Nsight
 // Compute's within 2 % on every variant); with them, how many of the spill reads miss L2 was not
 // reproducible between TileLab's pass and Nsight Compute on the same launch (on an H200, equal to
-// 3.9 times; scripts/probe_dram_reads.py, docs/benchmarks.md), so the sentence says to read it as
+// 3.9 times, and Nsight Compute's launch of the most different case 13 % faster than the kernel
+// unprofiled; scripts/probe_dram_reads.py, docs/benchmarks.md), so the sentence says to read it as
 // an order of magnitude.
 std::string dram_read_case(int spill_load_bytes);
 
