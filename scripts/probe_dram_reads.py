@@ -25,7 +25,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_cli  # noqa: E402
-from check_counters import OURS, ncu_values  # noqa: E402
+from check_counters import ncu_values  # noqa: E402
 
 TIMED = ["--no-count", "--no-reference", "--reps", "5", "--warmup", "1"]   # TileLab's run: its own median
 DURATION = "gpu__time_duration.sum"

@@ -274,6 +274,7 @@ struct HardwareCounterSession::State {
 
         // A launch of several kernels: counts and bytes (".sum") add up over their ranges; the
         // averages and percentages (occupancy, tensor pipe) are those of the lesson's own kernel.
+        const bool trace = std::getenv("TILELAB_HW_TRACE") != nullptr;
         for (int range = 0; range < kernels; ++range) {
             std::vector<double> values(names.size());
             auto eval = params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
@@ -287,7 +288,7 @@ struct HardwareCounterSession::State {
             check(api.cuptiProfilerHostEvaluateToGpuValues(&eval), "cuptiProfilerHostEvaluateToGpuValues");
             for (size_t i = 0; i < names.size(); ++i) {
                 const bool sum = std::string_view(names[i]).ends_with(".sum");
-                if (std::getenv("TILELAB_HW_TRACE")) std::fprintf(stderr, "hw-value: %s %.6g\n", names[i], values[i]);
+                if (trace) std::fprintf(stderr, "hw-value: %s %.6g\n", names[i], values[i]);
                 if (sum) out.metrics[names[i]] += values[i];
                 else if (range == own) out.metrics[names[i]] = values[i];
             }
