@@ -172,6 +172,31 @@ TEST(HardwareCli, TheTableSaysWhyInChinese) {
     EXPECT_NE(r.err.find("没有 GPU：按要求进入模型模式"), std::string::npos) << r.err;
 }
 
+// With counters (a fake worker replaying a counter pass), the CLI's table ends with the caveat the
+// app's DRAM-read tooltip gives for a kernel that spills, and without spills says nothing of it.
+TEST(HardwareCli, TheTableSaysWhenAKernelsSpillsMakeItsDramReadsLoose) {
+    const test::Scratch scratch("hw-spills");
+    json hardware = {{"status", "ok"}, {"reason", ""}, {"passes", 1}, {"pass_ms", 1.0}};
+    for (const HardwareMetric& m : hardware_metrics()) hardware[m.name] = 1e6;
+    const std::string replay = scratch.file("hardware.json", json{{"hardware", hardware}}.dump());
+    const std::string worker = test::helper_path(test::kFakeGpuWorkerHelper) + " --stdio --count 1 --ms 5 --hardware " + replay;
+    const auto run = [&](std::vector<std::string> sets) {
+        std::vector<std::string> args = {"run", "matmul.register_2d", "--size", "256", "--gpu-command", worker};
+        for (const std::string& s : sets) args.insert(args.end(), {"--set", s});
+        return test::spawn(test::cli_path(), args, {"XDG_CACHE_HOME=" + scratch.path("cache")}, 120, scratch.dir.string());
+    };
+    // A 16x8 thread tile with the next tiles prefetched: over 255 registers, hundreds of bytes spilled.
+    const auto spills = run({"BM=128", "BN=32", "BK=8", "TM=16", "TN=8", "FLOAT4=0", "TRANSPOSE_A=0", "PAD=4", "DBUF=1"});
+    ASSERT_EQ(spills.exit_code, 0) << spills.err;
+    EXPECT_NE(spills.out.find("Hardware counters"), std::string::npos) << spills.out;
+    EXPECT_NE(spills.out.find("bytes of spill loads a thread"), std::string::npos) << spills.out;
+    EXPECT_NE(spills.out.find("order of magnitude"), std::string::npos) << spills.out;
+    const auto plain = run({});
+    ASSERT_EQ(plain.exit_code, 0) << plain.err;
+    EXPECT_NE(plain.out.find("Hardware counters"), std::string::npos) << plain.out;
+    EXPECT_EQ(plain.out.find("bytes of spill loads a thread"), std::string::npos) << plain.out;
+}
+
 TEST(HardwareRule, TheDramWriteCaseFollowsTheOutputAgainstL2) {
     const double l2 = 50.0 * 1024 * 1024;
     const std::string firm = dram_write_case(4 * l2, l2);

@@ -6,11 +6,13 @@
 // With --stalls FILE (a JSON object whose "stalls" is a StallSamples, e.g. measured on a GPU), a
 // run that asks for stall samples gets those, so the app's stall view can be drawn without a GPU.
 // With --clusters JSON the memory reply carries that as its "resident_clusters" (any JSON, to
-// test how the client reads a broken one).
+// test how the client reads a broken one). With --hardware FILE (a JSON object whose "hardware" is
+// a HardwareCounters, e.g. a run's JSON measured on a GPU), a run that asks for hardware counters
+// gets those, so the CLI's and the app's counter views can be checked without a GPU.
 //   fake_gpu_worker --stdio [--gpu-device N] --count K [--models "A,B"] [--ms 30]
 //                   [--log FILE] [--die-on N --die-after M]   (device N exits on its run M+1,
 //                   [--die-code C]                            with status C, default 9)
-//                   [--stalls FILE] [--clusters JSON]
+//                   [--stalls FILE] [--clusters JSON] [--hardware FILE]
 #include <unistd.h>
 #include <atomic>
 #include <chrono>
@@ -47,7 +49,7 @@ std::vector<std::string> split(const std::string& text) {
 
 int main(int argc, char** argv) {
     int device = 0, count = 1, ms = 30, die_on = -1, die_after = 0, die_code = 9;
-    std::string models = "Fake GPU", log, stalls_file, clusters;
+    std::string models = "Fake GPU", log, stalls_file, clusters, hardware_file;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         const char* next = i + 1 < argc ? argv[i + 1] : "";
@@ -62,6 +64,7 @@ int main(int argc, char** argv) {
         else if (a == "--die-code") die_code = std::atoi(next);
         else if (a == "--stalls") stalls_file = next;
         else if (a == "--clusters") clusters = next;
+        else if (a == "--hardware") hardware_file = next;
         else {
             std::fprintf(stderr, "fake_gpu_worker: unknown argument '%s'\n", argv[i]);
             return 2;
@@ -112,6 +115,8 @@ int main(int argc, char** argv) {
                 m.validation.checked = m.validation.passed = true;
                 if (!stalls_file.empty() && request.at("options").value("stall_samples", false))
                     m.stalls = json::parse(std::ifstream(stalls_file)).at("stalls").get<tilelab::StallSamples>();
+                if (!hardware_file.empty() && request.at("options").value("hardware_counters", false))
+                    m.hardware = json::parse(std::ifstream(hardware_file)).at("hardware").get<tilelab::HardwareCounters>();
                 if (!log.empty())
                     std::ofstream(log, std::ios::app) << device << ' ' << job.at("problem").dump() << ' ' << job.at("launch").dump() << '\n';
             }
