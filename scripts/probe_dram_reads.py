@@ -9,11 +9,12 @@ TILELAB_HW_TRACE's lines) — and ncu collects the same metrics on the kernel's 
 Prints one line per run as it comes, then a markdown table: the requests at each level beside
 ncu's, the misses beside ncu's, the DRAM reads' ratio, and the kernel's time unprofiled (the
 median of TileLab's timed launches, L2 emptied before each) beside the duration of ncu's launch:
-which of the two profiled launches behaves like the unprofiled ones. Every run is validated by the CLI; a run that fails is reported
-and makes the exit status 1. A large difference here is a finding, not a failure.
+which of the two profiled launches behaves like the unprofiled ones. Every run is validated by
+the CLI; a run that fails is reported and makes the exit status 1. A large difference here is a
+finding, not a failure.
 
-The configurations: matmul.register_2d with a 16×8 thread tile (spilling 580 bytes a thread with
-DBUF=1, 176 without) at sizes around where A, B and the spilled registers together fill L2; the
+The configurations: matmul.register_2d with a 16×8 thread tile (584 bytes of spill loads a thread
+with DBUF=1, 184 without; ptxas, CUDA 13.0) at sizes around where A, B and the spilled registers together fill L2; the
 same variant's defaults near L2's size (no spills); lesson 07's register caps (spills by design).
 
 Usage: probe_dram_reads.py CLI [--ncu PATH] [--repeat N] [--out DIR] [--only SUBSTRING]

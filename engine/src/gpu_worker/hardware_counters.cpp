@@ -157,11 +157,8 @@ struct HardwareCounterSession::State {
         // knows; the run's JSON shows the table's among them, TILELAB_HW_TRACE=1 prints every value):
         // for questions the table does not answer, such as where extra DRAM reads come from.
         if (const char* only = std::getenv("TILELAB_HW_METRICS")) {
-            for (std::string_view rest = only; !rest.empty();) {
-                const size_t comma = std::min(rest.find(','), rest.size());
-                if (comma > 0) chosen_names.emplace_back(rest.substr(0, comma));
-                rest.remove_prefix(std::min(comma + 1, rest.size()));
-            }
+            for (std::string& n : split(only, ','))
+                if (!n.empty()) chosen_names.push_back(std::move(n));
             for (const std::string& n : chosen_names) names.push_back(n.c_str());
         } else {
             for (const HardwareMetric& m : hardware_metrics()) names.push_back(m.name);
