@@ -2,8 +2,9 @@
 // run's PTX (compute_75, where every __shfl_*_sync is shfl.sync), run by the machine, their
 // results checked against what CUDA's documentation says each intrinsic returns — full warps, a
 // partial last warp (its missing lanes give NaN bits), segments narrower than a warp, half warps
-// shuffling on different instructions — and a warp whose lanes never all arrive, reported as the
-// hang it would be on a GPU.
+// shuffling on different instructions, a whole warp shuffling at two instructions (and lanes of
+// another mode giving NaN bits) — and a warp whose lanes never all arrive, reported as the hang it
+// would be on a GPU.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -70,6 +71,20 @@ extern "C" __global__ void shuffles(unsigned* out, int n) {
     else h = __shfl_down_sync(0xffff0000u, v, 1);
     out[t * 6 + 5] = h;
 }
+
+// The whole warp shuffling down at two instructions, as NVVM leaves it when it splits a loop on a
+// per-lane condition: each lane gets its neighbour's operand at the neighbour's instruction. And a
+// lane whose source lane is at a shuffle of another mode gets NaN bits.
+extern "C" __global__ void split(unsigned* out, int n) {
+    const unsigned t = threadIdx.x, lane = t % 32, v = t * 7 + 1;
+    unsigned d, m;
+    if (lane % 3 == 0) asm volatile("shfl.sync.down.b32 %0, %1, 1, 31, -1;" : "=r"(d) : "r"(2 * v));
+    else asm volatile("shfl.sync.down.b32 %0, %1, 1, 31, -1;" : "=r"(d) : "r"(v + 5));
+    if (lane < 8) asm volatile("shfl.sync.down.b32 %0, %1, 1, 31, -1;" : "=r"(m) : "r"(v));
+    else asm volatile("shfl.sync.up.b32 %0, %1, 1, 0, -1;" : "=r"(m) : "r"(v));
+    out[t * 2 + 0] = d;
+    out[t * 2 + 1] = m;
+}
 )";
 
 TEST(CpuShuffles, EachIntrinsicReturnsWhatCudaDocumentsAndMissingLanesGiveNan) {
@@ -94,6 +109,21 @@ TEST(CpuShuffles, EachIntrinsicReturnsWhatCudaDocumentsAndMissingLanesGiveNan) {
         else EXPECT_TRUE(std::isnan(sum)) << "the partial warp's sum reads missing lanes, thread " << t;
         const uint32_t half = lane < 16 ? from(t, lane ^ 1) : lane + 1 < 32 ? from(t, lane + 1) : v(t);
         EXPECT_EQ(o[5], half) << "half warps on different shuffles, thread " << t;
+    }
+}
+
+TEST(CpuShuffles, LanesAtDifferentInstructionsExchangeWhenModeAndMaskAgree) {
+    constexpr unsigned kThreads = 32;
+    const Ran r = run(kShuffles, "split", kThreads, 2 * kThreads);
+    ASSERT_TRUE(r.report.completed) << r.report.fault;
+    auto v = [](unsigned t) { return t * 7 + 1; };
+    auto operand = [&](unsigned t) { return t % 3 == 0 ? 2 * v(t) : v(t) + 5; };
+    for (unsigned t = 0; t < kThreads; ++t) {
+        EXPECT_EQ(r.out[2 * t], t + 1 < 32 ? operand(t + 1) : operand(t)) << "down 1 at two instructions, thread " << t;
+        // Lanes 0–7 shuffle down, the others up: lane 7's source, lane 8, is at a shuffle up, and
+        // lane 8's, lane 7, at a shuffle down — another mode, so NaN bits for both.
+        const uint32_t m = t == 7 || t == 8 ? kUndefined : t < 8 ? v(t + 1) : v(t - 1);
+        EXPECT_EQ(r.out[2 * t + 1], m) << "down for lanes 0-7, up for the rest, thread " << t;
     }
 }
 

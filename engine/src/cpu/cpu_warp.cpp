@@ -1,10 +1,15 @@
 // The CPU run's warp shuffles (cpu_machine.h). A lane that reaches shfl.sync waits there. Once every
 // lane its member mask names has arrived or ended (an ended lane counts as exited, as on the GPU),
 // the waiting lanes of the warp exchange values as the PTX ISA defines shfl.sync — up, down,
-// butterfly and indexed, within segments of `width` lanes — and move on. A source lane that is not
-// at the same shuffle (past the block's last thread, ended) gives NaN bits, not a guess: the GPU
-// leaves that value undefined, and a result built from it should fail validation. Lanes that wait
-// for a lane that never comes (it is at a __syncthreads()) are reported: on a GPU the warp hangs.
+// butterfly and indexed, within segments of `width` lanes — and move on. Lanes need not wait at the
+// same instruction: from sm_70 on, shfl.sync waits for the lanes of its member mask to execute a
+// shfl.sync with the same qualifiers and member mask, wherever it is (NVVM relies on it when it
+// splits a loop on a per-lane condition and copies the shuffles into both halves); a lane then
+// reads the source lane's operand at the source lane's shuffle. A source lane that is not at such a
+// shuffle (past the block's last thread, ended, another mode or mask) gives NaN bits, not a guess:
+// the GPU leaves that value undefined, and a result built from it should fail validation. Lanes
+// that wait for a lane that never comes (it is at a __syncthreads()) are reported: on a GPU the
+// warp hangs.
 #include <fmt/format.h>
 #include <algorithm>
 #include <utility>
@@ -92,8 +97,10 @@ void Machine::shuffle_warp(uint32_t first, uint32_t lanes) {
         if (th.state != Thread::State::shuffle) continue;
         const Instr& in = k_.code[th.pc];
         const auto [j, ok] = source_lane(in.shfl, l, uint32_t(read(in.b, l)), uint32_t(read(in.c, l)));
-        const bool there = j < lanes && threads_[first + j].state == Thread::State::shuffle && threads_[first + j].pc == th.pc;
-        value[l] = there ? read(in.a, j) & 0xFFFFFFFFu : kUndefined;
+        const Thread* source = j < lanes ? &threads_[first + j] : nullptr;
+        const Instr* at = source && source->state == Thread::State::shuffle ? &k_.code[source->pc] : nullptr;
+        const bool there = at && at->shfl == in.shfl && read(at->e, j) == read(in.e, l);
+        value[l] = there ? read(at->a, j) & 0xFFFFFFFFu : kUndefined;
         in_range[l] = ok;
     }
     for (uint32_t l = 0; l < lanes; ++l) {
