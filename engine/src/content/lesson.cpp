@@ -82,8 +82,8 @@ bool parse_measured(const std::string& text, MeasuredAnswer& out, std::string& e
     out = {};
     std::vector<std::string> parts = split(text, '|');
     for (std::string& part : parts) part = trim(part);
-    if (parts.size() < 3) {
-        error = "a measured answer is 'GPU, date, size | config: time | config: time': '" + text + "'";
+    if (parts.size() < 2) {
+        error = "a measured answer is 'GPU, date, size | config: time', more configurations after more '|': '" + text + "'";
         return false;
     }
     out.where = parts[0];
