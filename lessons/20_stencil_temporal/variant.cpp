@@ -25,6 +25,9 @@ struct LaunchCounts {
     // Blocks whose whole region lies inside the grid's interior: the kernel's second copy of the
     // walk, without the per-cell boundary select.
     double interior_blocks = 0;
+    // Blocks at the edge along x only (rows in the interior): the two-column kernel's third walk,
+    // whose conditions are its columns' (kernels/stencil/temporal.cuh, Walk<kEdgeX>).
+    double edge_x_blocks = 0;
 };
 
 // A whole run: `full` launches of the TSTEPS kernel, then `last` (zeros where STEPS divides).
@@ -120,6 +123,7 @@ LaunchCounts TemporalStencil::counts(int levels, const Problem& p) const {
     const double xy_blocks = double(shape.grid[0]) * double(shape.grid[1]);
     c.blocks = xy_blocks * shape.grid[2];
     c.interior_blocks = inner_x * inner_y * shape.grid[2];
+    c.edge_x_blocks = (double(shape.grid[0]) - inner_x) * inner_y * shape.grid[2];
     for (int64_t b = 0; b < shape.grid[2]; ++b) {
         const int64_t zs = b * zc, ze = std::min<int64_t>(zs + zc, nz);
         c.planes_loaded += double(inside(zs - levels, ze + levels, nz));
@@ -215,6 +219,9 @@ CostModel TemporalStencil::cost_model(const Problem& p) const {
         {"threads / block", "32·TY", 32.0 * ty},
         {"blocks inside the grid / launch",
          "blocks whose region lies in [1, Nx−1)·[1, Ny−1): they compute every cell, no boundary select", run.full.interior_blocks},
+        {"blocks at the x edge only / launch",
+         "blocks whose rows lie in [1, Ny−1) but not their columns in [1, Nx−1): at CX = 2, a select by column",
+         run.full.edge_x_blocks},
         {"time steps a DRAM pass", "TSTEPS", double(t)},
     });
     return m;

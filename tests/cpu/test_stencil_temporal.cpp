@@ -215,7 +215,8 @@ TEST(StencilTemporal, DramBytesPerCellStepFallAsOneOverTstepsPlusTheZHalo) {
 }
 
 // The blocks that run the walk without the boundary select: those whose every region cell lies
-// in the grid's interior, counted cell by cell here against the model's count by axis.
+// in the grid's interior, counted cell by cell here against the model's count by axis; and those
+// whose rows all lie in the interior but not their columns (the two-column kernel's x-edge walk).
 TEST(StencilTemporal, CountsTheBlocksWhoseRegionLiesInsideTheGrid) {
     const Variant& v = variant("stencil.temporal");
     struct Case {
@@ -228,18 +229,26 @@ TEST(StencilTemporal, CountsTheBlocksWhoseRegionLiesInsideTheGrid) {
         const Params& k = c.k;
         const int W = 32 * k.cx, H = k.ty * k.ry, BX = W - 2 * k.t, BY = H - 2 * k.t;
         const int gx = (c.n + BX - 1) / BX, gy = (c.n + BY - 1) / BY, gz = (c.n + k.zc - 1) / k.zc;
-        double inner = 0;
+        double inner = 0, edge_x = 0;
         for (int by = 0; by < gy; ++by)
             for (int bx = 0; bx < gx; ++bx) {
-                bool all = true;
+                bool all = true, rows = true;
                 for (int y = by * BY - k.t; y < by * BY - k.t + H; ++y)
-                    for (int x = bx * BX - k.t; x < bx * BX - k.t + W; ++x) all = all && x >= 1 && x <= c.n - 2 && y >= 1 && y <= c.n - 2;
+                    for (int x = bx * BX - k.t; x < bx * BX - k.t + W; ++x) {
+                        all = all && x >= 1 && x <= c.n - 2 && y >= 1 && y <= c.n - 2;
+                        rows = rows && y >= 1 && y <= c.n - 2;
+                    }
                 inner += all ? gz : 0;
+                edge_x += rows && !all ? gz : 0;
             }
         const CostModel m = v.cost_model(values(64, k), grid(c.n, c.n, c.n));
         EXPECT_DOUBLE_EQ(extra_value(m, "blocks inside the grid / launch"), inner) << c.n;
+        EXPECT_DOUBLE_EQ(extra_value(m, "blocks at the x edge only / launch"), edge_x) << c.n;
         if (c.expected >= 0) {
             EXPECT_DOUBLE_EQ(inner, c.expected) << c.n;
+        }
+        if (c.n == 512) {
+            EXPECT_DOUBLE_EQ(edge_x, 2 * 27 * 8);   // 2 of 9 block columns, 27 of 29 block rows, 8 along z
         }
     }
 }
