@@ -95,7 +95,9 @@ TEST_P(HardwareOnGpu, DramReadsAtLeastTheCompulsoryBytesAndAtMostTheModelsGlobal
         // Achieved at most theoretical, within 2% and one percentage point: a grid of fewer blocks than
         // SMs runs a few microseconds, and there the pass reads a little over what one block per SM
         // allows (H200, 2026-12-01, flash2_mma at 943x32x7, 8 warps a block: 12.64-13.30% against
-        // 12.5%, where ncu reads 12.35-12.43% on the same launch).
+        // 12.5%, where ncu reads 12.35-12.43% on the same launch). That was with the ratios scheduled
+        // beside the counts; in passes of their own (2026-12-04) a register-tiled stencil of 110
+        // blocks read 45.3% where it had read 46.8-48.4% (theoretical 45.3%, ncu 45.29%).
         EXPECT_LE(occupancy, 100.0 * r.occupancy.occupancy * 1.02 + 1.0) << describe(r) << ": achieved above theoretical";
     }
 }

@@ -6,8 +6,10 @@
 // asks for counters ever loads it.
 //
 // The metrics are scheduled once per worker and device (chip name, counter availability, config
-// image); each collect() enables the profiler on the context, runs the passes and disables it
-// again, so the timed launches before it never run under the profiler.
+// images: the counts in one, the ratios per active cycle in another, so that a ratio's numerator
+// and its active cycles come from the same launch); each collect() enables the profiler on the
+// context, runs each configuration's passes and disables it again, so the timed launches before
+// it never run under the profiler.
 #pragma once
 #include <functional>
 #include <memory>
