@@ -212,29 +212,39 @@ struct HardwareCounterSession::State {
         g.scheduled_passes = passes.numOfPasses;
     }
 
-    // Enable .. passes .. decode .. evaluate .. disable, on the context found at set-up.
-    void run_passes(MetricGroup& g, HardwareCounters& out, const std::function<void()>& before_pass,
-                    const std::function<void()>& launch, int kernels, int own) {
-        std::vector<const char*>& names = g.names;
-        auto enable = params<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
-        enable.ctx = context;
-        const auto t_enable = std::chrono::steady_clock::now();
-        check(api.cuptiRangeProfilerEnable(&enable), "cuptiRangeProfilerEnable");
-        if (std::getenv("TILELAB_HW_TRACE"))
-            std::fprintf(stderr, "hw-trace: enable %.1f ms\n",
-                         ms_since(t_enable));
-        CUpti_RangeProfiler_Object* profiler = enable.pRangeProfilerObject;
-        // Disabled on every way out, an exception included.
-        struct Disable {
-            State* s;
-            CUpti_RangeProfiler_Object* p;
-            ~Disable() {
-                auto d = params<CUpti_RangeProfiler_Disable_Params>(CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE);
-                d.pRangeProfilerObject = p;
-                (void)s->api.cuptiRangeProfilerDisable(&d);
-            }
-        } disable{this, profiler};
+    // The range profiler on the context found at set-up; disabled by the Profiling object's end.
+    struct Profiling {
+        State* s;
+        CUpti_RangeProfiler_Object* profiler = nullptr;
+        explicit Profiling(State* state) : s(state) {
+            auto enable = params<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
+            enable.ctx = s->context;
+            const auto t = std::chrono::steady_clock::now();
+            s->check(s->api.cuptiRangeProfilerEnable(&enable), "cuptiRangeProfilerEnable");
+            profiler = enable.pRangeProfilerObject;
+            if (std::getenv("TILELAB_HW_TRACE")) std::fprintf(stderr, "hw-trace: enable %.1f ms\n", ms_since(t));
+        }
+        ~Profiling() {
+            auto d = params<CUpti_RangeProfiler_Disable_Params>(CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE);
+            d.pRangeProfilerObject = profiler;
+            const auto t = std::chrono::steady_clock::now();
+            (void)s->api.cuptiRangeProfilerDisable(&d);
+            if (std::getenv("TILELAB_HW_TRACE")) std::fprintf(stderr, "hw-trace: disable %.1f ms\n", ms_since(t));
+        }
+        Profiling(const Profiling&) = delete;
+        Profiling& operator=(const Profiling&) = delete;
+    };
 
+    // One configuration's passes .. decode .. evaluate, on an enabled profiler.
+    void run_passes(CUpti_RangeProfiler_Object* profiler, MetricGroup& g, HardwareCounters& out,
+                    const std::function<void()>& before_pass, const std::function<void()>& launch, int kernels, int own) {
+        std::vector<const char*>& names = g.names;
+        const bool trace = std::getenv("TILELAB_HW_TRACE") != nullptr;
+        auto t = std::chrono::steady_clock::now();
+        const auto lap = [&](const char* what) {
+            if (trace) std::fprintf(stderr, "hw-trace:   %s %.1f ms\n", what, ms_since(t));
+            t = std::chrono::steady_clock::now();
+        };
         auto data_size = params<CUpti_RangeProfiler_GetCounterDataSize_Params>(CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
         data_size.pRangeProfilerObject = profiler;
         data_size.pMetricNames = names.data();
@@ -268,26 +278,33 @@ struct HardwareCounterSession::State {
         set.passIndex = 0;
         set.targetNestingLevel = 1;
         check(api.cuptiRangeProfilerSetConfig(&set), "cuptiRangeProfilerSetConfig");
+        lap("configure");
 
         for (bool all_submitted = false; !all_submitted;) {
             if (out.passes >= kMaxPasses)
                 throw CuptiFailure{CUPTI_ERROR_UNKNOWN, fmt::format("still not done after {} passes", kMaxPasses)};
             before_pass();
+            lap("before pass");
             auto start = params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
             start.pRangeProfilerObject = profiler;
             check(api.cuptiRangeProfilerStart(&start), "cuptiRangeProfilerStart");
+            lap("start");
             launch_in_pass_range(launch);
+            lap("launch");
             auto stop = params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
             stop.pRangeProfilerObject = profiler;
             check(api.cuptiRangeProfilerStop(&stop), "cuptiRangeProfilerStop");
             all_submitted = stop.isAllPassSubmitted != 0;
             ++out.passes;
+            lap("stop");
         }
         TL_CUDA_CHECK(cudaDeviceSynchronize());
+        lap("synchronize");
 
         auto decode = params<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
         decode.pRangeProfilerObject = profiler;
         check(api.cuptiRangeProfilerDecodeData(&decode), "cuptiRangeProfilerDecodeData");
+        lap("decode");
         auto info = params<CUpti_RangeProfiler_GetCounterDataInfo_Params>(CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
         info.pCounterDataImage = data.data();
         info.counterDataImageSize = data.size();
@@ -298,7 +315,6 @@ struct HardwareCounterSession::State {
 
         // A launch of several kernels: counts and bytes (".sum") add up over their ranges; the
         // averages and percentages (occupancy, tensor pipe) are those of the lesson's own kernel.
-        const bool trace = std::getenv("TILELAB_HW_TRACE") != nullptr;
         for (int range = 0; range < kernels; ++range) {
             std::vector<double> values(names.size());
             auto eval = params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
@@ -317,6 +333,7 @@ struct HardwareCounterSession::State {
                 else if (range == own) out.metrics[names[i]] = values[i];
             }
         }
+        lap("evaluate");
     }
 
     void release_groups() {
@@ -404,7 +421,13 @@ HardwareCounters HardwareCounterSession::collect(const std::function<void()>& be
             }
         }
         const double setup_ms = ms_since(start);
-        for (MetricGroup& g : s.groups) s.run_passes(g, out, before_pass, launch, std::max(1, kernels), own);
+        // A profiler enabled anew for each configuration: the first pass after an enable costs
+        // 140-250 ms, the others 4-40 (H200, 2026-12-04), but a second configuration set on the
+        // same enabled profiler took a pass too many and evaluated to NaN.
+        for (MetricGroup& g : s.groups) {
+            State::Profiling on(&s);
+            s.run_passes(on.profiler, g, out, before_pass, launch, std::max(1, kernels), own);
+        }
         if (std::getenv("TILELAB_HW_TRACE"))
             std::fprintf(stderr, "hw-trace: setup %.1f ms, passes+evaluate %.1f ms, %d passes in %zu groups\n", setup_ms,
                          ms_since(start) - setup_ms, out.passes, s.groups.size());

@@ -36,7 +36,8 @@ public:
     // setup that cannot profile (no privileges, unsupported GPU) is remembered and not retried.
     // TILELAB_SIMULATE_CUPTI_ERROR=N (a CUptiResult) makes every pass fail as if CUPTI had
     // returned N, for testing the messages end to end; TILELAB_HW_TRACE=1 prints where the
-    // pass's time went (set-up, enable, passes) on stderr. TILELAB_HW_NCU_LAUNCH=1 runs one
+    // pass's time went (set-up; per configuration enable, each pass's start, launch and stop,
+    // decode, evaluation, disable) on stderr. TILELAB_HW_NCU_LAUNCH=1 runs one
     // pass's before_pass() and launch() without CUPTI (status skipped), for ncu to profile that
     // launch from the same cache state (every pass launch is in the NVTX range
     // "tilelab-hardware-pass").
