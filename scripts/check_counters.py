@@ -34,14 +34,17 @@ error in the collection from the difference between the pass's L2 emptying and n
 With kernel replay, ncu's passes after the first start from its memory restore, not from the
 pass's emptying; --ncu-replay application reruns the whole command for every pass instead.
 
---ncu-ratios-alone collects each ratio per active cycle (achieved occupancy, tensor pipe busy: the
-metrics not ending in .sum) in an ncu run of its own, one pass, instead of beside the counts: with
-all 16 metrics ncu splits a ratio's numerator and its active cycles over replays, and read 101.9 %
-occupancy for a 12 µs transpose on an H200 (95.4 % alone; docs/benchmarks.md, 2026-12-02).
+--ncu-ratios sets how ncu groups the metrics. "apart" (the default) collects the ratios per
+active cycle (achieved occupancy, tensor pipe busy: the metrics not ending in .sum) in an ncu run of
+their own, beside the counts in another, as TileLab's pass does (two configurations,
+hardware_counters.cpp): with all 16 metrics in one run ncu splits a ratio's numerator and its
+active cycles over replays, and read 101.9 % occupancy for a 12 µs transpose on an H200 (95.4 %
+alone; docs/benchmarks.md, 2026-12-02). "alone" gives each ratio a run of its own; "together"
+collects all 16 in one run, as this script did before 2026-12-04.
 
 Usage: check_counters.py CLI [--per-variant N] [--variants a,b] [--seed S] [--ncu PATH]
                              [--ncu-repeat R] [--ncu-clock none|base] [--ncu-launch first|pass]
-                             [--ncu-replay kernel|application] [--ncu-ratios-alone] [--large]
+                             [--ncu-replay kernel|application] [--ncu-ratios apart|alone|together] [--large]
                              [--deadline S]
 """
 import argparse, csv, io, json, os, random, re, subprocess, sys, time
@@ -121,15 +124,18 @@ def ncu_values(ncu, cli, variant_id, args, kernel, metrics, extra=(), same_launc
     return values
 
 
-def ncu_collection(ncu, cli, variant_id, args, kernel, metrics, extra, same_launch, ratios_alone):
-    """One collection of `metrics` by ncu: in one run, or with ratios_alone the counts in one run
-    and each ratio per active cycle in a run of its own."""
-    if not ratios_alone:
+def ncu_collection(ncu, cli, variant_id, args, kernel, metrics, extra, same_launch, ratios):
+    """One collection of `metrics` by ncu: the counts (".sum") in one run and the ratios per active
+    cycle in another ("apart"), or each ratio in a run of its own ("alone"), or all in one run
+    ("together")."""
+    if ratios == "together":
         return ncu_values(ncu, cli, variant_id, args, kernel, metrics, extra, same_launch)
     counts = [m for m in metrics if m.endswith(".sum")]
-    values = ncu_values(ncu, cli, variant_id, args, kernel, counts, extra, same_launch) if counts else {}
-    for ratio in (m for m in metrics if not m.endswith(".sum")):
-        values.update(ncu_values(ncu, cli, variant_id, args, kernel, [ratio], extra, same_launch))
+    rest = [m for m in metrics if not m.endswith(".sum")]
+    groups = [counts] + ([rest] if ratios == "apart" else [[m] for m in rest])
+    values = {}
+    for group in (g for g in groups if g):
+        values.update(ncu_values(ncu, cli, variant_id, args, kernel, group, extra, same_launch))
     return values
 
 
@@ -178,8 +184,9 @@ def main():
     ap.add_argument("--ncu-clock", choices=["none", "base"], default="none")
     ap.add_argument("--ncu-launch", choices=["first", "pass"], default="first")
     ap.add_argument("--ncu-replay", choices=["kernel", "application"], default="kernel")
-    ap.add_argument("--ncu-ratios-alone", action="store_true",
-                    help="each ratio per active cycle in an ncu run of its own (one pass)")
+    ap.add_argument("--ncu-ratios", choices=["apart", "alone", "together"], default="apart",
+                    help="the ratios per active cycle in an ncu run apart from the counts (as TileLab's pass), "
+                         "each alone, or all metrics together")
     ap.add_argument("--large", action="store_true", help="sizes whose output is several times L2 (SIZES)")
     ap.add_argument("--deadline", type=float, default=0, help="stop starting new configurations after this many seconds")
     a = ap.parse_args()
@@ -192,7 +199,8 @@ def main():
     start = time.monotonic()
     launch = ("the counter pass's own launch (--cache-control none, after the pass's L2 emptying)"
               if a.ncu_launch == "pass" else "the kernel's first launch (ncu's cache control)")
-    ratios = ", each ratio per active cycle in a run of its own" if a.ncu_ratios_alone else ""
+    ratios = {"apart": ", the ratios per active cycle in a run apart from the counts",
+              "alone": ", each ratio per active cycle in a run of its own", "together": ", all metrics in one run"}[a.ncu_ratios]
     print(f"ncu on {launch}, --clock-control {a.ncu_clock}, --replay-mode {a.ncu_replay}{ratios}, "
           f"{a.ncu_repeat} ncu collections per configuration\n")
     print("| variant | config | metric | TileLab (CUPTI) | ncu | diff | ncu spread | ok |")
@@ -235,7 +243,7 @@ def main():
         kernel = compiled["kernel"].split("<")[0]
         extra = ["--clock-control", a.ncu_clock, "--replay-mode", a.ncu_replay]
         theirs = [ncu_collection(a.ncu, a.cli, v["id"], args, kernel, sorted(ours), extra, a.ncu_launch == "pass",
-                                 a.ncu_ratios_alone)
+                                 a.ncu_ratios)
                   for _ in range(a.ncu_repeat)]
         config = " ".join(x for x in args if x != "--set") + f" ({hw['passes']} passes, {hw['pass_ms']:.0f} ms)"
         for m in sorted(ours):
