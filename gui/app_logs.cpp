@@ -63,8 +63,11 @@ void App::log_stages(const EngineUpdate& d, Clock::time_point drawn_at) const {
             std::fprintf(stderr, " (%s)", s.count_compile_cached ? (s.count_prefetch_hit ? "memory cache, compiled ahead"
                                                                                           : "memory cache")
                                                                  : "not cached");
-        std::fprintf(stderr, ", GPU worker %.1f (setup %.1f, validate %.1f, timing %.1f, count %.1f, reference %.1f)",
-                     s.worker_ms, s.setup_ms, s.validate_ms, s.timing_ms, s.count_ms, s.reference_ms);
+        std::fprintf(stderr,
+                     ", GPU worker %.1f (setup %.1f, validate %.1f, timing %.1f, count %.1f, stall samples %.1f, "
+                     "counters %.1f, reference %.1f)",
+                     s.worker_ms, s.setup_ms, s.validate_ms, s.timing_ms, s.count_ms, s.stalls_ms, s.hardware_ms,
+                     s.reference_ms);
     }
     std::fprintf(stderr, ", to the screen %.1f ms\n", ms_between(d.published, drawn_at));
 }
