@@ -101,6 +101,15 @@ if [ "$what" = all ] || [ "$what" = tests ]; then
     fi
   fi
   if [ -x "$tests" ]; then
+    # A filled compile cache (an earlier call on the same machine) makes the suite several times
+    # faster (182 s against 435-467 s on an H200, docs/benchmarks.md): say which case this is.
+    cache_dir="${XDG_CACHE_HOME:-$HOME/.cache}/tilelab"
+    cached=$(find "$cache_dir" -type f 2>/dev/null | wc -l)
+    if [ "$cached" -eq 0 ]; then
+      add "compile cache" "note" "empty before the tests: every kernel compiled in this call"
+    else
+      add "compile cache" "note" "$cached files in $cache_dir before the tests: a warm run, faster than a cold one"
+    fi
     start=$SECONDS
     timeout "${TEST_TIMEOUT:-540}" "$tests" --gtest_color=no ${GTEST_FILTER:+--gtest_filter="$GTEST_FILTER"} \
       > "$out/tests.log" 2>&1
@@ -123,7 +132,7 @@ if [ "$what" = all ] || [ "$what" = tests ]; then
       add "tests" "ok" "$detail"
     fi
     [ -z "$shard" ] || add "tests shard" "note" "shard $shard of the suite"
-    slowest=$(sed -nE 's/^\[       OK \] ([^ ,]+).* \(([0-9]+) ms\)$/\2 \1/p' "$out/tests.log" | sort -rn | head -3 |
+    slowest=$(sed -nE 's/^\[       OK \] ([^ ,]+).* \(([0-9]+) ms\)$/\2 \1/p' "$out/tests.log" | sort -rn | head -5 |
               awk '{printf "%s %.0f s; ", $2, $1 / 1000}')
     [ -z "$slowest" ] || add "tests: slowest" "note" "$slowest"
     stop_strays "tests"
