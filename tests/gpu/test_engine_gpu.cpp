@@ -14,6 +14,7 @@
 #include <thread>
 #include <unistd.h>
 #include "fixed_variant.h"
+#include "tilelab/kernel_build.h"
 #include "model/family_shape.h"
 #include "testing/engine_testing.h"
 #include "gpu.h"
@@ -92,9 +93,12 @@ void warm_compile_cache(const std::vector<RunRequest>& requests, bool counted) {
             const RunResult r = shared_engine().analyze(requests[i]);
             const Variant* v = find_variant(requests[i].variant);
             if (!counted || !r.ok || !v) continue;
-            const KernelInstance k = v->kernel(r.request.params);
-            shared_engine().compiler().compile(
-                {k.source_file, k.name_expression, shared_engine().target().arch(), k.max_registers, {"TILELAB_COUNT=1"}});
+            // The instance the run compiles: where the problem picks the instantiation (the head
+            // width of the attention kernels, the exact-size matmuls), the default problem's would
+            // be another kernel, compiled here in vain while the run compiles its own alone.
+            // kernel_build: the request the engine makes, sm_90a for the kernels that need it.
+            const KernelInstance k = kernel_for(*v, r.request.params, r.request.problem);
+            shared_engine().compiler().compile(kernel_build(k, shared_engine().target().arch(), /*instrumented=*/true));
         }
     };
     std::vector<std::thread> threads;
@@ -380,4 +384,3 @@ TEST(EngineGpu, TheInstrumentedBuildCompilesBesideThePlainOne) {
     }
     std::filesystem::remove_all(dir);
 }
-
