@@ -9,15 +9,14 @@
 #include <chrono>
 #include <filesystem>
 #include <random>
-#include <atomic>
 #include <set>
 #include <thread>
 #include <unistd.h>
 #include "fixed_variant.h"
-#include "tilelab/kernel_build.h"
 #include "model/family_shape.h"
 #include "testing/engine_testing.h"
 #include "gpu.h"
+#include "warm_compile.h"
 
 using namespace tilelab;
 using tilelab::testing::shared_engine;
@@ -83,30 +82,6 @@ const Variant* working_matmul() {
     return nullptr;
 }
 
-// NVRTC takes most of a test's time, and the compile service is thread-safe: compile every
-// request (and, with `counted`, its instrumented build) on all cores first, so that the runs
-// that follow hit the in-memory cache.
-void warm_compile_cache(const std::vector<RunRequest>& requests, bool counted) {
-    std::atomic<size_t> next{0};
-    auto worker = [&] {
-        for (size_t i = next++; i < requests.size(); i = next++) {
-            const RunResult r = shared_engine().analyze(requests[i]);
-            const Variant* v = find_variant(requests[i].variant);
-            if (!counted || !r.ok || !v) continue;
-            // The instance the run compiles: where the problem picks the instantiation (the head
-            // width of the attention kernels, the exact-size matmuls), the default problem's would
-            // be another kernel, compiled here in vain while the run compiles its own alone.
-            // kernel_build: the request the engine makes, sm_90a for the kernels that need it.
-            const KernelInstance k = kernel_for(*v, r.request.params, r.request.problem);
-            shared_engine().compiler().compile(kernel_build(k, shared_engine().target().arch(), /*instrumented=*/true));
-        }
-    };
-    std::vector<std::thread> threads;
-    const unsigned n = std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
-    for (unsigned t = 0; t < n; ++t) threads.emplace_back(worker);
-    for (auto& t : threads) t.join();
-}
-
 void expect_counts_equal(const AccessCounts& model, const AccessCounts& counted, const std::string& what) {
     EXPECT_EQ(model.global_loads, counted.global_loads) << what << ": global loads";
     EXPECT_EQ(model.global_stores, counted.global_stores) << what << ": global stores";
@@ -140,7 +115,7 @@ TEST_P(VariantOnGpu, ValidatesAndCountsExactlyWhatTheModelSays) {
         ASSERT_TRUE(draw_valid_request(v, rng, /*large=*/i >= 25, nullptr, requests[i], why))
             << v.id << ": no valid configuration found in 1000 draws; last reason: " << why;
     }
-    warm_compile_cache(requests, /*counted=*/true);
+    tilelab::testing::warm_compile_cache(shared_engine(), requests, /*counted=*/true);
     int counted_runs = 0;
     for (const RunRequest& req : requests) {
         const RunResult r = shared_engine().run(req, quick_options());
@@ -179,7 +154,7 @@ TEST_P(VariantOnGpu, OccupancyEqualsTheRuntimeCalculator) {
         if (!draw_valid_request(v, rng, false, &problem, req, why)) break;
         if (seen.insert(req.params).second) requests.push_back(req);
     }
-    warm_compile_cache(requests, /*counted=*/false);
+    tilelab::testing::warm_compile_cache(shared_engine(), requests, /*counted=*/false);
     int checked = 0;
     for (const RunRequest& req : requests) {
         const RunResult r = shared_engine().analyze(req);

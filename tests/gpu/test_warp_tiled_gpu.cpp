@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 #include "gpu.h"
+#include "warm_compile.h"
 
 using namespace tilelab;
 using tilelab::testing::shared_engine;
@@ -59,6 +60,10 @@ TEST(WarpTiledGpu, ValidatesAndCountsExactlyAtOddSizes) {
     // with zero-filled tails), a single element, and K shorter than one slice.
     const std::vector<Problem> sizes = {Problem{{1001, 999, 1003}}, Problem{{257, 260, 131}}, Problem{{1, 1, 1}},
                                         Problem{{129, 132, 3}}, Problem{{640, 384, 1024}}};
+    std::vector<RunRequest> requests;
+    for (const ParamValues& overrides : shapes)
+        for (const Problem& p : sizes) requests.push_back({kVariant, with_defaults(find_variant(kVariant)->params, overrides), p});
+    tilelab::testing::warm_compile_cache(shared_engine(), requests, /*counted=*/true);   // the exact-size kernels differ by size
     for (const ParamValues& overrides : shapes) {
         const ParamValues params = with_defaults(find_variant(kVariant)->params, overrides);
         for (const Problem& p : sizes) {
