@@ -86,6 +86,10 @@ public:
     // The request's kernel (plain build) is in the memory cache: analyze() needs no compile. False
     // for an invalid request.
     bool kernel_in_memory(const RunRequest& req) const;
+    // The builds run() compiles for `req` — its kernel's, then those of its other passes — plain
+    // or instrumented (TILELAB_COUNT=1); none for an invalid request (or one that names no variant). For a caller that compiles
+    // them itself, as the GPU tests do on every core before running many requests.
+    std::vector<CompileRequest> builds(const RunRequest& req, bool instrumented) const;
     // For every parameter of the request's variant, the nearest value below and the nearest above
     // the current one (ParamSpec::values()) that is valid here; each a whole request. `first`'s
     // come first, the one in `direction` (+1 up, -1 down, 0 below first) before the other.

@@ -532,14 +532,18 @@ bool Engine::wait_compile_ahead_idle(std::chrono::milliseconds timeout) const {
     return impl_->ahead.wait_idle(timeout);
 }
 
-bool Engine::kernel_in_memory(const RunRequest& req) const {
+std::vector<CompileRequest> Engine::builds(const RunRequest& req, bool instrumented) const {
     try {
-        const std::vector<CompileRequest> builds = impl_->builds_for(req, false);
-        return !builds.empty() && std::all_of(builds.begin(), builds.end(),
-                                              [&](const CompileRequest& b) { return impl_->compiler.in_memory(b); });
+        return impl_->builds_for(req, instrumented);
     } catch (const std::exception&) {
-        return false;
+        return {};
     }
+}
+
+bool Engine::kernel_in_memory(const RunRequest& req) const {
+    const std::vector<CompileRequest> plain = builds(req, false);
+    return !plain.empty() &&
+           std::all_of(plain.begin(), plain.end(), [&](const CompileRequest& b) { return impl_->compiler.in_memory(b); });
 }
 
 std::vector<RunRequest> Engine::neighbours(const RunRequest& req, const std::string& first, int direction) const {
