@@ -111,6 +111,7 @@ struct HardwareCounterSession::State {
     std::vector<std::string> chosen_names;   // TILELAB_HW_METRICS's, which `names` points into
     std::vector<MetricGroup> groups;
     int simulated_error = 0;
+    const bool trace = std::getenv("TILELAB_HW_TRACE") != nullptr;   // where the pass's time goes, on stderr
 
     void check(CUptiResult r, const char* call) {
         if (simulated_error != 0) r = CUptiResult(simulated_error);
@@ -222,14 +223,14 @@ struct HardwareCounterSession::State {
             const auto t = std::chrono::steady_clock::now();
             s->check(s->api.cuptiRangeProfilerEnable(&enable), "cuptiRangeProfilerEnable");
             profiler = enable.pRangeProfilerObject;
-            if (std::getenv("TILELAB_HW_TRACE")) std::fprintf(stderr, "hw-trace: enable %.1f ms\n", ms_since(t));
+            if (s->trace) std::fprintf(stderr, "hw-trace: enable %.1f ms\n", ms_since(t));
         }
         ~Profiling() {
             auto d = params<CUpti_RangeProfiler_Disable_Params>(CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE);
             d.pRangeProfilerObject = profiler;
             const auto t = std::chrono::steady_clock::now();
             (void)s->api.cuptiRangeProfilerDisable(&d);
-            if (std::getenv("TILELAB_HW_TRACE")) std::fprintf(stderr, "hw-trace: disable %.1f ms\n", ms_since(t));
+            if (s->trace) std::fprintf(stderr, "hw-trace: disable %.1f ms\n", ms_since(t));
         }
         Profiling(const Profiling&) = delete;
         Profiling& operator=(const Profiling&) = delete;
@@ -239,7 +240,6 @@ struct HardwareCounterSession::State {
     void run_passes(CUpti_RangeProfiler_Object* profiler, MetricGroup& g, HardwareCounters& out,
                     const std::function<void()>& before_pass, const std::function<void()>& launch, int kernels, int own) {
         std::vector<const char*>& names = g.names;
-        const bool trace = std::getenv("TILELAB_HW_TRACE") != nullptr;
         auto t = std::chrono::steady_clock::now();
         const auto lap = [&](const char* what) {
             if (trace) std::fprintf(stderr, "hw-trace:   %s %.1f ms\n", what, ms_since(t));
@@ -383,7 +383,7 @@ void HardwareCounterSession::prepare() {
         remember_if_final(f, s.sticky_status, s.sticky_reason);   // otherwise collect() tries again
     } catch (const std::exception&) {
     }
-    if (std::getenv("TILELAB_HW_TRACE"))
+    if (s.trace)
         std::fprintf(stderr, "hw-trace: prepared at worker start in %.1f ms (%s)\n", ms_since(start),
                      s.initialized ? "ready" : s.sticky_status.empty() ? "failed, retried at the first pass" : s.sticky_status.c_str());
 }
@@ -421,14 +421,14 @@ HardwareCounters HardwareCounterSession::collect(const std::function<void()>& be
             }
         }
         const double setup_ms = ms_since(start);
-        // A profiler enabled anew for each configuration: the first pass after an enable costs
-        // 140-250 ms, the others 4-40 (H200, 2026-12-04), but a second configuration set on the
-        // same enabled profiler took a pass too many and evaluated to NaN.
+        // A profiler enabled anew for each configuration: the first start after an enable costs
+        // 149-194 ms, the later ones about 2 (H200, 2026-12-04), but a second configuration set on
+        // the same enabled profiler took a pass too many and evaluated to NaN.
         for (MetricGroup& g : s.groups) {
             State::Profiling on(&s);
             s.run_passes(on.profiler, g, out, before_pass, launch, std::max(1, kernels), own);
         }
-        if (std::getenv("TILELAB_HW_TRACE"))
+        if (s.trace)
             std::fprintf(stderr, "hw-trace: setup %.1f ms, passes+evaluate %.1f ms, %d passes in %zu groups\n", setup_ms,
                          ms_since(start) - setup_ms, out.passes, s.groups.size());
     } catch (const CuptiFailure& f) {
