@@ -45,14 +45,15 @@ int main(int argc, char** argv) {
     std::vector<Row> rows;
     for (const auto& v : all_variants()) {
         if (!v.defined()) continue;
-        KernelInstance k = v.kernel(with_defaults(v.params, {}));
+        const ParamValues defaults = with_defaults(v.params, {});
+        KernelInstance k = v.kernel(defaults);
         rows.push_back({v.id, kernel_build(k, target->arch(), /*instrumented=*/false)});   // the engine's request (sm_90a where needed)
         // The problem picks the instantiation: also the one a 4096³ problem gets, where the variant
         // takes that size (attention reads it as a head width of 4096, which it refuses: NVRTC
         // would unroll a 4096-wide row and not finish in 15 minutes).
         const Problem large{{4096, 4096, 4096}};
-        if (v.picks_kernel_by_problem && v.invalid_reason(with_defaults(v.params, {}), large, *target).empty()) {
-            k = kernel_for(v, with_defaults(v.params, {}), large);
+        if (v.picks_kernel_by_problem && v.invalid_reason(defaults, large, *target).empty()) {
+            k = kernel_for(v, defaults, large);
             rows.push_back({v.id + " @4096³", kernel_build(k, target->arch(), /*instrumented=*/false)});
         }
     }
