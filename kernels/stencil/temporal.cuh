@@ -238,8 +238,8 @@ temporal_stencil(const float* __restrict__ in, float* __restrict__ out, int nx, 
 // instructions an iteration against the general edge walk's 718 (the interior's: 563), 3.7% less
 // time at 512³ and 1.4% at 768³ on an H200 (2026-12-04, docs/benchmarks.md).
 // A row's offset kept once for both columns and the outputs a thread writes kept as bits (below)
-// took the loops to 540, 604 and 688 instructions: 2.2% less time at 512³, 2.5% at 768³ (same GPU
-// and day).
+// took the loops to about 540, 604 and 688 instructions (counted on a first form of the change):
+// 2.2% less time at 512³, 2.5% at 768³ (same GPU and day).
 template <int T, int TY, int RY, int ZC, int AHEAD>
 __global__ void __launch_bounds__(32 * TY)
 temporal_stencil_two_columns(const float* __restrict__ in, float* __restrict__ out, int nx, int ny, int nz,
