@@ -9,8 +9,8 @@ in which the blocks at the grid's edge return at once (their cells are left unwr
 does not validate: ncu's time of the first launch is the figure):
   bound3: the edge walks stay in the code, never taken, __launch_bounds__(128, 3): 168 registers;
   bound4: only the interior walk: 126 registers, four blocks an SM;
-and times the landed kernel, bound3 and bound4 with ncu (--clock-control none, one launch) at each
-size. bound4 against bound3 is what four blocks buy the interior blocks; the landed kernel against
+and times the landed kernel, bound3 and bound4 with ncu (--clock-control none, the first launch, as
+check_counters.py collects) at each size. bound4 against bound3 is what four blocks buy the interior blocks; the landed kernel against
 bound3 what the edge blocks cost.
 
 Usage: scripts/temporal_interior_bound.py CLI [--size 512 --size 768] [--out DIR]   (GPU machine)
@@ -19,8 +19,10 @@ Usage: scripts/temporal_interior_bound.py CLI [--size 512 --size 768] [--out DIR
 import argparse
 import os
 import re
-import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from check_counters import ncu_values  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KERNEL = os.path.join(ROOT, "kernels", "stencil", "temporal.cuh")
@@ -48,22 +50,11 @@ def variants():
     return {"bound3": capped + three, "bound4": head + four}
 
 
-def ncu_row(cli, size, source, out, name):
-    cmd = ["ncu", "-k", "regex:temporal", "-c", "1", "--clock-control", "none", "--metrics", ",".join(METRICS),
-           cli, "run", "20", "--size", str(size), "--reps", "1", "--no-hardware", "--no-count"]
-    for s in SETS:
-        cmd += ["--set", s]
-    if source:
-        cmd += ["--source", source]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    with open(os.path.join(out, f"ncu_{name}_{size}.txt"), "w") as f:
-        f.write(p.stdout + p.stderr)
-    values = {}
-    for line in p.stdout.splitlines():
-        parts = line.split()
-        if parts and parts[0] in METRICS:
-            values[parts[0]] = parts[-1]
-    return [values.get(m, "?") for m in METRICS]
+def ncu_row(cli, size, source):
+    """ncu's figures for the first launch of lesson 20's kernel (check_counters.py's collection)."""
+    args = ["--size", str(size)] + [x for s in SETS for x in ("--set", s)] + (["--source", source] if source else [])
+    values = ncu_values("ncu", cli, "20", args, "temporal_stencil_two_columns", METRICS, ["--clock-control", "none"])
+    return [("%.0f" if m.endswith(".sum") else "%.2f") % values[m] if m in values else "?" for m in METRICS]
 
 
 def main():
@@ -89,7 +80,7 @@ def main():
     print("| --- | --- | ---: | ---: | ---: | ---: |")
     for size in a.size or [512, 768]:
         for name, source in [("landed", None), ("bound3", paths["bound3"]), ("bound4", paths["bound4"])]:
-            print(f"| {size}³ | {name} | " + " | ".join(ncu_row(a.cli, size, source, out, name)) + " |", flush=True)
+            print(f"| {size}³ | {name} | " + " | ".join(ncu_row(a.cli, size, source)) + " |", flush=True)
     return 0
 
 
