@@ -5,11 +5,15 @@ For each variant (default: every lesson variant of `tilelab-cli list --json`, at
   1. `tilelab-cli run V --stalls --no-hardware --no-reference --no-flush --json`: the GPU worker's
      PC samples, per source line of the kernel's file and per reason group;
   2. ncu with the SourceCounters section around `tilelab-cli run V --no-hardware --no-reference
-     --no-flush` (no sampling of ours), profiling the fourth launch of the kernel (and with
-     --ncu-launches N the N launches from there, summed; the run gets enough repetitions; after the
-     validating launch and two warm-ups, with L2 left warm as TileLab's back-to-back sampled
-     launches find it), clocks and caches left alone (--clock-control none --cache-control none),
-     at the same sampling period as ours (--warp-sampling-interval = TileLab's period - 5);
+     --no-flush` (no sampling of ours), profiling the fourth launch of the lesson's kernel, by its
+     own name (a lesson of several kernels has others whose names start with it), and the launches
+     after it up to about 0.3 ms of kernel time (at most 10; --ncu-launches N sets it), summed;
+     after the validating launch and two warm-ups, with L2 left warm as TileLab's back-to-back
+     sampled launches find it; clocks and caches left alone (--clock-control none --cache-control
+     none), at the same sampling period as ours (--warp-sampling-interval = TileLab's period - 5);
+     in application replay by default (ncu runs the CLI once per pass, so nothing of ncu's saves
+     and restores memory before the sampled launch: with kernel replay matmul.wmma's first global
+     load drew 7% of ncu's samples against 2.6% of TileLab's, H200, 2026-12-04);
   3. `ncu --page source --csv --print-source cuda,sass` on that report: samples per source line
      ("Warp Stall Sampling (All Samples)") and per reason (the stall_* columns, grouped as
      TileLab groups them, tilelab/stalls.h).
@@ -21,6 +25,7 @@ prints the difference of the medians.
 
 Prints one table (markdown) last; exit 1 if any variant disagrees.
 Usage: check_stalls.py CLI [--variants a,b] [--ncu PATH] [--repeat R] [--skip-timing] [--ncu-launches N]
+                       [--ncu-replay kernel|application] [--keep DIR]
 """
 import argparse, csv, io, json, os, statistics, subprocess, sys, tempfile
 
@@ -55,11 +60,15 @@ def file_matches(a, b):
     return ends(a, b) or ends(b, a)
 
 
-def ncu_report(ncu, cli, variant, kernel, period, workdir, launches):
+def ncu_report(ncu, cli, variant, kernel, period, workdir, launches, replay, keep):
     rep = os.path.join(workdir, variant.replace(".", "_"))
+    # The kernel's own name only: a lesson of several kernels (lesson 14's three) has others
+    # whose names start with it, and TileLab samples the lesson's kernel alone.
     cmd = [ncu, "--section", "SourceCounters", "--clock-control", "none", "--cache-control", "none",
-           "--warp-sampling-interval", str(max(0, period - 5)), "-k", f"regex:^{kernel}", "--launch-skip", "3",
-           "-c", str(launches), "-f", "-o", rep, cli, "run", variant, "--no-hardware", "--no-reference", "--no-flush"]
+           "--replay-mode", replay, "--warp-sampling-interval", str(max(0, period - 5)),
+           "-k", f"regex:^{kernel}(<.*)?$", "--launch-skip", "3",
+           "-c", str(launches), "-f", "-o", rep, cli, "run", variant, "--no-hardware", "--no-reference", "--no-flush",
+           "--reps", str(launches + 10)]
     rc, out, err = run(cmd)
     if rc != 0 or not os.path.exists(rep + ".ncu-rep"):
         raise RuntimeError(f"ncu on {variant} exited {rc}: {(out + err).strip()[-300:]}")
@@ -69,6 +78,9 @@ def ncu_report(ncu, cli, variant, kernel, period, workdir, launches):
         if rc != 0:
             raise RuntimeError(f"ncu --page source ({view}) exited {rc}: {err.strip()[-200:]}")
         pages[view] = list(csv.reader(io.StringIO(out)))
+        if keep:
+            with open(os.path.join(keep, f"{variant}.ncu.{view.replace(',', '_')}.csv"), "w") as f:
+                f.write(out)
     return pages
 
 
@@ -155,10 +167,21 @@ def compare(j, pages):
     g_ours = max(s["counts"], key=lambda k: s["counts"][k])
     g_ncu_all = ncu_groups(pages["sass"])
     g_ncu = max(g_ncu_all, key=lambda k: g_ncu_all[k]) if g_ncu_all else "-"
+    top_ncu = sorted(((v, ln) for (f, ln), v in theirs.items() if file_matches(f, kfile)), reverse=True)[:TOP_LINES]
     return {"ok": worst <= TOL_PP and g_ours == g_ncu, "worst": worst, "lines": rows, "samples": (ours_total, theirs_total),
             "sass": sass_detail(j, pages),
+            "ncu_top": "; ".join(f"{ln}: {100.0 * v / max(1, theirs_total):.1f}" for v, ln in top_ncu),
             "top": (g_ours, 100.0 * s["counts"][g_ours] / ours_total, g_ncu,
                     100.0 * g_ncu_all.get(g_ncu, 0) / max(1, sum(g_ncu_all.values())))}
+
+
+def ncu_launches(a, j):
+    """--ncu-launches, or launches for about 0.3 ms of kernel time: a 25 µs kernel's one launch gives
+    ncu some 2,500 samples, too few to settle a top reason within a point or two (H200, 2026-12-04)."""
+    if a.ncu_launches > 0:
+        return a.ncu_launches
+    ms = (j.get("timing") or {}).get("median_ms") or j.get("median_ms") or 0.0
+    return max(1, min(10, int(-(-0.3 // ms)))) if ms > 0 else 1
 
 
 def median_ms(cli, variant, stalls):
@@ -176,8 +199,13 @@ def main():
     ap.add_argument("--ncu", default="ncu")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--skip-timing", action="store_true")
-    ap.add_argument("--ncu-launches", type=int, default=1,
-                    help="launches ncu samples (after the first 3), summed: more samples for short kernels")
+    ap.add_argument("--ncu-launches", type=int, default=0,
+                    help="launches ncu samples (after the first 3), summed: more samples for short kernels "
+                         "(default: enough for about 0.3 ms of kernel time, 1 to 10)")
+    ap.add_argument("--ncu-replay", default="application", choices=["kernel", "application"],
+                    help="ncu's replay mode: kernel (saves and restores memory between its passes) or application "
+                         "(runs the CLI once per pass: nothing but the program touches memory)")
+    ap.add_argument("--keep", default="", help="a folder for each variant's TileLab JSON and ncu's source pages (CSV)")
     a = ap.parse_args()
     if a.variants:
         variants = a.variants.split(",")
@@ -189,9 +217,13 @@ def main():
         for v in variants:
             try:
                 j = ours(a.cli, v)
+                if a.keep:
+                    os.makedirs(a.keep, exist_ok=True)
+                    with open(os.path.join(a.keep, f"{v}.tilelab.json"), "w") as f:
+                        json.dump(j, f)
                 c = compare(j, ncu_report(a.ncu, a.cli, v, base_name(j["name_expression"] if "name_expression" in j
                                                                   else j["compile"]["name_expression"]),
-                                          j["stalls"]["period_log2"], work, a.ncu_launches)) if j["stalls"]["status"] == "ok" else \
+                                          j["stalls"]["period_log2"], work, ncu_launches(a, j), a.ncu_replay, a.keep)) if j["stalls"]["status"] == "ok" else \
                     {"ok": False, "why": f"TileLab: {j['stalls']['status']} {j['stalls']['reason']}"}
             except Exception as e:  # one variant's failure is a row, not the end of the check
                 c = {"ok": False, "why": str(e)}
@@ -211,7 +243,7 @@ def main():
                 table.append(f"| {v} | - | - | - | {timing} | FAIL: {c['why'][:120]} |")
                 continue
             if not c["ok"]:
-                details.append(f"| {v} | {c['sass']} |")
+                details.append(f"| {v} | {c['ncu_top']} | {c['sass']} |")
             g = c["top"]
             table.append(f"| {v} | {c['samples'][0]:,} / {c['samples'][1]:,} | {'; '.join(c['lines'])} | "
                          f"{g[0]} {g[1]:.0f}% / {g[2]} {g[3]:.0f}% | {timing} | "
@@ -223,9 +255,10 @@ def main():
     for row in table:
         print(row)
     if details:
-        print("\nWhere they differ, per SASS instruction (TileLab's 8 most sampled: offset, line, TileLab % / ncu %):\n")
-        print("| variant | instructions |")
-        print("|---|---|")
+        print("\nWhere they differ: ncu's top lines (line: %), and per SASS instruction TileLab's 8 most sampled "
+              "(offset, line, TileLab % / ncu %):\n")
+        print("| variant | ncu's top lines | instructions |")
+        print("|---|---|---|")
         for row in details:
             print(row)
     return 1 if failed else 0
