@@ -16,6 +16,7 @@
 #include <vector>
 #include "device/cuda_check.h"
 #include "gpu_worker/cupti_library.h"
+#include "gpu_worker/line_table.h"
 #include "tilelab/util.h"
 #include "gpu_worker/hardware_counters.h"
 
@@ -250,21 +251,30 @@ struct PcSamplingSession::State {
         }
     }
 
-    // Per-offset counts into per-line counts, through the cubin's line table.
+    // Per-offset counts into per-line counts, through the cubin's line table as Nsight Compute's
+    // source view reads it (line_table.h: an inlined call's first instruction is the call's);
+    // CUPTI's correlation, which charges it to the innermost inlined line, where the cubin's
+    // table cannot be read.
     void to_lines(const CompileResult& kernel, const std::map<uint64_t, StallCounts>& by_pc, StallSamples& out) {
         std::map<std::pair<std::string, int>, StallCounts> by_line;
         std::vector<std::pair<std::string, int>> line_of;
+        const CubinLineTable table =
+            CubinLineTable::read(std::string_view(kernel.cubin.data(), kernel.cubin.size()), kernel.lowered_name);
         for (const auto& [offset, counts] : by_pc) {
-            auto q = params<CUpti_GetSassToSourceCorrelationParams>(CUpti_GetSassToSourceCorrelationParamsSize);
-            q.cubin = kernel.cubin.data();
-            q.cubinSize = kernel.cubin.size();
-            q.functionName = kernel.lowered_name.c_str();
-            q.pcOffset = offset;
             std::pair<std::string, int> where{"", 0};
-            if (api.cuptiGetSassToSourceCorrelation(&q) == CUPTI_SUCCESS) {
-                where = {q.fileName ? q.fileName : "", int(q.lineNumber)};
-                std::free(q.fileName);
-                std::free(q.dirName);
+            if (!table.empty()) {
+                if (const auto l = table.at(offset)) where = {l->file, l->line};
+            } else {
+                auto q = params<CUpti_GetSassToSourceCorrelationParams>(CUpti_GetSassToSourceCorrelationParamsSize);
+                q.cubin = kernel.cubin.data();
+                q.cubinSize = kernel.cubin.size();
+                q.functionName = kernel.lowered_name.c_str();
+                q.pcOffset = offset;
+                if (api.cuptiGetSassToSourceCorrelation(&q) == CUPTI_SUCCESS) {
+                    where = {q.fileName ? q.fileName : "", int(q.lineNumber)};
+                    std::free(q.fileName);
+                    std::free(q.dirName);
+                }
             }
             by_line[where] += counts;
             line_of.push_back(where);
