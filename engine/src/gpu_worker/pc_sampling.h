@@ -2,8 +2,9 @@
 // mode (kernels are not serialised) with start/stop control, enabled on the context once per
 // worker and kept enabled, so a run pays only its sampled launches and the decoding. Sampling is
 // on only between start and stop, around launches of its own after the timed repetitions: the
-// timed launches are never sampled. Samples are mapped to source lines with
-// cuptiGetSassToSourceCorrelation on the cubin (the kernels are compiled with -lineinfo).
+// timed launches are never sampled. Samples are mapped to source lines through the cubin's line
+// table as Nsight Compute maps them (line_table.h; the kernels are compiled with -lineinfo), with
+// cuptiGetSassToSourceCorrelation where that table cannot be read.
 // libcupti is opened with dlopen (cupti_library.h). A failure never fails the run: the result
 // says why in one sentence, and a set-up that cannot sample (no permission, unsupported) is not
 // tried again in this process.
