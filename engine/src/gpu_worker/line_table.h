@@ -27,8 +27,8 @@ public:
     // statement that begins there, then the inlined calls it enters (DWARF "views"). Nsight
     // Compute's source view charges the instruction to the first row; CUPTI's
     // cuptiGetSassToSourceCorrelation to the last, the innermost inlined line. For matmul.mma at
-    // its defaults (H200, 2026-12-04, docs/benchmarks.md) the first row is ncu's line for 3,100
-    // of the 3,104 instructions, the last for 3,021.
+    // its defaults the first row is the line of ncu's source page (an H200 run, 2026-12-04,
+    // docs/benchmarks.md) for 3,100 of the 3,104 instructions, the last row for 3,021.
     std::optional<SourceLine> at(uint64_t offset) const;
 
     bool empty() const { return rows_.empty(); }
