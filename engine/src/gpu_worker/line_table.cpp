@@ -33,7 +33,8 @@ struct Reader {
         pos += sizeof(T);
         return v;
     }
-    uint64_t uleb() {
+    // A LEB128 number: its value, and in `sign_bit` where the sign bit of a signed one is.
+    uint64_t leb(int& sign_bit) {
         uint64_t v = 0;
         for (int shift = 0;; shift += 7) {
             const auto c = get<uint8_t>();
@@ -42,20 +43,20 @@ struct Reader {
                 return 0;
             }
             v |= uint64_t(c & 0x7f) << shift;
-            if (!(c & 0x80)) return v;
+            if (!(c & 0x80)) {
+                sign_bit = (c & 0x40) && shift + 7 < 64 ? shift + 7 : -1;
+                return v;
+            }
         }
     }
+    uint64_t uleb() {
+        int unused = 0;
+        return leb(unused);
+    }
     int64_t sleb() {
-        int64_t v = 0;
-        for (int shift = 0;; shift += 7) {
-            const auto c = get<uint8_t>();
-            if (bad || shift > 63) {
-                bad = true;
-                return 0;
-            }
-            v |= int64_t(c & 0x7f) << shift;
-            if (!(c & 0x80)) return (shift + 7 < 64 && (c & 0x40)) ? v | -(int64_t(1) << (shift + 7)) : v;
-        }
+        int sign_bit = -1;
+        const uint64_t v = leb(sign_bit);
+        return int64_t(sign_bit >= 0 ? v | ~uint64_t(0) << sign_bit : v);
     }
     std::string_view cstr() {
         const size_t stop = bad ? std::string_view::npos : bytes.substr(0, end).find('\0', pos);
