@@ -13,7 +13,8 @@ For each variant (default: every lesson variant of `tilelab-cli list --json`, at
      none), at the same sampling period as ours (--warp-sampling-interval = TileLab's period - 5);
      in application replay by default (ncu runs the CLI once per pass, so nothing of ncu's saves
      and restores memory before the sampled launch: with kernel replay matmul.wmma's first global
-     load drew 7% of ncu's samples against 2.6% of TileLab's, H200, 2026-12-04);
+     load drew 7.1-7.7% of ncu's samples, with application replay 2.2%, in TileLab 2.3%; H200,
+     2026-12-04);
   3. `ncu --page source --csv --print-source cuda,sass` on that report: samples per source line
      ("Warp Stall Sampling (All Samples)") and per reason (the stall_* columns, grouped as
      TileLab groups them, tilelab/stalls.h).

@@ -49,15 +49,21 @@ CONFIGS = [
 ]
 
 
-def traced_values(err_path):
-    """The counter pass's values from TILELAB_HW_TRACE's "hw-value: NAME VALUE" lines."""
+def trace_values(lines):
+    """The counter pass's values from TILELAB_HW_TRACE's "hw-value: NAME VALUE" lines (summed over
+    a run's kernels)."""
     values = {}
-    with open(err_path) as f:
-        for line in f:
-            if line.startswith("hw-value: "):
-                _, name, value = line.split()
-                values[name] = values.get(name, 0.0) + float(value)
+    for line in lines:
+        if line.startswith("hw-value: "):
+            _, name, value = line.split()
+            values[name] = values.get(name, 0.0) + float(value)
     return values
+
+
+def traced_values(err_path):
+    """trace_values of a run's stderr, kept in a file."""
+    with open(err_path) as f:
+        return trace_values(f)
 
 
 def mega(x):

@@ -16,9 +16,8 @@ Usage: probe_ratio_spread.py CLI [--repeat R] [--clock] VARIANT:SIZE:'NAME=V NAM
 import argparse
 import json
 import os
-import tempfile
 from check_counters import OURS, ncu_values, run
-from probe_dram_reads import traced_values
+from probe_dram_reads import trace_values
 
 RATIOS = ["sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
           "sm__warps_active.avg.pct_of_peak_sustained_active"]
@@ -39,14 +38,7 @@ def ours_with_clock(cli, variant, args):
     """TileLab's pass with the clock metrics beside the ratios, read from the trace."""
     env = dict(os.environ, TILELAB_HW_TRACE="1", TILELAB_HW_METRICS=",".join(RATIOS + CLOCK))
     rc, _, err = run([cli, "run", variant, "--json", *OURS] + args, env=env)
-    if rc != 0:
-        return {}
-    with tempfile.NamedTemporaryFile("w", suffix=".err", delete=False) as f:
-        f.write(err)
-    try:
-        return traced_values(f.name)
-    finally:
-        os.unlink(f.name)
+    return trace_values(err.splitlines()) if rc == 0 else {}
 
 
 def main():

@@ -89,10 +89,11 @@ std::string hardware_status_for_cupti(int code) {
 
 // Metrics collected together: one host object, one configuration, its passes. The counts
 // (".sum") are one group; the ratios per active cycle (achieved occupancy, tensor pipe busy) and
-// the active cycles themselves another, collected in a pass of their own (one pass on GH100). Beside the counts, CUPTI may schedule a ratio's numerator and
-// its active cycles in different passes, and for a grid of fewer blocks than SMs, whose active
-// cycles vary from launch to launch, the pass read achieved occupancy above the theoretical: 46.8-48.4%
-// against 45.3% (ncu: 45.29%) for a register-tiled stencil of 110 blocks (H200, 2026-12-04).
+// the active cycles themselves another, collected in a pass of their own (one pass on GH100).
+// Beside the counts, CUPTI may schedule a ratio's numerator and its active cycles in different
+// passes, and for a grid of fewer blocks than SMs, whose active cycles vary from launch to
+// launch, the pass read achieved occupancy above the theoretical: 46.8-48.4% against 45.3% (ncu:
+// 45.29%) for a register-tiled stencil of 110 blocks (H200, 2026-12-04).
 struct MetricGroup {
     CUpti_Profiler_Host_Object* host = nullptr;
     std::vector<const char*> names;

@@ -141,9 +141,7 @@ struct LineProgram {
     std::string_view b;
     uint64_t lines_offset = 0;   // .debug_line's offset in the cubin
     const std::map<uint64_t, std::pair<uint32_t, uint64_t>>& relocated;
-    int text = -1;           // the function's section
-    uint64_t start = 0;      // the function's offset in it
-    bool unrelocated = false;   // no relocations at all: every sequence is the function's
+    int text = -1;   // the function's section; with no relocations at all, every sequence is its
     CubinLineTable& table;
 
     void unit(Reader& r) {
@@ -171,7 +169,6 @@ struct LineProgram {
             for (int i = 0; i < 3; ++i) r.uleb();   // directory, time, length
         }
         if (r.bad) return;
-        r.pos = program;
         Reader p(b, program, end);
         run(p, first_file, min_inst, line_base, line_range, opcode_base, arguments);
         r.pos = end;
@@ -182,10 +179,10 @@ struct LineProgram {
         uint64_t address = 0;
         uint64_t file = 1;
         int64_t line = 1;
-        bool ours = unrelocated;
+        bool ours = relocated.empty();
         const auto emit = [&] {
-            if (ours && address >= start && file >= 1 && first_file + file - 1 < table.files_.size() && line > 0 && line < (1 << 30))
-                table.rows_.push_back({address - start, uint32_t(first_file + file - 1), int(line)});
+            if (ours && file >= 1 && first_file + file - 1 < table.files_.size() && line > 0 && line < (1 << 30))
+                table.rows_.push_back({address, uint32_t(first_file + file - 1), int(line)});
         };
         while (!p.bad && p.pos < p.end) {
             const auto op = p.get<uint8_t>();
@@ -204,7 +201,7 @@ struct LineProgram {
                     if (length > 0) {
                         const auto sub = p.get<uint8_t>();
                         if (sub == 1) {   // end of sequence
-                            address = 0, file = 1, line = 1, ours = unrelocated;
+                            address = 0, file = 1, line = 1, ours = relocated.empty();
                         } else if (sub == 2 && length == 9) {   // set address (8 bytes)
                             const uint64_t operand = p.pos - lines_offset;
                             address = p.get<uint64_t>();
@@ -237,7 +234,7 @@ CubinLineTable CubinLineTable::read(std::string_view cubin, std::string_view fun
     const int text = find(s, ".text." + std::string(function));
     if (line < 0 || text < 0) return table;
     const auto relocated = relocations(cubin, s, line);
-    LineProgram program{cubin, s[size_t(line)].offset, relocated, text, 0, relocated.empty(), table};
+    LineProgram program{cubin, s[size_t(line)].offset, relocated, text, table};
     Reader r(cubin, s[size_t(line)].offset, s[size_t(line)].offset + s[size_t(line)].size);
     while (!r.bad && r.pos < r.end) program.unit(r);
     // The first row at each address (stable: rows at one address keep the program's order).
