@@ -43,17 +43,23 @@ void line_tooltip(const StallSamples& s, const StallLine& l) {
     ImGui::TextUnformatted(trf("stall.line_share", l.line, PercentText(stall_share(l.counts.total(), s.total) / 100.0)).c_str());
     group_rows(l.counts, l.counts.total());
     // The line's SASS instructions that were sampled, by offset.
+    // Those of calls inlined on it marked: they count on their own line too.
     std::string pcs;
+    bool calls = false;
     const auto index = &l - s.lines.data();
-    for (const StallPc& pc : s.pcs)
-        if (pc.line == index)
-            pcs += fmt::format("{}0x{:04x}  {:>6}  {}{}{}", pcs.empty() ? "" : "\n", pc.offset, FormatCount(double(pc.counts.total())),
-                               stall_group_name(pc.counts.top()), pc.sass.empty() ? "" : "  ", pc.sass);
+    for (const StallPc& pc : s.pcs) {
+        const bool call = std::find(pc.calls.begin(), pc.calls.end(), index) != pc.calls.end();
+        if (pc.line != index && !call) continue;
+        calls |= call;
+        pcs += fmt::format("{}{}0x{:04x}  {:>6}  {}{}{}", pcs.empty() ? "" : "\n", call ? "↳ " : "", pc.offset,
+                           FormatCount(double(pc.counts.total())), stall_group_name(pc.counts.top()), pc.sass.empty() ? "" : "  ", pc.sass);
+    }
     if (!pcs.empty()) {
         ImGui::Separator();
         ImGui::TextDisabled("%s", tr("stall.sass_heading").c_str());
         ImGui::TextUnformatted(pcs.c_str());
     }
+    if (calls) ImGui::TextDisabled("%s", tr("stall.line_calls").c_str());
     ImGui::PopTextWrapPos();
     ImGui::EndTooltip();
 }

@@ -57,6 +57,7 @@ Usage: check_counters.py CLI [--per-variant N] [--variants a,b] [--seed S] [--nc
                              [--deadline S]
 """
 import argparse, csv, io, json, os, random, re, subprocess, sys, time
+from stray import stop_stray_processes
 from collections import defaultdict
 
 TOL = 0.02
@@ -211,6 +212,7 @@ def main():
     ap.add_argument("--large", action="store_true", help="sizes whose output is several times L2 (SIZES)")
     ap.add_argument("--deadline", type=float, default=0, help="stop starting new configurations after this many seconds")
     a = ap.parse_args()
+    stop_stray_processes("check_counters")
     rng = random.Random(a.seed)
     variants = json.loads(run([a.cli, "list", "--json"])[1])["variants"]
     wanted = [v for v in a.variants.split(",") if v]

@@ -90,12 +90,43 @@ StallSamples sample() {
     StallLine cool{"smem_tiled.cuh", 66, {}};
     cool.counts[StallGroup::shared_memory] = 300;
     s.lines = {hot, cool};
-    s.pcs = {StallPc{0x120, 0, hot.counts, "LDG.E R4, desc[UR4][R2.64]"}, StallPc{0x200, 1, cool.counts, "LDS R5, [R9]"},
-             StallPc{0x10, -1, {}, {}}};
+    s.pcs = {StallPc{0x120, 0, hot.counts, "LDG.E R4, desc[UR4][R2.64]", {1}}, StallPc{0x200, 1, cool.counts, "LDS R5, [R9]", {}},
+             StallPc{0x10, -1, {}, {}, {}}};
     s.counts = hot.counts;
     s.counts += cool.counts;
     s.total = s.counts.total();
     return s;
+}
+
+TEST(StallLines, AnInstructionWhereInlinedCallsBeginCountsOnEachOfTheirLines) {
+    const auto of = [](StallGroup g, uint64_t n) {
+        StallCounts c;
+        c[g] = n;
+        return c;
+    };
+    const std::vector<SampledPc> sampled = {
+        {0x40, of(StallGroup::shared_memory, 3), {{"k.cuh", 30}, {"k.cuh", 30}}},   // a line twice counts once
+        {0x10, of(StallGroup::global_memory, 10), {{"k.cuh", 20}, {"helper.cuh", 5}}},   // the call, then its own line
+        {0x20, of(StallGroup::barrier, 4), {{"k.cuh", 30}}},
+        {0x30, of(StallGroup::issuing, 1), {}},   // no line information
+    };
+    StallSamples s;
+    charge_stall_lines(sampled, s);
+    EXPECT_EQ(s.total, 18u) << "each sample once in the whole";
+    ASSERT_EQ(s.lines.size(), 3u);
+    EXPECT_EQ(s.lines[0].file + ":" + std::to_string(s.lines[0].line), "helper.cuh:5");
+    EXPECT_EQ(s.lines[1].file + ":" + std::to_string(s.lines[1].line), "k.cuh:20");
+    EXPECT_EQ(s.lines[0].counts.total(), 10u);
+    EXPECT_EQ(s.lines[1].counts.total(), 10u) << "the call's line has its inlined instruction's samples too";
+    EXPECT_EQ(s.lines[2].counts.total(), 7u);
+    ASSERT_EQ(s.pcs.size(), 4u);
+    EXPECT_EQ(s.pcs[0].offset, 0x10u) << "instructions by offset";
+    EXPECT_EQ(s.pcs[0].line, 0) << "its own line";
+    EXPECT_EQ(s.pcs[0].calls, std::vector<int>{1}) << "the call it begins";
+    EXPECT_EQ(s.pcs[2].line, -1);
+    EXPECT_TRUE(s.pcs[2].calls.empty());
+    EXPECT_EQ(s.pcs[3].line, 2);
+    EXPECT_TRUE(s.pcs[3].calls.empty());
 }
 
 TEST(StallSummary, NamesTheTopGroupItsShareAndItsLine) {
@@ -140,9 +171,16 @@ TEST(StallProtocol, AReplyWithBadSamplesIsRefusedBeforeItIsRead) {
     json bad_count = reply;
     bad_count["result"]["stalls"]["pcs"][0]["counts"]["barrier"] = -1.5;
     EXPECT_NE(reply_fields_problem("run", bad_count), "");
+    json bad_call = reply;
+    bad_call["result"]["stalls"]["pcs"][0]["calls"][0] = "line 66";
+    EXPECT_NE(reply_fields_problem("run", bad_call).find("stalls.pcs[0].calls[0]"), std::string::npos)
+        << reply_fields_problem("run", bad_call);
     json without = reply;
     without["result"].erase("stalls");
     EXPECT_EQ(reply_fields_problem("run", without), "") << "an older worker's reply has no samples";
+    json no_calls = reply;
+    no_calls["result"]["stalls"]["pcs"][0].erase("calls");
+    EXPECT_EQ(reply_fields_problem("run", no_calls), "") << "nor, before 2026-12-04, the calls an instruction begins";
 }
 
 // ---- the CLI in model mode ------------------------------------------------------------------

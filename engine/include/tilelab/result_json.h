@@ -124,7 +124,7 @@ void from_json(const J& j, StallCounts& c) {
         if (const char* key = stall_group_key(StallGroup(g)); j.contains(key)) c.n[size_t(g)] = j.at(key).template get<uint64_t>();
 }
 TILELAB_JSON_FIELDS(StallLine, file, line, counts)
-TILELAB_JSON_FIELDS(StallPc, offset, line, counts, sass)
+TILELAB_JSON_FIELDS(StallPc, offset, line, counts, sass, calls)
 TILELAB_JSON_FIELDS(StallSamples, status, reason, period_log2, launches, total, dropped, collect_ms, counts, lines, pcs)
 
 // Measurement: what the GPU worker returns; `counted` is null when nothing was counted.

@@ -10,6 +10,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace tilelab {
@@ -50,7 +51,9 @@ struct StallCounts {
     bool operator==(const StallCounts&) const = default;
 };
 
-// One source line of the kernel with the samples of every instruction it compiled to.
+// One source line of the kernel with the samples of every instruction it compiled to, and of
+// every instruction of a call inlined on it at the call's first address (StallPc::calls): the
+// shares of several lines can add up to more than the whole, as in Nsight Compute's source view.
 struct StallLine {
     std::string file;   // as the compiler named it: the kernel's .cuh path ("matmul/tiled.cuh")
     int line = 0;       // 1-based
@@ -64,6 +67,9 @@ struct StallPc {
     int line = -1;         // index into StallSamples::lines, -1 without line information
     StallCounts counts;
     std::string sass;      // the instruction ("LDS R8, [R3+0x80]"), "" where no disassembler ran
+    // The lines of the inlined calls the instruction's code begins at (indices into lines,
+    // outermost first; `line` is the innermost, the instruction's own): its samples count there too.
+    std::vector<int> calls;
     bool operator==(const StallPc&) const = default;
 };
 
@@ -93,6 +99,17 @@ struct StallSamples {
     bool has_samples() const { return total > 0 && !lines.empty(); }
     bool operator==(const StallSamples&) const = default;
 };
+
+// One sampled instruction as the worker reads it: its samples and its source lines (file, line),
+// the calls it was inlined through first and its own line last; empty without line information.
+struct SampledPc {
+    uint64_t offset = 0;
+    StallCounts counts;
+    std::vector<std::pair<std::string, int>> lines;
+};
+// Fills s.counts, s.total, s.pcs (by offset) and s.lines (most samples first) from `sampled`:
+// each instruction's samples count once on each of its lines.
+void charge_stall_lines(const std::vector<SampledPc>& sampled, StallSamples& s);
 
 // A StallLine's file is `kernel_file` (the variant's "matmul/tiled.cuh", or a user's file name):
 // one ends with the other at a folder boundary (NVRTC names an included header by its last part).

@@ -7,6 +7,7 @@
 #include "gpu_worker/line_table.h"
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <map>
 
 namespace tilelab {
@@ -237,19 +238,24 @@ CubinLineTable CubinLineTable::read(std::string_view cubin, std::string_view fun
     LineProgram program{cubin, s[size_t(line)].offset, relocated, text, table};
     Reader r(cubin, s[size_t(line)].offset, s[size_t(line)].offset + s[size_t(line)].size);
     while (!r.bad && r.pos < r.end) program.unit(r);
-    // The first row at each address (stable: rows at one address keep the program's order).
+    // By address; rows at one address keep the program's order (the outermost call first).
     std::stable_sort(table.rows_.begin(), table.rows_.end(), [](const Row& a, const Row& b) { return a.address < b.address; });
-    table.rows_.erase(std::unique(table.rows_.begin(), table.rows_.end(),
-                                  [](const Row& a, const Row& b) { return a.address == b.address; }),
-                      table.rows_.end());
     return table;
 }
 
-std::optional<SourceLine> CubinLineTable::at(uint64_t offset) const {
-    auto it = std::upper_bound(rows_.begin(), rows_.end(), offset, [](uint64_t o, const Row& r) { return o < r.address; });
-    if (it == rows_.begin()) return std::nullopt;
-    --it;
-    return SourceLine{files_[it->file], it->line};
+std::vector<SourceLine> CubinLineTable::lines_at(uint64_t offset) const {
+    const auto by_address = [](uint64_t o, const Row& r) { return o < r.address; };
+    auto end = std::upper_bound(rows_.begin(), rows_.end(), offset, by_address);
+    if (end == rows_.begin()) return {};
+    const uint64_t address = std::prev(end)->address;
+    auto begin = std::prev(end);
+    while (begin != rows_.begin() && std::prev(begin)->address == address) --begin;
+    std::vector<SourceLine> out;
+    for (auto it = begin; it != end; ++it) {
+        const SourceLine l{files_[it->file], it->line};
+        if (std::find(out.begin(), out.end(), l) == out.end()) out.push_back(l);
+    }
+    return out;
 }
 
 }  // namespace tilelab

@@ -3,7 +3,6 @@
 // charges them. No CUDA here: the CPU tests read hand-made and NVRTC-made cubins.
 #pragma once
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,6 +12,7 @@ namespace tilelab {
 struct SourceLine {
     std::string file;   // the line table's file name, without its directory (as CUPTI gives it)
     int line = 0;
+    bool operator==(const SourceLine&) const = default;
 };
 
 class CubinLineTable {
@@ -22,14 +22,16 @@ public:
     // parse; it never reads outside `cubin`.
     static CubinLineTable read(std::string_view cubin, std::string_view function);
 
-    // The line the instruction `offset` bytes into the function is charged to: of the rows at
-    // the greatest address at or before it, the first. Several rows at one address are the
-    // statement that begins there, then the inlined calls it enters (DWARF "views"). Nsight
-    // Compute's source view charges the instruction to the first row; CUPTI's
-    // cuptiGetSassToSourceCorrelation to the last, the innermost inlined line. For matmul.mma at
-    // its defaults the first row is the line of ncu's source page (an H200 run, 2026-12-04,
-    // docs/benchmarks.md) for 3,100 of the 3,104 instructions, the last row for 3,021.
-    std::optional<SourceLine> at(uint64_t offset) const;
+    // The lines of the instruction `offset` bytes into the function: every row at the greatest
+    // address at or before it, each line once, in the program's order. Several rows at one
+    // address are the statement that begins there, then the inlined calls it enters (DWARF
+    // "views"): the last is the instruction's own line (what CUPTI's
+    // cuptiGetSassToSourceCorrelation returns), the others the calls it was inlined through.
+    // Nsight Compute's source view lists the instruction under each of them: for the lesson
+    // defaults sampled on an H200 on 2026-12-04 this set is ncu's for every listed instruction
+    // (matmul.mma 3,104 of 3,104, matmul.wmma 2,256, matmul.warp_specialized 1,048,
+    // matmul.tma_wgmma 856, attention.flash2_mma 864, stencil.coarsened 688, docs/benchmarks.md).
+    std::vector<SourceLine> lines_at(uint64_t offset) const;
 
     bool empty() const { return rows_.empty(); }
     size_t size() const { return rows_.size(); }
@@ -42,7 +44,7 @@ public:
 
 private:
     std::vector<std::string> files_;
-    std::vector<Row> rows_;   // the first row at each address, by address
+    std::vector<Row> rows_;   // by address
     friend struct LineProgram;
 };
 

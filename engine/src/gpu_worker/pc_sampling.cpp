@@ -252,43 +252,32 @@ struct PcSamplingSession::State {
     }
 
     // Per-offset counts into per-line counts, through the cubin's line table as Nsight Compute's
-    // source view reads it (line_table.h: an inlined call's first instruction is the call's);
-    // CUPTI's correlation, which charges it to the innermost inlined line, where the cubin's
-    // table cannot be read.
+    // source view reads it (line_table.h: an instruction where inlined calls begin counts on each
+    // call's line and on its own); CUPTI's correlation, the innermost line alone, where the
+    // cubin's table cannot be read.
     void to_lines(const CompileResult& kernel, const std::map<uint64_t, StallCounts>& by_pc, StallSamples& out) {
-        std::map<std::pair<std::string, int>, StallCounts> by_line;
-        std::vector<std::pair<std::string, int>> line_of;
         const CubinLineTable table =
             CubinLineTable::read(std::string_view(kernel.cubin.data(), kernel.cubin.size()), kernel.lowered_name);
+        std::vector<SampledPc> sampled;
         for (const auto& [offset, counts] : by_pc) {
-            std::pair<std::string, int> where{"", 0};
+            SampledPc& p = sampled.emplace_back(SampledPc{offset, counts, {}});
             if (!table.empty()) {
-                if (const auto l = table.at(offset)) where = {l->file, l->line};
-            } else {
-                auto q = params<CUpti_GetSassToSourceCorrelationParams>(CUpti_GetSassToSourceCorrelationParamsSize);
-                q.cubin = kernel.cubin.data();
-                q.cubinSize = kernel.cubin.size();
-                q.functionName = kernel.lowered_name.c_str();
-                q.pcOffset = offset;
-                if (api.cuptiGetSassToSourceCorrelation(&q) == CUPTI_SUCCESS) {
-                    where = {q.fileName ? q.fileName : "", int(q.lineNumber)};
-                    std::free(q.fileName);
-                    std::free(q.dirName);
-                }
+                for (SourceLine& l : table.lines_at(offset)) p.lines.emplace_back(std::move(l.file), l.line);
+                continue;
             }
-            by_line[where] += counts;
-            line_of.push_back(where);
-            out.counts += counts;
-            out.pcs.push_back(StallPc{offset, -1, counts, {}});
+            // No line table of its own: CUPTI's correlation, the instruction's own line alone.
+            auto q = params<CUpti_GetSassToSourceCorrelationParams>(CUpti_GetSassToSourceCorrelationParamsSize);
+            q.cubin = kernel.cubin.data();
+            q.cubinSize = kernel.cubin.size();
+            q.functionName = kernel.lowered_name.c_str();
+            q.pcOffset = offset;
+            if (api.cuptiGetSassToSourceCorrelation(&q) == CUPTI_SUCCESS) {
+                p.lines.emplace_back(q.fileName ? q.fileName : "", int(q.lineNumber));
+                std::free(q.fileName);
+                std::free(q.dirName);
+            }
         }
-        for (const auto& [where, counts] : by_line)
-            if (where.second > 0) out.lines.push_back(StallLine{where.first, where.second, counts});
-        std::stable_sort(out.lines.begin(), out.lines.end(),
-                         [](const StallLine& a, const StallLine& b) { return a.counts.total() > b.counts.total(); });
-        for (size_t i = 0; i < out.pcs.size(); ++i)
-            for (size_t l = 0; l < out.lines.size(); ++l)
-                if (out.lines[l].file == line_of[i].first && out.lines[l].line == line_of[i].second) out.pcs[i].line = int(l);
-        out.total = out.counts.total();
+        charge_stall_lines(sampled, out);
     }
 };
 

@@ -260,7 +260,12 @@ StallSamples GpuRunner::sample_stalls(Family& family, const worker::MeasureJob& 
         const Loaded sampled{fresh->entry(), resident_grid(fresh->entry(), job.launch), to_dim3(job.launch.block), dyn_smem, 1,
                              std::make_shared<const std::vector<EncodedTensorMap>>(encode_tensor_maps(job.launch.tensor_maps, args)),
                              job.launch.cluster};
-        for (int i = 0; i < n; ++i) sampled.launch(args);
+        // TILELAB_PCSAMP_APART=1 waits for each launch before the next, as ncu profiles them (to compare).
+        const bool apart = env_equals("TILELAB_PCSAMP_APART", "1");
+        for (int i = 0; i < n; ++i) {
+            sampled.launch(args);
+            if (apart) TL_CUDA_CHECK(cudaDeviceSynchronize());
+        }
         TL_CUDA_CHECK(cudaDeviceSynchronize());
     };
     // The instructions' text: nvdisasm runs beside the sampled launches and the counter pass,

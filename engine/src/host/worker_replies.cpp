@@ -136,7 +136,7 @@ const json& reference_for(const std::string& op) {
         Measurement m;
         m.counted = AccessCounts{};
         m.stalls.lines.emplace_back();   // so that a reply's lines and instructions are checked too
-        m.stalls.pcs.emplace_back();
+        m.stalls.pcs.emplace_back().calls = {0};
         m.timing.samples_ms = {0.0};
         return json{{"result", m}};
     }();
@@ -176,7 +176,7 @@ std::string greeting_fields_problem(const json& hello) {
 Target greeting_target(const json& hello) { return nlohmann::ordered_json::parse(hello.at("target").dump()).get<Target>(); }
 
 std::string reply_fields_problem(const std::string& op, const json& reply) {
-    static const ShapeRules rules{{"hardware", "stalls"}, {"counted"}};
+    static const ShapeRules rules{{"hardware", "stalls", "calls"}, {"counted"}};
     return shape_problem(reply, reference_for(op), "", rules);
 }
 

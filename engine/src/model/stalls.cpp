@@ -83,6 +83,34 @@ bool stall_file_matches(const std::string& file, const std::string& kernel_file)
     return ends_with(file, kernel_file) || ends_with(kernel_file, file);
 }
 
+void charge_stall_lines(const std::vector<SampledPc>& sampled, StallSamples& s) {
+    using Key = std::pair<std::string, int>;
+    std::map<Key, StallCounts> by_line;
+    for (const SampledPc& p : sampled) {
+        s.counts += p.counts;
+        for (size_t i = 0; i < p.lines.size(); ++i)
+            if (p.lines[i].second > 0 && std::find(p.lines.begin(), p.lines.begin() + long(i), p.lines[i]) == p.lines.begin() + long(i))
+                by_line[p.lines[i]] += p.counts;
+    }
+    for (const auto& [where, counts] : by_line) s.lines.push_back(StallLine{where.first, where.second, counts});
+    std::stable_sort(s.lines.begin(), s.lines.end(),
+                     [](const StallLine& a, const StallLine& b) { return a.counts.total() > b.counts.total(); });
+    std::map<Key, int> index;
+    for (size_t i = 0; i < s.lines.size(); ++i) index[{s.lines[i].file, s.lines[i].line}] = int(i);
+    for (const SampledPc& p : sampled) {
+        StallPc pc{p.offset, -1, p.counts, {}, {}};
+        for (const Key& where : p.lines)
+            if (const auto it = index.find(where); it != index.end()) {
+                if (pc.line >= 0 && std::find(pc.calls.begin(), pc.calls.end(), pc.line) == pc.calls.end()) pc.calls.push_back(pc.line);
+                pc.line = it->second;
+            }
+        std::erase(pc.calls, pc.line);
+        s.pcs.push_back(std::move(pc));
+    }
+    std::stable_sort(s.pcs.begin(), s.pcs.end(), [](const StallPc& a, const StallPc& b) { return a.offset < b.offset; });
+    s.total = s.counts.total();
+}
+
 const StallLine* stall_hottest_line(const StallSamples& s, const std::string& kernel_file) {
     for (const StallLine& l : s.lines)
         if (stall_file_matches(l.file, kernel_file)) return &l;
