@@ -137,11 +137,10 @@ def ncu_pcs(rows):
     return pcs
 
 
-def sass_detail(j, pages, n=8):
-    """TileLab's n most sampled instructions: offset, line, TileLab %, ncu % (tells a difference in
-    sampling from one in line attribution)."""
+def sass_detail(j, theirs, n=8):
+    """TileLab's n most sampled instructions: offset, line, TileLab %, ncu % (`theirs`: ncu_pcs) —
+    tells a difference in sampling from one in line attribution."""
     s = j["stalls"]
-    theirs = ncu_pcs(pages["sass"])
     total = sum(theirs.values()) or 1
     lines = s["lines"]
     top = sorted(s["pcs"], key=lambda p: -sum(p["counts"].values()))[:n]
@@ -160,7 +159,8 @@ def compare(j, pages):
     # The kernel's samples are the sass page's: the source page lists an inlined instruction under
     # a line of each file its call chain passes through (line 191 and hopper.cuh:71), so its line
     # rows add up to more than the samples (38,034 against 25,116 for matmul.warp_specialized).
-    theirs_total = sum(ncu_pcs(pages["sass"]).values())
+    theirs_pcs = ncu_pcs(pages["sass"])
+    theirs_total = sum(theirs_pcs.values())
     ours_lines = [l for l in s["lines"] if file_matches(l["file"], kfile)][:TOP_LINES]
     worst, rows = 0.0, []
     for l in ours_lines:
@@ -174,7 +174,7 @@ def compare(j, pages):
     g_ncu = max(g_ncu_all, key=lambda k: g_ncu_all[k]) if g_ncu_all else "-"
     top_ncu = sorted(((v, ln) for (f, ln), v in theirs.items() if file_matches(f, kfile)), reverse=True)[:TOP_LINES]
     return {"ok": worst <= TOL_PP and g_ours == g_ncu, "worst": worst, "lines": rows, "samples": (ours_total, theirs_total),
-            "sass": sass_detail(j, pages),
+            "sass": sass_detail(j, theirs_pcs),
             "ncu_top": "; ".join(f"{ln}: {100.0 * v / max(1, theirs_total):.1f}" for v, ln in top_ncu),
             "top": (g_ours, 100.0 * s["counts"][g_ours] / ours_total, g_ncu,
                     100.0 * g_ncu_all.get(g_ncu, 0) / max(1, sum(g_ncu_all.values())))}

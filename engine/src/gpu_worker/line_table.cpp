@@ -244,17 +244,12 @@ CubinLineTable CubinLineTable::read(std::string_view cubin, std::string_view fun
 }
 
 std::vector<SourceLine> CubinLineTable::lines_at(uint64_t offset) const {
-    const auto by_address = [](uint64_t o, const Row& r) { return o < r.address; };
-    auto end = std::upper_bound(rows_.begin(), rows_.end(), offset, by_address);
+    const auto end = std::upper_bound(rows_.begin(), rows_.end(), offset, [](uint64_t o, const Row& r) { return o < r.address; });
     if (end == rows_.begin()) return {};
-    const uint64_t address = std::prev(end)->address;
-    auto begin = std::prev(end);
-    while (begin != rows_.begin() && std::prev(begin)->address == address) --begin;
+    const auto begin = std::lower_bound(rows_.begin(), end, std::prev(end)->address,
+                                        [](const Row& r, uint64_t a) { return r.address < a; });
     std::vector<SourceLine> out;
-    for (auto it = begin; it != end; ++it) {
-        const SourceLine l{files_[it->file], it->line};
-        if (std::find(out.begin(), out.end(), l) == out.end()) out.push_back(l);
-    }
+    for (auto it = begin; it != end; ++it) out.push_back(SourceLine{files_[it->file], it->line});
     return out;
 }
 

@@ -12,7 +12,6 @@ namespace tilelab {
 struct SourceLine {
     std::string file;   // the line table's file name, without its directory (as CUPTI gives it)
     int line = 0;
-    bool operator==(const SourceLine&) const = default;
 };
 
 class CubinLineTable {
@@ -23,7 +22,7 @@ public:
     static CubinLineTable read(std::string_view cubin, std::string_view function);
 
     // The lines of the instruction `offset` bytes into the function: every row at the greatest
-    // address at or before it, each line once, in the program's order. Several rows at one
+    // address at or before it, in the program's order (charge_stall_lines counts a line once). Several rows at one
     // address are the statement that begins there, then the inlined calls it enters (DWARF
     // "views"): the last is the instruction's own line (what CUPTI's
     // cuptiGetSassToSourceCorrelation returns), the others the calls it was inlined through.

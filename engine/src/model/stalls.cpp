@@ -85,26 +85,29 @@ bool stall_file_matches(const std::string& file, const std::string& kernel_file)
 
 void charge_stall_lines(const std::vector<SampledPc>& sampled, StallSamples& s) {
     using Key = std::pair<std::string, int>;
+    // Each instruction's lines once, in order (its own line last), those without a number left out.
+    std::vector<std::vector<Key>> distinct(sampled.size());
     std::map<Key, StallCounts> by_line;
-    for (const SampledPc& p : sampled) {
-        s.counts += p.counts;
-        for (size_t i = 0; i < p.lines.size(); ++i)
-            if (p.lines[i].second > 0 && std::find(p.lines.begin(), p.lines.begin() + long(i), p.lines[i]) == p.lines.begin() + long(i))
-                by_line[p.lines[i]] += p.counts;
+    for (size_t i = 0; i < sampled.size(); ++i) {
+        s.counts += sampled[i].counts;
+        for (const Key& where : sampled[i].lines)
+            if (where.second > 0 && std::find(distinct[i].begin(), distinct[i].end(), where) == distinct[i].end()) {
+                distinct[i].push_back(where);
+                by_line[where] += sampled[i].counts;
+            }
     }
     for (const auto& [where, counts] : by_line) s.lines.push_back(StallLine{where.first, where.second, counts});
     std::stable_sort(s.lines.begin(), s.lines.end(),
                      [](const StallLine& a, const StallLine& b) { return a.counts.total() > b.counts.total(); });
     std::map<Key, int> index;
     for (size_t i = 0; i < s.lines.size(); ++i) index[{s.lines[i].file, s.lines[i].line}] = int(i);
-    for (const SampledPc& p : sampled) {
-        StallPc pc{p.offset, -1, p.counts, {}, {}};
-        for (const Key& where : p.lines)
-            if (const auto it = index.find(where); it != index.end()) {
-                if (pc.line >= 0 && std::find(pc.calls.begin(), pc.calls.end(), pc.line) == pc.calls.end()) pc.calls.push_back(pc.line);
-                pc.line = it->second;
-            }
-        std::erase(pc.calls, pc.line);
+    for (size_t i = 0; i < sampled.size(); ++i) {
+        StallPc pc{sampled[i].offset, -1, sampled[i].counts, {}, {}};
+        for (const Key& where : distinct[i]) pc.calls.push_back(index.at(where));
+        if (!pc.calls.empty()) {
+            pc.line = pc.calls.back();
+            pc.calls.pop_back();
+        }
         s.pcs.push_back(std::move(pc));
     }
     std::stable_sort(s.pcs.begin(), s.pcs.end(), [](const StallPc& a, const StallPc& b) { return a.offset < b.offset; });
