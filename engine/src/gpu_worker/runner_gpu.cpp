@@ -13,6 +13,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string_view>
+#include <thread>
 #include "model/family_shape.h"
 #include "gpu_worker/hardware_counters.h"
 #include "gpu_worker/pc_sampling.h"
@@ -251,20 +252,28 @@ StallSamples GpuRunner::sample_stalls(Family& family, const worker::MeasureJob& 
                                       double launch_ms) {
     if (!sampling_) sampling_ = std::make_unique<PcSamplingSession>();
     const unsigned dyn_smem = job.launch.dynamic_smem;
-    std::unique_ptr<LoadedLibrary> fresh;   // kept loaded until the samples are read
+    std::unique_ptr<LoadedLibrary> fresh;   // loaded at the first round, kept until the samples are read
+    std::optional<Loaded> sampled;
     const auto sampled_launches = [&](int n) {
-        fresh = std::make_unique<LoadedLibrary>(job.kernel->cubin.data(), job.kernel->lowered_name.c_str());
-        family.on_library_loaded(fresh->library());
-        if (dyn_smem > 0)
-            TL_CUDA_CHECK(cudaFuncSetAttribute(fresh->entry(), cudaFuncAttributeMaxDynamicSharedMemorySize, int(dyn_smem)));
-        const Loaded sampled{fresh->entry(), resident_grid(fresh->entry(), job.launch), to_dim3(job.launch.block), dyn_smem, 1,
+        if (!fresh) {
+            fresh = std::make_unique<LoadedLibrary>(job.kernel->cubin.data(), job.kernel->lowered_name.c_str());
+            family.on_library_loaded(fresh->library());
+            if (dyn_smem > 0)
+                TL_CUDA_CHECK(cudaFuncSetAttribute(fresh->entry(), cudaFuncAttributeMaxDynamicSharedMemorySize, int(dyn_smem)));
+            sampled = Loaded{fresh->entry(), resident_grid(fresh->entry(), job.launch), to_dim3(job.launch.block), dyn_smem, 1,
                              std::make_shared<const std::vector<EncodedTensorMap>>(encode_tensor_maps(job.launch.tensor_maps, args)),
                              job.launch.cluster};
-        // TILELAB_PCSAMP_APART=1 waits for each launch before the next, as ncu profiles them (to compare).
+        }
+        // Diagnostics, to compare with ncu, which profiles each launch alone: TILELAB_PCSAMP_APART=1
+        // waits for each launch before the next; TILELAB_PCSAMP_GAP_MS=N also leaves the GPU idle
+        // N ms after each (as ncu's work between launches does).
         const bool apart = env_equals("TILELAB_PCSAMP_APART", "1");
+        const char* gap_env = std::getenv("TILELAB_PCSAMP_GAP_MS");
+        const int gap_ms = gap_env ? std::clamp(std::atoi(gap_env), 0, 1000) : 0;
         for (int i = 0; i < n; ++i) {
-            sampled.launch(args);
-            if (apart) TL_CUDA_CHECK(cudaDeviceSynchronize());
+            sampled->launch(args);
+            if (apart || gap_ms > 0) TL_CUDA_CHECK(cudaDeviceSynchronize());
+            if (gap_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(gap_ms));
         }
         TL_CUDA_CHECK(cudaDeviceSynchronize());
     };
