@@ -22,7 +22,7 @@ void render_stalls(std::string& out, const RunResult& r) {
         out += trf("stallreport.none", s.status, s.reason) + "\n";
         return;
     }
-    out += trf("stallreport.header", format_count(double(s.total)), s.launches, s.period_log2, fmt_ms(s.collect_ms)) + "\n";
+    out += trf("stallreport.header", format_count(double(s.total)), s.launches, stall_periods_text(s), fmt_ms(s.collect_ms)) + "\n";
     if (!s.reason.empty()) out += "  " + s.reason + "\n";
     Table groups({{tr("stallreport.col_reason"), Align::Left}, {tr("stallreport.col_share"), Align::Right},
                   {tr("stallreport.col_samples"), Align::Right}});

@@ -10,7 +10,8 @@ For each variant (default: every lesson variant of `tilelab-cli list --json`, at
      after it up to about 0.3 ms of kernel time (at most 10; --ncu-launches N sets it), summed;
      after the validating launch and two warm-ups, with L2 left warm as TileLab's back-to-back
      sampled launches find it; clocks and caches left alone (--clock-control none --cache-control
-     none), at the same sampling period as ours (--warp-sampling-interval = TileLab's period - 5);
+     none), at the first sampling period of ours (--warp-sampling-interval = TileLab's period_log2 - 5;
+     the worker samples at two periods, or three, and may leave one out: the verdict names them);
      in application replay by default (ncu runs the CLI once per pass, so nothing of ncu's saves
      and restores memory before the sampled launch: with kernel replay matmul.wmma's first global
      load drew 7.1-7.7% of ncu's samples, with application replay 2.2%, in TileLab 2.3%; H200,
@@ -149,6 +150,13 @@ def sass_detail(j, theirs, n=8):
                      for p in top)
 
 
+def periods(s):
+    """The periods TileLab's samples are from: "2^11+2^12 (0.8)", "2^12+2^13, 2^11 left out (12.4)"."""
+    first, last, out = s["period_log2"], s.get("last_period_log2", 0), s.get("left_out_period_log2", 0)
+    shown = "+".join(f"2^{p}" for p in range(first, max(first, last) + 1) if p != out)
+    return shown + (f", 2^{out} left out" if out else "") + (f" ({s.get('period_spread', 0):.1f})" if last else "")
+
+
 def compare(j, pages):
     s = j["stalls"]
     if s["status"] not in ("ok",) or not s["lines"]:
@@ -174,6 +182,7 @@ def compare(j, pages):
     g_ncu = max(g_ncu_all, key=lambda k: g_ncu_all[k]) if g_ncu_all else "-"
     top_ncu = sorted(((v, ln) for (f, ln), v in theirs.items() if file_matches(f, kfile)), reverse=True)[:TOP_LINES]
     return {"ok": worst <= TOL_PP and g_ours == g_ncu, "worst": worst, "lines": rows, "samples": (ours_total, theirs_total),
+            "periods": periods(s),
             "sass": sass_detail(j, theirs_pcs),
             "ncu_top": "; ".join(f"{ln}: {100.0 * v / max(1, theirs_total):.1f}" for v, ln in top_ncu),
             "top": (g_ours, 100.0 * s["counts"][g_ours] / ours_total, g_ncu,
@@ -279,7 +288,7 @@ def main():
             g = c["top"]
             table.append(f"| {v} | {c['samples'][0]:,} / {c['samples'][1]:,} | {'; '.join(c['lines'])} | "
                          f"{g[0]} {g[1]:.0f}% / {g[2]} {g[3]:.0f}% | {timing} | "
-                         f"{'ok' if c['ok'] else 'FAIL'} (worst {c['worst']:.1f} pp) |")
+                         f"{'ok' if c['ok'] else 'FAIL'} (worst {c['worst']:.1f} pp; {c['periods']}) |")
             print(table[-1], file=sys.stderr, flush=True)
     print("| variant | samples TileLab / ncu | top-5 lines: TileLab % / ncu % | top reason TileLab / ncu | "
           "median without / with sampling enabled | verdict |")

@@ -181,6 +181,12 @@ TEST(StallProtocol, AReplyWithBadSamplesIsRefusedBeforeItIsRead) {
     json no_calls = reply;
     no_calls["result"]["stalls"]["pcs"][0].erase("calls");
     EXPECT_EQ(reply_fields_problem("run", no_calls), "") << "nor, before 2026-12-04, the calls an instruction begins";
+    json one_period = reply;
+    for (const char* key : {"last_period_log2", "left_out_period_log2", "period_spread"}) one_period["result"]["stalls"].erase(key);
+    EXPECT_EQ(reply_fields_problem("run", one_period), "") << "nor, before 2026-12-05, a second sampling period";
+    json bad_spread = reply;
+    bad_spread["result"]["stalls"]["period_spread"] = "wide";
+    EXPECT_NE(reply_fields_problem("run", bad_spread).find("stalls.period_spread"), std::string::npos);
 }
 
 // ---- the CLI in model mode ------------------------------------------------------------------

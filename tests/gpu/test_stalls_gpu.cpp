@@ -23,7 +23,8 @@ RunOptions with_stalls(bool counters) {
 }  // namespace
 
 // Lesson 1's lesson point, measured on an H200 (67 % global memory, docs/benchmarks.md): most
-// samples wait for the loads, and they sit on lines of matmul/naive.cuh.
+// samples wait for the loads, and they sit on lines of matmul/naive.cuh; sampled at two periods
+// that agree.
 TEST(StallsGpu, TheNaiveMatmulWaitsMostlyOnGlobalMemoryInItsOwnFile) {
     TILELAB_REQUIRE_GPU();
     const RunResult r = shared_engine().run({"matmul.naive", {}, Problem{{1024, 1024, 1024}}}, with_stalls(false));
@@ -34,6 +35,11 @@ TEST(StallsGpu, TheNaiveMatmulWaitsMostlyOnGlobalMemoryInItsOwnFile) {
     ASSERT_FALSE(r.stalls.lines.empty());
     EXPECT_TRUE(stall_file_matches(r.stalls.lines.front().file, r.kernel_file)) << r.stalls.lines.front().file;
     EXPECT_GT(r.stages.stalls_ms, 0);
+    // Half the launches at each of two periods, and for this kernel the two agree (no third).
+    EXPECT_EQ(r.stalls.last_period_log2, r.stalls.period_log2 + 1);
+    EXPECT_EQ(r.stalls.left_out_period_log2, 0);
+    EXPECT_LE(r.stalls.period_spread, kStallPeriodPoints);
+    EXPECT_EQ(r.stalls.reason, "");
     // With the toolkit's disassembler on this machine, every sampled instruction has its text, and
     // the global-memory waits are on the instructions after the loads (an FFMA reading a loaded value).
     if (::access("/usr/local/cuda/bin/nvdisasm", X_OK) == 0) {

@@ -125,7 +125,7 @@ void from_json(const J& j, StallCounts& c) {
 }
 TILELAB_JSON_FIELDS(StallLine, file, line, counts)
 TILELAB_JSON_FIELDS(StallPc, offset, line, counts, sass, calls)
-TILELAB_JSON_FIELDS(StallSamples, status, reason, period_log2, launches, total, dropped, collect_ms, counts, lines, pcs)
+TILELAB_JSON_FIELDS(StallSamples, status, reason, period_log2, last_period_log2, left_out_period_log2, period_spread, launches, total, dropped, collect_ms, counts, lines, pcs)
 
 // Measurement: what the GPU worker returns; `counted` is null when nothing was counted.
 template <typename J, std::enable_if_t<nlohmann::detail::is_basic_json<J>::value, int> = 0>

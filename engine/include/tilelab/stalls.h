@@ -86,7 +86,14 @@ inline constexpr const char* error = "error";              // anything else, wit
 struct StallSamples {
     std::string status = stall_status::skipped;
     std::string reason;            // one sentence when status is not ok: what happened, what to do
-    int period_log2 = 0;           // a sample every 2^period_log2 cycles on each SM
+    // A sample every 2^period_log2 cycles on each SM. The worker samples half its launches at
+    // 2^P and half at 2^(P+1), and a third share at 2^(P+2) where those two disagree
+    // (choose_stall_periods): the samples shown are those of the periods from period_log2 to
+    // last_period_log2, left_out_period_log2 excepted.
+    int period_log2 = 0;
+    int last_period_log2 = 0;      // 0: one period
+    int left_out_period_log2 = 0;  // 0: none left out
+    double period_spread = 0;      // points: the largest difference between the periods' shares (stall_period_spread)
     int launches = 0;              // sampled launches of the kernel
     uint64_t total = 0;            // samples of this kernel (every state)
     uint64_t dropped = 0;          // samples the hardware dropped
@@ -120,6 +127,34 @@ const StallLine* stall_hottest_line(const StallSamples& s, const std::string& ke
 // A lesson's measured stall claim (<!-- measured: ... | TILE=32: 48% memory_throttle -->): a
 // percentage and a group key. False for anything else (a time such as "0.420 ms").
 bool parse_stall_claim(const std::string& text, double& percent, StallGroup& group);
+
+// How far apart two sets of samples of one kernel are, in percentage points: the largest
+// difference between their shares of a reason group or of a line that either ranks in its five
+// most sampled (a line the other lacks has a share of 0 there).
+double stall_period_spread(const StallSamples& a, const StallSamples& b);
+// Two sets of samples of one kernel taken at different periods agree: no share differs by more
+// than kStallPeriodPoints, nor by more than four standard errors of the difference (binomial, from
+// the two sample counts, so that a kernel with few samples is not called period-dependent for its
+// noise). 3 points: about twice the largest change of a top line between repeated runs at one
+// period on an H200 (1.3 points, matmul.tma_wgmma, check_stalls.py, 2026-12-04), and below the 5
+// points the check against Nsight Compute allows.
+inline constexpr double kStallPeriodPoints = 3.0;
+bool stall_periods_agree(const StallSamples& a, const StallSamples& b);
+// Which sampling rounds to show, given rounds at periods 2^P, 2^(P+1) and, once those two
+// disagree, 2^(P+2): both of the first two where they agree; else the two of three that agree,
+// the third left out (a period that kept step with the kernel's loop — measured: matmul.smem_tiled
+// on an H200 at 2^11, not at 2^10, 2^12 or 2^13); all of them where no two agree.
+struct StallPeriodChoice {
+    bool need_third = false;     // two rounds given, and they disagree: sample a third
+    std::vector<size_t> shown;   // the rounds whose samples to add up, in period order
+    int left_out = -1;           // the round left out (-1: none)
+    double spread = 0;           // the largest spread between rounds (shown and left out alike)
+};
+StallPeriodChoice choose_stall_periods(const std::vector<StallSamples>& rounds);
+// The periods shown: "2^11", "2^11 or 2^12", "2^11 or 2^13".
+std::string stall_periods_text(const StallSamples& s);
+// The sentence for samples that depended on the sampling period ("" where they did not).
+std::string stall_period_note(const StallSamples& s);
 
 // The share of `part` in `total`, in percent (0 when total is 0).
 double stall_share(uint64_t part, uint64_t total);

@@ -251,35 +251,64 @@ struct PcSamplingSession::State {
         }
     }
 
-    // Per-offset counts into per-line counts, through the cubin's line table as Nsight Compute's
-    // source view reads it (line_table.h: an instruction where inlined calls begin counts on each
-    // call's line and on its own); CUPTI's correlation, the innermost line alone, where the
-    // cubin's table cannot be read.
-    void to_lines(const CompileResult& kernel, const std::map<uint64_t, StallCounts>& by_pc, StallSamples& out) {
-        const CubinLineTable table =
-            CubinLineTable::read(std::string_view(kernel.cubin.data(), kernel.cubin.size()), kernel.lowered_name);
+};
+
+namespace {
+
+// The launches sampled at one period, by offset, and charged to lines.
+struct Round {
+    int period = 0, launches = 0;
+    std::map<uint64_t, StallCounts> by_pc;
+    StallSamples samples;
+};
+
+// Per-offset counts into per-line counts (charge_stall_lines), through the cubin's line table as
+// Nsight Compute's source view reads it (line_table.h: an instruction where inlined calls begin
+// counts on each call's line and on its own); CUPTI's correlation, the innermost line alone, where
+// the cubin's table cannot be read. Each offset's lines are looked up once.
+class LineCharger {
+public:
+    LineCharger(const Api& api, const CompileResult& kernel)
+        : api_(api), kernel_(kernel),
+          table_(CubinLineTable::read(std::string_view(kernel.cubin.data(), kernel.cubin.size()), kernel.lowered_name)) {}
+
+    void charge(const std::map<uint64_t, StallCounts>& by_pc, StallSamples& out) {
         std::vector<SampledPc> sampled;
         for (const auto& [offset, counts] : by_pc) {
-            SampledPc& p = sampled.emplace_back(SampledPc{offset, counts, {}});
-            if (!table.empty()) {
-                for (SourceLine& l : table.lines_at(offset)) p.lines.emplace_back(std::move(l.file), l.line);
-                continue;
-            }
-            // No line table of its own: CUPTI's correlation, the instruction's own line alone.
-            auto q = params<CUpti_GetSassToSourceCorrelationParams>(CUpti_GetSassToSourceCorrelationParamsSize);
-            q.cubin = kernel.cubin.data();
-            q.cubinSize = kernel.cubin.size();
-            q.functionName = kernel.lowered_name.c_str();
-            q.pcOffset = offset;
-            if (api.cuptiGetSassToSourceCorrelation(&q) == CUPTI_SUCCESS) {
-                p.lines.emplace_back(q.fileName ? q.fileName : "", int(q.lineNumber));
-                std::free(q.fileName);
-                std::free(q.dirName);
-            }
+            auto found = lines_.find(offset);
+            if (found == lines_.end()) found = lines_.emplace(offset, lines_of(offset)).first;
+            sampled.push_back(SampledPc{offset, counts, found->second});
         }
         charge_stall_lines(sampled, out);
     }
+
+private:
+    std::vector<std::pair<std::string, int>> lines_of(uint64_t offset) {
+        std::vector<std::pair<std::string, int>> lines;
+        if (!table_.empty()) {
+            for (SourceLine& l : table_.lines_at(offset)) lines.emplace_back(std::move(l.file), l.line);
+            return lines;
+        }
+        auto q = params<CUpti_GetSassToSourceCorrelationParams>(CUpti_GetSassToSourceCorrelationParamsSize);
+        q.cubin = kernel_.cubin.data();
+        q.cubinSize = kernel_.cubin.size();
+        q.functionName = kernel_.lowered_name.c_str();
+        q.pcOffset = offset;
+        if (api_.cuptiGetSassToSourceCorrelation(&q) == CUPTI_SUCCESS) {
+            lines.emplace_back(q.fileName ? q.fileName : "", int(q.lineNumber));
+            std::free(q.fileName);
+            std::free(q.dirName);
+        }
+        return lines;
+    }
+
+    const Api& api_;
+    const CompileResult& kernel_;
+    const CubinLineTable table_;
+    std::map<uint64_t, std::vector<std::pair<std::string, int>>> lines_;
 };
+
+}  // namespace
 
 PcSamplingSession::PcSamplingSession() : state_(std::make_unique<State>()) {}
 
@@ -330,9 +359,9 @@ StallSamples PcSamplingSession::collect(const CompileResult& kernel, double laun
         return out;
     }
     out.status = stall_status::ok;
-    out.launches = std::clamp(int(std::ceil(kSampledMs / std::max(launch_ms, 1e-3))), 1, kMaxLaunches);
+    const int n = std::clamp(int(std::ceil(kSampledMs / std::max(launch_ms, 1e-3))), 1, kMaxLaunches);
     const int forced = forced_period();
-    const int period = forced ? forced : auto_period(out.launches * launch_ms);
+    const int period = forced ? forced : auto_period(n * launch_ms);
     // Stopped on every way out, a launch's CudaError included.
     struct Stop {
         State& s;
@@ -342,25 +371,52 @@ StallSamples PcSamplingSession::collect(const CompileResult& kernel, double laun
         }
     } stop{s};
     try {
-        if (period != s.period) s.set_period(period);
-        out.period_log2 = s.period;
-        auto on = params<CUpti_PCSamplingStartParams>(CUpti_PCSamplingStartParamsSize);
-        on.ctx = s.context;
-        s.check(s.api.cuptiPCSamplingStart(&on), "cuptiPCSamplingStart");
-        stop.armed = true;
-        const auto t_launch = std::chrono::steady_clock::now();
-        launches(out.launches);
-        trace("enable and start", start, t_launch);
-        const auto t_stop = std::chrono::steady_clock::now();
-        trace("sampled launches", t_launch, t_stop);
-        stop.armed = false;
-        s.check(s.stop(), "cuptiPCSamplingStop");
-        std::map<uint64_t, StallCounts> by_pc;
-        s.drain(kernel.lowered_name, by_pc, out);
-        const auto t_lines = std::chrono::steady_clock::now();
-        trace("stop and decode", t_stop, t_lines);
-        s.to_lines(kernel, by_pc, out);
-        trace("source lines", t_lines, std::chrono::steady_clock::now());
+        LineCharger charger(s.api, kernel);
+        std::vector<Round> rounds;
+        const auto sample = [&](int p, int count) {
+            Round& r = rounds.emplace_back(Round{p, count, {}, {}});
+            if (p != s.period) s.set_period(p);
+            auto on = params<CUpti_PCSamplingStartParams>(CUpti_PCSamplingStartParamsSize);
+            on.ctx = s.context;
+            s.check(s.api.cuptiPCSamplingStart(&on), "cuptiPCSamplingStart");
+            stop.armed = true;
+            const auto t_launch = std::chrono::steady_clock::now();
+            launches(count);
+            const auto t_stop = std::chrono::steady_clock::now();
+            trace("sampled launches", t_launch, t_stop);
+            stop.armed = false;
+            s.check(s.stop(), "cuptiPCSamplingStop");
+            s.drain(kernel.lowered_name, r.by_pc, out);
+            charger.charge(r.by_pc, r.samples);
+            trace("stop, decode and lines", t_stop, std::chrono::steady_clock::now());
+        };
+        trace("enable", start, std::chrono::steady_clock::now());
+        // Half the launches at 2^period and half at twice the period (one launch each where one
+        // fills the time), compared; a third share at four times where those two disagree. A
+        // forced period is sampled alone.
+        const int half = std::max(1, (n + 1) / 2), rest = std::max(1, n - half);
+        sample(period, forced ? n : half);
+        if (!forced) sample(period + 1, rest);
+        std::vector<StallSamples> shares;
+        for (const Round& r : rounds) shares.push_back(r.samples);
+        StallPeriodChoice choice = choose_stall_periods(shares);
+        if (choice.need_third) {
+            sample(period + 2, rest);
+            shares.push_back(rounds.back().samples);
+            choice = choose_stall_periods(shares);
+        }
+        std::map<uint64_t, StallCounts> shown;
+        for (const size_t i : choice.shown) {
+            for (const auto& [offset, counts] : rounds[i].by_pc) shown[offset] += counts;
+            out.launches += rounds[i].launches;
+        }
+        charger.charge(shown, out);
+        const auto period_of = [&](int i) { return i >= 0 ? rounds[size_t(i)].period : 0; };
+        out.period_log2 = period_of(int(choice.shown.front()));
+        out.left_out_period_log2 = period_of(choice.left_out);
+        out.last_period_log2 = rounds.size() > 1 ? std::max(period_of(int(choice.shown.back())), out.left_out_period_log2) : 0;
+        out.period_spread = choice.spread;
+        const std::string note = stall_period_note(out);
         if (out.status == stall_status::overflow || out.dropped > 0) {
             out.status = stall_status::overflow;
             out.reason = stall_reason(stall_status::overflow, fmt::format("{} samples dropped", out.dropped));
@@ -368,6 +424,7 @@ StallSamples PcSamplingSession::collect(const CompileResult& kernel, double laun
             out.status = stall_status::error;
             out.reason = stall_reason(stall_status::error, "no samples of this kernel were returned");
         }
+        if (!note.empty() && out.total > 0) out.reason = out.reason.empty() ? note : out.reason + " " + note;
     } catch (const Failure& f) {
         out = StallSamples{};
         out.status = status_for(f.code);

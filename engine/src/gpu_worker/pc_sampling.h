@@ -28,12 +28,15 @@ public:
     void prepare();
 
     // Samples `kernel`: launches(n) runs it n times and waits for them, as many as make a few
-    // milliseconds (a launch takes about `launch_ms`), at a period chosen so that the run gives
-    // some hundred thousand samples. launches() must load the cubin afresh and keep it loaded until
-    // collect() returns: CUPTI attributes samples only to modules loaded while sampling is enabled
-    // (after a re-enable, an H200 counted the samples of an earlier load as "non-user kernels").
-    // TILELAB_PC_SAMPLING_PERIOD=N (5 to 31) forces 2^N cycles (a small N overflows the hardware
-    // buffer: the overflow sentence). launches() may throw CudaError, passed on once sampling stops.
+    // milliseconds in all (a launch takes about `launch_ms`), at a period chosen so that the run
+    // gives some hundred thousand samples: half the launches at that period, half at twice it,
+    // and a third share at four times it where the first two disagree (choose_stall_periods in
+    // tilelab/stalls.h), so launches() is called two or three times. Its first call must load the
+    // cubin afresh and keep it loaded until collect() returns: CUPTI attributes samples only to
+    // modules loaded while sampling is enabled (after a re-enable, an H200 counted the samples of
+    // an earlier load as "non-user kernels"). TILELAB_PC_SAMPLING_PERIOD=N (5 to 31) forces 2^N
+    // cycles for every launch (a small N overflows the hardware buffer: the overflow sentence).
+    // launches() may throw CudaError, passed on once sampling stops.
     // TILELAB_PCSAMP_TRACE=1 prints where the time went (enable, launches, decoding) on stderr.
     StallSamples collect(const CompileResult& kernel, double launch_ms, const std::function<void(int)>& launches);
 

@@ -176,7 +176,7 @@ std::string greeting_fields_problem(const json& hello) {
 Target greeting_target(const json& hello) { return nlohmann::ordered_json::parse(hello.at("target").dump()).get<Target>(); }
 
 std::string reply_fields_problem(const std::string& op, const json& reply) {
-    static const ShapeRules rules{{"hardware", "stalls", "calls"}, {"counted"}};
+    static const ShapeRules rules{{"hardware", "stalls", "calls", "last_period_log2", "left_out_period_log2", "period_spread"}, {"counted"}};
     return shape_problem(reply, reference_for(op), "", rules);
 }
 
