@@ -5,8 +5,12 @@
 // sampling failure never fails the run. (Each lesson against ncu's source page:
 // scripts/check_stalls.py.) Every test skips visibly without a GPU.
 #include <unistd.h>
+#include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include "gpu.h"
+#include "spawned_program.h"
+#include "tilelab/result_json.h"
 #include "tilelab/stalls.h"
 
 using namespace tilelab;
@@ -23,8 +27,7 @@ RunOptions with_stalls(bool counters) {
 }  // namespace
 
 // Lesson 1's lesson point, measured on an H200 (67 % global memory, docs/benchmarks.md): most
-// samples wait for the loads, and they sit on lines of matmul/naive.cuh; sampled at two periods
-// that agree.
+// samples wait for the loads, and they sit on lines of matmul/naive.cuh.
 TEST(StallsGpu, TheNaiveMatmulWaitsMostlyOnGlobalMemoryInItsOwnFile) {
     TILELAB_REQUIRE_GPU();
     const RunResult r = shared_engine().run({"matmul.naive", {}, Problem{{1024, 1024, 1024}}}, with_stalls(false));
@@ -35,11 +38,6 @@ TEST(StallsGpu, TheNaiveMatmulWaitsMostlyOnGlobalMemoryInItsOwnFile) {
     ASSERT_FALSE(r.stalls.lines.empty());
     EXPECT_TRUE(stall_file_matches(r.stalls.lines.front().file, r.kernel_file)) << r.stalls.lines.front().file;
     EXPECT_GT(r.stages.stalls_ms, 0);
-    // Half the launches at each of two periods, and for this kernel the two agree (no third).
-    EXPECT_EQ(r.stalls.last_period_log2, r.stalls.period_log2 + 1);
-    EXPECT_EQ(r.stalls.left_out_period_log2, 0);
-    EXPECT_LE(r.stalls.period_spread, kStallPeriodPoints);
-    EXPECT_EQ(r.stalls.reason, "");
     // With the toolkit's disassembler on this machine, every sampled instruction has its text, and
     // the global-memory waits are on the instructions after the loads (an FFMA reading a loaded value).
     if (::access("/usr/local/cuda/bin/nvdisasm", X_OK) == 0) {
@@ -85,4 +83,23 @@ TEST(StallsGpu, ARunThatDoesNotAskIsNotSampled) {
     ASSERT_TRUE(r.ok) << r.error;
     EXPECT_EQ(r.stalls.status, stall_status::skipped);
     EXPECT_EQ(r.stages.stalls_ms, 0);
+}
+
+// With the period check (TILELAB_PC_SAMPLING_CHECK=1, through the CLI and its worker), the naive
+// matmul is sampled at two periods, whose shares agree: no third period, no sentence.
+TEST(StallsGpu, TheNaiveMatmulsTwoPeriodsAgree) {
+    TILELAB_REQUIRE_GPU();
+    const auto dir = std::filesystem::temp_directory_path() / ("tilelab_stall_periods_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    const auto r = tilelab::test::spawn(tilelab::test::cli_path(),
+                                        {"run", "matmul.naive", "--size", "1024", "--stalls", "--no-hardware", "--json"},
+                                        {"TILELAB_PC_SAMPLING_CHECK=1"}, 300, dir.string());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const StallSamples s = nlohmann::json::parse(r.out).at("stalls").get<StallSamples>();
+    ASSERT_EQ(s.status, stall_status::ok) << s.reason;
+    EXPECT_EQ(s.last_period_log2, s.period_log2 + 1);
+    EXPECT_EQ(s.left_out_period_log2, 0);
+    EXPECT_LE(s.period_spread, kStallPeriodPoints);
+    EXPECT_EQ(s.reason, "");
+    std::filesystem::remove_all(dir);
 }
