@@ -99,6 +99,17 @@ TEST(StallPeriods, ThePeriodsAndTheSentenceInBothLanguages) {
     set_language(Language::English);
 }
 
+TEST(StallPeriods, AWorkersImpossiblePeriodsReadAsOne) {
+    StallSamples s = round_of(1000, 0.5);
+    s.period_log2 = INT32_MIN, s.last_period_log2 = INT32_MAX, s.left_out_period_log2 = 3, s.period_spread = 1e300;
+    EXPECT_EQ(stall_periods_text(s), "2^-2147483648");
+    EXPECT_EQ(stall_period_note(s), "");
+    s.period_log2 = 11, s.last_period_log2 = 10;
+    EXPECT_EQ(stall_periods_text(s), "2^11");
+    s.last_period_log2 = 12, s.left_out_period_log2 = 40;   // left out: outside the range, so nothing left out of it
+    EXPECT_EQ(stall_periods_text(s), "2^11 or 2^12");
+}
+
 TEST(StallPeriods, TheFieldsCrossJsonAndDefaultToOnePeriod) {
     StallSamples s = round_of(1000, 0.5);
     s.period_log2 = 12, s.last_period_log2 = 13, s.left_out_period_log2 = 11, s.period_spread = 12.4;

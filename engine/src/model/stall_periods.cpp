@@ -84,8 +84,18 @@ StallPeriodChoice choose_stall_periods(const std::vector<StallSamples>& rounds) 
     return c;
 }
 
+namespace {
+
+// The periods' range holds two or three periods (a worker's reply is read as sent).
+bool several_periods(const StallSamples& s) {
+    const int64_t span = int64_t(s.last_period_log2) - int64_t(s.period_log2);
+    return span >= 1 && span <= 2;
+}
+
+}  // namespace
+
 std::string stall_periods_text(const StallSamples& s) {
-    if (s.last_period_log2 <= s.period_log2) return fmt::format("2^{}", s.period_log2);
+    if (!several_periods(s)) return fmt::format("2^{}", s.period_log2);
     std::vector<std::string> shown;
     for (int p = s.period_log2; p <= s.last_period_log2; ++p)
         if (p != s.left_out_period_log2) shown.push_back(fmt::format("2^{}", p));
@@ -94,6 +104,7 @@ std::string stall_periods_text(const StallSamples& s) {
 }
 
 std::string stall_period_note(const StallSamples& s) {
+    if (!several_periods(s)) return "";
     if (s.left_out_period_log2 > 0) {
         int a = 0, b = 0;
         for (int p = s.period_log2; p <= s.last_period_log2; ++p)
