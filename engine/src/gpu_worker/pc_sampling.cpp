@@ -380,6 +380,10 @@ StallSamples PcSamplingSession::collect(const CompileResult& kernel, double laun
     } stop{s};
     try {
         LineCharger charger(s.api, kernel);
+        // With the check, half the launches at 2^period and half at twice the period (one launch
+        // each where one fills the time), compared; a third share at four times where those two
+        // disagree. A forced period is sampled alone.
+        const bool check = !forced && period_check();
         std::vector<Round> rounds;
         const auto sample = [&](int p, int count) {
             Round& r = rounds.emplace_back(Round{p, count, {}, {}});
@@ -395,14 +399,10 @@ StallSamples PcSamplingSession::collect(const CompileResult& kernel, double laun
             stop.armed = false;
             s.check(s.stop(), "cuptiPCSamplingStop");
             s.drain(kernel.lowered_name, r.by_pc, out);
-            charger.charge(r.by_pc, r.samples);
-            trace("stop, decode and lines", t_stop, std::chrono::steady_clock::now());
+            if (check) charger.charge(r.by_pc, r.samples);   // to compare the rounds
+            trace("stop and decode", t_stop, std::chrono::steady_clock::now());
         };
         trace("enable", start, std::chrono::steady_clock::now());
-        // With the check, half the launches at 2^period and half at twice the period (one launch
-        // each where one fills the time), compared; a third share at four times where those two
-        // disagree. A forced period is sampled alone.
-        const bool check = !forced && period_check();
         const int half = std::max(1, (n + 1) / 2), rest = std::max(1, n - half);
         sample(period, check ? half : n);
         if (check) sample(period + 1, rest);
@@ -419,7 +419,9 @@ StallSamples PcSamplingSession::collect(const CompileResult& kernel, double laun
             for (const auto& [offset, counts] : rounds[i].by_pc) shown[offset] += counts;
             out.launches += rounds[i].launches;
         }
+        const auto t_lines = std::chrono::steady_clock::now();
         charger.charge(shown, out);
+        trace("source lines", t_lines, std::chrono::steady_clock::now());
         const auto period_of = [&](int i) { return i >= 0 ? rounds[size_t(i)].period : 0; };
         out.period_log2 = period_of(int(choice.shown.front()));
         out.left_out_period_log2 = period_of(choice.left_out);
