@@ -11,7 +11,8 @@ For each variant (default: every lesson variant of `tilelab-cli list --json`, at
      after the validating launch and two warm-ups, with L2 left warm as TileLab's back-to-back
      sampled launches find it; clocks and caches left alone (--clock-control none --cache-control
      none), at the first sampling period of ours (--warp-sampling-interval = TileLab's period_log2 - 5;
-     the worker samples at two periods, or three, and may leave one out: the verdict names them);
+     with TILELAB_PC_SAMPLING_CHECK=1 the worker samples at two periods, or three, and may leave
+     one out: the verdict names them);
      in application replay by default (ncu runs the CLI once per pass, so nothing of ncu's saves
      and restores memory before the sampled launch: with kernel replay matmul.wmma's first global
      load drew 7.1-7.7% of ncu's samples, with application replay 2.2%, in TileLab 2.3%; H200,

@@ -85,11 +85,14 @@ inline constexpr const char* error = "error";              // anything else, wit
 
 struct StallSamples {
     std::string status = stall_status::skipped;
-    std::string reason;            // one sentence when status is not ok: what happened, what to do
-    // A sample every 2^period_log2 cycles on each SM. The worker samples half its launches at
-    // 2^P and half at 2^(P+1), and a third share at 2^(P+2) where those two disagree
-    // (choose_stall_periods): the samples shown are those of the periods from period_log2 to
-    // last_period_log2, left_out_period_log2 excepted.
+    // One sentence when status is not ok (what happened, what to do), or when the shares
+    // depended on the sampling period (stall_period_note).
+    std::string reason;
+    // A sample every 2^period_log2 cycles on each SM. With the period check (the worker's
+    // TILELAB_PC_SAMPLING_CHECK=1, pc_sampling.h) half the launches are sampled at 2^P and half
+    // at 2^(P+1), and a third share at 2^(P+2) where those two disagree (choose_stall_periods):
+    // the samples shown are those of the periods from period_log2 to last_period_log2,
+    // left_out_period_log2 excepted.
     int period_log2 = 0;
     int last_period_log2 = 0;      // 0: one period
     int left_out_period_log2 = 0;  // 0: none left out
