@@ -8,21 +8,19 @@
 #      (TILELAB_PCSAMP_GAP_MS; 20 ms closed most of its difference from ncu, docs/benchmarks.md);
 #   4. the SM clock (nvidia-smi every 20 ms) during 60,000 back-to-back launches of it, against
 #      the 1.72 GHz ncu's launches ran at.
-# Binaries from scripts/carry_build.sh. Usage: scripts/gpu_stall_check.sh CARRY OUT
-# (OUT gets the logs and keep.tgz, the kept files packed; the tables are printed last.)
+# Binaries from scripts/carry_build.sh. Usage: scripts/gpu_stall_check.sh CARRY (logs and keep.tgz,
+# the kept files packed, into $OUT, else /tmp/tilelab-stall-check; the tables are printed last).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
-carry=${1:?usage: gpu_stall_check.sh CARRY OUT}
-out=${2:?usage: gpu_stall_check.sh CARRY OUT}
-mkdir -p "$out"
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
-export TILELAB_CLI="$carry/tilelab-cli"
-cli="$carry/tilelab-cli"
+# shellcheck source=scripts/gpu_check_start.sh
+. scripts/gpu_check_start.sh
+gpu_check_start stall_check "$@"
+export TILELAB_CLI="$cli"
 stamp() { echo "$1 $(date -u +%H:%M:%S)" >> "$out/times.txt"; }
 stamp start
 TILELAB_PC_SAMPLING_CHECK=1 python3 scripts/check_stalls.py "$cli" --skip-timing --keep "$out/k" > "$out/cs_all.txt" 2>&1
 stamp check_stalls
-GTEST_FILTER='StallsGpu*' "$carry/tests/tilelab_tests" > "$out/gtest.txt" 2>&1
+GTEST_FILTER='StallsGpu*' "$build/tests/tilelab_tests" > "$out/gtest.txt" 2>&1
 echo "gtest exit $?" >> "$out/times.txt"
 for g in 1 5; do
   TILELAB_PCSAMP_GAP_MS=$g python3 scripts/check_stalls.py "$cli" --skip-timing --variants matmul.tma_wgmma \
