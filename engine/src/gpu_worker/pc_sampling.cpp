@@ -263,11 +263,10 @@ struct PcSamplingSession::State {
 
 namespace {
 
-// The launches sampled at one period, by offset, and charged to lines.
+// The launches sampled at one period, by offset.
 struct Round {
     int period = 0, launches = 0;
     std::map<uint64_t, StallCounts> by_pc;
-    StallSamples samples;
 };
 
 // Per-offset counts into per-line counts (charge_stall_lines), through the cubin's line table as
@@ -385,8 +384,9 @@ StallSamples PcSamplingSession::collect(const CompileResult& kernel, double laun
         // disagree. A forced period is sampled alone.
         const bool check = !forced && period_check();
         std::vector<Round> rounds;
+        std::vector<StallSamples> shares;   // each round charged to lines, to compare them (empty without the check)
         const auto sample = [&](int p, int count) {
-            Round& r = rounds.emplace_back(Round{p, count, {}, {}});
+            Round& r = rounds.emplace_back(Round{p, count, {}});
             if (p != s.period) s.set_period(p);
             auto on = params<CUpti_PCSamplingStartParams>(CUpti_PCSamplingStartParamsSize);
             on.ctx = s.context;
@@ -399,19 +399,16 @@ StallSamples PcSamplingSession::collect(const CompileResult& kernel, double laun
             stop.armed = false;
             s.check(s.stop(), "cuptiPCSamplingStop");
             s.drain(kernel.lowered_name, r.by_pc, out);
-            if (check) charger.charge(r.by_pc, r.samples);   // to compare the rounds
+            if (check) charger.charge(r.by_pc, shares.emplace_back());
             trace("stop and decode", t_stop, std::chrono::steady_clock::now());
         };
         trace("enable", start, std::chrono::steady_clock::now());
         const int half = std::max(1, (n + 1) / 2), rest = std::max(1, n - half);
         sample(period, check ? half : n);
         if (check) sample(period + 1, rest);
-        std::vector<StallSamples> shares;
-        for (const Round& r : rounds) shares.push_back(r.samples);
-        StallPeriodChoice choice = choose_stall_periods(shares);
+        StallPeriodChoice choice = check ? choose_stall_periods(shares) : StallPeriodChoice{false, {0}, -1, 0};
         if (choice.need_third) {
             sample(period + 2, rest);
-            shares.push_back(rounds.back().samples);
             choice = choose_stall_periods(shares);
         }
         std::map<uint64_t, StallCounts> shown;
