@@ -108,6 +108,9 @@ TEST(StallPeriods, AWorkersImpossiblePeriodsReadAsOne) {
     EXPECT_EQ(stall_periods_text(s), "2^11");
     s.last_period_log2 = 12, s.left_out_period_log2 = 40;   // left out: outside the range, so nothing left out of it
     EXPECT_EQ(stall_periods_text(s), "2^11 or 2^12");
+    s.left_out_period_log2 = 12;   // one of two left out: one period shown, no sentence
+    EXPECT_EQ(stall_periods_text(s), "2^11");
+    EXPECT_EQ(stall_period_note(s), "");
 }
 
 TEST(StallPeriods, TheFieldsCrossJsonAndDefaultToOnePeriod) {

@@ -92,29 +92,32 @@ bool several_periods(const StallSamples& s) {
     return span >= 1 && span <= 2;
 }
 
+// The periods whose samples are shown, as "2^11" each: the range but the one left out.
+std::vector<std::string> shown_periods(const StallSamples& s) {
+    std::vector<std::string> shown;
+    for (int p = s.period_log2; p <= s.last_period_log2; ++p)
+        if (p != s.left_out_period_log2) shown.push_back(fmt::format("2^{}", p));
+    return shown;
+}
+
 }  // namespace
 
 std::string stall_periods_text(const StallSamples& s) {
     if (!several_periods(s)) return fmt::format("2^{}", s.period_log2);
-    std::vector<std::string> shown;
-    for (int p = s.period_log2; p <= s.last_period_log2; ++p)
-        if (p != s.left_out_period_log2) shown.push_back(fmt::format("2^{}", p));
+    const std::vector<std::string> shown = shown_periods(s);
+    if (shown.size() == 1) return shown[0];   // a worker's reply that left out one of two
     if (shown.size() == 2) return say("{} or {}", "{} 或 {}", shown[0], shown[1]);
     return say("{}, {} or {}", "{}、{} 或 {}", shown[0], shown[1], shown[2]);
 }
 
 std::string stall_period_note(const StallSamples& s) {
     if (!several_periods(s)) return "";
-    if (s.left_out_period_log2 > 0) {
-        int a = 0, b = 0;
-        for (int p = s.period_log2; p <= s.last_period_log2; ++p)
-            if (p != s.left_out_period_log2) (a == 0 ? a : b) = p;
-        return say("At a period of 2^{} cycles the shares differed from those at 2^{} and 2^{} by up to {:.0f} points "
+    if (const std::vector<std::string> shown = shown_periods(s); s.left_out_period_log2 > 0 && shown.size() == 2)
+        return say("At a period of 2^{} cycles the shares differed from those at {} and {} by up to {:.0f} points "
                    "(the sampler likely kept step with the kernel's loop): those samples are left out.",
-                   "采样周期为 2^{} 个周期时，各份额与 2^{} 和 2^{} 时相差最多 {:.0f} 个百分点（采样器很可能与内核的循环"
+                   "采样周期为 2^{} 个周期时，各份额与 {} 和 {} 时相差最多 {:.0f} 个百分点（采样器很可能与内核的循环"
                    "同步了）：这些采样没有计入。",
-                   s.left_out_period_log2, a, b, s.period_spread);
-    }
+                   s.left_out_period_log2, shown[0], shown[1], s.period_spread);
     if (s.last_period_log2 > s.period_log2 + 1)   // a third period, and still no two agreed
         return say("The shares depend on the sampling period: at 2^{}, 2^{} and 2^{} cycles they differ by up to {:.0f} "
                    "points (the sampler likely keeps step with the kernel's loop); read them with care.",
