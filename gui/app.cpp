@@ -66,6 +66,27 @@ void App::wait_for_engine() const {
     while (!engine_thread_.ready() && Clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(5));
 }
 
+// --panel (or an exercise to type in): the tab and Code view the first frame shows.
+std::string App::select_panel_from_options() {
+    if (same_name(options_.panel, "exercise") || !options_.exercise_text.empty()) {
+        state_.select_tab = "Code";
+        state_.select_code_view = "Exercise";
+    } else if (!options_.panel.empty()) {
+        const auto* tab = std::find_if(std::begin(kTabs), std::end(kTabs),
+                                       [&](const Tab& t) { return same_name(t.name, options_.panel); });
+        if (tab == std::end(kTabs)) {
+            std::string names;
+            for (const Tab& t : kTabs) {
+                for (const char* c = t.name; *c; ++c) names += char(std::tolower(static_cast<unsigned char>(*c)));
+                names += ", ";
+            }
+            return "--panel: there is no panel '" + shortened(options_.panel) + "' (" + names + "exercise).";
+        }
+        state_.select_tab = tab->name;
+    }
+    return "";
+}
+
 std::string App::init_from_options() {
     SavedPlace place;
     if (options_.persist) {
@@ -138,27 +159,12 @@ std::string App::init_from_options() {
     }
 
     state_.exercise.dir = options_.persist ? default_exercise_dir() : options_.exercise_dir;
-    if (same_name(options_.panel, "exercise") || !options_.exercise_text.empty()) {
-        state_.select_tab = "Code";
-        state_.select_code_view = "Exercise";
-    } else if (!options_.panel.empty()) {
-        const auto* tab = std::find_if(std::begin(kTabs), std::end(kTabs),
-                                       [&](const Tab& t) { return same_name(t.name, options_.panel); });
-        if (tab == std::end(kTabs)) {
-            std::string names;
-            for (const Tab& t : kTabs) {
-                for (const char* c = t.name; *c; ++c) names += char(std::tolower(static_cast<unsigned char>(*c)));
-                names += ", ";
-            }
-            return "--panel: there is no panel '" + shortened(options_.panel) + "' (" + names + "exercise).";
-        }
-        state_.select_tab = tab->name;
-    }
+    if (std::string error = select_panel_from_options(); !error.empty()) return error;
     // The drills' scores, kept between runs (headless runs neither read nor write them).
     state_.drill_scores_path = options_.persist ? DrillScores::default_path() : options_.drill_scores;
     if (!state_.drill_scores_path.empty()) {
         std::string error;
-        if (!state_.drill_scores_path.empty() && !state_.drill_scores.load(state_.drill_scores_path, error)) {
+        if (!state_.drill_scores.load(state_.drill_scores_path, error)) {
             std::fprintf(stderr, "tilelab: %s\n", error.c_str());
             state_.notice = error;
             state_.drill_scores_path.clear();   // never overwrite a file we could not read

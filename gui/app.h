@@ -82,6 +82,7 @@ public:
 
 private:
     std::string init_from_options();   // Init's work; Init records whether it succeeded
+    std::string select_panel_from_options();
     void wait_for_engine() const;      // the engine starts on the worker's thread: up to 120 s for it to be ready
     void poll_worker();
     void log_stages(const EngineUpdate& update, Clock::time_point drawn_at) const;

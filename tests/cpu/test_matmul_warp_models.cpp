@@ -148,19 +148,12 @@ Walked walk(const matmul::WarpConfig& c, const Problem& p, const Matrices* in, s
             w.register_accesses += double(T) * rows * cols;   // acc = 0
             std::fill(holds.begin(), holds.end(), -1);
             std::fill(computed.begin(), computed.end(), false);
-            if (S == 1) {
-                for (int64_t t = 0; t < steps; ++t) {
-                    load_stage(0, t, block_row, block_col);
-                    compute_stage(0, t);
-                }
-            } else {
-                for (int s = 0; s < S - 1; ++s)
-                    if (s < steps) load_stage(s, s, block_row, block_col);
-                for (int64_t t = 0; t < steps; ++t) {
-                    const int64_t next = t + S - 1;
-                    if (next < steps) load_stage(int(next % S), next, block_row, block_col);
-                    compute_stage(int(t % S), t);
-                }
+            for (int s = 0; s < S - 1; ++s)   // with one stage: none ahead, each slice loaded then computed
+                if (s < steps) load_stage(s, s, block_row, block_col);
+            for (int64_t t = 0; t < steps; ++t) {
+                const int64_t next = t + S - 1;
+                if (next < steps) load_stage(int(next % S), next, block_row, block_col);
+                compute_stage(int(t % S), t);
             }
             for (int tid = 0; tid < T; ++tid)
                 for (int wm = 0; wm < wmiter; ++wm)
