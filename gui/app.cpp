@@ -516,7 +516,7 @@ void App::draw_status_bar() {
     ImGui::TextDisabled("  |  %s", to_string(engine_thread_.activity()));
     if (!state_.notice.empty()) {   // e.g. a settings field that was reset; stays until the app closes
         ImGui::SameLine();
-        ImGui::TextColored(ImVec4(0.95f, 0.75f, 0.3f, 1.0f), "  |  %s", state_.notice.c_str());
+        ImGui::TextColored(CautionColorVec(), "  |  %s", state_.notice.c_str());
     }
     char frame[64];
     std::snprintf(frame, sizeof frame, "%s %.1f ms", tr("status.frame").c_str(), last_frame_ms_);

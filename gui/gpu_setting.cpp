@@ -151,14 +151,14 @@ void DrawGpuStatus(EngineThread& engine) {
         ImGui::TextColored(StatusColorVec(true), "%s", trf("gpu.status_gpu", device.name, target.arch_name(), where).c_str());
         if (const std::string note = engine.gpu_note(); note.rfind("waiting", 0) == 0) {
             ImGui::SameLine();
-            ImGui::TextColored(ImVec4(0.95f, 0.75f, 0.3f, 1.0f), "  %s", note.c_str());
+            ImGui::TextColored(CautionColorVec(), "  %s", note.c_str());
         }
         return;
     }
     ImGui::TextDisabled("%s", trf("gpu.status_model", target.name, target.arch_name()).c_str());
     if (!device.where.empty() || device.unreachable) {
         ImGui::SameLine();
-        ImGui::TextColored(ImVec4(0.95f, 0.75f, 0.3f, 1.0f), " %s", device.reason.c_str());
+        ImGui::TextColored(CautionColorVec(), " %s", device.reason.c_str());
         if (ImGui::IsItemHovered()) WrappedTooltip(device.reason.c_str());
         if (device.unreachable) {
             ImGui::SameLine();

@@ -21,7 +21,6 @@ namespace {
 
 const ImVec4 kGutterText(0.50f, 0.53f, 0.60f, 1.0f);
 const ImVec4 kErrorText(1.00f, 0.45f, 0.40f, 1.0f);
-const ImVec4 kWarningText(0.95f, 0.78f, 0.35f, 1.0f);
 const ImU32 kErrorLine = IM_COL32(220, 60, 50, 70);
 const ImU32 kEditorBg = IM_COL32(24, 26, 32, 255);
 
@@ -78,7 +77,7 @@ void draw_toolbar(AppState& state) {
     HelpMarker(tr("exercise.help").c_str());
     ImGui::SameLine();
     if (e.dir.empty()) {
-        ImGui::TextColored(kWarningText, "%s", tr("exercise.not_saved_no_folder").c_str());
+        ImGui::TextColored(CautionColorVec(), "%s", tr("exercise.not_saved_no_folder").c_str());
     } else {
         // Shortened to the room left on the line; the whole path is the tooltip.
         ImGui::PushStyleColor(ImGuiCol_Text, e.saved ? ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled) : kErrorText);
@@ -147,7 +146,7 @@ void draw_editor(AppState& state, float height) {
             draw->AddRectFilled(ImVec2(origin.x, y), ImVec2(text_min.x + editor_w, y + line_h), kErrorLine);
         const std::string number = std::to_string(i + 1);
         const float w = ImGui::CalcTextSize(number.c_str()).x;
-        const ImVec4& colour = d ? (d->severity == "error" ? kErrorText : kWarningText) : kGutterText;
+        const ImVec4& colour = d ? (d->severity == "error" ? kErrorText : CautionColorVec()) : kGutterText;
         draw->AddText(ImVec2(text_min.x - style.FramePadding.x - w, y), ImGui::GetColorU32(colour), number.c_str());
         if (most > 0) DrawStallBarAt(draw, ImVec2(origin.x, y), ImVec2(bar_w, line_h), sampled->stalls, stalls[size_t(i)], most);
     }
@@ -195,7 +194,7 @@ void draw_diagnostics(ExerciseEditorState& e) {
         std::string label = std::to_string(d.line);
         if (d.column > 0) label.append(":").append(std::to_string(d.column));
         label.append("  ").append(d.severity).append(": ").append(d.message).append("##diag").append(std::to_string(i));
-        ImGui::PushStyleColor(ImGuiCol_Text, d.severity == "error" ? kErrorText : kWarningText);
+        ImGui::PushStyleColor(ImGuiCol_Text, d.severity == "error" ? kErrorText : CautionColorVec());
         if (ImGui::Selectable(label.c_str())) {
             e.goto_line = d.line;
             e.goto_column = d.column;

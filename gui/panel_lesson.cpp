@@ -152,7 +152,7 @@ void DrawLessonPanel(AppState& state) {
     state.drawn_step = state.step_index;
 
     if (lesson->translation_missing)   // asked for in Chinese, no lesson.zh.md yet: said once, on top
-        ImGui::TextColored(ImVec4(0.95f, 0.75f, 0.3f, 1.0f), "%s", tr("lesson.not_translated").c_str());
+        ImGui::TextColored(CautionColorVec(), "%s", tr("lesson.not_translated").c_str());
     if (state.step_index == 0) {
         PushFontOrDefault(AppFonts().h1);
         ImGui::TextWrapped("%s", lesson->title.c_str());

@@ -156,7 +156,7 @@ void DrawStallHeader(const RunResult& r) {
     ImGui::TextUnformatted(stall_summary(s, r.kernel_file).c_str());
     if (ImGui::IsItemHovered())
         WrappedTooltip(trf("stall.header_help", FormatCount(double(s.total)), s.launches, stall_periods_text(s)).c_str());
-    if (!s.reason.empty()) ImGui::TextColored(StatusColorVec(false), "%s", s.reason.c_str());
+    if (!s.reason.empty()) ImGui::TextColored(CautionColorVec(), "%s", s.reason.c_str());   // the samples stand
     ImGui::PopTextWrapPos();
     // The legend: the largest groups, each with its share (hover: what it means); the rest, with
     // every share, in the tooltip of "+N".

@@ -103,6 +103,8 @@ ImVec4 StatusColorVec(bool ok) {
     return ok ? ImVec4(0.30f, 0.80f, 0.40f, 1.0f) : ImVec4(0.95f, 0.33f, 0.30f, 1.0f);
 }
 
+ImVec4 CautionColorVec() { return ImVec4(0.95f, 0.76f, 0.32f, 1.0f); }
+
 ImU32 StatusColor(bool ok) { return ImGui::ColorConvertFloat4ToU32(StatusColorVec(ok)); }
 
 namespace {

@@ -51,6 +51,9 @@ std::string StageName(const std::string& stage);
 // Green for a pass / valid value, red for a failure.
 ImU32 StatusColor(bool ok);
 ImVec4 StatusColorVec(bool ok);
+// Amber for a caution: what is shown holds, but read it with this sentence (a notice, a warning,
+// samples the hardware dropped or a sampling period left out).
+ImVec4 CautionColorVec();
 
 // 1234567 -> "1.23 M"; 950 -> "950". Plain SI prefixes (k, M, G, T), three significant digits: a
 // compact figure for headlines and narrow columns (the exact count is tilelab::format_count).
