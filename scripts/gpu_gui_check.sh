@@ -32,6 +32,10 @@ app="$bin/gui/tilelab"
 . scripts/stray_processes.sh
 strays=$(stop_tilelab_processes)
 [ "$strays" -eq 0 ] || echo "gui_check: stopped $strays TileLab processes left running"
+# And when this script ends, also when an outer `timeout` stops it (bash runs the trap once the
+# command in the foreground returns): nothing it started keeps the GPU for the next command.
+trap 'stop_tilelab_processes >/dev/null' EXIT
+trap 'exit 143' TERM INT
 
 # Mesa's software renderer (DEBS/mesa, optional), unpacked into its own root: with
 # --gl-device software the app draws on the CPU, apart from the GPU that runs the kernels.
