@@ -486,9 +486,15 @@ void App::draw_columns(float height) {
     }
     // Parameters above, results below, each scrolling on its own: however many parameters a
     // variant has, the results stay in view. The parameters get what they need, up to 55%, or up
-    // to 72% while that shows all of the parameters the step just set (StepHighlight).
+    // to 72% while that shows all of the parameters the step just set (StepHighlight), but never
+    // so much that the results' headline numbers (time, throughput) leave the view, as they would
+    // with presenter mode's large text on a 1280x720 projector; never under 20% either.
     const float pad = ImGui::GetStyle().WindowPadding.y + ImGui::GetStyle().ItemSpacing.y;
-    const float params_max = std::clamp(state_.step_highlight.span + 2 * pad, height * 0.55f, height * 0.72f);
+    const float below = column_top + height - ImGui::GetCursorPosY() - pad;   // for both panels
+    const float headline = state_.results_headline > 0 ? state_.results_headline + pad : 0.0f;
+    const float params_max = std::max(height * 0.2f, std::min(std::clamp(state_.step_highlight.span + 2 * pad, height * 0.55f,
+                                                                          height * 0.72f),
+                                                              below - headline));
     const float params_h = std::clamp(state_.params_height, height * 0.2f, params_max);
     ImGui::BeginChild("##params", ImVec2(0, params_h), false);
     DrawParamsPanel(state_);

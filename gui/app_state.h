@@ -84,6 +84,7 @@ struct AppState {
     int step_index = 0;
     int drawn_lesson = -1, drawn_step = -1;   // what the lesson panel last drew (to scroll to top)
     float params_height = 0;        // the parameters panel's content height last frame (layout)
+    float results_headline = 0;     // the results panel's height down to its headline numbers, last frame
     StepHighlight step_highlight;
 
     // Current request (what the sliders show)

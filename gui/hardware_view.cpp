@@ -8,6 +8,7 @@
 #include "fonts.h"
 #include "ui_common.h"
 #include "tilelab/i18n.h"
+#include "text_wrap.h"
 
 namespace tilelab::gui {
 
@@ -161,9 +162,9 @@ void DrawHardwareTable(const RunResult& r) {
     }
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
     if (have) {
-        ImGui::TextWrapped("%s", model_vs_dram_note().c_str());
+        WrappedText(model_vs_dram_note());
     } else {
-        ImGui::TextWrapped("%s", HardwareMissingReason(r).c_str());
+        WrappedText(HardwareMissingReason(r));
     }
     ImGui::PopStyleColor();
 }

@@ -7,6 +7,7 @@
 #include <vector>
 #include "code_grid.h"
 #include "fonts.h"
+#include "text_wrap.h"
 #include "ui_common.h"
 
 namespace tilelab::gui {
@@ -17,68 +18,6 @@ const ImVec4 kCodeText(0.95f, 0.72f, 0.45f, 1.0f);
 const ImVec4 kLinkText(0.45f, 0.70f, 1.0f, 1.0f);
 const ImVec4 kQuoteText(0.75f, 0.78f, 0.85f, 1.0f);
 const ImU32 kCodeBackground = IM_COL32(255, 255, 255, 22);
-
-// Chinese puts no spaces between words: a line may break between two characters either of which
-// is CJK (ideographs, CJK punctuation, full-width forms), but never before closing punctuation.
-bool is_cjk(unsigned c) {
-    return (c >= 0x2E80 && c <= 0x9FFF) || (c >= 0xF900 && c <= 0xFAFF) || (c >= 0xFF00 && c <= 0xFFEF);
-}
-bool closes(unsigned c) {
-    for (unsigned p : {0xFF0Cu, 0x3002u, 0x3001u, 0xFF1Bu, 0xFF1Au, 0xFF1Fu, 0xFF01u, 0xFF09u, 0x300Bu, 0x300Du, 0x300Fu})
-        if (c == p) return true;
-    return false;
-}
-
-// Where [b, e) must break to fit `avail` pixels: at the last space or CJK boundary that fits; e if
-// it all fits; b if no break point fits (the caller then moves the text down or lets it overflow).
-const char* wrap_position(ImFont* font, const char* b, const char* e, float avail) {
-    float width = 0.0f;
-    const char* last_break = b;
-    unsigned prev = 0;
-    for (const char* s = b; s < e;) {
-        unsigned c = 0;
-        const int n = ImTextCharFromUtf8(&c, s, e);
-        if (c == '\n') return s;
-        if (s > b && !closes(c) && (c == ' ' || prev == ' ' || is_cjk(c) || is_cjk(prev))) last_break = s;
-        width += font->GetCharAdvance(ImWchar(c));
-        if (width > avail) return last_break;
-        prev = c;
-        s += n > 0 ? n : 1;
-    }
-    return e;
-}
-
-// For a word wider than the whole column (a long identifier in a code span): the longest prefix
-// of [b, e) that fits `avail` pixels, ended after its last '_', '.', '/' or '-' where that keeps at
-// least a third of it; at least one character, so the word is broken over lines, never clipped.
-const char* split_position(ImFont* font, const char* b, const char* e, float avail) {
-    float width = 0.0f;
-    const char* fits = b;
-    const char* separator = nullptr;
-    for (const char* s = b; s < e;) {
-        unsigned c = 0;
-        const int n = ImTextCharFromUtf8(&c, s, e);
-        width += font->GetCharAdvance(ImWchar(c));
-        if (width > avail && s > b) break;
-        s += n > 0 ? n : 1;
-        fits = s;
-        if (c == '_' || c == '.' || c == '/' || c == '-') separator = s;
-    }
-    return separator && separator - b >= (fits - b) / 3 ? separator : fits;
-}
-
-// The first place after b's first character where a line may break (see wrap_position).
-const char* next_break(const char* b, const char* e) {
-    unsigned prev = 0;
-    for (const char* s = b; s < e;) {
-        unsigned c = 0;
-        const int n = ImTextCharFromUtf8(&c, s, e);
-        if (s > b && !closes(c) && (c == ' ' || c == '\n' || is_cjk(c) || is_cjk(prev))) return s;
-        prev = c;
-        s += n > 0 ? n : 1;
-    }
-    return e;
-}
 
 struct ListLevel {
     bool ordered = false;
@@ -126,7 +65,8 @@ struct Renderer {
             if (line_started) ImGui::SameLine(0, 0);
             const float avail = ImGui::GetContentRegionAvail().x;
             // A word (or a CJK character) that does not fit moves down whole, never cut.
-            const char* brk = wrap_position(active, b, e, avail);
+            const Advance advance = FontAdvance(active, active->FontSize);
+            const char* brk = WrapPosition(advance, b, e, avail);
             if (brk == b) {
                 if (line_started) {   // nothing fits after what is there: start a new line
                     ImGui::NewLine();
@@ -136,7 +76,7 @@ struct Renderer {
                 }
                 // Wider than the column: the word is broken where the line ends. Only a single
                 // character wider than the whole column can still run past it.
-                brk = split_position(active, b, next_break(b, e), avail);
+                brk = SplitPosition(advance, b, NextBreak(b, e), avail);
                 if (active->CalcTextSizeA(active->FontSize, FLT_MAX, 0, b, brk).x > avail + 1.0f)
                     ReportLayoutProblem("lesson text '" + std::string(b, brk) + "' runs past its column");
             }
@@ -426,7 +366,7 @@ bool RenderMarkdown(std::string_view text) {
     while (r.quote > 0) { --r.quote; ImGui::Unindent(ImGui::GetFontSize()); }
     ImGui::PopID();
     if (rc != 0) {
-        ImGui::TextWrapped("%.*s", int(text.size()), text.data());
+        WrappedText(text);
         return false;
     }
     return true;

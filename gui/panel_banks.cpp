@@ -13,6 +13,7 @@
 #include "tilelab/i18n.h"
 #include "plot.h"
 #include "ui_common.h"
+#include "text_wrap.h"
 
 namespace tilelab::gui {
 
@@ -60,7 +61,7 @@ void DrawSiteTable(const RunResult& r) {
     for (const BankSiteTotals& s : b.sites) {
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
-        ImGui::TextWrapped("%s%s", s.name.c_str(), s.caveat.empty() ? "" : " *");
+        WrappedText(s.name + (s.caveat.empty() ? "" : " *"));
         if (ImGui::IsItemHovered()) WrappedTooltip((s.formula + (s.caveat.empty() ? "" : "\n" + s.caveat)).c_str());
         if (s.worst_ways > 1) {
             ImGui::PushStyleColor(ImGuiCol_Text, kConflictColor);
@@ -85,7 +86,7 @@ void DrawSiteTable(const RunResult& r) {
         const char* op = load ? "ld" : "st";
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
-        ImGui::TextWrapped("%s", tr(load ? "banks.all_loads_model" : "banks.all_stores_model").c_str());
+        WrappedText(tr(load ? "banks.all_loads_model" : "banks.all_stores_model"));
         PushFontOrDefault(AppFonts().mono);
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(op);
@@ -98,7 +99,7 @@ void DrawSiteTable(const RunResult& r) {
         ImGui::PopFont();
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
-        ImGui::TextWrapped("%s", tr(load ? "banks.all_loads_hardware" : "banks.all_stores_hardware").c_str());
+        WrappedText(tr(load ? "banks.all_loads_hardware" : "banks.all_stores_hardware"));
         if (ImGui::IsItemHovered())
             WrappedTooltip(tr("banks.hardware_help").c_str());
         PushFontOrDefault(AppFonts().mono);
@@ -193,7 +194,7 @@ void DrawBankSection(AppState& state, const RunResult& r) {
     ImGui::SliderInt((tr("banks.instance") + "###instance").c_str(), &state.bank_instance, 0, site.instances - 1);
     const WarpBanks w = site.warp(state.bank_instance, state.bank_warp);
     PushFontOrDefault(AppFonts().mono);
-    ImGui::TextWrapped("%s   %s", site.formula.c_str(), trf(site.store ? "banks.store_bytes_per_lane" : "banks.load_bytes_per_lane", site.width_bytes).c_str());
+    WrappedText(site.formula + "   " + trf(site.store ? "banks.store_bytes_per_lane" : "banks.load_bytes_per_lane", site.width_bytes));
     ImGui::PopFont();
     const int worst = [&] { int m = 0; for (const LaneBank& l : w.lanes) m = std::max(m, l.wavefront + 1); return m; }();
     ImGui::TextUnformatted(trf("banks.warp_summary", w.wavefronts, w.min_wavefronts, worst, w.broadcasts).c_str());

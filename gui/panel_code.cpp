@@ -14,6 +14,7 @@
 #include "panels.h"
 #include "stall_view.h"
 #include "ui_common.h"
+#include "text_wrap.h"
 
 namespace tilelab::gui {
 
@@ -189,11 +190,8 @@ void draw_ptxas(const RunResult& r, const CompileResult& c) {
     cell(tr("code.cache").c_str(), c.cache_hit ? "hit (" + c.cache_level + ")" : tr("code.miss_compiled_now").c_str());
     ImGui::EndTable();
     if (rounded) {
-        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
-        ImGui::TextWrapped("%s", trf("code.registers_allocation_rule", regs.ptxas, regs.unit, r.target.warp_size,
-                                     regs.thread_multiple, regs.ptxas * r.target.warp_size, regs.per_warp, regs.per_thread)
-                                     .c_str());
-        ImGui::PopStyleColor();
+        WrappedTextDisabled(trf("code.registers_allocation_rule", regs.ptxas, regs.unit, r.target.warp_size,
+                                regs.thread_multiple, regs.ptxas * r.target.warp_size, regs.per_warp, regs.per_thread));
     }
 }
 

@@ -14,6 +14,7 @@
 #include "tilelab/drills.h"
 #include "tilelab/i18n.h"
 #include "ui_common.h"
+#include "text_wrap.h"
 
 namespace tilelab::gui {
 
@@ -69,15 +70,12 @@ void draw_outcome(const Drill& d, const DrillView& v) {
         return;
     }
     if (!v.note.empty()) {
-        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-        ImGui::TextWrapped("%s", v.note.c_str());
-        ImGui::PopStyleColor();
+        WrappedTextDisabled(v.note);
         return;
     }
     if (v.outcome < 0) return;
     ImGui::PushStyleColor(ImGuiCol_Text, v.outcome == 1 ? kRight : kWrong);
-    ImGui::TextWrapped("%s %s", (v.outcome == 1 ? tr("drill.right") : tr("drill.wrong")).c_str(),
-                       trf("drill.the_answer_is", v.shown).c_str());
+    WrappedText(tr(v.outcome == 1 ? "drill.right" : "drill.wrong") + " " + trf("drill.the_answer_is", v.shown));
     ImGui::PopStyleColor();
     draw_text(d.explanation);
 }
@@ -120,10 +118,7 @@ void draw_drill(AppState& state, const Lesson& l, const Drill& d, size_t index, 
     ImGui::SameLine();
     HelpMarker(trf("drill.checked_against", drill_checked_against(l, d)).c_str());
     if (d.needs_gpu() && !on_gpu(state)) {   // no GPU: the reference GPU's times, or nothing
-        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-        ImGui::TextWrapped("%s", d.reference ? trf("drill.from_reference", d.reference->gpu, d.reference->date).c_str()
-                                             : tr("drill.needs_gpu").c_str());
-        ImGui::PopStyleColor();
+        WrappedTextDisabled(d.reference ? trf("drill.from_reference", d.reference->gpu, d.reference->date) : tr("drill.needs_gpu"));
     }
     draw_outcome(d, v);
     ImGui::PopID();
@@ -228,7 +223,7 @@ void DrawDrillsPanel(AppState& state) {
     const Lesson* lesson = CurrentLesson(state);
     if (!lesson) return;
     const auto& drills = lesson_drills(lesson->id);
-    ImGui::TextWrapped("%s", trf("drills.heading", lesson->id.substr(0, 2), lesson->title).c_str());
+    WrappedText(trf("drills.heading", lesson->id.substr(0, 2), lesson->title));
     if (drills.empty()) {
         ImGui::TextDisabled("%s", trf("drill.no_drills", lesson->id).c_str());
         return;

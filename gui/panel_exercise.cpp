@@ -14,6 +14,7 @@
 #include "stall_view.h"
 #include "tilelab/i18n.h"
 #include "ui_common.h"
+#include "text_wrap.h"
 
 namespace tilelab::gui {
 
@@ -87,12 +88,12 @@ void draw_toolbar(AppState& state) {
     }
     if (!e.note.empty()) {
         ImGui::PushTextWrapPos(0);
-        ImGui::TextColored(e.note_is_error ? kErrorText : kGutterText, "%s", e.note.c_str());
+        WrappedTextColored(e.note_is_error ? kErrorText : kGutterText, e.note);
         ImGui::PopTextWrapPos();
     }
     if (ImGui::BeginPopupModal(reset_title.c_str(), nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
         ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30);
-        ImGui::TextUnformatted(tr("exercise.reset_text").c_str());
+        WrappedText(tr("exercise.reset_text"));
         ImGui::PopTextWrapPos();
         if (ImGui::Button(tr("exercise.reset").c_str())) {
             ExerciseReset(state);
@@ -210,7 +211,7 @@ void DrawExercisePanel(AppState& state) {
     std::string why;
     if (!CurrentExercise(state, &why)) {
         ImGui::PushTextWrapPos(0);
-        ImGui::TextDisabled("%s", trf("exercise.no_exercise", why).c_str());
+        WrappedTextDisabled(trf("exercise.no_exercise", why));
         ImGui::PopTextWrapPos();
         return;
     }

@@ -10,6 +10,7 @@
 #include "panels.h"
 #include "ui_common.h"
 #include "tilelab/i18n.h"
+#include "text_wrap.h"
 
 namespace tilelab::gui {
 
@@ -76,16 +77,15 @@ void status_line(const AppState& state) {
     const bool stale = !r || e.submitted_text != e.text || e.busy;
     ImGui::PushTextWrapPos(0);
     if (!state.engine_thread || !state.engine_thread->ready()) {
-        ImGui::TextDisabled("%s", tr("exercise.starting_engine").c_str());
+        WrappedTextDisabled(tr("exercise.starting_engine"));
     } else if (!r) {
-        ImGui::TextDisabled("%s", tr("exercise.compiling_yours").c_str());
+        WrappedTextDisabled(tr("exercise.compiling_yours"));
     } else if (r->compiled && !r->compiled->ok) {
         const size_t n = e.diagnostics.size();
-        ImGui::TextColored(StatusColorVec(false), "%s%s",
-                           trf(n == 1 ? "exercise.does_not_compile_one" : "exercise.does_not_compile_many", n).c_str(),
-                           stale ? tr("exercise.compiling_again").c_str() : "");
+        WrappedTextColored(StatusColorVec(false), trf(n == 1 ? "exercise.does_not_compile_one" : "exercise.does_not_compile_many", n) +
+                                                      (stale ? tr("exercise.compiling_again") : ""));
     } else if (!r->ok) {
-        ImGui::TextColored(StatusColorVec(false), "%s", trf("exercise.yours_failed", StageName(r->stage), r->error).c_str());
+        WrappedTextColored(StatusColorVec(false), trf("exercise.yours_failed", StageName(r->stage), r->error));
     } else if (const CpuCheck* verdict = cpu_verdict_of(*r)) {
         // No GPU: the CPU run's verdict, at its own size, on the user's file.
         const CpuCheck& c = *verdict;

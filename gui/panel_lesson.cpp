@@ -12,6 +12,7 @@
 #include "panels.h"
 #include "ui_common.h"
 #include "engine_thread.h"
+#include "text_wrap.h"
 
 namespace tilelab::gui {
 
@@ -86,9 +87,7 @@ void draw_measured_answers(AppState& state, const Lesson& lesson, const LessonSt
         const MeasuredAnswer& answer = step.measured[i];
         ImGui::PushID(int(i));
         ImGui::Spacing();
-        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-        ImGui::TextWrapped("%s", trf("lesson.measured_on", answer.where).c_str());
-        ImGui::PopStyleColor();
+        WrappedTextDisabled(trf("lesson.measured_on", answer.where));
         const int columns = on_gpu ? 3 : 2;
         if (ImGui::BeginTable("##measured", columns, ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingFixedFit)) {
             for (const auto& [config, time] : answer.times) {
@@ -140,7 +139,7 @@ void DrawLessonNavigator(AppState& state) {
 void DrawLessonPanel(AppState& state) {
     const Lesson* lesson = CurrentLesson(state);
     if (!lesson) {
-        ImGui::TextWrapped("%s", tr("lesson.no_lesson_is_loaded").c_str());
+        WrappedText(tr("lesson.no_lesson_is_loaded"));
         return;
     }
     draw_navigator(state, *lesson);
@@ -155,7 +154,7 @@ void DrawLessonPanel(AppState& state) {
         ImGui::TextColored(CautionColorVec(), "%s", tr("lesson.not_translated").c_str());
     if (state.step_index == 0) {
         PushFontOrDefault(AppFonts().h1);
-        ImGui::TextWrapped("%s", lesson->title.c_str());
+        WrappedText(lesson->title);
         ImGui::PopFont();
         if (!lesson->intro.empty()) RenderMarkdown(lesson->intro);
     }

@@ -14,6 +14,7 @@
 #include "plot.h"
 #include "ui_common.h"
 #include "engine_thread.h"
+#include "text_wrap.h"
 
 namespace tilelab::gui {
 
@@ -57,7 +58,7 @@ void DrawAccessTable(const RunResult& r) {
     for (const Row& row : rows) {
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
-        ImGui::TextWrapped("%s", row.name);
+        WrappedText(row.name);
         PushFontOrDefault(AppFonts().mono);
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(FormatCount(m.per_thread.*row.field).c_str());
@@ -107,10 +108,10 @@ void DrawFormulaTable(const char* id, const char* title, const std::vector<Formu
     for (const Formula& f : formulas) {
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
-        ImGui::TextWrapped("%s", quantity_label(f.quantity).c_str());
+        WrappedText(quantity_label(f.quantity));
         ImGui::TableNextColumn();
         PushFontOrDefault(AppFonts().mono);
-        ImGui::TextWrapped("%s", f.expression.c_str());
+        WrappedText(f.expression);
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(plot::FormatValue(f.value).c_str());
         ImGui::PopFont();
@@ -197,9 +198,7 @@ void DrawRoofline(const AppState& state, const RunResult& r) {
     }
 
     TextWithHelp(tr("memory.roofline"), tr("memory.roofline_help").c_str());
-    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
-    ImGui::TextWrapped("%s", source.c_str());
-    ImGui::PopStyleColor();
+    WrappedTextDisabled(source);
     plot::DrawFigure("roofline", ImVec2(-1, ImGui::GetFontSize() * 22), plot::RooflineFigure(roof));
 }
 
@@ -211,7 +210,7 @@ void DrawMemoryPanel(AppState& state) {
     const RunResult& r = *shown;
     if (!r.ok && r.stage == "input") {
         ImGui::PushStyleColor(ImGuiCol_Text, StatusColorVec(false));
-        ImGui::TextWrapped("%s", trf("memory.no_model", r.error).c_str());
+        WrappedText(trf("memory.no_model", r.error));
         ImGui::PopStyleColor();
         return;
     }

@@ -14,6 +14,7 @@
 #include "panels.h"
 #include "plot.h"
 #include "ui_common.h"
+#include "text_wrap.h"
 
 namespace tilelab::gui {
 
@@ -91,7 +92,7 @@ void DrawSteps(const Occupancy& occ) {
     for (size_t i = 0; i < occ.steps.size(); ++i) {
         ImGui::TextDisabled("%zu.", i + 1);
         ImGui::SameLine();
-        ImGui::TextWrapped("%s", occ.steps[i].c_str());
+        WrappedText(occ.steps[i]);
     }
     ImGui::Unindent();
 }
@@ -166,13 +167,13 @@ void DrawOccupancyPanel(AppState& state) {
 
     if (!r.ok && (r.stage == "input" || r.stage == "compile")) {
         ImGui::PushStyleColor(ImGuiCol_Text, StatusColorVec(false));
-        ImGui::TextWrapped("%s", trf("occupancy.stage_failed", StageName(r.stage), r.error).c_str());
+        WrappedText(trf("occupancy.stage_failed", StageName(r.stage), r.error));
         ImGui::PopStyleColor();
         return;
     }
     if (!occ.error.empty()) {
         ImGui::PushStyleColor(ImGuiCol_Text, StatusColorVec(false));
-        ImGui::TextWrapped("%s", occ.error.c_str());
+        WrappedText(occ.error);
         ImGui::PopStyleColor();
     }
 
@@ -181,9 +182,9 @@ void DrawOccupancyPanel(AppState& state) {
     const RegisterAllocation regs = allocated_registers(t, in.registers_per_thread);
     const std::string regs_text = regs.rounded() ? trf("occupancy.registers_as_allocated", regs.ptxas, regs.per_thread)
                                                  : std::to_string(regs.ptxas);
-    ImGui::TextWrapped("%s", trf("occupancy.inputs_line", in.threads_per_block, regs_text,
-                                 format_bytes(in.smem_per_block), t.name, t.arch_name(),
-                                 t.source.empty() ? "?" : t.source).c_str());
+    WrappedText(trf("occupancy.inputs_line", in.threads_per_block, regs_text,
+                    format_bytes(in.smem_per_block), t.name, t.arch_name(),
+                    t.source.empty() ? "?" : t.source));
     ImGui::PopStyleColor();
     ImGui::Spacing();
     DrawLimitBars(occ, in, t);

@@ -15,6 +15,7 @@
 #include "panels.h"
 #include "ui_common.h"
 #include "engine_thread.h"
+#include "text_wrap.h"
 
 namespace tilelab::gui {
 
@@ -44,7 +45,7 @@ void label_with_help(const char* label, const char* help) {
     tooltip_when_hovered(help);
     ImGui::SameLine(0, ImGui::GetStyle().ItemSpacing.x * 0.5f);
     ImGui::PushTextWrapPos(0);
-    ImGui::TextUnformatted(label);
+    WrappedText(label);
     ImGui::PopTextWrapPos();
 }
 
@@ -117,7 +118,7 @@ bool names_param(const std::string& reason, const std::string& name) {
 void show_reason(const std::string& reason) {
     ImGui::PushStyleColor(ImGuiCol_Text, StatusColorVec(false));
     ImGui::PushTextWrapPos(0);
-    ImGui::TextUnformatted(reason.c_str());
+    WrappedText(reason);
     ImGui::PopTextWrapPos();
     ImGui::PopStyleColor();
 }
@@ -271,16 +272,17 @@ void DrawTargetPicker(AppState& state) {
 void DrawParamsPanel(AppState& state) {
     const Variant* variant = CurrentVariant(state);
     PushFontOrDefault(AppFonts().h2);
-    ImGui::TextWrapped("%s", variant ? variant_title(*variant).c_str() : state.request.variant.c_str());
+    WrappedText(variant ? variant_title(*variant) : state.request.variant);
     ImGui::PopFont();
     if (!variant) {
         ImGui::TextColored(StatusColorVec(false), "%s", trf("params.variant_not_in_build", state.request.variant).c_str());
         return;
     }
+    // In presenter mode the room goes to the parameters and the numbers; the summary is the
+    // title's tooltip there (the presenter says it).
     if (!variant->summary.empty()) {
-        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-        ImGui::TextWrapped("%s", variant_summary(*variant).c_str());
-        ImGui::PopStyleColor();
+        if (!state.presenter_mode) WrappedTextDisabled(variant_summary(*variant));
+        else if (ImGui::IsItemHovered()) WrappedTooltip(variant_summary(*variant).c_str());
     }
 
     if (ImGui::BeginTable("##params", 2, ImGuiTableFlags_SizingStretchProp)) {

@@ -16,6 +16,7 @@
 #include "ui_common.h"
 #include "compile_memory.h"
 #include "engine_thread.h"
+#include "text_wrap.h"
 
 namespace tilelab::gui {
 
@@ -46,12 +47,16 @@ std::string rate(double per_second_in_giga, const char* unit) {
 
 // One headline: caption (dim), the number (big) with its unit (normal size) beside it, and a
 // detail line (dim, wrapped). `value` is "12.3 ms": the part before the first space is the number.
-void headline(const char* caption, const std::string& value, const std::string& detail, bool live, const char* help) {
+// `row.bottom` becomes where the lowest number of the row ends (window coordinates).
+struct HeadlineRow {
+    float bottom = 0;
+};
+void headline(HeadlineRow& row, const char* caption, const std::string& value, const std::string& detail, bool live, const char* help) {
     ImGui::BeginGroup();
     // Captions are narrow; the explanation is a tooltip on the caption rather than a (?). A caption
     // wider than its column wraps instead of running under the next one.
     ImGui::PushTextWrapPos(0);
-    ImGui::TextDisabled("%s", caption);
+    WrappedTextDisabled(caption);
     ImGui::PopTextWrapPos();
     if (help && ImGui::IsItemHovered()) WrappedTooltip(help);
     const size_t space = value.find(' ');
@@ -59,6 +64,7 @@ void headline(const char* caption, const std::string& value, const std::string& 
     const std::string unit = space == std::string::npos ? "" : value.substr(space + 1);
     const float big_ascent =
         FittedBigText(number, ImGui::GetColorU32(live ? ImGuiCol_Text : ImGuiCol_TextDisabled));
+    row.bottom = std::max(row.bottom, ImGui::GetCursorPosY());
     if (!unit.empty()) {
         // The unit in the normal font, on the number's baseline when it fits beside it.
         const float gap = ImGui::GetFontSize() * 0.3f;
@@ -72,7 +78,7 @@ void headline(const char* caption, const std::string& value, const std::string& 
     }
     if (!detail.empty()) {
         ImGui::PushTextWrapPos(0);
-        ImGui::TextDisabled("%s", detail.c_str());
+        WrappedTextDisabled(detail);
         ImGui::PopTextWrapPos();
     }
     ImGui::EndGroup();
@@ -97,14 +103,15 @@ void badge(const std::string& title, const std::string& detail, ImU32 colour) {
     if (!detail.empty()) {
         ImGui::SameLine(0, pad * 2);
         ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + wrap);
-        ImGui::TextColored(ImVec4(1, 1, 1, 0.92f), "%s", detail.c_str());
+        WrappedTextColored(ImVec4(1, 1, 1, 0.92f), detail);
         ImGui::PopTextWrapPos();
     }
     ImGui::SetCursorScreenPos(ImVec2(p.x, p.y + height));
     ImGui::Dummy(ImVec2(width, ImGui::GetStyle().ItemSpacing.y * 0.5f));
 }
 
-void draw_measured(const AppState& state, const RunResult& r) {
+// Both return where the headline numbers end (headline).
+float draw_measured(const AppState& state, const RunResult& r) {
     const Timing& t = r.timing;
     const double spread = t.median_ms > 0 ? 100.0 * (t.max_ms - t.min_ms) / t.median_ms : 0;
     const std::string time_detail =
@@ -117,31 +124,32 @@ void draw_measured(const AppState& state, const RunResult& r) {
         bytes_detail = trf("results.pct_of_device_copy", fixed(100.0 * r.gbps_effective / c.copy_gbps, 0), rate(c.copy_gbps, "B/s"));
     else
         bytes_detail = trf("results.model_traffic_at_this_time", rate(r.gbps_model, "B/s"));
+    HeadlineRow row;
     if (ImGui::BeginTable("##headlines", 3, ImGuiTableFlags_SizingStretchSame)) {
         ImGui::TableNextColumn();
-        headline(tr("results.time_median").c_str(), FormatTime(t.median_ms), time_detail, true,
+        headline(row, tr("results.time_median").c_str(), FormatTime(t.median_ms), time_detail, true,
                  tr("results.time_median_help").c_str());
         ImGui::TableNextColumn();
         // A kernel that computes nothing (a transpose) has no FLOP rate: n/a, not 0.
         if (r.model.flops > 0)
-            headline(tr("results.compute").c_str(), rate(r.gflops, "FLOP/s"), flops_detail, true,
+            headline(row, tr("results.compute").c_str(), rate(r.gflops, "FLOP/s"), flops_detail, true,
                      tr("results.the_model_s_flop_count_divided_by_the_median_tim").c_str());
         else
-            headline(tr("results.compute").c_str(), tr("results.not_applicable"), tr("results.no_flops"), true,
+            headline(row, tr("results.compute").c_str(), tr("results.not_applicable"), tr("results.no_flops"), true,
                      tr("results.the_model_s_flop_count_divided_by_the_median_tim").c_str());
         ImGui::TableNextColumn();
         if (r.gbps_dram > 0)   // measured: what DRAM really moved; the model's figure stays, labelled
-            headline(tr("results.dram_measured").c_str(), rate(r.gbps_dram, "B/s"),
+            headline(row, tr("results.dram_measured").c_str(), rate(r.gbps_dram, "B/s"),
                      trf("results.dram_detail", rate(r.gbps_effective, "B/s"), rate(r.gbps_model, "B/s")), true,
                      tr("results.dram_measured_help").c_str());
         else
-            headline(tr("results.memory_model").c_str(), rate(r.gbps_effective, "B/s"), bytes_detail, true,
+            headline(row, tr("results.memory_model").c_str(), rate(r.gbps_effective, "B/s"), bytes_detail, true,
                      tr("results.memory_model_help").c_str());
         ImGui::EndTable();
     }
     if (!r.validation.checked) {
         badge(tr("results.badge_not_checked"), tr("results.this_run_was_not_validated").c_str(), kBadgeGrey);
-        return;
+        return row.bottom;
     }
     const Validation& v = r.validation;
     char errors[200];
@@ -149,15 +157,17 @@ void draw_measured(const AppState& state, const RunResult& r) {
                   v.tolerance, v.reference.c_str());
     badge(tr(v.passed ? "results.badge_correct" : "results.badge_wrong"), v.passed ? errors : v.message + "  \xe2\x80\x94  " + errors,
           badge_colour(v.passed));
+    return row.bottom;
 }
 
 // Model mode, or a GPU still measuring: the headline numbers are the model's, marked as such.
-void draw_modelled(const RunResult& r, bool measuring) {
+float draw_modelled(const RunResult& r, bool measuring) {
     const Occupancy& o = r.occupancy;
+    HeadlineRow row;
     if (ImGui::BeginTable("##headlines", 3, ImGuiTableFlags_SizingStretchSame)) {
         ImGui::TableNextColumn();
         const bool computes = r.model.flops > 0;   // else n/a, not 0: a transpose only moves data
-        headline(tr("results.flops_model").c_str(), computes ? FormatCount(r.model.flops) : tr("results.not_applicable"),
+        headline(row, tr("results.flops_model").c_str(), computes ? FormatCount(r.model.flops) : tr("results.not_applicable"),
                  computes ? "" : tr("results.no_flops"), true, tr("results.floating_point_operations_of_the_whole_launch").c_str());
         ImGui::TableNextColumn();
         // The whole launch's ratio (stores included) is the headline; the ratio a textbook quotes
@@ -166,28 +176,29 @@ void draw_modelled(const RunResult& r, bool measuring) {
         for (const Formula& f : r.model.extras)
             if (!r.model.quoted_intensity.empty() && f.quantity == r.model.quoted_intensity)
                 quoted = trf("results.intensity_quoted", FormatCount(f.value));
-        headline(tr("results.intensity_model").c_str(),
+        headline(row, tr("results.intensity_model").c_str(),
                  computes ? FormatCount(r.model.intensity) + " FLOP/B" : tr("results.not_applicable"), quoted, true,
                  tr("results.intensity_help").c_str());
         ImGui::TableNextColumn();
-        headline(tr("results.occupancy").c_str(), o.max_warps > 0 ? PercentText(o.occupancy) : "-",
+        headline(row, tr("results.occupancy").c_str(), o.max_warps > 0 ? PercentText(o.occupancy) : "-",
                  o.limiter.empty() ? "" : trf("results.limited_by", limiter_label(o.limiter)), true,
                  tr("results.active_warps_per_sm_over_the_most_an_sm_holds_cu").c_str());
         ImGui::EndTable();
     }
     if (measuring) {
         badge(tr("results.badge_measuring"), tr("results.compiled_and_analysed_the_validated_run_on_the_g").c_str(), kBadgeGrey);
-        return;
+        return row.bottom;
     }
     const std::string why = r.no_gpu_reason.empty() ? "" : " (" + r.no_gpu_reason + ")";
     badge(tr("results.badge_no_gpu"), tr("results.time_flop_s_gb_s_and_validation_need_a_gpu").c_str() + why + ".", kBadgeGrey);
+    return row.bottom;
 }
 
 // Says that the numbers shown are the quick run's (a drag, or first after a click), not the full
 // measurement's.
 void quick_note(const RunResult& r) {
     ImGui::PushStyleColor(ImGuiCol_Text, kUpdating);
-    ImGui::TextWrapped("%s", trf("results.quick_run_note", r.timing.samples_ms.size()).c_str());
+    WrappedText(trf("results.quick_run_note", r.timing.samples_ms.size()));
     ImGui::PopStyleColor();
     if (ImGui::IsItemHovered())
         WrappedTooltip(tr("results.quick_run_help").c_str());
@@ -199,8 +210,8 @@ void row(const char* name, const std::string& value, const char* help = nullptr,
     TextWithHelp(name, help, true);   // a narrow column wraps the name, its (?) included
     ImGui::TableNextColumn();
     ImGui::PushTextWrapPos(0);
-    if (colour) ImGui::TextColored(*colour, "%s", value.c_str());
-    else ImGui::TextUnformatted(value.c_str());
+    if (colour) WrappedTextColored(*colour, value);
+    else WrappedText(value);
     ImGui::PopTextWrapPos();
 }
 
@@ -346,8 +357,8 @@ void DrawResultsPanel(AppState& state) {
         return;
     }
     if (r->measured && r->phase == Phase::quick) quick_note(*r);
-    if (r->measured) draw_measured(state, *r);
-    else draw_modelled(*r, r->phase == Phase::analysed);
+    // The layout keeps the panel in view down to the headline numbers.
+    state.results_headline = r->measured ? draw_measured(state, *r) : draw_modelled(*r, r->phase == Phase::analysed);
     ImGui::Spacing();
     draw_analysis(*r);
     ImGui::Spacing();

@@ -17,6 +17,7 @@
 #include "plot.h"
 #include "tiles_draw.h"
 #include "ui_common.h"
+#include "text_wrap.h"
 
 namespace tilelab::gui {
 
@@ -251,23 +252,23 @@ void DrawProduct(AppState& state, const TileGeometry& t, const RunResult& r) {
 
     const std::string per_thread = plot::FormatValue(g.outputs_per_thread);
     if (t.tiles_walked || t.loading_threads > 0)   // a tile schedule, a producer that only loads (lesson 22)
-        ImGui::TextWrapped("%s", trf("tiles.matmul_walked", g.BM, g.BN, g.threads - t.loading_threads, g.threads, per_thread,
-                                     g.TM, g.TN, t.loading_threads, g.grid_x, g.grid_y, r.launch.blocks()).c_str());
+        WrappedText(trf("tiles.matmul_walked", g.BM, g.BN, g.threads - t.loading_threads, g.threads, per_thread,
+                        g.TM, g.TN, t.loading_threads, g.grid_x, g.grid_y, r.launch.blocks()));
     else
-        ImGui::TextWrapped("%s", trf(g.outputs_per_thread == 1 ? "tiles.matmul_block_one" : "tiles.matmul_block", g.BM, g.BN,
-                                     g.threads, g.bx, g.by, per_thread, g.TM, g.TN, g.grid_x, g.grid_y).c_str());
+        WrappedText(trf(g.outputs_per_thread == 1 ? "tiles.matmul_block_one" : "tiles.matmul_block", g.BM, g.BN,
+                        g.threads, g.bx, g.by, per_thread, g.TM, g.TN, g.grid_x, g.grid_y));
     if (t.tiles_in_turns > 1)   // consumers holding tiles of their own, in turns (lesson 22)
-        ImGui::TextWrapped("%s", trf("tiles.matmul_turns", t.tiles_in_turns, g.BM, g.BN).c_str());
+        WrappedText(trf("tiles.matmul_turns", t.tiles_in_turns, g.BM, g.BN));
     if (r.launch.cluster > 1)   // thread-block clusters sharing B by TMA multicast (lesson 22)
-        ImGui::TextWrapped("%s", trf("tiles.matmul_cluster", r.launch.cluster, int64_t(r.launch.cluster) * g.BM, g.BN).c_str());
+        WrappedText(trf("tiles.matmul_cluster", r.launch.cluster, int64_t(r.launch.cluster) * g.BM, g.BN));
     if (g.a_shared && g.b_shared)
-        ImGui::TextWrapped("%s", trf("tiles.both_shared", g.BM, g.BK, g.BK, g.BN, format_bytes(g.smem_bytes), g.k_steps,
-                                     g.K).c_str());
+        WrappedText(trf("tiles.both_shared", g.BM, g.BK, g.BK, g.BN, format_bytes(g.smem_bytes), g.k_steps,
+                        g.K));
     else if (g.a_shared || g.b_shared)
-        ImGui::TextWrapped("%s", trf("tiles.one_shared", g.a_shared ? "A" : "B", format_bytes(g.smem_bytes),
-                                     g.a_shared ? "B" : "A", g.k_steps, g.K).c_str());
+        WrappedText(trf("tiles.one_shared", g.a_shared ? "A" : "B", format_bytes(g.smem_bytes),
+                        g.a_shared ? "B" : "A", g.k_steps, g.K));
     else
-        ImGui::TextWrapped("%s", tr("tiles.no_shared_matmul").c_str());
+        WrappedText(tr("tiles.no_shared_matmul"));
 
     ImGui::AlignTextToFramePadding();
     ImGui::TextUnformatted(tr("tiles.block").c_str());
@@ -387,14 +388,14 @@ void DrawStencilPlanes(const AppState& state, const StencilGeometry& g, float wi
 void DrawNeighbourhood(AppState& state, const TileGeometry& t, const RunResult& r) {
     const StencilGeometry g = DeriveStencil(t, r);
     const std::string per_thread = plot::FormatValue(g.outputs_per_thread);
-    ImGui::TextWrapped("%s", trf(g.outputs_per_thread == 1 ? "tiles.stencil_block_one" : "tiles.stencil_block", g.out[0],
-                                 g.out[1], g.out[2], g.threads, g.block[0], g.block[1], g.block[2], per_thread).c_str());
+    WrappedText(trf(g.outputs_per_thread == 1 ? "tiles.stencil_block_one" : "tiles.stencil_block", g.out[0],
+                    g.out[1], g.out[2], g.threads, g.block[0], g.block[1], g.block[2], per_thread));
     if (t.time_steps > 0)
-        ImGui::TextWrapped("%s", trf("tiles.time_steps", t.time_steps, g.out[0], g.out[1]).c_str());
+        WrappedText(trf("tiles.time_steps", t.time_steps, g.out[0], g.out[1]));
     else if (g.planes_in_smem > 0)
-        ImGui::TextWrapped("%s", trf("tiles.stencil_input_tile", g.in_x, g.in_y, g.halo, format_bytes(g.smem_bytes)).c_str());
+        WrappedText(trf("tiles.stencil_input_tile", g.in_x, g.in_y, g.halo, format_bytes(g.smem_bytes)));
     else
-        ImGui::TextWrapped("%s", tr("tiles.no_shared_stencil").c_str());
+        WrappedText(tr("tiles.no_shared_stencil"));
     if (t.time_steps > 0) {
         const float width = std::min(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 40);
         DrawTimeLevels(t, width);
@@ -437,7 +438,7 @@ void DrawTilesPanel(AppState& state) {
     }
     if (!r.ok && r.stage == "input") {
         ImGui::PushStyleColor(ImGuiCol_Text, StatusColorVec(false));
-        ImGui::TextWrapped("%s", trf("tiles.cannot_run", r.error).c_str());
+        WrappedText(trf("tiles.cannot_run", r.error));
         ImGui::PopStyleColor();
         return;
     }

@@ -12,6 +12,7 @@
 #include "plot.h"
 #include "tiles_draw.h"
 #include "tilelab/i18n.h"
+#include "text_wrap.h"
 
 namespace tilelab::gui::tiles {
 
@@ -89,7 +90,7 @@ void DrawTimePipeline(const TileGeometry& t, float width, int64_t plane) {
     const int64_t wave = std::clamp<int64_t>(plane, 0, own - 1) + levels;
     const std::vector<int64_t> shown = ShownPlanes(-levels, count, 4 * int64_t(levels) + 8, wave - levels / 2);
     const int64_t gap = -1 - count;
-    ImGui::TextWrapped("%s", trf("tiles.pipeline", count, own, levels).c_str());
+    WrappedText(trf("tiles.pipeline", count, own, levels));
     DrawLevelRows(levels, int64_t(shown.size()), width, [&](ImDrawList* dl, int level, int64_t i, ImVec2 a, ImVec2 b, float text_y) {
         const int64_t z = shown[size_t(i)];
         if (z == gap) {

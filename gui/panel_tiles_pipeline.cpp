@@ -16,6 +16,7 @@
 #include "tilelab/format.h"
 #include "tilelab/i18n.h"
 #include "tilelab/pipeline.h"
+#include "text_wrap.h"
 
 namespace tilelab::gui::tiles {
 
@@ -147,7 +148,7 @@ void DrawPipelineTimeline(AppState& state, const TileGeometry& t, const RunResul
     ImGui::TextUnformatted(tr("tiles.timeline").c_str());
     HelpMarker(tr("tiles.timeline_help").c_str());
     if (!run) {
-        ImGui::TextWrapped("%s", tr("tiles.timeline_none").c_str());
+        WrappedText(tr("tiles.timeline_none"));
         return;
     }
     const PipelineInput& in = run->input;
@@ -158,9 +159,8 @@ void DrawPipelineTimeline(AppState& state, const TileGeometry& t, const RunResul
         tl = simulate_pipeline(in);
     }
     const int resident = run->blocks_resident;
-    ImGui::TextWrapped("%s", trf("tiles.timeline_rates", Us(in.mma_us), format_bytes(double(run->stage_bytes)), Us(in.load_us),
-                                 fmt::format("{:.0f}", rate), fmt::format("{:.2f}", rate * resident / 1e3), resident, source)
-                                 .c_str());
+    WrappedText(trf("tiles.timeline_rates", Us(in.mma_us), format_bytes(double(run->stage_bytes)), Us(in.load_us),
+                    fmt::format("{:.0f}", rate), fmt::format("{:.2f}", rate * resident / 1e3), resident, source));
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 12);
     float shown_rate = float(rate);
     if (ImGui::SliderFloat("##rate", &shown_rate, 5, 400, tr("tiles.timeline_rate_format").c_str(), ImGuiSliderFlags_Logarithmic))
@@ -183,17 +183,14 @@ void DrawPipelineTimeline(AppState& state, const TileGeometry& t, const RunResul
         Swatch(keys[i].first, keys[i].second.c_str());
     }
     const double busy = double(total) * in.mma_us;
-    ImGui::TextWrapped("%s", trf("tiles.timeline_summary", in.tiles, total, Us(tl.end_us), Us(busy), Us(tl.consumer_wait_us),
-                                 Us(tl.producer_wait_us), fmt::format("{:.0f}", 100 * busy / std::max(1e-12, tl.end_us)))
-                                 .c_str());
+    WrappedText(trf("tiles.timeline_summary", in.tiles, total, Us(tl.end_us), Us(busy), Us(tl.consumer_wait_us),
+                    Us(tl.producer_wait_us), fmt::format("{:.0f}", 100 * busy / std::max(1e-12, tl.end_us))));
     if (run->measured_block_us > 0)
-        ImGui::TextWrapped("%s", trf("tiles.timeline_measured_line", Us(run->measured_block_us),
-                                     fmt::format("{:.0f}", 100 * busy / run->measured_block_us))
-                                     .c_str());
+        WrappedText(trf("tiles.timeline_measured_line", Us(run->measured_block_us),
+                        fmt::format("{:.0f}", 100 * busy / run->measured_block_us)));
     if (rate * resident > r.target.dram_gbps && r.target.dram_gbps > 0)
-        ImGui::TextWrapped("%s", trf("tiles.timeline_l2", fmt::format("{:.2f}", rate * resident / 1e3),
-                                     fmt::format("{:.2f}", r.target.dram_gbps / 1e3))
-                                     .c_str());
+        WrappedText(trf("tiles.timeline_l2", fmt::format("{:.2f}", rate * resident / 1e3),
+                        fmt::format("{:.2f}", r.target.dram_gbps / 1e3)));
 }
 
 }  // namespace tilelab::gui::tiles

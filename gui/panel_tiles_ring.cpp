@@ -12,6 +12,7 @@
 #include "tilelab/format.h"
 #include "tilelab/i18n.h"
 #include "tilelab/precision.h"
+#include "text_wrap.h"
 
 namespace tilelab::gui::tiles {
 
@@ -39,7 +40,7 @@ void DrawStageRing(const AppState& state, const TileGeometry& t, const RunResult
     const int64_t stage_bytes = int64_t(element_bytes(r.precision.input)) * bk * (bm + bn);
     // More blocks than the launch has: each walks on to another tile after this one.
     const bool next_tile = int64_t(r.launch.blocks()) < t.blocks(0) * t.blocks(1);
-    ImGui::TextWrapped("%s", trf("tiles.ring", n + 1, slices, stages, format_bytes(stage_bytes), bm, bk, bn).c_str());
+    WrappedText(trf("tiles.ring", n + 1, slices, stages, format_bytes(stage_bytes), bm, bk, bn));
 
     const float font = ImGui::GetFontSize(), gap = font * 0.5f;
     const float box_w = std::min((ImGui::GetContentRegionAvail().x - gap * float(stages - 1)) / float(stages), font * 10);
@@ -70,13 +71,13 @@ void DrawStageRing(const AppState& state, const TileGeometry& t, const RunResult
 
     const int s_now = int(n % stages);
     if (n == 0)
-        ImGui::TextWrapped("%s", trf("tiles.ring_consumers_first", s_now).c_str());
+        WrappedText(trf("tiles.ring_consumers_first", s_now));
     else
-        ImGui::TextWrapped("%s", trf("tiles.ring_consumers", s_now, (n / stages) & 1, n / stages, int((n - 1) % stages)).c_str());
+        WrappedText(trf("tiles.ring_consumers", s_now, (n / stages) & 1, n / stages, int((n - 1) % stages)));
     const int64_t j = n + stages - 1;   // the slice the producer is loading
     if (stages > 1 && (j < slices || next_tile))
-        ImGui::TextWrapped("%s", trf("tiles.ring_producer", int(j % stages), ((j / stages) & 1) ^ 1, j / stages,
-                                     SliceLabel(j, slices, next_tile)).c_str());
+        WrappedText(trf("tiles.ring_producer", int(j % stages), ((j / stages) & 1) ^ 1, j / stages,
+                        SliceLabel(j, slices, next_tile)));
 }
 
 }  // namespace tilelab::gui::tiles

@@ -10,6 +10,7 @@
 #include "tilelab/i18n.h"
 #include "tiles_draw.h"
 #include "ui_common.h"
+#include "text_wrap.h"
 
 namespace tilelab::gui::tiles {
 namespace {
@@ -50,7 +51,7 @@ void DrawRowLanes(int64_t n, float width) {
         Rect(dl, a, b, plot::WithAlpha(kRegisterFill, shade), j % 32 == 0 ? plot::kHighlight : 0, 2.0f);
     }
     ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width);
-    ImGui::TextUnformatted(trf("tiles.rows_lanes", shown, n).c_str());
+    WrappedText(trf("tiles.rows_lanes", shown, n));
     ImGui::PopTextWrapPos();
 }
 
@@ -60,10 +61,9 @@ void DrawRows(AppState& state, const TileGeometry& t, const RunResult& r) {
     const int64_t n = t.extent[0], rows = t.block_tile[1];
     const int64_t blocks = t.blocks(1);
     if (n <= 0 || rows <= 0 || blocks <= 0) return;
-    ImGui::TextWrapped("%s", trf("tiles.rows_block", rows, n, t.product_name, t.output_name, r.launch.threads_per_block(),
-                                 blocks, t.extent[2])
-                                 .c_str());
-    if (t.stream_causal) ImGui::TextWrapped("%s", tr("tiles.rows_causal").c_str());
+    WrappedText(trf("tiles.rows_block", rows, n, t.product_name, t.output_name, r.launch.threads_per_block(),
+                    blocks, t.extent[2]));
+    if (t.stream_causal) WrappedText(tr("tiles.rows_causal"));
     ImGui::AlignTextToFramePadding();
     ImGui::TextUnformatted(tr("tiles.block").c_str());
     ImGui::SameLine();

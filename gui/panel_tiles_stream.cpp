@@ -14,6 +14,7 @@
 #include "tilelab/i18n.h"
 #include "tiles_draw.h"
 #include "ui_common.h"
+#include "text_wrap.h"
 
 namespace tilelab::gui::tiles {
 
@@ -94,7 +95,7 @@ void DrawStreamTrace(AppState& state, const TileGeometry& t, const RunResult& r,
     if (trace.empty()) return;
     const size_t at = std::min(trace.size() - 1, size_t(s.step));
     const StreamStep& now = trace[at];
-    ImGui::TextWrapped("%s", trf("tiles.stream_trace", row, at + 1, now.tile_max, now.m, now.alpha, now.l).c_str());
+    WrappedText(trf("tiles.stream_trace", row, at + 1, now.tile_max, now.m, now.alpha, now.l));
     const float font = ImGui::GetFontSize(), h = font * 4;
     const ImVec2 o = ImGui::GetCursorScreenPos();
     ImGui::Dummy(ImVec2(width, h));
@@ -129,9 +130,9 @@ void DrawStream(AppState& state, const TileGeometry& t, const RunResult& r) {
     s.block = state.tile_block_y;
     s.steps = std::max<int64_t>(1, t.stream_steps(s.block));
 
-    ImGui::TextWrapped("%s", trf("tiles.stream_block", s.br, t.rows_name, r.launch.threads_per_block(), s.keys, t.stream_name,
-                                 s.bc, s.tiles, t.product_name, s.br, s.bc).c_str());
-    if (s.causal) ImGui::TextWrapped("%s", trf("tiles.stream_causal", s.block, s.steps, s.tiles).c_str());
+    WrappedText(trf("tiles.stream_block", s.br, t.rows_name, r.launch.threads_per_block(), s.keys, t.stream_name,
+                    s.bc, s.tiles, t.product_name, s.br, s.bc));
+    if (s.causal) WrappedText(trf("tiles.stream_causal", s.block, s.steps, s.tiles));
     ImGui::AlignTextToFramePadding();
     ImGui::TextUnformatted(tr("tiles.block").c_str());
     ImGui::SameLine();
@@ -149,7 +150,7 @@ void DrawStream(AppState& state, const TileGeometry& t, const RunResult& r) {
     StepControls(state, tr("tiles.stream_step").c_str(), s.steps);
     s.step = state.tile_k_step;
     const int64_t n0 = s.step * s.bc, n1 = std::min(s.keys, n0 + s.bc);
-    ImGui::TextWrapped("%s", trf("tiles.stream_now", s.step + 1, s.steps, n0, n1 - 1, t.output_name).c_str());
+    WrappedText(trf("tiles.stream_now", s.step + 1, s.steps, n0, n1 - 1, t.output_name));
 
     // The picture fits what is left of the panel above its legend (five lines) and the row's trace
     // (seven more), at least 10 lines high.

@@ -20,6 +20,7 @@
 #include "tilelab/variant_text.h"
 #include "tune_view.h"
 #include "ui_common.h"
+#include "text_wrap.h"
 
 namespace tilelab::gui {
 
@@ -51,16 +52,16 @@ void DrawProgress(AppState& state, const TuneStatus& st, bool here) {
 
 // Who measured the ranking, when, and how much of the space it covered.
 void DrawReportHeader(const TuneReport& r, bool cached) {
-    if (!r.gpu) ImGui::TextWrapped("%s", trf("tuner.model_report", r.target).c_str());
-    else if (cached) ImGui::TextWrapped("%s", trf("tuner.cached_label", r.target, TuneTimeText(r.measured_at), std::lround(r.elapsed_s)).c_str());
-    else ImGui::TextWrapped("%s", trf("tuner.searched_label", r.target, TuneTimeText(r.measured_at), std::lround(r.elapsed_s)).c_str());
+    if (!r.gpu) WrappedText(trf("tuner.model_report", r.target));
+    else if (cached) WrappedText(trf("tuner.cached_label", r.target, TuneTimeText(r.measured_at), std::lround(r.elapsed_s)));
+    else WrappedText(trf("tuner.searched_label", r.target, TuneTimeText(r.measured_at), std::lround(r.elapsed_s)));
     // Dim and wrapped: a sampled space's line or a long reference name outgrows a narrow panel.
     TextWithHelp(tune_space_text(r), nullptr, true);
     if (r.gpu && r.reference_ms > 0) TextWithHelp(trf("tuner.reference", r.reference_name, FormatTime(r.reference_ms)), nullptr, true);
     if (r.budget_hit) TextWithHelp(tr("tune.budget_hit"), nullptr, true);
     if (r.cancelled) {
         ImGui::PushStyleColor(ImGuiCol_Text, StatusColorVec(false));
-        ImGui::TextWrapped("%s", tr("tuner.cancelled_note").c_str());
+        WrappedText(tr("tuner.cancelled_note"));
         ImGui::PopStyleColor();
     }
 }
@@ -231,15 +232,13 @@ void DrawTuneSection(AppState& state) {
     if (ImGui::Button(start.c_str())) Start(state, t);
     ImGui::EndDisabled();
     if (!gpu && (!view.report || view.report->gpu)) {   // a model-mode ranking's header says it
-        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-        ImGui::TextWrapped("%s", tr("tuner.model_mode").c_str());
-        ImGui::PopStyleColor();
+        WrappedTextDisabled(tr("tuner.model_mode"));
     }
 
     if (st.running) DrawProgress(state, st, st.key == name);
     if (!view.note.empty()) {
         ImGui::PushStyleColor(ImGuiCol_Text, StatusColorVec(false));
-        ImGui::TextWrapped("%s", view.note.c_str());
+        WrappedText(view.note);
         ImGui::PopStyleColor();
     }
     if (!view.report) {

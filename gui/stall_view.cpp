@@ -5,6 +5,7 @@
 #include "tilelab/i18n.h"
 #include "tilelab/util.h"
 #include "ui_common.h"
+#include "text_wrap.h"
 
 namespace tilelab::gui {
 namespace {
@@ -40,7 +41,7 @@ void group_rows(const StallCounts& c, uint64_t total) {
 void line_tooltip(const StallSamples& s, const StallLine& l) {
     ImGui::BeginTooltip();
     ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30);
-    ImGui::TextUnformatted(trf("stall.line_share", l.line, PercentText(stall_share(l.counts.total(), s.total) / 100.0)).c_str());
+    WrappedText(trf("stall.line_share", l.line, PercentText(stall_share(l.counts.total(), s.total) / 100.0)));
     group_rows(l.counts, l.counts.total());
     // The line's SASS instructions that were sampled, by offset.
     // Those of calls inlined on it marked: they count on their own line too.
@@ -149,14 +150,14 @@ void DrawStallHeader(const RunResult& r) {
     if (s.status == stall_status::skipped) return;
     ImGui::PushTextWrapPos(0);
     if (!s.has_samples()) {
-        ImGui::TextDisabled("%s", trf("stall.none", s.reason.empty() ? s.status : s.reason).c_str());
+        WrappedTextDisabled(trf("stall.none", s.reason.empty() ? s.status : s.reason));
         ImGui::PopTextWrapPos();
         return;
     }
-    ImGui::TextUnformatted(stall_summary(s, r.kernel_file).c_str());
+    WrappedText(stall_summary(s, r.kernel_file));
     if (ImGui::IsItemHovered())
         WrappedTooltip(trf("stall.header_help", FormatCount(double(s.total)), s.launches, stall_periods_text(s)).c_str());
-    if (!s.reason.empty()) ImGui::TextColored(CautionColorVec(), "%s", s.reason.c_str());   // the samples stand
+    if (!s.reason.empty()) WrappedTextColored(CautionColorVec(), s.reason);   // the samples stand
     ImGui::PopTextWrapPos();
     // The legend: the largest groups, each with its share (hover: what it means); the rest, with
     // every share, in the tooltip of "+N".

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include "plot.h"
 #include "tilelab/i18n.h"
+#include "text_wrap.h"
 
 namespace tilelab::gui::tiles {
 
@@ -34,7 +35,7 @@ void Swatch(ImU32 color, const char* text) {
     ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p.x + 2, p.y + 2), ImVec2(p.x + h - 2, p.y + h - 2), color);
     ImGui::SameLine();
     ImGui::PushTextWrapPos(0.0f);   // long captions wrap at the panel's edge instead of running past it
-    ImGui::TextUnformatted(text);
+    WrappedText(text);
     ImGui::PopTextWrapPos();
 }
 

@@ -1,5 +1,6 @@
 #include "ui_common.h"
 #include "tilelab/i18n.h"
+#include "text_wrap.h"
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -85,7 +86,7 @@ void SameLineIfFits(float width, float gap) {
 void TextWithHelp(const std::string& text, const char* help, bool dim) {
     if (dim) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
     ImGui::PushTextWrapPos(0);
-    ImGui::TextUnformatted(help ? (text + " (?)").c_str() : text.c_str());
+    WrappedText(help ? text + " (?)" : text);
     ImGui::PopTextWrapPos();
     if (dim) ImGui::PopStyleColor();
     if (help && ImGui::IsItemHovered()) WrappedTooltip(help);
@@ -94,7 +95,7 @@ void TextWithHelp(const std::string& text, const char* help, bool dim) {
 void WrappedTooltip(const char* text) {
     ImGui::BeginTooltip();
     ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30.0f);
-    ImGui::TextUnformatted(text);
+    WrappedText(text);
     ImGui::PopTextWrapPos();
     ImGui::EndTooltip();
 }

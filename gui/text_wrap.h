@@ -1,0 +1,48 @@
+// Line breaks for text in both languages. Dear ImGui 1.86 breaks a wrapped line only at a space or
+// after ASCII punctuation, so a Chinese sentence (no spaces) breaks at its last space, often half a
+// line early, and a word-like run such as "（PREC）" is cut anywhere. Here a line may also break
+// between two characters either of which is CJK, never before closing punctuation (，。）…) nor
+// after opening punctuation (（《「…); a word wider than the whole line is split, preferably after
+// '_', '.', '/' or '-'. The lesson text (markdown.cpp) places its words with these rules; every
+// other wrapped text in the app goes through WrappedText or CjkLines.
+#pragma once
+#include <functional>
+#include <string>
+#include <string_view>
+#include <imgui.h>
+
+namespace tilelab::gui {
+
+bool IsCjk(unsigned c);
+bool ClosesCjk(unsigned c);   // no line starts with it
+bool OpensCjk(unsigned c);    // no line ends with it
+
+// The width of one character (a code point), in the units of the widths below.
+using Advance = std::function<float(unsigned)>;
+
+// Where [b, e) must break to fit `avail`: at the last break point that fits; at a '\n' found
+// first; e if it all fits; b if no break point fits.
+const char* WrapPosition(const Advance& advance, const char* b, const char* e, float avail);
+// The first break point after b's first character (or a '\n'); e if there is none.
+const char* NextBreak(const char* b, const char* e);
+// For a word wider than the line: the longest prefix of [b, e) that fits `avail`, ended after its
+// last '_', '.', '/' or '-' where that keeps at least a third of it; at least one character.
+const char* SplitPosition(const Advance& advance, const char* b, const char* e, float avail);
+
+// `text` with a '\n' wherever it must break to fit `width`: no line wider than `width` (but a
+// single character wider than it), spaces at a break dropped, its own line breaks kept.
+std::string BreakLines(std::string_view text, float width, const Advance& advance);
+
+// The advance of `font` drawn at `size` pixels.
+Advance FontAdvance(ImFont* font, float size);
+
+// `text` broken for the current window's wrap position (PushTextWrapPos; the content region's
+// edge when none is pushed) with the current font, at the cursor's position. Text without CJK
+// characters is returned as it is: ImGui breaks it the same way.
+std::string CjkLines(std::string_view text);
+// ImGui::TextWrapped, TextColored and TextDisabled with these breaks (no format strings).
+void WrappedText(std::string_view text);
+void WrappedTextColored(const ImVec4& colour, std::string_view text);
+void WrappedTextDisabled(std::string_view text);
+
+}  // namespace tilelab::gui
