@@ -32,6 +32,8 @@ struct Renderer {
     std::string code_block;
     std::vector<ListLevel> lists;
     bool line_started = false;   // something is already on the current line
+    bool soft_break = false;     // a line break inside the paragraph's source, not yet placed
+    unsigned last_char = 0;      // the last character placed
     bool after_bullet = false;   // the next text continues the bullet's line
     int table_count = 0;
     bool table_open = false;
@@ -56,6 +58,7 @@ struct Renderer {
 
     // Places text on the current line, wrapping at word boundaries.
     void emit(const char* b, const char* e) {
+        if (b < e) last_char = last_code_point(b, e);
         ImFont* f = font();
         PushFontOrDefault(f);
         ImFont* active = ImGui::GetFont();
@@ -100,6 +103,26 @@ struct Renderer {
     }
 
     void emit(std::string_view s) { emit(s.data(), s.data() + s.size()); }
+
+    // Text after a line break in the paragraph's source: the break is a space between words, and
+    // nothing between two CJK characters (Chinese puts no space there).
+    void emit_after_break(std::string_view s) {
+        if (soft_break && !s.empty()) {
+            soft_break = false;
+            unsigned first = 0;
+            ImTextCharFromUtf8(&first, s.data(), s.data() + s.size());
+            if (SourceBreakIsSpace(last_char, first)) emit(" ");
+        }
+        emit(s);
+    }
+
+    static unsigned last_code_point(const char* b, const char* e) {
+        const char* s = e - 1;
+        while (s > b && e - s < 4 && (static_cast<unsigned char>(*s) & 0xC0) == 0x80) --s;
+        unsigned c = 0;
+        ImTextCharFromUtf8(&c, s, e);
+        return c;
+    }
 
     // Code keeps its line breaks and its columns (code_grid.h); a line wider than the column
     // scrolls sideways inside the block.
@@ -155,6 +178,7 @@ struct Renderer {
     }
 
     void enter(MD_BLOCKTYPE type, void* detail) {
+        soft_break = false;
         switch (type) {
         case MD_BLOCK_H:
             heading = int(static_cast<MD_BLOCK_H_DETAIL*>(detail)->level);
@@ -229,6 +253,7 @@ struct Renderer {
     }
 
     void leave(MD_BLOCKTYPE type) {
+        soft_break = false;
         switch (type) {
         case MD_BLOCK_H:
             if (!line_started) ImGui::NewLine();
@@ -304,15 +329,15 @@ struct Renderer {
             end_line();
             break;
         case MD_TEXT_SOFTBR:
-            emit(" ");
+            soft_break = true;
             break;
         case MD_TEXT_ENTITY:
-            emit(decode_entity(std::string_view(b, size)));
+            emit_after_break(decode_entity(std::string_view(b, size)));
             break;
         case MD_TEXT_NULLCHAR:
             break;
         default:
-            emit(b, b + size);
+            emit_after_break(std::string_view(b, size));
             break;
         }
     }

@@ -22,6 +22,8 @@ bool OpensCjk(unsigned c) {
     return false;
 }
 
+bool SourceBreakIsSpace(unsigned before, unsigned after) { return !IsCjk(before) || !IsCjk(after); }
+
 namespace {
 
 // One code point at s (a malformed byte reads as one character), and its length.

@@ -16,6 +16,9 @@ namespace tilelab::gui {
 bool IsCjk(unsigned c);
 bool ClosesCjk(unsigned c);   // no line starts with it
 bool OpensCjk(unsigned c);    // no line ends with it
+// Whether a line break in a paragraph's source, between `before` and `after`, reads as a space:
+// between words it does; between two CJK characters nothing is there (Chinese puts no spaces).
+bool SourceBreakIsSpace(unsigned before, unsigned after);
 
 // The width of one character (a code point), in the units of the widths below.
 using Advance = std::function<float(unsigned)>;

@@ -119,6 +119,13 @@ TEST(TextWrap, RandomTextKeepsItsCharactersAndFitsItsWidth) {
     }
 }
 
+TEST(TextWrap, ALineBreakInTheSourceIsASpaceOnlyBetweenWords) {
+    EXPECT_TRUE(SourceBreakIsSpace('d', 'w'));
+    EXPECT_TRUE(SourceBreakIsSpace(0x901A, 'G')) << "通 / GPU: Latin beside CJK keeps its space";
+    EXPECT_FALSE(SourceBreakIsSpace(0x901A, 0x8BFB)) << "通道 / 读得";
+    EXPECT_FALSE(SourceBreakIsSpace(0xFF0C, 0x4E00)) << "， / 一";
+}
+
 TEST(TextWrap, MalformedBytesEndWithoutALoop) {
     const std::string bytes = "\xff\xfe\xe4\xb8 abc \xe4\xb8\xad\xe6";
     for (float width = 1; width < 6; width += 1) {
