@@ -6,12 +6,13 @@
 #include "tilelab/i18n.h"
 #include "tilelab/variant_text.h"
 #include "engine_thread.h"
+#include "text_wrap.h"
 
 namespace tilelab::gui {
 
 const RunResult* ResultOrHint(const AppState& state, const char* purpose) {
     if (!state.result)
-        ImGui::TextDisabled("%s", trf("hint.no_result_yet", purpose).c_str());
+        WrappedTextDisabled(trf("hint.no_result_yet", purpose));
     return state.result.get();
 }
 

@@ -161,7 +161,7 @@ void DrawWarpPicture(const WarpBanks& w) {
 void DrawBankSection(AppState& state, const RunResult& r) {
     const BankModel& b = r.model.banks;
     if (!b.modelled || b.sites.empty()) {
-        ImGui::TextDisabled("%s", tr(r.smem_bytes() > 0 ? "banks.not_covered" : "banks.no_shared_memory").c_str());
+        WrappedTextDisabled(tr(r.smem_bytes() > 0 ? "banks.not_covered" : "banks.no_shared_memory"));
         return;
     }
     DrawSiteTable(r);
@@ -197,7 +197,7 @@ void DrawBankSection(AppState& state, const RunResult& r) {
     WrappedText(site.formula + "   " + trf(site.store ? "banks.store_bytes_per_lane" : "banks.load_bytes_per_lane", site.width_bytes));
     ImGui::PopFont();
     const int worst = [&] { int m = 0; for (const LaneBank& l : w.lanes) m = std::max(m, l.wavefront + 1); return m; }();
-    ImGui::TextUnformatted(trf("banks.warp_summary", w.wavefronts, w.min_wavefronts, worst, w.broadcasts).c_str());
+    WrappedText(trf("banks.warp_summary", w.wavefronts, w.min_wavefronts, worst, w.broadcasts));
     DrawWarpPicture(w);
 }
 

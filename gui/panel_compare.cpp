@@ -21,6 +21,7 @@
 #include "plot.h"
 #include "ui_common.h"
 #include "engine_thread.h"
+#include "text_wrap.h"
 
 namespace tilelab::gui {
 
@@ -132,7 +133,7 @@ void DrawPinning(AppState& state) {
     float height = font * (5.5f + 2.2f * float(state.pinned.size()));
     float avail = ImGui::GetContentRegionAvail().x;
     if (!any_measured) {
-        ImGui::TextDisabled("%s", trf("compare.model_mode_bars", NoGpu()).c_str());
+        WrappedTextDisabled(trf("compare.model_mode_bars", NoGpu()));
         plot::DrawBars("pinned_occupancy", ImVec2(-1, height), occupancy);
     } else {
         ThreeAcross(avail, height, [&](ImVec2 size) { plot::DrawBars("pinned_time", size, time); },
@@ -174,9 +175,10 @@ std::vector<int> ParamRangeChooser(const char* id, const Variant& v, std::string
                 ImGui::SameLine();
                 ImGui::SetNextItemWidth(ImGui::GetFontSize() * 5);
                 ImGui::PushID(label);
-                if (ImGui::BeginCombo("##v", std::to_string(values[size_t(index)]).c_str())) {
+                // As the parameter's buttons name them: "bf16", not 2.
+                if (ImGui::BeginCombo("##v", spec->value_text(values[size_t(index)]).c_str())) {
                     for (int i = lo; i <= hi; ++i)
-                        if (ImGui::Selectable(std::to_string(values[size_t(i)]).c_str(), i == index)) index = i;
+                        if (ImGui::Selectable(spec->value_text(values[size_t(i)]).c_str(), i == index)) index = i;
                     ImGui::EndCombo();
                 }
                 ImGui::PopID();

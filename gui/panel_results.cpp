@@ -342,7 +342,7 @@ void DrawResultsPanel(AppState& state) {
         return;
     }
     if (r->request.variant != state.request.variant)
-        ImGui::TextDisabled("%s", tr("results.showing_the_previous_lesson_s_result_until_this").c_str());
+        WrappedTextDisabled(tr("results.showing_the_previous_lesson_s_result_until_this"));
 
     if (!r->ok && r->stage == "validate" && !r->may_be_wrong.empty()) {   // a lesson's demonstration: why, then the check
         badge(tr("results.badge_wrong_by_design"), r->may_be_wrong + "  \xe2\x80\x94  " + r->error, badge_colour(false));

@@ -453,7 +453,7 @@ void DrawTilesPanel(AppState& state) {
     else if (t.halo > 0) DrawNeighbourhood(state, t, r);
     else if (t.stream_tile > 0) DrawStream(state, t, r);
     else if (!t.product_name.empty()) DrawRows(state, t, r);
-    else ImGui::TextDisabled("%s", trf("tiles.no_picture", v->id).c_str());
+    else WrappedTextDisabled(trf("tiles.no_picture", v->id));
 }
 
 }  // namespace tilelab::gui

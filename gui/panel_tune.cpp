@@ -43,10 +43,10 @@ void DrawProgress(AppState& state, const TuneStatus& st, bool here) {
         text += "  " + trf("tuner.progress_best", FormatTime(st.best->median_ms), TuneParamsText(*searched, st.best->params));
     ImGui::ProgressBar(st.total > 0 ? float(st.done) / float(st.total) : 0.0f, ImVec2(-1, 0), text.c_str());
     if (!here) {   // started for another lesson or size: say which, the Start button waits for it
-        ImGui::TextDisabled("%s", trf("tuner.running_other", searched ? variant_title(*searched) : st.variant,
-                                      format_problem(st.problem)).c_str());
+        WrappedTextDisabled(trf("tuner.running_other", searched ? variant_title(*searched) : st.variant,
+                                format_problem(st.problem)));
     } else if (state.updating) {
-        ImGui::TextDisabled("%s", tr("tuner.lesson_runs_wait").c_str());
+        WrappedTextDisabled(tr("tuner.lesson_runs_wait"));
     }
 }
 
@@ -242,7 +242,7 @@ void DrawTuneSection(AppState& state) {
         ImGui::PopStyleColor();
     }
     if (!view.report) {
-        if (!st.running) ImGui::TextDisabled("%s", trf("tuner.nothing_yet", format_problem(t.cfg.problem)).c_str());
+        if (!st.running) WrappedTextDisabled(trf("tuner.nothing_yet", format_problem(t.cfg.problem)));
         return;
     }
     DrawReportHeader(*view.report, view.cached);

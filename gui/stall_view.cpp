@@ -57,10 +57,10 @@ void line_tooltip(const StallSamples& s, const StallLine& l) {
     }
     if (!pcs.empty()) {
         ImGui::Separator();
-        ImGui::TextDisabled("%s", tr("stall.sass_heading").c_str());
+        WrappedTextDisabled(tr("stall.sass_heading"));
         ImGui::TextUnformatted(pcs.c_str());
     }
-    if (calls) ImGui::TextDisabled("%s", tr("stall.line_calls").c_str());
+    if (calls) WrappedTextDisabled(tr("stall.line_calls"));
     ImGui::PopTextWrapPos();
     ImGui::EndTooltip();
 }
