@@ -547,6 +547,7 @@ void App::Frame() {
     draw_columns(std::max(100.0f, ImGui::GetContentRegionAvail().y - status_height));
     draw_status_bar();
     ImGui::End();
+    ReportOverflowingWindows();
 }
 
 void App::Render(int framebuffer_width, int framebuffer_height) {

@@ -162,15 +162,38 @@ void draw_source(AppState& state, const RunResult& r) {
     ImGui::PopFont();
 }
 
+struct PtxasCell {
+    std::string name, value;
+    const ImVec4* colour = nullptr;
+    std::string help;   // hover text of the name, "" for none
+};
+
+// Name-value pairs, two a row where both fit side by side, else one a row (a narrow column, large text).
+void draw_cells(const char* id, const std::vector<PtxasCell>& cells) {
+    float column[4] = {0, 0, 0, 0};   // the widest name and value of the left and the right pairs
+    for (size_t i = 0; i < cells.size(); ++i) {
+        float* pair = column + 2 * (i % 2);
+        pair[0] = std::max(pair[0], ImGui::CalcTextSize((cells[i].name + (cells[i].help.empty() ? "" : " (?)")).c_str()).x);
+        pair[1] = std::max(pair[1], ImGui::CalcTextSize(cells[i].value.c_str()).x);
+    }
+    const float two_pairs = column[0] + column[1] + column[2] + column[3] + 8 * ImGui::GetStyle().CellPadding.x;
+    const int pairs = two_pairs <= ImGui::GetContentRegionAvail().x ? 2 : 1;
+    if (!ImGui::BeginTable(id, 2 * pairs, ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_RowBg)) return;
+    for (const PtxasCell& c : cells) {
+        ImGui::TableNextColumn();
+        TextWithHelp(c.name, c.help.empty() ? nullptr : c.help.c_str(), true);
+        ImGui::TableNextColumn();
+        if (c.colour) WrappedTextColored(*c.colour, c.value);
+        else WrappedText(c.value);
+    }
+    ImGui::EndTable();
+}
+
 void draw_ptxas(const RunResult& r, const CompileResult& c) {
     const PtxasInfo& p = c.ptxas;
-    if (!ImGui::BeginTable("##ptxas", 4, ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_RowBg)) return;
-    auto cell = [](const char* name, const std::string& value, const ImVec4* colour = nullptr) {
-        ImGui::TableNextColumn();
-        ImGui::TextDisabled("%s", name);
-        ImGui::TableNextColumn();
-        if (colour) ImGui::TextColored(*colour, "%s", value.c_str());
-        else ImGui::TextUnformatted(value.c_str());
+    std::vector<PtxasCell> cells;
+    auto cell = [&](const std::string& name, const std::string& value, const ImVec4* colour = nullptr) {
+        cells.push_back({name, value, colour, ""});
     };
     const ImVec4 red = StatusColorVec(false);
     const bool spills = p.spills();
@@ -178,21 +201,21 @@ void draw_ptxas(const RunResult& r, const CompileResult& c) {
     // the rule is spelled out under the table.
     const RegisterAllocation regs = allocated_registers(r.target, p.registers);
     const bool rounded = p.parsed && regs.rounded();
-    cell(tr("code.registers_thread").c_str(), rounded ? trf("code.registers_ptxas_allocated", regs.ptxas, regs.per_thread)
+    cell(tr("code.registers_thread"), rounded ? trf("code.registers_ptxas_allocated", regs.ptxas, regs.per_thread)
                                               : p.parsed ? std::to_string(p.registers) : "?");
-    cell(tr("code.spill_stores_loads").c_str(), std::to_string(p.spill_stores) + " B / " + std::to_string(p.spill_loads) + " B",
+    cell(tr("code.spill_stores_loads"), std::to_string(p.spill_stores) + " B / " + std::to_string(p.spill_loads) + " B",
          spills ? &red : nullptr);
-    cell(tr("code.static_shared_memory").c_str(), format_bytes(p.smem_bytes));
-    cell(tr("code.stack_frame").c_str(), format_bytes(p.stack_bytes));
-    cell(tr("code.constant_bank_0").c_str(), format_bytes(p.cmem_bytes));
-    cell(tr("code.target").c_str(), r.target.name.empty() ? "?" : r.target.arch_name());
-    cell(tr("code.compile_time").c_str(), FormatTime(c.compile_ms));
-    cell(tr("code.cache").c_str(), c.cache_hit ? "hit (" + c.cache_level + ")" : tr("code.miss_compiled_now").c_str());
-    ImGui::EndTable();
-    if (rounded) {
-        WrappedTextDisabled(trf("code.registers_allocation_rule", regs.ptxas, regs.unit, r.target.warp_size,
-                                regs.thread_multiple, regs.ptxas * r.target.warp_size, regs.per_warp, regs.per_thread));
-    }
+    cell(tr("code.static_shared_memory"), format_bytes(p.smem_bytes));
+    cell(tr("code.stack_frame"), format_bytes(p.stack_bytes));
+    cell(tr("code.constant_bank_0"), format_bytes(p.cmem_bytes));
+    cell(tr("code.target"), r.target.name.empty() ? "?" : r.target.arch_name());
+    cell(tr("code.compile_time"), FormatTime(c.compile_ms));
+    cell(tr("code.cache"), c.cache_hit ? "hit (" + c.cache_level + ")" : tr("code.miss_compiled_now"));
+    // The allocation rule on the registers' (?): the listing below keeps the room.
+    if (rounded)
+        cells.front().help = trf("code.registers_allocation_rule", regs.ptxas, regs.unit, r.target.warp_size, regs.thread_multiple,
+                                 regs.ptxas * r.target.warp_size, regs.per_warp, regs.per_thread);
+    draw_cells("##ptxas", cells);
 }
 
 void draw_kernel(AppState& state) {
@@ -207,11 +230,12 @@ void draw_kernel(AppState& state) {
 
     TextWithHelp(tr("code.instantiation"), tr("code.instantiation_help").c_str(), true);
     PushFontOrDefault(AppFonts().mono);
-    ImGui::TextColored(kNumber, "%s", r->name_expression.empty() ? tr("code.none").c_str() : r->name_expression.c_str());
+    WrappedTextColored(kNumber, r->name_expression.empty() ? tr("code.none") : r->name_expression);
     ImGui::PopFont();
-    if (!file.empty()) {
-        ImGui::SameLine();
-        ImGui::TextDisabled("%s", trf("code.from_file", file).c_str());
+    if (!file.empty()) {   // beside the name where it fits, else under it
+        const std::string from = trf("code.from_file", file);
+        SameLineIfFits(ImGui::CalcTextSize(from.c_str()).x);
+        WrappedTextDisabled(from);
     }
     const CompileResult* c = r->compiled.get();
     if (!c) {

@@ -269,8 +269,8 @@ void draw_history(const AppState& state) {
     for (auto it = state.history.rbegin(); it != state.history.rend(); ++it)
         if (!it->dragged.empty() && it->params.count(it->dragged)) { name = it->dragged; break; }
     if (name.empty()) {
-        ImGui::TextDisabled(state.history.empty() ? tr("results.measured_runs_appear_here_as_a_plot_of_time_agai").c_str()
-                                                  : tr("results.change_a_parameter_to_plot_time_against_it").c_str());
+        WrappedTextDisabled(tr(state.history.empty() ? "results.measured_runs_appear_here_as_a_plot_of_time_agai"
+                                                     : "results.change_a_parameter_to_plot_time_against_it"));
         return;
     }
     // Points that differ from the current configuration only in that parameter; newest per value.

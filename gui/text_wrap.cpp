@@ -40,20 +40,6 @@ bool may_break(unsigned prev, unsigned c) {
     return c == ' ' || prev == ' ' || IsCjk(c) || IsCjk(prev);
 }
 
-bool has_cjk(std::string_view text) {
-    const char* e = text.data() + text.size();
-    for (const char* s = text.data(); s < e;) {
-        if (static_cast<unsigned char>(*s) < 0x80) {
-            ++s;
-            continue;
-        }
-        int n = 0;
-        if (IsCjk(char_at(s, e, n))) return true;
-        s += n;
-    }
-    return false;
-}
-
 }  // namespace
 
 const char* WrapPosition(const Advance& advance, const char* b, const char* e, float avail) {
@@ -136,10 +122,10 @@ Advance FontAdvance(ImFont* font, float size) {
     return [font, scale](unsigned c) { return font->GetCharAdvance(ImWchar(c)) * scale; };
 }
 
-std::string CjkLines(std::string_view text) {
+std::string WrapLines(std::string_view text) {
     const ImGuiWindow* window = ImGui::GetCurrentWindow();
     const float wrap_pos = window->DC.TextWrapPos;
-    if (wrap_pos < 0.0f || !has_cjk(text)) return std::string(text);
+    if (wrap_pos < 0.0f) return std::string(text);
     // ImGui measures the same widths in the font's own units; a pixel to spare keeps a rounding
     // difference from breaking a line of ours a second time.
     const float width = ImGui::CalcWrapWidthForPos(window->DC.CursorPos, wrap_pos) - 1.0f;
@@ -149,7 +135,7 @@ std::string CjkLines(std::string_view text) {
 void WrappedText(std::string_view text) {
     const bool push = ImGui::GetCurrentWindow()->DC.TextWrapPos < 0.0f;   // as ImGui::TextWrapped
     if (push) ImGui::PushTextWrapPos(0.0f);
-    const std::string lines = CjkLines(text);
+    const std::string lines = WrapLines(text);
     ImGui::TextUnformatted(lines.data(), lines.data() + lines.size());
     if (push) ImGui::PopTextWrapPos();
 }

@@ -4,7 +4,7 @@
 // between two characters either of which is CJK, never before closing punctuation (，。）…) nor
 // after opening punctuation (（《「…); a word wider than the whole line is split, preferably after
 // '_', '.', '/' or '-'. The lesson text (markdown.cpp) places its words with these rules; every
-// other wrapped text in the app goes through WrappedText or CjkLines.
+// other wrapped text in the app goes through WrappedText or WrapLines.
 #pragma once
 #include <functional>
 #include <string>
@@ -40,9 +40,9 @@ std::string BreakLines(std::string_view text, float width, const Advance& advanc
 Advance FontAdvance(ImFont* font, float size);
 
 // `text` broken for the current window's wrap position (PushTextWrapPos; the content region's
-// edge when none is pushed) with the current font, at the cursor's position. Text without CJK
-// characters is returned as it is: ImGui breaks it the same way.
-std::string CjkLines(std::string_view text);
+// edge when none is pushed) with the current font, at the cursor's position. English too: ImGui
+// would also break after a full stop, splitting "1.02 ms" into "1." and "02 ms".
+std::string WrapLines(std::string_view text);
 // ImGui::TextWrapped, TextColored and TextDisabled with these breaks (no format strings).
 void WrappedText(std::string_view text);
 void WrappedTextColored(const ImVec4& colour, std::string_view text);

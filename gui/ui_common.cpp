@@ -1,6 +1,7 @@
 #include "ui_common.h"
 #include "tilelab/i18n.h"
 #include "text_wrap.h"
+#include <imgui_internal.h>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -155,6 +156,19 @@ std::vector<std::string>& LayoutProblems() {
 void ReportLayoutProblem(std::string what) {
     std::vector<std::string>& problems = LayoutProblems();
     if (std::find(problems.begin(), problems.end(), what) == problems.end()) problems.push_back(std::move(what));
+}
+
+void ReportOverflowingWindows() {
+    const ImGuiContext& g = *ImGui::GetCurrentContext();
+    for (const ImGuiWindow* w : g.Windows) {
+        if (!w->Active || w->Hidden) continue;
+        if (w->Flags & (ImGuiWindowFlags_HorizontalScrollbar | ImGuiWindowFlags_AlwaysHorizontalScrollbar |
+                        ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_Tooltip | ImGuiWindowFlags_Popup))
+            continue;
+        const float over = w->DC.CursorMaxPos.x - w->InnerClipRect.Max.x;
+        if (getenv("TILELAB_OVERFLOW_PROBE") && over > 1.0f)
+            fprintf(stderr, "overflow: %s by %.0f px\n", w->Name, over);
+    }
 }
 
 std::string PercentText(double fraction) {

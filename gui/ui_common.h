@@ -34,6 +34,7 @@ bool BeginDataTable(const char* id, const std::vector<TableColumn>& columns, ImG
 // `tilelab --headless --check-layout` fails on what the last frame found.
 void ReportLayoutProblem(std::string what);
 std::vector<std::string>& LayoutProblems();
+void ReportOverflowingWindows();
 
 // `text` on one line, cut at a character boundary and ended with "..." when it is wider than the
 // room left on the line; returns whether it was cut (the caller shows the whole in a tooltip).
