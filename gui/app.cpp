@@ -401,11 +401,12 @@ void App::draw_menu_bar() {
         ImGui::EndMenu();
     }
     // Lesson and step on the right of the menu bar: where we are, always visible.
+    // A title too long for what the menus leave is shortened; the step always shows.
     if (const Lesson* lesson = CurrentLesson(state_)) {
-        const std::string where = lesson->title + "  \xc2\xb7  " +
-                                  trf("menu.step_of", state_.step_index + 1, std::max<size_t>(1, lesson->steps.size()));
-        const float w = ImGui::CalcTextSize(where.c_str()).x;
-        ImGui::SameLine(std::max(ImGui::GetCursorPosX() + 20, ImGui::GetWindowWidth() - w - ImGui::GetStyle().WindowPadding.x * 2));
+        const std::string step = "  \xc2\xb7  " + trf("menu.step_of", state_.step_index + 1, std::max<size_t>(1, lesson->steps.size()));
+        const float left = ImGui::GetCursorPosX() + 20, right = ImGui::GetWindowWidth() - ImGui::GetStyle().WindowPadding.x * 2;
+        const std::string where = Ellipsized(lesson->title, right - left - ImGui::CalcTextSize(step.c_str()).x) + step;
+        ImGui::SameLine(std::max(left, right - ImGui::CalcTextSize(where.c_str()).x));
         ImGui::TextDisabled("%s", where.c_str());
     }
     ImGui::EndMenuBar();
@@ -547,7 +548,7 @@ void App::Frame() {
     draw_columns(std::max(100.0f, ImGui::GetContentRegionAvail().y - status_height));
     draw_status_bar();
     ImGui::End();
-    ReportOverflowingWindows();
+    ReportOverflowingWindows({"##exercise_text"});   // the exercise editor's lines of code
 }
 
 void App::Render(int framebuffer_width, int framebuffer_height) {

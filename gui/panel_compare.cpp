@@ -170,8 +170,11 @@ std::vector<int> ParamRangeChooser(const char* id, const Variant& v, std::string
             if (to < 0 || to > last) to = last;
             from = std::clamp(from, 0, to);
             auto value_combo = [&](const char* label, int& index, int lo, int hi) {
-                ImGui::SameLine();
-                ImGui::TextUnformatted(tr(std::string("compare.range_") + label).c_str());
+                const std::string word = tr(std::string("compare.range_") + label);
+                // "from [4]" and "to [32]" each stay together, on the line where they fit.
+                SameLineIfFits(ImGui::CalcTextSize(word.c_str()).x + ImGui::GetStyle().ItemSpacing.x + ImGui::GetFontSize() * 5);
+                ImGui::AlignTextToFramePadding();
+                ImGui::TextUnformatted(word.c_str());
                 ImGui::SameLine();
                 ImGui::SetNextItemWidth(ImGui::GetFontSize() * 5);
                 ImGui::PushID(label);
@@ -459,32 +462,33 @@ std::string WithExtension(const std::string& path, const std::string& ext) {
 
 void DrawExport(AppState& state, const plot::PlotResult* plot_rect) {
     TextWithHelp(tr("compare.export"), tr("compare.export_help").c_str());
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 20);
+    // The path, then each button beside it where it fits, else on the next line: nothing past the edge.
+    ImGui::SetNextItemWidth(std::min(ImGui::GetFontSize() * 20, ImGui::GetContentRegionAvail().x));
     ImGui::InputText("##export_path", &state.export_path);
     ResultList rows = state.sweep.results;
     if (rows.empty())
         for (const PinnedConfig& p : state.pinned) rows.push_back(p.result);
-    ImGui::SameLine();
+    SameLineIfFits(ButtonWidth("CSV"));
     ImGui::BeginDisabled(rows.empty());
     if (ImGui::Button("CSV")) {
         std::string path = WithExtension(state.export_path, ".csv");
         std::string error = WriteTextFile(path, ResultsToCsv(rows));
         state.export_message = error.empty() ? trf("compare.wrote_rows", rows.size(), path) : error;
     }
-    ImGui::SameLine();
+    SameLineIfFits(ButtonWidth("JSON"));
     if (ImGui::Button("JSON")) {
         std::string path = WithExtension(state.export_path, ".json");
         std::string error = WriteTextFile(path, ResultsToJson(rows));
         state.export_message = error.empty() ? trf("compare.wrote_results", rows.size(), path) : error;
     }
     ImGui::EndDisabled();
-    ImGui::SameLine();
+    SameLineIfFits(ButtonWidth(tr("compare.plot_as_png").c_str()));
     ImGui::BeginDisabled(!plot_rect);
     if (ImGui::Button(tr("compare.plot_as_png").c_str()) && plot_rect)
         RequestCapture(state, WithExtension(state.export_path, ".png"), plot_rect->min.x, plot_rect->min.y,
                        plot_rect->max.x, plot_rect->max.y);
     ImGui::EndDisabled();
-    if (!state.export_message.empty()) ImGui::TextDisabled("%s", state.export_message.c_str());
+    if (!state.export_message.empty()) WrappedTextDisabled(state.export_message);
 }
 
 void DrawSweep(AppState& state) {

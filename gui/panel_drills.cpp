@@ -35,13 +35,6 @@ void draw_text(const std::string& text, const std::string& number = "") {
     RenderMarkdown(escaped);
 }
 
-// The next item on this line when `width` of it fits, else on the next (radio buttons wrap).
-void same_line_if_fits(float width) {
-    const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
-    ImGui::SameLine();
-    if (ImGui::GetCursorScreenPos().x + width > right) ImGui::NewLine();
-}
-
 std::string view_key(const Lesson& l, const Drill& d) { return l.id + "/" + d.id; }
 
 bool on_gpu(const AppState& state) { return state.engine_thread && state.engine_thread->device().gpu; }
@@ -105,17 +98,16 @@ void draw_drill(AppState& state, const Lesson& l, const Drill& d, size_t index, 
     } else {
         const float radio = ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x;
         for (size_t c = 0; c < d.choices.size(); ++c) {
-            if (c > 0) same_line_if_fits(radio + ImGui::CalcTextSize(d.choices[c].label.c_str()).x);
+            if (c > 0) SameLineIfFits(radio + ImGui::CalcTextSize(d.choices[c].label.c_str()).x);
             if (ImGui::RadioButton(d.choices[c].label.c_str(), v.choice == int(c))) v.choice = int(c);
         }
         ready = v.choice >= 0;
-        same_line_if_fits(ImGui::CalcTextSize(tr("drills.check").c_str()).x + ImGui::GetStyle().FramePadding.x * 2);
+        SameLineIfFits(ImGui::CalcTextSize(tr("drills.check").c_str()).x + ImGui::GetStyle().FramePadding.x * 2);
     }
     ImGui::BeginDisabled(!ready || any_checking);
     if (ImGui::Button(tr("drills.check").c_str())) CheckDrill(state, l, d);
     ImGui::EndDisabled();
     ImGui::EndDisabled();
-    ImGui::SameLine();
     HelpMarker(trf("drill.checked_against", drill_checked_against(l, d)).c_str());
     if (d.needs_gpu() && !on_gpu(state)) {   // no GPU: the reference GPU's times, or nothing
         WrappedTextDisabled(d.reference ? trf("drill.from_reference", d.reference->gpu, d.reference->date) : tr("drill.needs_gpu"));
@@ -235,7 +227,6 @@ void DrawDrillsPanel(AppState& state) {
         for (const Drill& d : drills) state.drill_views.erase(view_key(*lesson, d));
         save_scores(state);
     }
-    ImGui::SameLine();
     HelpMarker(tr("drills.help").c_str());
     ImGui::Separator();
     ImGui::Spacing();

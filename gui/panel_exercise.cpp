@@ -74,12 +74,13 @@ void draw_toolbar(AppState& state) {
     // The popup's ID stays the same in both languages ("###"), so a switch never loses it.
     const std::string reset_title = tr("exercise.reset_title") + "###reset_exercise";
     if (ImGui::Button(tr("exercise.reset_button").c_str())) ImGui::OpenPopup(reset_title.c_str());
-    ImGui::SameLine();
     HelpMarker(tr("exercise.help").c_str());
-    ImGui::SameLine();
-    if (e.dir.empty()) {
-        ImGui::TextColored(CautionColorVec(), "%s", tr("exercise.not_saved_no_folder").c_str());
+    if (e.dir.empty()) {   // beside the buttons where it fits, else under them
+        const std::string why = tr("exercise.not_saved_no_folder");
+        SameLineIfFits(ImGui::CalcTextSize(why.c_str()).x);
+        WrappedTextColored(CautionColorVec(), why);
     } else {
+        ImGui::SameLine();
         // Shortened to the room left on the line; the whole path is the tooltip.
         ImGui::PushStyleColor(ImGuiCol_Text, e.saved ? ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled) : kErrorText);
         TextEllipsized(e.saved ? trf("exercise.saved_as", e.file_name) : trf("exercise.not_saved_as", e.file_name));
@@ -222,8 +223,12 @@ void DrawExercisePanel(AppState& state) {
     // Where the learner's warps wait (a full run on a GPU): folded under its summary; a line is one
     // click from the editor.
     if (const RunResult* mine = e.result.get(); mine && mine->stalls.has_samples()) {
-        const std::string title = trf("exercise.stalls_title", stall_summary(mine->stalls, mine->kernel_file)) + "###exercise_stalls";
-        if (ImGui::CollapsingHeader(title.c_str()))
+        // Shortened to the header's width (the arrow and its padding aside); the whole on hover.
+        const std::string summary = trf("exercise.stalls_title", stall_summary(mine->stalls, mine->kernel_file));
+        const float room = ImGui::GetContentRegionAvail().x - ImGui::GetFontSize() - 4 * ImGui::GetStyle().FramePadding.x;
+        const bool open = ImGui::CollapsingHeader((Ellipsized(summary, room) + "###exercise_stalls").c_str());
+        if (ImGui::IsItemHovered()) WrappedTooltip(summary.c_str());
+        if (open)
             if (const int line = DrawStallTopLines(*mine, 5)) e.goto_line = line;
     }
     // The errors under the editor: up to six lines of them visible, the rest scroll.

@@ -320,9 +320,9 @@ void DrawResultsPanel(AppState& state) {
     PushFontOrDefault(AppFonts().h2);
     ImGui::TextUnformatted(tr("heading.results").c_str());
     ImGui::PopFont();
-    ImGui::SameLine();
-    ImGui::AlignTextToFramePadding();
     const std::shared_ptr<const RunResult> r = state.result;
+    std::string status;   // beside the heading where it fits, else under it
+    ImVec4 colour = ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled);
     if (state.updating) {
         const EngineActivity activity = state.engine_thread ? state.engine_thread->activity() : EngineActivity::Idle;
         // A compile NVRTC takes seconds over (the largest unrolled tiles: bench/compile_sweep) counts
@@ -330,15 +330,21 @@ void DrawResultsPanel(AppState& state) {
         const double seconds = state.engine_thread ? state.engine_thread->activity_seconds() : 0;
         if (activity == EngineActivity::Analyzing && seconds >= 1) {
             const std::optional<double> last = state.compile_memory.last_seconds(state.request.variant);   // the one being built
-            ImGui::TextColored(kUpdating, "%s", CompilingLine(to_string(activity), seconds, last).c_str());
+            status = CompilingLine(to_string(activity), seconds, last);
         } else {
-            ImGui::TextColored(kUpdating, "%s", trf("results.updating", to_string(activity)).c_str());
+            status = trf("results.updating", to_string(activity));
         }
+        colour = kUpdating;
     } else if (r) {
-        ImGui::TextDisabled("%s", tr(r->phase == Phase::quick ? "results.quick_result" : "results.up_to_date").c_str());
+        status = tr(r->phase == Phase::quick ? "results.quick_result" : "results.up_to_date");
+    }
+    if (!status.empty()) {
+        SameLineIfFits(ImGui::CalcTextSize(status.c_str()).x);
+        ImGui::AlignTextToFramePadding();
+        WrappedTextColored(colour, status);
     }
     if (!r) {
-        ImGui::TextDisabled("%s", tr("results.waiting_for_the_first_result").c_str());
+        WrappedTextDisabled(tr("results.waiting_for_the_first_result"));
         return;
     }
     if (r->request.variant != state.request.variant)

@@ -67,7 +67,7 @@ void DrawStageRing(const AppState& state, const TileGeometry& t, const RunResult
         if (b.x - split > font) Caption(dl, ImVec2(split + 2, bar_y), "B", IM_COL32(20, 20, 20, 255));
         dl->PopClipRect();
     }
-    ImGui::Dummy(ImVec2(float(stages) * (box_w + gap), box_h + gap));
+    ImGui::Dummy(ImVec2(float(stages) * box_w + float(stages - 1) * gap, box_h + gap));
 
     const int s_now = int(n % stages);
     if (n == 0)

@@ -1,4 +1,5 @@
 #include "ui_common.h"
+#include <fmt/format.h>
 #include "tilelab/i18n.h"
 #include "text_wrap.h"
 #include <imgui_internal.h>
@@ -70,19 +71,22 @@ bool BeginDataTable(const char* id, const std::vector<TableColumn>& columns, ImG
 }
 
 void HelpMarker(const char* text) {
-    ImGui::SameLine();
+    SameLineIfFits(ImGui::CalcTextSize("(?)").x);   // else at the start of the next line, never past the edge
     ImGui::TextDisabled("(?)");
     if (ImGui::IsItemHovered()) WrappedTooltip(text);
 }
 
 bool FitsOnThisLine(float width, float gap) {
     const float spacing = gap >= 0 ? gap : ImGui::GetStyle().ItemSpacing.x;
-    return ImGui::GetItemRectMax().x + spacing + width <= ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+    // The right edge of the window's content, or of the table cell the line is in.
+    return ImGui::GetItemRectMax().x + spacing + width <= ImGui::GetContentRegionMaxAbs().x;
 }
 
 void SameLineIfFits(float width, float gap) {
     if (FitsOnThisLine(width, gap)) ImGui::SameLine(0, gap >= 0 ? gap : ImGui::GetStyle().ItemSpacing.x);
 }
+
+float ButtonWidth(const char* label) { return ImGui::CalcTextSize(label, nullptr, true).x + 2 * ImGui::GetStyle().FramePadding.x; }
 
 void TextWithHelp(const std::string& text, const char* help, bool dim) {
     if (dim) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
@@ -158,16 +162,29 @@ void ReportLayoutProblem(std::string what) {
     if (std::find(problems.begin(), problems.end(), what) == problems.end()) problems.push_back(std::move(what));
 }
 
-void ReportOverflowingWindows() {
+void ReportOverflowingWindows(std::initializer_list<std::string_view> wide) {
     const ImGuiContext& g = *ImGui::GetCurrentContext();
     for (const ImGuiWindow* w : g.Windows) {
         if (!w->Active || w->Hidden) continue;
+        // Windows that scroll sideways or size themselves, and those named wide, are meant to hold
+        // wider content.
         if (w->Flags & (ImGuiWindowFlags_HorizontalScrollbar | ImGuiWindowFlags_AlwaysHorizontalScrollbar |
                         ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_Tooltip | ImGuiWindowFlags_Popup))
             continue;
+        const std::string_view leaf = std::string_view(w->Name).substr(std::string_view(w->Name).rfind('/') + 1);
+        if (std::any_of(wide.begin(), wide.end(), [&](std::string_view prefix) { return leaf.rfind(prefix, 0) == 0; })) continue;
         const float over = w->DC.CursorMaxPos.x - w->InnerClipRect.Max.x;
-        if (getenv("TILELAB_OVERFLOW_PROBE") && over > 1.0f)
-            fprintf(stderr, "overflow: %s by %.0f px\n", w->Name, over);
+        if (over > 1.0f) {
+            // "TileLab##root/##tabs_21C03114/Code_F5CB6FDC" without the IDs ImGui appends to child names.
+            std::string name = w->Name;
+            for (size_t at = 0; (at = name.find('_', at)) != std::string::npos;) {
+                const bool id = at + 9 <= name.size() && name.find_first_not_of("0123456789ABCDEF", at + 1) >= at + 9 &&
+                                (at + 9 == name.size() || name[at + 9] == '/');
+                if (id) name.erase(at, 9);
+                else ++at;
+            }
+            ReportLayoutProblem(fmt::format("{}: something runs {:.0f} px past the right edge", name, over));
+        }
     }
 }
 
@@ -179,11 +196,13 @@ std::string PercentText(double fraction) {
 }
 
 bool TextEllipsized(const std::string& text) {
-    const float room = ImGui::GetContentRegionAvail().x;
-    if (ImGui::CalcTextSize(text.c_str()).x <= room) {
-        ImGui::TextUnformatted(text.c_str());
-        return false;
-    }
+    const std::string shown = Ellipsized(text, ImGui::GetContentRegionAvail().x);
+    ImGui::TextUnformatted(shown.c_str());
+    return shown != text;
+}
+
+std::string Ellipsized(const std::string& text, float room) {
+    if (ImGui::CalcTextSize(text.c_str()).x <= room) return text;
     const char* dots = "...";
     const float budget = room - ImGui::CalcTextSize(dots).x;
     // The longest prefix that fits, cut at a character boundary (a byte that is not a UTF-8 continuation).
@@ -197,8 +216,7 @@ bool TextEllipsized(const std::string& text) {
         else hi = mid;
     }
     const size_t keep = lo == 0 ? 0 : cuts[lo - 1];
-    ImGui::TextUnformatted((text.substr(0, keep) + dots).c_str());
-    return true;
+    return text.substr(0, keep) + dots;
 }
 
 float WindowFitScale(float width, float height) {

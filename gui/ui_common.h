@@ -2,6 +2,7 @@
 // with units, so the same quantity reads the same everywhere.
 #pragma once
 #include <initializer_list>
+#include <string_view>
 #include <vector>
 #include <string>
 #include <imgui.h>
@@ -16,6 +17,8 @@ void HelpMarker(const char* text);
 // rows of buttons, swatches and headlines wrap with it.
 bool FitsOnThisLine(float width, float gap = -1.0f);
 void SameLineIfFits(float width, float gap = -1.0f);
+// The width of ImGui::Button(label) (its text and the frame's padding).
+float ButtonWidth(const char* label);
 
 // A data table's column: a stretch weight, or a fixed width in font heights, or neither: as wide
 // as its header and its widest cell.
@@ -34,11 +37,17 @@ bool BeginDataTable(const char* id, const std::vector<TableColumn>& columns, ImG
 // `tilelab --headless --check-layout` fails on what the last frame found.
 void ReportLayoutProblem(std::string what);
 std::vector<std::string>& LayoutProblems();
-void ReportOverflowingWindows();
+// At the end of a frame: a window whose content ran past its right edge, where nothing scrolls to
+// it (text that does not wrap, a row of buttons that does not break), is a layout problem.
+// `wide`: the names of child windows meant to be wider (a code editor's text, ImGui's child of a
+// multi-line text field, scrolls sideways without a scrollbar).
+void ReportOverflowingWindows(std::initializer_list<std::string_view> wide);
 
 // `text` on one line, cut at a character boundary and ended with "..." when it is wider than the
 // room left on the line; returns whether it was cut (the caller shows the whole in a tooltip).
 bool TextEllipsized(const std::string& text);
+// `text` as TextEllipsized would draw it in `room` pixels of the current font.
+std::string Ellipsized(const std::string& text, float room);
 // `text` wrapped at the column's edge with " (?)" after it when there is `help` (may be null),
 // shown on hover: unlike HelpMarker beside unwrapped text, the marker wraps with the words and is
 // never cut off in a narrow column. `dim` draws it in the disabled colour.
