@@ -68,7 +68,7 @@ struct Renderer {
             if (line_started) ImGui::SameLine(0, 0);
             const float avail = ImGui::GetContentRegionAvail().x;
             // A word (or a CJK character) that does not fit moves down whole, never cut.
-            const Advance advance = FontAdvance(active, active->FontSize);
+            const Advance advance(active, active->FontSize);
             const char* brk = WrapPosition(advance, b, e, avail);
             if (brk == b) {
                 if (line_started) {   // nothing fits after what is there: start a new line

@@ -117,11 +117,6 @@ std::string BreakLines(std::string_view text, float width, const Advance& advanc
     return out;
 }
 
-Advance FontAdvance(ImFont* font, float size) {
-    const float scale = size / font->FontSize;
-    return [font, scale](unsigned c) { return font->GetCharAdvance(ImWchar(c)) * scale; };
-}
-
 std::string WrapLines(std::string_view text) {
     const ImGuiWindow* window = ImGui::GetCurrentWindow();
     const float wrap_pos = window->DC.TextWrapPos;
@@ -129,7 +124,7 @@ std::string WrapLines(std::string_view text) {
     // ImGui measures the same widths in the font's own units; a pixel to spare keeps a rounding
     // difference from breaking a line of ours a second time.
     const float width = ImGui::CalcWrapWidthForPos(window->DC.CursorPos, wrap_pos) - 1.0f;
-    return BreakLines(text, std::max(width, 1.0f), FontAdvance(ImGui::GetFont(), ImGui::GetFontSize()));
+    return BreakLines(text, std::max(width, 1.0f), Advance(ImGui::GetFont(), ImGui::GetFontSize()));
 }
 
 void WrappedText(std::string_view text) {

@@ -6,7 +6,6 @@
 // '_', '.', '/' or '-'. The lesson text (markdown.cpp) places its words with these rules; every
 // other wrapped text in the app goes through WrappedText or WrapLines.
 #pragma once
-#include <functional>
 #include <string>
 #include <string_view>
 #include <imgui.h>
@@ -20,8 +19,19 @@ bool OpensCjk(unsigned c);    // no line ends with it
 // between words it does; between two CJK characters nothing is there (Chinese puts no spaces).
 bool SourceBreakIsSpace(unsigned before, unsigned after);
 
-// The width of one character (a code point), in the units of the widths below.
-using Advance = std::function<float(unsigned)>;
+// The width of one character (a code point), in the units of the widths below: a font's at a size,
+// or any function's (the tests' fixed-width grid). Called for every character drawn, every frame.
+class Advance {
+public:
+    Advance(ImFont* font, float size) : font_(font), scale_(size / font->FontSize) {}
+    explicit Advance(float (*width)(unsigned)) : width_(width) {}
+    float operator()(unsigned c) const { return font_ ? font_->GetCharAdvance(ImWchar(c)) * scale_ : width_(c); }
+
+private:
+    ImFont* font_ = nullptr;
+    float scale_ = 1.0f;
+    float (*width_)(unsigned) = nullptr;
+};
 
 // Where [b, e) must break to fit `avail`: at the last break point that fits; at a '\n' found
 // first; e if it all fits; b if no break point fits.
@@ -35,9 +45,6 @@ const char* SplitPosition(const Advance& advance, const char* b, const char* e, 
 // `text` with a '\n' wherever it must break to fit `width`: no line wider than `width` (but a
 // single character wider than it), spaces at a break dropped, its own line breaks kept.
 std::string BreakLines(std::string_view text, float width, const Advance& advance);
-
-// The advance of `font` drawn at `size` pixels.
-Advance FontAdvance(ImFont* font, float size);
 
 // `text` broken for the current window's wrap position (PushTextWrapPos; the content region's
 // edge when none is pushed) with the current font, at the cursor's position. English too: ImGui

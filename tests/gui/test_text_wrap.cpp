@@ -14,7 +14,7 @@ namespace {
 
 // A grid font: ASCII one unit, CJK two (as a terminal shows them).
 float grid_advance(unsigned c) { return IsCjk(c) ? 2.0f : 1.0f; }
-const Advance kGrid = grid_advance;
+const Advance kGrid(grid_advance);
 
 std::vector<std::string> lines_of(const std::string& text) {
     std::vector<std::string> lines;
