@@ -87,7 +87,7 @@ while read -r l; do
 done <<<"$lessons"
 
 if [ "${WALK:-1}" = 1 ]; then
-  timeout 300 "$app" --headless --walk --timeout 300 >"$out/walk.log" 2>&1 || { echo "walk failed"; status=1; }
+  timeout 300 "$app" --headless --walk --check-layout --timeout 300 >"$out/walk.log" 2>&1 || { echo "walk failed"; status=1; }
   step "walk"
 else
   echo "walk skipped (WALK=0)" >"$out/walk.log"
