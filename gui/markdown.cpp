@@ -61,6 +61,7 @@ struct Renderer {
         if (b < e) last_char = last_code_point(b, e);
         ImFont* f = font();
         PushFontOrDefault(f);
+        ReportMissingGlyphs(std::string_view(b, size_t(e - b)));
         ImFont* active = ImGui::GetFont();
         const bool coloured = code_span || link || quote;
         if (coloured) ImGui::PushStyleColor(ImGuiCol_Text, code_span ? kCodeText : link ? kLinkText : kQuoteText);

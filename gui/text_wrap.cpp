@@ -1,5 +1,7 @@
 #include "text_wrap.h"
+#include <fmt/format.h>
 #include <imgui_internal.h>
+#include "ui_common.h"
 #include <algorithm>
 #include <initializer_list>
 
@@ -127,7 +129,22 @@ std::string WrapLines(std::string_view text) {
     return BreakLines(text, std::max(width, 1.0f), Advance(ImGui::GetFont(), ImGui::GetFontSize()));
 }
 
+void ReportMissingGlyphs(std::string_view text) {
+    const ImFont* font = ImGui::GetFont();
+    const char* e = text.data() + text.size();
+    for (const char* s = text.data(); s < e;) {
+        int n = 0;
+        const unsigned c = char_at(s, e, n);
+        if (c > ' ' && c <= 0xFFFF && !font->FindGlyphNoFallback(ImWchar(c))) {
+            ReportLayoutProblem(fmt::format("U+{:04X} has no glyph in the font: \"{}\"", c, std::string(text.substr(0, 80))));
+            return;
+        }
+        s += n;
+    }
+}
+
 void WrappedText(std::string_view text) {
+    ReportMissingGlyphs(text);
     const bool push = ImGui::GetCurrentWindow()->DC.TextWrapPos < 0.0f;   // as ImGui::TextWrapped
     if (push) ImGui::PushTextWrapPos(0.0f);
     const std::string lines = WrapLines(text);

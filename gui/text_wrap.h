@@ -50,7 +50,11 @@ std::string BreakLines(std::string_view text, float width, const Advance& advanc
 // edge when none is pushed) with the current font, at the cursor's position. English too: ImGui
 // would also break after a full stop, splitting "1.02 ms" into "1." and "02 ms".
 std::string WrapLines(std::string_view text);
-// ImGui::TextWrapped, TextColored and TextDisabled with these breaks (no format strings).
+// A character of `text` the current font has no glyph for (it would be drawn as a box): a layout
+// problem naming it and the text. The walk also counts the boxes drawn, but cannot say whose.
+void ReportMissingGlyphs(std::string_view text);
+// ImGui::TextWrapped, TextColored and TextDisabled with these breaks (no format strings); each
+// reports its missing glyphs.
 void WrappedText(std::string_view text);
 void WrappedTextColored(const ImVec4& colour, std::string_view text);
 void WrappedTextDisabled(std::string_view text);

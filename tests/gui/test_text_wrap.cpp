@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 #include "text_wrap.h"
+#include "ui_common.h"
 
 namespace tilelab::gui {
 namespace {
@@ -124,6 +125,39 @@ TEST(TextWrap, ALineBreakInTheSourceIsASpaceOnlyBetweenWords) {
     EXPECT_TRUE(SourceBreakIsSpace(0x901A, 'G')) << "通 / GPU: Latin beside CJK keeps its space";
     EXPECT_FALSE(SourceBreakIsSpace(0x901A, 0x8BFB)) << "通道 / 读得";
     EXPECT_FALSE(SourceBreakIsSpace(0xFF0C, 0x4E00)) << "， / 一";
+}
+
+// In a real frame with ImGui's built-in font (ASCII only): a line wraps within the window, and a
+// character the font lacks is named as a layout problem instead of being drawn as a box unnoticed.
+TEST(TextWrap, InAFrameLinesFitTheWindowAndAMissingGlyphIsNamed) {
+    ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.DisplaySize = ImVec2(400, 300);
+    unsigned char* pixels = nullptr;
+    int w = 0, h = 0;
+    io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
+    ImGui::NewFrame();
+    LayoutProblems().clear();
+    ImGui::SetNextWindowSize(ImVec2(200, 200));
+    ImGui::Begin("wrap");
+    const std::string lines = [] {
+        ImGui::PushTextWrapPos(0.0f);
+        std::string out = WrapLines("the block walks along K in steps of T and waits at a barrier");
+        ImGui::PopTextWrapPos();
+        return out;
+    }();
+    const float room = ImGui::GetContentRegionAvail().x;
+    for (const std::string& line : lines_of(lines)) EXPECT_LE(ImGui::CalcTextSize(line.c_str()).x, room) << line;
+    EXPECT_GE(lines_of(lines).size(), 3u);
+    WrappedText("plain ASCII");
+    EXPECT_TRUE(LayoutProblems().empty());
+    WrappedText("\xe4\xb8\xad: a CJK character");
+    ASSERT_EQ(LayoutProblems().size(), 1u);
+    EXPECT_NE(LayoutProblems()[0].find("U+4E2D"), std::string::npos) << LayoutProblems()[0];
+    ImGui::End();
+    ImGui::EndFrame();
+    ImGui::DestroyContext();
+    LayoutProblems().clear();
 }
 
 TEST(TextWrap, MalformedBytesEndWithoutALoop) {
