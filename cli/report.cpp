@@ -165,7 +165,7 @@ static void render_accesses(std::string& out, const RunResult& r, const ReportOp
         if (fs.empty()) return;
         section(out, title);
         Table ft({{tr("memory.col_quantity"), Align::Left}, {tr("memory.col_formula"), Align::Left}, {tr("memory.col_value"), Align::Right}});
-        for (const auto& f : fs) ft.add_row({quantity_label(f.quantity), f.expression, format_count(f.value)});
+        for (const auto& f : fs) ft.add_row({quantity_label(f.quantity), formula_expression(f.expression), format_count(f.value)});
         out += ft.render(2);
     };
     formula_table(tr("report.formulas").c_str(), m.formulas);

@@ -111,7 +111,7 @@ void DrawFormulaTable(const char* id, const char* title, const std::vector<Formu
         WrappedText(quantity_label(f.quantity));
         ImGui::TableNextColumn();
         PushFontOrDefault(AppFonts().mono);
-        WrappedText(f.expression);
+        WrappedText(formula_expression(f.expression));
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(plot::FormatValue(f.value).c_str());
         ImGui::PopFont();

@@ -4,6 +4,7 @@
 // The family chains the launches (each reads what the last wrote) and checks the grid after
 // STEPS steps against as many reference sweeps.
 #include <fmt/format.h>
+#include "tilelab/i18n.h"
 #include <algorithm>
 #include "../../families/stencil/banks.h"
 #include "../../families/stencil/model.h"
@@ -71,7 +72,7 @@ struct TemporalStencil {
     std::vector<KernelPass> passes(const Problem& p) const {
         std::vector<KernelPass> out;
         if (full_launches() > 0)
-            out.push_back({fmt::format("{} steps a launch", t), kernel_of(t), launch_of(t, p), full_launches()});
+            out.push_back({say("{} steps a launch", "每次启动 {} 步", t), kernel_of(t), launch_of(t, p), full_launches()});
         if (rest() > 0) out.push_back({fmt::format("the last {} step(s)", rest()), kernel_of(rest()), launch_of(rest(), p), 1});
         return out;
     }

@@ -124,6 +124,63 @@ const std::string& quantity_label(const std::string& english) {
 }
 
 namespace {
+
+bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// The "formula_term.*" entries of the Chinese table, longest first.
+const std::vector<std::pair<std::string, std::string>>& formula_terms() {
+    static const std::vector<std::pair<std::string, std::string>> terms = [] {
+        std::vector<std::pair<std::string, std::string>> out;
+        const std::string prefix = "formula_term.";
+        for (const auto& [key, text] : tables().zh)
+            if (key.rfind(prefix, 0) == 0) out.emplace_back(key.substr(prefix.size()), text);
+        std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
+        return out;
+    }();
+    return terms;
+}
+
+std::string with_terms_replaced(const std::string& english) {
+    std::string out;
+    for (size_t i = 0; i < english.size();) {
+        // A term that begins (ends) with a letter matches only where a word begins (ends).
+        const bool word_starts = i == 0 || !word_char(english[i - 1]);
+        const std::pair<std::string, std::string>* hit = nullptr;
+        for (const auto& term : formula_terms()) {
+            const std::string& t = term.first;
+            const size_t end = i + t.size();
+            if (english.compare(i, t.size(), t) != 0 || (word_char(t.front()) && !word_starts) ||
+                (word_char(t.back()) && end < english.size() && word_char(english[end])))
+                continue;
+            hit = &term;
+            break;
+        }
+        if (hit) {
+            out += hit->second;
+            i += hit->first.size();
+        } else {
+            out += english[i++];
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+std::string formula_expression(const std::string& english) {
+    if (language() != Language::Chinese) return english;
+    const auto& zh = tables().zh;
+    if (auto it = zh.find("formula." + english); it != zh.end()) return it->second;
+    // Drawn every frame: each expression's replacement is worked out once (a few hundred exist).
+    static std::map<std::string, std::string> done;
+    static std::mutex* lock = new std::mutex;
+    std::lock_guard<std::mutex> guard(*lock);
+    auto it = done.find(english);
+    if (it == done.end()) it = done.emplace(english, with_terms_replaced(english)).first;
+    return it->second;
+}
+
+namespace {
 const std::string& variant_text(const Variant& v, const char* field, const std::string& english) {
     if (language() != Language::Chinese) return english;
     const auto& zh = tables().zh;
