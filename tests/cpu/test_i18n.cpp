@@ -200,10 +200,12 @@ TEST(Language, EveryVariantHasItsTitleAndSummaryInBothTables) {
     }
 }
 
-// Formula and extra labels are translated through the table ("quantity.<English label>"), at every
-// lesson step's state (a variant may name its formulas by its parameters).
-TEST(Language, EveryFormulaLabelIsTranslated) {
-    std::set<std::string> labels;
+namespace {
+
+// Every formula and extra of every lesson, at each of its steps' states (a variant may name its
+// formulas, or write their expressions, by its parameters).
+std::vector<Formula> formulas_at_every_step() {
+    std::vector<Formula> out;
     for (const Lesson& l : all_lessons(Language::English)) {
         const Variant* v = find_variant(l.variant);
         if (!v || !v->defined()) continue;
@@ -213,10 +215,19 @@ TEST(Language, EveryFormulaLabelIsTranslated) {
             std::string error;
             if (!parse_problem(s.size, p, error)) continue;
             const CostModel m = v->cost_model(s.params, p);
-            for (const Formula& f : m.formulas) labels.insert(f.quantity);
-            for (const Formula& f : m.extras) labels.insert(f.quantity);
+            out.insert(out.end(), m.formulas.begin(), m.formulas.end());
+            out.insert(out.end(), m.extras.begin(), m.extras.end());
         }
     }
+    return out;
+}
+
+}  // namespace
+
+// Formula and extra labels are translated through the table ("quantity.<English label>").
+TEST(Language, EveryFormulaLabelIsTranslated) {
+    std::set<std::string> labels;
+    for (const Formula& f : formulas_at_every_step()) labels.insert(f.quantity);
     ASSERT_GT(labels.size(), 20u);
     for (const std::string& label : labels)
         EXPECT_TRUE(string_table(Language::Chinese).count("quantity." + label)) << "\"quantity." << label << "\"";
@@ -241,29 +252,17 @@ TEST(Language, EveryFormulaExpressionReadsInChinese) {
     size_t checked = 0;
     const Language before = language();
     set_language(Language::Chinese);
-    for (const Lesson& l : all_lessons(Language::English)) {
-        const Variant* v = find_variant(l.variant);
-        if (!v || !v->defined()) continue;
-        for (int step = 0; step < std::max<int>(1, int(l.steps.size())); ++step) {
-            const StepState s = l.state_at(step);
-            Problem p;
-            std::string error;
-            if (!parse_problem(s.size, p, error)) continue;
-            const CostModel m = v->cost_model(s.params, p);
-            for (const std::vector<Formula>* list : {&m.formulas, &m.extras})
-                for (const Formula& f : *list) {
-                    ++checked;
-                    const std::string zh = formula_expression(f.expression);
-                    for (auto it = std::sregex_iterator(zh.begin(), zh.end(), token); it != std::sregex_iterator(); ++it) {
-                        const std::string w = it->str();
-                        const bool identifier = w.find_first_of("_.0123456789") != std::string::npos;
-                        const bool symbol = w.size() < 3 || std::any_of(w.begin(), w.end(), [](char c) { return std::isupper(static_cast<unsigned char>(c)); });
-                        if (!identifier && !symbol && !kept.count(w)) {
-                            untranslated.insert(f.expression);
-                            break;
-                        }
-                    }
-                }
+    for (const Formula& f : formulas_at_every_step()) {
+        ++checked;
+        const std::string zh = formula_expression(f.expression);
+        for (auto it = std::sregex_iterator(zh.begin(), zh.end(), token); it != std::sregex_iterator(); ++it) {
+            const std::string w = it->str();
+            const bool identifier = w.find_first_of("_.0123456789") != std::string::npos;
+            const bool symbol = w.size() < 3 || std::any_of(w.begin(), w.end(), [](char c) { return std::isupper(static_cast<unsigned char>(c)); });
+            if (!identifier && !symbol && !kept.count(w)) {
+                untranslated.insert(f.expression);
+                break;
+            }
         }
     }
     set_language(before);
