@@ -61,8 +61,9 @@ void DrawSiteTable(const RunResult& r) {
     for (const BankSiteTotals& s : b.sites) {
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
-        WrappedText(s.name + (s.caveat.empty() ? "" : " *"));
-        if (ImGui::IsItemHovered()) WrappedTooltip((s.formula + (s.caveat.empty() ? "" : "\n" + s.caveat)).c_str());
+        WrappedText(formula_expression(s.name) + (s.caveat.empty() ? "" : " *"));
+        if (ImGui::IsItemHovered())
+            WrappedTooltip((formula_expression(s.formula) + (s.caveat.empty() ? "" : "\n" + formula_expression(s.caveat))).c_str());
         if (s.worst_ways > 1) {
             ImGui::PushStyleColor(ImGuiCol_Text, kConflictColor);
             ImGui::TextUnformatted(trf("banks.worst_ways", s.worst_ways).c_str());
@@ -180,9 +181,10 @@ void DrawBankSection(AppState& state, const RunResult& r) {
     ImGui::Spacing();
     TextWithHelp(tr("banks.one_warp"), tr("banks.one_warp_help").c_str());
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 18);
-    if (ImGui::BeginCombo((tr("banks.site") + "###site").c_str(), site.name.c_str())) {
+    if (ImGui::BeginCombo((tr("banks.site") + "###site").c_str(), formula_expression(site.name).c_str())) {
         for (int i = 0; i < int(sites.size()); ++i)
-            if (ImGui::Selectable(sites[size_t(i)].name.c_str(), i == shown)) state.bank_site = i;
+            if (ImGui::Selectable((formula_expression(sites[size_t(i)].name) + "###" + std::to_string(i)).c_str(), i == shown))
+                state.bank_site = i;
         ImGui::EndCombo();
     }
     state.bank_warp = std::clamp(state.bank_warp, 0, site.warps() - 1);
@@ -194,7 +196,7 @@ void DrawBankSection(AppState& state, const RunResult& r) {
     ImGui::SliderInt((tr("banks.instance") + "###instance").c_str(), &state.bank_instance, 0, site.instances - 1);
     const WarpBanks w = site.warp(state.bank_instance, state.bank_warp);
     PushFontOrDefault(AppFonts().mono);
-    WrappedText(site.formula + "   " + trf(site.store ? "banks.store_bytes_per_lane" : "banks.load_bytes_per_lane", site.width_bytes));
+    WrappedText(formula_expression(site.formula) + "   " + trf(site.store ? "banks.store_bytes_per_lane" : "banks.load_bytes_per_lane", site.width_bytes));
     ImGui::PopFont();
     const int worst = [&] { int m = 0; for (const LaneBank& l : w.lanes) m = std::max(m, l.wavefront + 1); return m; }();
     WrappedText(trf("banks.warp_summary", w.wavefronts, w.min_wavefronts, worst, w.broadcasts));

@@ -203,8 +203,9 @@ TEST(Language, EveryVariantHasItsTitleAndSummaryInBothTables) {
 namespace {
 
 // Every formula and extra of every lesson, at each of its steps' states (a variant may name its
-// formulas, or write their expressions, by its parameters).
-std::vector<Formula> formulas_at_every_step() {
+// formulas, or write their expressions, by its parameters); with `site_texts`, also every
+// shared-memory access site's name, formula and caveat.
+std::vector<Formula> formulas_at_every_step(std::vector<std::string>* site_texts = nullptr) {
     std::vector<Formula> out;
     for (const Lesson& l : all_lessons(Language::English)) {
         const Variant* v = find_variant(l.variant);
@@ -214,9 +215,11 @@ std::vector<Formula> formulas_at_every_step() {
             Problem p;
             std::string error;
             if (!parse_problem(s.size, p, error)) continue;
-            const CostModel m = v->cost_model(s.params, p);
+            const CostModel m = full_cost_model(*v, s.params, p, Target{});   // with its bank model
             out.insert(out.end(), m.formulas.begin(), m.formulas.end());
             out.insert(out.end(), m.extras.begin(), m.extras.end());
+            if (site_texts)
+                for (const BankSiteTotals& b : m.banks.sites) site_texts->insert(site_texts->end(), {b.name, b.formula, b.caveat});
         }
     }
     return out;
@@ -233,14 +236,15 @@ TEST(Language, EveryFormulaLabelIsTranslated) {
         EXPECT_TRUE(string_table(Language::Chinese).count("quantity." + label)) << "\"quantity." << label << "\"";
 }
 
-// Every formula's expression, at every lesson step's state, reads in Chinese without English
+// Every formula's expression and every shared-memory access site's name, formula and caveat, at every
+// lesson step's state, reads in Chinese without English
 // words: through "formula.<expression>" or its "formula_term.*" words. Identifiers stay (names
 // with '_', '.' or digits: tiles_b, mma.sync, float4) and so do the few names of instructions
 // and tools below. tests/cpu/data/formulas_todo.txt lists what is not translated yet; the test
 // fails on anything else, and on a listed one that is done (delete its line).
 TEST(Language, EveryFormulaExpressionReadsInChinese) {
     const std::set<std::string> kept = {"min", "max", "mod", "ceil", "floor", "log", "exp", "wgmma",
-                                        "ptxas", "setmaxnreg", "stream", "halo", "float"};
+                                        "ptxas", "setmaxnreg", "stream", "halo", "float", "ldgsts"};
     const std::regex token("[A-Za-z_][A-Za-z0-9_.]*");
     std::set<std::string> todo;
     {
@@ -252,15 +256,19 @@ TEST(Language, EveryFormulaExpressionReadsInChinese) {
     size_t checked = 0;
     const Language before = language();
     set_language(Language::Chinese);
-    for (const Formula& f : formulas_at_every_step()) {
+    std::vector<std::string> texts;
+    for (const Formula& f : formulas_at_every_step(&texts)) texts.push_back(f.expression);
+    for (const std::string& text : texts) {
         ++checked;
-        const std::string zh = formula_expression(f.expression);
+        const std::string zh = formula_expression(text);
         for (auto it = std::sregex_iterator(zh.begin(), zh.end(), token); it != std::sregex_iterator(); ++it) {
             const std::string w = it->str();
-            const bool identifier = w.find_first_of("_.0123456789") != std::string::npos;
+            const size_t after = size_t(it->position() + it->length());
+            const bool array = after < zh.size() && zh[after] == '[';   // code: tile[i] = in[…]
+            const bool identifier = array || w.find_first_of("_.0123456789") != std::string::npos;
             const bool symbol = w.size() < 3 || std::any_of(w.begin(), w.end(), [](char c) { return std::isupper(static_cast<unsigned char>(c)); });
             if (!identifier && !symbol && !kept.count(w)) {
-                untranslated.insert(f.expression);
+                untranslated.insert(text);
                 break;
             }
         }

@@ -40,7 +40,8 @@ const std::string& tr(std::string_view key, Language lang);
 // A formula's or extra's label ("global loads / thread", as the cost models declare it in
 // English): its translation from the table ("quantity.global loads / thread"), else the English.
 const std::string& quantity_label(const std::string& english);
-// A formula's expression ("4·(global loads + global stores)") in the current language. In Chinese:
+// A formula's expression ("4·(global loads + global stores)"), or another text of a cost model (a
+// shared-memory access site's name, formula and caveat), in the current language. In Chinese:
 // the table's "formula.<English expression>" where there is one (a lesson's strings.zh.json, for
 // an expression that is a sentence), else the expression with each word or phrase the table names
 // as "formula_term.<English>" replaced, longest first, whole words only. Symbols stay symbols.
