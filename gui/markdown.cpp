@@ -65,11 +65,11 @@ struct Renderer {
         ImFont* active = ImGui::GetFont();
         const bool coloured = code_span || link || quote;
         if (coloured) ImGui::PushStyleColor(ImGuiCol_Text, code_span ? kCodeText : link ? kLinkText : kQuoteText);
+        const Advance advance(active, active->FontSize);
         while (b < e) {
             if (line_started) ImGui::SameLine(0, 0);
             const float avail = ImGui::GetContentRegionAvail().x;
             // A word (or a CJK character) that does not fit moves down whole, never cut.
-            const Advance advance(active, active->FontSize);
             const char* brk = WrapPosition(advance, b, e, avail);
             if (brk == b) {
                 if (line_started) {   // nothing fits after what is there: start a new line

@@ -67,9 +67,7 @@ void draw_outcome(const Drill& d, const DrillView& v) {
         return;
     }
     if (v.outcome < 0) return;
-    ImGui::PushStyleColor(ImGuiCol_Text, v.outcome == 1 ? kRight : kWrong);
-    WrappedText(tr(v.outcome == 1 ? "drill.right" : "drill.wrong") + " " + trf("drill.the_answer_is", v.shown));
-    ImGui::PopStyleColor();
+    WrappedTextColored(v.outcome == 1 ? kRight : kWrong, tr(v.outcome == 1 ? "drill.right" : "drill.wrong") + " " + trf("drill.the_answer_is", v.shown));
     draw_text(d.explanation);
 }
 
@@ -102,7 +100,7 @@ void draw_drill(AppState& state, const Lesson& l, const Drill& d, size_t index, 
             if (ImGui::RadioButton(d.choices[c].label.c_str(), v.choice == int(c))) v.choice = int(c);
         }
         ready = v.choice >= 0;
-        SameLineIfFits(ImGui::CalcTextSize(tr("drills.check").c_str()).x + ImGui::GetStyle().FramePadding.x * 2);
+        SameLineIfFits(ButtonWidth(tr("drills.check").c_str()));
     }
     ImGui::BeginDisabled(!ready || any_checking);
     if (ImGui::Button(tr("drills.check").c_str())) CheckDrill(state, l, d);

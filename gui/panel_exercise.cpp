@@ -88,9 +88,7 @@ void draw_toolbar(AppState& state) {
         if (ImGui::IsItemHovered()) WrappedTooltip((e.dir + "/" + e.file_name).c_str());
     }
     if (!e.note.empty()) {
-        ImGui::PushTextWrapPos(0);
         WrappedTextColored(e.note_is_error ? kErrorText : kGutterText, e.note);
-        ImGui::PopTextWrapPos();
     }
     if (ImGui::BeginPopupModal(reset_title.c_str(), nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
         ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30);
@@ -211,9 +209,7 @@ void draw_diagnostics(ExerciseEditorState& e) {
 void DrawExercisePanel(AppState& state) {
     std::string why;
     if (!CurrentExercise(state, &why)) {
-        ImGui::PushTextWrapPos(0);
         WrappedTextDisabled(trf("exercise.no_exercise", why));
-        ImGui::PopTextWrapPos();
         return;
     }
     ExerciseEnsureLoaded(state);

@@ -209,9 +209,7 @@ void DrawMemoryPanel(AppState& state) {
     if (!shown) return;
     const RunResult& r = *shown;
     if (!r.ok && r.stage == "input") {
-        ImGui::PushStyleColor(ImGuiCol_Text, StatusColorVec(false));
-        WrappedText(trf("memory.no_model", r.error));
-        ImGui::PopStyleColor();
+        WrappedTextColored(StatusColorVec(false), trf("memory.no_model", r.error));
         return;
     }
     DrawHeadlines(r);

@@ -166,15 +166,11 @@ void DrawOccupancyPanel(AppState& state) {
     const OccupancyInput& in = r.occupancy_input;
 
     if (!r.ok && (r.stage == "input" || r.stage == "compile")) {
-        ImGui::PushStyleColor(ImGuiCol_Text, StatusColorVec(false));
-        WrappedText(trf("occupancy.stage_failed", StageName(r.stage), r.error));
-        ImGui::PopStyleColor();
+        WrappedTextColored(StatusColorVec(false), trf("occupancy.stage_failed", StageName(r.stage), r.error));
         return;
     }
     if (!occ.error.empty()) {
-        ImGui::PushStyleColor(ImGuiCol_Text, StatusColorVec(false));
-        WrappedText(occ.error);
-        ImGui::PopStyleColor();
+        WrappedTextColored(StatusColorVec(false), occ.error);
     }
 
     DrawHeadlines(r);

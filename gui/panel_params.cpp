@@ -44,9 +44,7 @@ void label_with_help(const char* label, const char* help) {
     ImGui::TextDisabled("(?)");
     tooltip_when_hovered(help);
     ImGui::SameLine(0, ImGui::GetStyle().ItemSpacing.x * 0.5f);
-    ImGui::PushTextWrapPos(0);
     WrappedText(label);
-    ImGui::PopTextWrapPos();
 }
 
 void draw_buttons(AppState& state, const ParamSpec& spec, int& value, const std::vector<int>& values) {
@@ -54,8 +52,7 @@ void draw_buttons(AppState& state, const ParamSpec& spec, int& value, const std:
     const float right_edge = ImGui::GetCursorScreenPos().x + ImGui::GetContentRegionAvail().x;
     for (size_t i = 0; i < values.size(); ++i) {
         const int v = values[i];
-        const float width = std::max(ImGui::GetFrameHeight() * 1.25f,
-                                     ImGui::CalcTextSize(spec.value_text(v).c_str()).x + 2 * ImGui::GetStyle().FramePadding.x);
+        const float width = std::max(ImGui::GetFrameHeight() * 1.25f, ButtonWidth(spec.value_text(v).c_str()));
         // Wrap onto the next line rather than run past the column.
         if (i > 0) {
             ImGui::SameLine(0, gap);
@@ -116,11 +113,7 @@ bool names_param(const std::string& reason, const std::string& name) {
 }
 
 void show_reason(const std::string& reason) {
-    ImGui::PushStyleColor(ImGuiCol_Text, StatusColorVec(false));
-    ImGui::PushTextWrapPos(0);
-    WrappedText(reason);
-    ImGui::PopTextWrapPos();
-    ImGui::PopStyleColor();
+    WrappedTextColored(StatusColorVec(false), reason);
 }
 
 // How strongly (1 .. 0) the rows of the parameters the step just set are marked: held for a while,

@@ -55,9 +55,7 @@ void headline(HeadlineRow& row, const char* caption, const std::string& value, c
     ImGui::BeginGroup();
     // Captions are narrow; the explanation is a tooltip on the caption rather than a (?). A caption
     // wider than its column wraps instead of running under the next one.
-    ImGui::PushTextWrapPos(0);
     WrappedTextDisabled(caption);
-    ImGui::PopTextWrapPos();
     if (help && ImGui::IsItemHovered()) WrappedTooltip(help);
     const size_t space = value.find(' ');
     const std::string number = value.substr(0, space);
@@ -76,11 +74,7 @@ void headline(HeadlineRow& row, const char* caption, const std::string& value, c
         }
         ImGui::TextDisabled("%s", unit.c_str());
     }
-    if (!detail.empty()) {
-        ImGui::PushTextWrapPos(0);
-        WrappedTextDisabled(detail);
-        ImGui::PopTextWrapPos();
-    }
+    if (!detail.empty()) WrappedTextDisabled(detail);
     ImGui::EndGroup();
 }
 
@@ -197,9 +191,7 @@ float draw_modelled(const RunResult& r, bool measuring) {
 // Says that the numbers shown are the quick run's (a drag, or first after a click), not the full
 // measurement's.
 void quick_note(const RunResult& r) {
-    ImGui::PushStyleColor(ImGuiCol_Text, kUpdating);
-    WrappedText(trf("results.quick_run_note", r.timing.samples_ms.size()));
-    ImGui::PopStyleColor();
+    WrappedTextColored(kUpdating, trf("results.quick_run_note", r.timing.samples_ms.size()));
     if (ImGui::IsItemHovered())
         WrappedTooltip(tr("results.quick_run_help").c_str());
 }
@@ -209,10 +201,8 @@ void row(const char* name, const std::string& value, const char* help = nullptr,
     ImGui::TableNextColumn();
     TextWithHelp(name, help, true);   // a narrow column wraps the name, its (?) included
     ImGui::TableNextColumn();
-    ImGui::PushTextWrapPos(0);
     if (colour) WrappedTextColored(*colour, value);
     else WrappedText(value);
-    ImGui::PopTextWrapPos();
 }
 
 void draw_analysis(const RunResult& r) {

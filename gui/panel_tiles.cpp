@@ -437,9 +437,7 @@ void DrawTilesPanel(AppState& state) {
         return;
     }
     if (!r.ok && r.stage == "input") {
-        ImGui::PushStyleColor(ImGuiCol_Text, StatusColorVec(false));
-        WrappedText(trf("tiles.cannot_run", r.error));
-        ImGui::PopStyleColor();
+        WrappedTextColored(StatusColorVec(false), trf("tiles.cannot_run", r.error));
         return;
     }
     if (!v->declares_tiles) {

@@ -60,9 +60,7 @@ void DrawReportHeader(const TuneReport& r, bool cached) {
     if (r.gpu && r.reference_ms > 0) TextWithHelp(trf("tuner.reference", r.reference_name, FormatTime(r.reference_ms)), nullptr, true);
     if (r.budget_hit) TextWithHelp(tr("tune.budget_hit"), nullptr, true);
     if (r.cancelled) {
-        ImGui::PushStyleColor(ImGuiCol_Text, StatusColorVec(false));
-        WrappedText(tr("tuner.cancelled_note"));
-        ImGui::PopStyleColor();
+        WrappedTextColored(StatusColorVec(false), tr("tuner.cancelled_note"));
     }
 }
 
@@ -237,9 +235,7 @@ void DrawTuneSection(AppState& state) {
 
     if (st.running) DrawProgress(state, st, st.key == name);
     if (!view.note.empty()) {
-        ImGui::PushStyleColor(ImGuiCol_Text, StatusColorVec(false));
-        WrappedText(view.note);
-        ImGui::PopStyleColor();
+        WrappedTextColored(StatusColorVec(false), view.note);
     }
     if (!view.report) {
         if (!st.running) WrappedTextDisabled(trf("tuner.nothing_yet", format_problem(t.cfg.problem)));

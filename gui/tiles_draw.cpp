@@ -34,9 +34,7 @@ void Swatch(ImU32 color, const char* text) {
     ImGui::Dummy(ImVec2(h, h));
     ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p.x + 2, p.y + 2), ImVec2(p.x + h - 2, p.y + h - 2), color);
     ImGui::SameLine();
-    ImGui::PushTextWrapPos(0.0f);   // long captions wrap at the panel's edge instead of running past it
-    WrappedText(text);
-    ImGui::PopTextWrapPos();
+    WrappedText(text);   // long captions wrap at the panel's edge instead of running past it
 }
 
 // The k-step slider with a play button that advances it twice a second.

@@ -90,9 +90,7 @@ float ButtonWidth(const char* label) { return ImGui::CalcTextSize(label, nullptr
 
 void TextWithHelp(const std::string& text, const char* help, bool dim) {
     if (dim) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-    ImGui::PushTextWrapPos(0);
     WrappedText(help ? text + " (?)" : text);
-    ImGui::PopTextWrapPos();
     if (dim) ImGui::PopStyleColor();
     if (help && ImGui::IsItemHovered()) WrappedTooltip(help);
 }
