@@ -162,16 +162,10 @@ void DrawStallHeader(const RunResult& r) {
     // The legend: the largest groups, each with its share (hover: what it means); the rest, with
     // every share, in the tooltip of "+N".
     const std::vector<StallGroup> groups = groups_by_share(s.counts);
-    bool first = true;
     for (size_t i = 0; i < groups.size() && i < kLegendShown; ++i) {
         const StallGroup g = groups[i];
         const std::string item = fmt::format("{} {}", stall_group_name(g), PercentText(stall_share(s.counts[g], s.total) / 100.0));
-        const float need = ImGui::GetTextLineHeight() * 0.85f + ImGui::CalcTextSize(item.c_str()).x;
-        if (!first) {
-            ImGui::SameLine(0, ImGui::GetFontSize());
-            if (ImGui::GetContentRegionAvail().x < need) ImGui::NewLine();
-        }
-        first = false;
+        if (i > 0) SameLineIfFits(ImGui::GetTextLineHeight() * 0.85f + ImGui::CalcTextSize(item.c_str()).x, ImGui::GetFontSize());
         ImGui::BeginGroup();
         swatch(g);
         ImGui::TextUnformatted(item.c_str());
@@ -179,8 +173,9 @@ void DrawStallHeader(const RunResult& r) {
         if (ImGui::IsItemHovered()) WrappedTooltip(tr(fmt::format("stall.{}.help", stall_group_key(g))).c_str());
     }
     if (groups.size() <= kLegendShown) return;
-    ImGui::SameLine(0, ImGui::GetFontSize());
-    ImGui::TextDisabled("+%d", int(groups.size() - kLegendShown));
+    const std::string more = fmt::format("+{}", groups.size() - kLegendShown);
+    SameLineIfFits(ImGui::CalcTextSize(more.c_str()).x, ImGui::GetFontSize());
+    ImGui::TextDisabled("%s", more.c_str());
     if (!ImGui::IsItemHovered()) return;
     ImGui::BeginTooltip();
     group_rows(s.counts, s.total);

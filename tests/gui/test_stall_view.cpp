@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <fstream>
+#include <imgui.h>
 #include "stall_view.h"
+#include "ui_common.h"
 #include "tilelab/result_json.h"
 
 namespace tilelab::gui {
@@ -44,6 +46,34 @@ TEST(StallView, NoBarsForAnotherFileOrWithoutSamples) {
     EXPECT_TRUE(StallLinesOf(r, 10).size() == 10 || StallLinesOf(r, 10).empty()) << "lines past the text are dropped";
     r.stalls = StallSamples{};
     EXPECT_TRUE(StallLinesOf(r, 120).empty());
+}
+
+// The legend above the listing (swatch, group, share; "+N" for the rest) wraps inside the panel at
+// every width: on an H200 the "+N" ran up to 25 px past the Code tab's edge (2026-12-05).
+TEST(StallView, TheLegendStaysInsideThePanelAtEveryWidth) {
+    RunResult r = measured_result();
+    for (size_t g = 0; g < kStallGroups; ++g) r.stalls.counts.n[g] += 1000 + 100 * g;   // every group present
+    r.stalls.total = r.stalls.counts.total();
+    ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.DisplaySize = ImVec2(1000, 400);
+    unsigned char* pixels = nullptr;
+    int w = 0, h = 0;
+    io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
+    // From 200 px: one item ("global memory 45%", swatch included) is itself about 150 px wide.
+    for (float width = 200; width < 700; width += 1) {
+        ImGui::NewFrame();
+        LayoutProblems().clear();
+        ImGui::SetNextWindowSize(ImVec2(width, 300));
+        ImGui::Begin("legend");
+        DrawStallHeader(r);
+        ImGui::End();
+        ReportOverflowingWindows({});
+        ImGui::EndFrame();
+        EXPECT_TRUE(LayoutProblems().empty()) << width << ": " << LayoutProblems().front();
+    }
+    ImGui::DestroyContext();
+    LayoutProblems().clear();
 }
 
 }  // namespace
