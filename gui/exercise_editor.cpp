@@ -132,7 +132,7 @@ bool ExerciseTypeIn(AppState& state, const std::string& text, std::string& why) 
     // What it replaces is kept, as a reset keeps it (issue #30).
     std::string backup;
     if (text != e.text && !e.dir.empty() && !ExerciseStore(e.dir).back_up(*ex, backup, why)) {
-        why += "; nothing was replaced";
+        why += say("; nothing was replaced", "；什么也没有替换");
         return false;
     }
     ExerciseEdited(state, text);

@@ -125,8 +125,8 @@ void DrawWarpPicture(const WarpBanks& w) {
     const float gap = ImGui::GetFontSize() * 5.0f;
     const ImVec2 o = ImGui::GetCursorScreenPos();
     const float lane_y = o.y + ImGui::GetFontSize() * 2.3f, bank_y = lane_y + box + gap;
-    dl->AddText(ImVec2(o.x, o.y), plot::kDimTextColor, "lanes 0..31 of the warp (red outline: conflict)");
-    dl->AddText(ImVec2(o.x, bank_y + box + ImGui::GetFontSize() * 1.1f), plot::kDimTextColor, "banks 0..31");
+    dl->AddText(ImVec2(o.x, o.y), plot::kDimTextColor, tr("banks.lanes_caption").c_str());
+    dl->AddText(ImVec2(o.x, bank_y + box + ImGui::GetFontSize() * 1.1f), plot::kDimTextColor, tr("banks.banks_caption").c_str());
     for (int i = 0; i < kWarpLanes; ++i) {
         const float x = o.x + i * cell + (cell - box) / 2;
         dl->AddRectFilled(ImVec2(x, bank_y), ImVec2(x + box, bank_y + box), plot::WithAlpha(BankColor(i), 0.45f));

@@ -166,7 +166,7 @@ void DrawMatmulOverview(AppState& state, const MatmulGeometry& g, float width, f
     Caption(dl, ImVec2(a0.x, b1.y - font * 1.2f), "A  " + std::to_string(g.M) + "×" + std::to_string(g.K));
     Caption(dl, ImVec2(b0.x, b0.y - font * 1.3f), "B  " + std::to_string(g.K) + "×" + std::to_string(g.N));
     Caption(dl, ImVec2(c0.x, c1.y + font * 0.2f),
-            "C  " + std::to_string(g.M) + "×" + std::to_string(g.N) + ", " + std::to_string(g.grid_x * g.grid_y) + " tiles");
+            trf("tiles.c_caption", g.M, g.N, g.grid_x * g.grid_y));
 }
 
 // One block close up: this k-step's A and B tiles, its C tile with a cell per thread, and thread
@@ -184,8 +184,7 @@ void DrawBlockZoom(const AppState& state, const MatmulGeometry& g, float width, 
     ImGui::InvisibleButton("##zoom", ImVec2(width, zc1.y - origin.y + label));
     ImDrawList* dl = ImGui::GetWindowDrawList();
     Caption(dl, origin,
-            "block (" + std::to_string(state.tile_block_x) + ", " + std::to_string(state.tile_block_y) + "), k-step " +
-                std::to_string(state.tile_k_step + 1) + " of " + std::to_string(g.k_steps),
+            trf("tiles.block_caption", state.tile_block_x, state.tile_block_y, state.tile_k_step + 1, g.k_steps),
             plot::kHighlight);
     const ImU32 staged_a = g.a_shared ? kSmemFill : kTileFill, staged_b = g.b_shared ? kSmemFill : kTileFill;
     Rect(dl, za0, za1, staged_a, plot::kTextColor);

@@ -29,7 +29,7 @@ IMGUI = (r"Text|TextUnformatted|TextWrapped|TextDisabled|TextColored|BulletText|
          r"InputTextWithHint|InputTextMultiline|InputInt|InputFloat|Combo|BeginCombo|TreeNode|TreeNodeEx|Selectable|"
          r"CollapsingHeader|BeginTabItem|TabItemButton|ProgressBar|TableSetupColumn|TableHeader|Begin|BeginPopupModal")
 HELPERS = (r"HelpMarker|WrappedTooltip|BeginDataTable|Headline|headline|badge|row|label_with_help|show_reason|"
-           r"tooltip_when_hovered|StatusLine|KeyValue")
+           r"tooltip_when_hovered|StatusLine|KeyValue|Caption|AddText|TextWithHelp|WrappedText|WrappedTextColored|WrappedTextDisabled|TextEllipsized")
 CLI = (r"print|printf|fprintf|puts|fputs|CliError|usage_error|add_option|add_flag|add_subcommand|App|description|section|"
        r"footer|add_row|Table|fail|die|warn|error_line")
 CALL = re.compile(r"(?:\bImGui::(?:" + IMGUI + r")|\b(?:" + HELPERS + r")|(?:\bstd::|\bfmt::|\bCLI::|->|\.|\b)(?:" +
