@@ -82,7 +82,11 @@ void trace(const char* what, std::chrono::steady_clock::time_point from, std::ch
 }
 
 // The device buffer the samples are written to: CUPTI's default is 512 MB; a run aims at some
-// hundred thousand samples (a few MB). TILELAB_PC_SAMPLING_BUFFER_MB=N overrides (to measure).
+// hundred thousand samples. Every cuptiPCSamplingStart costs about 105 ms plus 0.5 ms a MB of it
+// (H200, driver 580: 112 ms at 8 and 16 MB, 138 at 64, 250 at 256), and none of 494,570 samples
+// was dropped at 8 MB (docs/benchmarks.md, 2026-12-05). 16 MB, a margin of two, is to become the
+// default once the app's GUI check has run with it (the CLI alone measured it so far).
+// TILELAB_PC_SAMPLING_BUFFER_MB=N overrides (to measure).
 size_t hardware_buffer_bytes() {
     const char* v = std::getenv("TILELAB_PC_SAMPLING_BUFFER_MB");
     const long mb = v && *v ? std::strtol(v, nullptr, 10) : 64;
@@ -97,7 +101,8 @@ int forced_period() {
 }
 
 // TILELAB_PC_SAMPLING_CHECK=1: sample at a second period, and a third where the two disagree
-// (pc_sampling.h). Off by default until measured on a GPU, end to end in the app.
+// (pc_sampling.h). Off by default: measured end to end in the app (H200, 2026-12-05), it put
+// lesson 20's full result past the 1 s target.
 bool period_check() {
     const char* v = std::getenv("TILELAB_PC_SAMPLING_CHECK");
     return v && std::string_view(v) == "1";
@@ -387,12 +392,16 @@ StallSamples PcSamplingSession::collect(const CompileResult& kernel, double laun
         std::vector<StallSamples> shares;   // each round charged to lines, to compare them (empty without the check)
         const auto sample = [&](int p, int count) {
             Round& r = rounds.emplace_back(Round{p, count, {}});
+            const auto t_set = std::chrono::steady_clock::now();
             if (p != s.period) s.set_period(p);
+            const auto t_start = std::chrono::steady_clock::now();
+            trace("set period", t_set, t_start);
             auto on = params<CUpti_PCSamplingStartParams>(CUpti_PCSamplingStartParamsSize);
             on.ctx = s.context;
             s.check(s.api.cuptiPCSamplingStart(&on), "cuptiPCSamplingStart");
             stop.armed = true;
             const auto t_launch = std::chrono::steady_clock::now();
+            trace("start", t_start, t_launch);
             launches(count);
             const auto t_stop = std::chrono::steady_clock::now();
             trace("sampled launches", t_launch, t_stop);

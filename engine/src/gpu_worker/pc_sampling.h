@@ -29,10 +29,12 @@ public:
 
     // Samples `kernel`: launches(n) runs it n times and waits for them, as many as make a few
     // milliseconds in all (a launch takes about `launch_ms`), at a period chosen so that the run
-    // gives some hundred thousand samples. With TILELAB_PC_SAMPLING_CHECK=1 (not yet the default:
-    // not yet measured on a GPU), half the launches at that period, half at twice it, and a third
-    // share at four times it where the first two disagree (choose_stall_periods in
-    // tilelab/stalls.h), so launches() is called two or three times. Its first call must load the
+    // gives some hundred thousand samples. With TILELAB_PC_SAMPLING_CHECK=1, half the launches at
+    // that period, half at twice it, and a third share at four times it where the first two
+    // disagree (choose_stall_periods in tilelab/stalls.h), so launches() is called two or three
+    // times. Not the default: each period is a start of its own, about 110 ms on an H200, and with
+    // it lesson 20's stall bars came 1.08 s after the release (docs/benchmarks.md, 2026-12-05).
+    // launches()' first call must load the
     // cubin afresh and keep it loaded until collect() returns: CUPTI attributes samples only to
     // modules loaded while sampling is enabled (after a re-enable, an H200 counted the samples of
     // an earlier load as "non-user kernels"). TILELAB_PC_SAMPLING_PERIOD=N (5 to 31) forces 2^N
