@@ -84,7 +84,7 @@ static void render_compile(std::string& out, const RunResult& r, const ReportOpt
     } else if (!c->ok) {
         kv.add_row({tr("report.compile"), trf("report.compile_failed", c->error)});
     } else {
-        const std::string cache = c->cache_hit ? fmt::format(" (cache: {})", c->cache_level) : "";
+        const std::string cache = c->cache_hit ? trf("report.cache", tr("cache." + c->cache_level)) : "";
         kv.add_row({tr("report.compile"), fmt::format("NVRTC {} ms{}", fmt_fixed(c->compile_ms, 1), cache)});
         kv.add_row({tr("report.options"), c->options});
         const PtxasInfo& p = c->ptxas;

@@ -210,7 +210,7 @@ void draw_ptxas(const RunResult& r, const CompileResult& c) {
     cell(tr("code.constant_bank_0"), format_bytes(p.cmem_bytes));
     cell(tr("code.target"), r.target.name.empty() ? "?" : r.target.arch_name());
     cell(tr("code.compile_time"), FormatTime(c.compile_ms));
-    cell(tr("code.cache"), c.cache_hit ? "hit (" + c.cache_level + ")" : tr("code.miss_compiled_now"));
+    cell(tr("code.cache"), c.cache_hit ? trf("code.cache_hit", tr("cache." + c.cache_level)) : tr("code.miss_compiled_now"));
     // The allocation rule on the registers' (?): the listing below keeps the room.
     if (rounded)
         cells.front().help = trf("code.registers_allocation_rule", regs.ptxas, regs.unit, r.target.warp_size, regs.thread_multiple,

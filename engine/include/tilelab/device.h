@@ -14,6 +14,7 @@ struct DeviceStatus {
     std::string name;       // device name when gpu
     size_t free_bytes = 0, total_bytes = 0;
     std::string where;      // "" for this machine, else where runs go: "gpu01 via ssh"
+    std::string host;       // a remote worker's host name, as its greeting gave it ("" when local)
     // A GPU elsewhere (GpuLocation) could not be reached or was lost: a failure (CLI exit 1),
     // not the absence of a GPU (exit 3).
     bool unreachable = false;

@@ -100,7 +100,8 @@ struct Engine::Impl {
                 s.device_index = d.value("index", 0);
                 s.device_count = d.value("count", s.gpu ? 1 : 0);
                 const std::string host = worker_text(hello.value("host", where.host), 120);
-                if (!where.host.empty() && host != where.host) s.where = fmt::format("{} ({}) via ssh", host, where.host);
+                s.host = host;
+                if (!where.host.empty() && host != where.host) s.where = say("{} ({}) via ssh", "{}（{}，经 ssh）", host, where.host);
                 else if (where.host.empty()) s.where = fmt::format("{} {}", host, where.describe());   // "gpu01 via `srun ...`"
                 if (!s.gpu) s.reason = fmt::format("{}: {}", s.where, worker_text(d.value("reason", std::string("no GPU"))));
                 if (s.gpu) {   // checked field by field when the link opened (greeting_fields_problem)
@@ -111,7 +112,7 @@ struct Engine::Impl {
                 s = {};
                 s.where = where.describe();
                 s.unreachable = true;
-                s.reason = fmt::format("The GPU worker {} sent a greeting that could not be read.", s.where);
+                s.reason = say("The GPU worker {} sent a greeting that could not be read.", "GPU 工作进程 {} 发来的问候无法读取。", s.where);
             }
         }
         {

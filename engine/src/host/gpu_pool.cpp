@@ -105,9 +105,9 @@ bool GpuPool::open(const std::vector<GpuLocation>& places, const GpuSet& set, co
         }
         PoolGpu gpu;
         gpu.model = d.name;
-        gpu.label = fmt::format("{} #{}", d.name, d.device_index);
-        // Remote: the worker's host name, as its greeting gave it ("gpu01 via ssh" -> "gpu01").
-        if (!d.where.empty()) gpu.label += " on " + d.where.substr(0, d.where.find(" via "));
+        // Remote: with the worker's host name, as its greeting gave it.
+        gpu.label = d.host.empty() ? fmt::format("{} #{}", d.name, d.device_index)
+                                   : say("{} #{} on {}", "{} #{}（{}）", d.name, d.device_index, d.host);
         gpus_.push_back(gpu);
         engines_.push_back(std::move(engines[i]));
     }

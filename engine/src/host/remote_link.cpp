@@ -126,8 +126,8 @@ std::string printable(const uint8_t* data, size_t n) {
 }  // namespace
 
 std::string GpuLocation::describe() const {
-    if (!host.empty()) return host + " via ssh";
-    if (!command.empty()) return "via `" + shortened(command, 60) + "`";
+    if (!host.empty()) return say("{} via ssh", "{}（经 ssh）", host);
+    if (!command.empty()) return say("via `{}`", "经由 `{}`", shortened(command, 60));
     return "";
 }
 
