@@ -387,9 +387,9 @@ RunResult Engine::Impl::analyze(const RunRequest& req, const UserKernel* user) {
             r.stage = "launch";
             r.error = !r.occupancy.error.empty()
                           ? r.occupancy.error
-                          : fmt::format("Not one block of {} threads fits on an SM ({} registers per thread, {} B of shared "
-                                        "memory per block).",
-                                        r.launch.threads_per_block(), r.compiled->ptxas.registers, r.smem_bytes());
+                          : say("Not one block of {} threads fits on an SM ({} registers per thread, {} B of shared memory per block).",
+                                "一个 SM 连一个 {} 线程的线程块都放不下（每线程 {} 个寄存器，每线程块 {} B 共享内存）。",
+                                r.launch.threads_per_block(), r.compiled->ptxas.registers, r.smem_bytes());
             return r;
         }
         r.ok = true;

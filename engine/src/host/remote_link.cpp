@@ -214,10 +214,10 @@ bool RemoteLink::open(json& hello, std::string& failure) {
     }
     if (problem == "timeout") {
         close(0);
-        failure = explain(fmt::format("no answer within {} s", where_.connect_timeout_s));
+        failure = explain(say("no answer within {} s", "{} 秒内没有回答", where_.connect_timeout_s));
     } else if (problem == "closed") {
         close(2000);   // it has exited or is exiting: its status and stderr tell why
-        failure = explain("the launcher ended before the GPU worker answered");
+        failure = explain(say("the launcher ended before the GPU worker answered", "启动器在 GPU 工作进程回答之前就结束了"));
     } else {
         close(2000);
         failure = explain(problem);
@@ -271,29 +271,34 @@ std::string RemoteLink::explain(const std::string& what) {
     const std::string all = said;
     const int code = reaped_ && WIFEXITED(status_) ? WEXITSTATUS(status_) : -1;
     const std::string where = where_.describe();
-    const std::string host = where_.host.empty() ? "the GPU machine" : where_.host;
-    const std::string quoted = said.empty() ? "" : fmt::format(" (it said: {})", shortened(said, 300));
+    const std::string host = where_.host.empty() ? say("the GPU machine", "GPU 机器") : where_.host;
+    const std::string quoted = said.empty() ? "" : say(" (it said: {})", "（它说：{}）", shortened(said, 300));
     if (contains(all, "Could not resolve hostname") || contains(all, "Name or service not known"))
-        return fmt::format("The GPU host {} is unknown{}.", host, quoted);
+        return say("The GPU host {} is unknown{}.", "GPU 主机 {} 无法解析{}。", host, quoted);
     if (contains(all, "Permission denied") || contains(all, "Too many authentication failures"))
-        return fmt::format("{} refused the SSH login: only keys are tried, never a password (set up key login, e.g. "
-                           "ssh-copy-id){}.", host, quoted);
+        return say("{} refused the SSH login: only keys are tried, never a password (set up key login, e.g. ssh-copy-id){}.",
+                   "{} 拒绝了 SSH 登录：只尝试密钥，从不用密码（请设置密钥登录，例如 ssh-copy-id）{}。", host, quoted);
     if (contains(all, "Host key verification failed") || contains(all, "REMOTE HOST IDENTIFICATION HAS CHANGED"))
-        return fmt::format("{}'s SSH host key is unknown or has changed: connect once with plain ssh to check it{}.", host, quoted);
+        return say("{}'s SSH host key is unknown or has changed: connect once with plain ssh to check it{}.",
+                   "{} 的 SSH 主机密钥未知或已改变：请先用普通 ssh 连接一次核对它{}。", host, quoted);
     if (contains(all, "Connection refused") || contains(all, "Connection timed out") || contains(all, "No route to host") ||
         contains(all, "Network is unreachable") || contains(all, "Connection closed by") || contains(all, "Connection reset"))
-        return fmt::format("The GPU host {} could not be reached{}.", host, quoted);
+        return say("The GPU host {} could not be reached{}.", "无法连到 GPU 主机 {}{}。", host, quoted);
     if (code == 127 || contains(all, "tilelab-gpu-worker: not found") || contains(all, "tilelab-gpu-worker: command not found") ||
         contains(all, "No such file or directory"))
-        return fmt::format("tilelab-gpu-worker was not found {}: install it there (docs/teaching_server.md){}.",
-                           where_.host.empty() ? "where the GPU command runs" : "on " + where_.host, quoted);
+        return say("tilelab-gpu-worker was not found {}: install it there (docs/teaching_server.md){}.",
+                   "{}找不到 tilelab-gpu-worker：请在那里安装（docs/teaching_server.md）{}。",
+                   where_.host.empty() ? say("where the GPU command runs", "在 GPU 命令运行的地方")
+                                       : say("on {}", "在 {} 上", where_.host),
+                   quoted);
     if (code == worker::kHungKernelExitStatus || contains(all, "did not stop when asked")) return never_returned_text();
     if (contains(all, "srun:") || contains(all, "salloc:") || contains(all, "sbatch:"))
-        return fmt::format("Slurm did not start the GPU worker ({}){}.", what, quoted);
-    const std::string ended = code >= 0 ? fmt::format("; the launcher exited with status {}", code)
-                              : reaped_ && WIFSIGNALED(status_) ? fmt::format("; the launcher was killed by signal {}", WTERMSIG(status_))
-                                                                : "";
-    return fmt::format("The GPU worker {} could not be used: {}{}{}.", where, what, ended, quoted);
+        return say("Slurm did not start the GPU worker ({}){}.", "Slurm 没有启动 GPU 工作进程（{}）{}。", what, quoted);
+    const std::string ended = code >= 0 ? say("; the launcher exited with status {}", "；启动器以状态 {} 退出", code)
+                              : reaped_ && WIFSIGNALED(status_)
+                                  ? say("; the launcher was killed by signal {}", "；启动器被信号 {} 终止", WTERMSIG(status_))
+                                  : "";
+    return say("The GPU worker {} could not be used: {}{}{}.", "GPU 工作进程 {} 无法使用：{}{}{}。", where, what, ended, quoted);
 }
 
 std::string never_returned_text() {
@@ -337,10 +342,13 @@ std::string greeting_problem(const json& hello, const std::string& where) {
     const json& v = hello.contains("protocol") ? hello.at("protocol") : json();
     if (!v.is_number_integer()) return "the greeting carries no protocol version";
     if (v.get<int64_t>() != worker::kProtocolVersion)
-        return fmt::format("The tilelab-gpu-worker {} speaks protocol {}, this TileLab speaks {}: install the same TileLab "
-                           "version on both machines.", where, v.get<int64_t>(), worker::kProtocolVersion);
+        return say("The tilelab-gpu-worker {} speaks protocol {}, this TileLab speaks {}: install the same TileLab version on "
+                   "both machines.",
+                   "tilelab-gpu-worker {} 使用协议 {}，而本 TileLab 使用 {}：请在两台机器上安装同一版本的 TileLab。", where,
+                   v.get<int64_t>(), worker::kProtocolVersion);
     if (const std::string p = greeting_fields_problem(hello); !p.empty())
-        return fmt::format("The GPU worker {} is broken or not TileLab's: its greeting cannot be used ({}).", where, p);
+        return say("The GPU worker {} is broken or not TileLab's: its greeting cannot be used ({}).",
+                   "GPU 工作进程 {} 已损坏或不是 TileLab 的：它的问候无法使用（{}）。", where, p);
     return "";
 }
 

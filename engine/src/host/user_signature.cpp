@@ -1,5 +1,6 @@
 // Comparing a user's kernel's parameters with the lesson's (user_signature.h).
 #include "host/user_signature.h"
+#include "tilelab/i18n.h"
 #include <cxxabi.h>
 #include <fmt/format.h>
 #include <cctype>
@@ -48,9 +49,10 @@ std::string signature_problem(const std::string& user_lowered, const std::string
     const std::string user = kernel_parameters(user_lowered), lesson = kernel_parameters(lesson_lowered);
     if (lesson.empty()) return "";   // nothing to compare with: the launch checks what it can
     if (!user_lowered.empty() && without_const(user) == without_const(lesson)) return "";
-    return fmt::format("Your kernel {} takes ({}), but the lesson launches it with the parameters ({}): keep the "
-                       "starting file's parameter list.",
-                       name_expression, user.empty() ? "?" : user, lesson);
+    return say("Your kernel {} takes ({}), but the lesson launches it with the parameters ({}): keep the starting file's "
+               "parameter list.",
+               "你的内核 {} 接受（{}），但本课以参数（{}）启动它：请保留起始文件的参数列表。",
+               name_expression, user.empty() ? "?" : user, lesson);
 }
 
 }  // namespace tilelab

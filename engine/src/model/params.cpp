@@ -102,7 +102,8 @@ std::string ParamSpec::range_reason(int v) const {
 bool parse_problem(const std::string& raw, Problem& out, std::string& error) {
     std::string text = trim(raw);
     if (text.empty()) {
-        error = "The problem size is empty; give one number (4096) or three (1000x2000x300).";
+        error = say("The problem size is empty; give one number (4096) or three (1000x2000x300).",
+                    "问题规模为空：请给一个数（4096）或三个数（1000x2000x300）。");
         return false;
     }
     std::vector<std::string> parts;
@@ -114,18 +115,18 @@ bool parse_problem(const std::string& raw, Problem& out, std::string& error) {
         }
     }
     if (parts.size() != 1 && parts.size() != 3) {
-        error = fmt::format("Size '{}' needs one number (4096) or three (1000x2000x300).", text);
+        error = say("Size '{}' needs one number (4096) or three (1000x2000x300).", "规模“{}”需要一个数（4096）或三个数（1000x2000x300）。", text);
         return false;
     }
     std::array<int64_t, 3> dim{};
     for (size_t i = 0; i < parts.size(); ++i) {
         int64_t v = 0;
         if (!parse_int(parts[i], v)) {
-            error = fmt::format("Size '{}' is not a number.", text);
+            error = say("Size '{}' is not a number.", "规模“{}”不是数字。", text);
             return false;
         }
         if (v <= 0) {
-            error = fmt::format("Size '{}' must be positive.", text);
+            error = say("Size '{}' must be positive.", "规模“{}”必须为正数。", text);
             return false;
         }
         dim[i] = v;
