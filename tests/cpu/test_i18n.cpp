@@ -16,6 +16,9 @@
 #include "tilelab/lesson.h"
 #include "tilelab/format.h"
 #include "tilelab/variant.h"
+#include "tilelab/device.h"
+#include "tilelab/params.h"
+#include "host/user_signature.h"
 
 using namespace tilelab;
 
@@ -294,6 +297,35 @@ TEST(Language, SayAndConstraintReasonsFollowTheSetting) {
     EXPECT_EQ(spec.shown_label(), "Tile") << "no translation: English";
     spec.label_zh = "分块";
     EXPECT_EQ(spec.shown_label(), "分块");
+}
+
+// What the engine tells a learner who typed a wrong size, wrote an exercise kernel with another
+// parameter list, or sits at a class server: in Chinese when the app is (2026-12-05 these were English).
+TEST(Language, EngineMessagesALearnerMeetsReadInChinese) {
+    LanguageGuard guard;
+    const auto has_cjk = [](const std::string& s) {
+        return s.find("\xe4") != std::string::npos || s.find("\xe5") != std::string::npos || s.find("\xe6") != std::string::npos ||
+               s.find("\xe7") != std::string::npos || s.find("\xe8") != std::string::npos || s.find("\xe9") != std::string::npos;
+    };
+    for (const Language lang : {Language::English, Language::Chinese}) {
+        set_language(lang);
+        const bool zh = lang == Language::Chinese;
+        for (const char* size : {"", "abc", "0", "1x2"}) {
+            Problem p;
+            std::string error;
+            EXPECT_FALSE(parse_problem(size, p, error)) << size;
+            EXPECT_EQ(has_cjk(error), zh) << error;
+        }
+        GpuLocation ssh, command;
+        ssh.host = "gpu01";
+        command.command = "srun tilelab-gpu-worker --stdio";
+        EXPECT_EQ(has_cjk(ssh.describe()), zh) << ssh.describe();
+        EXPECT_EQ(has_cjk(command.describe()), zh) << command.describe();
+        EXPECT_NE(ssh.describe().find("gpu01"), std::string::npos);
+        const std::string sig = signature_problem("_Z1kPf", "_Z1kPKfPfi", "k");
+        EXPECT_FALSE(sig.empty());
+        EXPECT_EQ(has_cjk(sig), zh) << sig;
+    }
 }
 
 // Counts of accesses say the element size they are in, from the precision, in both languages.
