@@ -3,9 +3,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <fstream>
-#include <imgui.h>
+#include "imgui_test_context.h"
 #include "stall_view.h"
-#include "ui_common.h"
 #include "tilelab/result_json.h"
 
 namespace tilelab::gui {
@@ -54,12 +53,7 @@ TEST(StallView, TheLegendStaysInsideThePanelAtEveryWidth) {
     RunResult r = measured_result();
     for (size_t g = 0; g < kStallGroups; ++g) r.stalls.counts.n[g] += 1000 + 100 * g;   // every group present
     r.stalls.total = r.stalls.counts.total();
-    ImGui::CreateContext();
-    ImGuiIO& io = ImGui::GetIO();
-    io.DisplaySize = ImVec2(1000, 400);
-    unsigned char* pixels = nullptr;
-    int w = 0, h = 0;
-    io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
+    const ImGuiTestContext context(ImVec2(1000, 400));
     // From 200 px: one item ("global memory 45%", swatch included) is itself about 150 px wide.
     for (float width = 200; width < 700; width += 1) {
         ImGui::NewFrame();
@@ -72,8 +66,6 @@ TEST(StallView, TheLegendStaysInsideThePanelAtEveryWidth) {
         ImGui::EndFrame();
         EXPECT_TRUE(LayoutProblems().empty()) << width << ": " << LayoutProblems().front();
     }
-    ImGui::DestroyContext();
-    LayoutProblems().clear();
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <random>
 #include <string>
 #include <vector>
+#include "imgui_test_context.h"
 #include "text_wrap.h"
 #include "ui_common.h"
 
@@ -130,12 +131,7 @@ TEST(TextWrap, ALineBreakInTheSourceIsASpaceOnlyBetweenWords) {
 // In a real frame with ImGui's built-in font (ASCII only): a line wraps within the window, and a
 // character the font lacks is named as a layout problem instead of being drawn as a box unnoticed.
 TEST(TextWrap, InAFrameLinesFitTheWindowAndAMissingGlyphIsNamed) {
-    ImGui::CreateContext();
-    ImGuiIO& io = ImGui::GetIO();
-    io.DisplaySize = ImVec2(400, 300);
-    unsigned char* pixels = nullptr;
-    int w = 0, h = 0;
-    io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
+    const ImGuiTestContext context(ImVec2(400, 300));
     ImGui::NewFrame();
     LayoutProblems().clear();
     ImGui::SetNextWindowSize(ImVec2(200, 200));
@@ -156,8 +152,6 @@ TEST(TextWrap, InAFrameLinesFitTheWindowAndAMissingGlyphIsNamed) {
     EXPECT_NE(LayoutProblems()[0].find("U+4E2D"), std::string::npos) << LayoutProblems()[0];
     ImGui::End();
     ImGui::EndFrame();
-    ImGui::DestroyContext();
-    LayoutProblems().clear();
 }
 
 TEST(TextWrap, MalformedBytesEndWithoutALoop) {
