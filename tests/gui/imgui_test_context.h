@@ -1,6 +1,7 @@
 // An ImGui context for a test that draws real frames without a window: the display size given,
-// the built-in font's atlas built (ImGui asserts without one), and the layout problems the frames
-// reported cleared when it goes.
+// the built-in font's atlas built (ImGui asserts without one), no imgui.ini written (ImGui's
+// default would leave one in the working directory), and the layout problems the frames reported
+// cleared when it goes.
 #pragma once
 #include <imgui.h>
 #include "ui_common.h"
@@ -12,6 +13,7 @@ struct ImGuiTestContext {
         ImGui::CreateContext();
         ImGuiIO& io = ImGui::GetIO();
         io.DisplaySize = display;
+        io.IniFilename = nullptr;
         unsigned char* pixels = nullptr;
         int w = 0, h = 0;
         io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
