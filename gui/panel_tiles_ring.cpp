@@ -7,6 +7,7 @@
 // parity each side waits on.
 #include <algorithm>
 #include <string>
+#include <vector>
 #include "plot.h"
 #include "tiles_draw.h"
 #include "tilelab/format.h"
@@ -42,14 +43,30 @@ void DrawStageRing(const AppState& state, const TileGeometry& t, const RunResult
     const bool next_tile = int64_t(r.launch.blocks()) < t.blocks(0) * t.blocks(1);
     WrappedText(trf("tiles.ring", n + 1, slices, stages, format_bytes(stage_bytes), bm, bk, bn));
 
-    const float font = ImGui::GetFontSize(), gap = font * 0.5f;
+    const float font = ImGui::GetFontSize(), gap = font * 0.5f, line = font * 1.05f;
     const float box_w = std::min((ImGui::GetContentRegionAvail().x - gap * float(stages - 1)) / float(stages), font * 10);
-    const float box_h = font * 5.6f;
+    // What a stage is doing, on as many lines as the box's width needs (narrow boxes: four stages at 1280 px).
+    const auto slice_of = [&](int s) { return n + ((s - n) % stages + stages) % stages; };   // stage s holds n … n+S−1
+    const auto role_of = [&](int s) {
+        const int64_t j = slice_of(s);
+        return j == n ? StageRole::Multiplying : j == n + stages - 1 ? StageRole::Loading : StageRole::Loaded;
+    };
+    std::vector<std::vector<std::string>> role_lines(static_cast<size_t>(stages));
+    size_t most_lines = 1;
+    for (int s = 0; s < stages; ++s) {
+        const std::string broken = BreakLines(tr(RoleKey(role_of(s))), box_w - font * 0.6f, Advance(ImGui::GetFont(), font));
+        for (size_t at = 0, end = 0; at <= broken.size(); at = end + 1) {
+            end = std::min(broken.find('\n', at), broken.size());
+            role_lines[size_t(s)].push_back(broken.substr(at, end - at));
+        }
+        most_lines = std::max(most_lines, role_lines[size_t(s)].size());
+    }
+    const float box_h = font * 5.6f + line * float(most_lines - 1);
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     for (int s = 0; s < stages; ++s) {
-        const int64_t j = n + ((s - n) % stages + stages) % stages;   // the slice stage s holds, n … n+S−1
-        const StageRole role = j == n ? StageRole::Multiplying : j == n + stages - 1 ? StageRole::Loading : StageRole::Loaded;
+        const int64_t j = slice_of(s);
+        const StageRole role = role_of(s);
         const ImVec2 a(origin.x + float(s) * (box_w + gap), origin.y), b(a.x + box_w, a.y + box_h);
         Rect(dl, a, b, plot::WithAlpha(RoleFill(role), 0.45f), role == StageRole::Multiplying ? plot::kHighlight : kMatrixEdge,
              role == StageRole::Multiplying ? 2.5f : 1.0f);
@@ -58,7 +75,8 @@ void DrawStageRing(const AppState& state, const TileGeometry& t, const RunResult
         Caption(dl, ImVec2(x, a.y + font * 0.15f), trf("tiles.ring_stage", s));
         Caption(dl, ImVec2(x, a.y + font * 1.2f), SliceLabel(j, slices, next_tile));
         Caption(dl, ImVec2(x, a.y + font * 2.25f), trf("tiles.ring_lap", j / stages));
-        Caption(dl, ImVec2(x, a.y + font * 3.3f), tr(RoleKey(role)));
+        for (size_t i = 0; i < role_lines[size_t(s)].size(); ++i)
+            Caption(dl, ImVec2(x, a.y + font * 3.3f + line * float(i)), role_lines[size_t(s)][i]);
         // The stage's A and B parts to scale (BM and BN rows of BK elements).
         const float bar_y = b.y - font * 0.9f, split = a.x + 2 + (box_w - 4) * float(bm) / float(bm + bn);
         Rect(dl, ImVec2(a.x + 2, bar_y), ImVec2(split, b.y - 2), kTileFill, kMatrixEdge);
