@@ -13,6 +13,7 @@
 #include <random>
 #include <string>
 
+#include "fuzz_seed.h"
 #include "compile/compile_cache_testing.h"
 #include "tilelab/compile.h"
 #include "tilelab/safe_file.h"
@@ -23,7 +24,7 @@ namespace {
 namespace fs = std::filesystem;
 using namespace tilelab;
 
-constexpr uint32_t kSeed = 0xcac4e'12;
+const uint32_t kSeed = tilelab::test::fuzz_seed(0xcac4e'12);
 constexpr int kRandomCases = 300;
 constexpr int kMutatedCases = 300;
 

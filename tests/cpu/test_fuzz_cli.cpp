@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "fuzz_seed.h"
 #include "spawned_program.h"
 
 namespace {
@@ -20,7 +21,7 @@ using tilelab::test::describe_args;
 using tilelab::test::spawn;
 using tilelab::test::Spawned;
 
-constexpr uint32_t kSeed = 0x7113'1ab5;
+const uint32_t kSeed = tilelab::test::fuzz_seed(0x7113'1ab5);
 constexpr int kCases = 120;
 constexpr int kParallel = 4;   // cases in flight at once: each mostly waits for its process to start
 constexpr double kLimitSeconds = 60;

@@ -24,6 +24,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fuzz_seed.h"
 #include "spawned_program.h"
 #include "worker_bytes.h"
 #include "tilelab/drills.h"
@@ -43,7 +44,7 @@ using Clock = std::chrono::steady_clock;
 using test::frame;
 using test::magic;
 
-constexpr uint32_t kSeed = 0x30'face;
+const uint32_t kSeed = tilelab::test::fuzz_seed(0x30'face);
 constexpr double kLimitS = 60;
 
 struct Scratch : test::Scratch {

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "fuzz_seed.h"
 #include "host/remote_link.h"
 #include "host/worker_client.h"
 #include "spawned_program.h"
@@ -35,7 +36,7 @@ using test::frame;
 using test::frame_of;
 using test::magic;
 
-constexpr uint32_t kSeed = 0x30'c0b0;
+const uint32_t kSeed = tilelab::test::fuzz_seed(0x30'c0b0);
 
 std::vector<uint8_t> nested_arrays(size_t depth) {   // [[[...[0]...]]]: one byte a level
     std::vector<uint8_t> bytes(depth, 0x81);

@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "fuzz_seed.h"
 #include "host/worker_client.h"
 #include "protocol/worker_protocol.h"
 
@@ -23,7 +24,7 @@ namespace {
 using namespace tilelab;
 using worker::json;
 
-constexpr uint32_t kSeed = 0x60b'4e12;
+const uint32_t kSeed = tilelab::test::fuzz_seed(0x60b'4e12);
 constexpr int kRandomCases = 400;
 constexpr int kMutatedCases = 400;
 
