@@ -34,7 +34,7 @@ void Headline(const char* caption, const std::string& value, ImU32 color, const 
     if (same_row) {
         ImFont* big = AppFonts().big ? AppFonts().big : ImGui::GetFont();
         float width = std::max(ImGui::CalcTextSize(caption).x,
-                               big->CalcTextSizeA(big->FontSize, FLT_MAX, 0, value.c_str()).x);
+                               big->CalcTextSizeA(DrawnSize(big), FLT_MAX, 0, value.c_str()).x);
         SameLineIfFits(width, ImGui::GetFontSize() * 2.0f);
     }
     ImGui::BeginGroup();
@@ -58,7 +58,7 @@ float FittedBigText(const std::string& text, ImU32 color) {
     ImGui::PushStyleColor(ImGuiCol_Text, color);
     ImGui::TextUnformatted(text.c_str());
     ImGui::PopStyleColor();
-    const float ascent = ImGui::GetFont()->Ascent * scale;
+    const float ascent = ImGui::GetFont()->Ascent * ImGui::GetFontSize() / ImGui::GetFont()->FontSize;   // as drawn
     ImGui::SetWindowFontScale(1.0f);
     ImGui::PopFont();
     return ascent;

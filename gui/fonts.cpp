@@ -326,6 +326,33 @@ void add_roles(ImFontAtlas* atlas, Fonts& f, const FontFiles& files, float scale
     g_box_rect = atlas->AddCustomRectRegular(kBoxW, kBoxH);
 }
 
+// Builds every role at `raster` (1 = 18 px body text) within kMaxAtlasPx: with Chinese, tier 0,
+// then tier 1; where neither fits (a large text size in presenter mode: 4.2 times the body size
+// passes 4096 px even in English), the glyphs are rasterised smaller — `raster` lowered by how far
+// tier 0 overshot — and drawn scaled up (BuildFonts sets FontGlobalScale): a little soft, but
+// still the app's fonts, in Chinese too. False if nothing fits.
+bool build_within_limit(ImFontAtlas* atlas, Fonts& f, const FontFiles& files, float& raster) {
+    const bool cjk = !files.cjk.bytes.empty();
+    for (int round = 0; round < 4; ++round) {
+        float over = 0;   // how far tier 0 ran past the limit, as a factor of the atlas's side
+        for (int tier = 0; tier < (cjk ? 2 : 1); ++tier) {
+            add_roles(atlas, f, files, raster, tier);
+            const auto t0 = std::chrono::steady_clock::now();
+            bool built = atlas->Build();
+            if (built && cjk)
+                for (ImFont* to : {f.bold, f.italic, f.mono}) share_cjk_glyphs(f.body, to);
+            f.rasterize_ms = ms_since(t0);
+            if (tier == 0) over = built ? float(std::max(atlas->TexHeight, atlas->TexWidth)) / float(kMaxAtlasPx) : 0;
+            built = built && atlas->TexHeight <= kMaxAtlasPx && atlas->TexWidth <= kMaxAtlasPx;
+            f.cjk_glyph_tier = tier;
+            if (built) return true;
+        }
+        // The glyphs' area goes with the square of their size.
+        raster *= over > 1.0f ? std::min(0.95f, 0.97f / std::sqrt(over)) : 0.8f;
+    }
+    return false;
+}
+
 }  // namespace
 
 void BuildFonts(float scale, bool chinese) {
@@ -362,23 +389,14 @@ void BuildFonts(float scale, bool chinese) {
     }
 
     bool built = false;
+    float raster = scale;
     if (!files.sans.bytes.empty()) {
-        // Tier 0, then tier 1 when the atlas would pass 4096 px (large presenter sizes), then no CJK.
-        for (int tier = 0; tier < 2 && !built; ++tier) {
-            add_roles(atlas, f, files, scale, tier);
-            const auto t0 = std::chrono::steady_clock::now();
-            built = atlas->Build();
-            if (built && !files.cjk.bytes.empty())
-                for (ImFont* to : {f.bold, f.italic, f.mono}) share_cjk_glyphs(f.body, to);
-            f.rasterize_ms = ms_since(t0);
-            built = built && atlas->TexHeight <= kMaxAtlasPx && atlas->TexWidth <= kMaxAtlasPx;
-            f.cjk_glyph_tier = tier;
-            if (files.cjk.bytes.empty()) break;
-        }
+        built = build_within_limit(atlas, f, files, raster);
         if (!built && !files.cjk.bytes.empty()) {
             if (g_reported.insert("(cjk-size)").second)
                 std::fprintf(stderr, "tilelab: %s\n", tr("fonts.cjk_does_not_fit", Language::English).c_str());
             files.cjk = {};
+            raster = scale;
             add_roles(atlas, f, files, scale, 0);
             built = atlas->Build();
         }
@@ -400,8 +418,12 @@ void BuildFonts(float scale, bool chinese) {
     }
     paint_box_and_use_it(atlas);
     for (const ImFont* font : atlas->Fonts) f.glyphs += font->Glyphs.Size;
+    f.raster_scale = built && f.system_fonts ? raster : scale;
+    ImGui::GetIO().FontGlobalScale = scale / f.raster_scale;
     g_fonts = f;
 }
+
+float DrawnSize(const ImFont* font) { return font->FontSize * font->Scale * ImGui::GetIO().FontGlobalScale; }
 
 void RebuildFontTexture() {
     // The renderer's first NewFrame creates its device objects, and with them the font texture

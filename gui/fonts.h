@@ -18,6 +18,9 @@ struct Fonts {
     ImFont* h3 = nullptr;
     ImFont* big = nullptr;      // the headline numbers of the Results panel
     float scale = 1.0f;         // the scale they were built for
+    float raster_scale = 1.0f;  // the scale the glyphs were rasterised at: below `scale` where the
+                                // Chinese glyphs would not fit the atlas, drawn scaled up by
+                                // FontGlobalScale = scale / raster_scale (DrawnSize)
     bool system_fonts = false;  // false: ImGui's default font at every role
     bool chinese = false;       // a CJK font is merged into every role (see BuildFonts)
     // Where the last build's time went (--log-latency): finding and checking the font files,
@@ -43,11 +46,16 @@ const Fonts& AppFonts();
 // Clears the atlas and loads every role at `scale` (1 = body text of 18 px). With `chinese`, a
 // CJK font (WenQuanYi Micro Hei or Noto Sans CJK, through fontconfig) is merged into every role
 // with the glyphs ChineseTextInUse() needs (and, for body text, ImGui's common Chinese set) while
-// the atlas stays within 4096×4096; without one, Fonts::chinese stays false and a one-line notice
+// the atlas stays within 4096×4096 — rasterised smaller and drawn scaled up where the size asked
+// would not fit (Fonts::raster_scale); without one, Fonts::chinese stays false and a one-line notice
 // goes to stderr. Call before NewFrame(); then re-create the renderer's texture (RebuildFontTexture).
 void BuildFonts(float scale, bool chinese = false);
 // The atlas's size after the last BuildFonts.
 ImVec2 FontAtlasSize();
+// The size `font` is drawn at (what ImGui::GetFontSize() says while it is pushed, before a
+// window's own font scale): its rasterised size times FontGlobalScale. Use it, not FontSize, to
+// measure text drawn in a font that is not the current one.
+float DrawnSize(const ImFont* font);
 
 // A character no font has is drawn as a box (not '?', which is a real character): glyphs drawn
 // from that box in `draw_data`, i.e. characters missing from the atlas (the headless walk counts them).

@@ -65,7 +65,7 @@ struct Renderer {
         ImFont* active = ImGui::GetFont();
         const bool coloured = code_span || link || quote;
         if (coloured) ImGui::PushStyleColor(ImGuiCol_Text, code_span ? kCodeText : link ? kLinkText : kQuoteText);
-        const Advance advance(active, active->FontSize);
+        const Advance advance(active, DrawnSize(active));
         while (b < e) {
             if (line_started) ImGui::SameLine(0, 0);
             const float avail = ImGui::GetContentRegionAvail().x;
@@ -81,12 +81,12 @@ struct Renderer {
                 // Wider than the column: the word is broken where the line ends. Only a single
                 // character wider than the whole column can still run past it.
                 brk = SplitPosition(advance, b, NextBreak(b, e), avail);
-                if (active->CalcTextSizeA(active->FontSize, FLT_MAX, 0, b, brk).x > avail + 1.0f)
+                if (active->CalcTextSizeA(DrawnSize(active), FLT_MAX, 0, b, brk).x > avail + 1.0f)
                     ReportLayoutProblem("lesson text '" + std::string(b, brk) + "' runs past its column");
             }
             if (code_span) {
                 const ImVec2 p = ImGui::GetCursorScreenPos();
-                const ImVec2 size = active->CalcTextSizeA(active->FontSize, FLT_MAX, 0, b, brk);
+                const ImVec2 size = active->CalcTextSizeA(DrawnSize(active), FLT_MAX, 0, b, brk);
                 ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p.x - 1, p.y), ImVec2(p.x + size.x + 1, p.y + size.y),
                                                           kCodeBackground, 3.0f);
             }

@@ -68,7 +68,8 @@ void headline(HeadlineRow& row, const char* caption, const std::string& value, c
         const float gap = ImGui::GetFontSize() * 0.3f;
         ImGui::SameLine(0, gap);
         if (ImGui::CalcTextSize(unit.c_str()).x <= ImGui::GetContentRegionAvail().x) {
-            ImGui::SetCursorPosY(ImGui::GetCursorPosY() + big_ascent - ImGui::GetFont()->Ascent);
+            const float ascent = ImGui::GetFont()->Ascent * ImGui::GetFontSize() / ImGui::GetFont()->FontSize;   // as drawn
+            ImGui::SetCursorPosY(ImGui::GetCursorPosY() + big_ascent - ascent);
         } else {
             ImGui::NewLine();
         }
