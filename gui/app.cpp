@@ -106,6 +106,7 @@ std::string App::init_from_options() {
         ImGui::GetIO().IniFilename = nullptr;
     }
     if (options_.presenter) state_.presenter_mode = true;
+    if (options_.text_size > 0) state_.font_scale = options_.text_size;
     // --lang, else the settings file's (read above), else the locale's.
     if (!options_.lang.empty()) {
         if (!parse_language(options_.lang, state_.language))

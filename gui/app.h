@@ -35,6 +35,7 @@ struct AppOptions {
     std::string sweep;              // --sweep X[,Y][,curves]: the Compare tab's sweep started (gui/compare_sweep_text.cpp)
     bool tune = false;              // --tune: the Compare tab's "Start search" pressed at start (gui/panel_tune.cpp)
     bool presenter = false;
+    float text_size = 0;            // --text-size: View > Larger/Smaller text's scale (0 = the settings file's)
     std::string lang;               // "en" / "zh" from --lang; "" = the settings file's, else the locale's
     Clock::time_point launched = Clock::now();
 };

@@ -1,4 +1,5 @@
 #include "headless.h"
+#include "headless_driver.h"
 #include "stall_view.h"
 #include "headless_egl.h"
 #include "fonts.h"
@@ -31,10 +32,6 @@ namespace tilelab::gui {
 
 namespace {
 
-// While waiting for the worker, draw at most this often: as often as the windowed app redraws
-// while busy (60 Hz, main.cpp), so that a measured change-to-redraw latency is what a window shows.
-constexpr double kWaitFrameMs = 1000.0 / 60.0;
-
 // ---- one ImGui context with the OpenGL3 renderer (RAII) ------------------------------------
 
 struct ImGuiRenderer {
@@ -48,94 +45,6 @@ struct ImGuiRenderer {
         if (ok) ImGui_ImplOpenGL3_Shutdown();
         ImGui::DestroyContext();
     }
-};
-
-// Draws frames for one App; checks GL errors and the app's invariants after each.
-class FrameDriver {
-public:
-    FrameDriver(App& app, int width, int height) : app_(app), width_(width), height_(height) {}
-
-    // Returns false (with error() set) on a GL error or a broken invariant.
-    bool frame() {
-        const auto start = Clock::now();
-        ImGuiIO& io = ImGui::GetIO();
-        io.DisplaySize = ImVec2(float(width_), float(height_));
-        io.DisplayFramebufferScale = ImVec2(1, 1);
-        io.DeltaTime = float(std::max(1e-4, std::chrono::duration<double>(start - last_).count()));
-        io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);   // no mouse: nothing hovered
-        last_ = start;
-        app_.BeforeNewFrame(float(width_), float(height_));
-        ImGui_ImplOpenGL3_NewFrame();
-        ImGui::NewFrame();
-        app_.Frame();
-        ImGui::Render();
-        missing_glyphs_ += CountMissingGlyphs(ImGui::GetDrawData());
-        if (!layout_context_.empty())
-            for (const std::string& problem : LayoutProblems()) layout_seen_.insert(layout_context_ + problem);
-        const auto built = Clock::now();
-        app_.Render(width_, height_);
-        FinishGl();
-        const double ms = ms_since(start);
-        build_ms_ += std::chrono::duration<double, std::milli>(built - start).count();
-        render_ms_ += ms_since(built);
-        app_.AfterFrame(ms);
-        ++frames_;
-        if (std::string gl = TakeGlErrors(); !gl.empty()) {
-            error_ = "OpenGL reported " + gl + " in frame " + std::to_string(frames_);
-            return false;
-        }
-        if (std::string broken = app_.CheckInvariants(); !broken.empty()) {
-            error_ = "invariant broken in frame " + std::to_string(frames_) + ": " + broken;
-            return false;
-        }
-        return true;
-    }
-
-    // Frames until the worker has delivered the final, fully measured result (or the timeout).
-    // 0 fine, 2 error, 3 timeout.
-    int until_settled(double timeout_s) {
-        return until([this] { return app_.settled(); }, timeout_s);
-    }
-
-    // Frames until `done()` holds after a frame (or the timeout). 0 fine, 2 error, 3 timeout.
-    template <class Done>
-    int until(Done done, double timeout_s) {
-        const auto start = Clock::now();
-        for (;;) {
-            const auto frame_start = Clock::now();
-            if (!frame()) return 2;
-            if (done()) return 0;
-            if (ms_since(start) > timeout_s * 1000) return 3;
-            const double left = kWaitFrameMs - ms_since(frame_start);
-            if (left > 0) std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(left));
-        }
-    }
-
-    int frames() const { return frames_; }
-    // Characters drawn as the box because no font in the atlas has them, over every frame so far.
-    int missing_glyphs() const { return missing_glyphs_; }
-    // Where frame time goes: building the UI (CPU) against drawing it (GL; llvmpipe is the CPU too).
-    void print_split(std::FILE* out) const {
-        if (frames_ > 0)
-            std::fprintf(out, "frames: mean %.1f ms building the UI, %.1f ms rendering it with GL\n", build_ms_ / frames_,
-                         render_ms_ / frames_);
-    }
-    const std::string& error() const { return error_; }
-    // Layout problems (ui_common.h) of the frames drawn while a context is set ("05 step 3,
-    // Memory: ", which prefixes each; "" collects none), since the last take.
-    void set_layout_context(std::string context) { layout_context_ = std::move(context); }
-    std::set<std::string> take_layout_problems() { return std::exchange(layout_seen_, {}); }
-
-private:
-    App& app_;
-    int width_, height_;
-    int frames_ = 0;
-    int missing_glyphs_ = 0;
-    double build_ms_ = 0, render_ms_ = 0;
-    Clock::time_point last_ = Clock::now();
-    std::string error_;
-    std::string layout_context_;
-    std::set<std::string> layout_seen_;
 };
 
 // Encodes in memory, then writes through write_file_atomic: stb's own writer ignores write and
@@ -492,6 +401,8 @@ int RunHeadless(const HeadlessOptions& options) {
     int rc = 0;
     if (options.walk) {
         rc = walk(app, driver, options.timeout_s, options.check_layout);
+    } else if (options.monkey > 0) {
+        rc = Monkey(app, driver, options.monkey, options.monkey_seed, options.timeout_s);
     } else {
         rc = driver.until_settled(options.timeout_s);
         if (rc == 3) std::fprintf(stderr, "%s\n", trf("headless.no_result", std::lround(options.timeout_s)).c_str());

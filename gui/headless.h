@@ -19,6 +19,8 @@ struct HeadlessOptions {
     int width = 1600, height = 900;
     std::string screenshot;      // PNG to write once the result is drawn ("" = none)
     bool walk = false;           // every lesson x step x tab, one frame each; fail on any error
+    int monkey = 0;              // this many random user actions, checked frames after each (0 = none)
+    unsigned monkey_seed = 1;    // ... drawn from this seed
     bool check_layout = false;   // fail when the last frame cut text short (ui_common.h: LayoutProblems)
     std::string drag;            // measure latency: step this parameter through its legal values
     int drag_values = 0;         // ... at most this many of them, from the current one up (0 = all)

@@ -184,6 +184,8 @@ int main(int argc, char** argv) {
     cli.add_option("--screenshot", o.screenshot, tilelab::tr("apphelp.screenshot"));
     cli.add_flag("--walk", o.walk, tilelab::tr("apphelp.walk"));
     cli.add_flag("--check-layout", o.check_layout, tilelab::tr("apphelp.check_layout"));
+    cli.add_option("--monkey", o.monkey, tilelab::tr("apphelp.monkey"))->check(tilelab::whole_number(1, 1000000));
+    cli.add_option("--monkey-seed", o.monkey_seed, tilelab::tr("apphelp.monkey_seed"));
     cli.add_option("--drag", o.drag, tilelab::tr("apphelp.drag"));
     cli.add_flag("--run-measured", o.run_measured,
                  tilelab::tr("apphelp.run_measured"));
@@ -197,6 +199,7 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"auto", "gpu", "software"}));
     cli.add_flag("--log-latency", o.app.log_latency, tilelab::tr("apphelp.log_latency"));
     cli.add_flag("--presenter", o.app.presenter, tilelab::tr("apphelp.presenter"));
+    cli.add_option("--text-size", o.app.text_size, tilelab::tr("apphelp.text_size"))->check(CLI::Range(0.5, 3.0));
     cli.add_flag("--model", model, tilelab::tr("apphelp.model"));
     std::string gpu_host, gpu_command;
     int connect_timeout_s = 15;
@@ -227,7 +230,7 @@ int main(int argc, char** argv) {
                 : gl_device == "software" ? tilelab::gui::GlDevice::Software
                                           : tilelab::gui::GlDevice::Auto;
     if (!headless &&
-        (!o.screenshot.empty() || o.walk || !o.drag.empty() || o.run_measured ||
+        (!o.screenshot.empty() || o.walk || o.monkey > 0 || !o.drag.empty() || o.run_measured ||
          o.gl_device != tilelab::gui::GlDevice::Auto)) {
         std::fprintf(stderr, "%s\n", tilelab::tr("app.needs_headless").c_str());
         return tilelab::kExitInvalidInput;

@@ -1,0 +1,108 @@
+// --monkey N (headless_driver.h): random things a user could do, each followed by a few checked
+// frames, to find the state a scripted walk never reaches.
+#include <algorithm>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+#include "actions.h"
+#include "headless_driver.h"
+#include "tabs.h"
+#include "tilelab/variant.h"
+
+namespace tilelab::gui {
+namespace {
+
+// A value for `spec`: mostly one it allows, sometimes one just outside or far outside.
+int some_value(const ParamSpec& spec, std::mt19937& rng) {
+    const std::vector<int> values = spec.values();
+    switch (std::uniform_int_distribution<int>(0, 9)(rng)) {
+    case 0: return spec.min - 1;
+    case 1: return spec.max + 1;
+    case 2: return std::uniform_int_distribution<int>(-1000000, 1000000)(rng);
+    default:
+        return values.empty() ? spec.min : values[std::uniform_int_distribution<size_t>(0, values.size() - 1)(rng)];
+    }
+}
+
+// Sizes a user might type: the lesson's own scaled, odd ones, and ones that do not parse or are absurd.
+std::string some_size(const std::string& current, std::mt19937& rng) {
+    static const char* const kTyped[] = {"",    "abc", "0",     "-5",         "1x2",   "17x33x5", "4096", "1",
+                                         "3x1x1", "99999999999", "64 x 64 x 64", "１０２４", "2048x64x16", "7"};
+    const size_t n = std::size(kTyped);
+    const size_t pick = std::uniform_int_distribution<size_t>(0, n + 1)(rng);
+    if (pick < n) return kTyped[pick];
+    return pick == n ? current + "0" : current.substr(0, current.size() / 2);
+}
+
+}  // namespace
+
+int Monkey(App& app, FrameDriver& driver, int actions, uint32_t seed, double timeout_s) {
+    AppState& state = app.state();
+    std::mt19937 rng(seed);
+    const auto& lessons = all_lessons();
+    const auto below = [&](size_t n) { return n == 0 ? size_t(0) : std::uniform_int_distribution<size_t>(0, n - 1)(rng); };
+    int waits = 0;
+    for (int a = 0; a < actions; ++a) {
+        std::string did;
+        switch (below(12)) {
+        case 0:
+            EnterLesson(state, int(below(lessons.size())), int(below(12)));   // a step past the last is clamped
+            did = "lesson";
+            break;
+        case 1: EnterStep(state, int(below(12))), did = "step"; break;
+        case 2: (below(2) ? StepForward(state) : StepBack(state)), did = "next/previous"; break;
+        case 3: ResetStep(state), did = "reset"; break;
+        case 4:
+        case 5:
+        case 6:
+            if (const Variant* v = CurrentVariant(state); v && !v->params.empty()) {
+                const ParamSpec& spec = v->params[below(v->params.size())];
+                state.request.params[spec.name] = some_value(spec, rng);
+                const Change how[] = {Change::Click, Change::Drag, Change::Release, Change::Other};
+                SubmitRequest(state, spec.name, how[below(4)]);
+                did = "parameter " + spec.name;
+            }
+            break;
+        case 7:
+            state.size_text = some_size(state.size_text, rng);
+            SubmitRequest(state);
+            did = "size '" + state.size_text + "'";
+            break;
+        case 8:
+            state.select_tab = kTabs[below(std::size(kTabs))].name;
+            if (below(3) == 0) state.select_code_view = below(2) ? "Exercise" : "Kernel";
+            did = "tab";
+            break;
+        case 9:
+            state.language = state.language == Language::English ? Language::Chinese : Language::English;
+            did = "language";
+            break;
+        case 10:
+            state.font_scale = std::uniform_real_distribution<float>(0.5f, 3.0f)(rng);   // View > Larger/Smaller text's range
+            did = "text size";
+            break;
+        default:
+            state.presenter_mode = !state.presenter_mode;
+            did = "presenter mode";
+            break;
+        }
+        // A few frames, as a user's next action comes; now and then the whole answer.
+        int rc = 0;
+        for (int f = 1 + int(below(3)); f > 0 && rc == 0; --f) rc = driver.frame() ? 0 : 2;
+        if (rc == 0 && below(8) == 0) {
+            ++waits;
+            rc = driver.until_settled(timeout_s);
+        }
+        if (rc != 0) {
+            std::fprintf(stderr, "monkey: action %d (%s): %s\n", a + 1, did.c_str(),
+                         rc == 3 ? "no answer before the timeout" : driver.error().c_str());
+            return rc;
+        }
+    }
+    std::fprintf(stderr, "monkey: %d actions (seed %u), %d waits for the answer, %d frames: no GL error, invariants held\n",
+                 actions, seed, waits, driver.frames());
+    return 0;
+}
+
+}  // namespace tilelab::gui
