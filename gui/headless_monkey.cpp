@@ -45,6 +45,7 @@ int Monkey(App& app, FrameDriver& driver, int actions, uint32_t seed, double tim
     int waits = 0;
     for (int a = 0; a < actions; ++a) {
         std::string did;
+        std::string dragging;   // a slider held: let go after the frames, as a hand does (until then no full run comes)
         switch (below(12)) {
         case 0:
             EnterLesson(state, int(below(lessons.size())), int(below(12)));   // a step past the last is clamped
@@ -58,10 +59,13 @@ int Monkey(App& app, FrameDriver& driver, int actions, uint32_t seed, double tim
         case 6:
             if (const Variant* v = CurrentVariant(state); v && !v->params.empty()) {
                 const ParamSpec& spec = v->params[below(v->params.size())];
-                state.request.params[spec.name] = some_value(spec, rng);
+                const int value = some_value(spec, rng);
+                state.request.params[spec.name] = value;
                 const Change how[] = {Change::Click, Change::Drag, Change::Release, Change::Other};
-                SubmitRequest(state, spec.name, how[below(4)]);
-                did = "parameter " + spec.name;
+                const size_t kind = below(4);
+                SubmitRequest(state, spec.name, how[kind]);
+                if (how[kind] == Change::Drag) dragging = spec.name;
+                did = spec.name + "=" + std::to_string(value) + " (" + "CDRO"[kind] + ")";
             }
             break;
         case 7:
@@ -90,11 +94,15 @@ int Monkey(App& app, FrameDriver& driver, int actions, uint32_t seed, double tim
         // A few frames, as a user's next action comes; now and then the whole answer.
         int rc = 0;
         for (int f = 1 + int(below(3)); f > 0 && rc == 0; --f) rc = driver.frame() ? 0 : 2;
+        if (!dragging.empty()) SubmitRequest(state, dragging, Change::Release);
         if (rc == 0 && below(8) == 0) {
             ++waits;
             rc = driver.until_settled(timeout_s);
         }
         if (rc != 0) {
+            const Lesson* lesson = CurrentLesson(state);
+            did = (lesson ? lesson->id.substr(0, 2) + " step " + std::to_string(state.step_index + 1) + ", " : "") + did +
+                  ", size " + state.size_text;
             std::fprintf(stderr, "monkey: action %d (%s): %s\n", a + 1, did.c_str(),
                          rc == 3 ? "no answer before the timeout" : driver.error().c_str());
             return rc;
