@@ -15,12 +15,14 @@ failed=0
 for ((seed = first; seed < first + count; ++seed)); do
   log="$out/fuzz-$seed.log"
   start=$(date +%s)
-  if TILELAB_FUZZ_SEED=$seed timeout 900 "$tests" --gtest_filter='*Fuzz*' > "$log" 2>&1; then
+  TILELAB_FUZZ_SEED=$seed timeout 900 "$tests" --gtest_filter='*Fuzz*' > "$log" 2>&1
+  rc=$?
+  if [ "$rc" -eq 0 ]; then
     echo "seed $seed: passed in $(( $(date +%s) - start )) s"
     rm -f "$log"
   else
     failed=$((failed + 1))
-    echo "seed $seed: FAILED (exit $?) in $(( $(date +%s) - start )) s: $log"
+    echo "seed $seed: FAILED (exit $rc) in $(( $(date +%s) - start )) s: $log"
     grep -E "^\[  FAILED  \]|Failure|signal|Segmentation" "$log" | head -5
   fi
 done

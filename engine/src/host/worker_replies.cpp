@@ -119,8 +119,10 @@ std::string target_problem(const json& t) {
         int_problem(t, "target", "max_blocks_per_sm", 1, 4096, false),
         int_problem(t, "target", "regs_per_sm", 1024, 1 << 24, false), int_problem(t, "target", "regs_per_block", 1024, 1 << 24, false),
         int_problem(t, "target", "max_regs_per_thread", 16, 1024, false),
-        int_problem(t, "target", "smem_per_sm", 0, 1 << 30, false), int_problem(t, "target", "smem_per_block", 0, 1 << 30, false),
-        int_problem(t, "target", "smem_per_block_optin", 0, 1 << 30, false),
+        // 16 KiB: the least shared memory any CUDA GPU has had (a block on today's has 48 KiB);
+        // less is a broken worker, not a configuration the learner asked for that does not fit.
+        int_problem(t, "target", "smem_per_sm", 16384, 1 << 30, false), int_problem(t, "target", "smem_per_block", 16384, 1 << 30, false),
+        int_problem(t, "target", "smem_per_block_optin", 16384, 1 << 30, false),
         int_problem(t, "target", "reserved_smem_per_block", 0, 1 << 30, false),
         int_problem(t, "target", "l2_bytes", 0, 1 << 30, false),
         number_problem(t, "target", "clock_ghz", 100), number_problem(t, "target", "peak_fp32_gflops", 1e9),
