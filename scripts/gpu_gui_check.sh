@@ -14,6 +14,7 @@
 #        every lesson), for a short session on the GPU machine. Default: every lesson.
 #        WALK=0 skips the walk (up to 5 minutes) for an even shorter one.
 #        DRAG=NAME drags that parameter instead of the first one with two other valid values.
+#        MONKEY=N adds N random user actions with the real worker (--monkey; MONKEY_SEED, default 1).
 # PNGs and logs are written to a work folder and packed into $OUT/gui_check.tar (the device
 # tool brings back only a few files).
 set -uo pipefail
@@ -92,6 +93,12 @@ if [ "${WALK:-1}" = 1 ]; then
 else
   echo "walk skipped (WALK=0)" >"$out/walk.log"
 fi
+# MONKEY=N: N random user actions with the real worker (headless_monkey.cpp), MONKEY_SEED (1).
+if [ "${MONKEY:-0}" -gt 0 ]; then
+  timeout 600 "$app" --headless --monkey "$MONKEY" --monkey-seed "${MONKEY_SEED:-1}" --timeout 120 >"$out/monkey.log" 2>&1 ||
+    { echo "monkey failed"; status=1; }
+  step "monkey"
+fi
 # Frames while a long kernel runs: naive matmul at 8192³ (about 200 ms a launch on an H200), with
 # GL on the same GPU and, where Mesa is here, on the CPU.
 timeout 120 "$app" --headless --gl-device gpu --lesson 01 --size 8192 --log-latency >"$out/long_kernel_gpu_gl.log" 2>&1 || status=1
@@ -108,6 +115,7 @@ echo "== first frame / drag in lesson 02 (cold caches) =="
 grep -E "first frame|^drag:|^drag-summary:|^compile-ahead:|^frames:" "$out/drag_02_cold.log"
 echo "== drag in lesson 02 (warm) =="; grep -E "^drag:|^drag-summary:|^compile-ahead:|^frames:" "$out/drag_02_warm.log"
 echo "== walk =="; tail -3 "$out/walk.log"
+[ -f "$out/monkey.log" ] && { echo "== monkey =="; grep -E "^monkey:|^tilelab:" "$out/monkey.log" | tail -3; }
 for f in "$out"/long_kernel_*.log "$out"/drag_warm_software_gl.log; do
   [ -f "$f" ] && { echo "== $(basename "$f") =="; grep -E "^headless:|^drag:|^drag-summary:|^frames:|^latency: request" "$f" | head -20; }
 done
