@@ -133,6 +133,12 @@ TEST(HostileFuzz, ABrokenGreetingIsABrokenWorkerExitOneNamingTheField) {
     cases.push_back({"resident_clusters short", with("/target/resident_clusters", json::array({0, 0, 66})), "target.resident_clusters"});
     cases.push_back({"resident_clusters -1", with("/target/resident_clusters", json::array({0, 0, 66, 0, -1, 0, 0, 0, 0})),
                      "\"target.resident_clusters\"[4] is not an integer from 0 to 100000"});
+    // Less than any CUDA GPU has had: a broken worker, not a request that does not fit (exit 2; fuzz
+    // campaign seeds 6 and 61 found these).
+    cases.push_back({"smem_per_block 26", with("/target/smem_per_block", 26), "target.smem_per_block"});
+    cases.push_back({"max_threads_per_block 90", with("/target/max_threads_per_block", 90), "target.max_threads_per_block"});
+    cases.push_back({"max_block_dim x 8", with("/target/max_block_dim", json::array({8, 1024, 64})),
+                     "\"target.max_block_dim\"[0] is 8, less than any CUDA GPU's 512"});
     std::vector<test::Spawned> results(cases.size());
     for (size_t i = 0; i < cases.size(); ++i) {
         const std::string file = s.file("hello" + std::to_string(i), worker_bytes(cases[i].hello));

@@ -99,7 +99,15 @@ std::string list_problem(const json& t, const char* key, size_t count, int64_t l
     }
     return "";
 }
-std::string dims_problem(const json& t, const char* key, int64_t hi) { return list_problem(t, key, 3, 1, hi); }
+// max_block_dim, max_grid_dim: three integers, each at least `lo[i]` (the least any CUDA GPU has had).
+std::string dims_problem(const json& t, const char* key, const int64_t (&lo)[3], int64_t hi) {
+    if (std::string p = list_problem(t, key, 3, 1, hi); !p.empty() || !t.contains(key)) return p;
+    for (size_t i = 0; i < 3; ++i)
+        if (t.at(key)[i].get<int64_t>() < lo[i])
+            return fmt::format("{}[{}] is {}, less than any CUDA GPU's {}", quoted(joined("target", key)), i,
+                               t.at(key)[i].get<int64_t>(), lo[i]);
+    return "";
+}
 
 }  // namespace
 
@@ -109,18 +117,20 @@ namespace {
 
 // Every field of the target a Target is read from (result_json.cpp's from_json), within what a
 // CUDA GPU can have: the compile, the occupancy rules and the models divide by several of them.
+// The limits a launch is checked against are at least what every CUDA GPU has had (compute
+// capability 1.0: 512 threads and 8192 registers a block, 768 threads and 8 blocks an SM, 16 KiB
+// of shared memory): a worker claiming less is broken (exit 1, naming the field), not a request
+// that does not fit (exit 2). Found by fuzz campaigns (scripts/fuzz_campaign.sh).
 std::string target_problem(const json& t) {
     if (!t.is_object()) return "\"target\" is not an object";
     const std::string p = first_of({
         int_problem(t, "target", "sm_major", 1, 99, true), int_problem(t, "target", "sm_minor", 0, 9, true),
         int_problem(t, "target", "sm_count", 1, 100000, true), int_problem(t, "target", "warp_size", 32, 32, false),
-        int_problem(t, "target", "max_threads_per_block", 32, 65536, false),
-        int_problem(t, "target", "max_threads_per_sm", 32, 1 << 20, false),
-        int_problem(t, "target", "max_blocks_per_sm", 1, 4096, false),
-        int_problem(t, "target", "regs_per_sm", 1024, 1 << 24, false), int_problem(t, "target", "regs_per_block", 1024, 1 << 24, false),
-        int_problem(t, "target", "max_regs_per_thread", 16, 1024, false),
-        // 16 KiB: the least shared memory any CUDA GPU has had (a block on today's has 48 KiB);
-        // less is a broken worker, not a configuration the learner asked for that does not fit.
+        int_problem(t, "target", "max_threads_per_block", 512, 65536, false),
+        int_problem(t, "target", "max_threads_per_sm", 768, 1 << 20, false),
+        int_problem(t, "target", "max_blocks_per_sm", 8, 4096, false),
+        int_problem(t, "target", "regs_per_sm", 8192, 1 << 24, false), int_problem(t, "target", "regs_per_block", 8192, 1 << 24, false),
+        int_problem(t, "target", "max_regs_per_thread", 63, 1024, false),
         int_problem(t, "target", "smem_per_sm", 16384, 1 << 30, false), int_problem(t, "target", "smem_per_block", 16384, 1 << 30, false),
         int_problem(t, "target", "smem_per_block_optin", 16384, 1 << 30, false),
         int_problem(t, "target", "reserved_smem_per_block", 0, 1 << 30, false),
@@ -128,8 +138,8 @@ std::string target_problem(const json& t) {
         number_problem(t, "target", "clock_ghz", 100), number_problem(t, "target", "peak_fp32_gflops", 1e9),
         number_problem(t, "target", "dram_gbps", 1e9),
         string_problem(t, "target", "name"), string_problem(t, "target", "preset"), string_problem(t, "target", "source"),
-        string_problem(t, "target", "peaks_note"), dims_problem(t, "max_block_dim", INT32_MAX),
-        dims_problem(t, "max_grid_dim", INT64_MAX), resident_clusters_problem(t)});
+        string_problem(t, "target", "peaks_note"), dims_problem(t, "max_block_dim", {512, 512, 64}, INT32_MAX),
+        dims_problem(t, "max_grid_dim", {65535, 65535, 1}, INT64_MAX), resident_clusters_problem(t)});
     return p;
 }
 
