@@ -15,6 +15,9 @@
 namespace tilelab::gui {
 namespace {
 
+// A number from 0 to n − 1 (0 when n is 0).
+size_t below(std::mt19937& rng, size_t n) { return n == 0 ? 0 : std::uniform_int_distribution<size_t>(0, n - 1)(rng); }
+
 // A value for `spec`: mostly one it allows, sometimes one just outside or far outside.
 int some_value(const ParamSpec& spec, std::mt19937& rng) {
     const std::vector<int> values = spec.values();
@@ -40,14 +43,13 @@ std::string some_size(const std::string& current, std::mt19937& rng) {
 // The exercise's text, changed as a clumsy hand might: a stretch deleted, doubled, or bytes typed
 // in (any byte: the editor and the compiler get what a paste can bring).
 std::string mutated(const std::string& text, std::mt19937& rng) {
-    const auto below = [&](size_t n) { return n == 0 ? size_t(0) : std::uniform_int_distribution<size_t>(0, n - 1)(rng); };
-    const size_t at = below(text.size() + 1), len = std::min(text.size() - at, below(200));
-    switch (below(3)) {
+    const size_t at = below(rng, text.size() + 1), len = std::min(text.size() - at, below(rng, 200));
+    switch (below(rng, 3)) {
     case 0: return text.substr(0, at) + text.substr(at + len);
     case 1: return text.substr(0, at + len) + text.substr(at, len) + text.substr(at + len);
     default: {
         std::string typed;
-        for (size_t i = 1 + below(12); i > 0; --i) typed += char(below(256));
+        for (size_t i = 1 + below(rng, 12); i > 0; --i) typed += char(below(rng, 256));
         return text.substr(0, at) + typed + text.substr(at);
     }
     }
@@ -55,24 +57,23 @@ std::string mutated(const std::string& text, std::mt19937& rng) {
 
 // One random action on `state`; what it was, for the report. `dragging` names a slider left held.
 std::string act(AppState& state, std::mt19937& rng, std::string& dragging) {
-    const auto below = [&](size_t n) { return n == 0 ? size_t(0) : std::uniform_int_distribution<size_t>(0, n - 1)(rng); };
     const Variant* v = CurrentVariant(state);
-    switch (below(16)) {
+    switch (below(rng, 16)) {
     case 0:
-        EnterLesson(state, int(below(all_lessons().size())), int(below(12)));   // a step past the last is clamped
+        EnterLesson(state, int(below(rng, all_lessons().size())), int(below(rng, 12)));   // a step past the last is clamped
         return "lesson";
-    case 1: EnterStep(state, int(below(12))); return "step";
-    case 2: below(2) ? StepForward(state) : StepBack(state); return "next/previous";
+    case 1: EnterStep(state, int(below(rng, 12))); return "step";
+    case 2: below(rng, 2) ? StepForward(state) : StepBack(state); return "next/previous";
     case 3: ResetStep(state); return "reset";
     case 4:
     case 5:
     case 6: {
         if (!v || v->params.empty()) return "no parameter";
-        const ParamSpec& spec = v->params[below(v->params.size())];
+        const ParamSpec& spec = v->params[below(rng, v->params.size())];
         const int value = some_value(spec, rng);
         state.request.params[spec.name] = value;
         const Change how[] = {Change::Click, Change::Drag, Change::Release, Change::Other};
-        const size_t kind = below(4);
+        const size_t kind = below(rng, 4);
         SubmitRequest(state, spec.name, how[kind]);
         if (how[kind] == Change::Drag) dragging = spec.name;
         return spec.name + "=" + std::to_string(value) + " (" + "CDRO"[kind] + ")";
@@ -82,8 +83,8 @@ std::string act(AppState& state, std::mt19937& rng, std::string& dragging) {
         SubmitRequest(state);
         return "size '" + state.size_text + "'";
     case 8:
-        state.select_tab = kTabs[below(std::size(kTabs))].name;
-        if (below(3) == 0) state.select_code_view = below(2) ? "Exercise" : "Kernel";
+        state.select_tab = kTabs[below(rng, std::size(kTabs))].name;
+        if (below(rng, 3) == 0) state.select_code_view = below(rng, 2) ? "Exercise" : "Kernel";
         return "tab";
     case 9:
         state.language = state.language == Language::English ? Language::Chinese : Language::English;
@@ -96,29 +97,29 @@ std::string act(AppState& state, std::mt19937& rng, std::string& dragging) {
         state.select_tab = "Code";
         state.select_code_view = "Exercise";
         if (!ExerciseEnsureLoaded(state)) return "no exercise";
-        const size_t how = below(4);
+        const size_t how = below(rng, 4);
         if (how == 0) return ExerciseUndo(state), "exercise undo";
         if (how == 1) return ExerciseRedo(state), "exercise redo";
         ExerciseEdited(state, mutated(state.exercise.text, rng));
         return "exercise edit";
     }
     case 13: {   // a sweep in the Compare tab: a parameter, two, or words that are none
-        std::string text = !v || v->params.empty() ? "TILE" : v->params[below(v->params.size())].name;
-        if (below(3) == 0 && v && !v->params.empty()) text += "," + v->params[below(v->params.size())].name;
-        if (below(4) == 0) text = below(2) ? "nonsense" : ",,curves";
+        std::string text = !v || v->params.empty() ? "TILE" : v->params[below(rng, v->params.size())].name;
+        if (below(rng, 3) == 0 && v && !v->params.empty()) text += "," + v->params[below(rng, v->params.size())].name;
+        if (below(rng, 4) == 0) text = below(rng, 2) ? "nonsense" : ",,curves";
         std::string error;
         state.select_tab = "Compare";
         StartSweepFromText(state, text, error);
         return "sweep '" + text + "'";
     }
     case 14:   // the Tiles and Memory panels' own controls, in range or far out of it
-        state.tile_block_x = int(below(5000)) - 100;
-        state.tile_block_y = int(below(5000)) - 100;
-        state.tile_k_step = int(below(5000)) - 100;
-        state.bank_site = int(below(40)) - 2;
-        state.bank_warp = int(below(80)) - 2;
-        state.bank_instance = int(below(80)) - 2;
-        state.select_tab = below(2) ? "Tiles" : "Memory";
+        state.tile_block_x = int(below(rng, 5000)) - 100;
+        state.tile_block_y = int(below(rng, 5000)) - 100;
+        state.tile_k_step = int(below(rng, 5000)) - 100;
+        state.bank_site = int(below(rng, 40)) - 2;
+        state.bank_warp = int(below(rng, 80)) - 2;
+        state.bank_instance = int(below(rng, 80)) - 2;
+        state.select_tab = below(rng, 2) ? "Tiles" : "Memory";
         return "panel controls";
     default: state.tile_playing = !state.tile_playing; return "play the k-steps";
     }
@@ -129,16 +130,15 @@ std::string act(AppState& state, std::mt19937& rng, std::string& dragging) {
 int Monkey(App& app, FrameDriver& driver, int actions, uint32_t seed, double timeout_s) {
     AppState& state = app.state();
     std::mt19937 rng(seed);
-    const auto below = [&](size_t n) { return n == 0 ? size_t(0) : std::uniform_int_distribution<size_t>(0, n - 1)(rng); };
     int waits = 0;
     for (int a = 0; a < actions; ++a) {
         std::string dragging;   // a slider held: let go after the frames, as a hand does (until then no full run comes)
         std::string did = act(state, rng, dragging);
         // A few frames, as a user's next action comes; now and then the whole answer.
         int rc = 0;
-        for (int f = 1 + int(below(3)); f > 0 && rc == 0; --f) rc = driver.frame() ? 0 : 2;
+        for (int f = 1 + int(below(rng, 3)); f > 0 && rc == 0; --f) rc = driver.frame() ? 0 : 2;
         if (!dragging.empty()) SubmitRequest(state, dragging, Change::Release);
-        if (rc == 0 && below(8) == 0) {
+        if (rc == 0 && below(rng, 8) == 0) {
             ++waits;
             rc = driver.until_settled(timeout_s);
         }
