@@ -76,6 +76,8 @@ struct StepHighlight {
     double since = 0;   // ImGui::GetTime() when the panel first drew this entry
     int settling = 0;   // frames left in which the panel scrolls them into view (its height may change)
     float span = 0;     // from the first of their rows' top to the last one's bottom, last frame (px)
+    float height = 0;   // the panel's height last frame: while they are marked, a new height scrolls again,
+    float top = 0;      // as does a new place of their first row in its content (the text reflowed)
 };
 
 struct AppState {

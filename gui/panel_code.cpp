@@ -239,9 +239,9 @@ void draw_kernel(AppState& state) {
     }
     const CompileResult* c = r->compiled.get();
     if (!c) {
-        ImGui::TextDisabled("%s", r->error.empty() ? tr("code.not_compiled").c_str() : trf("code.not_compiled_because", r->error).c_str());
+        WrappedTextDisabled(r->error.empty() ? tr("code.not_compiled") : trf("code.not_compiled_because", r->error));
     } else if (!c->ok) {
-        ImGui::TextColored(StatusColorVec(false), "%s", trf("code.compilation_failed", c->error).c_str());
+        WrappedTextColored(StatusColorVec(false), trf("code.compilation_failed", c->error));
     } else {
         draw_ptxas(*r, *c);
     }

@@ -365,15 +365,16 @@ plot::PlotResult DrawSweep2D(AppState& state) {
     const char* metrics[] = {tr("compare.col_time").c_str(), "GFLOP/s", tr("compare.col_occupancy").c_str()};
     ImGui::AlignTextToFramePadding();
     ImGui::TextUnformatted(tr("compare.colour").c_str());
-    for (int i = 0; i < 3; ++i) {
-        ImGui::SameLine();
+    for (int i = 0; i < 3; ++i) {   // beside each other where they fit, else on the next line
+        SameLineIfFits(ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(metrics[i]).x);
         ImGui::BeginDisabled(!any_measured && find_quantity(kSweepMetrics[i])->needs_gpu);
         ImGui::RadioButton(metrics[i], &state.sweep_metric, i);
         ImGui::EndDisabled();
     }
     if (!any_measured) {
-        ImGui::SameLine();
-        ImGui::TextDisabled("%s", trf("compare.time_gflops_no_gpu", NoGpu()).c_str());
+        const std::string why = trf("compare.time_gflops_no_gpu", NoGpu());
+        SameLineIfFits(ImGui::CalcTextSize(why.c_str()).x);
+        WrappedTextDisabled(why);
     }
     ImGui::Checkbox(trf("compare.curves_per", state.swept_y).c_str(), &state.sweep_curves);
     if (state.sweep_curves) return DrawSweepCurves(state, *find_quantity(kSweepMetrics[std::clamp(state.sweep_metric, 0, 2)]));
@@ -521,12 +522,12 @@ void DrawSweep(AppState& state) {
     if (ours && progress.running) {
         ImGui::SameLine();
         if (ImGui::Button(tr("compare.cancel").c_str())) state.engine_thread->cancel_sweep();
-        ImGui::SameLine();
         std::string text = std::to_string(progress.done) + " / " + std::to_string(progress.total);
+        SameLineIfFits(ImGui::CalcTextSize(text.c_str()).x + ImGui::GetFontSize() * 2);   // else a line of its own
         ImGui::ProgressBar(progress.total ? float(progress.done) / float(progress.total) : 0.0f, ImVec2(-1, 0), text.c_str());
     }
-    if (ours && !progress.per_gpu.empty()) ImGui::TextDisabled("%s", progress.per_gpu.c_str());   // several GPUs
-    if (ours && !progress.note.empty()) ImGui::TextDisabled("%s", progress.note.c_str());
+    if (ours && !progress.per_gpu.empty()) WrappedTextDisabled(progress.per_gpu);   // several GPUs
+    if (ours && !progress.note.empty()) WrappedTextDisabled(progress.note);
     if (ours) {
         state.sweep.gpus = state.engine_thread->sweep_gpus();
         state.sweep.results = state.engine_thread->sweep_results();

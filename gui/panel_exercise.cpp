@@ -191,16 +191,20 @@ void draw_diagnostics(ExerciseEditorState& e) {
     for (size_t i = 0; i < e.diagnostics.size(); ++i) {
         const Diagnostic& d = e.diagnostics[i];
         // Appended piece by piece: `":" + std::to_string(...)` trips GCC 12's false -Wrestrict at -O3.
-        std::string label = std::to_string(d.line);
-        if (d.column > 0) label.append(":").append(std::to_string(d.column));
-        label.append("  ").append(d.severity).append(": ").append(d.message).append("##diag").append(std::to_string(i));
+        std::string text = std::to_string(d.line);
+        if (d.column > 0) text.append(":").append(std::to_string(d.column));
+        text.append("  ").append(d.severity).append(": ").append(d.message);
+        // One row a message, cut to the list's width (a compiler's message can run to thousands of
+        // characters: template arguments, a long identifier); the whole of it on hover.
+        const std::string shown = Ellipsized(text, ImGui::GetContentRegionAvail().x);
         ImGui::PushStyleColor(ImGuiCol_Text, d.severity == "error" ? kErrorText : CautionColorVec());
-        if (ImGui::Selectable(label.c_str())) {
+        if (ImGui::Selectable((shown + "##diag" + std::to_string(i)).c_str())) {
             e.goto_line = d.line;
             e.goto_column = d.column;
         }
         ImGui::PopStyleColor();
-        if (ImGui::IsItemHovered()) WrappedTooltip(tr("exercise.click_to_go").c_str());
+        if (ImGui::IsItemHovered())
+            WrappedTooltip(((shown != text ? text + "\n\n" : std::string()) + tr("exercise.click_to_go")).c_str());
     }
 }
 

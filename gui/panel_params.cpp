@@ -5,6 +5,7 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 #include <algorithm>
+#include <cmath>
 #include <cctype>
 #include <cfloat>
 #include <string>
@@ -179,7 +180,9 @@ void draw_param(AppState& state, const ParamSpec& spec, MarkedRows& marked) {
     // every one of them when they fit the panel together.
     const float window_top = ImGui::GetWindowPos().y, window_bottom = window_top + ImGui::GetWindowHeight();
     const bool all_fit = h.span + 2 * ImGui::GetStyle().ItemSpacing.y <= ImGui::GetWindowHeight();
-    if (h.settling == 0 && (first || all_fit) && (row_top < window_top - 0.5f || row_bottom > window_bottom + 0.5f))
+    // While they are marked: once the mark has faded the user may scroll them away.
+    const bool outside = row_top < window_top - 0.5f || row_bottom > window_bottom + 0.5f;
+    if (h.settling == 0 && step_mark(h) > 0 && (first || all_fit) && outside)
         ReportLayoutProblem("the step's parameter " + spec.name + " is out of view");
 }
 
@@ -188,6 +191,8 @@ void draw_param(AppState& state, const ParamSpec& spec, MarkedRows& marked) {
 // column gives the parameters more of its height while they need it (App::draw_columns).
 void scroll_to_marked(StepHighlight& h, const MarkedRows& marked) {
     h.span = marked.any() ? marked.bottom - marked.top : 0;
+    if (marked.any() && std::abs(marked.top - h.top) > 0.5f && step_mark(h) > 0) h.settling = std::max(h.settling, 3);
+    h.top = marked.any() ? marked.top : 0;
     if (h.settling == 0) return;
     --h.settling;
     if (!marked.any()) return;
@@ -286,7 +291,10 @@ void DrawParamsPanel(AppState& state) {
             highlight.since = ImGui::GetTime();
             highlight.settling = 3;
             highlight.seen = highlight.entered;
+        } else if (step_mark(highlight) > 0 && std::abs(ImGui::GetWindowHeight() - highlight.height) > 0.5f) {
+            highlight.settling = 3;   // the panel changed height (presenter mode, the window) while they are marked
         }
+        highlight.height = ImGui::GetWindowHeight();
         MarkedRows marked;
         for (const ParamSpec& spec : variant->params) draw_param(state, spec, marked);
         draw_problem_size(state);
