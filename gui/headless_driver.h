@@ -77,6 +77,7 @@ private:
 // mode, resets), each followed by a few checked frames and now and then a wait for the answer.
 // The same seed, the same actions. 0 when every frame held, else 2 (or 3: no answer in time);
 // stderr says which action.
-int Monkey(App& app, FrameDriver& driver, int actions, uint32_t seed, double timeout_s);
+// With `check_layout`, the frames drawn at the normal text size are checked too (layout: lines).
+int Monkey(App& app, FrameDriver& driver, int actions, uint32_t seed, double timeout_s, bool check_layout);
 
 }  // namespace tilelab::gui

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 #include "actions.h"
@@ -40,8 +41,30 @@ std::string some_size(const std::string& current, std::mt19937& rng) {
     return pick == n ? current + "0" : current.substr(0, current.size() / 2);
 }
 
-// The exercise's text, changed as a clumsy hand might: a stretch deleted, doubled, or bytes typed
-// in (any byte: the editor and the compiler get what a paste can bring).
+// A character as typing or a paste can bring it (the editor takes UTF-8 only): ASCII, a tab or a
+// line break, Chinese, an emoji.
+std::string some_character(std::mt19937& rng) {
+    static const unsigned kFirst[] = {0x20, 0x09, 0x0A, 0x4E00, 0x1F600, 0xA0};
+    static const unsigned kCount[] = {95, 1, 1, 20000, 80, 96};
+    const size_t range = below(rng, std::size(kFirst));
+    const unsigned c = kFirst[range] + unsigned(below(rng, kCount[range]));
+    std::string out;
+    if (c < 0x80) {
+        out += char(c);
+    } else if (c < 0x800) {
+        out += char(0xC0 | (c >> 6)), out += char(0x80 | (c & 0x3F));
+    } else if (c < 0x10000) {
+        out += char(0xE0 | (c >> 12)), out += char(0x80 | ((c >> 6) & 0x3F)), out += char(0x80 | (c & 0x3F));
+    } else {
+        out += char(0xF0 | (c >> 18)), out += char(0x80 | ((c >> 12) & 0x3F)), out += char(0x80 | ((c >> 6) & 0x3F));
+        out += char(0x80 | (c & 0x3F));
+    }
+    return out;
+}
+
+// The exercise's text, changed as a clumsy hand might: a stretch deleted or doubled (at any byte:
+// a cut may split a character, as no editor would, to see that nothing trips on it), or
+// characters typed in.
 std::string mutated(const std::string& text, std::mt19937& rng) {
     const size_t at = below(rng, text.size() + 1), len = std::min(text.size() - at, below(rng, 200));
     switch (below(rng, 3)) {
@@ -49,7 +72,7 @@ std::string mutated(const std::string& text, std::mt19937& rng) {
     case 1: return text.substr(0, at + len) + text.substr(at, len) + text.substr(at + len);
     default: {
         std::string typed;
-        for (size_t i = 1 + below(rng, 12); i > 0; --i) typed += char(below(rng, 256));
+        for (size_t i = 1 + below(rng, 12); i > 0; --i) typed += some_character(rng);
         return text.substr(0, at) + typed + text.substr(at);
     }
     }
@@ -127,9 +150,11 @@ std::string act(AppState& state, std::mt19937& rng, std::string& dragging) {
 
 }  // namespace
 
-int Monkey(App& app, FrameDriver& driver, int actions, uint32_t seed, double timeout_s) {
+int Monkey(App& app, FrameDriver& driver, int actions, uint32_t seed, double timeout_s, bool check_layout) {
     AppState& state = app.state();
     std::mt19937 rng(seed);
+    // From the first answer on, as the walk: the frames before it lay out windows not yet sized.
+    if (const int rc = driver.until_settled(timeout_s); rc != 0) return rc;
     int waits = 0;
     for (int a = 0; a < actions; ++a) {
         std::string dragging;   // a slider held: let go after the frames, as a hand does (until then no full run comes)
@@ -142,6 +167,14 @@ int Monkey(App& app, FrameDriver& driver, int actions, uint32_t seed, double tim
             ++waits;
             rc = driver.until_settled(timeout_s);
         }
+        // The layout, once the frames above have let it settle, at the sizes it is drawn for (the
+        // normal text size, presenter mode off: larger ones may cut what they must).
+        const Lesson* shown = CurrentLesson(state);
+        if (rc == 0 && check_layout && shown && state.font_scale == 1.0f && !state.presenter_mode) {
+            driver.set_layout_context(shown->id.substr(0, 2) + " " + state.active_tab + ": ");
+            rc = driver.frame() ? 0 : 2;
+            driver.set_layout_context("");
+        }
         if (rc != 0) {
             const Lesson* lesson = CurrentLesson(state);
             did = (lesson ? lesson->id.substr(0, 2) + " step " + std::to_string(state.step_index + 1) + ", " : "") + did +
@@ -151,9 +184,12 @@ int Monkey(App& app, FrameDriver& driver, int actions, uint32_t seed, double tim
             return rc;
         }
     }
+    driver.set_layout_context("");
+    const std::set<std::string> problems = driver.take_layout_problems();
+    for (const std::string& problem : problems) std::fprintf(stderr, "layout: %s\n", problem.c_str());  // ui-strings: not shown
     std::fprintf(stderr, "monkey: %d actions (seed %u), %d waits for the answer, %d frames: no GL error, invariants held\n",
                  actions, seed, waits, driver.frames());
-    return 0;
+    return problems.empty() ? 0 : 2;
 }
 
 }  // namespace tilelab::gui
