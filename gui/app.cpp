@@ -222,7 +222,11 @@ void App::BeforeNewFrame(float window_width, float window_height) {
     if (scale == built_font_scale_ && state_.language == built_language_) return;
     const auto start = Clock::now();
     const bool chinese = state_.language == Language::Chinese;
-    BuildFonts(scale, chinese);
+    // Once Chinese has been shown, its glyphs stay: after a switch to English the result on screen,
+    // worded in Chinese by the engine, stays until the run asked again arrives (a full run on a
+    // GPU), and its characters would be drawn as boxes meanwhile.
+    BuildFonts(scale, chinese || chinese_shown_);
+    chinese_shown_ = chinese_shown_ || (chinese && AppFonts().chinese);
     const auto uploading = Clock::now();
     RebuildFontTexture();
     const double upload_ms = ms_between(uploading, Clock::now());

@@ -106,6 +106,7 @@ private:
     float built_font_scale_ = 0;
     float window_fit_ = 1.0f;         // WindowFitScale of the window's size
     Language built_language_ = Language::English;   // the language the fonts were built for
+    bool chinese_shown_ = false;      // the fonts have had Chinese in this run: they keep it
     bool quit_ = false;
     bool initialized_ = false;        // Init succeeded: only then are settings written on exit
     bool engine_seen_ = false;
