@@ -58,7 +58,7 @@ float FittedBigText(const std::string& text, ImU32 color) {
     ImGui::PushStyleColor(ImGuiCol_Text, color);
     ImGui::TextUnformatted(text.c_str());
     ImGui::PopStyleColor();
-    const float ascent = ImGui::GetFont()->Ascent * ImGui::GetFontSize() / ImGui::GetFont()->FontSize;   // as drawn
+    const float ascent = DrawnAscent();
     ImGui::SetWindowFontScale(1.0f);
     ImGui::PopFont();
     return ascent;

@@ -425,6 +425,8 @@ void BuildFonts(float scale, bool chinese) {
 
 float DrawnSize(const ImFont* font) { return font->FontSize * font->Scale * ImGui::GetIO().FontGlobalScale; }
 
+float DrawnAscent() { return ImGui::GetFont()->Ascent * ImGui::GetFontSize() / ImGui::GetFont()->FontSize; }
+
 void RebuildFontTexture() {
     // The renderer's first NewFrame creates its device objects, and with them the font texture
     // again (a second conversion and upload of the whole atlas at start-up). Create them here the

@@ -56,6 +56,8 @@ ImVec2 FontAtlasSize();
 // window's own font scale): its rasterised size times FontGlobalScale. Use it, not FontSize, to
 // measure text drawn in a font that is not the current one.
 float DrawnSize(const ImFont* font);
+// The current font's ascent as drawn: the window's font scale and FontGlobalScale included.
+float DrawnAscent();
 
 // A character no font has is drawn as a box (not '?', which is a real character): glyphs drawn
 // from that box in `draw_data`, i.e. characters missing from the atlas (the headless walk counts them).

@@ -71,7 +71,6 @@ private:
     std::set<std::string> layout_seen_;
 };
 
-
 // --monkey: `actions` random things a user could do (lessons, steps, parameters with values allowed
 // and not, sizes typed right and wrong, tabs, the Code views, language, text size, presenter
 // mode, resets), each followed by a few checked frames and now and then a wait for the answer.

@@ -68,8 +68,7 @@ void headline(HeadlineRow& row, const char* caption, const std::string& value, c
         const float gap = ImGui::GetFontSize() * 0.3f;
         ImGui::SameLine(0, gap);
         if (ImGui::CalcTextSize(unit.c_str()).x <= ImGui::GetContentRegionAvail().x) {
-            const float ascent = ImGui::GetFont()->Ascent * ImGui::GetFontSize() / ImGui::GetFont()->FontSize;   // as drawn
-            ImGui::SetCursorPosY(ImGui::GetCursorPosY() + big_ascent - ascent);
+            ImGui::SetCursorPosY(ImGui::GetCursorPosY() + big_ascent - DrawnAscent());
         } else {
             ImGui::NewLine();
         }

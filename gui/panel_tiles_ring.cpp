@@ -13,6 +13,7 @@
 #include "tilelab/format.h"
 #include "tilelab/i18n.h"
 #include "tilelab/precision.h"
+#include "tilelab/util.h"
 #include "text_wrap.h"
 
 namespace tilelab::gui::tiles {
@@ -55,10 +56,7 @@ void DrawStageRing(const AppState& state, const TileGeometry& t, const RunResult
     size_t most_lines = 1;
     for (int s = 0; s < stages; ++s) {
         const std::string broken = BreakLines(tr(RoleKey(role_of(s))), box_w - font * 0.6f, Advance(ImGui::GetFont(), font));
-        for (size_t at = 0, end = 0; at <= broken.size(); at = end + 1) {
-            end = std::min(broken.find('\n', at), broken.size());
-            role_lines[size_t(s)].push_back(broken.substr(at, end - at));
-        }
+        role_lines[size_t(s)] = split(broken, '\n');
         most_lines = std::max(most_lines, role_lines[size_t(s)].size());
     }
     const float box_h = font * 5.6f + line * float(most_lines - 1);
