@@ -38,6 +38,8 @@ struct PinnedConfig {           // Compare panel
 
 struct SweepState {             // Compare panel: one- or two-parameter sweep
     std::string param_x, param_y;   // param_y "" = one-parameter sweep
+    std::string variant;            // the variant the last sweep submitted ran: shown only in it
+    int lesson = -1;                // the lesson it was run in (-1 = none: the variant alone)
     bool running = false;
     std::vector<std::shared_ptr<const RunResult>> results;
     std::vector<std::string> gpus;   // the GPU that measured each result, when spread over several

@@ -466,9 +466,7 @@ void DrawExport(AppState& state, const plot::PlotResult* plot_rect) {
     // The path, then each button beside it where it fits, else on the next line: nothing past the edge.
     ImGui::SetNextItemWidth(std::min(ImGui::GetFontSize() * 20, ImGui::GetContentRegionAvail().x));
     ImGui::InputText("##export_path", &state.export_path);
-    ResultList rows = state.sweep.results;
-    if (rows.empty())
-        for (const PinnedConfig& p : state.pinned) rows.push_back(p.result);
+    const ResultList rows = ExportedRows(state);
     SameLineIfFits(ButtonWidth("CSV"));
     ImGui::BeginDisabled(rows.empty());
     if (ImGui::Button("CSV")) {
@@ -536,7 +534,17 @@ void DrawSweep(AppState& state) {
 
     const plot::PlotResult* rect = nullptr;
     plot::PlotResult drawn;
-    if (!state.sweep_x_values.empty() && !state.sweep.results.empty()) {
+    if (!SweepIsOfCurrentVariant(state) && !state.sweep.results.empty()) {
+        const auto& lessons = all_lessons();
+        const Variant* swept = find_variant(state.sweep.variant);
+        const bool in_lesson = state.sweep.lesson >= 0 && state.sweep.lesson < int(lessons.size());
+        const std::string where = in_lesson ? LessonLabel(lessons[size_t(state.sweep.lesson)])
+                                  : swept   ? variant_title(*swept)
+                                            : state.sweep.variant;
+        const std::string params = state.swept_y.empty() ? state.swept_x : state.swept_x + " × " + state.swept_y;
+        WrappedTextDisabled(trf(in_lesson ? "compare.sweep_of_other_lesson" : "compare.sweep_of_other_kernel", params,
+                                state.sweep.results.size(), where));
+    } else if (!state.sweep_x_values.empty() && !state.sweep.results.empty()) {
         drawn = state.swept_y.empty() ? DrawSweep1D(state, *v) : DrawSweep2D(state);
         rect = &drawn;
         DrawSweepTable(state);
@@ -546,6 +554,15 @@ void DrawSweep(AppState& state) {
 }
 
 }  // namespace
+
+bool SweepIsOfCurrentVariant(const AppState& state) { return state.sweep.variant == state.request.variant; }
+
+ResultList ExportedRows(const AppState& state) {
+    if (SweepIsOfCurrentVariant(state) && !state.sweep.results.empty()) return state.sweep.results;
+    ResultList rows;
+    for (const PinnedConfig& p : state.pinned) rows.push_back(p.result);
+    return rows;
+}
 
 void StartSweep(AppState& state, const std::vector<int>& xs, const std::vector<int>& ys) {
     // The base is the last result's request (defaults filled, size parsed) when it is of this variant.
@@ -564,6 +581,8 @@ void StartSweep(AppState& state, const std::vector<int>& xs, const std::vector<i
             reqs.push_back(r);
         }
     state.engine_thread->submit_sweep(std::move(reqs), state.run_options);
+    state.sweep.variant = state.request.variant;
+    state.sweep.lesson = CurrentLesson(state) ? state.lesson_index : -1;
     state.swept_x = state.sweep.param_x;
     state.swept_y = ys.empty() ? "" : state.sweep.param_y;
     state.sweep_x_values = xs;

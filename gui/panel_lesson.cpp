@@ -16,9 +16,9 @@
 
 namespace tilelab::gui {
 
-namespace {
+std::string LessonLabel(const Lesson& l) { return l.id.substr(0, 2) + "  " + l.title; }
 
-std::string lesson_label(const Lesson& l) { return l.id.substr(0, 2) + "  " + l.title; }
+namespace {
 
 void draw_navigator(AppState& state, const Lesson& lesson) {
     const auto& lessons = all_lessons();
@@ -28,10 +28,10 @@ void draw_navigator(AppState& state, const Lesson& lesson) {
     ImGui::EndDisabled();
     ImGui::SameLine();
     ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x - arrow_w - ImGui::GetStyle().ItemSpacing.x);
-    if (ImGui::BeginCombo("##lesson", lesson_label(lesson).c_str(), ImGuiComboFlags_HeightLarge)) {
+    if (ImGui::BeginCombo("##lesson", LessonLabel(lesson).c_str(), ImGuiComboFlags_HeightLarge)) {
         for (size_t i = 0; i < lessons.size(); ++i) {
             const bool selected = int(i) == state.lesson_index;
-            if (ImGui::Selectable(lesson_label(lessons[i]).c_str(), selected)) EnterLesson(state, int(i));
+            if (ImGui::Selectable(LessonLabel(lessons[i]).c_str(), selected)) EnterLesson(state, int(i));
             if (selected) ImGui::SetItemDefaultFocus();
         }
         ImGui::EndCombo();

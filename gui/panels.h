@@ -3,6 +3,7 @@
 // the engine only through the EngineThread (gui/engine_thread.h).
 #pragma once
 #include "app_state.h"
+#include "compare_export.h"
 
 namespace tilelab::gui {
 
@@ -10,6 +11,8 @@ namespace tilelab::gui {
 void DrawLessonPanel(AppState& state);
 // The lesson's navigator alone (lesson, step buttons): presenter mode shows it above the parameters.
 void DrawLessonNavigator(AppState& state);
+// A lesson as the navigator names it: "02  Shared-memory tiling".
+std::string LessonLabel(const Lesson& lesson);
 void DrawParamsPanel(AppState& state);
 void DrawResultsPanel(AppState& state);
 void DrawCodePanel(AppState& state);
@@ -35,6 +38,12 @@ void DrawComparePanel(AppState& state);
 // not empty), submitted to the engine thread. StartSweepFromText: "X" or "X,Y" with every value
 // of each, ",curves" drawing the grid as one curve per Y (--sweep; gui/compare_sweep_text.cpp).
 void StartSweep(AppState& state, const std::vector<int>& xs, const std::vector<int>& ys);
+// Whether the last sweep ran the variant on screen: another lesson's sweep is neither drawn
+// (a click on it would set parameters this kernel does not have) nor exported; it shows again
+// when the learner returns to its lesson.
+bool SweepIsOfCurrentVariant(const AppState& state);
+// What the export buttons write: the sweep of this variant, else the pinned configurations.
+ResultList ExportedRows(const AppState& state);
 bool StartSweepFromText(AppState& state, const std::string& text, std::string& error);
 // The Compare panel's "Find the best on this GPU" section: the autotuner (gui/panel_tune.cpp).
 void DrawTuneSection(AppState& state);
