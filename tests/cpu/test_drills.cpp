@@ -242,6 +242,20 @@ TEST(Drills, AnswersParse) {
     EXPECT_FALSE(parse_drill_answer(d, "", a, error));
     EXPECT_FALSE(parse_drill_answer(d, "12 blocks", a, error));
     EXPECT_FALSE(parse_drill_answer(d, "nan", a, error));
+    EXPECT_EQ(error, "'nan' is not a number.");
+    // As a Chinese input method's full-width mode types it: １，０２４ and ３７．５％.
+    ASSERT_TRUE(parse_drill_answer(d, "\uFF11\uFF0C\uFF10\uFF12\uFF14", a, error)) << error;
+    EXPECT_EQ(a.number, 1024);
+    ASSERT_TRUE(parse_drill_answer(d, "\uFF13\uFF17\uFF0E\uFF15\uFF05", a, error)) << error;
+    EXPECT_EQ(a.number, 37.5);
+    // The answer's message is the learner's language (the Drills tab shows it under the field).
+    set_language(Language::Chinese);
+    EXPECT_FALSE(parse_drill_answer(d, "", a, error));
+    const std::string empty_zh = error;
+    EXPECT_FALSE(parse_drill_answer(d, "abc", a, error));
+    set_language(Language::English);
+    EXPECT_EQ(empty_zh, "答案为空。");
+    EXPECT_EQ(error, "“abc”不是数字。");
 
     const Lesson* l = find_lesson("01");
     ASSERT_NE(l, nullptr);

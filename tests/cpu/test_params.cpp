@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "tilelab/params.h"
+#include "tilelab/util.h"
 #include "tilelab/variant.h"
 
 using namespace tilelab;
@@ -71,6 +72,25 @@ TEST(Params, ProblemThreeNumbers) {
     expect_problem(" 8 X 16 x 32 ", {8, 16, 32}, "");
 }
 
+// What an input method's full-width mode types, and the × of the lessons' own text, read as ASCII.
+TEST(Params, ProblemTypedInFullWidthFormsOrWithTimes) {
+    expect_problem("\uFF11\uFF10\uFF12\uFF14", {1024, 1024, 1024}, "1024");                // １０２４
+    expect_problem("1024\u00D7512\u00D764", {1024, 512, 64}, "1024x512x64");                  // 1024×512×64
+    expect_problem("\uFF18\uFF58\uFF11\uFF16\u3000\uFF38\u3000\uFF13\uFF12", {8, 16, 32}, "");  // ８ｘ１６　Ｘ　３２
+    Problem p;
+    std::string error;
+    EXPECT_FALSE(parse_problem("\uFF11\uFF0E\uFF15", p, error));   // １．５
+    EXPECT_EQ(error, "Size '1.5' is not a number.") << "the message quotes the ASCII it read";
+}
+
+TEST(Params, AsciiFormsKeepWhatIsNotFullWidth) {
+    EXPECT_EQ(ascii_forms("\uFF01\uFF5E\uFF21\uFF41\u3000"), "!~Aa ");
+    EXPECT_EQ(ascii_forms("\uFF00\uFF5F\uFF61\u4E2D\u00D7"), "\uFF00\uFF5F\uFF61\u4E2D\u00D7");   // outside the block
+    const std::string broken = "\xEF\xBC\xEF\xBD\x41\xE3\x80";   // cut sequences stay bytes
+    EXPECT_EQ(ascii_forms(broken), broken);
+    EXPECT_EQ(ascii_forms(""), "");
+}
+
 TEST(Params, ProblemFormatParsesBack) {
     for (const char* text : {"1", "512", "1000x2000x300", "7x7x8"}) {
         Problem p, q;
@@ -111,6 +131,9 @@ TEST(Params, AssignmentParses) {
     EXPECT_EQ(value, 1);
     ASSERT_TRUE(parse_assignment("PAD=false", name, value, error)) << error;
     EXPECT_EQ(value, 0);
+    ASSERT_TRUE(parse_assignment("\uFF34\uFF29\uFF2C\uFF25\uFF1D\uFF13\uFF12", name, value, error)) << error;   // ＴＩＬＥ＝３２
+    EXPECT_EQ(name, "TILE");
+    EXPECT_EQ(value, 32);
 }
 
 TEST(Params, AssignmentErrorsAreSentences) {

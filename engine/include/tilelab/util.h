@@ -65,6 +65,32 @@ inline size_t utf8_sequence_length(std::string_view s, size_t i) {
     return n;
 }
 
+// `s` with what a Chinese or Japanese input method types in its full-width mode written as the
+// ASCII it stands for: U+FF01–U+FF5E ('１０２４', 'ｘ', '＝') as '!'–'~', the ideographic space
+// U+3000 as ' '. Everything else, malformed bytes included, is kept as it is.
+inline std::string ascii_forms(std::string_view s) {
+    std::string out;
+    out.reserve(s.size());
+    for (size_t i = 0; i < s.size();) {
+        const auto at = [&](size_t k) { return static_cast<unsigned char>(s[i + k]); };
+        if (i + 3 <= s.size() && at(0) == 0xEF && (at(1) == 0xBC || at(1) == 0xBD) && (at(2) & 0xC0) == 0x80) {
+            const unsigned code = 0xF000u + ((at(1) & 0x3Fu) << 6) + (at(2) & 0x3Fu);   // EF BC 81 = U+FF01
+            if (code >= 0xFF01 && code <= 0xFF5E) {
+                out += char(code - 0xFF01 + 0x21);
+                i += 3;
+                continue;
+            }
+        }
+        if (s.substr(i, 3) == "\xE3\x80\x80") {
+            out += ' ';
+            i += 3;
+            continue;
+        }
+        out += s[i++];
+    }
+    return out;
+}
+
 // Whether every byte of `s` belongs to a well-formed UTF-8 sequence (utf8_sequence_length).
 inline bool valid_utf8(std::string_view s) {
     for (size_t i = 0; i < s.size();) {

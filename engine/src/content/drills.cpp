@@ -457,7 +457,7 @@ bool parse_drill_answer(const Drill& drill, const std::string& raw, DrillAnswer&
     out = {};
     const std::string text = trim(raw);
     if (text.empty()) {
-        error = "the answer is empty";
+        error = say("The answer is empty.", "答案为空。");
         return false;
     }
     if (drill.kind() != DrillKind::number) {
@@ -469,19 +469,20 @@ bool parse_drill_answer(const Drill& drill, const std::string& raw, DrillAnswer&
                 return true;
             }
         }
-        error = fmt::format("'{}' is none of the choices (1 to {}, or a choice's label)", shortened(text),
-                            drill.choices.size());
+        error = say("'{}' is none of the choices (1 to {}, or a choice's label).", "“{}”不是任何一个选项（1 到 {}，或选项的文字）。",
+                    shortened(text), drill.choices.size());
         return false;
     }
-    // "1,024" and "1 024" are 1024; "37.5%" is 37.5 (the question says what the unit is).
+    // "1,024" and "1 024" are 1024; "37.5%" is 37.5 (the question says what the unit is); full-width
+    // "１，０２４" as an input method types it is 1024 too.
     std::string digits;
-    for (char c : text)
+    for (char c : ascii_forms(text))
         if (c != ',' && c != ' ' && c != '_') digits += c;
     if (!digits.empty() && digits.back() == '%') digits.pop_back();
     char* end = nullptr;
     const double v = std::strtod(digits.c_str(), &end);
     if (digits.empty() || end != digits.c_str() + digits.size() || !std::isfinite(v)) {
-        error = "'" + shortened(text) + "' is not a number";
+        error = say("'{}' is not a number.", "“{}”不是数字。", shortened(text));
         return false;
     }
     out.number = v;

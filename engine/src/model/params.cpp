@@ -100,7 +100,10 @@ std::string ParamSpec::range_reason(int v) const {
 }
 
 bool parse_problem(const std::string& raw, Problem& out, std::string& error) {
-    std::string text = trim(raw);
+    // Full-width digits and × as typed in Chinese ("１０２４×１０２４×６４") read as "1024x1024x64".
+    std::string text = ascii_forms(raw);
+    for (size_t at; (at = text.find("\u00D7")) != std::string::npos;) text.replace(at, 2, "x");
+    text = trim(text);
     if (text.empty()) {
         error = say("The problem size is empty; give one number (4096) or three (1000x2000x300).",
                     "问题规模为空：请给一个数（4096）或三个数（1000x2000x300）。");
@@ -148,7 +151,7 @@ std::string format_options(const FamilyOptions& o) {
 }
 
 bool parse_assignment(const std::string& raw, std::string& name, int& value, std::string& error) {
-    std::string text = trim(raw);
+    std::string text = trim(ascii_forms(raw));   // "ＴＩＬＥ＝３２" as typed in full-width mode
     size_t eq = text.find('=');
     if (eq == std::string::npos) {
         error = fmt::format("'{}' is not of the form NAME=VALUE (e.g. TILE=32).", text);
