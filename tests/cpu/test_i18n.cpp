@@ -14,6 +14,7 @@
 #include "tilelab/i18n.h"
 #include "tilelab/variant_text.h"
 #include "tilelab/lesson.h"
+#include "tilelab/exercise.h"
 #include "tilelab/format.h"
 #include "tilelab/variant.h"
 #include "tilelab/device.h"
@@ -325,6 +326,15 @@ TEST(Language, EngineMessagesALearnerMeetsReadInChinese) {
         const std::string sig = signature_problem("_Z1kPf", "_Z1kPKfPfi", "k");
         EXPECT_FALSE(sig.empty());
         EXPECT_EQ(has_cjk(sig), zh) << sig;
+        // What the Exercise view says of an empty or binary kernel file, or one that is not there.
+        for (const char* text : {"", "a\0b"}) {
+            const std::string problem = user_source_problem("exercise.cu", std::string(text, text[0] ? 3 : 0));
+            EXPECT_FALSE(problem.empty());
+            EXPECT_EQ(has_cjk(problem), zh) << problem;
+        }
+        std::string source, error;
+        EXPECT_FALSE(read_user_source("/nonexistent/exercise.cu", source, error));
+        EXPECT_EQ(has_cjk(error), zh) << error;
     }
 }
 

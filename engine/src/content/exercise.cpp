@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "tilelab/compile.h"
+#include "tilelab/i18n.h"
 #include "tilelab/input_policy.h"
 #include "tilelab/safe_file.h"
 #include "tilelab/util.h"
@@ -185,13 +186,21 @@ std::string exercise_missing_reason(const std::string& lesson_key) {
     return build_exercise(*lesson, ex, why) ? "" : why;
 }
 
+namespace {
+
+std::string too_large(const std::string& name, uintmax_t bytes) {
+    return say("{} is {} bytes; a kernel file may have at most {} (is it the right file?).",
+               "{} 有 {} 字节；内核文件最多 {} 字节（是不是选错了文件？）。", name, bytes, kMaxUserSourceBytes);
+}
+
+}  // namespace
+
 std::string user_source_problem(const std::string& name, const std::string& text) {
-    if (text.empty()) return fmt::format("{} is empty: there is no kernel in it.", name);
-    if (text.size() > kMaxUserSourceBytes)
-        return fmt::format("{} is {} bytes; a kernel file may have at most {} (is it the right file?).", name,
-                           text.size(), kMaxUserSourceBytes);
+    if (text.empty()) return say("{} is empty: there is no kernel in it.", "{} 是空的：里面没有内核。", name);
+    if (text.size() > kMaxUserSourceBytes) return too_large(name, text.size());
     if (text.find('\0') != std::string::npos || !valid_utf8(text))
-        return fmt::format("{} is not a text file (it holds NUL bytes or invalid UTF-8); give a .cu source.", name);
+        return say("{} is not a text file (it holds NUL bytes or invalid UTF-8); give a .cu source.",
+                   "{} 不是文本文件（含有 NUL 字节或无效的 UTF-8）；请给出 .cu 源文件。", name);
     return "";
 }
 
@@ -202,17 +211,16 @@ bool read_user_source(const std::string& path, std::string& text, std::string& e
     if (std::filesystem::is_regular_file(std::filesystem::symlink_status(path, ec))) {
         const auto bytes = std::filesystem::file_size(path, ec);
         if (!ec && bytes > kMaxUserSourceBytes) {
-            error = fmt::format("{} is {} bytes; a kernel file may have at most {} (is it the right file?).",
-                                shortened(path), bytes, kMaxUserSourceBytes);
+            error = too_large(shortened(path), bytes);
             return false;
         }
     }
     // One byte over the limit is read, so a file over it is told apart from one at it.
     switch (read_regular_file(path, kMaxUserSourceBytes + 1, text, why)) {
     case ReadOutcome::ok: break;
-    case ReadOutcome::missing: error = fmt::format("There is no file {}.", shortened(path)); return false;
+    case ReadOutcome::missing: error = say("There is no file {}.", "没有文件 {}。", shortened(path)); return false;
     default:
-        error = fmt::format("{} cannot be read as a kernel file: {}.", shortened(path), why);
+        error = say("{} cannot be read as a kernel file: {}.", "{} 无法作为内核文件读取：{}。", shortened(path), why);
         return false;
     }
     error = user_source_problem(shortened(path), text);

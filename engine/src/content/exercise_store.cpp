@@ -1,6 +1,7 @@
 // The user's exercise files (tilelab/exercise_store.h): atomic saves, backups on reset, and a
 // saved file that cannot be read moved aside rather than overwritten.
 #include "tilelab/exercise_store.h"
+#include "tilelab/i18n.h"
 #include "tilelab/lesson.h"
 
 #include <fmt/format.h>
@@ -34,13 +35,14 @@ std::string unused_name(const std::string& path, const char* tag) {
 
 bool make_dir(const std::string& dir, std::string& error) {
     if (dir.empty()) {
-        error = "there is no folder for exercises (neither XDG_DATA_HOME nor HOME is set)";
+        error = say("There is no folder for exercises (neither XDG_DATA_HOME nor HOME is set).",
+                    "没有存放练习的文件夹（XDG_DATA_HOME 和 HOME 都未设置）。");
         return false;
     }
     std::error_code ec;
     fs::create_directories(dir, ec);
     if (ec) {
-        error = fmt::format("cannot create {}: {}", dir, ec.message());
+        error = say("Cannot create {}: {}.", "无法创建 {}：{}。", dir, ec.message());
         return false;
     }
     return true;
@@ -105,7 +107,7 @@ bool ExerciseStore::back_up(const Exercise& ex, std::string& backup, std::string
     const ReadOutcome got = read_regular_file(path, size_t(64) << 20, current, why);
     if (got == ReadOutcome::missing) return true;
     if (got != ReadOutcome::ok) {
-        error = fmt::format("{} could not be backed up ({})", path, why);
+        error = say("{} could not be backed up ({}).", "{} 无法备份（{}）。", path, why);
         return false;
     }
     const std::string bak = unused_name(path, ".bak-");

@@ -6,6 +6,7 @@
 #include <vector>
 #include "tilelab/drills.h"
 #include "tilelab/engine.h"
+#include "tilelab/i18n.h"
 #include "tilelab/lesson.h"
 
 namespace tilelab {
@@ -17,7 +18,8 @@ DrillKey evaluate_drill(Engine& engine, const Lesson& lesson, const Drill& drill
     std::vector<std::shared_ptr<const RunResult>> results;
     for (const RunRequest& req : reqs) {
         if (const std::string why = engine.invalid_reason(req); !why.empty()) {
-            key.error = fmt::format("drill '{}' asks for a state this target cannot run: {}", drill.id, why);
+            key.error = say("Drill '{}' asks for a state this target cannot run: {}", "练习“{}”要求的状态在这个目标上无法运行：{}",
+                            drill.id, why);
             return key;
         }
         results.push_back(std::make_shared<const RunResult>(

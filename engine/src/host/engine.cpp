@@ -334,7 +334,7 @@ RunResult Engine::Impl::analyze(const RunRequest& req, const UserKernel* user) {
         CompileRequest build = kernel_build(k, t.arch(), false);
         if (user) {
             if (user->text.empty()) {
-                r.error = fmt::format("{} is empty: there is no kernel to compile.", user->name);
+                r.error = say("{} is empty: there is no kernel to compile.", "{} 是空的：没有可编译的内核。", user->name);
                 return r;
             }
             r.user_kernel = user->name.empty() ? "exercise.cu" : user->name;
