@@ -82,7 +82,7 @@ std::string mutated(const std::string& text, std::mt19937& rng) {
 // One random action on `state`; what it was, for the report. `dragging` names a slider left held.
 std::string act(AppState& state, std::mt19937& rng, std::string& dragging) {
     const Variant* v = CurrentVariant(state);
-    switch (below(rng, 16)) {
+    switch (below(rng, 17)) {
     case 0:
         EnterLesson(state, int(below(rng, all_lessons().size())), int(below(rng, 12)));   // a step past the last is clamped
         return "lesson";
@@ -145,6 +145,18 @@ std::string act(AppState& state, std::mt19937& rng, std::string& dragging) {
         state.bank_instance = int(below(rng, 80)) - 2;
         state.select_tab = below(rng, 2) ? "Tiles" : "Memory";
         return "panel controls";
+    case 15: {   // a drill answered as typed (full-width digits, junk, a choice by number) and checked
+        static const char* const kAnswers[] = {"1", "2", "3", "0", "128", "1,024", "37.5%", "",  "abc",
+                                               "\uFF11\uFF12\uFF18", "1e308", "-7", "nan", "99"};
+        const Lesson* lesson = CurrentLesson(state);
+        state.select_tab = "Drills";
+        if (!lesson || lesson_drills(lesson->id).empty()) return "no drill";
+        const std::string answer = std::to_string(1 + below(rng, lesson_drills(lesson->id).size())) + "=" +
+                                   kAnswers[below(rng, std::size(kAnswers))];
+        std::string error;
+        DrillAnswerFromText(state, answer, error);
+        return "drill " + answer;
+    }
     default: state.tile_playing = !state.tile_playing; return "play the k-steps";
     }
 }

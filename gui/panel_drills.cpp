@@ -157,10 +157,13 @@ bool DrillAnswerFromText(AppState& state, const std::string& key_value, std::str
     for (size_t i = 0; i < drills.size(); ++i) {
         if (k != drills[i].id && k != std::to_string(i + 1)) continue;
         DrillView& v = state.drill_views[view_key(*lesson, drills[i])];
-        DrillAnswer a;
-        if (!parse_drill_answer(drills[i], value, a, error)) return false;
-        v.input = value;
-        v.choice = a.choice;
+        if (drills[i].kind() == DrillKind::number) {
+            v.input = value;   // typed as into the field: what does not parse is said under it, as there
+        } else {
+            DrillAnswer a;     // a radio button: only a choice can be picked
+            if (!parse_drill_answer(drills[i], value, a, error)) return false;
+            v.choice = a.choice;
+        }
         return CheckDrill(state, *lesson, drills[i]) || (error = v.note, false);
     }
     error = "--drill-answer: lesson " + lesson->id + " has no drill '" + k + "'";
