@@ -238,7 +238,8 @@ void DrawTuneSection(AppState& state) {
         WrappedTextColored(StatusColorVec(false), view.note);
     }
     if (!view.report) {
-        if (!st.running) WrappedTextDisabled(trf("tuner.nothing_yet", format_problem(t.cfg.problem)));
+        if (!st.running)
+            WrappedTextDisabled(trf(gpu ? "tuner.nothing_yet" : "tuner.nothing_yet_model", format_problem(t.cfg.problem)));
         return;
     }
     DrawReportHeader(*view.report, view.cached);
