@@ -162,6 +162,8 @@ std::vector<int> ParamRangeChooser(const char* id, const Variant& v, std::string
         ImGui::EndCombo();
     }
     spec = v.param(name);
+    // What the parameter is, beside its name (in the learner's language), before its range.
+    if (spec && !spec->shown_help().empty()) HelpMarker(spec->shown_help().c_str());
     std::vector<int> chosen;
     if (spec) {
         const std::vector<int> values = spec->values();
@@ -190,7 +192,6 @@ std::vector<int> ParamRangeChooser(const char* id, const Variant& v, std::string
             value_combo("to", to, from, last);
             chosen.assign(values.begin() + from, values.begin() + to + 1);
         }
-        if (!spec->help.empty()) HelpMarker(spec->help.c_str());
     }
     ImGui::PopID();
     return chosen;
