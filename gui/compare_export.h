@@ -10,6 +10,9 @@ namespace tilelab::gui {
 
 using ResultList = std::vector<std::shared_ptr<const RunResult>>;
 
+// A result that ran and, where it was validated, passed: the Compare panel draws the others red.
+inline bool Passed(const RunResult& r) { return r.ok && (!r.validation.checked || r.validation.passed); }
+
 // One row per result (null entries skipped): variant, problem, every parameter, status, timing,
 // validation, occupancy, registers and the model's intensity. Unmeasured values are empty cells.
 std::string ResultsToCsv(const ResultList& results);

@@ -34,6 +34,8 @@ void DrawTilesPanel(AppState& state);
 // operands of `element_bytes` (gui/panel_fragments.cpp; tilelab/mma_layout.h).
 void DrawFragmentLanes(int element_bytes, int64_t wgmma_n = 0);
 void DrawComparePanel(AppState& state);
+// Its pinned configurations (gui/panel_compare_pins.cpp): table and bars of the results kept.
+void DrawComparePins(AppState& state);
 // The Compare panel's sweep of state.sweep.param_x over xs (and param_y over ys, a grid when
 // not empty), submitted to the engine thread. StartSweepFromText: "X" or "X,Y" with every value
 // of each, ",curves" drawing the grid as one curve per Y (--sweep; gui/compare_sweep_text.cpp).
