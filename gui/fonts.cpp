@@ -29,11 +29,12 @@ namespace {
 
 Fonts g_fonts;
 
-// Text in lessons uses Latin, Greek letters, arrows, maths operators (·, ×, ≈, ≤) and a few
-// shapes; DejaVu covers all of them.
+// Text in lessons and kernel sources uses Latin, Greek letters, arrows, maths operators (·, ×, ≈,
+// ≤) and a few shapes; DejaVu covers all of them (test: FontCoverage.*).
 const ImWchar kTextRanges[] = {
     0x0020, 0x00FF,  // Basic Latin + Latin-1
     0x0370, 0x03FF,  // Greek
+    0x1D00, 0x1D7F,  // Phonetic extensions (the transpose's ᵀ in the attention kernels' comments)
     0x2000, 0x206F,  // General punctuation (–, —, …)
     0x2070, 0x209F,  // Superscripts and subscripts
     0x2190, 0x21FF,  // Arrows
