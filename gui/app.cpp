@@ -519,20 +519,30 @@ void App::draw_columns(float height) {
 
 void App::draw_status_bar() {
     ImGui::Separator();
+    char frame[64];
+    std::snprintf(frame, sizeof frame, "%s %.1f ms", tr("status.frame").c_str(), last_frame_ms_);
+    const float frame_x = ImGui::GetWindowWidth() - ImGui::CalcTextSize(frame).x - ImGui::GetStyle().WindowPadding.x * 2;
+    const float spacing = ImGui::GetStyle().ItemSpacing.x;
     if (!engine_thread_.ready()) {
         ImGui::TextDisabled("%s", tr("status.engine_starting").c_str());
     } else {
         DrawGpuStatus(engine_thread_);   // where runs go (gpu_setting.h)
     }
-    ImGui::SameLine();
-    ImGui::TextDisabled("  |  %s", to_string(engine_thread_.activity()));
-    if (!state_.notice.empty()) {   // e.g. a settings field that was reset; stays until the app closes
+    // Then the activity and a notice, each shortened to the room left before the frame time (the
+    // whole of it in a tooltip): at a large text size they would run under it.
+    const auto then = [&](const std::string& text, const ImVec4& colour) {
         ImGui::SameLine();
-        ImGui::TextColored(CautionColorVec(), "  |  %s", state_.notice.c_str());
-    }
-    char frame[64];
-    std::snprintf(frame, sizeof frame, "%s %.1f ms", tr("status.frame").c_str(), last_frame_ms_);
-    ImGui::SameLine(ImGui::GetWindowWidth() - ImGui::CalcTextSize(frame).x - ImGui::GetStyle().WindowPadding.x * 2);
+        const float room = frame_x - spacing - ImGui::GetCursorPosX();
+        if (room < ImGui::CalcTextSize("  |  ...").x) return;
+        const std::string shown = Ellipsized(text, room);
+        ImGui::TextColored(colour, "%s", shown.c_str());
+        if (shown != text && ImGui::IsItemHovered()) WrappedTooltip(text.c_str());
+    };
+    then(std::string("  |  ") + to_string(engine_thread_.activity()), ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    // e.g. a settings field that was reset; stays until the app closes
+    if (!state_.notice.empty()) then("  |  " + state_.notice, CautionColorVec());
+    if (ImGui::GetItemRectMax().x - ImGui::GetWindowPos().x + spacing > frame_x) return;   // no room for the frame time
+    ImGui::SameLine(frame_x);
     ImGui::TextDisabled("%s", frame);
 }
 

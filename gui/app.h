@@ -68,6 +68,9 @@ public:
 
     AppState& state() { return state_; }
     const FrameStats& frame_stats() const { return stats_; }
+    // The text size drawn: View > Larger/Smaller text, times the window's fit below 1280x720, times
+    // presenter mode's 1.4.
+    float effective_font_scale() const;
     bool quit_requested() const { return quit_; }
     // The worker has delivered the final result for the newest request, measured in full.
     bool settled() const;
@@ -95,7 +98,6 @@ private:
     void draw_tabs();
     void draw_status_bar();
     void apply_style();
-    float effective_font_scale() const;
 
     AppOptions options_;
     EngineThread& engine_thread_;

@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 #include <vector>
+#include <fmt/format.h>
 #include "actions.h"
 #include "exercise_editor.h"
 #include "panels.h"
@@ -180,11 +181,17 @@ int Monkey(App& app, FrameDriver& driver, int actions, uint32_t seed, double tim
             ++waits;
             rc = driver.until_settled(timeout_s);
         }
-        // The layout, once the frames above have let it settle, at the sizes it is drawn for (the
-        // normal text size, presenter mode off: larger ones may cut what they must).
+        // The layout, once the frames above have let it settle: everything at the normal text size;
+        // at larger ones only what runs past a window's edge (a table may cut a header there, a
+        // headline its number): in presenter mode, the large-text layout, up to 1.5 times its
+        // size (2.1 in all), in the three columns up to 1.25.
         const Lesson* shown = CurrentLesson(state);
-        if (rc == 0 && check_layout && shown && state.font_scale == 1.0f && !state.presenter_mode) {
-            driver.set_layout_context(shown->id.substr(0, 2) + " " + state.active_tab + ": ");
+        const float scale = app.effective_font_scale();
+        const bool normal = state.font_scale == 1.0f && !state.presenter_mode;
+        const bool checked = state.font_scale <= (state.presenter_mode ? 1.5f : 1.25f) + 1e-3f;
+        if (rc == 0 && check_layout && shown && checked) {
+            const std::string size = normal ? "" : fmt::format(" at text size {:.2f}", scale);
+            driver.set_layout_context(shown->id.substr(0, 2) + " " + state.active_tab + size + ": ", !normal);
             rc = driver.frame() ? 0 : 2;
             driver.set_layout_context("");
         }

@@ -180,7 +180,11 @@ void DrawBankSection(AppState& state, const RunResult& r) {
     const SharedAccessSite& site = sites[size_t(shown)];
     ImGui::Spacing();
     TextWithHelp(tr("banks.one_warp"), tr("banks.one_warp_help").c_str());
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 18);
+    // Each control with its label after it: the frames shrink to the panel (a projector's text size),
+    // and the second slider goes under the first where both do not fit.
+    const float inner = ImGui::GetStyle().ItemInnerSpacing.x;
+    const auto label_w = [&](const char* key) { return inner + ImGui::CalcTextSize(tr(key).c_str()).x; };
+    ImGui::SetNextItemWidth(FieldWidth(ImGui::GetFontSize() * 18, label_w("banks.site"), ImGui::GetFontSize() * 6));
     if (ImGui::BeginCombo((tr("banks.site") + "###site").c_str(), formula_expression(site.name).c_str())) {
         for (int i = 0; i < int(sites.size()); ++i)
             if (ImGui::Selectable((formula_expression(sites[size_t(i)].name) + "###" + std::to_string(i)).c_str(), i == shown))
@@ -189,10 +193,11 @@ void DrawBankSection(AppState& state, const RunResult& r) {
     }
     state.bank_warp = std::clamp(state.bank_warp, 0, site.warps() - 1);
     state.bank_instance = std::clamp(state.bank_instance, 0, site.instances - 1);
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
+    const float slider = ImGui::GetFontSize() * 8;
+    ImGui::SetNextItemWidth(FieldWidth(slider, label_w("banks.warp")));
     ImGui::SliderInt((tr("banks.warp") + "###warp").c_str(), &state.bank_warp, 0, site.warps() - 1);
-    ImGui::SameLine();
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
+    SameLineIfFits(slider + label_w("banks.instance"));
+    ImGui::SetNextItemWidth(FieldWidth(slider, label_w("banks.instance")));
     ImGui::SliderInt((tr("banks.instance") + "###instance").c_str(), &state.bank_instance, 0, site.instances - 1);
     const WarpBanks w = site.warp(state.bank_instance, state.bank_warp);
     PushFontOrDefault(AppFonts().mono);

@@ -27,9 +27,10 @@ double OccupancyOf(const RunResult& r) { return r.ok || r.stage != "input" ? r.o
 
 void DrawComparePins(AppState& state) {
     TextWithHelp(tr("compare.pinned_configurations"), tr("compare.pin_help").c_str());
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 18);
+    const float pin_w = ButtonWidth(tr("compare.pin_current").c_str());
+    ImGui::SetNextItemWidth(FieldWidth(ImGui::GetFontSize() * 18, pin_w, ImGui::GetFontSize() * 8));
     ImGui::InputTextWithHint("##pin_label", tr("compare.label_default_the_parameters").c_str(), &state.pin_label);
-    ImGui::SameLine();
+    SameLineIfFits(pin_w);
     ImGui::BeginDisabled(!state.result);
     if (ImGui::Button(tr("compare.pin_current").c_str())) {
         PinnedConfig pin;
@@ -41,7 +42,7 @@ void DrawComparePins(AppState& state) {
     }
     ImGui::EndDisabled();
     if (!state.pinned.empty()) {
-        ImGui::SameLine();
+        SameLineIfFits(ButtonWidth(tr("compare.clear_pins").c_str()));
         if (ImGui::Button(tr("compare.clear_pins").c_str())) state.pinned.clear();
     }
     if (state.pinned.empty()) return;

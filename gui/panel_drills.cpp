@@ -96,8 +96,23 @@ void draw_drill(AppState& state, const Lesson& l, const Drill& d, size_t index, 
     } else {
         const float radio = ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x;
         for (size_t c = 0; c < d.choices.size(); ++c) {
-            if (c > 0) SameLineIfFits(radio + ImGui::CalcTextSize(d.choices[c].label.c_str()).x);
-            if (ImGui::RadioButton(d.choices[c].label.c_str(), v.choice == int(c))) v.choice = int(c);
+            const std::string& label = d.choices[c].label;
+            const float width = radio + ImGui::CalcTextSize(label.c_str()).x;
+            if (c > 0) SameLineIfFits(width);
+            if (width <= ImGui::GetContentRegionAvail().x) {
+                if (ImGui::RadioButton(label.c_str(), v.choice == int(c))) v.choice = int(c);
+                continue;
+            }
+            // A choice longer than the line (a projector's text size): the button, then its words
+            // wrapped beside it, which a click picks too.
+            ImGui::PushID(int(c));
+            if (ImGui::RadioButton("##choice", v.choice == int(c))) v.choice = int(c);
+            ImGui::SameLine(0, ImGui::GetStyle().ItemInnerSpacing.x);
+            ImGui::BeginGroup();
+            WrappedText(label);
+            ImGui::EndGroup();
+            if (ImGui::IsItemClicked()) v.choice = int(c);
+            ImGui::PopID();
         }
         ready = v.choice >= 0;
         SameLineIfFits(ButtonWidth(tr("drills.check").c_str()));

@@ -66,11 +66,12 @@ void draw_toolbar(AppState& state) {
     ImGui::BeginDisabled(e.undo.empty());
     if (ImGui::Button(tr("exercise.undo").c_str())) ExerciseUndo(state);
     ImGui::EndDisabled();
-    ImGui::SameLine();
+    // The buttons in a row where they fit (a projector's text size wraps them).
+    SameLineIfFits(ButtonWidth(tr("exercise.redo").c_str()));
     ImGui::BeginDisabled(e.redo.empty());
     if (ImGui::Button(tr("exercise.redo").c_str())) ExerciseRedo(state);
     ImGui::EndDisabled();
-    ImGui::SameLine();
+    SameLineIfFits(ButtonWidth(tr("exercise.reset_button").c_str()));
     // The popup's ID stays the same in both languages ("###"), so a switch never loses it.
     const std::string reset_title = tr("exercise.reset_title") + "###reset_exercise";
     if (ImGui::Button(tr("exercise.reset_button").c_str())) ImGui::OpenPopup(reset_title.c_str());

@@ -271,11 +271,14 @@ void DrawProduct(AppState& state, const TileGeometry& t, const RunResult& r) {
 
     ImGui::AlignTextToFramePadding();
     ImGui::TextUnformatted(tr("tiles.block").c_str());
-    ImGui::SameLine();
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
+    // Two sliders of 8 em beside the label where they fit; at a projector's text size the second
+    // goes under the first, and neither is wider than the panel.
+    const float slider_w = std::min(ImGui::GetFontSize() * 8, ImGui::GetContentRegionAvail().x);
+    SameLineIfFits(slider_w);
+    ImGui::SetNextItemWidth(slider_w);
     ImGui::SliderInt("##bx", &state.tile_block_x, 0, int(g.grid_x - 1), "x = %d");
-    ImGui::SameLine();
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
+    SameLineIfFits(slider_w);
+    ImGui::SetNextItemWidth(slider_w);
     ImGui::SliderInt("##by", &state.tile_block_y, 0, int(g.grid_y - 1), "y = %d");
     HelpMarker(tr("tiles.matmul_help").c_str());
     StepControls(state, tr("tiles.k_step").c_str(), g.k_steps);
@@ -315,6 +318,7 @@ void DrawStencilSlice(const StencilGeometry& g, float width, float max_height) {
     const int64_t in_x = g.in_x, in_y = g.in_y;
     const float cell = std::min((width - font) / float(in_x), (max_height - font * 1.5f) / float(in_y));
     const ImVec2 origin = ImGui::GetCursorScreenPos();
+    const float wrap_at = ImGui::GetCursorPosX() + width;   // the legend wraps within the picture's width
     const ImVec2 s0(origin.x, origin.y + font * 1.5f), s1(s0.x + cell * float(in_x), s0.y + cell * float(in_y));
     ImGui::InvisibleButton("##slice", ImVec2(width, s1.y - origin.y + font * 0.4f));
     ImDrawList* dl = ImGui::GetWindowDrawList();
@@ -332,11 +336,13 @@ void DrawStencilSlice(const StencilGeometry& g, float width, float max_height) {
     for (int d = 1; d <= int(g.halo); ++d)
         for (auto [dx, dy] : {std::pair{d, 0}, {-d, 0}, {0, d}, {0, -d}})
             dl->AddCircleFilled(ImVec2(center.x + cell * float(dx), center.y + cell * float(dy)), dot, plot::kTextColor);
+    ImGui::PushTextWrapPos(wrap_at);
     Swatch(kOutputFill, trf("tiles.output_tile", g.out[0], g.out[1]).c_str());
     Swatch(kHaloFill, trf(g.halo_load == HaloLoad::OnTop          ? "tiles.halo_on_top"
                           : g.halo_load == HaloLoad::ExtraThreads ? "tiles.halo_extra_threads"
                                                                   : "tiles.halo_inputs_only",
                           g.halo).c_str());
+    ImGui::PopTextWrapPos();
 }
 
 // Along z: the block's input planes as a stack; at the current step the prev/curr/next window,

@@ -161,14 +161,17 @@ void DrawPipelineTimeline(AppState& state, const TileGeometry& t, const RunResul
     const int resident = run->blocks_resident;
     WrappedText(trf("tiles.timeline_rates", Us(in.mma_us), format_bytes(double(run->stage_bytes)), Us(in.load_us),
                     fmt::format("{:.0f}", rate), fmt::format("{:.2f}", rate * resident / 1e3), resident, source));
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 12);
+    // The rate slider and its reset button together where they fit, then the latency slider.
+    const float slider = ImGui::GetFontSize() * 12;
+    const float reset_w = ButtonWidth(tr("tiles.timeline_rate_reset").c_str());
+    ImGui::SetNextItemWidth(FieldWidth(slider, reset_w, ImGui::GetFontSize() * 6));
     float shown_rate = float(rate);
     if (ImGui::SliderFloat("##rate", &shown_rate, 5, 400, tr("tiles.timeline_rate_format").c_str(), ImGuiSliderFlags_Logarithmic))
         state.pipeline_rate_gbps = shown_rate;
-    ImGui::SameLine();
+    SameLineIfFits(reset_w);
     if (ImGui::Button(tr("tiles.timeline_rate_reset").c_str())) state.pipeline_rate_gbps = 0;
-    SameLineIfFits(ImGui::GetFontSize() * 12);
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 12);
+    SameLineIfFits(slider);
+    ImGui::SetNextItemWidth(FieldWidth(slider));
     ImGui::SliderFloat("##latency", &state.pipeline_latency_us, 0, 5, tr("tiles.timeline_latency_format").c_str());
 
     const int64_t total = in.slices * in.tiles;

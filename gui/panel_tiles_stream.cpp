@@ -133,16 +133,19 @@ void DrawStream(AppState& state, const TileGeometry& t, const RunResult& r) {
     WrappedText(trf("tiles.stream_block", s.br, t.rows_name, r.launch.threads_per_block(), s.keys, t.stream_name,
                     s.bc, s.tiles, t.product_name, s.br, s.bc));
     if (s.causal) WrappedText(trf("tiles.stream_causal", s.block, s.steps, s.tiles));
+    // "block [slider]" and "row [slider]", each pair together, side by side where they fit.
+    const float slider = ImGui::GetFontSize() * 8;
     ImGui::AlignTextToFramePadding();
     ImGui::TextUnformatted(tr("tiles.block").c_str());
-    ImGui::SameLine();
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
+    SameLineIfFits(slider);
+    ImGui::SetNextItemWidth(FieldWidth(slider));
     ImGui::SliderInt("##srow", &state.tile_block_y, 0, int(s.blocks - 1), "%d");
     if (t.stream_trace) {
-        ImGui::SameLine();
+        SameLineIfFits(ImGui::CalcTextSize(tr("tiles.stream_row").c_str()).x + ImGui::GetStyle().ItemSpacing.x + slider);
+        ImGui::AlignTextToFramePadding();
         ImGui::TextUnformatted(tr("tiles.stream_row").c_str());
-        ImGui::SameLine();
-        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
+        SameLineIfFits(slider);
+        ImGui::SetNextItemWidth(FieldWidth(slider));
         state.tile_stream_row = std::clamp(state.tile_stream_row, 0, int(s.br - 1));
         ImGui::SliderInt("##strow", &state.tile_stream_row, 0, int(s.br - 1), "%d");
     }

@@ -224,9 +224,9 @@ void DrawTuneSection(AppState& state) {
     if (ImGui::InputInt("##tune_budget", &budget, 10, 60)) view.budget_s = std::clamp(budget, 5, 3600);
     ImGui::EndDisabled();
     HelpMarker(tr("tuner.budget_help").c_str());
-    ImGui::SameLine();
-    ImGui::BeginDisabled(st.running || !state.size_error.empty());
     const std::string start = tr(view.report ? "tuner.search_again" : "tuner.start") + "###tune_start";
+    SameLineIfFits(ButtonWidth(start.c_str()));
+    ImGui::BeginDisabled(st.running || !state.size_error.empty());
     if (ImGui::Button(start.c_str())) Start(state, t);
     ImGui::EndDisabled();
     if (!gpu && (!view.report || view.report->gpu)) {   // a model-mode ranking's header says it

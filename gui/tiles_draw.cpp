@@ -4,6 +4,7 @@
 #include "plot.h"
 #include "tilelab/i18n.h"
 #include "text_wrap.h"
+#include "ui_common.h"
 
 namespace tilelab::gui::tiles {
 
@@ -42,8 +43,12 @@ void StepControls(AppState& state, const char* what, int64_t steps) {
     int last = int(std::max<int64_t>(1, steps) - 1);
     state.tile_k_step = std::clamp(state.tile_k_step, 0, last);
     if (ImGui::Button(state.tile_playing ? tr("tiles.pause").c_str() : tr("tiles.play").c_str())) state.tile_playing = !state.tile_playing;
-    ImGui::SameLine();
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 16);
+    // The slider beside the button, 16 em where the panel has them, else what is left of the line
+    // (at least 8 em: below that it goes under the button, as wide as the panel).
+    const float beside = ImGui::GetContentRegionAvail().x - ImGui::GetItemRectSize().x - ImGui::GetStyle().ItemSpacing.x;
+    const float width = std::min(ImGui::GetFontSize() * 16, beside >= ImGui::GetFontSize() * 8 ? beside : ImGui::GetContentRegionAvail().x);
+    SameLineIfFits(width);
+    ImGui::SetNextItemWidth(width);
     const std::string format = trf("tiles.step_format", what, last + 1);   // "k-step %d of 8"
     int shown = state.tile_k_step + 1;
     if (ImGui::SliderInt("##kstep", &shown, 1, last + 1, format.c_str())) {

@@ -82,6 +82,12 @@ bool FitsOnThisLine(float width, float gap) {
     return ImGui::GetItemRectMax().x + spacing + width <= ImGui::GetContentRegionMaxAbs().x;
 }
 
+float FieldWidth(float wanted, float after, float least) {
+    const float line = ImGui::GetContentRegionAvail().x;
+    const float beside = line - after - (after > 0 ? ImGui::GetStyle().ItemSpacing.x : 0);
+    return std::min(wanted, beside >= least ? beside : line);
+}
+
 void SameLineIfFits(float width, float gap) {
     if (FitsOnThisLine(width, gap)) ImGui::SameLine(0, gap >= 0 ? gap : ImGui::GetStyle().ItemSpacing.x);
 }

@@ -19,6 +19,10 @@ bool FitsOnThisLine(float width, float gap = -1.0f);
 void SameLineIfFits(float width, float gap = -1.0f);
 // The width of ImGui::Button(label) (its text and the frame's padding).
 float ButtonWidth(const char* label);
+// The width for a field that wants `wanted` px with `after` px more to follow it on its line (a
+// button beside it): what the line leaves, down to `least`; below that the field takes the line
+// and what follows wraps under it (SameLineIfFits). Never wider than the line.
+float FieldWidth(float wanted, float after = 0, float least = 0);
 
 // A data table's column: a stretch weight, or a fixed width in font heights, or neither: as wide
 // as its header and its widest cell.
