@@ -80,6 +80,16 @@ TEST(RemoteStdio, AMissingWorkerIsSaidSo) {
     EXPECT_NE(failure.find("was not found"), std::string::npos) << failure;
 }
 
+// A worker file that cannot be executed is said so, not taken for a refused SSH login (both say
+// "Permission denied"; 2026-12-05 the command's said the SSH sentence).
+TEST(RemoteStdio, AWorkerThatIsNotExecutableIsSaidSo) {
+    Scratch s;
+    const std::string file = s.file("tilelab-gpu-worker", "#!/bin/sh\n");   // mode 644
+    const std::string failure = refused_by(file + " --stdio");
+    EXPECT_NE(failure.find("permission denied"), std::string::npos) << failure;
+    EXPECT_EQ(failure.find("SSH"), std::string::npos) << failure;
+}
+
 TEST(RemoteStdio, AWorkerOfAnotherProtocolVersionIsRefusedWithBothVersions) {
     Scratch s;
     const std::string file = s.file("old", test::magic() + test::frame(greeting(worker::kProtocolVersion + 7, true)));

@@ -275,9 +275,15 @@ std::string RemoteLink::explain(const std::string& what) {
     const std::string quoted = said.empty() ? "" : say(" (it said: {})", "（它说：{}）", shortened(said, 300));
     if (contains(all, "Could not resolve hostname") || contains(all, "Name or service not known"))
         return say("The GPU host {} is unknown{}.", "GPU 主机 {} 无法解析{}。", host, quoted);
-    if (contains(all, "Permission denied") || contains(all, "Too many authentication failures"))
+    // ssh says "Permission denied (publickey,password)."; a shell that cannot run a file says
+    // "…: Permission denied" and exits with 126.
+    if (contains(all, "Permission denied (") || contains(all, "Too many authentication failures"))
         return say("{} refused the SSH login: only keys are tried, never a password (set up key login, e.g. ssh-copy-id){}.",
                    "{} 拒绝了 SSH 登录：只尝试密钥，从不用密码（请设置密钥登录，例如 ssh-copy-id）{}。", host, quoted);
+    if (code == 126 || contains(all, "Permission denied"))
+        return say("The GPU command could not be run: permission denied (is the worker there an executable file, "
+                   "e.g. installed with install -m 755?){}.",
+                   "GPU 命令无法运行：权限被拒绝（那里的 worker 是可执行文件吗？例如用 install -m 755 安装）{}。", quoted);
     if (contains(all, "Host key verification failed") || contains(all, "REMOTE HOST IDENTIFICATION HAS CHANGED"))
         return say("{}'s SSH host key is unknown or has changed: connect once with plain ssh to check it{}.",
                    "{} 的 SSH 主机密钥未知或已改变：请先用普通 ssh 连接一次核对它{}。", host, quoted);
