@@ -7,6 +7,8 @@
 #include <imgui.h>
 #include <algorithm>
 #include <cctype>
+#include <string>
+#include <string_view>
 #include <thread>
 #include "actions.h"
 #include "fonts.h"
@@ -25,6 +27,10 @@ namespace {
 
 // Presenter mode enlarges everything by this much on top of the user's own font scale.
 constexpr float kPresenterScale = 1.4f;
+// The window's width, in font heights, below which the lesson's text leaves its column for a tab.
+constexpr float kLessonColumnMinEm = 46.0f;
+// That tab's identity (select_tab, --panel lesson); shown as tr("tab.Lesson").
+constexpr std::string_view kLessonTab = "Lesson";   // ui-strings: not shown
 constexpr size_t kHistoryLimit = 500;
 const ImVec4 kBannerColour(0.55f, 0.38f, 0.05f, 1.0f);
 const ImVec4 kBackground(0.09f, 0.10f, 0.12f, 1.0f);
@@ -71,6 +77,8 @@ std::string App::select_panel_from_options() {
     if (same_name(options_.panel, "exercise") || !options_.exercise_text.empty()) {
         state_.select_tab = "Code";
         state_.select_code_view = "Exercise";
+    } else if (same_name(options_.panel, "lesson")) {
+        state_.select_tab = kLessonTab;   // the Lesson tab where the window is narrow, else its column
     } else if (!options_.panel.empty()) {
         const auto* tab = std::find_if(std::begin(kTabs), std::end(kTabs),
                                        [&](const Tab& t) { return same_name(t.name, options_.panel); });
@@ -80,7 +88,7 @@ std::string App::select_panel_from_options() {
                 for (const char* c = t.name; *c; ++c) names += char(std::tolower(static_cast<unsigned char>(*c)));
                 names += ", ";
             }
-            return "--panel: there is no panel '" + shortened(options_.panel) + "' (" + names + "exercise).";
+            return "--panel: there is no panel '" + shortened(options_.panel) + "' (" + names + "exercise, lesson).";
         }
         state_.select_tab = tab->name;
     }
@@ -450,6 +458,20 @@ void App::draw_model_banner() {
 void App::draw_tabs() {
     if (!ImGui::BeginTabBar("##analysis_tabs")) return;
     const std::string select = state_.select_tab;
+    state_.reading_lesson_tab = false;
+    if (select == kLessonTab && !state_.lesson_in_tabs) state_.select_tab.clear();   // the text is in its column
+    if (state_.lesson_in_tabs) {
+        const std::string label = tr("tab.Lesson") + "###Lesson";
+        if (ImGui::BeginTabItem(label.c_str(), nullptr, select == kLessonTab ? ImGuiTabItemFlags_SetSelected : 0)) {
+            if (select == kLessonTab) state_.select_tab.clear();
+            // A step's own tab, when it opens, is shown instead.
+            state_.reading_lesson_tab = select.empty() || select == kLessonTab;
+            ImGui::BeginChild("##lesson_tab", ImVec2(0, 0), false);
+            DrawLessonText(state_);
+            ImGui::EndChild();
+            ImGui::EndTabItem();
+        }
+    }
     for (const Tab& tab : kTabs) {
         if (!(state_.*tab.shown)) continue;
         const ImGuiTabItemFlags flags = select == tab.name ? ImGuiTabItemFlags_SetSelected : 0;
@@ -468,7 +490,12 @@ void App::draw_tabs() {
 }
 
 void App::draw_columns(float height) {
-    const bool lesson_column = state_.show_lesson && !state_.presenter_mode;
+    // Three columns need the room: at a large text size in a small window the lesson's text moves
+    // into a tab before the others (at 1280 px, above 1.55 times the normal size), where the
+    // parameters, results and tabs keep enough width to lay out. Presenter mode hides it.
+    const bool wide = ImGui::GetContentRegionAvail().x >= ImGui::GetFontSize() * kLessonColumnMinEm;
+    const bool lesson_column = state_.show_lesson && !state_.presenter_mode && wide;
+    state_.lesson_in_tabs = state_.show_lesson && !state_.presenter_mode && !wide;
     const ImGuiTableFlags flags = ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV |
                                   ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_NoSavedSettings;
     if (!ImGui::BeginTable(lesson_column ? "##layout3" : "##layout2", lesson_column ? 3 : 2, flags, ImVec2(0, height)))

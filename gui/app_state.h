@@ -126,6 +126,10 @@ struct AppState {
     bool presenter_mode = false;
     bool fullscreen = false;
     bool show_lesson = true, show_params = true, show_results = true, show_occupancy = true;
+    // The window is too narrow for the lesson column at this text size (fewer than
+    // kLessonColumnMinEm font heights): the lesson's text is a tab in front of the others, and
+    // reading_lesson_tab says that tab is the one shown (active_tab keeps the analysis tab).
+    bool lesson_in_tabs = false, reading_lesson_tab = false;
     bool show_memory = true, show_code = true, show_tiles = true, show_compare = true, show_drills = true;
     int model_target_index = 0;     // preset chosen in model mode
     std::string active_tab = "Occupancy";   // right-hand tab shown (Occupancy/Memory/Code/Tiles/Compare)

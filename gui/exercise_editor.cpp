@@ -212,7 +212,7 @@ void ExerciseUpdate(AppState& state, std::chrono::steady_clock::time_point /*now
     // A lesson switch loads that lesson's exercise (only while the editor is open, see the panel);
     // new parameters or a new size compile the same text for them, to compare like with like, but
     // only while the editor shows: a slider dragged in another tab does not wait on the user's compile.
-    const bool showing = state.active_tab == "Code" && state.code_view == "Exercise";
+    const bool showing = state.active_tab == "Code" && state.code_view == "Exercise" && !state.reading_lesson_tab;
     if (e.submit_due || (showing && e.submitted_id != 0 && !(e.submitted_request == state.request)))
         submit(state, e.submitted_id == 0 ? std::chrono::milliseconds(0) : kExerciseDebounce);
 }

@@ -108,7 +108,7 @@ std::string act(AppState& state, std::mt19937& rng, std::string& dragging) {
         SubmitRequest(state);
         return "size '" + state.size_text + "'";
     case 8:
-        state.select_tab = kTabs[below(rng, std::size(kTabs))].name;
+        state.select_tab = below(rng, 8) == 0 ? "Lesson" : kTabs[below(rng, std::size(kTabs))].name;   // Lesson: a tab when narrow
         if (below(rng, 3) == 0) state.select_code_view = below(rng, 2) ? "Exercise" : "Kernel";
         return "tab";
     case 9:
@@ -183,12 +183,12 @@ int Monkey(App& app, FrameDriver& driver, int actions, uint32_t seed, double tim
         }
         // The layout, once the frames above have let it settle: everything at the normal text size;
         // at larger ones only what runs past a window's edge (a table may cut a header there, a
-        // headline its number): in presenter mode, the large-text layout, up to 1.5 times its
-        // size (2.1 in all), in the three columns up to 1.25.
+        // headline its number): in presenter mode up to 1.5 times its size (2.1 in all), else up
+        // to 2 (where the window is narrow for it, the lesson's text is a tab: App::draw_columns).
         const Lesson* shown = CurrentLesson(state);
         const float scale = app.effective_font_scale();
         const bool normal = state.font_scale == 1.0f && !state.presenter_mode;
-        const bool checked = state.font_scale <= (state.presenter_mode ? 1.5f : 1.25f) + 1e-3f;
+        const bool checked = state.font_scale <= (state.presenter_mode ? 1.5f : 2.0f) + 1e-3f;
         if (rc == 0 && check_layout && shown && checked) {
             const std::string size = normal ? "" : fmt::format(" at text size {:.2f}", scale);
             driver.set_layout_context(shown->id.substr(0, 2) + " " + state.active_tab + size + ": ", !normal);

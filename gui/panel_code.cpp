@@ -257,7 +257,7 @@ void draw_kernel(AppState& state) {
     }
     ImGui::Separator();
     if (r->kernel_source.empty()) {
-        ImGui::TextDisabled("%s", tr("code.no_source_was_attached_to_this_result").c_str());
+        WrappedTextDisabled(tr("code.no_source_was_attached_to_this_result"));
         return;
     }
     DrawStallHeader(*r);

@@ -386,7 +386,7 @@ void DrawSweep(AppState& state) {
     const Variant* v = CurrentVariant(state);
     TextWithHelp(tr("compare.sweep"), tr("compare.sweep_help").c_str());
     if (!v || v->params.empty()) {
-        ImGui::TextDisabled("%s", tr("compare.this_variant_has_no_parameters_to_sweep").c_str());
+        WrappedTextDisabled(tr("compare.this_variant_has_no_parameters_to_sweep"));
         return;
     }
     if (state.sweep.param_x.empty() || !v->param(state.sweep.param_x)) state.sweep.param_x = v->params.front().name;

@@ -59,7 +59,7 @@ std::string score_text(const AppState& state, const Lesson& l) {
 
 void draw_outcome(const Drill& d, const DrillView& v) {
     if (v.checking) {
-        ImGui::TextDisabled("%s", tr("drills.checking").c_str());
+        WrappedTextDisabled(tr("drills.checking"));
         return;
     }
     if (!v.note.empty()) {
@@ -77,8 +77,9 @@ void draw_drill(AppState& state, const Lesson& l, const Drill& d, size_t index, 
     const int past = state.drill_scores.outcome(l.id, d.id);
     draw_text(d.question, std::to_string(index + 1));
     if (past >= 0 && v.outcome < 0 && !v.checking) {   // answered in an earlier run of the app
-        ImGui::SameLine();
-        ImGui::TextColored(past == 1 ? kRight : kWrong, "%s", tr(past == 1 ? "drills.was_right" : "drills.was_wrong").c_str());
+        const std::string& was = tr(past == 1 ? "drills.was_right" : "drills.was_wrong");
+        SameLineIfFits(ImGui::CalcTextSize(was.c_str()).x);   // after the question's last line, else under it
+        WrappedTextColored(past == 1 ? kRight : kWrong, was);
     }
 
     const bool measurable = counts(state, d);

@@ -144,14 +144,22 @@ void DrawLessonPanel(AppState& state) {
     }
     draw_navigator(state, *lesson);
     ImGui::Separator();
+    DrawLessonText(state);
+}
 
+void DrawLessonText(AppState& state) {
+    const Lesson* lesson = CurrentLesson(state);
+    if (!lesson) {
+        WrappedText(tr("lesson.no_lesson_is_loaded"));
+        return;
+    }
     ImGui::BeginChild("##lesson_text", ImVec2(0, -ImGui::GetFrameHeightWithSpacing()), false);
     if (state.drawn_lesson != state.lesson_index || state.drawn_step != state.step_index) ImGui::SetScrollY(0);
     state.drawn_lesson = state.lesson_index;
     state.drawn_step = state.step_index;
 
     if (lesson->translation_missing)   // asked for in Chinese, no lesson.zh.md yet: said once, on top
-        ImGui::TextColored(CautionColorVec(), "%s", tr("lesson.not_translated").c_str());
+        WrappedTextColored(CautionColorVec(), tr("lesson.not_translated"));
     if (state.step_index == 0) {
         PushFontOrDefault(AppFonts().h1);
         WrappedText(lesson->title);

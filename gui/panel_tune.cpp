@@ -204,7 +204,7 @@ void DrawTuneSection(AppState& state) {
     TextWithHelp(tr("tuner.title"), tr("tuner.help").c_str());
     TuneTarget t;
     if (!CurrentTuneTarget(state, t)) {
-        ImGui::TextDisabled("%s", tr("tuner.engine_starting").c_str());
+        WrappedTextDisabled(tr("tuner.engine_starting"));
         return;
     }
     const Variant* v = t.variant;

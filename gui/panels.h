@@ -11,6 +11,9 @@ namespace tilelab::gui {
 void DrawLessonPanel(AppState& state);
 // The lesson's navigator alone (lesson, step buttons): presenter mode shows it above the parameters.
 void DrawLessonNavigator(AppState& state);
+// The step's text with Previous / Next under it, without the navigator: the lesson column below
+// it, or the Lesson tab where the window is too narrow for the column at this text size.
+void DrawLessonText(AppState& state);
 // A lesson as the navigator names it: "02  Shared-memory tiling".
 std::string LessonLabel(const Lesson& lesson);
 void DrawParamsPanel(AppState& state);
