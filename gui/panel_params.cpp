@@ -269,18 +269,23 @@ void DrawTargetPicker(AppState& state) {
 
 void DrawParamsPanel(AppState& state) {
     const Variant* variant = CurrentVariant(state);
-    PushFontOrDefault(AppFonts().h2);
-    WrappedText(variant ? variant_title(*variant) : state.request.variant);
-    ImGui::PopFont();
+    // In presenter mode a lesson's title is in the navigator and the menu bar already: the two
+    // lines its heading takes at a projector's size go to the parameters.
+    const bool titled = !state.presenter_mode || !CurrentLesson(state) || !variant;
+    if (titled) {
+        PushFontOrDefault(AppFonts().h2);
+        WrappedText(variant ? variant_title(*variant) : state.request.variant);
+        ImGui::PopFont();
+    }
     if (!variant) {
         ImGui::TextColored(StatusColorVec(false), "%s", trf("params.variant_not_in_build", state.request.variant).c_str());
         return;
     }
     // In presenter mode the room goes to the parameters and the numbers; the summary is the
-    // title's tooltip there (the presenter says it).
+    // title's tooltip there, if any (the presenter says it).
     if (!variant->summary.empty()) {
         if (!state.presenter_mode) WrappedTextDisabled(variant_summary(*variant));
-        else if (ImGui::IsItemHovered()) WrappedTooltip(variant_summary(*variant).c_str());
+        else if (titled && ImGui::IsItemHovered()) WrappedTooltip(variant_summary(*variant).c_str());
     }
 
     if (ImGui::BeginTable("##params", 2, ImGuiTableFlags_SizingStretchProp)) {
