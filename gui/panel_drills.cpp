@@ -3,6 +3,7 @@
 // the UI never waits), then the panel says right or wrong with the engine's value and the
 // explanation. The score per lesson is kept between runs (tilelab/drills.h, DrillScores).
 #include <imgui.h>
+#include <imgui_stdlib.h>
 
 #include <cstdio>
 #include <string>
@@ -86,14 +87,13 @@ void draw_drill(AppState& state, const Lesson& l, const Drill& d, size_t index, 
     ImGui::BeginDisabled(v.checking || !measurable);
     bool ready = false;
     if (d.kind() == DrillKind::number) {
-        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
-        char buf[64];
-        std::snprintf(buf, sizeof buf, "%s", v.input.c_str());
-        const bool enter = ImGui::InputText("##answer", buf, sizeof buf, ImGuiInputTextFlags_EnterReturnsTrue);
-        v.input = buf;
+        // The field beside Check where both fit; the text as long as typed (a fixed buffer cut it,
+        // even in the middle of a character).
+        ImGui::SetNextItemWidth(FieldWidth(ImGui::GetFontSize() * 9, ButtonWidth(tr("drills.check").c_str())));
+        const bool enter = ImGui::InputText("##answer", &v.input, ImGuiInputTextFlags_EnterReturnsTrue);
         ready = !v.input.empty();
         if (enter && ready && !any_checking) CheckDrill(state, l, d);
-        ImGui::SameLine();
+        SameLineIfFits(ButtonWidth(tr("drills.check").c_str()));
     } else {
         const float radio = ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x;
         for (size_t c = 0; c < d.choices.size(); ++c) {
