@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cctype>
 #include <string>
-#include <string_view>
 #include <thread>
 #include "actions.h"
 #include "fonts.h"
@@ -29,8 +28,6 @@ namespace {
 constexpr float kPresenterScale = 1.4f;
 // The window's width, in font heights, below which the lesson's text leaves its column for a tab.
 constexpr float kLessonColumnMinEm = 46.0f;
-// That tab's identity (select_tab, --panel lesson); shown as tr("tab.Lesson").
-constexpr std::string_view kLessonTab = "Lesson";   // ui-strings: not shown
 constexpr size_t kHistoryLimit = 500;
 const ImVec4 kBannerColour(0.55f, 0.38f, 0.05f, 1.0f);
 const ImVec4 kBackground(0.09f, 0.10f, 0.12f, 1.0f);

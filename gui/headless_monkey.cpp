@@ -108,7 +108,7 @@ std::string act(AppState& state, std::mt19937& rng, std::string& dragging) {
         SubmitRequest(state);
         return "size '" + state.size_text + "'";
     case 8:
-        state.select_tab = below(rng, 8) == 0 ? "Lesson" : kTabs[below(rng, std::size(kTabs))].name;   // Lesson: a tab when narrow
+        state.select_tab = below(rng, 8) == 0 ? kLessonTab : kTabs[below(rng, std::size(kTabs))].name;   // a tab when narrow
         if (below(rng, 3) == 0) state.select_code_view = below(rng, 2) ? "Exercise" : "Kernel";
         return "tab";
     case 9:

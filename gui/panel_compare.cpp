@@ -1,6 +1,6 @@
 // [SECTION] Compare panel: pinned configurations (gui/panel_compare_pins.cpp), the autotuner
-// (gui/panel_tune.cpp); sweep one parameter (a line plot: time with occupancy overlaid) or two (a heatmap) through the
-// worker's sweep queue; export the results as CSV or JSON and the plot as a PNG.
+// (gui/panel_tune.cpp); sweep one parameter (a line plot: time with occupancy overlaid) or two (a
+// heatmap) through the worker's sweep queue; export the results as CSV or JSON and the plot as a PNG.
 // In model mode the sweep still compiles and analyses every point: occupancy, registers and the
 // model are there, times say "no GPU".
 #include <algorithm>

@@ -273,12 +273,12 @@ void DrawProduct(AppState& state, const TileGeometry& t, const RunResult& r) {
     ImGui::TextUnformatted(tr("tiles.block").c_str());
     // Two sliders of 8 em beside the label where they fit; at a projector's text size the second
     // goes under the first, and neither is wider than the panel.
-    const float slider_w = std::min(ImGui::GetFontSize() * 8, ImGui::GetContentRegionAvail().x);
-    SameLineIfFits(slider_w);
-    ImGui::SetNextItemWidth(slider_w);
+    const float slider = ImGui::GetFontSize() * 8;
+    SameLineIfFits(slider);
+    ImGui::SetNextItemWidth(FieldWidth(slider));
     ImGui::SliderInt("##bx", &state.tile_block_x, 0, int(g.grid_x - 1), "x = %d");
-    SameLineIfFits(slider_w);
-    ImGui::SetNextItemWidth(slider_w);
+    SameLineIfFits(slider);
+    ImGui::SetNextItemWidth(FieldWidth(slider));
     ImGui::SliderInt("##by", &state.tile_block_y, 0, int(g.grid_y - 1), "y = %d");
     HelpMarker(tr("tiles.matmul_help").c_str());
     StepControls(state, tr("tiles.k_step").c_str(), g.k_steps);

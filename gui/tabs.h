@@ -29,6 +29,11 @@ inline constexpr Tab kTabs[] = {
     {"Drills", "menu.drills_tab", &AppState::show_drills, DrawDrillsPanel},
 };
 
+// The lesson's text as a tab, in front of these, where the window is too narrow for its column
+// (App::draw_columns); not a row above: it has no View-menu tick, no panel of its own and is never
+// the saved tab. Its identity (select_tab, --panel lesson); shown as tr("tab.Lesson").
+inline constexpr std::string_view kLessonTab = "Lesson";   // ui-strings: not shown
+
 // The tab of that exact name; nullptr when there is none.
 inline const Tab* FindTab(std::string_view name) {
     const Tab* t = std::find_if(std::begin(kTabs), std::end(kTabs), [&](const Tab& tab) { return name == tab.name; });

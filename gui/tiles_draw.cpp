@@ -43,12 +43,10 @@ void StepControls(AppState& state, const char* what, int64_t steps) {
     int last = int(std::max<int64_t>(1, steps) - 1);
     state.tile_k_step = std::clamp(state.tile_k_step, 0, last);
     if (ImGui::Button(state.tile_playing ? tr("tiles.pause").c_str() : tr("tiles.play").c_str())) state.tile_playing = !state.tile_playing;
-    // The slider beside the button, 16 em where the panel has them, else what is left of the line
-    // (at least 8 em: below that it goes under the button, as wide as the panel).
-    const float beside = ImGui::GetContentRegionAvail().x - ImGui::GetItemRectSize().x - ImGui::GetStyle().ItemSpacing.x;
-    const float width = std::min(ImGui::GetFontSize() * 16, beside >= ImGui::GetFontSize() * 8 ? beside : ImGui::GetContentRegionAvail().x);
-    SameLineIfFits(width);
-    ImGui::SetNextItemWidth(width);
+    // The slider beside the button where at least 8 em are left there, else under it; 16 em or
+    // what the line has.
+    SameLineIfFits(ImGui::GetFontSize() * 8);
+    ImGui::SetNextItemWidth(FieldWidth(ImGui::GetFontSize() * 16));
     const std::string format = trf("tiles.step_format", what, last + 1);   // "k-step %d of 8"
     int shown = state.tile_k_step + 1;
     if (ImGui::SliderInt("##kstep", &shown, 1, last + 1, format.c_str())) {

@@ -187,7 +187,7 @@ void ReportOverflowingWindows(std::initializer_list<std::string_view> wide) {
                 if (id) name.erase(at, 9);
                 else ++at;
             }
-            ReportLayoutProblem(fmt::format("{}: something runs {:.0f} px past the right edge", name, over));
+            ReportLayoutProblem(fmt::format("{}: something runs {:.0f} px {}", name, over, kPastTheRightEdge));
         }
     }
 }
