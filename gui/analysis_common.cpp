@@ -44,11 +44,11 @@ void Headline(const char* caption, const std::string& value, ImU32 color, const 
     if (help && ImGui::IsItemHovered()) WrappedTooltip(help);
 }
 
-float FittedBigText(const std::string& text, ImU32 color) {
+float FittedBigText(const std::string& text, ImU32 color, float keep_clear) {
     const float body_size = ImGui::GetFontSize();
     PushFontOrDefault(AppFonts().big);
     const float width = ImGui::CalcTextSize(text.c_str()).x;
-    const float room = ImGui::GetContentRegionAvail().x;
+    const float room = ImGui::GetContentRegionAvail().x - keep_clear;
     float scale = 1.0f;
     if (width > room && width > 0) scale = std::max(room / width, std::min(1.0f, body_size / ImGui::GetFontSize()));
     if (width * scale > room + 0.5f)

@@ -28,8 +28,9 @@ void Headline(const char* caption, const std::string& value, ImU32 color, const 
 
 // `text` in the big headline font and `color`, shrunk (down to the body text's size) when the
 // line has less room left than it needs, so a narrow column never cuts a headline number off.
-// Returns the ascent it was drawn with, for text set on its baseline.
-float FittedBigText(const std::string& text, ImU32 color);
+// Returns the ascent it was drawn with, for text set on its baseline. `keep_clear` px at the
+// line's end stay empty (a gap to the next column's number).
+float FittedBigText(const std::string& text, ImU32 color, float keep_clear = 0);
 
 // A check mark (green) or a cross (red) drawn as lines, one text line high; any font has it.
 void MatchMark(bool match);

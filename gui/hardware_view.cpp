@@ -138,7 +138,9 @@ void DrawHardwareTable(const RunResult& r) {
     }
 
     TextWithHelp(tr("hardware.by_level"), trf("hardware.by_level_help", format_element_sizes(r.precision)).c_str());
-    if (BeginDataTable("##levels", {{tr("hardware.col_level").c_str(), 1.3f}, {tr("hardware.col_model").c_str()}, {tr("hardware.col_counted").c_str()},
+    std::vector<std::string> levels;   // drawn whole, on one line
+    for (const LevelRow& row : rows) levels.push_back(row.level);
+    if (BeginDataTable("##levels", {{tr("hardware.col_level").c_str(), 1.3f, 0, WidestEm(levels, false)}, {tr("hardware.col_model").c_str()}, {tr("hardware.col_counted").c_str()},
                                   {tr("hardware.col_hardware").c_str()}, {tr("banks.col_ways").c_str(), 0, 3.5f}})) {
         for (const LevelRow& row : rows) {
             ImGui::TableNextRow();
@@ -158,7 +160,7 @@ void DrawHardwareTable(const RunResult& r) {
             else ImGui::TableNextColumn();   // ways: shared memory only
             ImGui::PopFont();
         }
-        ImGui::EndTable();
+        EndDataTable();
     }
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
     if (have) {

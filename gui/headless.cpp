@@ -426,8 +426,9 @@ int RunHeadless(const HeadlessOptions& options) {
     }
     if (rc == 0 && options.app.tune) rc = wait_for_tune(app, driver, options.timeout_s);
     if (rc == 0 && !options.app.sweep.empty()) rc = wait_for_sweep(app, driver, options.timeout_s);
-    // A few more frames: tabs switched by flag and auto-sized items settle on the second frame.
-    for (int i = 0; i < 3 && rc != 2; ++i)
+    // A few more frames: tabs switched by flag and auto-sized items settle on the second frame; a
+    // data table that turns to scrolling sideways once a scroll bar beside it shows, by the fifth.
+    for (int i = 0; i < 6 && rc != 2; ++i)
         if (!driver.frame()) rc = 2;
     // A frame's error (GL, a broken invariant); the walk's own failures said what they were above.
     if (rc == 2 && !driver.error().empty()) std::fprintf(stderr, "tilelab: %s\n", driver.error().c_str());

@@ -52,10 +52,11 @@ void DrawSiteTable(const RunResult& r) {
     const BankModel& b = r.model.banks;
     TextWithHelp(tr("banks.per_site"), tr("banks.per_site_help").c_str());
     // The site takes what the counts leave and wraps; its worst n-way conflict goes under its name
-    // (red), so the table fits the tab column of a 1280x720 projector.
+    // (red), so the table fits the tab column of a 1280x720 projector. Narrower than 8 ems (an
+    // index expression a line or two), the table scrolls sideways instead.
     const std::string instructions = tr("banks.col_instructions"), wavefronts = tr("banks.col_wavefronts"),
                       conflicts = tr("banks.col_conflicts");
-    if (!BeginDataTable("##bank_sites", {{tr("banks.col_site").c_str(), 1.0f}, CountColumn(tr("banks.col_op")),
+    if (!BeginDataTable("##bank_sites", {{tr("banks.col_site").c_str(), 1.0f, 0, 8.0f}, CountColumn(tr("banks.col_op")),
                                          CountColumn(instructions), CountColumn(wavefronts), CountColumn(conflicts)}))
         return;
     for (const BankSiteTotals& s : b.sites) {
@@ -114,7 +115,7 @@ void DrawSiteTable(const RunResult& r) {
         ImGui::TextUnformatted(Hw(r, (std::string("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_") + op + ".sum").c_str()).c_str());
         ImGui::PopFont();
     }
-    ImGui::EndTable();
+    EndDataTable();
 }
 
 // Lanes on top, banks below, a line from each active lane to its bank.

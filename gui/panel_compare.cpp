@@ -343,7 +343,7 @@ void DrawSweepTable(const AppState& state) {
         if (!why.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", why.c_str());
         if (labelled && ImGui::TableNextColumn()) ImGui::TextUnformatted(state.sweep.gpus[i].c_str());
     }
-    ImGui::EndTable();
+    EndDataTable();
 }
 
 std::string WithExtension(const std::string& path, const std::string& ext) {

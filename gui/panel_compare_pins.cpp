@@ -77,7 +77,7 @@ void DrawComparePins(AppState& state) {
             if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("compare.unpin").c_str());
             ImGui::PopID();
         }
-        ImGui::EndTable();
+        EndDataTable();
         if (remove >= 0) state.pinned.erase(state.pinned.begin() + remove);
     }
 

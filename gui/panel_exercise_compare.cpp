@@ -153,7 +153,7 @@ void DrawExerciseComparison(AppState& state) {
         else ImGui::TextDisabled("%s", check.c_str());
         if (ImGui::IsItemHovered()) WrappedTooltip(check.c_str());
     }
-    ImGui::EndTable();
+    EndDataTable();
 }
 
 }  // namespace tilelab::gui

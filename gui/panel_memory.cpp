@@ -52,7 +52,8 @@ void DrawAccessTable(const RunResult& r) {
         {tr("memory.shared_stores").c_str(), &AccessCounts::shared_stores},
     };
     TextWithHelp(trf("memory.accesses_in_elements", format_element_sizes(r.precision)), tr("memory.accesses_help").c_str());
-    if (!BeginDataTable("##accesses", {{tr("memory.col_access").c_str(), 1.4f}, {tr("memory.per_thread").c_str()}, {tr("memory.per_block").c_str()}, {tr("memory.total_model").c_str()},
+    const float names_em = WidestEm({rows[0].name, rows[1].name, rows[2].name, rows[3].name}, true);
+    if (!BeginDataTable("##accesses", {{tr("memory.col_access").c_str(), 1.4f, 0, names_em}, {tr("memory.per_thread").c_str()}, {tr("memory.per_block").c_str()}, {tr("memory.total_model").c_str()},
                                      {tr("memory.total_counted").c_str()}, {tr("memory.col_match").c_str(), 0, 3.5f}}))
         return;
     for (const Row& row : rows) {
@@ -98,13 +99,17 @@ void DrawAccessTable(const RunResult& r) {
                                                                : trf("memory.differ_by", format_count(counted - model_total)).c_str());
         }
     }
-    ImGui::EndTable();
+    EndDataTable();
 }
 
 void DrawFormulaTable(const char* id, const char* title, const std::vector<Formula>& formulas) {
     if (formulas.empty()) return;
     ImGui::TextUnformatted(title);
-    if (!BeginDataTable(id, {{tr("memory.col_quantity").c_str(), 1.3f}, {tr("memory.col_formula").c_str(), 2.0f}, {tr("memory.col_value").c_str(), 0.8f}})) return;
+    std::vector<std::string> quantities;
+    for (const Formula& f : formulas) quantities.push_back(quantity_label(f.quantity));
+    if (!BeginDataTable(id, {{tr("memory.col_quantity").c_str(), 1.3f, 0, WidestEm(quantities, true)}, {tr("memory.col_formula").c_str(), 2.0f},
+                             {tr("memory.col_value").c_str(), 0.8f}}))
+        return;
     for (const Formula& f : formulas) {
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
@@ -116,7 +121,7 @@ void DrawFormulaTable(const char* id, const char* title, const std::vector<Formu
         ImGui::TextUnformatted(plot::FormatValue(f.value).c_str());
         ImGui::PopFont();
     }
-    ImGui::EndTable();
+    EndDataTable();
 }
 
 // The roofline: measured ceilings on a GPU (once the worker has measured them), the target's

@@ -131,14 +131,31 @@ struct MarkedRows {
     bool any() const { return bottom >= top; }
 };
 
+// The names' share of the panel's width, beside the controls.
+constexpr float kNameShare = 0.42f;
+
+// Whether every name's widest word fits its column beside the controls, after the (?) before it.
+bool NamesFitBeside(const Variant& variant) {
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const float columns = ImGui::GetContentRegionAvail().x - 4 * style.CellPadding.x - 1;
+    const float room = kNameShare * columns - ImGui::CalcTextSize("(?)").x - style.ItemSpacing.x * 0.5f;
+    const Advance advance(ImGui::GetFont(), ImGui::GetFontSize());
+    float widest = std::max(WidestUnbreakable(tr("params.problem_size"), advance), WidestUnbreakable(tr("params.target_gpu"), advance));
+    for (const ParamSpec& spec : variant.params) widest = std::max(widest, WidestUnbreakable(spec.shown_label(), advance));
+    return widest <= room;
+}
+
 void draw_param(AppState& state, const ParamSpec& spec, MarkedRows& marked) {
     auto [slot, inserted] = state.request.params.try_emplace(spec.name, spec.def);
     int& value = slot->second;
     ImGui::TableNextRow();
     const StepHighlight& h = state.step_highlight;
     const bool is_marked = std::find(h.params.begin(), h.params.end(), spec.name) != h.params.end();
-    if (const float mark = is_marked ? step_mark(h) : 0.0f; mark > 0)
-        ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg0, IM_COL32(64, 130, 220, int(90 * mark)));
+    const float mark = is_marked ? step_mark(h) : 0.0f;
+    const auto mark_row = [mark] {
+        if (mark > 0) ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg0, IM_COL32(64, 130, 220, int(90 * mark)));
+    };
+    mark_row();
     ImGui::TableNextColumn();
     const float row_top = ImGui::GetCursorScreenPos().y;
     if (is_marked) marked.top = std::min(marked.top, ImGui::GetCursorPosY());
@@ -146,7 +163,8 @@ void draw_param(AppState& state, const ParamSpec& spec, MarkedRows& marked) {
     const std::string help = text + (text.empty() ? "" : "\n\n") +
                              trf("params.on_the_command_line", spec.name, value, spec.def);
     label_with_help(spec.shown_label().c_str(), help.c_str());
-    ImGui::TableNextColumn();
+    ImGui::TableNextColumn();   // beside the name, or (one column) the row below it, marked as well
+    if (ImGui::TableGetColumnCount() == 1) mark_row();
     ImGui::PushID(spec.name.c_str());
     const std::vector<int> values = spec.values();
     if (spec.kind == ParamKind::Bool) {
@@ -288,9 +306,12 @@ void DrawParamsPanel(AppState& state) {
         else if (titled && ImGui::IsItemHovered()) WrappedTooltip(variant_summary(*variant).c_str());
     }
 
-    if (ImGui::BeginTable("##params", 2, ImGuiTableFlags_SizingStretchProp)) {
-        ImGui::TableSetupColumn("name", ImGuiTableColumnFlags_WidthStretch, 0.42f);   // ui-strings: not shown
-        ImGui::TableSetupColumn("control", ImGuiTableColumnFlags_WidthStretch, 0.58f);   // ui-strings: not shown
+    // Names beside their controls; where a name's column would cut one of its words in two (large
+    // text in a narrow panel: "Proble|m size"), each name above its control instead.
+    const bool beside = NamesFitBeside(*variant);
+    if (ImGui::BeginTable("##params", beside ? 2 : 1, ImGuiTableFlags_SizingStretchProp)) {
+        if (beside) ImGui::TableSetupColumn("name", ImGuiTableColumnFlags_WidthStretch, kNameShare);   // ui-strings: not shown
+        ImGui::TableSetupColumn("control", ImGuiTableColumnFlags_WidthStretch, 1.0f - (beside ? kNameShare : 0.0f));   // ui-strings: not shown
         StepHighlight& highlight = state.step_highlight;
         if (highlight.seen != highlight.entered) {
             highlight.since = ImGui::GetTime();

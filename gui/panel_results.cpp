@@ -47,22 +47,27 @@ std::string rate(double per_second_in_giga, const char* unit) {
 
 // One headline: caption (dim), the number (big) with its unit (normal size) beside it, and a
 // detail line (dim, wrapped). `value` is "12.3 ms": the part before the first space is the number.
-// `row.bottom` becomes where the lowest number of the row ends (window coordinates).
-struct HeadlineRow {
-    float bottom = 0;
+struct Headline {
+    std::string caption, value, detail, help;
 };
-void headline(HeadlineRow& row, const char* caption, const std::string& value, const std::string& detail, bool live, const char* help) {
+
+// A number shrinks to fit its column down to this share of its size; beside another it keeps this
+// much clear (in ems) at its column's end.
+constexpr float kLeastNumberScale = 0.75f, kNumberGapEm = 0.5f;
+
+// Draws one; `bottom` becomes where the lowest number so far ends (window coordinates).
+void draw_headline(const Headline& h, float& bottom) {
     ImGui::BeginGroup();
     // Captions are narrow; the explanation is a tooltip on the caption rather than a (?). A caption
     // wider than its column wraps instead of running under the next one.
-    WrappedTextDisabled(caption);
-    if (help && ImGui::IsItemHovered()) WrappedTooltip(help);
-    const size_t space = value.find(' ');
-    const std::string number = value.substr(0, space);
-    const std::string unit = space == std::string::npos ? "" : value.substr(space + 1);
-    const float big_ascent =
-        FittedBigText(number, ImGui::GetColorU32(live ? ImGuiCol_Text : ImGuiCol_TextDisabled));
-    row.bottom = std::max(row.bottom, ImGui::GetCursorPosY());
+    WrappedTextDisabled(h.caption);
+    if (!h.help.empty() && ImGui::IsItemHovered()) WrappedTooltip(h.help.c_str());
+    const size_t space = h.value.find(' ');
+    const std::string number = h.value.substr(0, space);
+    const std::string unit = space == std::string::npos ? "" : h.value.substr(space + 1);
+    const float gap = ImGui::TableGetColumnCount() > 1 ? ImGui::GetFontSize() * kNumberGapEm : 0.0f;
+    const float big_ascent = FittedBigText(number, ImGui::GetColorU32(ImGuiCol_Text), gap);
+    bottom = std::max(bottom, ImGui::GetCursorPosY());
     if (!unit.empty()) {
         // The unit in the normal font, on the number's baseline when it fits beside it.
         const float gap = ImGui::GetFontSize() * 0.3f;
@@ -74,8 +79,36 @@ void headline(HeadlineRow& row, const char* caption, const std::string& value, c
         }
         ImGui::TextDisabled("%s", unit.c_str());
     }
-    if (!detail.empty()) WrappedTextDisabled(detail);
+    if (!h.detail.empty()) WrappedTextDisabled(h.detail);
     ImGui::EndGroup();
+}
+
+// As many headlines side by side as leave each column room for the widest word of its caption and
+// detail ("Intensity", "registers") and for its number: in a narrow panel at large text, two or one
+// a row rather than words cut in two or numbers run together. Returns where the lowest number ends.
+float draw_headlines(const std::vector<Headline>& items) {
+    const Advance advance(ImGui::GetFont(), ImGui::GetFontSize());
+    float widest = 0;
+    for (const Headline& h : items)
+        widest = std::max({widest, WidestUnbreakable(h.caption, advance), WidestUnbreakable(h.detail, advance)});
+    // And each number, little shrunk and with a gap to the next, so two never read as one ("13.6 1.42").
+    const float gap = ImGui::GetFontSize() * kNumberGapEm;
+    PushFontOrDefault(AppFonts().big);
+    for (const Headline& h : items)
+        widest = std::max(widest, ImGui::CalcTextSize(h.value.substr(0, h.value.find(' ')).c_str()).x * kLeastNumberScale + gap);
+    ImGui::PopFont();
+    const float avail = ImGui::GetContentRegionAvail().x, cell = 2 * ImGui::GetStyle().CellPadding.x + 1;
+    int columns = int(items.size());
+    while (columns > 1 && (avail - float(columns) * cell) / float(columns) < widest) --columns;
+    float bottom = 0;
+    if (ImGui::BeginTable("##headlines", std::max(columns, 1), ImGuiTableFlags_SizingStretchSame)) {
+        for (const Headline& h : items) {
+            ImGui::TableNextColumn();
+            draw_headline(h, bottom);
+        }
+        ImGui::EndTable();
+    }
+    return bottom;
 }
 
 // A full-width coloured badge: the first thing the eye finds when a result is wrong.
@@ -118,32 +151,21 @@ float draw_measured(const AppState& state, const RunResult& r) {
         bytes_detail = trf("results.pct_of_device_copy", fixed(100.0 * r.gbps_effective / c.copy_gbps, 0), rate(c.copy_gbps, "B/s"));
     else
         bytes_detail = trf("results.model_traffic_at_this_time", rate(r.gbps_model, "B/s"));
-    HeadlineRow row;
-    if (ImGui::BeginTable("##headlines", 3, ImGuiTableFlags_SizingStretchSame)) {
-        ImGui::TableNextColumn();
-        headline(row, tr("results.time_median").c_str(), FormatTime(t.median_ms), time_detail, true,
-                 tr("results.time_median_help").c_str());
-        ImGui::TableNextColumn();
-        // A kernel that computes nothing (a transpose) has no FLOP rate: n/a, not 0.
-        if (r.model.flops > 0)
-            headline(row, tr("results.compute").c_str(), rate(r.gflops, "FLOP/s"), flops_detail, true,
-                     tr("results.the_model_s_flop_count_divided_by_the_median_tim").c_str());
-        else
-            headline(row, tr("results.compute").c_str(), tr("results.not_applicable"), tr("results.no_flops"), true,
-                     tr("results.the_model_s_flop_count_divided_by_the_median_tim").c_str());
-        ImGui::TableNextColumn();
-        if (r.gbps_dram > 0)   // measured: what DRAM really moved; the model's figure stays, labelled
-            headline(row, tr("results.dram_measured").c_str(), rate(r.gbps_dram, "B/s"),
-                     trf("results.dram_detail", rate(r.gbps_effective, "B/s"), rate(r.gbps_model, "B/s")), true,
-                     tr("results.dram_measured_help").c_str());
-        else
-            headline(row, tr("results.memory_model").c_str(), rate(r.gbps_effective, "B/s"), bytes_detail, true,
-                     tr("results.memory_model_help").c_str());
-        ImGui::EndTable();
-    }
+    // A kernel that computes nothing (a transpose) has no FLOP rate: n/a, not 0. Measured, the DRAM
+    // figure is what DRAM really moved; the model's stays, labelled.
+    const std::string flop_help = tr("results.the_model_s_flop_count_divided_by_the_median_tim");
+    const float bottom = draw_headlines({
+        {tr("results.time_median"), FormatTime(t.median_ms), time_detail, tr("results.time_median_help")},
+        r.model.flops > 0 ? Headline{tr("results.compute"), rate(r.gflops, "FLOP/s"), flops_detail, flop_help}
+                          : Headline{tr("results.compute"), tr("results.not_applicable"), tr("results.no_flops"), flop_help},
+        r.gbps_dram > 0 ? Headline{tr("results.dram_measured"), rate(r.gbps_dram, "B/s"),
+                                   trf("results.dram_detail", rate(r.gbps_effective, "B/s"), rate(r.gbps_model, "B/s")),
+                                   tr("results.dram_measured_help")}
+                        : Headline{tr("results.memory_model"), rate(r.gbps_effective, "B/s"), bytes_detail, tr("results.memory_model_help")},
+    });
     if (!r.validation.checked) {
         badge(tr("results.badge_not_checked"), tr("results.this_run_was_not_validated").c_str(), kBadgeGrey);
-        return row.bottom;
+        return bottom;
     }
     const Validation& v = r.validation;
     char errors[200];
@@ -151,41 +173,35 @@ float draw_measured(const AppState& state, const RunResult& r) {
                   v.tolerance, v.reference.c_str());
     badge(tr(v.passed ? "results.badge_correct" : "results.badge_wrong"), v.passed ? errors : v.message + "  \xe2\x80\x94  " + errors,
           badge_colour(v.passed));
-    return row.bottom;
+    return bottom;
 }
 
 // Model mode, or a GPU still measuring: the headline numbers are the model's, marked as such.
 float draw_modelled(const RunResult& r, bool measuring) {
     const Occupancy& o = r.occupancy;
-    HeadlineRow row;
-    if (ImGui::BeginTable("##headlines", 3, ImGuiTableFlags_SizingStretchSame)) {
-        ImGui::TableNextColumn();
-        const bool computes = r.model.flops > 0;   // else n/a, not 0: a transpose only moves data
-        headline(row, tr("results.flops_model").c_str(), computes ? FormatCount(r.model.flops) : tr("results.not_applicable"),
-                 computes ? "" : tr("results.no_flops"), true, tr("results.floating_point_operations_of_the_whole_launch").c_str());
-        ImGui::TableNextColumn();
-        // The whole launch's ratio (stores included) is the headline; the ratio a textbook quotes
-        // for this kernel (CostModel::quoted_intensity: PMPP's stencil figures) is under it, labelled.
-        std::string quoted;
-        for (const Formula& f : r.model.extras)
-            if (!r.model.quoted_intensity.empty() && f.quantity == r.model.quoted_intensity)
-                quoted = trf("results.intensity_quoted", FormatCount(f.value));
-        headline(row, tr("results.intensity_model").c_str(),
-                 computes ? FormatCount(r.model.intensity) + " FLOP/B" : tr("results.not_applicable"), quoted, true,
-                 tr("results.intensity_help").c_str());
-        ImGui::TableNextColumn();
-        headline(row, tr("results.occupancy").c_str(), o.max_warps > 0 ? PercentText(o.occupancy) : "-",
-                 o.limiter.empty() ? "" : trf("results.limited_by", limiter_label(o.limiter)), true,
-                 tr("results.active_warps_per_sm_over_the_most_an_sm_holds_cu").c_str());
-        ImGui::EndTable();
-    }
+    const bool computes = r.model.flops > 0;   // else n/a, not 0: a transpose only moves data
+    // The whole launch's ratio (stores included) is the headline; the ratio a textbook quotes for
+    // this kernel (CostModel::quoted_intensity: PMPP's stencil figures) is under it, labelled.
+    std::string quoted;
+    for (const Formula& f : r.model.extras)
+        if (!r.model.quoted_intensity.empty() && f.quantity == r.model.quoted_intensity)
+            quoted = trf("results.intensity_quoted", FormatCount(f.value));
+    const float bottom = draw_headlines({
+        {tr("results.flops_model"), computes ? FormatCount(r.model.flops) : tr("results.not_applicable"),
+         computes ? "" : tr("results.no_flops"), tr("results.floating_point_operations_of_the_whole_launch")},
+        {tr("results.intensity_model"), computes ? FormatCount(r.model.intensity) + " FLOP/B" : tr("results.not_applicable"), quoted,
+         tr("results.intensity_help")},
+        {tr("results.occupancy"), o.max_warps > 0 ? PercentText(o.occupancy) : "-",
+         o.limiter.empty() ? "" : trf("results.limited_by", limiter_label(o.limiter)),
+         tr("results.active_warps_per_sm_over_the_most_an_sm_holds_cu")},
+    });
     if (measuring) {
         badge(tr("results.badge_measuring"), tr("results.compiled_and_analysed_the_validated_run_on_the_g").c_str(), kBadgeGrey);
-        return row.bottom;
+        return bottom;
     }
     const std::string why = r.no_gpu_reason.empty() ? "" : " (" + r.no_gpu_reason + ")";
     badge(tr("results.badge_no_gpu"), tr("results.time_flop_s_gb_s_and_validation_need_a_gpu").c_str() + why + ".", kBadgeGrey);
-    return row.bottom;
+    return bottom;
 }
 
 // Says that the numbers shown are the quick run's (a drag, or first after a click), not the full

@@ -129,8 +129,9 @@ bool LayOutFigure(ImDrawList* dl, const Widget& w, const Figure& fig, Frame& f, 
     // Margins: title above; y tick labels and the rotated y label on the left; x ticks and label below.
     AxisTicks yt = MakeTicks(fig.y, f.yr, 5);
     AxisTicks y2t = fig.y2 ? MakeTicks(*fig.y2, f.y2r, 5) : AxisTicks{};
-    float top = fig.title.empty() ? font * 0.7f : font * 1.7f;
     float left = yt.widest + font * 0.7f + (fig.y.label.empty() ? 0 : font * 1.5f);
+    const Title title = FitTitle(fig.title, w.max.x - w.min.x - left, font);
+    const float top = title.top;
     float right = fig.y2 ? y2t.widest + font * 0.7f + (fig.y2->label.empty() ? 0 : font * 1.5f) : font * 1.2f;
     float bottom = font * 1.6f + (fig.x.label.empty() ? 0 : font * 1.3f);
     f.min = ImVec2(w.min.x + left, w.min.y + top);
@@ -139,7 +140,7 @@ bool LayOutFigure(ImDrawList* dl, const Widget& w, const Figure& fig, Frame& f, 
     int x_tick_target = std::max(2, int((f.max.x - f.min.x) / (font * 6)));
     AxisTicks xt = MakeTicks(fig.x, f.xr, x_tick_target);
 
-    DrawTitle(dl, ImVec2(w.min.x + left, w.min.y + font * 0.1f), fig.title);
+    DrawTitle(dl, ImVec2(w.min.x + left, w.min.y + font * 0.1f), title);
     dl->AddRectFilled(f.min, f.max, kBackground);
     DrawXAxis(dl, f, xt);
     DrawYAxis(dl, f, yt, false);

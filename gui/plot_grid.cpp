@@ -1,6 +1,7 @@
 // Bar charts and heat maps for gui/plot.h: categories on one axis, values as lengths or colours,
 // the same widget, axes and tooltips as the figures (gui/plot_layout.h).
 #include "plot_layout.h"
+#include "ui_common.h"   // Ellipsized
 #include "tilelab/i18n.h"
 #include <algorithm>
 #include <cmath>
@@ -51,6 +52,36 @@ std::pair<double, double> DataExtent(const std::vector<double>& values, Scale sc
 
 // ==== [SECTION] bars ==========================================================================
 
+namespace {
+
+// The series' swatches and names in a row from `at`.
+void DrawBarLegend(ImDrawList* dl, const BarChart& chart, ImVec2 at, float font) {
+    for (const BarSeries& s : chart.series) {
+        dl->AddRectFilled(ImVec2(at.x, at.y + font * 0.15f), ImVec2(at.x + font * 0.8f, at.y + font * 0.95f), s.color);
+        dl->AddText(ImVec2(at.x + font * 1.1f, at.y), kTextColor, s.name.c_str());
+        at.x += font * 2.0f + TextWidth(s.name);
+    }
+}
+
+// The frame's background and border and the axis the bars are measured on: along the bottom for
+// horizontal bars, up the left (its label at `left_x`) for vertical ones.
+void DrawValueAxis(ImDrawList* dl, const Frame& f, const AxisTicks& ticks, const Axis& axis, bool horizontal, float left_x, float font) {
+    dl->AddRectFilled(f.min, f.max, kBackground);
+    if (horizontal) {
+        DrawXAxis(dl, f, ticks);
+        if (!axis.label.empty()) {
+            float lw = TextWidth(axis.label);
+            dl->AddText(ImVec2((f.min.x + f.max.x - lw) * 0.5f, f.max.y + font * 1.55f), kTextColor, axis.label.c_str());
+        }
+    } else {
+        DrawYAxis(dl, f, ticks, false);
+        DrawYLabel(dl, left_x + font * 0.1f, f.min.y, f.max.y, axis.label);
+    }
+    dl->AddRect(f.min, f.max, kAxisColor);
+}
+
+}  // namespace
+
 PlotResult DrawBars(const char* id, ImVec2 size, const BarChart& chart) {
     auto [w, dl, result, font, ui] = BeginPlot(id, size);
     size_t n_cat = chart.categories.size(), n_ser = chart.series.size();
@@ -63,7 +94,9 @@ PlotResult DrawBars(const char* id, ImVec2 size, const BarChart& chart) {
 
     bool named = std::any_of(chart.series.begin(), chart.series.end(), [](const BarSeries& s) { return !s.name.empty(); });
     bool legend = chart.legend && named && n_ser > 1;
-    float top = chart.title.empty() ? font * 0.7f : font * 1.7f;
+    const float title_x = chart.horizontal ? font * 0.2f : 0.0f;
+    const Title title = FitTitle(chart.title, w.max.x - w.min.x - title_x, font);
+    float top = title.top;
     if (legend) top += font * 1.4f;
     float cat_width = 0;
     for (const auto& c : chart.categories) cat_width = std::max(cat_width, TextWidth(c));
@@ -71,56 +104,46 @@ PlotResult DrawBars(const char* id, ImVec2 size, const BarChart& chart) {
 
     Frame f;
     float left, bottom, right = font * 1.5f;
+    // Horizontal bars whose names leave them less than three ems (large text in a narrow panel):
+    // each name goes above its bar instead of beside it.
+    bool names_above = false;
     if (chart.horizontal) {
-        left = cat_width + font * 0.8f;
-        bottom = font * 1.6f + (axis.label.empty() ? 0 : font * 1.3f);
         right = font * 3.5f;   // room for the value label past the longest bar
+        left = cat_width + font * 0.8f;
+        names_above = w.max.x - w.min.x - left - right < font * 3;
+        if (names_above) left = font * 0.2f;
+        bottom = font * 1.6f + (axis.label.empty() ? 0 : font * 1.3f);
     } else {
         left = vt.widest + font * 0.7f + (axis.label.empty() ? 0 : font * 1.5f);
         bottom = font * 1.7f;
     }
     f.min = ImVec2(w.min.x + left, w.min.y + top);
     f.max = ImVec2(w.max.x - right, w.max.y - bottom);
-    DrawTitle(dl, ImVec2(w.min.x + (chart.horizontal ? font * 0.2f : left), w.min.y + font * 0.1f), chart.title);
+    DrawTitle(dl, ImVec2(w.min.x + (chart.horizontal ? title_x : left), w.min.y + font * 0.1f), title);
     if (f.max.x - f.min.x < font * 3 || f.max.y - f.min.y < font * 2) return result;
-    if (legend) {
-        float x = f.min.x;
-        for (const BarSeries& s : chart.series) {
-            float y = w.min.y + top - font * 1.4f;
-            dl->AddRectFilled(ImVec2(x, y + font * 0.15f), ImVec2(x + font * 0.8f, y + font * 0.95f), s.color);
-            dl->AddText(ImVec2(x + font * 1.1f, y), kTextColor, s.name.c_str());
-            x += font * 2.0f + TextWidth(s.name);
-        }
-    }
+    if (legend) DrawBarLegend(dl, chart, ImVec2(f.min.x, w.min.y + top - font * 1.4f), font);
     if (n_cat == 0 || n_ser == 0) {
         DrawEmpty(dl, f.min, f.max, chart.empty_text);
         return result;
     }
     f.xr = r;   // horizontal: values along x
     f.yr = r;   // vertical: values along y
-    dl->AddRectFilled(f.min, f.max, kBackground);
-    if (chart.horizontal) {
-        DrawXAxis(dl, f, vt);
-        if (!axis.label.empty()) {
-            float lw = TextWidth(axis.label);
-            dl->AddText(ImVec2((f.min.x + f.max.x - lw) * 0.5f, f.max.y + font * 1.55f), kTextColor, axis.label.c_str());
-        }
-    } else {
-        DrawYAxis(dl, f, vt, false);
-        DrawYLabel(dl, w.min.x + font * 0.1f, f.min.y, f.max.y, axis.label);
-    }
-    dl->AddRect(f.min, f.max, kAxisColor);
+    DrawValueAxis(dl, f, vt, axis, chart.horizontal, w.min.x, font);
 
     ImVec2 mouse = ImGui::GetIO().MousePos;
     int hover_cat = -1, hover_ser = -1;
     float slot = (chart.horizontal ? f.max.y - f.min.y : f.max.x - f.min.x) / float(n_cat);
-    float inner = slot * 0.72f, bar = inner / float(n_ser);
+    const float name_height = names_above ? font * 1.05f : 0.0f;   // of each slot, above its bars
+    float inner = (slot - name_height) * 0.72f, bar = inner / float(n_ser);
     for (size_t c = 0; c < n_cat; ++c) {
         float slot_start = (chart.horizontal ? f.min.y : f.min.x) + slot * float(c);
-        // Category label: left of the row (horizontal) or under the group (vertical).
+        // Category label: left of the row or above it (horizontal), or under the group (vertical).
         const std::string& cat = chart.categories[c];
         float cw = TextWidth(cat);
-        if (chart.horizontal)
+        if (names_above)
+            dl->AddText(ImVec2(f.min.x + font * 0.2f, slot_start + font * 0.05f), kTextColor,
+                        Ellipsized(cat, f.max.x - f.min.x + right - font * 0.2f).c_str());
+        else if (chart.horizontal)
             dl->AddText(ImVec2(f.min.x - font * 0.5f - cw, slot_start + slot * 0.5f - font * 0.5f), kTextColor, cat.c_str());
         else
             dl->AddText(ImVec2(slot_start + slot * 0.5f - cw * 0.5f, f.max.y + font * 0.35f), kTextColor, cat.c_str());
@@ -129,7 +152,7 @@ PlotResult DrawBars(const char* id, ImVec2 size, const BarChart& chart) {
             if (c >= bs.values.size() || !std::isfinite(bs.values[c])) continue;
             double v = std::clamp(bs.values[c], r.min, r.max);
             ImU32 color = c < bs.bar_colors.size() && bs.bar_colors[c] ? bs.bar_colors[c] : bs.color;
-            float b0 = slot_start + (slot - inner) * 0.5f + bar * float(s);
+            float b0 = slot_start + name_height + (slot - name_height - inner) * 0.5f + bar * float(s);
             float b1 = b0 + bar - 2 * ui;
             ImVec2 a, b;
             if (chart.horizontal) {
@@ -146,7 +169,7 @@ PlotResult DrawBars(const char* id, ImVec2 size, const BarChart& chart) {
             if (chart.horizontal) {
                 float tx = b.x + font * 0.3f;
                 float ty = (b0 + b1 - ts.y) * 0.5f;
-                if (bar >= font * 0.9f) dl->AddText(ImVec2(tx, ty), kTextColor, text.c_str());
+                if (bar >= font * 0.9f || (names_above && n_ser == 1)) dl->AddText(ImVec2(tx, ty), kTextColor, text.c_str());
             } else if (bar >= ts.x * 0.8f || n_ser == 1) {
                 dl->AddText(ImVec2((b0 + b1 - ts.x) * 0.5f, a.y - ts.y - 2 * ui), kTextColor, text.c_str());
             }
@@ -190,13 +213,14 @@ PlotResult DrawHeatmap(const char* id, ImVec2 size, const Heatmap& map) {
     legend_axis.scale = map.scale;
     legend_axis.format = map.format;
     AxisTicks lt = MakeTicks(legend_axis, r, 5);
-    float top = map.title.empty() ? font * 0.7f : font * 1.7f;
     float left = y_cat_width + font * 0.7f + (map.y_label.empty() ? 0 : font * 1.5f);
+    const Title title = FitTitle(map.title, w.max.x - w.min.x - left, font);
+    const float top = title.top;
     float bottom = font * 1.6f + (map.x_label.empty() ? 0 : font * 1.3f);
     float legend_bar = font * 1.1f;
     float right = font * 1.0f + legend_bar + font * 0.5f + lt.widest + (map.value_label.empty() ? 0 : font * 1.6f);
     ImVec2 a(w.min.x + left, w.min.y + top), b(w.max.x - right, w.max.y - bottom);
-    DrawTitle(dl, ImVec2(a.x, w.min.y + font * 0.1f), map.title);
+    DrawTitle(dl, ImVec2(a.x, w.min.y + font * 0.1f), title);
     if (b.x - a.x < font * 3 || b.y - a.y < font * 2) return result;
     if (nx == 0 || ny == 0 || map.values.size() < nx * ny) {
         DrawEmpty(dl, a, b, tr("plot.no_sweep_yet"));

@@ -1,5 +1,6 @@
 // The plot module's shared layout (gui/plot_layout.h): sizes, axes, legend, labels, tooltips.
 #include "plot_layout.h"
+#include "text_wrap.h"
 #include "tilelab/i18n.h"
 #include <algorithm>
 
@@ -45,8 +46,15 @@ std::string ValueText(const std::function<std::string(double)>& format, double v
 
 float TextWidth(const std::string& s) { return ImGui::CalcTextSize(s.c_str()).x; }
 
-void DrawTitle(ImDrawList* dl, ImVec2 at, const std::string& title) {
-    if (!title.empty()) dl->AddText(at, kTextColor, title.c_str());
+Title FitTitle(const std::string& title, float width, float font) {
+    if (title.empty()) return {"", font * 0.7f};
+    Title t{BreakLines(title, std::max(width, font), Advance(ImGui::GetFont(), ImGui::GetFontSize())), 0};
+    t.top = font * (0.7f + float(1 + std::count(t.lines.begin(), t.lines.end(), '\n')));
+    return t;
+}
+
+void DrawTitle(ImDrawList* dl, ImVec2 at, const Title& title) {
+    if (!title.lines.empty()) dl->AddText(at, kTextColor, title.lines.c_str());
 }
 
 void DrawEmpty(ImDrawList* dl, ImVec2 min, ImVec2 max, const std::string& text) {

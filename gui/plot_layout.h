@@ -34,7 +34,14 @@ Plot BeginPlot(const char* id, ImVec2 size);
 std::string AxisText(const Axis& axis, double v, const std::string& tick_label);
 std::string ValueText(const std::function<std::string(double)>& format, double v);
 float TextWidth(const std::string& s);
-void DrawTitle(ImDrawList* dl, ImVec2 at, const std::string& title);
+// A plot's title broken into lines no wider than `width` (a narrow panel at large text wraps it
+// rather than cutting it), and the margin above the plotting rectangle that leaves room for them.
+struct Title {
+    std::string lines;
+    float top = 0;
+};
+Title FitTitle(const std::string& title, float width, float font);
+void DrawTitle(ImDrawList* dl, ImVec2 at, const Title& title);
 void DrawEmpty(ImDrawList* dl, ImVec2 min, ImVec2 max, const std::string& text);
 // The plotting rectangle of a Figure and its data-to-screen mapping.
 struct Frame {

@@ -95,6 +95,24 @@ const char* SplitPosition(const Advance& advance, const char* b, const char* e, 
     return fits;
 }
 
+float WidestUnbreakable(std::string_view text, const Advance& advance) {
+    float widest = 0;
+    const char* const e = text.data() + text.size();
+    for (const char* b = text.data(); b < e;) {
+        const char* next = NextBreak(b, e);
+        float width = 0;
+        for (const char* s = b; s < next;) {
+            int n = 0;
+            const unsigned c = char_at(s, next, n);
+            if (c != ' ' && c != '\n') width += advance(c);
+            s += n;
+        }
+        widest = std::max(widest, width);
+        b = next;
+    }
+    return widest;
+}
+
 std::string BreakLines(std::string_view text, float width, const Advance& advance) {
     std::string out;
     out.reserve(text.size() + text.size() / 16);

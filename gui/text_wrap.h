@@ -42,6 +42,10 @@ const char* NextBreak(const char* b, const char* e);
 // last '_', '.', '/' or '-' where that keeps at least a third of it; at least one character.
 const char* SplitPosition(const Advance& advance, const char* b, const char* e, float avail);
 
+// The width of the widest piece of `text` no line may break inside (a word; a CJK character with
+// the punctuation that clings to it): a column narrower than it cuts a word in two.
+float WidestUnbreakable(std::string_view text, const Advance& advance);
+
 // `text` with a '\n' wherever it must break to fit `width`: no line wider than `width` (but a
 // single character wider than it), spaces at a break dropped, its own line breaks kept.
 std::string BreakLines(std::string_view text, float width, const Advance& advance);

@@ -12,44 +12,109 @@
 
 namespace tilelab::gui {
 
-bool BeginDataTable(const char* id, const std::vector<TableColumn>& columns, ImGuiTableFlags extra, ImVec2 size) {
-    const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp | extra;
-    // When the names side by side are wider than the table, each goes on as many lines as it has
-    // words ("total (counted)" over two lines), so a narrow panel cuts fewer of them short (ImGui
-    // ends one that still does not fit with "..." and shows it whole on hover). Decided from the
-    // width alone, so the columns do not shift from frame to frame.
-    const float cell = ImGui::GetStyle().CellPadding.x * 2 + 1;
-    float side_by_side = 0;
-    for (const TableColumn& c : columns)
-        side_by_side += cell + (c.fixed_em > 0 ? ImGui::GetFontSize() * c.fixed_em : ImGui::CalcTextSize(c.name).x);
-    // A table that scrolls sideways keeps its names on one line.
-    const bool stack = !(flags & ImGuiTableFlags_ScrollX) && side_by_side > (size.x > 0 ? size.x : ImGui::GetContentRegionAvail().x);
-    const auto stacked = [](std::string_view name) {
-        // A line per word; Chinese has no spaces, so a full-width parenthesis starts a line too.
-        static constexpr std::string_view kOpen = "\xef\xbc\x88";   // （
-        std::string out;
-        for (size_t i = 0; i < name.size(); ++i) {
-            if (name[i] == ' ') {
-                out += '\n';
-                continue;
-            }
-            if (i > 0 && name.substr(i, kOpen.size()) == kOpen && out.back() != '\n') out += '\n';
-            out += name[i];
+namespace {
+// A header's name a line per word; Chinese has no spaces, so a full-width parenthesis starts a line too.
+std::string StackedName(std::string_view name) {
+    static constexpr std::string_view kOpen = "\xef\xbc\x88";   // （
+    std::string out;
+    for (size_t i = 0; i < name.size(); ++i) {
+        if (name[i] == ' ') {
+            out += '\n';
+            continue;
         }
-        return out;
-    };
+        if (i > 0 && name.substr(i, kOpen.size()) == kOpen && out.back() != '\n') out += '\n';
+        out += name[i];
+    }
+    return out;
+}
+
+// The widest line of a name.
+float WidestLine(const std::string& text) {
+    float widest = 0;
+    for (size_t from = 0; from <= text.size();) {
+        const size_t to = std::min(text.find('\n', from), text.size());
+        widest = std::max(widest, ImGui::CalcTextSize(text.data() + from, text.data() + to).x);
+        from = to + 1;
+    }
+    return widest;
+}
+
+// A stretched column's least width: what it asks for, else this many ems per unit of weight, enough
+// for a word or two of its cells a line (the access names, the formulas) rather than a letter a line.
+constexpr float kLeastEmPerStretch = 3.0f;
+float LeastWidth(const TableColumn& c, const std::string& shown_name) {
+    const float em = c.least_em > 0 ? c.least_em : c.stretch * kLeastEmPerStretch;
+    // A few pixels to spare: the columns' widths are rounded, and a wrapped line keeps a pixel.
+    return std::max(WidestLine(shown_name), ImGui::GetFontSize() * em) + 4.0f;
+}
+
+// How wide the table must be for no column to be squeezed: names stacked, stretched columns their
+// least width, the others as wide as their content was when last drawn (`last`, or their names).
+float NeededWidth(const std::vector<TableColumn>& columns, const ImGuiTable* last) {
+    const float cell = ImGui::GetStyle().CellPadding.x * 2 + 1;
+    float need = 0;
+    for (size_t i = 0; i < columns.size(); ++i) {
+        const TableColumn& c = columns[i];
+        float w = WidestLine(StackedName(c.name));
+        if (c.fixed_em > 0) w = ImGui::GetFontSize() * c.fixed_em;
+        else if (c.stretch > 0) w = LeastWidth(c, StackedName(c.name));
+        else if (last && int(i) < last->ColumnsCount) w = std::max(w, last->Columns[int(i)].WidthAuto);
+        need += cell + w;
+    }
+    return need;
+}
+// Where a data table keeps the height its rows took (EndDataTable), in the window's storage.
+ImGuiID RowsHeightKey(ImGuiID table) { return ImHashStr("rows height", 0, table); }
+}  // namespace
+
+bool BeginDataTable(const char* id, const std::vector<TableColumn>& columns, ImGuiTableFlags extra, ImVec2 size) {
+    ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp | extra;
     // A table that was not drawn in the frame before has no column widths yet: it is checked from
     // its second frame on.
     ImGuiStorage* storage = ImGui::GetStateStorage();
     const ImGuiID last_drawn = ImGui::GetID(id);
     const bool sized = storage->GetInt(last_drawn, -2) == ImGui::GetFrameCount() - 1;
     storage->SetInt(last_drawn, ImGui::GetFrameCount());
-    if (!ImGui::BeginTable(id, int(columns.size()), flags, size)) return false;
+    const ImGuiTable* last = sized ? ImGui::TableFindByID(last_drawn) : nullptr;
+    const float room = size.x > 0 ? size.x : ImGui::GetContentRegionAvail().x;
+    // Narrower than its columns need (large text on a projector's 1280x720): the table scrolls
+    // sideways with its first column frozen, every column keeping a readable width, instead of
+    // squeezing the names to a letter a line. Its height is what its rows took when last drawn, so
+    // only the sideways scroll bar is added and the mouse wheel still scrolls the panel.
+    // Once scrolling, it stays so until there is an em to spare, so that a scroll bar coming and
+    // going beside it (which moves its edge) cannot flip it back and forth.
+    const bool was_narrow = last && (last->Flags & ImGuiTableFlags_ScrollX) && !(extra & ImGuiTableFlags_ScrollX);
+    const float need = NeededWidth(columns, last);
+    const bool narrow = !(flags & ImGuiTableFlags_ScrollX) && need > room - (was_narrow ? ImGui::GetFontSize() : 0.0f);
+    // Scrolling, the columns share a width of their own: what they need, or the table's if more
+    // (the stretched ones take the rest, as they do when it fits).
+    const float inner_width = narrow ? std::max(room, need) : 0.0f;
+    if (narrow) {
+        flags |= ImGuiTableFlags_ScrollX;
+        if (size.y <= 0) {
+            // The scroll bar's height where it showed last time (or the table did not scroll yet):
+            // in the band where it stays scrolling with its columns all in view, none shows.
+            const bool bar = !was_narrow || last->InnerWindow->ScrollbarX;
+            const float rows = storage->GetFloat(RowsHeightKey(last_drawn), ImGui::GetFrameHeightWithSpacing() * 4);
+            size.y = rows + (bar ? ImGui::GetStyle().ScrollbarSize : 0.0f) + 2;
+        }
+    }
+    // When the names side by side are wider than the table, each goes on as many lines as it has
+    // words ("total (counted)" over two lines), so a narrow panel cuts fewer of them short (ImGui
+    // ends one that still does not fit with "..." and shows it whole on hover). Decided from the
+    // width alone, so the columns do not shift from frame to frame. A table that scrolls sideways by
+    // request keeps its names on one line.
+    const float cell = ImGui::GetStyle().CellPadding.x * 2 + 1;
+    float side_by_side = 0;
+    for (const TableColumn& c : columns)
+        side_by_side += cell + (c.fixed_em > 0 ? ImGui::GetFontSize() * c.fixed_em : ImGui::CalcTextSize(c.name).x);
+    const bool stack = (narrow || !(flags & ImGuiTableFlags_ScrollX)) && side_by_side > room;
+    if (!ImGui::BeginTable(id, int(columns.size()), flags, size, inner_width)) return false;
     // The header stays when the rows scroll, the first column when the columns do.
     if (flags & (ImGuiTableFlags_ScrollX | ImGuiTableFlags_ScrollY))
         ImGui::TableSetupScrollFreeze(flags & ImGuiTableFlags_ScrollX ? 1 : 0, 1);
     for (const TableColumn& c : columns) {
-        const std::string name = stack ? stacked(c.name) : std::string(c.name);
+        const std::string name = stack ? StackedName(c.name) : std::string(c.name);
         if (c.fixed_em > 0) ImGui::TableSetupColumn(name.c_str(), ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * c.fixed_em);
         else if (c.stretch > 0) ImGui::TableSetupColumn(name.c_str(), ImGuiTableColumnFlags_WidthStretch, c.stretch);
         // Neither: as wide as its header and its widest cell (a fixed column of a table that cannot
@@ -61,13 +126,31 @@ bool BeginDataTable(const char* id, const std::vector<TableColumn>& columns, ImG
     for (int i = 0; i < int(columns.size()); ++i) {
         if (!ImGui::TableSetColumnIndex(i)) continue;
         const char* name = ImGui::TableGetColumnName(i);
-        if (sized && ImGui::CalcTextSize(name).x > ImGui::GetContentRegionAvail().x + 0.5f)
+        if (sized && WidestLine(name) > ImGui::GetContentRegionAvail().x + 0.5f)
             ReportLayoutProblem(std::string("table ") + id + ": the header '" + columns[size_t(i)].name + "' is cut");
         ImGui::PushID(i);
         ImGui::TableHeader(name);
         ImGui::PopID();
     }
     return true;
+}
+
+float WidestEm(const std::vector<std::string>& texts, bool words) {
+    const Advance advance(ImGui::GetFont(), ImGui::GetFontSize());
+    float widest = 0;
+    for (const std::string& t : texts) widest = std::max(widest, words ? WidestUnbreakable(t, advance) : ImGui::CalcTextSize(t.c_str()).x);
+    return widest / ImGui::GetFontSize();
+}
+
+void EndDataTable() {
+    const ImGuiTable* table = ImGui::GetCurrentTable();
+    const ImGuiID id = table->ID;
+    const ImGuiWindow* inner = table->InnerWindow;
+    const bool scrolls = inner != table->OuterWindow;
+    ImGui::EndTable();
+    // The rows' height this frame: the content of the window that scrolls them, or the table's.
+    const float rows = scrolls ? inner->DC.CursorMaxPos.y - inner->DC.CursorStartPos.y : table->OuterRect.GetHeight();
+    ImGui::GetStateStorage()->SetFloat(RowsHeightKey(id), rows);
 }
 
 void HelpMarker(const char* text) {

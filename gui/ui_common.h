@@ -30,12 +30,21 @@ struct TableColumn {
     const char* name;
     float stretch = 0;
     float fixed_em = 0;
+    // A stretched column's least width, in ems, below which the table scrolls sideways instead
+    // (0: three ems per unit of stretch, a word or two a line; WidestEm measures its cells').
+    float least_em = 0;
 };
+// The widest of `texts` in ems, whole or (`words`) its widest piece no line breaks inside: what a
+// column of them needs not to cut one.
+float WidestEm(const std::vector<std::string>& texts, bool words);
 // ImGui::BeginTable with the look every data table shares (borders, striped rows, proportional
-// widths) plus `extra` flags, then its columns and the header row (frozen when it scrolls). Call
-// ImGui::EndTable() only when it returns true.
+// widths) plus `extra` flags, then its columns and the header row (frozen when it scrolls). Too
+// narrow for its columns, it scrolls sideways with the first column frozen. Call EndDataTable()
+// only when it returns true.
 bool BeginDataTable(const char* id, const std::vector<TableColumn>& columns, ImGuiTableFlags extra = 0,
                     ImVec2 size = ImVec2(0, 0));
+// ImGui::EndTable, keeping the height the rows took (a table that scrolls sideways is that tall).
+void EndDataTable();
 // Text cut short where it must not be (a headline number, a table header, a step's parameter out of
 // view), found while drawing: one sentence each. The app clears the list when a frame starts;
 // `tilelab --headless --check-layout` fails on what the last frame found.

@@ -97,6 +97,22 @@ TEST(TextWrap, AWordWiderThanTheLineIsSplitAfterASeparator) {
     EXPECT_EQ(BreakLines("abcdefghij", 4, kGrid), "abcd\nefgh\nij");
 }
 
+// The widest piece no line may break inside: the column width below which a word is cut.
+TEST(TextWrap, TheWidestUnbreakablePieceIsAWordOrACharacterWithItsPunctuation) {
+    EXPECT_EQ(WidestUnbreakable("Threads per block (T)", kGrid), 7.0f);   // "Threads"
+    EXPECT_EQ(WidestUnbreakable("XOR swizzle", kGrid), 7.0f);
+    EXPECT_EQ(WidestUnbreakable("", kGrid), 0.0f);
+    // 线程块（T）: "（T）" holds together (no break after "（" nor before "）"), 2 + 1 + 2 wide.
+    EXPECT_EQ(WidestUnbreakable("\xe7\xba\xbf\xe7\xa8\x8b\xe5\x9d\x97\xef\xbc\x88T\xef\xbc\x89", kGrid), 5.0f);
+    // At that width no line breaks inside a word; a unit narrower, one does.
+    const std::string label = "Outputs per thread (U)";
+    const float least = WidestUnbreakable(label, kGrid);
+    for (const std::string& line : lines_of(BreakLines(label, least, kGrid)))
+        EXPECT_TRUE(line == "Outputs" || line == "per" || line == "thread" || line == "(U)" || line == "per thread" || line == "thread (U)")
+            << line;
+    EXPECT_NE(BreakLines(label, least - 1, kGrid).find("Output\n"), std::string::npos);
+}
+
 TEST(TextWrap, ItsOwnLineBreaksAndIndentsAreKept) {
     EXPECT_EQ(BreakLines("one\n  two\n\nthree", 20, kGrid), "one\n  two\n\nthree");
     EXPECT_EQ(BreakLines("a b\n", 20, kGrid), "a b\n");
