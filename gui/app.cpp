@@ -242,8 +242,12 @@ void App::BeforeNewFrame(float window_width, float window_height) {
     }
     if (language() != state_.language) {
         set_language(state_.language);
-        // Everything the engine words (reasons, occupancy arithmetic) is asked for again.
-        if (initialized_) SubmitRequest(state_);
+        // Everything the engine words (why there is no GPU, reasons, occupancy arithmetic) is
+        // asked for again.
+        if (initialized_) {
+            if (state_.engine_thread) state_.engine_thread->reword_status();
+            SubmitRequest(state_);
+        }
     }
     built_language_ = state_.language;
     // ui-strings: off (--log-latency: measurements for developers and scripts, in English)

@@ -93,6 +93,14 @@ void EngineJobs::reconnect(const GpuLocation& where) {
     wake_.notify_all();
 }
 
+void EngineJobs::reword() {
+    {
+        std::lock_guard l(mutex_);
+        reword_ = true;
+    }
+    wake_.notify_all();
+}
+
 void EngineJobs::set_target(const Target& t) {
     {
         std::lock_guard l(mutex_);
@@ -150,6 +158,7 @@ EngineJobs::Choice EngineJobs::choose(const EngineSide& side, Clock::time_point 
     const auto run = [](JobKind kind) { return Choice{kind, std::nullopt, false}; };
     if (stop_) return {};
     if (reconnect_) return run(JobKind::Reconnect);
+    if (reword_) return run(JobKind::Reword);   // before the request asked again in the new language
     if (target_) return run(JobKind::Target);
     if (pending_ && now >= pending_->due) return run(JobKind::Interactive);
     if (user_pending_ && now >= user_pending_->due) return run(JobKind::User);
@@ -179,6 +188,7 @@ Job EngineJobs::take(JobKind kind, const EngineSide& side) {
     switch (kind) {
     case JobKind::Stop: break;
     case JobKind::Reconnect: job.where = *std::exchange(reconnect_, std::nullopt); break;
+    case JobKind::Reword: reword_ = false; break;
     case JobKind::Target: job.target = *std::exchange(target_, std::nullopt); break;
     case JobKind::Interactive:
         // A follow-up is taken once its quick run is done and nothing newer waits.

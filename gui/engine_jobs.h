@@ -64,7 +64,7 @@ struct SweepJob {
     std::string gpu_set;              // the GPU set it runs on when pooled
 };
 
-enum class JobKind { Stop, Reconnect, Target, Interactive, User, Tune, Sweep, Ceilings };
+enum class JobKind { Stop, Reconnect, Reword, Target, Interactive, User, Tune, Sweep, Ceilings };
 
 struct Job {
     JobKind kind = JobKind::Stop;
@@ -99,6 +99,7 @@ public:
     void submit_tune(TuneJob job);
     bool cancel_tune();   // true if the search had not started (it is dropped: nothing to report)
     void reconnect(const GpuLocation& where);
+    void reword();   // the device status in the language now set (Engine::reword_status)
     void set_target(const Target& t);
     void stop();
     // "" or why `gpus` is not a GPU set; sweeps use it from their next point on.
@@ -147,6 +148,7 @@ private:
     std::condition_variable wake_;
     bool stop_ = false;
     std::optional<GpuLocation> reconnect_;
+    bool reword_ = false;
     std::optional<Target> target_;
     // interactive
     std::optional<InteractiveJob> pending_;     // waiting for its debounce or for the engine thread

@@ -13,6 +13,7 @@ const char* to_string(EngineActivity a) {
     case EngineActivity::Idle: return tr("activity.idle").c_str();
     case EngineActivity::Debouncing: return tr("activity.debouncing").c_str();
     case EngineActivity::Analyzing: return tr("activity.analyzing").c_str();
+    case EngineActivity::CheckingOnCpu: return tr("activity.checking_on_cpu").c_str();
     case EngineActivity::RunningQuick: return tr("activity.running_quick").c_str();
     case EngineActivity::Running: return tr("activity.running").c_str();
     case EngineActivity::Sweeping: return tr("activity.sweeping").c_str();
@@ -84,6 +85,7 @@ std::string EngineThread::invalid_reason(const RunRequest& req) const {
 }
 
 void EngineThread::set_model_target(const Target& t) { jobs_.set_target(t); }
+void EngineThread::reword_status() { jobs_.reword(); }
 
 uint64_t EngineThread::submit(const RunRequest& req, const RunOptions& opt, std::chrono::milliseconds debounce,
                               AheadHint ahead) {
@@ -325,6 +327,16 @@ void EngineThread::serve(Job& job) {
         out_.target = engine_->target();
         out_.ceilings_tried = false;
         out_.ceilings = {};
+        return;
+    }
+    case JobKind::Reword: {
+        {
+            std::unique_lock engine_lock(engine_mutex_);
+            engine_->reword_status();
+        }
+        no_gpu_reason_ = engine_->device().reason;
+        std::lock_guard l(out_.mutex);
+        out_.device = engine_->device();
         return;
     }
     case JobKind::Target: {

@@ -67,7 +67,8 @@ struct InteractiveCompileStats {
     uint64_t counted_asked = 0, counted_cached = 0, counted_ahead = 0;   // instrumented builds
 };
 
-enum class EngineActivity { Starting, Idle, Debouncing, Analyzing, RunningQuick, Running, Sweeping, Tuning, MeasuringCeilings };
+// CheckingOnCpu: a user's kernel run once on the CPU, without a GPU (RunOptions::cpu_check).
+enum class EngineActivity { Starting, Idle, Debouncing, Analyzing, CheckingOnCpu, RunningQuick, Running, Sweeping, Tuning, MeasuringCeilings };
 const char* to_string(EngineActivity p);
 
 struct SweepProgress {
@@ -116,6 +117,9 @@ public:
     // Finds the GPU again at `where` (the GPU setting, or Reconnect after a lost link), on this
     // thread between requests; device() says "connecting" until it is done.
     void reconnect(const GpuLocation& where);
+    // After a language switch: the device status worded again (Engine::reword_status), before the
+    // next request is served, so its "no GPU" reason reads in the new language too.
+    void reword_status();
     bool reconnecting() const;
     GpuLocation location() const;       // where the GPU is looked for now
     // What the GPU worker says about the run in hand ("waiting for the GPU: another run holds it").

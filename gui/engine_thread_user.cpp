@@ -56,7 +56,7 @@ void EngineThread::serve_user(const UserJob& job) {
         return;
     }
 
-    set_activity(EngineActivity::RunningQuick);
+    set_activity(cpu_run ? EngineActivity::CheckingOnCpu : EngineActivity::RunningQuick);
     RunOptions quick_opt = job.opt;
     quick_opt.quick = true;
     quick_opt.hardware_counters = false;

@@ -26,7 +26,7 @@ bool FrameDriver::frame() {
     missing_glyphs_ += CountMissingGlyphs(ImGui::GetDrawData());
     if (!layout_context_.empty())
         for (const std::string& problem : LayoutProblems())
-            if (!edges_only_ || problem.find(kPastTheRightEdge) != std::string::npos) layout_seen_.insert(layout_context_ + problem);
+            if (!large_text_ || problem.find(kOutOfView) == std::string::npos) layout_seen_.insert(layout_context_ + problem);
     const auto built = Clock::now();
     app_.Render(width_, height_);
     FinishGl();

@@ -55,12 +55,12 @@ public:
     void print_split(std::FILE* out) const;
     const std::string& error() const { return error_; }
     // Layout problems (ui_common.h) of the frames drawn while a context is set ("05 step 3,
-    // Memory: ", which prefixes each; "" collects none), since the last take. `edges_only`: only
-    // what runs past a window's edge (at a projector's text size a table may cut a header or a
-    // headline its number, but a row of controls still wraps).
-    void set_layout_context(std::string context, bool edges_only = false) {
+    // Memory: ", which prefixes each; "" collects none), since the last take. `large_text`: all
+    // but a step's parameter out of view (at a projector's text size one parameter's row can be
+    // taller than the panel; tables scroll, headlines and rows of controls wrap).
+    void set_layout_context(std::string context, bool large_text = false) {
         layout_context_ = std::move(context);
-        edges_only_ = edges_only;
+        large_text_ = large_text;
     }
     std::set<std::string> take_layout_problems() { return std::exchange(layout_seen_, {}); }
 
@@ -73,7 +73,7 @@ private:
     Clock::time_point last_ = Clock::now();
     std::string error_;
     std::string layout_context_;
-    bool edges_only_ = false;
+    bool large_text_ = false;
     std::set<std::string> layout_seen_;
 };
 

@@ -182,9 +182,9 @@ int Monkey(App& app, FrameDriver& driver, int actions, uint32_t seed, double tim
             rc = driver.until_settled(timeout_s);
         }
         // The layout, once the frames above have let it settle: everything at the normal text size;
-        // at larger ones only what runs past a window's edge (a table may cut a header there, a
-        // headline its number): in presenter mode up to 1.5 times its size (2.1 in all), else up
-        // to 2 (where the window is narrow for it, the lesson's text is a tab: App::draw_columns).
+        // at larger ones all but a step's parameter out of view (one row may be taller than the
+        // panel there): in presenter mode up to 1.5 times its size (2.1 in all), else up to 2
+        // (where the window is narrow for it, the lesson's text is a tab: App::draw_columns).
         const Lesson* shown = CurrentLesson(state);
         const float scale = app.effective_font_scale();
         const bool normal = state.font_scale == 1.0f && !state.presenter_mode;

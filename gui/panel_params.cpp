@@ -201,7 +201,7 @@ void draw_param(AppState& state, const ParamSpec& spec, MarkedRows& marked) {
     // While they are marked: once the mark has faded the user may scroll them away.
     const bool outside = row_top < window_top - 0.5f || row_bottom > window_bottom + 0.5f;
     if (h.settling == 0 && step_mark(h) > 0 && (first || all_fit) && outside)
-        ReportLayoutProblem("the step's parameter " + spec.name + " is out of view");
+        ReportLayoutProblem("the step's parameter " + spec.name + std::string(kOutOfView));
 }
 
 // In the frames after a step opens, the panel scrolls so that all of its parameters show (the

@@ -111,7 +111,9 @@ float draw_headlines(const std::vector<Headline>& items) {
     return bottom;
 }
 
-// A full-width coloured badge: the first thing the eye finds when a result is wrong.
+// A full-width coloured badge: the first thing the eye finds when a result is wrong. The detail
+// goes beside the title, or under it where beside it would leave less than its widest word or
+// eight ems (a narrow panel at large text wrapped it a letter a line).
 void badge(const std::string& title, const std::string& detail, ImU32 colour) {
     const ImVec2 p = ImGui::GetCursorScreenPos();
     const float width = ImGui::GetContentRegionAvail().x;
@@ -119,16 +121,21 @@ void badge(const std::string& title, const std::string& detail, ImU32 colour) {
     PushFontOrDefault(AppFonts().bold);
     const ImVec2 title_size = ImGui::CalcTextSize(title.c_str());
     ImGui::PopFont();
-    const float wrap = width - 2 * pad - title_size.x - pad * 2;
+    const float beside = width - 2 * pad - title_size.x - pad * 2;
+    const float least = std::max(ImGui::GetFontSize() * 8, WidestUnbreakable(detail, Advance(ImGui::GetFont(), ImGui::GetFontSize())));
+    const bool under = !detail.empty() && beside < least;
+    const float wrap = under ? width - 2 * pad : beside;
     const ImVec2 detail_size = detail.empty() ? ImVec2(0, 0) : ImGui::CalcTextSize(detail.c_str(), nullptr, false, wrap);
-    const float height = std::max(title_size.y, detail_size.y) + 2 * ImGui::GetStyle().FramePadding.y;
+    const float height = (under ? title_size.y + ImGui::GetStyle().ItemSpacing.y + detail_size.y : std::max(title_size.y, detail_size.y)) +
+                         2 * ImGui::GetStyle().FramePadding.y;
     ImGui::GetWindowDrawList()->AddRectFilled(p, ImVec2(p.x + width, p.y + height), colour, 5.0f);
     ImGui::SetCursorScreenPos(ImVec2(p.x + pad, p.y + ImGui::GetStyle().FramePadding.y));
     PushFontOrDefault(AppFonts().bold);
     ImGui::TextColored(ImVec4(1, 1, 1, 1), "%s", title.c_str());
     ImGui::PopFont();
     if (!detail.empty()) {
-        ImGui::SameLine(0, pad * 2);
+        if (under) ImGui::SetCursorScreenPos(ImVec2(p.x + pad, ImGui::GetCursorScreenPos().y));
+        else ImGui::SameLine(0, pad * 2);
         ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + wrap);
         WrappedTextColored(ImVec4(1, 1, 1, 0.92f), detail);
         ImGui::PopTextWrapPos();

@@ -28,6 +28,10 @@ std::string StackedName(std::string_view name) {
     return out;
 }
 
+// A fixed column's width in pixels, a whole one to spare: ImGui rounds the width down, and a header
+// that measured exactly its width (CountColumn sizes to it) lost its last pixel (at text size 0.73).
+float FixedWidth(const TableColumn& c) { return std::ceil(ImGui::GetFontSize() * c.fixed_em) + 1.0f; }
+
 // The widest line of a name.
 float WidestLine(const std::string& text) {
     float widest = 0;
@@ -56,7 +60,7 @@ float NeededWidth(const std::vector<TableColumn>& columns, const ImGuiTable* las
     for (size_t i = 0; i < columns.size(); ++i) {
         const TableColumn& c = columns[i];
         float w = WidestLine(StackedName(c.name));
-        if (c.fixed_em > 0) w = ImGui::GetFontSize() * c.fixed_em;
+        if (c.fixed_em > 0) w = FixedWidth(c);
         else if (c.stretch > 0) w = LeastWidth(c, StackedName(c.name));
         else if (last && int(i) < last->ColumnsCount) w = std::max(w, last->Columns[int(i)].WidthAuto);
         need += cell + w;
@@ -73,8 +77,12 @@ bool BeginDataTable(const char* id, const std::vector<TableColumn>& columns, ImG
     // its second frame on.
     ImGuiStorage* storage = ImGui::GetStateStorage();
     const ImGuiID last_drawn = ImGui::GetID(id);
-    const bool sized = storage->GetInt(last_drawn, -2) == ImGui::GetFrameCount() - 1;
+    // Nor one last drawn at another text size (its widths are of the old font).
+    const ImGuiID font_key = ImHashStr("font size", 0, last_drawn);
+    const bool sized = storage->GetInt(last_drawn, -2) == ImGui::GetFrameCount() - 1 &&
+                       storage->GetFloat(font_key) == ImGui::GetFontSize();
     storage->SetInt(last_drawn, ImGui::GetFrameCount());
+    storage->SetFloat(font_key, ImGui::GetFontSize());
     const ImGuiTable* last = sized ? ImGui::TableFindByID(last_drawn) : nullptr;
     const float room = size.x > 0 ? size.x : ImGui::GetContentRegionAvail().x;
     // Narrower than its columns need (large text on a projector's 1280x720): the table scrolls
@@ -107,7 +115,7 @@ bool BeginDataTable(const char* id, const std::vector<TableColumn>& columns, ImG
     const float cell = ImGui::GetStyle().CellPadding.x * 2 + 1;
     float side_by_side = 0;
     for (const TableColumn& c : columns)
-        side_by_side += cell + (c.fixed_em > 0 ? ImGui::GetFontSize() * c.fixed_em : ImGui::CalcTextSize(c.name).x);
+        side_by_side += cell + (c.fixed_em > 0 ? FixedWidth(c) : ImGui::CalcTextSize(c.name).x);
     const bool stack = (narrow || !(flags & ImGuiTableFlags_ScrollX)) && side_by_side > room;
     if (!ImGui::BeginTable(id, int(columns.size()), flags, size, inner_width)) return false;
     // The header stays when the rows scroll, the first column when the columns do.
@@ -115,23 +123,32 @@ bool BeginDataTable(const char* id, const std::vector<TableColumn>& columns, ImG
         ImGui::TableSetupScrollFreeze(flags & ImGuiTableFlags_ScrollX ? 1 : 0, 1);
     for (const TableColumn& c : columns) {
         const std::string name = stack ? StackedName(c.name) : std::string(c.name);
-        if (c.fixed_em > 0) ImGui::TableSetupColumn(name.c_str(), ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * c.fixed_em);
+        if (c.fixed_em > 0) ImGui::TableSetupColumn(name.c_str(), ImGuiTableColumnFlags_WidthFixed, FixedWidth(c));
         else if (c.stretch > 0) ImGui::TableSetupColumn(name.c_str(), ImGuiTableColumnFlags_WidthStretch, c.stretch);
         // Neither: as wide as its header and its widest cell (a fixed column of a table that cannot
         // be resized is fitted to its content every frame), the stretched ones taking the rest.
         else ImGui::TableSetupColumn(name.c_str(), ImGuiTableColumnFlags_WidthFixed);
     }
-    // ImGui::TableHeadersRow, column by column, to see which name its column cuts short.
+    // ImGui::TableHeadersRow, column by column, to see which name its column cuts short. Reported
+    // when it was cut in the two frames before as well: the frames after new contents (another
+    // step's wider numbers, the other language's words) size the columns from the old ones before
+    // the table turns to scrolling where they no longer fit.
+    const ImGuiID cut_key = ImHashStr("header cut", 0, last_drawn);
+    const int cut_before = sized ? storage->GetInt(cut_key) : 0;   // frames in a row
+    bool cut = false;
     ImGui::TableNextRow(ImGuiTableRowFlags_Headers);
     for (int i = 0; i < int(columns.size()); ++i) {
         if (!ImGui::TableSetColumnIndex(i)) continue;
         const char* name = ImGui::TableGetColumnName(i);
-        if (sized && WidestLine(name) > ImGui::GetContentRegionAvail().x + 0.5f)
-            ReportLayoutProblem(std::string("table ") + id + ": the header '" + columns[size_t(i)].name + "' is cut");
+        if (sized && WidestLine(name) > ImGui::GetContentRegionAvail().x + 0.5f) {
+            cut = true;
+            if (cut_before >= 2) ReportLayoutProblem(std::string("table ") + id + ": the header '" + columns[size_t(i)].name + "' is cut");
+        }
         ImGui::PushID(i);
         ImGui::TableHeader(name);
         ImGui::PopID();
     }
+    storage->SetInt(cut_key, cut ? cut_before + 1 : 0);
     return true;
 }
 
@@ -270,7 +287,7 @@ void ReportOverflowingWindows(std::initializer_list<std::string_view> wide) {
                 if (id) name.erase(at, 9);
                 else ++at;
             }
-            ReportLayoutProblem(fmt::format("{}: something runs {:.0f} px {}", name, over, kPastTheRightEdge));
+            ReportLayoutProblem(fmt::format("{}: something runs {:.0f} px past the right edge", name, over));
         }
     }
 }

@@ -55,9 +55,10 @@ std::vector<std::string>& LayoutProblems();
 // `wide`: the names of child windows meant to be wider (a code editor's text, ImGui's child of a
 // multi-line text field, scrolls sideways without a scrollbar).
 void ReportOverflowingWindows(std::initializer_list<std::string_view> wide);
-// What every such report says, so that a check may pick them out (the headless monkey at large
-// text sizes, where tables may cut what they must).
-inline constexpr std::string_view kPastTheRightEdge = "past the right edge";
+// The end of the report that a step's parameter is out of view (panel_params.cpp), so that a check
+// may leave it out (the headless monkey at large text sizes, where one parameter's row can be
+// taller than its panel).
+inline constexpr std::string_view kOutOfView = " is out of view";
 
 // `text` on one line, cut at a character boundary and ended with "..." when it is wider than the
 // room left on the line; returns whether it was cut (the caller shows the whole in a tooltip).

@@ -5,6 +5,7 @@
 #include "model/family_shape.h"
 #include "fixed_variant.h"
 #include "tilelab/engine.h"
+#include "tilelab/i18n.h"
 #include "tilelab/variant.h"
 #include "model_engine.h"
 
@@ -49,6 +50,24 @@ TEST(EngineModelMode, EnvironmentVariableForcesModelMode) {
     ::unsetenv("TILELAB_MODEL_MODE");
     EXPECT_FALSE(engine.device().gpu);
     EXPECT_NE(engine.device().reason.find("TILELAB_MODEL_MODE"), std::string::npos) << engine.device().reason;
+}
+
+// A learner who switches the language mid-session reads why there is no GPU in the new one (the
+// app's banner kept the start's wording, 2026-12-05); the target chosen stays.
+TEST(EngineModelMode, TheReasonIsWordedAgainInTheLanguageNowSet) {
+    Engine engine(EngineConfig{"", true});
+    ASSERT_NE(find_target("t4"), nullptr);
+    ASSERT_TRUE(engine.set_target(*find_target("t4")));
+    const std::string english = engine.device().reason;
+    set_language(Language::Chinese);
+    engine.reword_status();
+    const std::string chinese = engine.device().reason;
+    set_language(Language::English);
+    EXPECT_EQ(chinese, "\xe6\x8c\x89\xe8\xa6\x81\xe6\xb1\x82\xe8\xbf\x9b\xe5\x85\xa5\xe6\xa8\xa1\xe5\x9e\x8b\xe6\xa8\xa1\xe5\xbc\x8f");   // 按要求进入模型模式
+    EXPECT_NE(chinese, english);
+    engine.reword_status();
+    EXPECT_EQ(engine.device().reason, english);
+    EXPECT_EQ(engine.target().arch(), 75);
 }
 
 TEST(EngineModelMode, TargetIsAPresetAndCanBeChanged) {

@@ -202,5 +202,18 @@ TEST(EngineJobs, ReconnectAndTargetGoBeforeEverythingAndStopEndsTheWait) {
     EXPECT_TRUE(jobs.cancel_run);
 }
 
+// After a language switch the status is worded again before the request asked again is served, so
+// the result that comes back reads in the new language; once, however often it was asked for.
+TEST(EngineJobs, ARewordGoesBeforeTheRequestAskedAgain) {
+    EngineJobs jobs;
+    jobs.reword();
+    jobs.submit(request(16), {}, 0ms, {}, false);
+    jobs.reword();
+    EXPECT_EQ(jobs.next(kGpu, [](bool) {}).kind, JobKind::Reword);
+    EXPECT_EQ(jobs.next(kGpu, [](bool) {}).kind, JobKind::Interactive);
+    jobs.end_interactive();
+    EXPECT_EQ(choose(jobs).kind, JobKind::Stop);
+}
+
 }  // namespace
 }  // namespace tilelab::gui

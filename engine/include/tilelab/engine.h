@@ -37,6 +37,10 @@ public:
     // The same, to another place (the app's GPU setting); a local GPU is probed again. Call it
     // with no run in flight (the app's engine thread does).
     bool reconnect(const GpuLocation& where);
+    // Words the device status again in the language now set (set_language), after a switch: this
+    // machine without a GPU is probed again, which starts nothing (its target stays). A GPU, or a
+    // worker elsewhere and what it said, is left as it is. Call it with no run in flight.
+    void reword_status();
     // What the GPU worker says about the run in hand ("waiting for the GPU: another run holds
     // it"), "" when there is nothing to say. Safe from any thread.
     std::string gpu_note() const;

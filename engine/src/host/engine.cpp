@@ -33,7 +33,7 @@ std::string not_implemented_reason(const Variant& v) {
 
 struct Engine::Impl {
     explicit Impl(const EngineConfig& cfg)
-        : compiler(cfg.cache_dir.empty() ? default_cache_dir() : cfg.cache_dir), where(cfg.gpu),
+        : compiler(cfg.cache_dir.empty() ? default_cache_dir() : cfg.cache_dir), where(cfg.gpu), force_model_mode(cfg.force_model_mode),
           prepare_counters(cfg.prepare_hardware_counters), prepare_stalls(cfg.prepare_stall_samples),
           own_client(cfg.own_worker ? std::make_unique<WorkerClient>() : nullptr),
           client(own_client ? *own_client : WorkerClient::instance()) {
@@ -212,6 +212,7 @@ struct Engine::Impl {
     DeviceStatus status;
     CompileService compiler;
     GpuLocation where;
+    bool force_model_mode = false;   // EngineConfig's: a reworded status is probed as the first was
     bool prepare_counters = false, prepare_stalls = false;
     std::unique_ptr<WorkerClient> own_client;   // EngineConfig::own_worker
     WorkerClient& client;                       // own_client, else the process's shared one
@@ -234,6 +235,14 @@ Engine::~Engine() = default;
 DeviceStatus Engine::device() const { return impl_->current_status(); }
 
 bool Engine::reconnect() { return reconnect(impl_->where); }
+
+void Engine::reword_status() {
+    if (impl_->where.remote() || impl_->current_status().gpu) return;
+    const DeviceProbe probe = probe_device(impl_->force_model_mode, std::max(impl_->where.device, 0));
+    if (probe.status.gpu) return;   // a GPU now: the next reconnect takes it; the words stay
+    std::lock_guard lock(impl_->status_mutex);
+    impl_->status.reason = probe.status.reason;
+}
 
 bool Engine::reconnect(const GpuLocation& where) {
     if (!impl_->where.remote() && !where.remote()) return impl_->current_status().gpu;
