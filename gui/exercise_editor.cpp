@@ -50,6 +50,7 @@ void submit(AppState& state, std::chrono::milliseconds debounce) {
     opt.time_limit_ms = kExerciseTimeLimitMs;
     opt.cpu_check = true;             // without a GPU: a verdict from the CPU run (RunResult::cpu)
     e.submitted_request = state.request;
+    e.submitted_language = language();
     e.submitted_text = e.text;
     e.submitted_id = state.engine_thread->submit_user(state.request, UserKernel{e.file_name, e.text}, opt, debounce);
     e.submit_due = false;
@@ -210,10 +211,12 @@ void ExerciseUpdate(AppState& state, std::chrono::steady_clock::time_point /*now
     const Lesson* lesson = CurrentLesson(state);
     if (e.lesson_id.empty() || !lesson || lesson->id != e.lesson_id || !state.engine_thread->ready()) return;
     // A lesson switch loads that lesson's exercise (only while the editor is open, see the panel);
-    // new parameters or a new size compile the same text for them, to compare like with like, but
-    // only while the editor shows: a slider dragged in another tab does not wait on the user's compile.
+    // new parameters or a new size compile the same text for them, to compare like with like, and
+    // another language words its verdict again, but only while the editor shows: a slider dragged
+    // in another tab does not wait on the user's compile.
     const bool showing = state.active_tab == "Code" && state.code_view == "Exercise" && !state.reading_lesson_tab;
-    if (e.submit_due || (showing && e.submitted_id != 0 && !(e.submitted_request == state.request)))
+    const bool stale = !(e.submitted_request == state.request) || e.submitted_language != language();
+    if (e.submit_due || (showing && e.submitted_id != 0 && stale))
         submit(state, e.submitted_id == 0 ? std::chrono::milliseconds(0) : kExerciseDebounce);
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 #include "tilelab/engine.h"
 #include "tilelab/exercise.h"
+#include "tilelab/i18n.h"
 
 namespace tilelab::gui {
 
@@ -42,6 +43,7 @@ struct ExerciseEditorState {
     // What went to the engine thread last, and what came back for it.
     uint64_t submitted_id = 0;
     RunRequest submitted_request;
+    Language submitted_language = Language::English;   // what its verdict and messages are worded in
     std::string submitted_text;
     std::shared_ptr<const RunResult> result;
     std::string result_text;          // the text `result` is for (its stall bars fit no other)

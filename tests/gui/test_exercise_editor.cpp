@@ -145,6 +145,47 @@ TEST(ExerciseEditor, SavesEveryChangeAndShowsACompileErrorAtItsLine) {
     fs::remove_all(dir);
 }
 
+// What the engine words for the user's run (why there is no GPU, the CPU run's faults) follows a
+// language switch while the editor shows: the same text is asked for again, after the status is
+// worded again as the app asks (2026-12-05: it kept the language it was first asked in).
+TEST(ExerciseEditor, ALanguageSwitchAsksForTheVerdictAgainInTheNewLanguage) {
+    ASSERT_FALSE(all_exercises().empty());
+    const Exercise& ex = all_exercises().front();
+    const fs::path dir = fresh_dir("language");
+    EngineConfig cfg;
+    cfg.force_model_mode = true;
+    EngineThread engine(cfg);
+    AppState state;
+    state.exercise.dir = dir.string();
+    EnterLesson(state, lesson_index_of(ex), 0);
+    state.engine_thread = &engine;
+    state.active_tab = "Code";
+    state.code_view = "Exercise";
+    ASSERT_TRUE(ExerciseEnsureLoaded(state));
+    ExerciseEdited(state, fill_in(ex.skeleton, ex));
+    ASSERT_TRUE(wait_for_answer(state, std::chrono::seconds(180)));
+    const std::string english = state.exercise.result->no_gpu_reason;
+    ASSERT_FALSE(english.empty());
+    const uint64_t first = state.exercise.submitted_id;
+
+    set_language(Language::Chinese);
+    engine.reword_status();
+    ExerciseUpdate(state, std::chrono::steady_clock::now());
+    EXPECT_NE(state.exercise.submitted_id, first) << "asked again";
+    const bool answered = wait_for_answer(state, std::chrono::seconds(180));
+    const std::string chinese = answered ? state.exercise.result->no_gpu_reason : "";
+    // And not again while nothing changes.
+    const uint64_t second = state.exercise.submitted_id;
+    ExerciseUpdate(state, std::chrono::steady_clock::now());
+    const uint64_t third = state.exercise.submitted_id;
+    set_language(Language::English);
+    ASSERT_TRUE(answered);
+    EXPECT_NE(chinese, english);
+    EXPECT_NE(chinese.find("\xe6\xa8\xa1\xe5\x9e\x8b\xe6\xa8\xa1\xe5\xbc\x8f"), std::string::npos) << chinese;   // 模型模式
+    EXPECT_EQ(third, second) << "asked once per switch";
+    fs::remove_all(dir);
+}
+
 TEST(ExerciseEditor, AFailedSaveKeepsTheTextAndSaysWhy) {
     ASSERT_GE(all_exercises().size(), 2u);
     const Exercise& ex = all_exercises()[0];
