@@ -109,6 +109,10 @@ private:
     float window_fit_ = 1.0f;         // WindowFitScale of the window's size
     Language built_language_ = Language::English;   // the language the fonts were built for
     bool chinese_shown_ = false;      // the fonts have had Chinese in this run: they keep it
+    // A frame drew characters the fonts lack (Chinese typed or pasted in English, a file's
+    // comment): the next frame builds the fonts with Chinese. Asked once a run (a character no
+    // font has would ask every frame).
+    bool missing_glyphs_seen_ = false, chinese_asked_ = false;
     bool quit_ = false;
     bool initialized_ = false;        // Init succeeded: only then are settings written on exit
     bool engine_seen_ = false;

@@ -433,6 +433,9 @@ int RunHeadless(const HeadlessOptions& options) {
     // A frame's error (GL, a broken invariant); the walk's own failures said what they were above.
     if (rc == 2 && !driver.error().empty()) std::fprintf(stderr, "tilelab: %s\n", driver.error().c_str());
     if (options.check_layout && rc == 0 && options.monkey == 0) {   // the monkey judged the frames it checks
+        // Text drawn anywhere (an input field, the editor) as the box: a character no font has.
+        if (const int boxes = CountMissingGlyphs(ImGui::GetDrawData()); boxes > 0)
+            ReportLayoutProblem(std::to_string(boxes) + " characters drawn as the box: the fonts have no glyph for them");   // ui-strings: not shown
         for (const std::string& problem : LayoutProblems()) std::fprintf(stderr, "layout: %s\n", problem.c_str());  // ui-strings: not shown
         if (!LayoutProblems().empty()) rc = 1;
     }
