@@ -64,19 +64,33 @@ bool wait_for_answer(AppState& state, std::chrono::seconds timeout) {
     return false;
 }
 
+EngineConfig model_mode() {
+    EngineConfig cfg;
+    cfg.force_model_mode = true;
+    return cfg;
+}
+
+// The first exercise's lesson entered, its store in a fresh folder, an engine thread in model mode.
+struct EditorOnFirstExercise {
+    explicit EditorOnFirstExercise(const std::string& name) : dir(fresh_dir(name)), engine(model_mode()) {
+        state.exercise.dir = dir.string();
+        EnterLesson(state, lesson_index_of(ex), 0);
+        state.engine_thread = &engine;
+    }
+    const Exercise& ex = all_exercises().front();
+    const fs::path dir;
+    EngineThread engine;
+    AppState state;
+};
+
 }  // namespace
 
 TEST(ExerciseEditor, SavesEveryChangeAndShowsACompileErrorAtItsLine) {
     ASSERT_FALSE(all_exercises().empty());
-    const Exercise& ex = all_exercises().front();
-    const fs::path dir = fresh_dir("errors");
-    EngineConfig cfg;
-    cfg.force_model_mode = true;
-    EngineThread engine(cfg);
-    AppState state;
-    state.exercise.dir = dir.string();
-    EnterLesson(state, lesson_index_of(ex), 0);
-    state.engine_thread = &engine;
+    EditorOnFirstExercise editor("errors");
+    const Exercise& ex = editor.ex;
+    const fs::path& dir = editor.dir;
+    AppState& state = editor.state;
 
     ASSERT_TRUE(ExerciseEnsureLoaded(state));
     EXPECT_EQ(state.exercise.text, ex.skeleton) << "nothing saved: the starting file";
@@ -150,15 +164,10 @@ TEST(ExerciseEditor, SavesEveryChangeAndShowsACompileErrorAtItsLine) {
 // worded again as the app asks (2026-12-05: it kept the language it was first asked in).
 TEST(ExerciseEditor, ALanguageSwitchAsksForTheVerdictAgainInTheNewLanguage) {
     ASSERT_FALSE(all_exercises().empty());
-    const Exercise& ex = all_exercises().front();
-    const fs::path dir = fresh_dir("language");
-    EngineConfig cfg;
-    cfg.force_model_mode = true;
-    EngineThread engine(cfg);
-    AppState state;
-    state.exercise.dir = dir.string();
-    EnterLesson(state, lesson_index_of(ex), 0);
-    state.engine_thread = &engine;
+    EditorOnFirstExercise editor("language");
+    const Exercise& ex = editor.ex;
+    EngineThread& engine = editor.engine;
+    AppState& state = editor.state;
     state.active_tab = "Code";
     state.code_view = "Exercise";
     ASSERT_TRUE(ExerciseEnsureLoaded(state));
@@ -183,7 +192,7 @@ TEST(ExerciseEditor, ALanguageSwitchAsksForTheVerdictAgainInTheNewLanguage) {
     EXPECT_NE(chinese, english);
     EXPECT_NE(chinese.find("\xe6\xa8\xa1\xe5\x9e\x8b\xe6\xa8\xa1\xe5\xbc\x8f"), std::string::npos) << chinese;   // 模型模式
     EXPECT_EQ(third, second) << "asked once per switch";
-    fs::remove_all(dir);
+    fs::remove_all(editor.dir);
 }
 
 TEST(ExerciseEditor, AFailedSaveKeepsTheTextAndSaysWhy) {
