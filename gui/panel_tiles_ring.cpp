@@ -45,17 +45,33 @@ void DrawStageRing(const AppState& state, const TileGeometry& t, const RunResult
     WrappedText(trf("tiles.ring", n + 1, slices, stages, format_bytes(stage_bytes), bm, bk, bn));
 
     const float font = ImGui::GetFontSize(), gap = font * 0.5f, line = font * 1.05f;
-    const float box_w = std::min((ImGui::GetContentRegionAvail().x - gap * float(stages - 1)) / float(stages), font * 10);
-    // What a stage is doing, on as many lines as the box's width needs (narrow boxes: four stages at 1280 px).
     const auto slice_of = [&](int s) { return n + ((s - n) % stages + stages) % stages; };   // stage s holds n … n+S−1
     const auto role_of = [&](int s) {
         const int64_t j = slice_of(s);
         return j == n ? StageRole::Multiplying : j == n + stages - 1 ? StageRole::Loading : StageRole::Loaded;
     };
+    // The boxes side by side, or in rows where a box would cut a word of its text in two ("wgmm|a" at
+    // presenter text): each as wide as its widest label line and its role's widest word.
+    const Advance advance(ImGui::GetFont(), font);
+    float widest = 0;
+    for (int s = 0; s < stages; ++s)
+        for (const std::string& label : {trf("tiles.ring_stage", s), SliceLabel(slice_of(s), slices, next_tile),
+                                         trf("tiles.ring_lap", slice_of(s) / stages)})
+            widest = std::max(widest, ImGui::CalcTextSize(label.c_str()).x);
+    for (StageRole role : {StageRole::Multiplying, StageRole::Loaded, StageRole::Loading})
+        widest = std::max(widest, WidestUnbreakable(tr(RoleKey(role)), advance));
+    const auto box_width = [&](int per_row) {
+        return std::min((ImGui::GetContentRegionAvail().x - gap * float(per_row - 1)) / float(per_row), font * 10);
+    };
+    int per_row = stages;
+    while (per_row > 1 && box_width(per_row) - font * 0.6f < widest) per_row = (per_row + 1) / 2;
+    const int rows = (stages + per_row - 1) / per_row;
+    const float box_w = box_width(per_row);
+    // What a stage is doing, on as many lines as the box's width needs.
     std::vector<std::vector<std::string>> role_lines(static_cast<size_t>(stages));
     size_t most_lines = 1;
     for (int s = 0; s < stages; ++s) {
-        const std::string broken = BreakLines(tr(RoleKey(role_of(s))), box_w - font * 0.6f, Advance(ImGui::GetFont(), font));
+        const std::string broken = BreakLines(tr(RoleKey(role_of(s))), box_w - font * 0.6f, advance);
         role_lines[size_t(s)] = split(broken, '\n');
         most_lines = std::max(most_lines, role_lines[size_t(s)].size());
     }
@@ -65,11 +81,12 @@ void DrawStageRing(const AppState& state, const TileGeometry& t, const RunResult
     for (int s = 0; s < stages; ++s) {
         const int64_t j = slice_of(s);
         const StageRole role = role_of(s);
-        const ImVec2 a(origin.x + float(s) * (box_w + gap), origin.y), b(a.x + box_w, a.y + box_h);
+        const ImVec2 a(origin.x + float(s % per_row) * (box_w + gap), origin.y + float(s / per_row) * (box_h + gap));
+        const ImVec2 b(a.x + box_w, a.y + box_h);
         Rect(dl, a, b, plot::WithAlpha(RoleFill(role), 0.45f), role == StageRole::Multiplying ? plot::kHighlight : kMatrixEdge,
              role == StageRole::Multiplying ? 2.5f : 1.0f);
         const float x = a.x + font * 0.3f;
-        dl->PushClipRect(a, b, true);   // narrow boxes (four stages at 1280 px) cut their text, not the next box
+        dl->PushClipRect(a, b, true);   // a box narrower than a label (a window narrower still) cuts it, not the next box
         Caption(dl, ImVec2(x, a.y + font * 0.15f), trf("tiles.ring_stage", s));
         Caption(dl, ImVec2(x, a.y + font * 1.2f), SliceLabel(j, slices, next_tile));
         Caption(dl, ImVec2(x, a.y + font * 2.25f), trf("tiles.ring_lap", j / stages));
@@ -83,7 +100,7 @@ void DrawStageRing(const AppState& state, const TileGeometry& t, const RunResult
         if (b.x - split > font) Caption(dl, ImVec2(split + 2, bar_y), "B", IM_COL32(20, 20, 20, 255));
         dl->PopClipRect();
     }
-    ImGui::Dummy(ImVec2(float(stages) * box_w + float(stages - 1) * gap, box_h + gap));
+    ImGui::Dummy(ImVec2(float(per_row) * box_w + float(per_row - 1) * gap, float(rows) * (box_h + gap)));
 
     const int s_now = int(n % stages);
     if (n == 0)
