@@ -25,6 +25,8 @@
 #include "spawned_program.h"
 #include "worker_bytes.h"
 #include "protocol/worker_protocol.h"
+#include "tilelab/engine.h"
+#include "tilelab/i18n.h"
 
 namespace tilelab {
 namespace {
@@ -297,7 +299,7 @@ TEST(ProtocolFuzz, TheClientReadsOnlyRepliesWhoseFieldsAreRight) {
         json reply;
         const std::string op = ops[i % 4];
         const bool ok = client.call({{"op", op}}, nullptr, reply, failure);
-        ASSERT_TRUE(ok || !failure.empty()) << "case " << i;
+        ASSERT_TRUE(ok || !failure.empty()) << "case " << i << ": " << sent[size_t(i)].dump().substr(0, 400);
         if (!ok) {
             EXPECT_EQ(failure.find("json.exception"), std::string::npos) << "case " << i << ": " << failure;
             EXPECT_EQ(failure.find('\n'), std::string::npos) << failure;
@@ -322,6 +324,43 @@ TEST(ProtocolFuzz, TheClientReadsOnlyRepliesWhoseFieldsAreRight) {
 
 // A worker that says "waiting for the GPU" forever is given up at the request's time limit,
 // with a sentence that quotes it; the launcher (a loop, no exec) goes with its process group.
+// A reply that says it failed but not why (found by seed 146 of the campaign: "failure": "")
+// still gives the caller a sentence, in both languages.
+TEST(ProtocolFuzz, AFailureWithoutWordsStillSaysSomething) {
+    Scratch s;
+    const json blanks[] = {"", "   ", "\n", "\t\n"};
+    std::string replies = magic() + frame(greeting());
+    for (size_t i = 0; i < std::size(blanks); ++i) replies += frame({{"id", i + 1}, {"failure", blanks[i]}});
+    WorkerClient client;
+    client.configure(via("cat " + s.file("replies", replies) + "; cat >/dev/null", 5));
+    json hello, reply;
+    std::string failure;
+    ASSERT_TRUE(client.connect(hello, failure)) << failure;
+    for (size_t i = 0; i < std::size(blanks); ++i) {
+        failure.clear();
+        if (i == 1) set_language(Language::Chinese);
+        EXPECT_FALSE(client.call({{"op", "memory"}}, nullptr, reply, failure)) << i;
+        set_language(Language::English);
+        EXPECT_EQ(failure, i == 1 ? "GPU worker \xe6\x8a\xa5\xe5\x91\x8a\xe4\xba\x86\xe5\xa4\xb1\xe8\xb4\xa5\xef\xbc\x8c\xe4\xbd\x86\xe6\xb2\xa1\xe6\x9c\x89\xe8\xaf\xb4\xe6\x98\x8e\xe5\x8e\x9f\xe5\x9b\xa0"
+                                  : "the GPU worker reported a failure without saying why") << i;
+    }
+}
+
+// A greeting without a GPU that gives no reason: the engine still says one.
+TEST(ProtocolFuzz, AGreetingWithoutAReasonStillSaysWhyThereIsNoGpu) {
+    Scratch s;
+    json hello = greeting();
+    hello["device"]["reason"] = " \n";
+    EngineConfig cfg;
+    cfg.own_worker = true;
+    cfg.gpu = via("cat " + s.file("hello", magic() + frame(hello)) + "; cat >/dev/null", 5);
+    Engine engine(cfg);
+    const DeviceStatus d = engine.device();
+    EXPECT_FALSE(d.gpu);
+    EXPECT_FALSE(d.unreachable) << d.reason;
+    EXPECT_EQ(d.reason.substr(d.reason.size() - std::string(": no GPU").size()), ": no GPU") << d.reason;
+}
+
 TEST(ProtocolFuzz, NotesForeverEndAtTheRequestLimitAndTheLauncherGroupGoes) {
     Scratch s;
     const std::string hello = s.file("hello", magic() + frame(greeting()));

@@ -103,7 +103,11 @@ struct Engine::Impl {
                 s.host = host;
                 if (!where.host.empty() && host != where.host) s.where = say("{} ({}) via ssh", "{}（{}，经 ssh）", host, where.host);
                 else if (where.host.empty()) s.where = fmt::format("{} {}", host, where.describe());   // "gpu01 via `srun ...`"
-                if (!s.gpu) s.reason = fmt::format("{}: {}", s.where, worker_text(d.value("reason", std::string("no GPU"))));
+                if (!s.gpu) {   // the worker's words, or these where it gave none
+                    std::string why = worker_text(d.value("reason", std::string()));
+                    if (why.find_first_not_of(' ') == std::string::npos) why = say("no GPU", "没有 GPU");
+                    s.reason = fmt::format("{}: {}", s.where, why);
+                }
                 if (s.gpu) {   // checked field by field when the link opened (greeting_fields_problem)
                     remote_target = greeting_target(hello);
                     have_target = true;

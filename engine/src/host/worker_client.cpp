@@ -415,6 +415,9 @@ bool WorkerClient::call(json request, const CancelFlag* cancel, json& reply, std
                       ? worker_text(reply.at("failure").get<std::string>(), 600)
                       : say("the GPU worker's reply could not be read: \"failure\" is not a string",
                             "无法读取 GPU worker 的回复：\"failure\" 不是字符串");
+        // A failure is never reported without a word (an empty or blank "failure", fuzz seed 146).
+        if (failure.find_first_not_of(' ') == std::string::npos)
+            failure = say("the GPU worker reported a failure without saying why", "GPU worker 报告了失败，但没有说明原因");
         return false;
     }
     const json& op = request.at("op");
