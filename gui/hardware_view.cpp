@@ -138,14 +138,14 @@ void DrawHardwareTable(const RunResult& r) {
     }
 
     TextWithHelp(tr("hardware.by_level"), trf("hardware.by_level_help", format_element_sizes(r.precision)).c_str());
-    std::vector<std::string> levels;   // drawn whole, on one line
+    std::vector<std::string> levels;   // wrapped between words where the column is narrow
     for (const LevelRow& row : rows) levels.push_back(row.level);
-    if (BeginDataTable("##levels", {{tr("hardware.col_level").c_str(), 1.3f, 0, WidestEm(levels, false)}, {tr("hardware.col_model").c_str()}, {tr("hardware.col_counted").c_str()},
+    if (BeginDataTable("##levels", {{tr("hardware.col_level").c_str(), 1.3f, 0, WidestEm(levels, true)}, {tr("hardware.col_model").c_str()}, {tr("hardware.col_counted").c_str()},
                                   {tr("hardware.col_hardware").c_str()}, {tr("banks.col_ways").c_str(), 0, 3.5f}})) {
         for (const LevelRow& row : rows) {
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
-            ImGui::TextUnformatted(row.level);
+            WrappedText(row.level);
             if (ImGui::IsItemHovered()) WrappedTooltip(row.help);
             PushFontOrDefault(AppFonts().mono);
             Cell(row.model);

@@ -12,6 +12,7 @@
 #include "panels.h"
 #include "tilelab/i18n.h"
 #include "plot.h"
+#include "text_wrap.h"
 #include "ui_common.h"
 #include "text_wrap.h"
 
@@ -52,11 +53,11 @@ void DrawSiteTable(const RunResult& r) {
     const BankModel& b = r.model.banks;
     TextWithHelp(tr("banks.per_site"), tr("banks.per_site_help").c_str());
     // The site takes what the counts leave and wraps; its worst n-way conflict goes under its name
-    // (red), so the table fits the tab column of a 1280x720 projector. Narrower than 8 ems (an
+    // (red), so the table fits the tab column of a 1280x720 projector. Narrower than 7 ems (an
     // index expression a line or two), the table scrolls sideways instead.
     const std::string instructions = tr("banks.col_instructions"), wavefronts = tr("banks.col_wavefronts"),
                       conflicts = tr("banks.col_conflicts");
-    if (!BeginDataTable("##bank_sites", {{tr("banks.col_site").c_str(), 1.0f, 0, 8.0f}, CountColumn(tr("banks.col_op")),
+    if (!BeginDataTable("##bank_sites", {{tr("banks.col_site").c_str(), 1.0f, 0, 7.0f}, CountColumn(tr("banks.col_op")),
                                          CountColumn(instructions), CountColumn(wavefronts), CountColumn(conflicts)}))
         return;
     for (const BankSiteTotals& s : b.sites) {
@@ -118,16 +119,18 @@ void DrawSiteTable(const RunResult& r) {
     EndDataTable();
 }
 
-// Lanes on top, banks below, a line from each active lane to its bank.
+// Lanes on top, banks below, a line from each active lane to its bank; as wide as the panel, down
+// to 5 px a lane (a window of 800x600 ran it 24 px past the edge at its 320 px least), the
+// captions wrapped.
 void DrawWarpPicture(const WarpBanks& w) {
     ImDrawList* dl = ImGui::GetWindowDrawList();
-    const float width = std::max(320.0f, ImGui::GetContentRegionAvail().x);
+    const ImVec4 dim = ImGui::ColorConvertU32ToFloat4(plot::kDimTextColor);
+    WrappedTextColored(dim, tr("banks.lanes_caption"));
+    const float width = std::max(5.0f * kWarpLanes, ImGui::GetContentRegionAvail().x);
     const float cell = width / kWarpLanes, box = std::min(cell * 0.8f, ImGui::GetFontSize() * 1.4f);
     const float gap = ImGui::GetFontSize() * 5.0f;
     const ImVec2 o = ImGui::GetCursorScreenPos();
-    const float lane_y = o.y + ImGui::GetFontSize() * 2.3f, bank_y = lane_y + box + gap;
-    dl->AddText(ImVec2(o.x, o.y), plot::kDimTextColor, tr("banks.lanes_caption").c_str());
-    dl->AddText(ImVec2(o.x, bank_y + box + ImGui::GetFontSize() * 1.1f), plot::kDimTextColor, tr("banks.banks_caption").c_str());
+    const float lane_y = o.y + ImGui::GetFontSize() * 1.2f, bank_y = lane_y + box + gap;
     for (int i = 0; i < kWarpLanes; ++i) {
         const float x = o.x + i * cell + (cell - box) / 2;
         dl->AddRectFilled(ImVec2(x, bank_y), ImVec2(x + box, bank_y + box), plot::WithAlpha(BankColor(i), 0.45f));
@@ -155,7 +158,8 @@ void DrawWarpPicture(const WarpBanks& w) {
                         plot::WithAlpha(l.conflict ? kConflictColor : BankColor(l.bank), l.broadcast ? 0.35f : 0.8f), 1.5f);
         }
     }
-    ImGui::Dummy(ImVec2(width, bank_y + box + ImGui::GetFontSize() * 2.4f - o.y));
+    ImGui::Dummy(ImVec2(width, bank_y + box + ImGui::GetFontSize() * 1.1f - o.y));
+    WrappedTextColored(dim, tr("banks.banks_caption"));
 }
 
 }  // namespace

@@ -94,9 +94,9 @@ bool BeginDataTable(const char* id, const std::vector<TableColumn>& columns, ImG
     const bool was_narrow = last && (last->Flags & ImGuiTableFlags_ScrollX) && !(extra & ImGuiTableFlags_ScrollX);
     const float need = NeededWidth(columns, last);
     const bool narrow = !(flags & ImGuiTableFlags_ScrollX) && need > room - (was_narrow ? ImGui::GetFontSize() : 0.0f);
-    // Scrolling, the columns share a width of their own: what they need, or the table's if more
-    // (the stretched ones take the rest, as they do when it fits).
-    const float inner_width = narrow ? std::max(room, need) : 0.0f;
+    // Scrolling, the columns share a width of their own: what they need; where the table has that
+    // much (the em of hysteresis), its own (0), so no scroll bar shows for a pixel or two.
+    const float inner_width = narrow && need > room ? need : 0.0f;
     if (narrow) {
         flags |= ImGuiTableFlags_ScrollX;
         if (size.y <= 0) {
