@@ -354,10 +354,17 @@ void DrawStencilPlanes(const AppState& state, const StencilGeometry& g, float wi
     const float skew = font * 1.5f, plane_w = std::max(font * 4, width - font * 9 - skew);
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     const float base_y = origin.y + font * 1.8f + plane_h * float(planes);
-    ImGui::InvisibleButton("##planes", ImVec2(width, base_y - origin.y + font * 0.4f));
+    const int64_t curr = g.halo + state.tile_k_step;
+    // The window's labels, a line apart around curr: thin planes and a wide halo (lesson 20's
+    // levels) spread them past the stack, so the group is moved below the caption and the
+    // picture is as tall as its lowest label (they ran over the legend below).
+    const float label_step = std::max(plane_h, font * 1.15f);
+    const float curr_mid_at = base_y - plane_h * (float(curr) + 0.5f);
+    const float label_shift = std::max(0.0f, origin.y + font * 1.8f - (curr_mid_at - float(g.halo) * label_step - font * 0.5f));
+    const float bottom = std::max(base_y, curr_mid_at + label_shift + float(g.halo) * label_step + font * 0.5f);
+    ImGui::InvisibleButton("##planes", ImVec2(width, bottom - origin.y + font * 0.4f));
     ImDrawList* dl = ImGui::GetWindowDrawList();
     Caption(dl, origin, trf("tiles.input_planes_along_z", planes, g.out[2]));
-    const int64_t curr = g.halo + state.tile_k_step;
     for (int64_t p = 0; p < planes; ++p) {
         const float y = base_y - plane_h * float(p + 1);
         const ImVec2 quad[4] = {{origin.x, y + plane_h}, {origin.x + plane_w, y + plane_h},
@@ -372,8 +379,7 @@ void DrawStencilPlanes(const AppState& state, const StencilGeometry& g, float wi
         if (in_window) {
             // Thin planes would stack their labels: spread them a line apart, with a leader line.
             const float plane_mid = y + plane_h * 0.5f;
-            const float curr_mid = base_y - plane_h * (float(curr) + 0.5f);
-            const float label_mid = curr_mid - float(offset) * std::max(plane_h, font * 1.15f);
+            const float label_mid = curr_mid_at + label_shift - float(offset) * label_step;
             const ImVec2 edge(quad[1].x + skew * 0.5f, plane_mid);
             const ImVec2 tag(quad[2].x + font * 1.2f, label_mid);
             const ImU32 color = offset == 0 ? plot::kHighlight : plot::kTextColor;
@@ -382,10 +388,15 @@ void DrawStencilPlanes(const AppState& state, const StencilGeometry& g, float wi
                     tr(offset < 0 ? "tiles.plane_prev" : offset == 0 ? "tiles.plane_curr" : "tiles.plane_next"), color);
         }
     }
-    Swatch(kSmemFill, (g.planes_in_smem == 1
-                           ? trf("tiles.shared_one_plane", g.plane_x, g.plane_y, format_bytes(g.smem_bytes))
-                           : trf("tiles.shared_planes", g.planes_in_smem, g.plane_x, g.plane_y, format_bytes(g.smem_bytes)))
-                          .c_str());
+    // No whole plane (lesson 20 keeps only the rows threads hand to each other): said so, not
+    // "0 planes of 0×0".
+    if (g.planes_in_smem == 0 && g.smem_bytes > 0)
+        Swatch(kSmemFill, trf("tiles.shared_rows_only", format_bytes(g.smem_bytes)).c_str());
+    else if (g.planes_in_smem > 0)
+        Swatch(kSmemFill, (g.planes_in_smem == 1
+                               ? trf("tiles.shared_one_plane", g.plane_x, g.plane_y, format_bytes(g.smem_bytes))
+                               : trf("tiles.shared_planes", g.planes_in_smem, g.plane_x, g.plane_y, format_bytes(g.smem_bytes)))
+                              .c_str());
     if (g.planes_in_smem < 3)
         Swatch(kRegisterFill, tr("tiles.registers_each_thread_keeps_prev_and_next_of_its").c_str());
 }

@@ -73,7 +73,9 @@ struct TemporalStencil {
         std::vector<KernelPass> out;
         if (full_launches() > 0)
             out.push_back({say("{} steps a launch", "每次启动 {} 步", t), kernel_of(t), launch_of(t, p), full_launches()});
-        if (rest() > 0) out.push_back({fmt::format("the last {} step(s)", rest()), kernel_of(rest()), launch_of(rest(), p), 1});
+        if (rest() > 0)
+            out.push_back({rest() == 1 ? say("the last step", "最后一步") : say("the last {} steps", "最后 {} 步", rest()), kernel_of(rest()),
+                           launch_of(rest(), p), 1});
         return out;
     }
     FamilyOptions family_options() const { return {{"steps", steps}}; }

@@ -335,6 +335,15 @@ TEST(Language, EngineMessagesALearnerMeetsReadInChinese) {
         std::string source, error;
         EXPECT_FALSE(read_user_source("/nonexistent/exercise.cu", source, error));
         EXPECT_EQ(has_cjk(error), zh) << error;
+        // The launches of a temporally blocked run, as the Results panel names them (the last
+        // pass's name was English in Chinese, 2026-12-05).
+        const Variant* temporal = find_variant("stencil.temporal");
+        ASSERT_NE(temporal, nullptr);
+        for (const int steps : {64, 65}) {
+            const auto passes = temporal->bind({{"TSTEPS", 3}, {"STEPS", steps}})->passes(Problem{{128, 128, 128}});
+            ASSERT_EQ(passes.size(), 2u) << steps;
+            for (const KernelPass& pass : passes) EXPECT_EQ(has_cjk(pass.label), zh) << pass.label;
+        }
     }
 }
 
