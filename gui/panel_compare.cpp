@@ -410,7 +410,7 @@ void DrawSweep(AppState& state) {
     if (ImGui::Button(run_label.c_str())) StartSweep(state, xs, ys);
     ImGui::EndDisabled();
     if (ours && progress.running) {
-        ImGui::SameLine();
+        SameLineIfFits(ButtonWidth(tr("compare.cancel").c_str()));   // beside "Run sweep (1008 configurations)" where it fits
         if (ImGui::Button(tr("compare.cancel").c_str())) state.engine_thread->cancel_sweep();
         std::string text = std::to_string(progress.done) + " / " + std::to_string(progress.total);
         SameLineIfFits(ImGui::CalcTextSize(text.c_str()).x + ImGui::GetFontSize() * 2);   // else a line of its own
