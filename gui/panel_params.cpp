@@ -208,8 +208,11 @@ void draw_param(AppState& state, const ParamSpec& spec, MarkedRows& marked) {
 // first of them at the top when they cannot all fit), and says how tall they are: the centre
 // column gives the parameters more of its height while they need it (App::draw_columns).
 void scroll_to_marked(StepHighlight& h, const MarkedRows& marked) {
-    h.span = marked.any() ? marked.bottom - marked.top : 0;
-    if (marked.any() && std::abs(marked.top - h.top) > 0.5f && step_mark(h) > 0) h.settling = std::max(h.settling, 3);
+    const float span = marked.any() ? marked.bottom - marked.top : 0;
+    // Moved, or grown (a sentence under one of them: a value out of range), while marked: again.
+    const bool moved = std::abs(marked.top - h.top) > 0.5f || std::abs(span - h.span) > 0.5f;
+    h.span = span;
+    if (marked.any() && moved && step_mark(h) > 0) h.settling = std::max(h.settling, 3);
     h.top = marked.any() ? marked.top : 0;
     if (h.settling == 0) return;
     --h.settling;
