@@ -12,7 +12,6 @@
 #include "panels.h"
 #include "tilelab/i18n.h"
 #include "plot.h"
-#include "text_wrap.h"
 #include "ui_common.h"
 #include "text_wrap.h"
 

@@ -139,9 +139,8 @@ bool NamesFitBeside(const Variant& variant) {
     const ImGuiStyle& style = ImGui::GetStyle();
     const float columns = ImGui::GetContentRegionAvail().x - 4 * style.CellPadding.x - 1;
     const float room = kNameShare * columns - ImGui::CalcTextSize("(?)").x - style.ItemSpacing.x * 0.5f;
-    const Advance advance(ImGui::GetFont(), ImGui::GetFontSize());
-    float widest = std::max(WidestUnbreakable(tr("params.problem_size"), advance), WidestUnbreakable(tr("params.target_gpu"), advance));
-    for (const ParamSpec& spec : variant.params) widest = std::max(widest, WidestUnbreakable(spec.shown_label(), advance));
+    float widest = std::max(WidestUnbreakable(tr("params.problem_size")), WidestUnbreakable(tr("params.target_gpu")));
+    for (const ParamSpec& spec : variant.params) widest = std::max(widest, WidestUnbreakable(spec.shown_label()));
     return widest <= room;
 }
 

@@ -87,10 +87,8 @@ void draw_headline(const Headline& h, float& bottom) {
 // detail ("Intensity", "registers") and for its number: in a narrow panel at large text, two or one
 // a row rather than words cut in two or numbers run together. Returns where the lowest number ends.
 float draw_headlines(const std::vector<Headline>& items) {
-    const Advance advance(ImGui::GetFont(), ImGui::GetFontSize());
     float widest = 0;
-    for (const Headline& h : items)
-        widest = std::max({widest, WidestUnbreakable(h.caption, advance), WidestUnbreakable(h.detail, advance)});
+    for (const Headline& h : items) widest = std::max({widest, WidestUnbreakable(h.caption), WidestUnbreakable(h.detail)});
     // And each number, little shrunk and with a gap to the next, so two never read as one ("13.6 1.42").
     const float gap = ImGui::GetFontSize() * kNumberGapEm;
     PushFontOrDefault(AppFonts().big);
@@ -122,10 +120,12 @@ void badge(const std::string& title, const std::string& detail, ImU32 colour) {
     const ImVec2 title_size = ImGui::CalcTextSize(title.c_str());
     ImGui::PopFont();
     const float beside = width - 2 * pad - title_size.x - pad * 2;
-    const float least = std::max(ImGui::GetFontSize() * 8, WidestUnbreakable(detail, Advance(ImGui::GetFont(), ImGui::GetFontSize())));
+    const float least = std::max(ImGui::GetFontSize() * 8, WidestUnbreakable(detail));
     const bool under = !detail.empty() && beside < least;
     const float wrap = under ? width - 2 * pad : beside;
-    const ImVec2 detail_size = detail.empty() ? ImVec2(0, 0) : ImGui::CalcTextSize(detail.c_str(), nullptr, false, wrap);
+    // Measured as WrappedText breaks it below (ImGui's own wrapping breaks elsewhere in Chinese).
+    const ImVec2 detail_size =
+        detail.empty() ? ImVec2(0, 0) : ImGui::CalcTextSize(BreakLines(detail, std::max(wrap - 1.0f, 1.0f), CurrentAdvance()).c_str());
     const float height = (under ? title_size.y + ImGui::GetStyle().ItemSpacing.y + detail_size.y : std::max(title_size.y, detail_size.y)) +
                          2 * ImGui::GetStyle().FramePadding.y;
     ImGui::GetWindowDrawList()->AddRectFilled(p, ImVec2(p.x + width, p.y + height), colour, 5.0f);

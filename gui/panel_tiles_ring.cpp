@@ -52,7 +52,7 @@ void DrawStageRing(const AppState& state, const TileGeometry& t, const RunResult
     };
     // The boxes side by side, or in rows where a box would cut a word of its text in two ("wgmm|a" at
     // presenter text): each as wide as its widest label line and its role's widest word.
-    const Advance advance(ImGui::GetFont(), font);
+    const Advance advance = CurrentAdvance();
     float widest = 0;
     for (int s = 0; s < stages; ++s)
         for (const std::string& label : {trf("tiles.ring_stage", s), SliceLabel(slice_of(s), slices, next_tile),

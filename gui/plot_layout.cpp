@@ -48,7 +48,7 @@ float TextWidth(const std::string& s) { return ImGui::CalcTextSize(s.c_str()).x;
 
 Title FitTitle(const std::string& title, float width, float font) {
     if (title.empty()) return {"", font * 0.7f};
-    Title t{BreakLines(title, std::max(width, font), Advance(ImGui::GetFont(), ImGui::GetFontSize())), 0};
+    Title t{BreakLines(title, std::max(width, font), CurrentAdvance()), 0};
     t.top = font * (0.7f + float(1 + std::count(t.lines.begin(), t.lines.end(), '\n')));
     return t;
 }

@@ -113,6 +113,10 @@ float WidestUnbreakable(std::string_view text, const Advance& advance) {
     return widest;
 }
 
+Advance CurrentAdvance() { return Advance(ImGui::GetFont(), ImGui::GetFontSize()); }
+
+float WidestUnbreakable(std::string_view text) { return WidestUnbreakable(text, CurrentAdvance()); }
+
 std::string BreakLines(std::string_view text, float width, const Advance& advance) {
     std::string out;
     out.reserve(text.size() + text.size() / 16);
@@ -144,7 +148,7 @@ std::string WrapLines(std::string_view text) {
     // ImGui measures the same widths in the font's own units; a pixel to spare keeps a rounding
     // difference from breaking a line of ours a second time.
     const float width = ImGui::CalcWrapWidthForPos(window->DC.CursorPos, wrap_pos) - 1.0f;
-    return BreakLines(text, std::max(width, 1.0f), Advance(ImGui::GetFont(), ImGui::GetFontSize()));
+    return BreakLines(text, std::max(width, 1.0f), CurrentAdvance());
 }
 
 void ReportMissingGlyphs(std::string_view text) {

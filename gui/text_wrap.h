@@ -45,6 +45,9 @@ const char* SplitPosition(const Advance& advance, const char* b, const char* e, 
 // The width of the widest piece of `text` no line may break inside (a word; a CJK character with
 // the punctuation that clings to it): a column narrower than it cuts a word in two.
 float WidestUnbreakable(std::string_view text, const Advance& advance);
+// The current font at the size it is drawn (ImGui::GetFont, GetFontSize), and the widest piece in it.
+Advance CurrentAdvance();
+float WidestUnbreakable(std::string_view text);
 
 // `text` with a '\n' wherever it must break to fit `width`: no line wider than `width` (but a
 // single character wider than it), spaces at a break dropped, its own line breaks kept.

@@ -32,16 +32,8 @@ std::string StackedName(std::string_view name) {
 // that measured exactly its width (CountColumn sizes to it) lost its last pixel (at text size 0.73).
 float FixedWidth(const TableColumn& c) { return std::ceil(ImGui::GetFontSize() * c.fixed_em) + 1.0f; }
 
-// The widest line of a name.
-float WidestLine(const std::string& text) {
-    float widest = 0;
-    for (size_t from = 0; from <= text.size();) {
-        const size_t to = std::min(text.find('\n', from), text.size());
-        widest = std::max(widest, ImGui::CalcTextSize(text.data() + from, text.data() + to).x);
-        from = to + 1;
-    }
-    return widest;
-}
+// The widest line of a name (ImGui measures text of several lines by its widest).
+float WidestLine(const std::string& text) { return ImGui::CalcTextSize(text.c_str()).x; }
 
 // A stretched column's least width: what it asks for, else this many ems per unit of weight, enough
 // for a word or two of its cells a line (the access names, the formulas) rather than a letter a line.
@@ -153,9 +145,8 @@ bool BeginDataTable(const char* id, const std::vector<TableColumn>& columns, ImG
 }
 
 float WidestEm(const std::vector<std::string>& texts, bool words) {
-    const Advance advance(ImGui::GetFont(), ImGui::GetFontSize());
     float widest = 0;
-    for (const std::string& t : texts) widest = std::max(widest, words ? WidestUnbreakable(t, advance) : ImGui::CalcTextSize(t.c_str()).x);
+    for (const std::string& t : texts) widest = std::max(widest, words ? WidestUnbreakable(t) : ImGui::CalcTextSize(t.c_str()).x);
     return widest / ImGui::GetFontSize();
 }
 
