@@ -5,12 +5,13 @@
 # the order that splits the suspects: the CLI alone (counters, then counters with stall samples,
 # as the app's full run asks), then lesson 01's drag in the app drawing on the GPU (EGL device 0),
 # on Mesa (software), and on the GPU with the worker's CUPTI set-up left to the first pass.
-# Usage: scripts/gpu_app_probe.sh CARRY [DEBS]     e.g. scripts/gpu_app_probe.sh .carry .gl-debs
+# Usage: [MESA=DIR] scripts/gpu_app_probe.sh CARRY [DEBS]     e.g. scripts/gpu_app_probe.sh .carry .gl-debs
 # Prints each probe's worker lines, stage times and drag summary; full logs under ${OUT:-/tmp}/app_probe.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 carry=${1:?usage: gpu_app_probe.sh CARRY [DEBS]}
 debs=${2:-.gl-debs}
+mesa=${MESA:-$debs/mesa}   # Mesa's packages (scripts/mesa_debs.sh); without them the software probe fails at once
 out=${OUT:-/tmp}/app_probe
 mkdir -p "$out"
 . scripts/gui_runtime.sh
@@ -18,7 +19,7 @@ gui_runtime_setup "$debs" > /dev/null 2>&1
 export XDG_CONFIG_HOME=/tmp/tlconfig XDG_CACHE_HOME=/tmp/tlcache
 m=/tmp/mesaroot/usr/lib/x86_64-linux-gnu
 mkdir -p /tmp/mesaroot
-for f in "$debs"/mesa/*.deb; do [ -e "$f" ] && dpkg -x "$f" /tmp/mesaroot; done
+for f in "$mesa"/*.deb; do [ -e "$f" ] && dpkg -x "$f" /tmp/mesaroot; done
 soft=(env "LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$m" "LIBGL_DRIVERS_PATH=$m/dri"
       "__EGL_VENDOR_LIBRARY_FILENAMES=$__EGL_VENDOR_LIBRARY_FILENAMES:/tmp/mesaroot/usr/share/glvnd/egl_vendor.d/50_mesa.json")
 
@@ -33,6 +34,12 @@ probe() {
     grep -E 'tilelab-gpu-worker:|error|failure|stages:|drag-summary|DRAM|dram|counters' "$out/$name.log" | grep -v 'latency: frame' | cut -c1-240 | head -12
 }
 
+# Anything already on the GPU (a worker or app a cut call left behind) is a suspect too.
+gpu_users() {
+    echo "-- on the GPU $1: $(nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv,noheader | tr '\n' ';')"
+    echo "-- tilelab processes $1: $(pgrep -fa 'tilelab' | grep -v gpu_app_probe | cut -c1-120 | tr '\n' ';')"
+}
+gpu_users "at start"
 probe cli_counters 90 "$carry/tilelab-cli" run 01 --size 1024
 probe cli_counters_stalls 90 "$carry/tilelab-cli" run 01 --size 1024 --stalls
 app=("$carry/gui/tilelab" --headless --lesson 01 --drag auto --drag-values 3 --log-latency)
@@ -40,4 +47,6 @@ probe app_gl_gpu 100 "${app[@]}" --gl-device gpu
 probe app_gl_software 100 "${soft[@]}" "${app[@]}" --gl-device software
 probe app_gl_gpu_no_prepare 100 env TILELAB_HW_PREPARE=0 "${app[@]}" --gl-device gpu
 pkill -f tilelab-gpu-worker 2> /dev/null
+gpu_users "at the end"
+(dmesg 2> /dev/null | grep -i xid | tail -5) || true
 nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv,noheader

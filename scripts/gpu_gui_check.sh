@@ -7,20 +7,24 @@
 # DEBS/extra, fonts-dejavu-core, fonts-wqy-microhei (Chinese) and the app's fontconfig with its
 # libraries (apt-get download libfontconfig1 fontconfig-config libfreetype6 libpng16-16 libbrotli1
 # libexpat1), and,
-# optionally, Mesa's EGL/llvmpipe packages and their dependencies in DEBS/mesa (apt-get
-# download libegl-mesa0 libgl1-mesa-dri libgbm1 ... ).
+# optionally, Mesa's EGL/llvmpipe packages and their dependencies in DEBS/mesa or the folder MESA
+# names (scripts/mesa_debs.sh fetches them; about 50 MB, so .carry, .gl-debs and these exceed one
+# call's 64 MiB together: carry them in a call of their own first, the machine keeps them while warm).
 # Usage: scripts/gpu_gui_check.sh BIN DEBS
 # Env:   LESSONS="02 06" checks only these lessons (screenshots and drags; the walk still visits
 #        every lesson), for a short session on the GPU machine. Default: every lesson.
 #        WALK=0 skips the walk (up to 5 minutes) for an even shorter one.
 #        DRAG=NAME drags that parameter instead of the first one with two other valid values.
 #        MONKEY=N adds N random user actions with the real worker (--monkey; MONKEY_SEED, default 1).
+#        GL=software draws every app of the check with Mesa on the CPU (needs Mesa's packages), for a GPU
+#        whose own GL is slow; GL=gpu on the GPU; default: the app's choice (--gl-device auto).
 # PNGs and logs are written to a work folder and packed into $OUT/gui_check.tar (the device
 # tool brings back only a few files).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 bin=$(cd "${1:?usage: gpu_gui_check.sh BIN DEBS}" && pwd)
 debs=$(cd "${2:?usage: gpu_gui_check.sh BIN DEBS}" && pwd)
+mesa=${MESA:-$debs/mesa}
 out=/tmp/tilelab-gui-check; rm -rf "$out"; mkdir -p "$out"
 
 . scripts/gui_runtime.sh
@@ -38,15 +42,24 @@ strays=$(stop_tilelab_processes)
 trap 'stop_tilelab_processes >/dev/null' EXIT
 trap 'exit 143' TERM INT
 
-# Mesa's software renderer (DEBS/mesa, optional), unpacked into its own root: with
+# Mesa's software renderer (MESA or DEBS/mesa, optional), unpacked into its own root: with
 # --gl-device software the app draws on the CPU, apart from the GPU that runs the kernels.
 soft_env=()
-if ls "$debs"/mesa/*.deb >/dev/null 2>&1; then
-  mkdir -p /tmp/mesaroot; for f in "$debs"/mesa/*.deb; do dpkg -x "$f" /tmp/mesaroot; done
+if ls "$mesa"/*.deb >/dev/null 2>&1; then
+  mkdir -p /tmp/mesaroot; for f in "$mesa"/*.deb; do dpkg -x "$f" /tmp/mesaroot; done
   m=/tmp/mesaroot/usr/lib/x86_64-linux-gnu
   soft_env=(env "LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$m" "LIBGL_DRIVERS_PATH=$m/dri"
             "__EGL_VENDOR_LIBRARY_FILENAMES=$__EGL_VENDOR_LIBRARY_FILENAMES:/tmp/mesaroot/usr/share/glvnd/egl_vendor.d/50_mesa.json")
 fi
+
+# Every app of the check but the long-kernel pair below, which compares the two on purpose.
+case "${GL:-auto}" in
+  auto) app_run=("$app") ;;
+  gpu) app_run=("$app" --gl-device gpu) ;;
+  software) [ ${#soft_env[@]} -gt 0 ] || { echo "GL=software needs Mesa's packages in $mesa"; exit 2; }
+            app_run=("${soft_env[@]}" "$app" --gl-device software) ;;
+  *) echo "GL must be auto, gpu or software, not ${GL}"; exit 2 ;;
+esac
 
 status=0
 t0=$SECONDS
@@ -64,12 +77,12 @@ if [ -n "${LESSONS:-}" ]; then
 fi
 
 while read -r l; do
-  timeout 120 "$app" --headless --lesson "$l" --screenshot "$out/lesson_$l.png" --log-latency \
+  timeout 120 "${app_run[@]}" --headless --lesson "$l" --screenshot "$out/lesson_$l.png" --log-latency \
     >"$out/lesson_$l.log" 2>&1 || { echo "lesson $l: exit $?"; status=1; }
 done <<<"$lessons"
-timeout 60 "$app" --headless --lesson 02 --panel memory --screenshot "$out/panel_memory.png" >/dev/null 2>&1
-timeout 60 "$app" --headless --lesson 05 --panel occupancy --screenshot "$out/panel_occupancy.png" >/dev/null 2>&1
-timeout 60 "$app" --headless --lesson 05 --panel tiles --screenshot "$out/panel_tiles.png" >/dev/null 2>&1
+timeout 60 "${app_run[@]}" --headless --lesson 02 --panel memory --screenshot "$out/panel_memory.png" >/dev/null 2>&1
+timeout 60 "${app_run[@]}" --headless --lesson 05 --panel occupancy --screenshot "$out/panel_occupancy.png" >/dev/null 2>&1
+timeout 60 "${app_run[@]}" --headless --lesson 05 --panel tiles --screenshot "$out/panel_tiles.png" >/dev/null 2>&1
 step "screenshots"
 
 # Latency: in every lesson at its default size, a drag over 4 values of its parameter, first
@@ -81,21 +94,21 @@ step "screenshots"
 while read -r l; do
   cache="/tmp/tlcache-drag-$l"; rm -rf "$cache"
   for pass in cold warm; do
-    XDG_CACHE_HOME="$cache" timeout 150 "$app" --headless --lesson "$l" --drag "${DRAG:-auto}" --drag-values 4 \
+    XDG_CACHE_HOME="$cache" timeout 150 "${app_run[@]}" --headless --lesson "$l" --drag "${DRAG:-auto}" --drag-values 4 \
       --log-latency >"$out/drag_${l}_$pass.log" 2>&1 || { echo "lesson $l $pass drag: exit $?"; status=1; }
     step "lesson $l drag ($pass)"
   done
 done <<<"$lessons"
 
 if [ "${WALK:-1}" = 1 ]; then
-  timeout 300 "$app" --headless --walk --check-layout --timeout 300 >"$out/walk.log" 2>&1 || { echo "walk failed"; status=1; }
+  timeout 300 "${app_run[@]}" --headless --walk --check-layout --timeout 300 >"$out/walk.log" 2>&1 || { echo "walk failed"; status=1; }
   step "walk"
 else
   echo "walk skipped (WALK=0)" >"$out/walk.log"
 fi
 # MONKEY=N: N random user actions with the real worker (headless_monkey.cpp), MONKEY_SEED (1).
 if [ "${MONKEY:-0}" -gt 0 ]; then
-  timeout 600 "$app" --headless --monkey "$MONKEY" --monkey-seed "${MONKEY_SEED:-1}" --timeout 120 >"$out/monkey.log" 2>&1 ||
+  timeout 600 "${app_run[@]}" --headless --monkey "$MONKEY" --monkey-seed "${MONKEY_SEED:-1}" --timeout 120 >"$out/monkey.log" 2>&1 ||
     { echo "monkey failed"; status=1; }
   step "monkey"
 fi

@@ -19,8 +19,7 @@ public:
             if (const std::string why = past_int_reason(p, i); !why.empty()) return why;
         const double n = double(p.dim[0]) * double(p.dim[1]);
         if (n > kMaxBufferElements)
-            return fmt::format("The matrix has {:.0f} elements; TileLab keeps transposes at or below 2^30 "
-                               "(32768²) so the input, output and reference fit in memory.", n);
+            return trf("family.transpose.shape.too_many_elements", n);
         return "";
     }
 

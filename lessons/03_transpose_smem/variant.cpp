@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <algorithm>
 #include <cstdint>
+#include "tilelab/i18n.h"
 #include "tilelab/util.h"
 #include "tilelab/variant.h"
 
@@ -55,23 +56,19 @@ struct SmemTranspose {
 std::string SmemTranspose::invalid_reason(const Problem& problem, const Target& target) const {
     const SmemTranspose& s = *this;
     if (s.vec != 1 && s.vec != 2 && s.vec != 4)
-        return fmt::format("VEC={} is not an access width: 1, 2 or 4 floats (float, float2, float4).", s.vec);
+        return trf("constraint.transpose.smem.vec_width", s.vec);
     if (s.tile % s.vec != 0)
-        return fmt::format("A row of {} floats does not split into whole {}-float vectors.", s.tile, s.vec);
+        return trf("constraint.transpose.smem.row_splits", s.tile, s.vec);
     if (s.threads() > target.max_threads_per_block)
-        return fmt::format("{} × {} threads is more than the {} a block may have.", s.cols(), kRowsOfThreads,
-                           target.max_threads_per_block);
+        return trf("constraint.transpose.smem.threads", s.cols(), kRowsOfThreads, target.max_threads_per_block);
     if (s.smem_bytes() > target.smem_per_block)
-        return fmt::format("A {}×{} tile of floats takes {} bytes of shared memory; {} allows {} per block.", s.tile,
-                           s.pitch(), s.smem_bytes(), target.name, target.smem_per_block);
+        return trf("constraint.transpose.smem.shared_bytes", s.tile, s.pitch(), s.smem_bytes(), target.name,
+                   target.smem_per_block);
     const int64_t W = problem.dim[0], H = problem.dim[1];
     if (s.vec > 1 && (W % s.vec != 0 || H % s.vec != 0))
-        return fmt::format("{}-byte accesses need every row of the input (W={}) and of the output (H={}) to start "
-                           "on a {}-byte boundary: make W and H multiples of {}, or set VEC=1.",
-                           4 * s.vec, W, H, 4 * s.vec, s.vec);
+        return trf("constraint.transpose.smem.aligned_rows", 4 * s.vec, W, H, 4 * s.vec, s.vec);
     if (ceil_div(H, s.tile) > target.max_grid_dim[1])
-        return fmt::format("H={} needs {} tile rows, more than the {} gridDim.y allows: raise TILE.", H,
-                           ceil_div(H, s.tile), target.max_grid_dim[1]);
+        return trf("constraint.transpose.smem.grid_rows", H, ceil_div(H, s.tile), target.max_grid_dim[1]);
     return "";
 }
 

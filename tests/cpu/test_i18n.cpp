@@ -20,6 +20,7 @@
 #include "tilelab/device.h"
 #include "tilelab/params.h"
 #include "host/user_signature.h"
+#include "model/family_shape.h"
 
 using namespace tilelab;
 
@@ -343,6 +344,41 @@ TEST(Language, EngineMessagesALearnerMeetsReadInChinese) {
             const auto passes = temporal->bind({{"TSTEPS", 3}, {"STEPS", steps}})->passes(Problem{{128, 128, 128}});
             ASSERT_EQ(passes.size(), 2u) << steps;
             for (const KernelPass& pass : passes) EXPECT_EQ(has_cjk(pass.label), zh) << pass.label;
+        }
+    }
+}
+
+// The reasons a size, a parameter set or a GPU setting is refused, met through the CLI's --set
+// and --size or the GPU setting's fields, in the reader's language (lesson 03's, the transpose
+// size limit, the GPU location's and a missing lesson's were English in Chinese, 2026-12-05).
+TEST(Language, RefusalsReadInTheReadersLanguage) {
+    LanguageGuard guard;
+    const auto has_cjk = [](const std::string& s) { return std::any_of(s.begin(), s.end(), [](char c) { return uint8_t(c) >= 0xe4; }); };
+    const Variant* transpose = find_variant("transpose.smem");
+    ASSERT_NE(transpose, nullptr);
+    const Target* h100 = find_target("h100");
+    ASSERT_NE(h100, nullptr);
+    const auto shape = make_family_shape("transpose");
+    ASSERT_NE(shape, nullptr);
+    for (const Language lang : {Language::English, Language::Chinese}) {
+        set_language(lang);
+        const bool zh = lang == Language::Chinese;
+        std::vector<std::string> reasons = {
+            transpose->invalid_reason({{"VEC", 4}}, Problem{{1001, 1000, 1}}, *h100),   // rows not 16-byte aligned
+            transpose->invalid_reason({{"TILE", 8}, {"VEC", 1}}, Problem{{8, 8 * 70000, 1}}, *h100),   // past gridDim.y
+            shape->problem_invalid_reason(Problem{{100000, 100000, 1}}),
+            exercise_missing_reason("99_no_such_lesson"),
+        };
+        GpuLocation both, dash, spaced, lines, slow, device;
+        both.host = dash.host = "-oProxyCommand=x";
+        both.command = lines.command = "a\nb";
+        spaced.host = "gpu 01";
+        slow.connect_timeout_s = 0;
+        device.device = 5000;
+        for (const GpuLocation* g : {&both, &dash, &spaced, &lines, &slow, &device}) reasons.push_back(g->problem());
+        for (const std::string& r : reasons) {
+            EXPECT_FALSE(r.empty());
+            EXPECT_EQ(has_cjk(r), zh) << r;
         }
     }
 }

@@ -180,7 +180,7 @@ const Exercise* find_exercise(const std::string& lesson_key) {
 
 std::string exercise_missing_reason(const std::string& lesson_key) {
     const Lesson* lesson = find_lesson(lesson_key);
-    if (!lesson) return fmt::format("There is no lesson '{}'.", shortened(lesson_key));
+    if (!lesson) return say("There is no lesson '{}'.", "没有课程“{}”。", shortened(lesson_key));
     Exercise ex;
     std::string why;
     return build_exercise(*lesson, ex, why) ? "" : why;
