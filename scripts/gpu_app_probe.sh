@@ -37,6 +37,7 @@ probe() {
 # Anything already on the GPU (a worker or app a cut call left behind) is a suspect too.
 gpu_users() {
     echo "-- on the GPU $1: $(nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv,noheader | tr '\n' ';')"
+    echo "-- GPU $1 (busy %, memory used, SM clock, compute mode): $(nvidia-smi --query-gpu=utilization.gpu,memory.used,clocks.sm,compute_mode --format=csv,noheader)"
     echo "-- tilelab processes $1: $(pgrep -fa 'tilelab' | grep -v gpu_app_probe | cut -c1-120 | tr '\n' ';')"
 }
 gpu_users "at start"
