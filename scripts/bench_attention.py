@@ -42,6 +42,10 @@ if "15r" in LESSONS:   # register tiling: RPT query rows per thread
                 for params, label in RPT128]
 if "15c" in LESSONS:
     CONFIGS += [("attention.online_softmax", 4096, d, "bf16", {"CAUSAL": 1}, "L15 BR64 BC32 TPR4 causal") for d in (64, 128)]
+    # With the rows per thread that make lesson 15 fastest without the mask (RPT section of benchmarks.md).
+    CAUSAL_RPT = {64: ({"CAUSAL": 1, "RPT": 4, "BC": 16}, "L15 RPT4 TPR4 BC16 causal"),
+                  128: ({"CAUSAL": 1, "RPT": 4, "TPR": 8, "BC": 16}, "L15 RPT4 TPR8 BC16 causal")}
+    CONFIGS += [("attention.online_softmax", 4096, d, prec, *CAUSAL_RPT[d]) for d in (64, 128) for prec in ("bf16", "fp32")]
 if "16c" in LESSONS:
     CAUSAL = [({"CAUSAL": 1}, "L16 BR64 BC64 W4 causal"), ({"CAUSAL": 1, "MINB": 3}, "L16 BR64 BC64 W4 MINB3 causal"),
               ({"CAUSAL": 1, "BR": 128, "WARPS": 8}, "L16 BR128 BC64 W8 causal")]
