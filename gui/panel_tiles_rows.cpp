@@ -17,22 +17,33 @@ namespace {
 
 const ImU32 kMaskedFill = IM_COL32(0, 0, 0, 130);   // keys past their row
 
-// S and P side by side, `size` px a side each, the block's rows [r0, r1) marked.
+// S and P side by side, `size` px a side each, the block's rows [r0, r1) marked. Each caption is
+// broken into lines no wider than its matrix (large text, Chinese) and the rows make room for them.
 void DrawRowMatrices(const TileGeometry& t, int64_t n, int64_t r0, int64_t r1, float size) {
-    const float font = ImGui::GetFontSize(), gap = font * 1.5f, label = font * 1.4f;
+    const float font = ImGui::GetFontSize(), gap = font * 1.5f, line = ImGui::GetTextLineHeight();
+    const Advance advance = CurrentAdvance();
+    const std::string dims = "  " + std::to_string(n) + "×" + std::to_string(n);
+    std::string above[2], below[2];
+    int above_lines = 1, below_lines = 1;
+    for (int m = 0; m < 2; ++m) {
+        above[m] = BreakLines((m == 0 ? t.product_name : t.output_name) + dims, size, advance);
+        below[m] = BreakLines(tr(m == 0 ? "tiles.rows_read" : "tiles.rows_written"), size, advance);
+        above_lines = std::max(above_lines, 1 + int(std::count(above[m].begin(), above[m].end(), '\n')));
+        below_lines = std::max(below_lines, 1 + int(std::count(below[m].begin(), below[m].end(), '\n')));
+    }
+    const float top = float(above_lines) * line + font * 0.4f, bottom = float(below_lines) * line + font * 0.4f;
     const ImVec2 origin = ImGui::GetCursorScreenPos();
-    ImGui::Dummy(ImVec2(2 * size + gap, size + 2 * label));
+    ImGui::Dummy(ImVec2(2 * size + gap, size + top + bottom));
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const float scale = size / float(n);
     for (int m = 0; m < 2; ++m) {
-        const ImVec2 a(origin.x + float(m) * (size + gap), origin.y + label), b(a.x + size, a.y + size);
+        const ImVec2 a(origin.x + float(m) * (size + gap), origin.y + top), b(a.x + size, a.y + size);
         Rect(dl, a, b, m == 0 ? kSmemFill : plot::WithAlpha(kOutputFill, 0.45f), kMatrixEdge);
         if (t.stream_causal) dl->AddTriangleFilled(a, ImVec2(b.x, a.y), b, kMaskedFill);
         const float y0 = a.y + float(r0) * scale, y1 = a.y + float(std::min(r1, n)) * scale;
         Rect(dl, ImVec2(a.x, y0), ImVec2(b.x, y1), m == 0 ? kTileFill : kOutputFill, plot::kHighlight, 2.0f);
-        const std::string& name = m == 0 ? t.product_name : t.output_name;
-        Caption(dl, ImVec2(a.x, origin.y), name + "  " + std::to_string(n) + "×" + std::to_string(n));
-        Caption(dl, ImVec2(a.x, b.y + font * 0.2f), tr(m == 0 ? "tiles.rows_read" : "tiles.rows_written"));
+        Caption(dl, ImVec2(a.x, origin.y), above[m]);
+        Caption(dl, ImVec2(a.x, b.y + font * 0.2f), below[m]);
     }
 }
 
@@ -71,8 +82,9 @@ void DrawRows(AppState& state, const TileGeometry& t, const RunResult& r) {
     state.tile_block_y = std::clamp(state.tile_block_y, 0, int(blocks - 1));
     ImGui::SliderInt("##rowblock", &state.tile_block_y, 0, int(blocks - 1), "%d");
     const int64_t r0 = int64_t(state.tile_block_y) * rows, r1 = std::min(n, r0 + rows);
-    ImGui::SameLine();
-    ImGui::TextUnformatted(trf("tiles.rows_range", r0, r1 - 1).c_str());
+    const std::string range = trf("tiles.rows_range", r0, r1 - 1);   // under the slider where it would run past the edge
+    SameLineIfFits(ImGui::CalcTextSize(range.c_str()).x);
+    ImGui::TextUnformatted(range.c_str());
     const float font = ImGui::GetFontSize();
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const float width = std::min(avail.x, font * 36);
