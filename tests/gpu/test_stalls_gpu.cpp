@@ -2,15 +2,18 @@
 // launches after the timed ones): the naive matmul waits mostly on global memory, on a line of
 // its own kernel file; sampling beside the counter pass leaves both working, run after run, and a
 // counter pass after a sampled run without counters still reads them; a
-// sampling failure never fails the run. (Each lesson against ncu's source page:
+// sampling failure never fails the run, nor does a counter pass that loses the context. (Each lesson against ncu's source page:
 // scripts/check_stalls.py.) Every test skips visibly without a GPU.
 #include <unistd.h>
+#include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 #include "gpu.h"
 #include "spawned_program.h"
 #include "tilelab/result_json.h"
+#include "tilelab/engine.h"
+#include "tilelab/hardware.h"
 #include "tilelab/stalls.h"
 
 using namespace tilelab;
@@ -102,4 +105,33 @@ TEST(StallsGpu, TheNaiveMatmulsTwoPeriodsAgree) {
     EXPECT_LE(s.period_spread, kStallPeriodPoints);
     EXPECT_EQ(s.reason, "");
     std::filesystem::remove_all(dir);
+}
+
+// A counter pass that loses the GPU's context (simulated: TILELAB_SIMULATE_LOST_CONTEXT_IN=counters
+// makes the worker's counter stage throw a sticky CUDA error, as cudaMalloc did on an H100,
+// 2026-12-05) keeps the run's validated time and samples; the worker starts afresh, and the engine
+// asks for counters no more this session: the next full run says "off" and why, with no restart.
+TEST(StallsGpu, ACounterPassThatLosesTheContextKeepsTheRunAndTurnsCountersOff) {
+    TILELAB_REQUIRE_GPU();
+    ::setenv("TILELAB_SIMULATE_LOST_CONTEXT_IN", "counters", 1);
+    EngineConfig cfg;
+    cfg.own_worker = true;
+    Engine engine(cfg);
+    const RunRequest naive{"matmul.naive", {}, Problem{{256, 256, 256}}};
+    const RunResult first = engine.run(naive, with_stalls(true));
+    ::unsetenv("TILELAB_SIMULATE_LOST_CONTEXT_IN");   // the worker that follows would not simulate
+    ASSERT_TRUE(first.ok) << first.stage << ": " << first.error;
+    EXPECT_TRUE(first.measured);
+    EXPECT_TRUE(first.validation.passed);
+    EXPECT_EQ(first.stalls.status, stall_status::ok) << first.stalls.reason;
+    EXPECT_EQ(first.hardware.status, hardware_status::error);
+    EXPECT_NE(first.hardware.reason.find("context was lost"), std::string::npos) << first.hardware.reason;
+    EXPECT_EQ(first.error, "");
+    const RunResult second = engine.run(naive, with_stalls(true));
+    ASSERT_TRUE(second.ok) << second.stage << ": " << second.error;
+    EXPECT_TRUE(second.measured);
+    EXPECT_EQ(second.hardware.status, hardware_status::off);
+    EXPECT_NE(second.hardware.reason.find("context was lost"), std::string::npos) << second.hardware.reason;
+    EXPECT_EQ(second.hardware.passes, 0);
+    EXPECT_EQ(second.stalls.status, stall_status::ok) << second.stalls.reason;
 }

@@ -35,6 +35,7 @@ inline constexpr const char* insufficient_privileges = "insufficient_privileges"
 inline constexpr const char* profiler_busy = "profiler_busy";       // another profiler holds the counters
 inline constexpr const char* unsupported = "unsupported";           // GPU, driver or setup cannot profile
 inline constexpr const char* error = "error";                       // anything else, with CUPTI's message
+inline constexpr const char* off = "off";   // not asked for any more: a counter pass lost the GPU's context this session
 }  // namespace hardware_status
 
 struct HardwareCounters {

@@ -123,6 +123,9 @@ struct Measurement {
     // A persistent launch in clusters is cut by the worker to the clusters that fit on the GPU at
     // once (cudaOccupancyMaxActiveClusters): the blocks it launched then, else 0.
     unsigned launched_blocks = 0;
+    // The worker lost its CUDA context in this run and is starting again (the reply's context_lost;
+    // set by the client, never sent).
+    bool context_lost = false;
 };
 
 // One kernel of a variant that launches several (tilelab/variant.h's KernelPass), as reported.

@@ -81,6 +81,7 @@ inline constexpr const char* overflow = "overflow";        // the hardware buffe
 inline constexpr const char* unsupported = "unsupported";  // GPU, driver or libcupti cannot sample
 inline constexpr const char* insufficient_privileges = "insufficient_privileges";
 inline constexpr const char* error = "error";              // anything else, with CUPTI's message
+inline constexpr const char* off = "off";                  // not asked for any more: sampling lost the GPU's context this session
 }  // namespace stall_status
 
 struct StallSamples {

@@ -310,6 +310,50 @@ HardwareCounters GpuRunner::read_counters(const std::function<void()>& launch, i
     return hardware_->collect(cold_l2, launch, kernels, own);
 }
 
+// 4. PC samples of launches of their own (never the timed ones), before the counter pass, which
+// disables sampling again (read_counters). 5. The hardware counters of the kernel just timed.
+// Neither fails the run: a failure is its status and sentence. A CUDA error that loses the context
+// (note_error) skips what is left; the reply then says context_lost, the worker starts afresh and
+// the engine asks for that stage no more this session (host/optional_stages.h).
+void GpuRunner::profile_stages(Family& family, const worker::MeasureJob& job, std::vector<void*>& args,
+                               const std::function<void()>& launch, int launches, const RunOptions& opt, Measurement& r,
+                               std::chrono::steady_clock::time_point& lap) {
+    // What to say of an exception in a stage (after clearing or noting a CUDA error).
+    const auto detail = [&](const std::exception& e) {
+        if (const auto* cuda = dynamic_cast<const CudaError*>(&e); cuda && note_error(cuda->code()))
+            return say("the GPU's context was lost: {}", "GPU 上下文丢失：{}", e.what());
+        return std::string(e.what());
+    };
+    if (opt.stall_samples) {
+        try {
+            if (env_equals("TILELAB_SIMULATE_LOST_CONTEXT_IN", "stalls"))
+                throw CudaError("simulated (TILELAB_SIMULATE_LOST_CONTEXT_IN)", cudaErrorLaunchFailure);
+            r.stalls = sample_stalls(family, job, args, r.timing.median_ms);
+        } catch (const std::exception& e) {
+            r.stalls = {};
+            r.stalls.status = stall_status::error;
+            r.stalls.reason = stall_reason(stall_status::error, detail(e));
+        }
+        r.stages.stalls_ms = lap_ms(lap);
+    }
+    if (opt.hardware_counters && !context_lost_) {
+        try {
+            if (env_equals("TILELAB_SIMULATE_LOST_CONTEXT_IN", "counters"))
+                throw CudaError("simulated (TILELAB_SIMULATE_LOST_CONTEXT_IN)", cudaErrorLaunchFailure);
+            r.hardware = read_counters(launch, launches, own_launch(job));
+        } catch (const std::exception& e) {
+            r.hardware = {};
+            r.hardware.status = hardware_status::error;
+            r.hardware.reason = hardware_reason(hardware_status::error, detail(e));
+        }
+        r.stages.hardware_ms = lap_ms(lap);
+    }
+    if (opt.stall_samples && !context_lost_) {
+        add_sass_text(r.stalls, job);
+        r.stages.stalls_ms += lap_ms(lap);
+    }
+}
+
 // The sampled instructions' text, where the toolkit's disassembler is at hand (offsets alone
 // otherwise; TILELAB_PCSAMP_TRACE=1 says why and how long the wait for it was).
 void GpuRunner::add_sass_text(StallSamples& s, const worker::MeasureJob& job) {
@@ -387,28 +431,10 @@ Measurement GpuRunner::measure(const worker::MeasureJob& job, const RunOptions& 
         // Each pass of several alone, in a full run: where the launch's time goes.
         if (kernels.size() > 1 && !opt.quick) r.pass_ms = time_each(family, kernels, args, plan);
 
-        // 4. Where its warps wait: PC samples of launches of their own (never the timed ones).
-        // Not a failure of the run when sampling fails. Before the counter pass, which disables
-        // sampling again (read_counters).
-        if (opt.stall_samples) {
-            stage = "stalls";
-            r.stalls = sample_stalls(family, job, args, r.timing.median_ms);
-            times.stalls_ms = lap_ms(lap);
-            stage = "run";
-        }
-
-        // 5. The hardware counters of the kernel just timed (read_counters). Not a failure of the
-        // run when the counters cannot be read.
-        if (opt.hardware_counters) {
-            stage = "hardware";
-            r.hardware = read_counters(launch, int(launches), own_launch(job));
-            times.hardware_ms = lap_ms(lap);
-            stage = "run";
-        }
-        if (opt.stall_samples) {
-            add_sass_text(r.stalls, job);
-            times.stalls_ms += lap_ms(lap);
-        }
+        // 4–5. Where its warps wait and the hardware counters (profile_stages): never a failure of
+        // the run. Where one lost the context, nothing more runs on the GPU: the run keeps what it has.
+        profile_stages(family, job, args, launch, int(launches), opt, r, lap);
+        if (context_lost_) return r;
 
         // 6. The reference at the same size ("% of cuBLAS"), timed the same way, once per problem.
         // A quick run takes it only where it is known: timing it (tens of ms for attention's unfused

@@ -117,6 +117,9 @@ private:
     static int own_launch(const worker::MeasureJob& job);
     StallSamples sample_stalls(Family& family, const worker::MeasureJob& job, std::vector<void*>& args,
                                double launch_ms);
+    void profile_stages(Family& family, const worker::MeasureJob& job, std::vector<void*>& args,
+                        const std::function<void()>& launch, int launches, const RunOptions& opt, Measurement& r,
+                        std::chrono::steady_clock::time_point& lap);
     L2Flusher& flusher();
     // After a CUDA error: notes whether it lost the context. Returns context_lost().
     bool note_error(cudaError_t code);

@@ -18,6 +18,7 @@
 #include "device/probe.h"
 #include "host/worker_client.h"
 #include "host/user_signature.h"
+#include "host/optional_stages.h"
 #include "host/worker_replies.h"
 
 namespace tilelab {
@@ -218,6 +219,7 @@ struct Engine::Impl {
     GpuLocation where;
     bool force_model_mode = false;   // EngineConfig's: a reworded status is probed as the first was
     bool prepare_counters = false, prepare_stalls = false;
+    OptionalStages optional;   // the counter pass and sampling, turned off where they lost the context
     std::unique_ptr<WorkerClient> own_client;   // EngineConfig::own_worker
     WorkerClient& client;                       // own_client, else the process's shared one
     mutable std::mutex target_mutex;
@@ -482,7 +484,9 @@ void Engine::Impl::measure(RunResult& r, const RunOptions& opt, const CancelFlag
             }
         }
         // One request at a time: the worker client serializes them.
-        r.apply(measure_in_worker(client, job, opt, cancel, r.stages.worker_ms));
+        const Measurement m = measure_in_worker(client, job, optional.ask(opt), cancel, r.stages.worker_ms);
+        r.apply(m);
+        optional.learn(opt, m, r);
         note_link_lost();
     } catch (const std::exception& e) {
         r.ok = false;

@@ -449,7 +449,9 @@ Measurement measure_in_worker(WorkerClient& client, const worker::MeasureJob& jo
         m.stage = "run";
         m.error = say("the GPU worker's reply could not be read", "无法读取 GPU worker 的回复");
     }
-    if (reply.value("context_lost", false)) m.error += std::string("; ") + kWorkerRestartedNote;
+    m.context_lost = reply.value("context_lost", false);
+    // A run that kept its results (the context lost in its counters or samples) says so there.
+    if (m.context_lost && !m.ok) m.error += std::string("; ") + kWorkerRestartedNote;
     return m;
 }
 

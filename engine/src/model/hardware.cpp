@@ -114,6 +114,11 @@ std::string hardware_reason(const std::string& status, const std::string& detail
                 "capability 7.5 or newer, not MIG, vGPU without profiling, WSL or confidential computing).",
                 "这块 GPU 或这套环境无法通过 CUPTI 的 range profiler 读取硬件计数器（需要计算能力 7.5 或更新，"
                 "且不能是 MIG、不带性能分析的 vGPU、WSL 或机密计算）。");
+    else if (status == hs::off)
+        s = say("Hardware counters are off for the rest of this session: a counter pass lost the GPU's context and the "
+                "GPU worker had to start again, which would happen at every full run. Restart TileLab to try them again.",
+                "本次会话余下的时间里不再读取硬件计数器：一次计数器遍历让 GPU 上下文丢失，GPU worker 只得重新启动，"
+                "而每次完整运行都会如此。重新启动 TileLab 可再试。");
     else
         s = say("The hardware-counter pass failed.", "硬件计数器遍历失败。");
     if (!detail.empty()) s += " (" + detail + ")";

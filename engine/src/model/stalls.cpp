@@ -159,6 +159,11 @@ std::string stall_reason(const std::string& status, const std::string& detail) {
                 "7.0 or newer and a matching libcupti).",
                 "这块 GPU、驱动或 libcupti 无法做 PC 采样（CUPTI 的 PC Sampling API 需要计算能力 7.0 或更新，"
                 "以及匹配的 libcupti）。");
+    else if (status == ss::off)
+        s = say("Stall samples are off for the rest of this session: sampling lost the GPU's context and the GPU worker "
+                "had to start again, which would happen at every full run. Restart TileLab to try them again.",
+                "本次会话余下的时间里不再做停顿采样：一次采样让 GPU 上下文丢失，GPU worker 只得重新启动，"
+                "而每次完整运行都会如此。重新启动 TileLab 可再试。");
     else
         s = say("Stall sampling failed; the run itself is unaffected.", "停顿采样失败；运行本身不受影响。");
     if (!detail.empty()) s += " (" + detail + ")";
