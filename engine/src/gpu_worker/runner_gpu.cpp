@@ -318,34 +318,32 @@ HardwareCounters GpuRunner::read_counters(const std::function<void()>& launch, i
 void GpuRunner::profile_stages(Family& family, const worker::MeasureJob& job, std::vector<void*>& args,
                                const std::function<void()>& launch, int launches, const RunOptions& opt, Measurement& r,
                                std::chrono::steady_clock::time_point& lap) {
-    // What to say of an exception in a stage (after clearing or noting a CUDA error).
-    const auto detail = [&](const std::exception& e) {
-        if (const auto* cuda = dynamic_cast<const CudaError*>(&e); cuda && note_error(cuda->code()))
-            return say("the GPU's context was lost: {}", "GPU 上下文丢失：{}", e.what());
-        return std::string(e.what());
+    // Runs `body` as stage `name`; an exception becomes `fail`'s sentence (a CUDA error noted
+    // first: it may have lost the context). TILELAB_SIMULATE_LOST_CONTEXT_IN=name throws a sticky one.
+    const auto attempt = [&](const char* name, auto&& body, auto&& fail) {
+        try {
+            if (env_equals("TILELAB_SIMULATE_LOST_CONTEXT_IN", name))
+                throw CudaError("simulated (TILELAB_SIMULATE_LOST_CONTEXT_IN)", cudaErrorLaunchFailure);
+            body();
+        } catch (const std::exception& e) {
+            const auto* cuda = dynamic_cast<const CudaError*>(&e);
+            fail(cuda && note_error(cuda->code()) ? say("the GPU's context was lost: {}", "GPU 上下文丢失：{}", e.what())
+                                                  : std::string(e.what()));
+        }
+    };
+    const auto failed = [](auto& out, const char* status, std::string reason) {   // StallSamples, HardwareCounters
+        out = {};
+        out.status = status;
+        out.reason = std::move(reason);
     };
     if (opt.stall_samples) {
-        try {
-            if (env_equals("TILELAB_SIMULATE_LOST_CONTEXT_IN", "stalls"))
-                throw CudaError("simulated (TILELAB_SIMULATE_LOST_CONTEXT_IN)", cudaErrorLaunchFailure);
-            r.stalls = sample_stalls(family, job, args, r.timing.median_ms);
-        } catch (const std::exception& e) {
-            r.stalls = {};
-            r.stalls.status = stall_status::error;
-            r.stalls.reason = stall_reason(stall_status::error, detail(e));
-        }
+        attempt("stalls", [&] { r.stalls = sample_stalls(family, job, args, r.timing.median_ms); },
+                [&](const std::string& why) { failed(r.stalls, stall_status::error, stall_reason(stall_status::error, why)); });
         r.stages.stalls_ms = lap_ms(lap);
     }
     if (opt.hardware_counters && !context_lost_) {
-        try {
-            if (env_equals("TILELAB_SIMULATE_LOST_CONTEXT_IN", "counters"))
-                throw CudaError("simulated (TILELAB_SIMULATE_LOST_CONTEXT_IN)", cudaErrorLaunchFailure);
-            r.hardware = read_counters(launch, launches, own_launch(job));
-        } catch (const std::exception& e) {
-            r.hardware = {};
-            r.hardware.status = hardware_status::error;
-            r.hardware.reason = hardware_reason(hardware_status::error, detail(e));
-        }
+        attempt("counters", [&] { r.hardware = read_counters(launch, launches, own_launch(job)); },
+                [&](const std::string& why) { failed(r.hardware, hardware_status::error, hardware_reason(hardware_status::error, why)); });
         r.stages.hardware_ms = lap_ms(lap);
     }
     if (opt.stall_samples && !context_lost_) {
