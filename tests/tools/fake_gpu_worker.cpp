@@ -8,11 +8,14 @@
 // With --clusters JSON the memory reply carries that as its "resident_clusters" (any JSON, to
 // test how the client reads a broken one). With --hardware FILE (a JSON object whose "hardware" is
 // a HardwareCounters, e.g. a run's JSON measured on a GPU), a run that asks for hardware counters
-// gets those, so the CLI's and the app's counter views can be checked without a GPU.
+// gets those, so the CLI's and the app's counter views can be checked without a GPU. With
+// --lose-context-in counters (or stalls), a run that asks for that stage keeps its time but
+// reports the stage failed with the GPU's context lost, says context_lost and exits, as the real
+// worker does (runner_gpu.cpp, profile_stages).
 //   fake_gpu_worker --stdio [--gpu-device N] --count K [--models "A,B"] [--ms 30]
 //                   [--log FILE] [--die-on N --die-after M]   (device N exits on its run M+1,
 //                   [--die-code C]                            with status C, default 9)
-//                   [--stalls FILE] [--clusters JSON] [--hardware FILE]
+//                   [--stalls FILE] [--clusters JSON] [--hardware FILE] [--lose-context-in STAGE]
 #include <unistd.h>
 #include <atomic>
 #include <chrono>
@@ -49,7 +52,7 @@ std::vector<std::string> split(const std::string& text) {
 
 int main(int argc, char** argv) {
     int device = 0, count = 1, ms = 30, die_on = -1, die_after = 0, die_code = 9;
-    std::string models = "Fake GPU", log, stalls_file, clusters, hardware_file;
+    std::string models = "Fake GPU", log, stalls_file, clusters, hardware_file, lose_in;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         const char* next = i + 1 < argc ? argv[i + 1] : "";
@@ -65,6 +68,7 @@ int main(int argc, char** argv) {
         else if (a == "--stalls") stalls_file = next;
         else if (a == "--clusters") clusters = next;
         else if (a == "--hardware") hardware_file = next;
+        else if (a == "--lose-context-in") lose_in = next;
         else {
             std::fprintf(stderr, "fake_gpu_worker: unknown argument '%s'\n", argv[i]);
             return 2;
@@ -120,11 +124,21 @@ int main(int argc, char** argv) {
                 if (!log.empty())
                     std::ofstream(log, std::ios::app) << device << ' ' << job.at("problem").dump() << ' ' << job.at("launch").dump() << '\n';
             }
+            const json& options = request.at("options");
+            const bool lose = m.ok && ((lose_in == "counters" && options.value("hardware_counters", false)) ||
+                                       (lose_in == "stalls" && options.value("stall_samples", false)));
+            if (lose) {
+                const std::string why = "(the GPU's context was lost: simulated by the fake worker)";
+                if (lose_in == "counters") m.hardware.status = "error", m.hardware.reason = "The hardware-counter pass failed. " + why;
+                else m.stalls.status = "error", m.stalls.reason = "Stall sampling failed; the run itself is unaffected. " + why;
+                reply["context_lost"] = true;
+            }
             reply["result"] = m;
         } else {
             reply["failure"] = "the fake GPU worker does not know the request \"" + op + "\"";
         }
         reply["id"] = id;
         if (!out.send(reply, error)) return 1;
+        if (reply.value("context_lost", false)) return 0;   // a lost context ends the process
     }
 }
