@@ -10,6 +10,8 @@
 #           temporal blocking against the best single sweep at 512³
 #   gui     the app: a drag in every lesson, cold and warm (gpu_gui_check.sh, WALK=0)
 #   checks  stall samples against ncu with the sampling cost; the counters against ncu
+# The gui part first on a fresh machine, or in a session of its own: after the GPU tests on the
+# same machine the app's worker failed (H100 and H200, 2026-12-05; scripts/gpu_poison_bisect.sh).
 # Binaries from scripts/carry_build.sh; the gui part also needs DEBS (scripts/gpu_gui_check.sh).
 # Usage: scripts/gpu_round.sh PART CARRY [DEBS]      e.g. scripts/gpu_round.sh suite .carry
 #        DRY=1 prints the commands with their deadlines instead of running them.
