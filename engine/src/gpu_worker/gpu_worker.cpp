@@ -216,6 +216,13 @@ public:
 
     // After the reply went: CUPTI's one-time set-up when the engine asked for it, while the host
     // compiles the first kernel. Never during a request, so never inside a timed run.
+    // Before leaving with the context lost: nothing of this worker's left enabled on the GPU. (A
+    // GPU test's worker that left with sampling enabled is one suspect for the failures of the
+    // processes after it, 2026-12-05; with the context truly lost the call fails at once.)
+    void release_profilers() {
+        if (runner_) runner_->release_profilers();
+    }
+
     void after_reply() {
         if (!runner_) return;
         if (prepare_counters_) runner_->prepare_hardware_counters();
@@ -304,7 +311,10 @@ int serve_gpu_worker(int in_fd, int out_fd, int cancel_fd, int device, bool comp
         }
         // A lost context cannot be recovered in this process: leave without running destructors
         // that would only call into it, and let the engine start a new worker.
-        if (reply.value("context_lost", false)) _exit(0);
+        if (reply.value("context_lost", false)) {
+            worker.release_profilers();
+            _exit(0);
+        }
         worker.after_reply();
     }
 }

@@ -144,6 +144,10 @@ void GpuRunner::prepare_stall_samples() {
     sampling_->prepare();
 }
 
+void GpuRunner::release_profilers() {
+    if (sampling_) sampling_->release();
+}
+
 L2Flusher& GpuRunner::flusher() {
     if (!flusher_) flusher_ = std::make_unique<L2Flusher>(l2_bytes_);
     return *flusher_;

@@ -61,6 +61,8 @@ public:
     // True once a sticky error (an illegal address, a trap ...) has lost the CUDA context: every
     // later call in this process fails, so the worker must exit.
     bool context_lost() const { return context_lost_; }
+    // Disables PC sampling where this worker enabled it, before it leaves without destructors.
+    void release_profilers();
 
     // Testing hooks (engine_testing.h), done here because only the worker touches the device.
     // cudaOccupancyMaxActiveBlocksPerMultiprocessor for a cubin loaded as measure() loads it; -1
