@@ -24,14 +24,14 @@ void DrawRowMatrices(const TileGeometry& t, int64_t n, int64_t r0, int64_t r1, f
     const Advance advance = CurrentAdvance();
     const std::string dims = "  " + std::to_string(n) + "×" + std::to_string(n);
     std::string above[2], below[2];
-    int above_lines = 1, below_lines = 1;
+    float top = line, bottom = line;   // the taller caption of the two, at least a line (ImGui measures broken text)
     for (int m = 0; m < 2; ++m) {
         above[m] = BreakLines((m == 0 ? t.product_name : t.output_name) + dims, size, advance);
         below[m] = BreakLines(tr(m == 0 ? "tiles.rows_read" : "tiles.rows_written"), size, advance);
-        above_lines = std::max(above_lines, 1 + int(std::count(above[m].begin(), above[m].end(), '\n')));
-        below_lines = std::max(below_lines, 1 + int(std::count(below[m].begin(), below[m].end(), '\n')));
+        top = std::max(top, ImGui::CalcTextSize(above[m].c_str()).y);
+        bottom = std::max(bottom, ImGui::CalcTextSize(below[m].c_str()).y);
     }
-    const float top = float(above_lines) * line + font * 0.4f, bottom = float(below_lines) * line + font * 0.4f;
+    top += font * 0.4f, bottom += font * 0.4f;
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     ImGui::Dummy(ImVec2(2 * size + gap, size + top + bottom));
     ImDrawList* dl = ImGui::GetWindowDrawList();

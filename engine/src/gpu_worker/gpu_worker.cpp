@@ -214,8 +214,6 @@ public:
         return reply;
     }
 
-    // After the reply went: CUPTI's one-time set-up when the engine asked for it, while the host
-    // compiles the first kernel. Never during a request, so never inside a timed run.
     // Before leaving with the context lost: nothing of this worker's left enabled on the GPU. (A
     // GPU test's worker that left with sampling enabled is one suspect for the failures of the
     // processes after it, 2026-12-05; with the context truly lost the call fails at once.)
@@ -223,6 +221,8 @@ public:
         if (runner_) runner_->release_profilers();
     }
 
+    // After the reply went: CUPTI's one-time set-up when the engine asked for it, while the host
+    // compiles the first kernel. Never during a request, so never inside a timed run.
     void after_reply() {
         if (!runner_) return;
         if (prepare_counters_) runner_->prepare_hardware_counters();

@@ -132,9 +132,11 @@ std::string GpuLocation::describe() const {
 }
 
 std::string GpuLocation::problem() const {
-    if (!host.empty() && !command.empty()) return say("give either a GPU host or a GPU command, not both", "请只给出 GPU 主机或 GPU 命令中的一个，不要同时给出");
+    if (!host.empty() && !command.empty())
+        return say("give either a GPU host or a GPU command, not both", "请只给出 GPU 主机或 GPU 命令中的一个，不要同时给出");
     if (!host.empty()) {
-        if (host[0] == '-') return say("'{}' is not a host name (it starts with '-')", "“{}”不是主机名（它以“-”开头）", shortened(host, 40));
+        if (host[0] == '-')
+            return say("'{}' is not a host name (it starts with '-')", "“{}”不是主机名（它以“-”开头）", shortened(host, 40));
         for (char c : host)
             if (c <= ' ' || c == 127)
                 return say("'{}' is not a host name (it holds spaces or control characters)", "“{}”不是主机名（其中有空格或控制字符）",
@@ -142,8 +144,10 @@ std::string GpuLocation::problem() const {
     }
     for (char c : command)
         if (c == '\n' || c == '\r' || c == '\0') return say("the GPU command must be one line", "GPU 命令必须只有一行");
-    if (connect_timeout_s < 1 || connect_timeout_s > 600) return say("the connect time-out must be 1 to 600 seconds", "连接超时必须在 1 到 600 秒之间");
-    if (device < -1 || device > 1023) return say("GPU {} is not a device number (0 to 1023)", "GPU {} 不是设备编号（0 到 1023）", device);
+    if (connect_timeout_s < 1 || connect_timeout_s > 600)
+        return say("the connect time-out must be 1 to 600 seconds", "连接超时必须在 1 到 600 秒之间");
+    if (device < -1 || device > 1023)
+        return say("GPU {} is not a device number (0 to 1023)", "GPU {} 不是设备编号（0 到 1023）", device);
     return "";
 }
 
