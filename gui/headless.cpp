@@ -21,6 +21,7 @@
 #include "actions.h"
 #include "panels.h"
 #include "tabs.h"
+#include "text_overlap.h"
 #include "gl_util.h"
 #include "ui_common.h"
 #include "tune_view.h"
@@ -436,6 +437,7 @@ int RunHeadless(const HeadlessOptions& options) {
         // Text drawn anywhere (an input field, the editor) as the box: a character no font has.
         if (const int boxes = CountMissingGlyphs(ImGui::GetDrawData()); boxes > 0)
             ReportLayoutProblem(std::to_string(boxes) + " characters drawn as the box: the fonts have no glyph for them");   // ui-strings: not shown
+        for (std::string& problem : FindOverlappingText(ImGui::GetDrawData())) ReportLayoutProblem(std::move(problem));
         for (const std::string& problem : LayoutProblems()) std::fprintf(stderr, "layout: %s\n", problem.c_str());  // ui-strings: not shown
         if (!LayoutProblems().empty()) rc = 1;
     }

@@ -6,6 +6,7 @@
 #include <cfloat>
 #include "fonts.h"
 #include "gl_util.h"
+#include "text_overlap.h"
 #include "ui_common.h"
 
 namespace tilelab::gui {
@@ -24,9 +25,11 @@ bool FrameDriver::frame() {
     app_.Frame();
     ImGui::Render();
     missing_glyphs_ += CountMissingGlyphs(ImGui::GetDrawData());
-    if (!layout_context_.empty())
+    if (!layout_context_.empty()) {
         for (const std::string& problem : LayoutProblems())
             if (!large_text_ || problem.find(kOutOfView) == std::string::npos) layout_seen_.insert(layout_context_ + problem);
+        for (const std::string& problem : FindOverlappingText(ImGui::GetDrawData())) layout_seen_.insert(layout_context_ + problem);
+    }
     const auto built = Clock::now();
     app_.Render(width_, height_);
     FinishGl();
