@@ -121,9 +121,21 @@ StencilGeometry DeriveStencil(const TileGeometry& t, const RunResult& r) {
 // of this k-step, and the block's C tile filling up as the k-steps go by. Click C to pick a block.
 void DrawMatmulOverview(AppState& state, const MatmulGeometry& g, float width, float max_height) {
     const float font = ImGui::GetFontSize();
-    const float label_room = font * 1.5f, gap = font * 0.6f;
+    const float gap = font * 0.6f;
     const double total_w = double(g.K + g.N), total_h = double(g.K + g.M);
-    const float scale = float(std::min((width - label_room - gap) / total_w, (max_height - label_room * 2 - gap) / total_h));
+    const std::string a_caption = "A  " + std::to_string(g.M) + "×" + std::to_string(g.K);
+    const std::string b_caption = "B  " + std::to_string(g.K) + "×" + std::to_string(g.N);
+    const float a_wide = ImGui::CalcTextSize(a_caption.c_str()).x + gap, b_wide = ImGui::CalcTextSize(b_caption.c_str()).x;
+    // A's caption sits over A, left of B's; where K is thin beside M and N, A's column is narrower
+    // than its caption, which then runs into B's: B's moves right of it, or, where the panel has no
+    // room for that, one line up (with a line more room above the picture).
+    auto scale_for = [&](float label_room) {
+        return float(std::min((width - label_room - gap) / total_w, (max_height - label_room * 2 - gap) / total_h));
+    };
+    const bool b_fits_beside = a_wide + b_wide <= width;
+    const bool b_above = !b_fits_beside && float(g.K) * scale_for(font * 1.5f) + gap < a_wide;
+    const float label_room = font * (b_above ? 2.75f : 1.5f);
+    const float scale = scale_for(label_room);
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     const ImVec2 c0(origin.x + float(g.K) * scale + gap, origin.y + label_room + float(g.K) * scale + gap);
     const ImVec2 c1(c0.x + float(g.N) * scale, c0.y + float(g.M) * scale);
@@ -163,8 +175,14 @@ void DrawMatmulOverview(AppState& state, const MatmulGeometry& g, float width, f
     // A tile of a few pixels is easy to miss on a projector: ring it.
     if (t1.x - t0.x < font)
         dl->AddCircle(ImVec2((t0.x + t1.x) * 0.5f, (t0.y + t1.y) * 0.5f), font * 0.9f, plot::kHighlight, 24, 2.5f);
-    Caption(dl, ImVec2(a0.x, b1.y - font * 1.2f), "A  " + std::to_string(g.M) + "×" + std::to_string(g.K));
-    Caption(dl, ImVec2(b0.x, b0.y - font * 1.3f), "B  " + std::to_string(g.K) + "×" + std::to_string(g.N));
+    const ImVec2 a_at(a0.x, b1.y - font * 1.2f);
+    ImVec2 b_at(b0.x, b0.y - font * 1.3f);
+    if (a_at.x + a_wide > b_at.x && std::fabs(a_at.y - b_at.y) < font * 1.2f) {
+        if (b_fits_beside) b_at.x = a_at.x + a_wide;
+        else b_at.y = a_at.y - font * 1.25f;
+    }
+    Caption(dl, a_at, a_caption);
+    Caption(dl, b_at, b_caption);
     Caption(dl, ImVec2(c0.x, c1.y + font * 0.2f),
             trf("tiles.c_caption", g.M, g.N, g.grid_x * g.grid_y));
 }
