@@ -212,7 +212,9 @@ std::vector<std::vector<ImVec2>> DrawSeries(ImDrawList* dl, const Frame& f, cons
     return screen;
 }
 
-void DrawAnnotations(ImDrawList* dl, const Frame& f, const Figure& fig) {
+// The annotations; returns the box each one covers (a turned one's upright bounding box).
+std::vector<layout::TextBox> DrawAnnotations(ImDrawList* dl, const Frame& f, const Figure& fig) {
+    std::vector<layout::TextBox> boxes;
     for (const Annotation& a : fig.annotations) {
         if (!f.Valid(a.x, a.y, false)) continue;
         ImVec2 anchor = f.At(a.x, a.y);
@@ -227,11 +229,19 @@ void DrawAnnotations(ImDrawList* dl, const Frame& f, const Figure& fig) {
         float c = std::cos(angle * 3.14159265f / 180.0f), s = std::sin(angle * 3.14159265f / 180.0f);
         ImVec2 pivot(anchor.x + ox * c + oy * s, anchor.y - ox * s + oy * c);
         AddRotatedText(dl, pivot, a.color, a.text.c_str(), angle);
+        layout::TextBox box{pivot, pivot};
+        for (const ImVec2 corner : {ImVec2(size.x, 0), ImVec2(0, size.y), size}) {
+            const ImVec2 q(pivot.x + corner.x * c + corner.y * s, pivot.y - corner.x * s + corner.y * c);
+            box.first = ImVec2(std::min(box.first.x, q.x), std::min(box.first.y, q.y));
+            box.second = ImVec2(std::max(box.second.x, q.x), std::max(box.second.y, q.y));
+        }
+        boxes.push_back(box);
     }
+    return boxes;
 }
 
 // The figure's markers, each with a halo, drop lines and label; returns their places.
-std::vector<ImVec2> DrawMarkers(ImDrawList* dl, const Frame& f, const Figure& fig) {
+std::vector<ImVec2> DrawMarkers(ImDrawList* dl, const Frame& f, const Figure& fig, std::vector<layout::TextBox>& taken) {
     float font = ImGui::GetFontSize(), ui = UiScale();
     std::vector<ImVec2> marker_pts;
     for (const Marker& m : fig.markers) {
@@ -248,7 +258,7 @@ std::vector<ImVec2> DrawMarkers(ImDrawList* dl, const Frame& f, const Figure& fi
         float r = 6.0f * ui;
         dl->AddCircle(p, r * 1.9f, WithAlpha(m.color, 0.55f), 24, 2.0f * ui);
         AddMarker(dl, p, r, m.shape, m.color, m.filled, 2.5f * ui);
-        PlacePointLabel(dl, f, p, r * 1.9f, m.color, m.label);
+        PlacePointLabel(dl, f, p, r * 1.9f, m.color, m.label, &taken);
     }
     return marker_pts;
 }
@@ -343,8 +353,8 @@ PlotResult DrawFigure(const char* id, ImVec2 size, const Figure& fig) {
     dl->PushClipRect(ImVec2(f.min.x - edge_room, f.min.y - edge_room), ImVec2(f.max.x + edge_room, f.max.y + edge_room), true);
     DrawGuides(dl, f, fig);
     std::vector<std::vector<ImVec2>> screen = DrawSeries(dl, f, fig);
-    DrawAnnotations(dl, f, fig);
-    std::vector<ImVec2> marker_pts = DrawMarkers(dl, f, fig);
+    std::vector<layout::TextBox> taken = DrawAnnotations(dl, f, fig);
+    std::vector<ImVec2> marker_pts = DrawMarkers(dl, f, fig, taken);
     dl->PopClipRect();
 
     if (fig.legend) {

@@ -159,13 +159,37 @@ void DrawLegend(ImDrawList* dl, ImVec2 area_min, ImVec2 area_max, const std::vec
 }
 
 // A label placed up-right of a point, flipped left/down when it would leave the plot.
-void PlacePointLabel(ImDrawList* dl, const Frame& f, ImVec2 p, float r, ImU32 color, const std::string& text) {
+void PlacePointLabel(ImDrawList* dl, const Frame& f, ImVec2 p, float r, ImU32 color, const std::string& text,
+                     std::vector<TextBox>* taken) {
     if (text.empty()) return;
-    ImVec2 size = ImGui::CalcTextSize(text.c_str());
-    ImVec2 at(p.x + r + 4, p.y - r - size.y);
-    if (at.x + size.x > f.max.x) at.x = p.x - r - 4 - size.x;
-    if (at.y < f.min.y) at.y = p.y + r + 2;
+    const ImVec2 size = ImGui::CalcTextSize(text.c_str());
+    const float right = p.x + r + 4, left = p.x - r - 4 - size.x, up = p.y - r - size.y, down = p.y + r + 2;
+    // Centred on the point, kept inside the frame where it is narrower than the label's width allows.
+    const float centred = std::max(f.min.x, std::min(p.x - size.x * 0.5f, f.max.x - size.x));
+    const float line = size.y * 1.15f;
+    const ImVec2 places[] = {{right, up},           {left, up},           {right, down},         {left, down},
+                             {centred, up},         {centred, down},      {centred, down + line}, {centred, up - line},
+                             {centred, down + 2 * line}};
+    auto inside = [&](ImVec2 at) {
+        const bool across = at.x >= f.min.x && (at.x + size.x <= f.max.x || at.x == f.min.x);
+        return across && at.y >= f.min.y && at.y + size.y <= f.max.y;
+    };
+    auto free = [&](ImVec2 at) {
+        if (!taken) return true;
+        return std::none_of(taken->begin(), taken->end(), [&](const TextBox& b) {
+            return at.x < b.second.x && b.first.x < at.x + size.x && at.y < b.second.y && b.first.y < at.y + size.y;
+        });
+    };
+    // Where no place is both inside and free: the first inside, else up-right flipped as it must.
+    ImVec2 at(right, up);
+    if (at.x + size.x > f.max.x) at.x = left;
+    if (at.y < f.min.y) at.y = down;
+    if (const auto in = std::find_if(std::begin(places), std::end(places), inside); in != std::end(places)) at = *in;
+    if (const auto best = std::find_if(std::begin(places), std::end(places), [&](ImVec2 q) { return inside(q) && free(q); });
+        best != std::end(places))
+        at = *best;
     AddLabel(dl, at, color, text.c_str());
+    if (taken) taken->push_back({at, ImVec2(at.x + size.x, at.y + size.y)});
 }
 
 void Tooltip(const std::vector<std::pair<ImU32, std::string>>& lines) {

@@ -81,8 +81,13 @@ struct LegendEntry {
 };
 
 void DrawLegend(ImDrawList* dl, ImVec2 area_min, ImVec2 area_max, const std::vector<LegendEntry>& entries, bool left);
-// A label placed up-right of a point, flipped left/down when it would leave the plot.
-void PlacePointLabel(ImDrawList* dl, const Frame& f, ImVec2 p, float r, ImU32 color, const std::string& text);
+// A box of text already on the plot (an annotation, another point's label): min and max corners.
+using TextBox = std::pair<ImVec2, ImVec2>;
+// A label placed up-right of a point, else up-left, down-right or down-left: the first place
+// inside the plot that covers none of `taken` (when every one would, the first inside the plot).
+// Its box is added to `taken`, so later labels keep off it too.
+void PlacePointLabel(ImDrawList* dl, const Frame& f, ImVec2 p, float r, ImU32 color, const std::string& text,
+                     std::vector<TextBox>* taken = nullptr);
 void Tooltip(const std::vector<std::pair<ImU32, std::string>>& lines);
 bool Ascending(const std::vector<double>& v);
 

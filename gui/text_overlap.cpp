@@ -58,14 +58,20 @@ std::vector<Glyph> gather(const ImDrawList* list, const AtlasRegions& atlas) {
             }
             p += 6;
             const ImDrawVert& a = vtx[b];
-            const ImDrawVert& c = vtx[b + 2];
-            if (!atlas.glyph(a.uv, c.uv)) continue;
-            Glyph g{{std::max(a.pos.x, cmd.ClipRect.x), std::max(a.pos.y, cmd.ClipRect.y)},
-                    {std::min(c.pos.x, cmd.ClipRect.z), std::min(c.pos.y, cmd.ClipRect.w)},
+            if (!atlas.glyph(a.uv, vtx[b + 2].uv)) continue;
+            // The four corners' bounds: text turned along a plot's line has its quads turned too.
+            ImVec2 lo = a.pos, hi = a.pos;
+            for (unsigned k = 1; k < 4; ++k) {
+                const ImVec2 q = vtx[b + k].pos;
+                lo = ImVec2(std::min(lo.x, q.x), std::min(lo.y, q.y));
+                hi = ImVec2(std::max(hi.x, q.x), std::max(hi.y, q.y));
+            }
+            Glyph g{{std::max(lo.x, cmd.ClipRect.x), std::max(lo.y, cmd.ClipRect.y)},
+                    {std::min(hi.x, cmd.ClipRect.z), std::min(hi.y, cmd.ClipRect.w)},
                     a.uv,
                     0};
-            const bool same_line = !out.empty() && a.pos.x >= out.back().min.x - 1 && a.pos.y < out.back().max.y &&
-                                   c.pos.y > out.back().min.y;
+            const bool same_line = !out.empty() && lo.x >= out.back().min.x - 1 && lo.y < out.back().max.y &&
+                                   hi.y > out.back().min.y;
             g.run = out.empty() ? 0 : same_line ? out.back().run : out.back().run + 1;
             if (g.max.x - g.min.x >= 1 && g.max.y - g.min.y >= 1) out.push_back(g);
         }

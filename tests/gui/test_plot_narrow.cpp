@@ -8,6 +8,7 @@
 #include "imgui_test_context.h"
 #include "plot.h"
 #include "plot_layout.h"
+#include "text_overlap.h"
 
 namespace tilelab::gui {
 namespace {
@@ -66,6 +67,41 @@ TEST(PlotNarrow, HorizontalBarsAreDrawnWhereTheirNamesLeaveNoRoomBeside) {
         // Four bars (a rectangle each) and their names and values, beyond an empty chart's.
         EXPECT_GT(full - empty, 4 * 4 + 4 * 20 * 4) << width << " px wide";
     }
+}
+
+// The current point at the compute roof near the plot's right end: its label, flipped left, sat on
+// the roof's own label ("now: at most 67 TFLOP/s (no GPU)" over "FP32 67 TFLOP/s"; monkey seed 493,
+// lesson 15's Memory tab, 2026-12-05). It now takes the first place around the point that covers
+// no other text.
+TEST(PlotNarrow, APointsLabelKeepsOffTheRoofsLabel) {
+    const ImGuiTestContext context(ImVec2(1000, 700));
+    int drawn = 0;
+    for (const float width : {380.0f, 620.0f, 900.0f})
+    for (double intensity = 0.5; intensity < 3000; intensity *= 1.3) {
+        plot::Roofline roof;
+        roof.peak_gflops = 67000;
+        roof.bandwidth_gbps = 3350;
+        roof.peak_label = "FP32 67 TFLOP/s";
+        roof.bandwidth_label = "DRAM 3.35 TB/s";
+        plot::RooflinePoint now;
+        now.intensity = intensity;
+        now.gflops = std::min(67000.0, 3350 * intensity);
+        now.current = true;
+        now.hollow = true;
+        now.label = "now: at most 67 TFLOP/s (no GPU)";
+        roof.points.push_back(now);
+        ImGui::NewFrame();
+        ImGui::SetNextWindowPos(ImVec2(0, 0));
+        ImGui::SetNextWindowSize(ImVec2(width, 420));
+        ImGui::Begin("memory", nullptr, ImGuiWindowFlags_NoSavedSettings);
+        plot::DrawFigure("roofline", ImVec2(-1, 360), plot::RooflineFigure(roof));
+        ImGui::End();
+        ImGui::Render();
+        const std::vector<std::string> found = FindOverlappingText(ImGui::GetDrawData());
+        EXPECT_TRUE(found.empty()) << "width " << width << ", intensity " << intensity << ": " << found.front();
+        ++drawn;
+    }
+    EXPECT_GT(drawn, 60);
 }
 
 }  // namespace
