@@ -158,7 +158,7 @@ void DrawLegend(ImDrawList* dl, ImVec2 area_min, ImVec2 area_max, const std::vec
     }
 }
 
-// A label placed up-right of a point, flipped left/down when it would leave the plot.
+// The first of the places around the point that is inside the frame and clear of `taken` (plot_layout.h).
 void PlacePointLabel(ImDrawList* dl, const Frame& f, ImVec2 p, float r, ImU32 color, const std::string& text,
                      std::vector<TextBox>* taken) {
     if (text.empty()) return;
@@ -174,7 +174,7 @@ void PlacePointLabel(ImDrawList* dl, const Frame& f, ImVec2 p, float r, ImU32 co
         const bool across = at.x >= f.min.x && (at.x + size.x <= f.max.x || at.x == f.min.x);
         return across && at.y >= f.min.y && at.y + size.y <= f.max.y;
     };
-    auto free = [&](ImVec2 at) {
+    auto clear_of_text = [&](ImVec2 at) {
         if (!taken) return true;
         return std::none_of(taken->begin(), taken->end(), [&](const TextBox& b) {
             return at.x < b.second.x && b.first.x < at.x + size.x && at.y < b.second.y && b.first.y < at.y + size.y;
@@ -185,7 +185,7 @@ void PlacePointLabel(ImDrawList* dl, const Frame& f, ImVec2 p, float r, ImU32 co
     if (at.x + size.x > f.max.x) at.x = left;
     if (at.y < f.min.y) at.y = down;
     if (const auto in = std::find_if(std::begin(places), std::end(places), inside); in != std::end(places)) at = *in;
-    if (const auto best = std::find_if(std::begin(places), std::end(places), [&](ImVec2 q) { return inside(q) && free(q); });
+    if (const auto best = std::find_if(std::begin(places), std::end(places), [&](ImVec2 q) { return inside(q) && clear_of_text(q); });
         best != std::end(places))
         at = *best;
     AddLabel(dl, at, color, text.c_str());

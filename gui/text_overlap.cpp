@@ -29,13 +29,13 @@ bool inside(ImVec2 uv, ImVec2 lo, ImVec2 hi) { return uv.x >= lo.x && uv.x <= hi
 // anti-aliased lines.
 struct AtlasRegions {
     ImTextureID tex;
-    ImVec2 white, lines_min{2, 2}, lines_max{-1, -1};
-    explicit AtlasRegions(const ImFontAtlas* atlas) : tex(atlas->TexID), white(atlas->TexUvWhitePixel) {
+    ImVec2 lines_min{2, 2}, lines_max{-1, -1};   // none until the atlas has its baked lines
+    explicit AtlasRegions(const ImFontAtlas* atlas) : tex(atlas->TexID) {
         if (atlas->PackIdLines >= 0 && atlas->PackIdLines < atlas->CustomRects.Size)
             atlas->CalcCustomRectUV(&atlas->CustomRects[atlas->PackIdLines], &lines_min, &lines_max);
     }
     bool glyph(ImVec2 uv0, ImVec2 uv2) const {
-        if (uv0.x == uv2.x && uv0.y == uv2.y) return false;   // one texel for all four corners: a fill
+        if (uv0.x == uv2.x && uv0.y == uv2.y) return false;   // the white pixel at all four corners: a fill
         return !inside(uv0, lines_min, lines_max);
     }
 };
