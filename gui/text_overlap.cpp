@@ -10,12 +10,13 @@
 namespace tilelab::gui {
 namespace {
 
-// Glyphs are gathered per draw list (a window, a child, a tooltip): text of one window drawn over
-// another's is the windows' order, not a layout fault.
+// Glyphs are gathered per window with its child windows (FindOverlappingText): text of one window
+// drawn over another's (a tooltip, a popup) is the windows' order, not a layout fault.
 struct Glyph {
     ImVec2 min, max;   // on screen, clipped
     ImVec2 uv;         // the atlas corner: the character, and a glyph drawn again (a shadow)
     int run;           // the line of text it belongs to
+    int list = 0;      // the draw list it is in (its window's name, for the sentence)
 };
 
 constexpr float kCell = 32.0f;        // the spatial hash's cell, px
@@ -141,13 +142,27 @@ std::vector<std::string> FindOverlappingText(const ImDrawData* draw_data) {
     std::vector<std::string> problems;
     if (!draw_data) return problems;
     const AtlasRegions atlas(ImGui::GetIO().Fonts);
+    // The glyphs of a window and of its child windows together ("TileLab##root/##tabs/Tiles"),
+    // each list's lines runs of their own: a child's text over its parent's is a fault as well.
+    // Tooltips, popups and menus are windows of their own, meant to cover what is under them.
+    std::map<std::string, std::vector<Glyph>> by_window;
+    std::vector<std::string> owners;
     for (int i = 0; i < draw_data->CmdListsCount; ++i) {
         const ImDrawList* list = draw_data->CmdLists[i];
-        const std::vector<Glyph> glyphs = gather(list, atlas);
+        owners.push_back(list->_OwnerName ? list->_OwnerName : "?");
+        std::vector<Glyph>& glyphs = by_window[owners.back().substr(0, owners.back().find('/'))];
+        const int first_run = glyphs.empty() ? 0 : glyphs.back().run + 1;
+        for (Glyph g : gather(list, atlas)) {
+            g.run += first_run;
+            g.list = i;
+            glyphs.push_back(g);
+        }
+    }
+    for (const auto& window : by_window) {
+        const std::vector<Glyph>& glyphs = window.second;
         const auto [a, b] = first_overlap(glyphs);
         if (a < 0) continue;
-        std::string owner = list->_OwnerName ? list->_OwnerName : "?";
-        problems.push_back(fmt::format("{}: text drawn over other text at ({:.0f}, {:.0f}): \"{}\" over \"{}\"", owner,
+        problems.push_back(fmt::format("{}: text drawn over other text at ({:.0f}, {:.0f}): \"{}\" over \"{}\"", owners[glyphs[b].list],
                                        glyphs[b].min.x, glyphs[b].min.y, run_text(glyphs, glyphs[b].run),
                                        run_text(glyphs, glyphs[a].run)));
     }

@@ -91,5 +91,23 @@ TEST(TextOverlap, WidgetsLaidOutByImGuiAreNot) {
     EXPECT_TRUE(FindOverlappingText(ImGui::GetDrawData()).empty());
 }
 
+TEST(TextOverlap, AChildWindowsTextOverItsParentsIsFound) {
+    ImGuiTestContext context(ImVec2(800, 600));
+    ImGui::NewFrame();
+    ImGui::SetNextWindowPos(ImVec2(0, 0));
+    ImGui::SetNextWindowSize(ImVec2(400, 400));
+    ImGui::Begin("parent", nullptr, ImGuiWindowFlags_NoSavedSettings);
+    ImGui::TextUnformatted("a line of the parent's text");
+    ImGui::SetCursorPos(ImVec2(ImGui::GetCursorPosX() + 20, ImGui::GetCursorPosY() - ImGui::GetTextLineHeightWithSpacing()));
+    ImGui::BeginChild("child", ImVec2(200, 60));
+    ImGui::TextUnformatted("the child's text");
+    ImGui::EndChild();
+    ImGui::End();
+    ImGui::Render();
+    const std::vector<std::string> found = FindOverlappingText(ImGui::GetDrawData());
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_NE(found[0].find("parent/child"), std::string::npos) << found[0];
+}
+
 }  // namespace
 }  // namespace tilelab::gui
