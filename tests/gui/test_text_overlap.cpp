@@ -11,16 +11,21 @@
 namespace tilelab::gui {
 namespace {
 
-// One frame of a window drawing `draw` into its draw list; the problems found in it.
-std::vector<std::string> Problems(const std::function<void(ImDrawList*)>& draw) {
+// One frame of a window `name`, `size` px, whose content `body` draws; the problems found in it.
+std::vector<std::string> Found(const char* name, ImVec2 size, const std::function<void()>& body) {
     ImGui::NewFrame();
     ImGui::SetNextWindowPos(ImVec2(0, 0));
-    ImGui::SetNextWindowSize(ImVec2(600, 400));
-    ImGui::Begin("panel", nullptr, ImGuiWindowFlags_NoSavedSettings);
-    draw(ImGui::GetWindowDrawList());
+    ImGui::SetNextWindowSize(size);
+    ImGui::Begin(name, nullptr, ImGuiWindowFlags_NoSavedSettings);
+    body();
     ImGui::End();
     ImGui::Render();
     return FindOverlappingText(ImGui::GetDrawData());
+}
+
+// The same with `draw` drawing into the window's draw list, as the pictures do.
+std::vector<std::string> Problems(const std::function<void(ImDrawList*)>& draw) {
+    return Found("panel", ImVec2(600, 400), [&] { draw(ImGui::GetWindowDrawList()); });
 }
 
 TEST(TextOverlap, ACaptionOnAnotherIsFoundAndNamed) {
@@ -75,36 +80,26 @@ TEST(TextOverlap, TextBesideTextOnLinesOrClippedAwayIsNot) {
 
 TEST(TextOverlap, WidgetsLaidOutByImGuiAreNot) {
     ImGuiTestContext context(ImVec2(800, 600));
-    ImGui::NewFrame();
-    ImGui::SetNextWindowPos(ImVec2(0, 0));
-    ImGui::SetNextWindowSize(ImVec2(400, 400));
-    ImGui::Begin("widgets", nullptr, ImGuiWindowFlags_NoSavedSettings);
-    ImGui::TextWrapped("A paragraph long enough to wrap over several lines of this narrow window, as lesson text does.");
-    bool on = true;
-    ImGui::Checkbox("a checkbox", &on);
-    ImGui::SameLine();
-    ImGui::Button("a button");
-    int value = 3;
-    ImGui::SliderInt("a slider", &value, 0, 10);
-    ImGui::End();
-    ImGui::Render();
-    EXPECT_TRUE(FindOverlappingText(ImGui::GetDrawData()).empty());
+    EXPECT_TRUE(Found("widgets", ImVec2(400, 400), [] {
+                    ImGui::TextWrapped("A paragraph long enough to wrap over several lines of this narrow window, as lesson text does.");
+                    bool on = true;
+                    ImGui::Checkbox("a checkbox", &on);
+                    ImGui::SameLine();
+                    ImGui::Button("a button");
+                    int value = 3;
+                    ImGui::SliderInt("a slider", &value, 0, 10);
+                }).empty());
 }
 
 TEST(TextOverlap, AChildWindowsTextOverItsParentsIsFound) {
     ImGuiTestContext context(ImVec2(800, 600));
-    ImGui::NewFrame();
-    ImGui::SetNextWindowPos(ImVec2(0, 0));
-    ImGui::SetNextWindowSize(ImVec2(400, 400));
-    ImGui::Begin("parent", nullptr, ImGuiWindowFlags_NoSavedSettings);
-    ImGui::TextUnformatted("a line of the parent's text");
-    ImGui::SetCursorPos(ImVec2(ImGui::GetCursorPosX() + 20, ImGui::GetCursorPosY() - ImGui::GetTextLineHeightWithSpacing()));
-    ImGui::BeginChild("child", ImVec2(200, 60));
-    ImGui::TextUnformatted("the child's text");
-    ImGui::EndChild();
-    ImGui::End();
-    ImGui::Render();
-    const std::vector<std::string> found = FindOverlappingText(ImGui::GetDrawData());
+    const std::vector<std::string> found = Found("parent", ImVec2(400, 400), [] {
+        ImGui::TextUnformatted("a line of the parent's text");
+        ImGui::SetCursorPos(ImVec2(ImGui::GetCursorPosX() + 20, ImGui::GetCursorPosY() - ImGui::GetTextLineHeightWithSpacing()));
+        ImGui::BeginChild("child", ImVec2(200, 60));
+        ImGui::TextUnformatted("the child's text");
+        ImGui::EndChild();
+    });
     ASSERT_EQ(found.size(), 1u);
     EXPECT_NE(found[0].find("parent/child"), std::string::npos) << found[0];
 }
