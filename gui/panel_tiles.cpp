@@ -132,8 +132,11 @@ void DrawMatmulOverview(AppState& state, const MatmulGeometry& g, float width, f
     auto scale_for = [&](float label_room) {
         return float(std::min((width - label_room - gap) / total_w, (max_height - label_room * 2 - gap) / total_h));
     };
+    // At this scale A's caption (over A, left of C) reaches B's (over B, a line higher by K's
+    // height on screen plus a tenth of a font) on both axes.
+    auto captions_meet = [&](float scale) { return float(g.K) * scale + gap < a_wide && float(g.K) * scale < font * 1.1f; };
     const bool b_fits_beside = a_wide + b_wide <= width;
-    const bool b_above = !b_fits_beside && float(g.K) * scale_for(font * 1.5f) + gap < a_wide;
+    const bool b_above = !b_fits_beside && captions_meet(scale_for(font * 1.5f));
     const float label_room = font * (b_above ? 2.75f : 1.5f);
     const float scale = scale_for(label_room);
     const ImVec2 origin = ImGui::GetCursorScreenPos();
@@ -177,7 +180,7 @@ void DrawMatmulOverview(AppState& state, const MatmulGeometry& g, float width, f
         dl->AddCircle(ImVec2((t0.x + t1.x) * 0.5f, (t0.y + t1.y) * 0.5f), font * 0.9f, plot::kHighlight, 24, 2.5f);
     const ImVec2 a_at(a0.x, b1.y - font * 1.2f);
     ImVec2 b_at(b0.x, b0.y - font * 1.3f);
-    if (a_at.x + a_wide > b_at.x && std::fabs(a_at.y - b_at.y) < font * 1.2f) {
+    if (captions_meet(scale)) {
         if (b_fits_beside) b_at.x = a_at.x + a_wide;
         else b_at.y = a_at.y - font * 1.25f;
     }

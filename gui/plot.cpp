@@ -32,6 +32,12 @@ ImU32 WithAlpha(ImU32 color, float alpha) {
     return (color & ~IM_COL32_A_MASK) | (a << IM_COL32_A_SHIFT);
 }
 
+// `origin` + (dx, dy) turned counter-clockwise by the angle whose cosine and sine are c and s.
+// Screen y points down, so the turn maps (dx, dy) to (dx·c + dy·s, −dx·s + dy·c).
+static ImVec2 Turned(ImVec2 origin, float dx, float dy, float c, float s) {
+    return ImVec2(origin.x + dx * c + dy * s, origin.y - dx * s + dy * c);
+}
+
 void AddRotatedText(ImDrawList* dl, ImVec2 pivot, ImU32 color, const char* text, float angle_deg) {
     // AddText drops glyphs outside the current clip rectangle, judged before we turn them. So the
     // text is laid out where it surely fits (the clip rectangle's top-left corner), then each
@@ -40,11 +46,9 @@ void AddRotatedText(ImDrawList* dl, ImVec2 pivot, ImU32 color, const char* text,
     int first = dl->VtxBuffer.Size;
     dl->AddText(laid_out, color, text);
     float c = std::cos(angle_deg * 3.14159265f / 180.0f), s = std::sin(angle_deg * 3.14159265f / 180.0f);
-    // Screen y points down, so a counter-clockwise turn maps (dx, dy) to (dx·c + dy·s, −dx·s + dy·c).
     for (int i = first; i < dl->VtxBuffer.Size; ++i) {
         ImVec2& p = dl->VtxBuffer[i].pos;
-        float dx = p.x - laid_out.x, dy = p.y - laid_out.y;
-        p = ImVec2(pivot.x + dx * c + dy * s, pivot.y - dx * s + dy * c);
+        p = Turned(pivot, p.x - laid_out.x, p.y - laid_out.y, c, s);
     }
 }
 
@@ -227,11 +231,11 @@ std::vector<layout::TextBox> DrawAnnotations(ImDrawList* dl, const Frame& f, con
         // Offset of the text's top-left from the anchor before turning, then turned with it.
         float ox = -a.align.x * size.x, oy = -a.align.y * size.y;
         float c = std::cos(angle * 3.14159265f / 180.0f), s = std::sin(angle * 3.14159265f / 180.0f);
-        ImVec2 pivot(anchor.x + ox * c + oy * s, anchor.y - ox * s + oy * c);
+        const ImVec2 pivot = Turned(anchor, ox, oy, c, s);
         AddRotatedText(dl, pivot, a.color, a.text.c_str(), angle);
         layout::TextBox box{pivot, pivot};
         for (const ImVec2 corner : {ImVec2(size.x, 0), ImVec2(0, size.y), size}) {
-            const ImVec2 q(pivot.x + corner.x * c + corner.y * s, pivot.y - corner.x * s + corner.y * c);
+            const ImVec2 q = Turned(pivot, corner.x, corner.y, c, s);
             box.first = ImVec2(std::min(box.first.x, q.x), std::min(box.first.y, q.y));
             box.second = ImVec2(std::max(box.second.x, q.x), std::max(box.second.y, q.y));
         }
