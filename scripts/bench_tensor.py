@@ -40,7 +40,16 @@ LADDERS = {
            (["bf16", "fp16"], {"BM": 256, "BK": 64}, "256x128 BK=64"),
            (["bf16"], {"BN": 256, "BK": 64, "STAGES": 4}, "128x256 BK=64 S4"),
            (["tf32"], {"BM": 256, "FRAGS": 1}, "256x128 FRAGS=1"),
-           (["tf32"], {"BN": 256, "FRAGS": 1, "STAGES": 4}, "128x256 FRAGS=1 S4")],
+           (["tf32"], {"BN": 256, "FRAGS": 1, "STAGES": 4}, "128x256 FRAGS=1 S4"),
+           # Rings deeper than 4 beside the best of 4 (cuBLAS's own mma.sync kernels for this
+           # product, CUTLASS's sm80 ones, run 256x128 or 128x256 with BK 32 and 6 stages).
+           (["bf16"], {"BN": 256, "BK": 64}, "deep ring: 128x256 BK64 S3"),
+           (["bf16"], {"BN": 256, "BK": 64, "STAGES": 4}, "deep ring: 128x256 BK64 S4"),
+           (["bf16"], {"BM": 256, "BK": 64, "STAGES": 4}, "deep ring: 256x128 BK64 S4"),
+           (["bf16"], {"BM": 256, "STAGES": 5}, "deep ring: 256x128 BK32 S5"),
+           (["bf16", "fp16"], {"BM": 256, "STAGES": 6}, "deep ring: 256x128 BK32 S6"),
+           (["bf16"], {"BN": 256, "STAGES": 6}, "deep ring: 128x256 BK32 S6"),
+           (["tf32"], {"BM": 256, "FRAGS": 1, "STAGES": 6, "BK": 16}, "deep ring: tf32 256x128 BK16 S6 FRAGS=1")],
     "21": [(["bf16", "fp16"], {}, "defaults 128x128 BK64 WGN128 S3 SW128 INFLIGHT1"),
            (["bf16"], {"INFLIGHT": 0}, "INFLIGHT=0"),
            (["bf16"], {"STAGES": 1, "INFLIGHT": 0}, "1 stage, INFLIGHT=0"),
@@ -87,7 +96,8 @@ LADDERS = {
 }
 BIG = {"12": [({}, "defaults"), ({"BN": 256, "WM": 64, "WN": 64}, "128x256 64x64")],
        "13": [({}, "defaults"), ({"GROUP": 1}, "defaults, GROUP=1"), ({"BM": 256, "BK": 64}, "256x128 BK=64"),
-              ({"BM": 256, "BK": 64, "GROUP": 1}, "256x128 BK=64 GROUP=1")],
+              ({"BM": 256, "BK": 64, "GROUP": 1}, "256x128 BK=64 GROUP=1"),
+              ({"BM": 256, "STAGES": 6}, "deep ring: 256x128 BK32 S6"), ({"BN": 256, "BK": 64}, "deep ring: 128x256 BK64 S3")],
        "21": [({}, "defaults"), ({"STAGES": 4}, "4 stages"), ({"BM": 64, "BN": 256, "WGN": 256, "STAGES": 4}, "64x256 WGN256 S4")],
        "22": [({}, "defaults"), ({"PERSISTENT": 0}, "PERSISTENT=0"), ({"GROUP": 1}, "GROUP=1"), ({"SETMAXNREG": 0}, "SETMAXNREG=0"),
              ({"CLUSTER": 2}, "CLUSTER=2"), ({"CLUSTER": 4}, "CLUSTER=4"),

@@ -132,6 +132,10 @@ for prec in tf32 bf16 fp16; do
     sanitize racecheck 301x296x304 PREC=$prec FRAGS=1 STAGES=2
     sanitize memcheck 301x296x304 PREC=$prec FRAGS=1 STAGES=3 LAYOUT=0
     sanitize racecheck 515x1032x200 PREC=$prec BN=256 STAGES=3 GROUP=16
+    # Rings deeper than 4 (STAGES 5 and 6): partial last tiles in M, N and K, fewer slices than stages.
+    sanitize memcheck 301x296x312 PREC=$prec BM=256 BK=16 STAGES=6
+    sanitize racecheck 301x296x312 PREC=$prec BM=256 BK=16 STAGES=6
+    sanitize racecheck 257x264x40 PREC=$prec BK=16 STAGES=5 FRAGS=1
   fi
 done
 

@@ -97,8 +97,9 @@ inline void add_block_tiled_formulas(CostModel& m, double blocks, const std::str
 
 // The parameters the tensor-core lessons (12 WMMA, 13 mma.sync) share, in this order: PREC, the
 // block tile BM×BN and its K slice BK, the warp tile WM×WN, STAGES; `more` follows them. The
-// defaults that differ are arguments.
-inline std::vector<ParamSpec> tensor_params(int wn_default, int stages_default, std::vector<ParamSpec> more = {}) {
+// defaults that differ, and the most stages a lesson's kernel takes, are arguments.
+inline std::vector<ParamSpec> tensor_params(int wn_default, int stages_default, std::vector<ParamSpec> more = {},
+                                            int stages_max = 4) {
     std::vector<ParamSpec> specs = {
         {.name = "PREC", .kind = ParamKind::Element, .min = int(ElementType::tf32), .max = int(ElementType::f16),
          .def = int(ElementType::f16)},
@@ -107,7 +108,7 @@ inline std::vector<ParamSpec> tensor_params(int wn_default, int stages_default, 
         {.name = "BK", .kind = ParamKind::Pow2, .min = 8, .max = 64, .def = 32},
         {.name = "WM", .kind = ParamKind::Pow2, .min = 16, .max = 128, .def = 64},
         {.name = "WN", .kind = ParamKind::Pow2, .min = 16, .max = 128, .def = wn_default},
-        {.name = "STAGES", .kind = ParamKind::Int, .min = 1, .max = 4, .def = stages_default},
+        {.name = "STAGES", .kind = ParamKind::Int, .min = 1, .max = stages_max, .def = stages_default},
     };
     specs.insert(specs.end(), more.begin(), more.end());
     return specs;

@@ -90,7 +90,7 @@ struct MmaTile {
     static_assert(kRowA >= 32 && kRowB >= 32, "rows of at least two 16-byte pieces");
     static_assert((BM * BK / kVec) % kThreads == 0 && (BK * BN / kVec) % kThreads == 0,
                   "each thread copies the same number of 16-byte pieces of each tile");
-    static_assert(STAGES >= 1 && STAGES <= 4, "1 to 4 stages");
+    static_assert(STAGES >= 1 && STAGES <= 6, "1 to 6 stages");
     static_assert(kThreads % kPiecesA == 0 && kThreads % kPiecesB == 0, "whole rows per copy pass");
 };
 

@@ -30,7 +30,7 @@ struct Mma {
         {.name = "FRAGS", .kind = ParamKind::Int, .min = 1, .max = 2, .def = 2},
         {.name = "LAYOUT", .kind = ParamKind::Int, .min = 0, .max = 2, .def = 2},
         {.name = "GROUP", .kind = ParamKind::Pow2, .min = 1, .max = 16, .def = 8},
-    });
+    }, /*STAGES up to*/ 6);
     static Mma from(const ParamReader& p) {
         return {.input = ElementType(p["PREC"]), .bm = p["BM"], .bn = p["BN"], .bk = p["BK"], .wm = p["WM"],
                 .wn = p["WN"], .stages = p["STAGES"], .frags = p["FRAGS"], .layout = p["LAYOUT"], .group = p["GROUP"]};
