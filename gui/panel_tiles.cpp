@@ -9,7 +9,6 @@
 // neighbourhood with its halo, a walk along z, a streamed operand (panel_tiles_stream.cpp) — so
 // a new variant is drawn without touching it.
 #include <algorithm>
-#include <cmath>
 #include <string>
 #include "analysis_common.h"
 #include "tilelab/i18n.h"
