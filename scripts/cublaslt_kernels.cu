@@ -10,8 +10,10 @@
 //   -L/usr/local/cuda/extras/CUPTI/lib64 -lcupti  (run with that folder on LD_LIBRARY_PATH)
 // Usage: lt [SIZE [bf16|fp16|tf32 [TOP]]]: prints the TOP fastest configurations of each family
 // (default 8) as Markdown. LT_ONLY="ALGO,TILE,STAGES,SWIZZLE" runs only that configuration, once,
-// untimed, for a profiler: e.g. ncu -k regex:cutlass -c 1 --metrics
-// sm__inst_executed_pipe_tensor_op_hmma.sum,sm__inst_executed_pipe_tensor_op_gmma.sum lt 4096 bf16
+// untimed, for a profiler: e.g. ncu -k regex:Kernel2 -c 1 --metrics
+// sm__inst_executed_pipe_tensor_op_hmma.sum,sm__inst_executed_pipe_tensor_op_gmma.sum lt 4096 bf16.
+// LT_FAMILY=mma.sync checks and times only the configurations of that family (the others are
+// named, then skipped): at 8192³ most of the minute goes to checking every result on the host.
 #include <cublasLt.h>
 #include <cuda_runtime.h>
 #include <cupti.h>
@@ -105,6 +107,7 @@ int main(int argc, char** argv) {
     unsigned only[4] = {0, 0, 0, 0};
     const char* only_env = std::getenv("LT_ONLY");
     const bool just_one = only_env && std::sscanf(only_env, "%u,%u,%u,%u", &only[0], &only[1], &only[2], &only[3]) == 4;
+    const char* only_family = std::getenv("LT_FAMILY");   // e.g. "mma.sync": check and time only that family
 
     // Kernel names from CUPTI's activity records, only around untimed launches; not at all under
     // a profiler (LT_ONLY), which brings its own CUPTI.
@@ -203,6 +206,7 @@ int main(int argc, char** argv) {
                     trace(false);
                     row.kernel = take_names();
                     if (s != CUBLAS_STATUS_SUCCESS) { ++refused; continue; }
+                    if (only_family && family(row.kernel).find(only_family) == std::string::npos) continue;
                     row.max_rel = max_rel();
                     row.ms = time_ms(&algo);
                     rows.push_back(row);
@@ -212,8 +216,9 @@ int main(int argc, char** argv) {
     cudaDeviceProp prop; CHECK(cudaGetDeviceProperties(&prop, 0));
     const double flop = 2.0 * n * double(n) * n;
     auto tflops = [&](float ms) { return flop / (ms * 1e-3) / 1e12; };
-    std::printf("%s, %d SMs; C = A·B at %d³, %s in, FP32 out; %d algorithm ids, %d configurations tried, %zu ran, %d refused\n",
-                prop.name, prop.multiProcessorCount, n, prec.c_str(), count, tried, rows.size(), refused);
+    std::printf("%s, %d SMs; C = A·B at %d³, %s in, FP32 out; %d algorithm ids, %d configurations tried, %zu timed%s, %d refused\n",
+                prop.name, prop.multiProcessorCount, n, prec.c_str(), count, tried, rows.size(),
+                only_family ? (std::string(" (") + only_family + " only)").c_str() : "", refused);
     std::printf("default: %.4f ms, %.1f TFLOP/s, %s\n\n", def.ms, tflops(def.ms), def.kernel.c_str());
     std::sort(rows.begin(), rows.end(), [](const Config& x, const Config& y) { return x.ms < y.ms; });
     std::printf("| family | algo | tile | stages | swizzle | ms | TFLOP/s | %% of default | max rel diff | kernel |\n");
