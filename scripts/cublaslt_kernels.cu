@@ -6,8 +6,9 @@
 // configuration's kernel, untimed: cuBLAS's names say the instruction (sm80_xmma_..._tensor16x8x16
 // kernels multiply with mma.sync, sm90_..._gmma with wgmma). The table answers issue 32's
 // question: how close does NVIDIA's own best mma.sync kernel come to its wgmma one on this GPU?
-// Build on the GPU machine: nvcc -O3 -arch=sm_90a -o lt scripts/cublaslt_kernels.cu -lcublasLt \
-//   -L/usr/local/cuda/extras/CUPTI/lib64 -lcupti  (run with that folder on LD_LIBRARY_PATH)
+// Build on the GPU machine: CUPTI=$(dirname $(find /usr/local/cuda/ -name libcupti.so | head -1));
+//   nvcc -O3 -arch=sm_90a -o lt scripts/cublaslt_kernels.cu -lcublasLt -L$CUPTI -lcupti
+//   (run with $CUPTI on LD_LIBRARY_PATH)
 // Usage: lt [SIZE [bf16|fp16|tf32 [TOP]]]: prints the TOP fastest configurations of each family
 // (default 8) as Markdown. LT_ONLY="ALGO,TILE,STAGES,SWIZZLE" runs only that configuration, once,
 // untimed, for a profiler: e.g. ncu -k regex:Kernel2 -c 1 --metrics
@@ -15,18 +16,11 @@
 // LT_FAMILY=mma.sync checks and times only the configurations of that family (the others are
 // named, then skipped): at 8192³ most of the minute goes to checking every result on the host.
 #include <cublasLt.h>
-#include <cuda_runtime.h>
 #include <cupti.h>
-#include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <string>
-#include <vector>
+#include "gpu_yardstick.cuh"
 
-#define CHECK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
-    std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_)); std::exit(1); } } while (0)
 #define CHECK_LT(x) do { cublasStatus_t s_ = (x); if (s_ != CUBLAS_STATUS_SUCCESS) { \
     std::fprintf(stderr, "%s: status %d\n", #x, int(s_)); std::exit(1); } } while (0)
 #define CHECK_CUPTI(x) do { CUptiResult r_ = (x); if (r_ != CUPTI_SUCCESS) { \
@@ -58,24 +52,6 @@ std::string take_names() {
     return joined;
 }
 
-// Random operands near 1 with random signs (zeros would run cooler, and faster), as bits.
-__global__ void fill(unsigned* p, size_t words, int tf32) {
-    for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < words; i += size_t(gridDim.x) * blockDim.x) {
-        unsigned x = unsigned(i) * 2654435761u + 12345u;
-        x ^= x >> 16; x *= 0x7feb352du; x ^= x >> 15; x *= 0x846ca68bu; x ^= x >> 16;
-        p[i] = tf32 ? (x & 0x807fe000u) | 0x3f000000u : (x & 0x807f807fu) | 0x3f003f00u;
-    }
-}
-
-// fp16's bit pattern of [0.5, 1) differs from bf16's: exponent bits 0x3800 and a 10-bit mantissa.
-__global__ void fill_half(unsigned* p, size_t words) {
-    for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < words; i += size_t(gridDim.x) * blockDim.x) {
-        unsigned x = unsigned(i) * 2246822519u + 777u;
-        x ^= x >> 16; x *= 0x7feb352du; x ^= x >> 15; x *= 0x846ca68bu; x ^= x >> 16;
-        p[i] = (x & 0x83ff83ffu) | 0x38003800u;
-    }
-}
-
 struct Config {
     int id = -1;
     unsigned tile = 0, stages = 0, swizzle = 0;
@@ -101,6 +77,7 @@ int main(int argc, char** argv) {
     const std::string prec = argc > 2 ? argv[2] : "bf16";
     const int top = argc > 3 ? std::atoi(argv[3]) : 8;
     const bool tf32 = prec == "tf32";
+    const int kind = tf32 ? kTf32 : prec == "fp16" ? kFp16 : kBf16;
     const cudaDataType in = tf32 ? CUDA_R_32F : prec == "fp16" ? CUDA_R_16F : CUDA_R_16BF;
     const cublasComputeType_t compute = tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
     const size_t elems = size_t(n) * n, in_bytes = tf32 ? 4 : 2;
@@ -121,9 +98,7 @@ int main(int argc, char** argv) {
     void *a, *b; float *c, *ref;
     CHECK(cudaMalloc(&a, elems * in_bytes)); CHECK(cudaMalloc(&b, elems * in_bytes));
     CHECK(cudaMalloc(&c, elems * 4)); CHECK(cudaMalloc(&ref, elems * 4));
-    const size_t words = elems * in_bytes / 4;
-    if (prec == "fp16") { fill_half<<<1024, 256>>>(static_cast<unsigned*>(a), words); fill_half<<<1024, 256>>>(static_cast<unsigned*>(b), words); }
-    else { fill<<<1024, 256>>>(static_cast<unsigned*>(a), words, tf32); fill<<<1024, 256>>>(static_cast<unsigned*>(b), words, tf32); }
+    fill_random(a, elems, kind); fill_random(b, elems, kind);   // zeros would run cooler, and faster
     const size_t ws_bytes = size_t(64) << 20, flush_bytes = size_t(256) << 20;
     void *ws, *flush; CHECK(cudaMalloc(&ws, ws_bytes)); CHECK(cudaMalloc(&flush, flush_bytes));
 
@@ -136,22 +111,14 @@ int main(int argc, char** argv) {
     auto run = [&](const cublasLtMatmulAlgo_t* algo, float* out) {
         return cublasLtMatmul(lt, op, &one, a, la, b, lb, &zero, out, lc, out, lc, algo, ws, ws_bytes, 0);
     };
-    cudaEvent_t e0, e1; CHECK(cudaEventCreate(&e0)); CHECK(cudaEventCreate(&e1));
     auto time_ms = [&](const cublasLtMatmulAlgo_t* algo) {
-        std::vector<float> ms;
-        for (int r = 0; r < 7; ++r) {
-            CHECK(cudaMemsetAsync(flush, r, flush_bytes));
-            CHECK(cudaEventRecord(e0)); CHECK_LT(run(algo, c)); CHECK(cudaEventRecord(e1)); CHECK(cudaEventSynchronize(e1));
-            float x = 0; CHECK(cudaEventElapsedTime(&x, e0, e1)); ms.push_back(x);
-        }
-        std::sort(ms.begin(), ms.end());
-        return ms[3];
+        return median_ms(7, [&] { CHECK_LT(run(algo, c)); }, flush, flush_bytes);
     };
     std::vector<float> host_ref(elems), host_c(elems);
+    double scale = 0;   // max |C_default|, set once the default has run
     auto max_rel = [&]() {
         CHECK(cudaMemcpy(host_c.data(), c, elems * 4, cudaMemcpyDeviceToHost));
-        double worst = 0, scale = 0;
-        for (size_t i = 0; i < elems; ++i) scale = std::max(scale, double(std::fabs(host_ref[i])));
+        double worst = 0;
         for (size_t i = 0; i < elems; ++i) worst = std::max(worst, double(std::fabs(host_c[i] - host_ref[i])));
         return worst / (scale > 0 ? scale : 1);
     };
@@ -163,6 +130,7 @@ int main(int argc, char** argv) {
     trace(false);
     if (!just_one) def.kernel = take_names();
     CHECK(cudaMemcpy(host_ref.data(), ref, elems * 4, cudaMemcpyDeviceToHost));
+    for (float x : host_ref) scale = std::max(scale, double(std::fabs(x)));
     if (!just_one) def.ms = time_ms(nullptr);
 
     int ids[256], count = 0;

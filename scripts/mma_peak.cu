@@ -7,18 +7,10 @@
 // Build on the GPU machine: nvcc -O3 -arch=sm_90a -o mma_peak scripts/mma_peak.cu -lcublas
 // Usage: mma_peak [SIZE]   (prints one Markdown table; SIZE for cuBLAS, default 4096)
 #include <cublas_v2.h>
-#include <cuda_runtime.h>
-#include <cstdio>
-#include <cstdlib>
-#include <vector>
-#include <algorithm>
+#include "gpu_yardstick.cuh"
 
-#define CHECK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
-    std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_)); std::exit(1); } } while (0)
 #define CHECK_BLAS(x) do { cublasStatus_t s_ = (x); if (s_ != CUBLAS_STATUS_SUCCESS) { \
     std::fprintf(stderr, "%s: status %d\n", #x, int(s_)); std::exit(1); } } while (0)
-
-enum Kind { kBf16 = 0, kFp16 = 1, kTf32 = 2 };
 
 template <int KIND>
 __device__ __forceinline__ void mma(float* c, const unsigned* a, const unsigned* b) {
@@ -34,22 +26,7 @@ __device__ __forceinline__ void mma(float* c, const unsigned* a, const unsigned*
     }
 }
 
-// Operands as in a real product: random signs and mantissas, exponents near 1 so that the sums
-// stay finite, and four sets taken in turn so that each mma.sync gets other bits than the one
-// before (the tensor cores draw less power, and clock higher, on constant or zero data).
-__device__ __forceinline__ unsigned mix(unsigned x) {
-    x ^= x >> 16; x *= 0x7feb352du; x ^= x >> 15; x *= 0x846ca68bu; x ^= x >> 16;
-    return x;
-}
-
-template <int KIND>
-__device__ __forceinline__ unsigned random_operand(unsigned seed) {
-    const unsigned r = mix(seed);
-    if constexpr (KIND == kBf16) return (r & 0x807f807fu) | 0x3f003f00u;   // two BF16 in [0.5, 1), signs random
-    if constexpr (KIND == kFp16) return (r & 0x83ff83ffu) | 0x38003800u;   // two FP16 in [0.5, 1)
-    return (r & 0x807fe000u) | 0x3f000000u;                                // one TF32 in [0.5, 1)
-}
-
+// Four sets of operands taken in turn, so that each mma.sync gets other bits than the one before.
 template <int KIND, int ACC>
 __global__ void mma_only(int iters, float* out) {
     constexpr int kSets = 4;
@@ -80,36 +57,12 @@ double time_mma(int sms, int warps_per_sm, float* out) {
     const int threads = std::min(warps_per_sm, 32) * 32;           // one block per SM, up to 32 warps
     const int blocks = sms * (warps_per_sm * 32 / threads);
     const int iters = (1 << 22) / (warps_per_sm * ACC);           // 4M mma.sync an SM, a few ms; a multiple of 4
-    cudaEvent_t e0, e1;
-    CHECK(cudaEventCreate(&e0)); CHECK(cudaEventCreate(&e1));
     mma_only<KIND, ACC><<<blocks, threads>>>(64, out);              // warm-up
     CHECK(cudaGetLastError());
-    std::vector<float> ms;
-    for (int r = 0; r < 5; ++r) {
-        CHECK(cudaEventRecord(e0));
-        mma_only<KIND, ACC><<<blocks, threads>>>(iters, out);
-        CHECK(cudaEventRecord(e1));
-        CHECK(cudaEventSynchronize(e1));
-        float t = 0; CHECK(cudaEventElapsedTime(&t, e0, e1));
-        ms.push_back(t);
-    }
-    std::sort(ms.begin(), ms.end());
+    const float ms = median_ms(5, [&] { mma_only<KIND, ACC><<<blocks, threads>>>(iters, out); });
     const double flop_per_mma = KIND == kTf32 ? 2.0 * 16 * 8 * 8 : 2.0 * 16 * 8 * 16;
     const double mmas = double(blocks) * (threads / 32) * iters * ACC;
-    return mmas * flop_per_mma / (ms[2] * 1e-3) / 1e12;
-}
-
-__global__ void fill(unsigned* p, size_t words, int kind) {
-    for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < words; i += size_t(gridDim.x) * blockDim.x) {
-        const unsigned seed = unsigned(i) * 2654435761u + 12345u;
-        p[i] = kind == kBf16 ? random_operand<kBf16>(seed) : kind == kFp16 ? random_operand<kFp16>(seed) : random_operand<kTf32>(seed);
-    }
-}
-
-void fill_random(void* p, size_t elems, int kind) {
-    const size_t words = kind == kTf32 ? elems : elems / 2;
-    fill<<<1024, 256>>>(static_cast<unsigned*>(p), words, kind);
-    CHECK(cudaGetLastError());
+    return mmas * flop_per_mma / (ms * 1e-3) / 1e12;
 }
 
 double cublas_tflops(int kind, int n) {
@@ -128,16 +81,9 @@ double cublas_tflops(int kind, int n) {
     auto gemm = [&] { CHECK_BLAS(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, b, t, n, a, t, n, &zero, c,
                                               CUDA_R_32F, n, ct, CUBLAS_GEMM_DEFAULT)); };
     gemm(); gemm();
-    cudaEvent_t e0, e1; CHECK(cudaEventCreate(&e0)); CHECK(cudaEventCreate(&e1));
-    std::vector<float> ms;
-    for (int r = 0; r < 20; ++r) {
-        CHECK(cudaMemsetAsync(flush, r, flush_bytes));
-        CHECK(cudaEventRecord(e0)); gemm(); CHECK(cudaEventRecord(e1)); CHECK(cudaEventSynchronize(e1));
-        float x = 0; CHECK(cudaEventElapsedTime(&x, e0, e1)); ms.push_back(x);
-    }
-    std::sort(ms.begin(), ms.end());
+    const float ms = median_ms(20, gemm, flush, flush_bytes);
     CHECK(cudaFree(a)); CHECK(cudaFree(b)); CHECK(cudaFree(c)); CHECK(cudaFree(flush)); cublasDestroy(h);
-    return 2.0 * n * double(n) * n / (ms[10] * 1e-3) / 1e12;
+    return 2.0 * n * double(n) * n / (ms * 1e-3) / 1e12;
 }
 
 template <int KIND>
