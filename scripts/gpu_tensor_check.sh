@@ -13,7 +13,7 @@
 # Usage: scripts/gpu_tensor_check.sh LESSON CARRY OUT   (LESSON 12, 13 or 21; logs and JSON into OUT;
 #        the table printed last). PARTS="sanitize bench ncu" (the default) picks what runs;
 #        SANITIZE_ONLY=TEXT (e.g. PINGPONG) sanitizes only the configurations naming TEXT,
-#        BENCH_ONLY=TEXT likewise for the timings (scripts/bench_tensor.py).
+#        BENCH_ONLY=TEXT likewise for the timings (scripts/bench_tensor.py; TEXT|TEXT for several).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 lesson=${1:?usage: gpu_tensor_check.sh LESSON CARRY OUT}
