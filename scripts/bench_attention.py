@@ -6,7 +6,7 @@ where PyTorch is installed, its scaled_dot_product_attention at the same shape (
 forward, with the causal mask where the row has it) with each backend it has — a yardstick only:
 TileLab does not depend on PyTorch.
 Usage: python3 scripts/bench_attention.py CLI OUT [LESSONS, e.g. 14,15,16,15c,16c,15r: "c" for the causal rows,
-"15r" for lesson 15's rows-per-thread sweep, 14 for lesson 14's plain path (its own table)]"""
+"15r" for lesson 15's rows-per-thread sweep, "15s" its SPLIT = 1 sweep, 14 for lesson 14's plain path (its own table)]"""
 import sys
 
 sys.path.insert(0, "scripts")
@@ -40,6 +40,18 @@ if "15r" in LESSONS:   # register tiling: RPT query rows per thread
               ({"RPT": 4, "TPR": 8, "BC": 16}, "L15 RPT4 TPR8 BC16"), ({"RPT": 4, "TPR": 16, "BC": 16}, "L15 RPT4 TPR16 BC16")]
     CONFIGS += [("attention.online_softmax", n, 128, prec, params, label) for n in (4096, 2048) for prec in ("fp32", "bf16")
                 for params, label in RPT128]
+if "15s" in LESSONS:   # SPLIT = 1: a row's threads split the keys; scores and output tiled in two dimensions
+    A = {"SPLIT": 1, "BR": 128, "BC": 64, "TPR": 16, "RPT": 8}
+    B = {"SPLIT": 1, "BR": 64, "BC": 32, "TPR": 8, "RPT": 4}
+    label = lambda p: "L15 S1 " + " ".join(f"{k}{v}" for k, v in p.items() if k != "SPLIT")
+    SPLIT = [A, B, dict(A, BR=64, RPT=4), dict(A, BC=32, TPR=8), dict(A, BC=32), dict(B, BR=128, BC=64),
+             dict(B, BC=64)]
+    CONFIGS += [("attention.online_softmax", 4096, 128, "fp32", {"RPT": 4, "TPR": 8, "BC": 16}, "L15 RPT4 TPR8 BC16")]
+    CONFIGS += [("attention.online_softmax", 4096, 128, "fp32", p, label(p)) for p in SPLIT]
+    CONFIGS += [("attention.online_softmax", 4096, 64, "fp32", p, label(p)) for p in (A, B, dict(B, BR=128, RPT=8))]
+    CONFIGS += [("attention.online_softmax", 2048, 128, "fp32", p, label(p)) for p in (A, B)]
+    CONFIGS += [("attention.online_softmax", 4096, 128, "bf16", A, label(A))]
+    CONFIGS += [("attention.online_softmax", 4096, 128, "fp32", dict(A, CAUSAL=1), label(A) + " causal")]
 if "15c" in LESSONS:
     CONFIGS += [("attention.online_softmax", 4096, d, "bf16", {"CAUSAL": 1}, "L15 BR64 BC32 TPR4 causal") for d in (64, 128)]
     # With the rows per thread that make lesson 15 fastest without the mask (RPT section of benchmarks.md).

@@ -11,7 +11,7 @@
 #        PARTS="tests sanitize bench" (the default; add hw for the counter test, ncu for lesson 14's
 #        DRAM bytes against Nsight Compute) picks what runs,
 #        LESSONS=15,16 (the default; 14 adds lesson 14's) which lessons' sanitizer runs and timings (15c, 16c: the
-#        causal timings too, 15r lesson 15's rows-per-thread sweep; the causal and RPT sanitizer
+#        causal timings too, 15r lesson 15's rows-per-thread sweep, 15s its SPLIT = 1 sweep; the causal and RPT sanitizer
 #        runs come with 15 and 16);
 #        TEST_TIMEOUT, SANITIZE_TIMEOUT (per run), BENCH_TIMEOUT bound each part (s).
 set -uo pipefail
@@ -63,6 +63,11 @@ if [[ " $parts " == *" sanitize "* && ",$lessons," == *",15,"* ]]; then
   sanitize attention.online_softmax memcheck 301x36x3 PREC=bf16 BR=32 BC=16 TPR=1 CAUSAL=1
   sanitize attention.online_softmax memcheck 301x96x2 PREC=fp32 BR=64 BC=16 TPR=8 RPT=4
   sanitize attention.online_softmax racecheck 133x80x1 PREC=bf16 BR=64 BC=16 TPR=4 RPT=2 CAUSAL=1
+  sanitize attention.online_softmax memcheck 301x48x3 PREC=fp32 BR=32 BC=16 TPR=4 RPT=2 SPLIT=1
+  sanitize attention.online_softmax racecheck 517x96x2 PREC=fp32 BR=64 BC=32 TPR=8 RPT=4 SPLIT=1
+  sanitize attention.online_softmax racecheck 301x36x3 PREC=bf16 BR=64 BC=16 TPR=1 RPT=2 SPLIT=1 CAUSAL=1
+  sanitize attention.online_softmax memcheck 517x128x2 PREC=fp16 BR=128 BC=64 TPR=16 RPT=8 SPLIT=1 CAUSAL=1
+  sanitize attention.online_softmax synccheck 133x64x1 PREC=fp32 BR=128 BC=64 TPR=16 RPT=8 SPLIT=1
 fi
 if [[ " $parts " == *" sanitize "* && ",$lessons," == *",16,"* ]]; then
   sanitize attention.flash2_mma memcheck 301x64x3 PREC=bf16 BR=64 BC=64 WARPS=4 STAGES=2

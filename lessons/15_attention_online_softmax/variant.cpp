@@ -21,6 +21,7 @@ struct OnlineSoftmax {
     int tpr = 4;                            // <- TPR: threads per query row
     bool causal = false;                    // <- CAUSAL: row i sees keys 0..i only
     int rpt = 1;                            // <- RPT: query rows per thread (register tiling)
+    bool split = false;                     // <- SPLIT: a row's threads split the keys (1) or d (0)
 
     static inline const std::vector<ParamSpec> params = {
         {.name = "PREC", .kind = ParamKind::Element, .min = int(ElementType::f32), .max = int(ElementType::f16),
@@ -30,24 +31,39 @@ struct OnlineSoftmax {
         {.name = "TPR", .kind = ParamKind::Pow2, .min = 1, .max = 32, .def = 4},
         {.name = "CAUSAL", .kind = ParamKind::Bool, .min = 0, .max = 1, .def = 0, .tuned = false},
         {.name = "RPT", .kind = ParamKind::Pow2, .min = 1, .max = 8, .def = 1},
+        {.name = "SPLIT", .kind = ParamKind::Bool, .min = 0, .max = 1, .def = 0},
     };
     static OnlineSoftmax from(const ParamReader& p) {
         return {.input = ElementType(p["PREC"]), .br = p["BR"], .bc = p["BC"], .tpr = p["TPR"], .causal = p.flag("CAUSAL"),
-                .rpt = p["RPT"]};
+                .rpt = p["RPT"], .split = p.flag("SPLIT")};
     }
     int kind() const { return input == ElementType::bf16 ? 1 : input == ElementType::f16 ? 2 : 0; }
     int threads() const { return br / rpt * tpr; }
-    // Values a thread holds: q and o (d/TPR each) and the tile's scores (BC), for each of its rows.
-    int64_t held(int64_t d) const { return int64_t(rpt) * (2 * d / tpr + bc); }
-    int64_t unrolled(int64_t d) const { return int64_t(rpt) * bc * (d / tpr); }   // a tile's score products a thread
-    // K and V tiles of BC rows of d floats each.
-    static int64_t smem_for(int bc, int64_t d) { return 2 * int64_t(bc) * d * int64_t(sizeof(float)); }
+    // Values a thread holds for each of its rows: SPLIT 0, q and o (d/TPR each) and the tile's
+    // scores (BC); SPLIT 1, o (d/TPR) and its keys' scores (BC/TPR).
+    int64_t held(int64_t d) const { return split ? int64_t(rpt) * (d + bc) / tpr : int64_t(rpt) * (2 * d / tpr + bc); }
+    // A tile's score products a thread unrolls whole (SPLIT 1 unrolls its loops over d and keys by 2).
+    int64_t unrolled(int64_t d) const { return split ? 0 : int64_t(rpt) * bc * (d / tpr); }
+    // P's row stride in floats (kernels/attention/online_softmax_2d.cuh, OnlineSoftmax2dLayout).
+    int p_stride() const {
+        const int bank = tpr >= 4 ? tpr : 4;
+        return bc + ((bank - bc % 32) % 32 + 32) % 32;
+    }
+    // SPLIT 0: K and V tiles of BC rows of d floats each. SPLIT 1: Q and K with rows of d + 4
+    // floats, V, and P (BR rows of p_stride()).
+    int64_t smem_for(int64_t d) const {
+        const int64_t floats = split ? (br + bc) * (d + 4) + bc * d + int64_t(br) * p_stride() : 2 * int64_t(bc) * d;
+        return floats * int64_t(sizeof(float));
+    }
 
     std::string invalid_reason(const Problem& p, const Target& t) const;
     // One instantiation per head width: d is a template argument (the registers a thread holds).
     // CAUSAL and RPT are named only where they differ from their defaults (0, 1), as the lesson's
     // first steps wrote the instantiation.
     KernelInstance kernel_at(const Problem& p) const {
+        if (split)
+            return {"attention/online_softmax_2d.cuh", fmt::format("online_softmax_attention_2d<{}, {}, {}, {}, {}, {}, {}>",
+                                                                   p.dim[1], br, bc, tpr, kind(), causal ? 1 : 0, rpt)};
         const std::string tail = rpt != 1 ? fmt::format(", {}, {}", causal ? 1 : 0, rpt) : causal ? ", 1" : "";
         return {"attention/online_softmax.cuh",
                 fmt::format("online_softmax_attention<{}, {}, {}, {}, {}{}>", p.dim[1], br, bc, tpr, kind(), tail)};
@@ -56,7 +72,7 @@ struct OnlineSoftmax {
     LaunchShape launch(const Problem& p) const {
         return {.grid = {unsigned(ceil_div(p.dim[0], br)), unsigned(p.dim[2]), 1},
                 .block = {unsigned(threads()), 1, 1},
-                .dynamic_smem = unsigned(smem_for(bc, p.dim[1]))};
+                .dynamic_smem = unsigned(smem_for(p.dim[1]))};
     }
     TileGeometry tiles(const Problem& p) const;
     CostModel cost_model(const Problem& p) const;
@@ -70,16 +86,20 @@ std::string OnlineSoftmax::invalid_reason(const Problem& p, const Target& t) con
     if (threads() % 32 != 0 || threads() > t.max_threads_per_block)
         return trf("constraint.attention.online_softmax.threads", br, rpt, tpr, threads(), t.max_threads_per_block);
     if (d % (4 * tpr) != 0) return trf("constraint.attention.online_softmax.d_split", d, tpr, 4 * tpr);
+    if (split && bc % tpr != 0) return trf("constraint.attention.online_softmax.keys_split", bc, tpr);
     // A thread holds d/TPR values of q and of o and BC scores per row; past 3·64 of them the
     // kernel spills heavily and NVRTC's unrolling takes long.
-    if (held(d) > 192) return trf("constraint.attention.online_softmax.registers", rpt, d, tpr, bc, held(d));
+    if (held(d) > 192)
+        return split ? trf("constraint.attention.online_softmax.registers_2d", rpt, d, bc, tpr, held(d))
+                     : trf("constraint.attention.online_softmax.registers", rpt, d, tpr, bc, held(d));
     // The score loop over the tile's BC keys is unrolled whole (the scores live in registers), each
     // key d/TPR multiply-adds for each of RPT rows, and P·V as many again. At 4096 a thread NVRTC
     // took 16-27 s (H200 machine, 2026-12-01, docs/benchmarks.md: every build of lesson 15 over
     // 10 s); at 2048 at most 8.5 s.
     if (unrolled(d) > 2048) return trf("constraint.attention.online_softmax.unrolled", rpt, bc, d, tpr, unrolled(d));
-    if (smem_for(bc, d) > t.smem_per_block_optin)
-        return trf("constraint.attention.online_softmax.smem", bc, d, smem_for(bc, d), t.name, t.smem_per_block_optin);
+    if (smem_for(d) > t.smem_per_block_optin)
+        return split ? trf("constraint.attention.online_softmax.smem_2d", br, bc, d, smem_for(d), t.name, t.smem_per_block_optin)
+                     : trf("constraint.attention.online_softmax.smem", bc, d, smem_for(d), t.name, t.smem_per_block_optin);
     return attention::grid_reason(p, br, t);
 }
 
@@ -91,39 +111,55 @@ TileGeometry OnlineSoftmax::tiles(const Problem& p) const {
 // Counts in elements (global loads of the input type, stores of O in floats, shared accesses in
 // floats), exact for any N: a block loads its live rows of Q once and every key row it streams
 // (K and V; attention::key_work: all N, or up to its diagonal tile with the mask), whatever BR;
-// it stores whole tiles of K and V in shared memory (zeros past N), and each of its threads reads
-// d/TPR floats of every tile row twice (scores, then V), once for all its RPT rows. Per block
-// and thread: the average block.
+// it stores whole tiles of K and V in shared memory (zeros past N). SPLIT 0: each thread reads
+// d/TPR floats of every tile row twice (scores, then V), once for all its RPT rows. SPLIT 1: the
+// block also stores its BR rows of Q once and each tile's P (BR·BC); each thread reads, per tile,
+// BC/TPR rows of K and d/TPR columns of V (2·BC·d/TPR) and its RPT rows of Q and of P (d + BC
+// each). Per block and thread: the average block.
 CostModel OnlineSoftmax::cost_model(const Problem& p) const {
     const double N = double(p.dim[0]), d = double(p.dim[1]), BH = double(p.dim[2]), T = threads();
     const double row_blocks = double(ceil_div(p.dim[0], br)), blocks = row_blocks * BH;
     const attention::KeyWork w = attention::key_work(p, br, bc, causal);
     const double tiles = w.tiles / row_blocks, keys = w.keys / row_blocks;   // per block, on average
+    // Shared floats per tile: loaded by one thread, stored by the block; and stored once a block.
+    const double tile_loads = 2 * bc * d / tpr + (split ? rpt * (d + bc) : 0.0);
+    const double tile_stores = 2 * bc * d + (split ? double(br) * bc : 0.0), once = split ? br * d : 0.0;
     CostModel m;
-    m.per_thread = {rpt * d / tpr + 2 * keys * d / T, rpt * d / tpr, 2 * tiles * bc * d / tpr, 2 * tiles * bc * d / T};
-    m.per_block = {br * d + 2 * keys * d, br * d, 2 * tiles * bc * d * T / tpr, 2 * tiles * bc * d};
+    m.per_thread = {rpt * d / tpr + 2 * keys * d / T, rpt * d / tpr, tiles * tile_loads, (once + tiles * tile_stores) / T};
+    m.per_block = {br * d + 2 * keys * d, br * d, tiles * tile_loads * T, once + tiles * tile_stores};
     // Totals from the sums themselves (integers), not from the averages.
-    m.total = {attention::global_loads(p, br, bc, causal), BH * N * d, BH * w.tiles * (T / tpr) * 2 * bc * d,
-               BH * w.tiles * 2 * bc * d};
+    m.total = {attention::global_loads(p, br, bc, causal), BH * N * d, BH * w.tiles * tile_loads * T,
+               BH * (row_blocks * once + w.tiles * tile_stores)};
     m.flops = attention::flops(p, causal);   // Q·Kᵀ and P·V, two multiply-adds per score and column
     m.set_element_types(precision());
-    m.shared_widened_bytes = int(sizeof(float));   // K and V are staged as floats
+    m.shared_widened_bytes = int(sizeof(float));   // K and V (and Q) are staged as floats
     m.intensity = m.flops / m.global_bytes;
     m.compulsory_bytes = m.load_bytes(3 * BH * N * d) + m.store_bytes(BH * N * d);
     const std::string tile_sum = causal ? "BH·Σ_b tiles_b" : "blocks·⌈N/BC⌉";
     m.formulas = {
         {"threads / block", "BR/RPT·TPR", T},
         {"blocks", "⌈N/BR⌉·BH", blocks},
-        {"shared stores (total)", tile_sum + "·2·BC·d", m.total.shared_stores},
-        {"shared loads (total)", tile_sum + "·BR/RPT·2·BC·d", m.total.shared_loads},
+        {"shared stores (total)", split ? "blocks·BR·d + " + tile_sum + "·(2·BC·d + BR·BC)" : tile_sum + "·2·BC·d",
+         m.total.shared_stores},
+        {"shared loads (total)", tile_sum + (split ? "·(BR/RPT·2·BC·d + BR·(d + BC))" : "·BR/RPT·2·BC·d"),
+         m.total.shared_loads},
     };
     const std::vector<Formula> keys_formulas = attention::key_formulas(m, causal);
     m.formulas.insert(m.formulas.begin() + 2, keys_formulas.begin(), keys_formulas.end());
     m.extras = attention::shared_extras(p, br, bc, causal);
-    m.extras.push_back({"dynamic shared memory (bytes)", "2·BC·d·4", double(smem_for(bc, p.dim[1]))});
-    m.extras.push_back({"values a thread holds (q, o, scores)", "RPT·(2·d/TPR + BC)", double(held(p.dim[1]))});
-    m.extras.push_back({"multiply-adds per shared float4 load", "4·RPT", 4.0 * rpt});
-    m.extras.push_back({"shuffles per score", "log2(TPR)", std::log2(double(tpr))});
+    // Multiply-adds a thread does per tile (2·RPT·BC·d/TPR) over the float4 loads it issues.
+    const double fma_per_load = 8 * rpt * bc * d / tpr / tile_loads;
+    if (split) {
+        m.extras.push_back({"dynamic shared memory (bytes)", "((BR + BC)·(d + 4) + BC·d + BR·PS)·4", double(smem_for(p.dim[1]))});
+        m.extras.push_back({"values a thread holds (scores, o)", "RPT·(BC + d)/TPR", double(held(p.dim[1]))});
+        m.extras.push_back({"multiply-adds per shared float4 load", "8·RPT·BC·d/TPR / (2·BC·d/TPR + RPT·(d + BC))", fma_per_load});
+        m.extras.push_back({"shuffles per row and key tile", "log2(TPR)", std::log2(double(tpr))});
+    } else {
+        m.extras.push_back({"dynamic shared memory (bytes)", "2·BC·d·4", double(smem_for(p.dim[1]))});
+        m.extras.push_back({"values a thread holds (q, o, scores)", "RPT·(2·d/TPR + BC)", double(held(p.dim[1]))});
+        m.extras.push_back({"multiply-adds per shared float4 load", "4·RPT", fma_per_load});
+        m.extras.push_back({"shuffles per score", "log2(TPR)", std::log2(double(tpr))});
+    }
     return m;
 }
 
