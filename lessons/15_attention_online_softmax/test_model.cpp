@@ -15,6 +15,7 @@
 #include "model/element_bits.h"
 #include "model/family_common.h"
 #include "model_engine.h"
+#include "tilelab/compile.h"
 #include "tilelab/engine.h"
 #include "tilelab/exercise.h"
 #include "tilelab/variant.h"
@@ -88,6 +89,44 @@ TEST(OnlineSoftmaxOnCpu, TheCausalMaskValidatesCountsAsModelledAndCannotBeLeftOu
     const Exercise* ex = test::exercise_of("attention.online_softmax");
     ASSERT_NE(ex, nullptr);
     const std::string text = test::mutated(*ex, "(CAUSAL == 0 || n0 + j <= row[k])", "true");
+    const RunResult wrong = model_engine().run(req, UserKernel{"mine.cu", text}, on_cpu(req.problem));
+    ASSERT_TRUE(wrong.cpu.has_value()) << wrong.error;
+    EXPECT_EQ(wrong.cpu->status, "failed") << wrong.cpu->message;
+}
+
+// SPLIT = 1 (kernels/attention/online_softmax_2d.cuh) on the CPU at odd sizes: each input type,
+// the mask on and off, rows per thread and threads per row that leave a partial last key tile and
+// rows past N; validated, and counted == model. The same kernel with each lane keeping its own
+// tile maximum (no butterfly across the row) weighs its keys against different maxima and fails.
+TEST(OnlineSoftmaxOnCpu, SplittingTheKeysValidatesCountsAsModelledAndNeedsTheRowsMaximum) {
+    struct Case {
+        ParamValues params;
+        Problem problem;
+    };
+    const std::vector<Case> cases = {
+        {{{"BR", 32}, {"BC", 16}, {"TPR", 4}, {"RPT", 2}}, Problem{{75, 32, 2}}},
+        {{{"BR", 64}, {"BC", 32}, {"TPR", 8}, {"RPT", 4}, {"CAUSAL", 1}}, Problem{{70, 32, 1}}},
+        {{{"BR", 16}, {"BC", 8}, {"TPR", 4}, {"RPT", 2}, {"PREC", int(ElementType::bf16)}, {"CAUSAL", 1}}, Problem{{41, 48, 2}}},
+        {{{"BR", 64}, {"BC", 16}, {"TPR", 1}, {"RPT", 2}, {"PREC", int(ElementType::f16)}}, Problem{{37, 12, 1}}},
+    };
+    for (const Case& c : cases) {
+        RunRequest req{"attention.online_softmax", c.params, c.problem};
+        req.params["SPLIT"] = 1;
+        ASSERT_EQ(model_engine().invalid_reason(req), "") << describe(req);
+        const RunResult r = model_engine().run(req, on_cpu(req.problem));
+        ASSERT_TRUE(r.cpu.has_value()) << describe(req) << ": " << r.error;
+        ASSERT_EQ(r.cpu->status, "passed") << describe(req) << ": " << r.cpu->message << " " << r.cpu->validation.message;
+        EXPECT_EQ(r.cpu->counted, r.cpu->model) << describe(req);
+        EXPECT_EQ(r.kernel_file, "attention/online_softmax_2d.cuh");
+    }
+    const std::string* source = embedded_source("attention/online_softmax_2d.cuh");
+    ASSERT_NE(source, nullptr);
+    std::string text = *source;
+    const std::string butterfly = "top = fmaxf(top, __shfl_xor_sync(0xffffffffu, top, offset));";
+    ASSERT_NE(text.find(butterfly), std::string::npos);
+    text.replace(text.find(butterfly), butterfly.size(), "(void)offset;");
+    RunRequest req{"attention.online_softmax", cases[0].params, cases[0].problem};
+    req.params["SPLIT"] = 1;
     const RunResult wrong = model_engine().run(req, UserKernel{"mine.cu", text}, on_cpu(req.problem));
     ASSERT_TRUE(wrong.cpu.has_value()) << wrong.error;
     EXPECT_EQ(wrong.cpu->status, "failed") << wrong.cpu->message;

@@ -16,6 +16,7 @@
 #include "tilelab/engine.h"
 #include "tilelab/exercise.h"
 #include "tilelab/variant.h"
+#include "host/user_signature.h"
 #include "model_engine.h"
 
 namespace {
@@ -126,6 +127,26 @@ TEST(Exercises, AUserCompileIsNeverCachedSoEveryEditCompiles) {
     model_engine().analyze(request_of(ex), {"a.cu", ex.skeleton});
     model_engine().analyze(request_of(ex), {"a.cu", ex.skeleton});
     EXPECT_EQ(model_engine().compiler().stats().nvrtc, before + 2);
+}
+
+// A parameter that picks another kernel of the lesson (lesson 15's SPLIT) while the user's file
+// holds the first one: refused before any compile, with a sentence naming both; a kernel whose
+// name only starts like the lesson's is not taken for it.
+TEST(Exercises, AParameterThatPicksAnotherKernelNamesItInsteadOfFailingToCompile) {
+    const Exercise* ex = nullptr;
+    for (const Exercise& e : all_exercises())
+        if (e.lesson->variant == "attention.online_softmax") ex = &e;
+    ASSERT_NE(ex, nullptr);
+    RunRequest req = request_of(*ex);
+    req.params["SPLIT"] = 1;
+    const RunResult r = model_engine().analyze(req, {"mine.cu", ex->reference});
+    ASSERT_FALSE(r.ok);
+    EXPECT_EQ(r.compiled, nullptr) << "refused before the compile";
+    EXPECT_NE(r.error.find("online_softmax_attention_2d<"), std::string::npos) << r.error;
+    EXPECT_NE(r.error.find("attention/online_softmax_2d.cuh"), std::string::npos) << r.error;
+    EXPECT_EQ(missing_kernel_problem("void k_2d(); void k2();", "a.cu", "k<1>", "f.cuh").empty(), false);
+    EXPECT_EQ(missing_kernel_problem("void k_2d(); void k (int);", "a.cu", "k<1>", "f.cuh"), "");
+    EXPECT_EQ(missing_kernel_problem("k", "a.cu", "k", "f.cuh"), "");
 }
 
 TEST(UserSource, WhatCannotBeAKernelFileIsRefusedWithASentence) {

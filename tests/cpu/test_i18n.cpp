@@ -327,6 +327,9 @@ TEST(Language, EngineMessagesALearnerMeetsReadInChinese) {
         const std::string sig = signature_problem("_Z1kPf", "_Z1kPKfPfi", "k");
         EXPECT_FALSE(sig.empty());
         EXPECT_EQ(has_cjk(sig), zh) << sig;
+        const std::string missing = missing_kernel_problem("__global__ void k_2d() {}", "mine.cu", "k<1>", "a/k.cuh");
+        EXPECT_NE(missing.find("mine.cu"), std::string::npos) << missing;
+        EXPECT_EQ(has_cjk(missing), zh) << missing;
         // What the Exercise view says of an empty or binary kernel file, or one that is not there.
         for (const char* text : {"", "a\0b"}) {
             const std::string problem = user_source_problem("exercise.cu", std::string(text, text[0] ? 3 : 0));

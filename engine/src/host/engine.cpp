@@ -353,6 +353,8 @@ RunResult Engine::Impl::analyze(const RunRequest& req, const UserKernel* user) {
                 return r;
             }
             r.user_kernel = user->name.empty() ? "exercise.cu" : user->name;
+            r.error = missing_kernel_problem(user->text, r.user_kernel, k.name_expression, k.source_file);
+            if (!r.error.empty()) return r;
             r.kernel_source = build.source_text = user->text;
             r.kernel_file = r.user_kernel;
             build.source_name = r.user_kernel;

@@ -55,4 +55,18 @@ std::string signature_problem(const std::string& user_lowered, const std::string
                name_expression, user.empty() ? "?" : user, lesson);
 }
 
+std::string missing_kernel_problem(const std::string& text, const std::string& user_file,
+                                   const std::string& name_expression, const std::string& lesson_file) {
+    const std::string name = name_expression.substr(0, name_expression.find('<'));
+    for (size_t at = text.find(name); !name.empty() && at != std::string::npos; at = text.find(name, at + 1)) {
+        const size_t end = at + name.size();
+        if ((at == 0 || !word_char(text[at - 1])) && (end == text.size() || !word_char(text[end]))) return "";
+    }
+    return say("{} has no kernel named {}: with these parameters the lesson runs {} from kernels/{}. Set the parameters "
+               "back to the ones your file's kernel is for, or start from that file.",
+               "{0} 中没有名为 {1} 的内核：在这些参数下，本课运行的是 kernels/{3} 中的 {2}。请把参数改回你的文件中内核所对应的值，"
+               "或从那个文件开始。",
+               user_file, name, name_expression, lesson_file);
+}
+
 }  // namespace tilelab

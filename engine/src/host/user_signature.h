@@ -16,4 +16,11 @@ std::string kernel_parameters(const std::string& lowered_name);
 std::string signature_problem(const std::string& user_lowered, const std::string& lesson_lowered,
                               const std::string& name_expression);
 
+// "" when `text` names the kernel template of `name_expression` ("online_softmax_attention_2d<...>")
+// as a whole identifier, else one sentence: at these parameters the lesson runs that kernel, from
+// kernels/`lesson_file`, and the user's file `user_file` does not define it (a parameter that
+// picks another kernel of the lesson, such as lesson 15's SPLIT, while an exercise is open).
+std::string missing_kernel_problem(const std::string& text, const std::string& user_file,
+                                   const std::string& name_expression, const std::string& lesson_file);
+
 }  // namespace tilelab
