@@ -71,6 +71,7 @@ online_softmax_attention_2d(const typename AttentionInput<KIND>::T* __restrict__
     constexpr int kGroups = BR / RPT;       // row groups: a thread's rows are kGroups apart
     constexpr int kKeys = BC / TPR;         // keys per thread, TPR apart
     constexpr int kChunks = D / (4 * TPR);  // float4 chunks of O's row per thread
+    constexpr int kLog2Tpr = TPR >= 32 ? 5 : TPR >= 16 ? 4 : TPR >= 8 ? 3 : TPR >= 4 ? 2 : TPR >= 2 ? 1 : 0;
     constexpr int kQs = D + 4;              // Q and K row stride (floats)
     constexpr int kPs = OnlineSoftmax2dLayout<BC, TPR>::kPs;
     constexpr bool kAsync = KIND == 0;
@@ -83,8 +84,15 @@ online_softmax_attention_2d(const typename AttentionInput<KIND>::T* __restrict__
     float* Vs = Ks + BC * kQs;                              // [BC][D]
     float* Ps = Vs + BC * D;                                // [BR][PS]
 
-    const int tid = int(threadIdx.x);
-    const int g = tid / TPR, c = tid % TPR;   // this thread's first row in the block, its lane in the row
+    // A warp holds 32/TPR row groups of TPR lanes. Lane bit 0 picks the row group (where there are
+    // two or more), the next log2(TPR) bits the lane in the row, the rest the other row groups:
+    // lanes n and n^1 then read the same K and V (same keys and columns) and lanes n and n^2 the same
+    // Q and P (same rows), the pairing that lets a float4 shared load return in two wavefronts
+    // instead of four (the return path carries 128 bytes a cycle).
+    const int tid = int(threadIdx.x), lane = tid % 32;
+    constexpr int kShift = TPR < 32 ? 1 : 0;   // where the lane-in-row bits start
+    const int c = (lane >> kShift) & (TPR - 1);
+    const int g = tid / 32 * (32 / TPR) + ((lane & kShift) | (lane >> (kShift + kLog2Tpr) << 1));
     const size_t head = size_t(blockIdx.y) * size_t(N) * D;
     const int row0 = int(blockIdx.x) * BR;
     unsigned gl = 0, ss = 0;   // copies, counted where they are issued
@@ -151,7 +159,8 @@ online_softmax_attention_2d(const typename AttentionInput<KIND>::T* __restrict__
                 top = fmaxf(top, s[k][q]);
             }
 #pragma unroll
-            for (int offset = TPR / 2; offset > 0; offset /= 2) top = fmaxf(top, __shfl_xor_sync(0xffffffffu, top, offset));
+            for (int offset = TPR / 2; offset > 0; offset /= 2)
+                top = fmaxf(top, __shfl_xor_sync(0xffffffffu, top, offset << kShift));
             const float m_new = fmaxf(m[k], top);   // finite: the first tile holds key 0, which every row sees
             const float alpha = exp2f(m[k] - m_new);
             l[k] *= alpha;
@@ -210,7 +219,7 @@ online_softmax_attention_2d(const typename AttentionInput<KIND>::T* __restrict__
     for (int k = 0; k < RPT; ++k) {
         float sum = l[k];
 #pragma unroll
-        for (int offset = TPR / 2; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+        for (int offset = TPR / 2; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset << kShift);
         const int row = row0 + g + kGroups * k;
         if (row >= N) continue;
         const float inv = 1.f / sum;

@@ -122,7 +122,7 @@ TEST(OnlineSoftmaxOnCpu, SplittingTheKeysValidatesCountsAsModelledAndNeedsTheRow
     const std::string* source = embedded_source("attention/online_softmax_2d.cuh");
     ASSERT_NE(source, nullptr);
     std::string text = *source;
-    const std::string butterfly = "top = fmaxf(top, __shfl_xor_sync(0xffffffffu, top, offset));";
+    const std::string butterfly = "top = fmaxf(top, __shfl_xor_sync(0xffffffffu, top, offset << kShift));";
     ASSERT_NE(text.find(butterfly), std::string::npos);
     text.replace(text.find(butterfly), butterfly.size(), "(void)offset;");
     RunRequest req{"attention.online_softmax", cases[0].params, cases[0].problem};

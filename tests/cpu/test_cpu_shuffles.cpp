@@ -154,5 +154,27 @@ extern "C" __global__ void vote(unsigned* out, int n) {
     EXPECT_EQ(module.kernel("vote")->needs_gpu, "warp votes");
 }
 
+// bfi (bit-field insert), which NVVM writes for index arithmetic such as lesson 15's SPLIT lane
+// layout: positions 0 to 36 with lengths 0 to 27 against PTX's definition (the low `len` bits of
+// a into b at `pos`; nothing past bit 31; len 0 or pos past 31 leave b).
+TEST(CpuBits, BitFieldInsertIsPtxs) {
+    const char* inserts = R"(
+extern "C" __global__ void inserts(unsigned* out, int n) {
+    const unsigned t = threadIdx.x, a = 0x9E3779B9u * (t + 1), b = 0x7F4A7C15u ^ (t * 0x01000193u);
+    unsigned d;
+    asm("bfi.b32 %0, %1, %2, %3, %4;" : "=r"(d) : "r"(a), "r"(b), "r"(t % 37), "r"(t / 37));
+    out[t] = d;
+}
+)";
+    const Ran r = run(inserts, "inserts", 1024, 1024);
+    ASSERT_TRUE(r.report.completed) << r.report.fault;
+    for (uint32_t t = 0; t < 1024; ++t) {
+        const uint32_t a = 0x9E3779B9u * (t + 1), b = 0x7F4A7C15u ^ (t * 0x01000193u), pos = t % 37, len = t / 37;
+        uint32_t want = b;
+        for (uint32_t i = 0; i < len && pos + i <= 31; ++i) want = (want & ~(1u << (pos + i))) | (((a >> i) & 1u) << (pos + i));
+        ASSERT_EQ(r.out[t], want) << "pos " << pos << " len " << len;
+    }
+}
+
 }  // namespace
 }  // namespace tilelab::cpu

@@ -310,6 +310,18 @@ void Machine::execute(const Instr& in, uint32_t t, uint64_t* r) {
         return;
     }
     case Op::selp: r[in.d.reg] = (value(in.c) & 1) ? value(in.a) : value(in.b); return;
+    case Op::bfi: {   // the low `len` bits of a into b at `pos` (bits past the width are dropped)
+        const int n = ty_bytes(in.type);
+        const uint64_t pos = value(in.c) & 0xFF, len = value(in.e) & 0xFF, width = uint64_t(8 * n);
+        const uint64_t base = mask(value(in.b), n);
+        if (len == 0 || pos >= width) {
+            r[in.d.reg] = base;
+            return;
+        }
+        const uint64_t l = std::min(len, width - pos), field = l >= 64 ? ~uint64_t(0) : (uint64_t(1) << l) - 1;
+        r[in.d.reg] = mask((base & ~(field << pos)) | ((value(in.a) & field) << pos), n);
+        return;
+    }
     case Op::cvt: r[in.d.reg] = convert(value(in.a), in.type, in.type2, in.round, in.sat); return;
     default: break;
     }

@@ -30,7 +30,7 @@ enum class Space : uint8_t { generic, global, shared, local, param, constant };
 enum class Op : uint8_t {
     mov, ld, st, cvta, cvta_to, add, sub, mul, mad, fma, div, rem, min, max, abs, neg, and_, or_, xor_, not_,
     cnot, shl, shr, setp, selp, cvt, bra, bar, ret, atom, red, rcp, sqrt, rsqrt, ex2, lg2, sin, cos, popc,
-    clz, brev, bfe, copysign, shfl, nop,
+    clz, brev, bfe, bfi, copysign, shfl, nop,
 };
 
 enum class Width : uint8_t { none, lo, hi, wide };   // mul and mad
@@ -69,7 +69,7 @@ struct Instr {
     int32_t guard = -1;                // predicate register, -1 = always
     bool guard_negate = false;
     Operand d, d2, a, b, c;            // d2: setp's and shfl's second destination (%r|%p)
-    Operand e;                         // shfl: the member mask (its fifth operand)
+    Operand e;                         // shfl: the member mask; bfi: the length (their fifth operand)
     uint32_t target = 0;               // bra: instruction index
     uint32_t line = 0, file = 0;       // from .loc
 };

@@ -59,7 +59,7 @@ const std::unordered_map<std::string, Op> kOps = {
     {"cvt", Op::cvt},   {"bra", Op::bra},     {"bar", Op::bar},    {"barrier", Op::bar}, {"ret", Op::ret},
     {"exit", Op::ret},  {"atom", Op::atom},   {"red", Op::red},    {"rcp", Op::rcp},   {"sqrt", Op::sqrt},
     {"rsqrt", Op::rsqrt}, {"ex2", Op::ex2},   {"lg2", Op::lg2},    {"sin", Op::sin},   {"cos", Op::cos},
-    {"popc", Op::popc}, {"clz", Op::clz},     {"brev", Op::brev},  {"bfe", Op::bfe},   {"copysign", Op::copysign},
+    {"popc", Op::popc}, {"clz", Op::clz},     {"brev", Op::brev},  {"bfe", Op::bfe},   {"bfi", Op::bfi},   {"copysign", Op::copysign},
     {"membar", Op::nop}, {"fence", Op::nop},  {"prefetch", Op::nop}, {"prefetchu", Op::nop}, {"pmevent", Op::nop},
     {"trap", Op::nop},  {"shfl", Op::shfl},
 };
@@ -72,7 +72,7 @@ const std::unordered_map<std::string, const char*> kNeedsGpu = {
     {"call", "a call of a function that was not inlined"}, {"tcgen05", "tcgen05 (tensor cores)"},
     {"setmaxnreg", "setmaxnreg"},                {"elect", "elect.sync"},         {"tensormap", "tensor maps (TMA)"},
     {"griddepcontrol", "griddepcontrol"},        {"prmt", "prmt"},                {"lop3", "lop3"},
-    {"dp4a", "dp4a"},                            {"dp2a", "dp2a"},                {"bfi", "bfi"},
+    {"dp4a", "dp4a"},                            {"dp2a", "dp2a"},
     {"sad", "sad"},                              {"mul24", "mul24"},              {"mad24", "mad24"},
     {"vabsdiff", "video instructions"},          {"tanh", "tanh.approx"},         {"testp", "testp"},
     {"fns", "fns"},                              {"bmsk", "bmsk"},                {"szext", "szext"},
@@ -400,6 +400,9 @@ struct Parser {
             in.d = operand(dests[0]);
             if (dests.size() > 1) in.d2 = operand(dests[1]);
             in.a = operand(ops[1]), in.b = operand(ops[2]), in.c = operand(ops[3]), in.e = operand(ops[4]);
+        } else if (in.op == Op::bfi) {   // bfi.bN d, a (the field), b (the base), c (position), e (length)
+            if (ops.size() != 5) fail("a bfi without 5 operands");
+            in.d = operand(ops[0]), in.a = operand(ops[1]), in.b = operand(ops[2]), in.c = operand(ops[3]), in.e = operand(ops[4]);
         } else if (in.op == Op::setp) {
             if (ops.size() < 3) fail("setp with fewer than 3 operands");
             const auto dests = split(ops[0], '|');
