@@ -87,8 +87,9 @@ online_softmax_attention_2d(const typename AttentionInput<KIND>::T* __restrict__
     // A warp holds 32/TPR row groups of TPR lanes. Lane bit 0 picks the row group (where there are
     // two or more), the next log2(TPR) bits the lane in the row, the rest the other row groups:
     // lanes n and n^1 then read the same K and V (same keys and columns) and lanes n and n^2 the same
-    // Q and P (same rows), the pairing that lets a float4 shared load return in two wavefronts
-    // instead of four (the return path carries 128 bytes a cycle).
+    // Q and P (same rows): the pairing under which, as NVIDIA's engineers describe the hardware, a
+    // float4 shared load returns in two wavefronts instead of four (the return path carries 128
+    // bytes a cycle; Nsight Compute's shared wavefronts per request tell).
     const int tid = int(threadIdx.x), lane = tid % 32;
     constexpr int kShift = TPR < 32 ? 1 : 0;   // where the lane-in-row bits start
     const int c = (lane >> kShift) & (TPR - 1);
