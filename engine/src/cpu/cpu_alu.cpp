@@ -322,7 +322,11 @@ void Machine::execute(const Instr& in, uint32_t t, uint64_t* r) {
         r[in.d.reg] = mask((base & ~(field << pos)) | ((value(in.a) & field) << pos), n);
         return;
     }
-    case Op::cvt: r[in.d.reg] = convert(value(in.a), in.type, in.type2, in.round, in.sat); return;
+    case Op::cvt:
+        if (uint64_t packed = 0; convert_packed(in, value(in.a), value(in.b), packed)) r[in.d.reg] = packed;
+        else r[in.d.reg] = convert(value(in.a), in.type, in.type2, in.round, in.sat);
+        return;
+    case Op::cp_async: case Op::cp_commit: case Op::cp_wait: case Op::cp_wait_all: async_copy(in, t, r); return;
     default: break;
     }
     if (in.type == Ty::pred) {   // and/or/xor/not on predicates

@@ -262,7 +262,7 @@ void Machine::run_thread(uint32_t t) {
             ++th.pc;
             th.state = Thread::State::barrier;
             return;
-        case Op::shfl:   // waits at the shuffle for its lanes; release_shuffles moves it on
+        case Op::shfl: case Op::ldmatrix: case Op::mma:   // waits for its lanes; release_shuffles moves it on
             th.state = Thread::State::shuffle;
             return;
         default: execute(in, t, r);
@@ -278,6 +278,8 @@ void Machine::run_block(const std::array<unsigned, 3>& block_index, const Launch
     std::fill(regs_.begin(), regs_.end(), 0);
     std::fill(shared_.begin(), shared_.end(), uint8_t(0xFF));
     std::fill(local_.begin(), local_.end(), uint8_t(0xFF));
+    copies_.assign(count, {});
+    copy_groups_.assign(count, 0);
     std::vector<uint32_t> order(count);
     std::iota(order.begin(), order.end(), 0u);
     const uint64_t block_number = block_index[0] + uint64_t(launch.grid[0]) * (block_index[1] + uint64_t(launch.grid[1]) * block_index[2]);

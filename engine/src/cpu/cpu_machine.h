@@ -78,6 +78,13 @@ private:
         uint32_t read_epoch = 0, reader = 0, read_line = 0;
         uint32_t reader2 = 0, read_line2 = 0;   // a second reader in the same interval, if any
     };
+    struct PendingCopy {   // a cp.async not yet complete (cpu_tensor.cpp)
+        uint64_t offset = 0;   // in shared memory
+        uint32_t group = 0;    // the thread's commit count when it was issued
+        uint8_t size = 0;
+        uint8_t bytes[16] = {};
+        const Instr* in = nullptr;
+    };
     struct Thread {
         uint32_t pc = 0;
         enum class State : uint8_t { running, barrier, shuffle, done } state = State::running;
@@ -99,6 +106,10 @@ private:
         uint32_t waiting = 0, present = 0;
     };
     WarpLanes warp_lanes(uint32_t first, uint32_t lanes) const;
+    // The warp's lanes, all at the same ldmatrix or mma.sync, execute it together (cpu_tensor.cpp).
+    void collective_warp(uint32_t first, uint32_t lanes);
+    // cp.async, commit_group, wait_group, wait_all for thread t (cpu_tensor.cpp).
+    void async_copy(const Instr& in, uint32_t t, const uint64_t* r);
     void execute(const Instr& in, uint32_t t, uint64_t* r);
     uint8_t* address_of(const Instr& in, uint64_t address, int bytes, bool store, uint32_t t);
     uint8_t* global_address(uint64_t address, int bytes, bool store, uint32_t t, const Instr& in);
@@ -124,11 +135,18 @@ private:
     std::vector<uint64_t> regs_;
     std::vector<uint8_t> shared_, local_;
     std::vector<Shadow> shadow_;
+    std::vector<std::vector<PendingCopy>> copies_;   // per thread of the block
+    std::vector<uint32_t> copy_groups_;              // per thread: cp.async groups committed
     uint32_t epoch_ = 0;
     MovedBytes moved_;
     uint64_t instructions_ = 0, next_clock_check_ = 0;
     double deadline_ = 0;
 };
+
+// A float's bits rounded to TF32 (rna: to nearest, ties away; rn: ties to even; rz), NaN and ±∞ kept.
+uint32_t tf32_bits(uint32_t f, Round r);
+// cvt to tf32, f16x2 or bf16x2 (a to the upper half, b to the lower): true and `out` set, else false.
+bool convert_packed(const Instr& in, uint64_t a, uint64_t b, uint64_t& out);
 
 // FP16 and BF16 conversions as cvt.rn does them (model/element_bits.h). The families' CPU halves
 // round their 16-bit inputs with them, as the GPU's fill does.

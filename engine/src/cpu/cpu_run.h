@@ -18,6 +18,9 @@ class CompileService;
 
 // The virtual architecture the CPU run compiles for.
 inline constexpr int kCpuRunArch = 75;
+// The PTX the CPU run reads where compute_75's lacks what a kernel needs (tensor cores: ldmatrix,
+// mma.sync, cp.async, BF16, TF32).
+inline constexpr int kCpuRunTensorArch = 80;
 // How long one CPU run may take before it is stopped (an endless loop), in seconds.
 inline constexpr double kCpuRunTimeLimitS = 5.0;
 

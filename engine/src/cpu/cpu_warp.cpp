@@ -73,15 +73,26 @@ bool Machine::release_shuffles() {
         const uint32_t lanes = std::min(kWarp, count - first);
         const WarpLanes w = warp_lanes(first, lanes);
         if (!w.waiting) continue;
-        bool ready = true;
-        for (uint32_t l = 0; l < lanes && ready; ++l) {
-            if (!(w.waiting >> l & 1)) continue;
-            const uint32_t members = uint32_t(shuffle_operand(k_.code[threads_[first + l].pc].e, first + l));
-            ready = (members & w.present & ~w.waiting) == 0;
+        // Lanes at a warp-wide ldmatrix or mma.sync wait for the whole warp (cpu_tensor.cpp); the
+        // others are at a shuffle, which waits only for the lanes of its member mask.
+        uint32_t shuffling = 0;
+        for (uint32_t l = 0; l < lanes; ++l)
+            if ((w.waiting >> l & 1) && k_.code[threads_[first + l].pc].op == Op::shfl) shuffling |= 1u << l;
+        if (shuffling) {
+            bool ready = true;
+            for (uint32_t l = 0; l < lanes && ready; ++l) {
+                if (!(shuffling >> l & 1)) continue;
+                const uint32_t members = uint32_t(shuffle_operand(k_.code[threads_[first + l].pc].e, first + l));
+                ready = (members & w.present & ~shuffling) == 0;
+            }
+            if (ready) {
+                shuffle_warp(first, lanes);
+                released = true;
+            }
+        } else if (w.waiting == w.present) {
+            collective_warp(first, lanes);
+            released = true;
         }
-        if (!ready) continue;
-        shuffle_warp(first, lanes);
-        released = true;
     }
     return released;
 }
@@ -94,18 +105,18 @@ void Machine::shuffle_warp(uint32_t first, uint32_t lanes) {
     // Every value is read before any is written: a lane's destination may be another's source.
     for (uint32_t l = 0; l < lanes; ++l) {
         const Thread& th = threads_[first + l];
-        if (th.state != Thread::State::shuffle) continue;
+        if (th.state != Thread::State::shuffle || k_.code[th.pc].op != Op::shfl) continue;
         const Instr& in = k_.code[th.pc];
         const auto [j, ok] = source_lane(in.shfl, l, uint32_t(read(in.b, l)), uint32_t(read(in.c, l)));
         const Thread* source = j < lanes ? &threads_[first + j] : nullptr;
         const Instr* at = source && source->state == Thread::State::shuffle ? &k_.code[source->pc] : nullptr;
-        const bool there = at && at->shfl == in.shfl && read(at->e, j) == read(in.e, l);
+        const bool there = at && at->op == Op::shfl && at->shfl == in.shfl && read(at->e, j) == read(in.e, l);
         value[l] = there ? read(at->a, j) & 0xFFFFFFFFu : kUndefined;
         in_range[l] = ok;
     }
     for (uint32_t l = 0; l < lanes; ++l) {
         Thread& th = threads_[first + l];
-        if (th.state != Thread::State::shuffle) continue;
+        if (th.state != Thread::State::shuffle || k_.code[th.pc].op != Op::shfl) continue;
         const Instr& in = k_.code[th.pc];
         regs(l)[in.d.reg] = value[l];
         if (in.d2.kind == Operand::Kind::reg) regs(l)[in.d2.reg] = in_range[l] ? 1 : 0;

@@ -15,7 +15,9 @@
 
 namespace tilelab::cpu {
 
-enum class Ty : uint8_t { none, pred, b8, b16, b32, b64, u8, u16, u32, u64, s8, s16, s32, s64, f16, bf16, f32, f64 };
+// tf32: a float's 32 bits with the low 13 mantissa bits unused; f16x2, bf16x2: two halves in 32 bits.
+enum class Ty : uint8_t { none, pred, b8, b16, b32, b64, u8, u16, u32, u64, s8, s16, s32, s64, f16, bf16, f32, f64,
+                         tf32, f16x2, bf16x2 };
 int ty_bytes(Ty t);
 bool ty_float(Ty t);
 bool ty_signed(Ty t);
@@ -31,12 +33,14 @@ enum class Op : uint8_t {
     mov, ld, st, cvta, cvta_to, add, sub, mul, mad, fma, div, rem, min, max, abs, neg, and_, or_, xor_, not_,
     cnot, shl, shr, setp, selp, cvt, bra, bar, ret, atom, red, rcp, sqrt, rsqrt, ex2, lg2, sin, cos, popc,
     clz, brev, bfe, bfi, copysign, shfl, nop,
+    ldmatrix, mma,                  // warp-wide (cpu_tensor.cpp): the whole warp at the same instruction
+    cp_async, cp_commit, cp_wait, cp_wait_all,   // cp.async and its groups (cpu_tensor.cpp)
 };
 
 enum class Width : uint8_t { none, lo, hi, wide };   // mul and mad
 enum class Cmp : uint8_t { eq, ne, lt, le, gt, ge, lo, ls, hi, hs, equ, neu, ltu, leu, gtu, geu, num, nan };
 enum class BoolOp : uint8_t { none, and_, or_, xor_ };
-enum class Round : uint8_t { none, rn, rz, rm, rp, rni, rzi, rmi, rpi };
+enum class Round : uint8_t { none, rn, rz, rm, rp, rni, rzi, rmi, rpi, rna };   // rna: cvt to tf32
 enum class AtomOp : uint8_t { add, min, max, exch, cas, and_, or_, xor_, inc, dec };
 enum class Shfl : uint8_t { up, down, bfly, idx };   // shfl.sync's modes
 enum class Special : uint8_t { tid_x, tid_y, tid_z, ntid_x, ntid_y, ntid_z, ctaid_x, ctaid_y, ctaid_z,
@@ -65,7 +69,9 @@ struct Instr {
     AtomOp atom = AtomOp::add;
     Shfl shfl = Shfl::idx;
     bool sat = false, ftz = false, approx = false;
-    uint8_t vec = 1;                   // ld/st .v2 / .v4
+    bool trans = false;                // ldmatrix .trans
+    uint8_t shape_k = 0;               // mma: K of m16n8kK
+    uint8_t vec = 1;                   // ld/st .v2 / .v4; ldmatrix .x1 / .x2 / .x4
     int32_t guard = -1;                // predicate register, -1 = always
     bool guard_negate = false;
     Operand d, d2, a, b, c;            // d2: setp's and shfl's second destination (%r|%p)

@@ -4,44 +4,15 @@
 // a known one the CPU run does not model marks the kernel as needing a GPU.
 #include "cpu/ptx.h"
 #include "cpu/ptx_addresses.h"
+#include "cpu/ptx_text.h"
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <cstring>
 #include <sstream>
 #include <unordered_map>
 
 namespace tilelab::cpu {
-
-int ty_bytes(Ty t) {
-    switch (t) {
-    case Ty::b8: case Ty::u8: case Ty::s8: return 1;
-    case Ty::b16: case Ty::u16: case Ty::s16: case Ty::f16: case Ty::bf16: return 2;
-    case Ty::b64: case Ty::u64: case Ty::s64: case Ty::f64: return 8;
-    case Ty::none: case Ty::pred: return 0;
-    default: return 4;
-    }
-}
-bool ty_float(Ty t) { return t == Ty::f16 || t == Ty::bf16 || t == Ty::f32 || t == Ty::f64; }
-bool ty_signed(Ty t) { return t == Ty::s8 || t == Ty::s16 || t == Ty::s32 || t == Ty::s64; }
-
-const Kernel* Module::kernel(const std::string& name) const {
-    for (const Kernel& k : kernels)
-        if (k.name == name) return &k;
-    return nullptr;
-}
-
-std::string plain_name(const std::string& mangled) {
-    // Local statics end in "E<length><name>": the rightmost 'E' whose digits give the rest's length.
-    if (mangled.rfind("_ZZ", 0) != 0) return mangled;
-    for (size_t e = mangled.size(); e-- > 3;) {
-        if (mangled[e] != 'E') continue;
-        size_t d = e + 1;
-        while (d < mangled.size() && std::isdigit(static_cast<unsigned char>(mangled[d]))) ++d;
-        if (d == e + 1 || d - e > 4) continue;
-        if (std::stoul(mangled.substr(e + 1, d - e - 1)) == mangled.size() - d) return mangled.substr(d);
-    }
-    return mangled;
-}
 
 namespace {
 
@@ -49,6 +20,7 @@ const std::unordered_map<std::string, Ty> kTypes = {
     {"pred", Ty::pred}, {"b8", Ty::b8},   {"b16", Ty::b16}, {"b32", Ty::b32},   {"b64", Ty::b64}, {"u8", Ty::u8},
     {"u16", Ty::u16},   {"u32", Ty::u32}, {"u64", Ty::u64}, {"s8", Ty::s8},     {"s16", Ty::s16}, {"s32", Ty::s32},
     {"s64", Ty::s64},   {"f16", Ty::f16}, {"bf16", Ty::bf16}, {"f32", Ty::f32}, {"f64", Ty::f64},
+    {"tf32", Ty::tf32}, {"f16x2", Ty::f16x2}, {"bf16x2", Ty::bf16x2},
 };
 const std::unordered_map<std::string, Op> kOps = {
     {"mov", Op::mov},   {"ld", Op::ld},       {"ldu", Op::ld},     {"st", Op::st},     {"cvta", Op::cvta},
@@ -61,12 +33,12 @@ const std::unordered_map<std::string, Op> kOps = {
     {"rsqrt", Op::rsqrt}, {"ex2", Op::ex2},   {"lg2", Op::lg2},    {"sin", Op::sin},   {"cos", Op::cos},
     {"popc", Op::popc}, {"clz", Op::clz},     {"brev", Op::brev},  {"bfe", Op::bfe},   {"bfi", Op::bfi},   {"copysign", Op::copysign},
     {"membar", Op::nop}, {"fence", Op::nop},  {"prefetch", Op::nop}, {"prefetchu", Op::nop}, {"pmevent", Op::nop},
-    {"trap", Op::nop},  {"shfl", Op::shfl},
+    {"trap", Op::nop},  {"shfl", Op::shfl},   {"ldmatrix", Op::ldmatrix}, {"mma", Op::mma},
 };
 // Instructions whose meaning depends on the hardware the CPU run does not model, each with what it is.
 const std::unordered_map<std::string, const char*> kNeedsGpu = {
-    {"cp", "cp.async (asynchronous copies)"},    {"ldmatrix", "ldmatrix"},        {"stmatrix", "stmatrix"},
-    {"mma", "mma.sync (tensor cores)"},          {"wmma", "WMMA (tensor cores)"}, {"wgmma", "wgmma (tensor cores)"},
+    {"stmatrix", "stmatrix"},
+    {"wmma", "WMMA (tensor cores)"}, {"wgmma", "wgmma (tensor cores)"},
     {"vote", "warp votes"},                      {"redux", "warp reductions"},
     {"activemask", "__activemask"},              {"match", "warp match"},         {"mbarrier", "mbarrier"},
     {"call", "a call of a function that was not inlined"}, {"tcgen05", "tcgen05 (tensor cores)"},
@@ -85,7 +57,7 @@ const std::unordered_map<std::string, Cmp> kCmps = {
 };
 const std::unordered_map<std::string, Round> kRounds = {
     {"rn", Round::rn},   {"rz", Round::rz},   {"rm", Round::rm},   {"rp", Round::rp},
-    {"rni", Round::rni}, {"rzi", Round::rzi}, {"rmi", Round::rmi}, {"rpi", Round::rpi},
+    {"rni", Round::rni}, {"rzi", Round::rzi}, {"rmi", Round::rmi}, {"rpi", Round::rpi}, {"rna", Round::rna},
 };
 const std::unordered_map<std::string, AtomOp> kAtoms = {
     {"add", AtomOp::add}, {"min", AtomOp::min}, {"max", AtomOp::max}, {"exch", AtomOp::exch}, {"cas", AtomOp::cas},
@@ -99,75 +71,18 @@ const std::unordered_map<std::string, Special> kSpecials = {
     {"%laneid", Special::laneid},     {"%warpid", Special::warpid},     {"%smid", Special::zero},
 };
 
-std::string trim(std::string s) {
-    const size_t a = s.find_first_not_of(" \t\r\n");
-    if (a == std::string::npos) return "";
-    const size_t b = s.find_last_not_of(" \t\r\n");
-    return s.substr(a, b - a + 1);
-}
-
-std::vector<std::string> split(const std::string& s, char sep) {
-    std::vector<std::string> out;
-    std::string cur;
-    int depth = 0;
-    for (char c : s) {
-        if (c == '[' || c == '{') ++depth;
-        if (c == ']' || c == '}') --depth;
-        if (c == sep && depth == 0) {
-            out.push_back(trim(cur));
-            cur.clear();
-        } else {
-            cur += c;
-        }
-    }
-    if (!trim(cur).empty()) out.push_back(trim(cur));
-    return out;
-}
-
-// Removes // comments and /* */ comments (which NVRTC writes on lines of their own).
-std::string strip_comment(const std::string& line, bool& in_block) {
-    std::string out;
-    for (size_t i = 0; i < line.size(); ++i) {
-        if (in_block) {
-            if (line.compare(i, 2, "*/") == 0) in_block = false, ++i;
-            continue;
-        }
-        if (line.compare(i, 2, "/*") == 0) {
-            in_block = true, ++i;
-            continue;
-        }
-        if (line.compare(i, 2, "//") == 0) break;
-        if (line[i] == '"') {   // strings (.file names) keep their slashes
-            const size_t close = line.find('"', i + 1);
-            const size_t to = close == std::string::npos ? line.size() : close + 1;
-            out += line.substr(i, to - i);
-            i = to - 1;
-            continue;
-        }
-        out += line[i];
-    }
-    return out;
-}
-
-uint64_t parse_immediate(const std::string& t, bool& ok) {
-    ok = true;
-    if (t.size() == 10 && (t[0] == '0') && (t[1] == 'f' || t[1] == 'F')) return std::stoull(t.substr(2), nullptr, 16);
-    if (t.size() == 18 && (t[0] == '0') && (t[1] == 'd' || t[1] == 'D')) return std::stoull(t.substr(2), nullptr, 16);
-    try {
-        size_t used = 0;
-        const bool neg = !t.empty() && t[0] == '-';
-        const std::string body = neg ? t.substr(1) : t;
-        uint64_t v = 0;
-        if (body.size() > 2 && body[0] == '0' && (body[1] == 'x' || body[1] == 'X'))
-            v = std::stoull(body.substr(2), &used, 16), used += 2;
-        else
-            v = std::stoull(body, &used, 10);
-        if (used < body.size() && !(used + 1 == body.size() && body.back() == 'U')) ok = false;
-        return neg ? uint64_t(-int64_t(v)) : v;
-    } catch (const std::exception&) {
-        ok = false;
-        return 0;
-    }
+// "" where the CPU run models this cp, ldmatrix or mma instruction (cpu_tensor.cpp), else what it
+// is: cp.async (not .bulk, TMA), ldmatrix of 8×8 16-bit matrices, mma.sync m16n8k16 and m16n8k8
+// with FP32 accumulators and FP16, BF16 (or TF32, k8) operands.
+std::string tensor_unsupported(const std::string& op) {
+    const auto has = [&](const char* part) { return op.find(part) != std::string::npos; };
+    if (op.rfind("cp.", 0) == 0)
+        return op.rfind("cp.async.", 0) == 0 && !has(".bulk") && !has("mbarrier") ? "" : "cp.async.bulk (TMA) and other bulk copies";
+    if (op.rfind("ldmatrix", 0) == 0) return has(".m8n8.") && has(".b16") ? "" : "ldmatrix of this shape";
+    const bool shape = has(".m16n8k16.") || has(".m16n8k8.");
+    const bool types = has(".row.col.f32.") && op.compare(op.size() - 4, 4, ".f32") == 0 &&
+                       (has(".bf16.bf16.") || has(".f16.f16.") || (has(".tf32.tf32.") && has(".m16n8k8.")));
+    return op.rfind("mma.sync.aligned.", 0) == 0 && shape && types ? "" : "mma.sync of this shape or type";
 }
 
 struct Parser {
@@ -179,6 +94,7 @@ struct Parser {
     // Per kernel
     Kernel* k = nullptr;
     std::unordered_map<std::string, uint32_t> regs;
+    std::unordered_map<std::string, bool> named_regs;   // registers declared without '%' (inline asm's "low, high")
     std::unordered_map<std::string, uint32_t> labels;
     std::vector<std::pair<uint32_t, std::string>> pending_branches;
     std::unordered_map<std::string, uint64_t> kernel_symbols;     // shared/local name -> offset
@@ -316,6 +232,7 @@ struct Parser {
             return o;
         }
         if (t == "_") return o.kind = Operand::Kind::reg, o.reg = reg("%_sink"), o;
+        if (named_regs.count(t)) return o.kind = Operand::Kind::reg, o.reg = reg(t), o;
         uint64_t address = 0;
         if (symbol_address(t, address)) return o.kind = Operand::Kind::imm, o.imm = address, o;
         bool ok = false;
@@ -343,6 +260,9 @@ struct Parser {
             else if (m == "hi") in.width = Width::hi, in.cmp = Cmp::hi;
             else if (m == "wide") in.width = Width::wide;
             else if (m == "sat") in.sat = true;
+            else if (m == "x1" || m == "x2" || m == "x4") in.vec = uint8_t(m[1] - '0');
+            else if (m == "trans") in.trans = true;
+            else if (m == "m16n8k16" || m == "m16n8k8") in.shape_k = m == "m16n8k16" ? 16 : 8;
             else if (m == "ftz") in.ftz = true;
             else if (m == "approx" || m == "full") in.approx = true;
             else if (m == "to") in.op = in.op == Op::cvta ? Op::cvta_to : in.op;
@@ -355,8 +275,28 @@ struct Parser {
             else if (const auto r = kRounds.find(m); r != kRounds.end()) in.round = r->second;
             // Caching, ordering and scope hints change nothing a single-threaded walk can see.
         }
-        if (in.op == Op::cvt && types.size() == 2) in.type = types[0], in.type2 = types[1];
+        if ((in.op == Op::cvt && types.size() == 2) || (in.op == Op::mma && types.size() == 4))
+            in.type = types[0], in.type2 = types[1];   // cvt: destination, source; mma: D, A and B
         else if (!types.empty()) in.type = types.back();
+    }
+
+    // cp.async.{ca,cg}.shared.global [dst], [src], size{, src-size}; commit_group; wait_group N; wait_all.
+    void cp_instruction(Instr& in, const std::string& opcode, const std::string& args) {
+        in.line = cur_line, in.file = cur_file;
+        if (opcode == "cp.async.commit_group") {
+            in.op = Op::cp_commit;
+        } else if (opcode == "cp.async.wait_all") {
+            in.op = Op::cp_wait_all;
+        } else if (opcode == "cp.async.wait_group") {
+            in.op = Op::cp_wait, in.a = operand(args);
+        } else {
+            const std::vector<std::string> ops = split(args, ',');
+            if (ops.size() < 3 || ops.size() > 4) fail("a cp.async without 3 or 4 operands");
+            in.op = Op::cp_async;
+            in.d = operand(ops[0]), in.a = operand(ops[1]), in.b = operand(ops[2]);
+            if (ops.size() == 4) in.c = operand(ops[3]);
+        }
+        k->code.push_back(in);
     }
 
     void instruction(const std::string& text) {
@@ -379,6 +319,14 @@ struct Parser {
             else if ((head == "bar" || head == "barrier") && opcode.find(".sync") == std::string::npos && opcode != "bar")
                 k->needs_gpu = "named barriers (bar.arrive, bar.red)";
             else if (head == "bar" && opcode.find("warp") != std::string::npos) k->needs_gpu = "__syncwarp";
+        }
+        if (head == "cp" || head == "ldmatrix" || head == "mma") {
+            const std::string why = tensor_unsupported(opcode);
+            if (!why.empty()) {
+                if (k->needs_gpu.empty()) k->needs_gpu = why;
+                return;
+            }
+            if (head == "cp") return cp_instruction(in, opcode, args);
         }
         const auto op = kOps.find(head);
         if (op == kOps.end()) {
@@ -469,7 +417,15 @@ struct Parser {
     }
 
     void body_line(const std::string& l) {
-        if (l.rfind(".reg", 0) == 0 || l.rfind(".maxntid", 0) == 0 || l.rfind(".pragma", 0) == 0) return;
+        if (l.rfind(".reg", 0) == 0) {   // ".reg .b16 low, high;" inside an inline asm block: names without '%'
+            std::string names = l.substr(4, l.find(';') - 4);
+            std::replace(names.begin(), names.end(), ',', ' ');
+            std::istringstream words(names);
+            for (std::string w; words >> w;)
+                if (w[0] != '.' && w[0] != '%') named_regs[w] = true;
+            return;
+        }
+        if (l.rfind(".maxntid", 0) == 0 || l.rfind(".pragma", 0) == 0) return;
         if (l.rfind(".loc", 0) == 0) {
             std::istringstream words(l.substr(4));
             uint32_t file = 0, line = 0;
@@ -484,6 +440,22 @@ struct Parser {
         }
         if (l.back() != ';') fail("a statement without ';'");
         instruction(trim(l.substr(0, l.size() - 1)));
+    }
+
+    // A line that opens or closes an inline asm block around its statements (NVRTC copies the
+    // braces of `asm("{ ... }")` as written): the braces counted, the statements read.
+    void inline_block(std::string l, int& depth) {
+        while (!l.empty() && l.front() == '{') ++depth, l = trim(l.substr(1));
+        int closes = 0;
+        while (!l.empty() && l.back() == '}') {
+            const std::string before = trim(l.substr(0, l.size() - 1));
+            if (!before.empty() && before.back() != ';' && before.back() != '}') break;   // "{a, b}" of an operand
+            ++closes, l = before;
+        }
+        for (const std::string& statement : split(l, ';'))
+            if (!statement.empty()) body_line(statement + ";");
+        for (; closes > 0; --closes)
+            if (--depth == 0) fail("an inline asm block that closes the kernel");
     }
 
     void run(const std::string& text) {
@@ -508,6 +480,10 @@ struct Parser {
                     continue;
                 }
                 if (depth == 0) continue;   // .maxntid and other performance directives
+                if (l.front() == '{' || l.back() == '}') {   // inline asm: "{.reg .f16 low,high;" ... "mov.b32 %r1, {low,high};}"
+                    inline_block(l, depth);
+                    continue;
+                }
                 body_line(l);
                 continue;
             }

@@ -1,0 +1,170 @@
+// The CPU run's tensor-core instructions (cpu_machine.h), as the PTX ISA defines them for sm_80:
+//  - ldmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}.shared.b16: lanes 8i..8i+7 name the eight
+//    16-byte rows of matrix i; lane l receives from each matrix the 32 bits of row l/4, elements
+//    2(l%4) and 2(l%4)+1 (with .trans: column l/4, rows 2(l%4) and 2(l%4)+1), the lower element in
+//    the lower half.
+//  - mma.sync.aligned.m16n8k16 / m16n8k8 .row.col.f32 with FP16, BF16 (or TF32, k8) operands and
+//    FP32 accumulators, D = A·B + C, in the fragment layouts of the ISA (lane = 4·g + t: A rows g
+//    and g+8, B column g, C rows g and g+8 at columns 2t, 2t+1). Products and sums are exact in
+//    double and rounded once to FP32; the hardware's order and rounding inside a product differ
+//    within the tolerance every tensor-core check allows. A TF32 operand's low 13 bits are ignored,
+//    as the tensor cores ignore them.
+//  - cp.async: the copy's source is read when it is issued; its bytes reach shared memory when the
+//    thread waits for its group (cp.async.wait_group N completes every committed group but the
+//    newest N; wait_all commits and completes all), the latest moment the ISA allows. A kernel
+//    that reads a stage before waiting for it reads what was there before (NaN bytes at first),
+//    and a barrier alone does not complete a copy, as on the GPU.
+// Both warp-wide instructions need the whole warp at the same instruction (.aligned); the warp is
+// released only when all 32 lanes are there.
+#include <fmt/format.h>
+#include <bit>
+#include <cstring>
+
+#include "cpu/cpu_machine.h"
+#include "cpu/ptx_addresses.h"
+#include "tilelab/i18n.h"
+
+namespace tilelab::cpu {
+namespace {
+
+constexpr uint32_t kWarp = 32;
+
+float f32_of(uint32_t bits) { return std::bit_cast<float>(bits); }
+
+// One operand element as a double: the 16-bit half `part` (0 low, 1 high) of a register of
+// FP16 or BF16, or a whole TF32 register (its low 13 bits ignored).
+double element(uint64_t reg, Ty type, int part) {
+    if (type == Ty::tf32) return double(f32_of(uint32_t(reg) & 0xFFFFE000u));
+    const uint16_t h = uint16_t(reg >> (16 * part));
+    return type == Ty::bf16 ? double(bf16_to_float(h)) : double(half_to_float(h));
+}
+
+}  // namespace
+
+uint32_t tf32_bits(uint32_t f, Round r) {
+    const uint32_t exponent = f & 0x7F800000u;
+    if (exponent == 0x7F800000u) return (f & 0x007FFFFFu) ? 0x7FFFFFFFu : f;   // NaN (canonical), ±∞
+    if (r == Round::rz) return f & 0xFFFFE000u;
+    if (r == Round::rn) {   // to nearest, ties to even
+        const uint32_t lsb = (f >> 13) & 1u;
+        return (f + 0x0FFFu + lsb) & 0xFFFFE000u;
+    }
+    return (f + 0x1000u) & 0xFFFFE000u;   // rna: to nearest, ties away from zero (on the magnitude)
+}
+
+bool convert_packed(const Instr& in, uint64_t a, uint64_t b, uint64_t& out) {
+    if (in.type == Ty::tf32) {   // cvt.{rna,rn,rz}.tf32.f32
+        out = tf32_bits(uint32_t(a), in.round == Round::none ? Round::rna : in.round);
+        return true;
+    }
+    if (in.type != Ty::f16x2 && in.type != Ty::bf16x2) return false;
+    // cvt.rn.{f16x2,bf16x2}.f32 d, a, b: a to the upper half, b to the lower.
+    const auto half = [&](uint64_t v) -> uint64_t {
+        const float f = f32_of(uint32_t(v));
+        return in.type == Ty::bf16x2 ? float_to_bf16(f) : float_to_half(f);
+    };
+    out = (half(a) << 16) | half(b);
+    return true;
+}
+
+void Machine::collective_warp(uint32_t first, uint32_t lanes) {
+    const Instr& in = k_.code[threads_[first].pc];
+    for (uint32_t l = 0; l < lanes; ++l)
+        if (lanes != kWarp || threads_[first + l].pc != threads_[first].pc)
+            fail("warp-wide",
+                 say("lanes of warp {} reach different warp-wide instructions (or the warp is not whole): {} needs all 32 "
+                     "lanes at the same one (.aligned)",
+                     "线程束 {} 的各 lane 到达了不同的整束指令（或线程束不完整）：{} 要求全部 32 个 lane 位于同一条指令（.aligned）",
+                     first / kWarp, in.op == Op::mma ? "mma.sync" : "ldmatrix"),
+                 first + l, k_.code[threads_[first + l].pc]);
+    auto regs = [&](uint32_t l) { return regs_.data() + size_t(first + l) * k_.registers; };
+    if (in.op == Op::ldmatrix) {
+        uint16_t m[4][8][8];   // matrix, row, element
+        for (int i = 0; i < in.vec; ++i)
+            for (int row = 0; row < 8; ++row) {
+                const uint32_t l = uint32_t(8 * i + row);
+                const uint64_t address = ((in.a.has_base ? regs(l)[in.a.reg] : 0) + in.a.imm) & ~kWindowMask;
+                std::memcpy(m[i][row], shared_address(address, 16, false, first + l, in), 16);
+            }
+        for (uint32_t l = 0; l < kWarp; ++l)
+            for (int i = 0; i < in.vec; ++i) {
+                const int r = int(l / 4), c = 2 * int(l % 4);
+                const uint16_t lo = in.trans ? m[i][c][r] : m[i][r][c], hi = in.trans ? m[i][c + 1][r] : m[i][r][c + 1];
+                regs(l)[in.d.regs[i]] = uint64_t(lo) | uint64_t(hi) << 16;
+            }
+    } else {   // mma.sync m16n8kK: gather A (16×K), B (K×8), C (16×8) from the lanes' fragments
+        const int K = in.shape_k;
+        const bool tf32 = in.type2 == Ty::tf32;
+        const int per_reg = tf32 ? 1 : 2, a_regs = tf32 ? 4 : K / 4, b_regs = tf32 ? 2 : K / 8;
+        double A[16][16] = {}, B[16][8] = {}, C[16][8] = {};
+        for (uint32_t l = 0; l < kWarp; ++l) {
+            const int g = int(l / 4), t = int(l % 4);
+            const uint64_t* r = regs(l);
+            // A: register v holds row g + 8·(v & 1); columns 2t, 2t+1 (+8 for v ≥ 2), TF32 column t (+4).
+            for (int v = 0; v < a_regs; ++v)
+                for (int p = 0; p < per_reg; ++p) {
+                    const int row = g + 8 * (v & 1), col = tf32 ? t + 4 * (v >> 1) : 2 * t + p + 8 * (v >> 1);
+                    A[row][col] = element(r[in.a.regs[v]], in.type2, p);
+                }
+            // B: register v holds column g, rows 2t, 2t+1 (+8 for v = 1), TF32 row t (+4).
+            for (int v = 0; v < b_regs; ++v)
+                for (int p = 0; p < per_reg; ++p) {
+                    const int row = tf32 ? t + 4 * v : 2 * t + p + 8 * v;
+                    B[row][g] = element(r[in.b.regs[v]], in.type2, p);
+                }
+            for (int v = 0; v < 4; ++v) C[g + 8 * (v >> 1)][2 * t + (v & 1)] = double(f32_of(uint32_t(r[in.c.regs[v]])));
+        }
+        for (uint32_t l = 0; l < kWarp; ++l) {
+            const int g = int(l / 4), t = int(l % 4);
+            for (int v = 0; v < 4; ++v) {
+                const int row = g + 8 * (v >> 1), col = 2 * t + (v & 1);
+                double sum = C[row][col];
+                for (int k = 0; k < K; ++k) sum += A[row][k] * B[k][col];
+                regs(l)[in.d.regs[v]] = std::bit_cast<uint32_t>(float(sum));
+            }
+        }
+    }
+    for (uint32_t l = 0; l < lanes; ++l) {
+        ++threads_[first + l].pc;
+        threads_[first + l].state = Thread::State::running;
+    }
+}
+
+void Machine::async_copy(const Instr& in, uint32_t t, const uint64_t* r) {
+    std::vector<PendingCopy>& mine = copies_[t];
+    const auto complete = [&](uint32_t before_group) {   // every copy of a group older than before_group
+        size_t kept = 0;
+        for (PendingCopy& c : mine) {
+            if (c.group < before_group) std::memcpy(shared_address(c.offset, c.size, true, t, *c.in), c.bytes, c.size);
+            else mine[kept++] = c;
+        }
+        mine.resize(kept);
+    };
+    switch (in.op) {
+    case Op::cp_async: {
+        PendingCopy c;
+        c.offset = ((in.d.has_base ? r[in.d.reg] : 0) + in.d.imm) & ~kWindowMask;
+        c.size = uint8_t(in.b.kind == Operand::Kind::imm ? in.b.imm : r[in.b.reg]);
+        const uint64_t src_size = in.c.kind == Operand::Kind::none ? c.size : in.c.kind == Operand::Kind::imm ? in.c.imm : r[in.c.reg];
+        const uint64_t from = (in.a.has_base ? r[in.a.reg] : 0) + in.a.imm;
+        const int read = int(std::min<uint64_t>(src_size, c.size));
+        if (c.size != 4 && c.size != 8 && c.size != 16)
+            fail("misaligned", say("a cp.async of {} bytes (4, 8 or 16)", "{} 字节的 cp.async（应为 4、8 或 16）", int(c.size)), t, in);
+        if (read > 0) std::memcpy(c.bytes, global_address(from, read, false, t, in), size_t(read));
+        c.group = copy_groups_[t];
+        c.in = &in;
+        mine.push_back(c);
+        return;
+    }
+    case Op::cp_commit: ++copy_groups_[t]; return;
+    case Op::cp_wait_all: complete(++copy_groups_[t]); return;
+    case Op::cp_wait: {
+        const uint64_t newest = in.a.kind == Operand::Kind::imm ? in.a.imm : r[in.a.reg];
+        complete(copy_groups_[t] >= newest ? copy_groups_[t] - uint32_t(newest) : 0);
+        return;
+    }
+    default: return;
+    }
+}
+
+}  // namespace tilelab::cpu
