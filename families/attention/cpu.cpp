@@ -12,31 +12,6 @@
 namespace tilelab {
 namespace {
 
-// `n` seeded values rounded to `type` as the GPU's fill does: the floats the kernel reads, and the
-// buffer that holds them in memory (4 or 2 bytes an element).
-struct Input {
-    std::vector<float> values;
-    cpu::Buffer buffer;
-};
-
-Input seeded_input(const char* name, uint64_t seed, size_t n, ElementType type, float scale = 1.0f) {
-    Input in;
-    in.values.resize(n);
-    for (size_t i = 0; i < n; ++i) in.values[i] = seeded_uniform(seed, i) * scale;   // a power of two: exact
-    if (element_bytes(type) == 4) {
-        in.buffer = float_buffer(name, in.values);
-        return in;
-    }
-    in.buffer = cpu::Buffer{name, std::vector<uint8_t>(2 * n), 2};
-    for (size_t i = 0; i < n; ++i) {
-        const bool bf16 = type == ElementType::bf16;
-        const uint16_t h = bf16 ? cpu::float_to_bf16(in.values[i]) : cpu::float_to_half(in.values[i]);
-        in.values[i] = bf16 ? cpu::bf16_to_float(h) : cpu::half_to_float(h);
-        std::memcpy(in.buffer.bytes.data() + 2 * i, &h, 2);
-    }
-    return in;
-}
-
 class AttentionCpu final : public CpuFamily {
 public:
     std::vector<uint64_t> prepare(cpu::Machine& m, const Problem& p, const Precision& precision, const FamilyOptions& options,
@@ -46,7 +21,7 @@ public:
         options_ = options;
         intermediate_ = precision.intermediate;
         const size_t n = size_t(N_ * d_ * BH_);
-        Input q = seeded_input("Q", seed, n, precision.input, float(attention_q_scale(options))),
+        SeededInput q = seeded_input("Q", seed, n, precision.input, float(attention_q_scale(options))),
               k = seeded_input("K", seed ^ kAttentionSeedK, n, precision.input),
               v = seeded_input("V", seed ^ kAttentionSeedV, n, precision.input);
         q_ = std::move(q.values), k_ = std::move(k.values), v_ = std::move(v.values);

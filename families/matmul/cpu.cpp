@@ -1,7 +1,8 @@
 // The matmul family on the CPU (engine/src/cpu/cpu_family.h): A and B seeded exactly as the GPU
-// half seeds them, C all NaN bytes, the reference in double (the GPU's small-problem reference,
-// summed in the same k order) and the GPU half's tolerance and message. FP32 inputs only: the
-// kernels with other input types run on tensor cores, which the CPU run does not model.
+// half seeds them (BF16 and FP16 inputs rounded to the type as its fill rounds them; TF32 reads
+// the same floats as FP32, the kernel rounds them), C all NaN bytes, the reference in double from
+// the values the kernel reads (the GPU's small-problem reference, summed in the same k order) and
+// the GPU half's tolerance and message.
 #include "cpu/cpu_family.h"
 #include "tilelab/registration.h"
 #include "model/family_common.h"
@@ -20,12 +21,18 @@ public:
                                   const FamilyOptions&, uint64_t seed) override {
         M_ = p.dim[0], N_ = p.dim[1], K_ = p.dim[2];
         precision_ = precision;
-        a_.resize(size_t(M_ * K_)), b_.resize(size_t(K_ * N_));
-        for (size_t i = 0; i < a_.size(); ++i) a_[i] = seeded_uniform(seed, i);
-        for (size_t i = 0; i < b_.size(); ++i) b_[i] = seeded_uniform(seed ^ kSeedB, i);
-        const uint64_t a = m.add_buffer(float_buffer("A", a_)), b = m.add_buffer(float_buffer("B", b_));
+        SeededInput a_in = seeded_input("A", seed, size_t(M_ * K_), precision.input),
+                    b_in = seeded_input("B", seed ^ kSeedB, size_t(K_ * N_), precision.input);
+        a_ = std::move(a_in.values), b_ = std::move(b_in.values);
+        const uint64_t a = m.add_buffer(std::move(a_in.buffer)), b = m.add_buffer(std::move(b_in.buffer));
         const uint64_t c = m.add_buffer(poisoned_buffer("C", size_t(M_ * N_)));
         return {a, b, c, uint64_t(M_), uint64_t(N_), uint64_t(K_), 0};
+    }
+
+    // FP32, TF32 (FP32 in memory), BF16 and FP16 inputs with FP32 results: what the tensor-core
+    // lessons run (the CPU run models ldmatrix and mma.sync, engine/src/cpu/cpu_tensor.cpp).
+    bool takes(const Precision& precision) const override {
+        return precision.output == ElementType::f32 && precision.accumulate == ElementType::f32;
     }
 
     Validation validate(cpu::Machine& m) override {

@@ -1,5 +1,5 @@
-// Lesson 16's cost model, bank model and constraints, on the CPU (the kernel itself needs mma.sync:
-// its outputs and counts are checked on the GPU by VariantOnGpu). The walk below follows
+// Lesson 16's cost model, bank model and constraints, and its kernel run on the CPU (the GPU's
+// VariantOnGpu checks it there too). The walk below follows
 // kernels/attention/flash2_mma.cuh's loops and branches: every thread's 16-byte copies of Q once
 // and of K and V per key tile (zero-filled past N, counted only inside), every warp's ldmatrix.x4
 // (8 values a lane), and the float2 stores of O's rows inside N; with CAUSAL, a block's key loop
@@ -14,10 +14,12 @@
 #include <string>
 
 #include "../../families/attention/shape.h"
+#include "cpu_checks.h"
 #include "lookups.h"
 #include "model_engine.h"
 #include "random_requests.h"
 #include "tilelab/banks.h"
+#include "tilelab/compile.h"
 #include "tilelab/variant.h"
 
 namespace tilelab {
@@ -147,6 +149,47 @@ TEST(Flash2Model, EachRefusalSaysWhy) {
     EXPECT_NE(reason({{"BR", 128}, {"WARPS", 4}, {"BC", 128}}, 128, *h100).find("168"), std::string::npos)
         << "32 rows a warp at d = 128 and BC = 128: 2·(64 + 64 + 32) = 320 registers of state";
     EXPECT_NE(reason({{"BR", 256}, {"WARPS", 16}, {"BC", 256}}, 256, *h100), "");
+}
+
+// The kernel itself on the CPU (engine/src/cpu/cpu_tensor.cpp models ldmatrix, mma.sync and
+// cp.async as the PTX ISA defines them): validated, and counted == model, with either input type,
+// the mask, one and two stages, at N that no tile divides. Two mistakes a learner makes fail: V's
+// fragments read without .trans, and V's copies used before waiting for them (a race).
+TEST(Flash2OnCpu, ValidatesCountsAsModelledAndCatchesAMissingTransposeAndAMissingWait) {
+    struct Case {
+        ParamValues params;
+        Problem problem;
+    };
+    const std::vector<Case> cases = {
+        {{}, Problem{{75, 32, 2}}},
+        {{{"PREC", int(ElementType::bf16)}, {"CAUSAL", 1}}, Problem{{75, 64, 1}}},
+        {{{"BR", 128}, {"WARPS", 8}, {"BC", 64}, {"STAGES", 1}}, Problem{{131, 64, 1}}},
+        {{{"PREC", int(ElementType::bf16)}, {"BR", 64}, {"BC", 16}, {"WARPS", 4}, {"CAUSAL", 1}}, Problem{{37, 128, 1}}},
+    };
+    for (const Case& c : cases) {
+        const RunRequest req{"attention.flash2_mma", c.params, c.problem};
+        ASSERT_EQ(model_engine().invalid_reason(req), "") << format_problem(c.problem);
+        test::expect_cpu_run_passes_with_the_models_counts(req, 1234);
+    }
+    const std::string* source = embedded_source("attention/flash2_mma.cuh");
+    ASSERT_NE(source, nullptr);
+    const auto with = [&](const std::string& from, const std::string& to) {
+        std::string text = *source;
+        const size_t at = text.find(from);
+        EXPECT_NE(at, std::string::npos) << from;
+        return at == std::string::npos ? text : text.replace(at, from.size(), to);
+    };
+    const RunRequest req{"attention.flash2_mma", {}, Problem{{75, 32, 2}}};
+    EXPECT_EQ(test::cpu_status_of_text(req, *source), "passed");
+    EXPECT_EQ(test::cpu_status_of_text(req, with("mma_ldmatrix_x4_trans(b, v_tile", "mma_ldmatrix_x4(b, v_tile")), "failed");
+    // BF16 needs sm_80, so its CPU run reads compute_80 PTX, where the copies are cp.async (FP16's
+    // compute_75 PTX copies through registers, and a wait is nothing to leave out).
+    const RunRequest bf16{"attention.flash2_mma", {{"PREC", int(ElementType::bf16)}}, Problem{{75, 32, 2}}};
+    EXPECT_EQ(test::cpu_status_of_text(bf16, *source), "passed");
+    // The copy lands at the next wait, after P·V has read the buffer: reported as the race it is.
+    const std::string no_wait = test::cpu_status_of_text(
+        bf16, with("tl_wait<0, kAsync>();\n            __syncthreads();   // V_t is in", "__syncthreads();   // V_t is in"));
+    EXPECT_TRUE(no_wait == "failed" || no_wait == "fault") << no_wait;
 }
 
 // The weights P are rounded to the input type on their way into P·V: the variant says so, and the

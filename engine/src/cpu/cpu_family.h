@@ -8,6 +8,8 @@
 #include <cstring>
 #include <vector>
 #include "cpu/cpu_machine.h"
+#include "model/element_bits.h"
+#include "model/family_common.h"
 #include "tilelab/result.h"
 
 namespace tilelab {
@@ -77,6 +79,31 @@ inline cpu::Buffer float_buffer(const char* name, const std::vector<float>& valu
 }
 inline cpu::Buffer poisoned_buffer(const char* name, size_t count) {
     return {name, std::vector<uint8_t>(count * sizeof(float), 0xFF), int(sizeof(float))};
+}
+
+// `n` seeded values rounded to `type` as the GPU's fill does: the floats the kernel reads, and the
+// buffer that holds them in memory (4 or 2 bytes an element).
+struct SeededInput {
+    std::vector<float> values;
+    cpu::Buffer buffer;
+};
+
+inline SeededInput seeded_input(const char* name, uint64_t seed, size_t n, ElementType type, float scale = 1.0f) {
+    SeededInput in;
+    in.values.resize(n);
+    for (size_t i = 0; i < n; ++i) in.values[i] = seeded_uniform(seed, i) * scale;   // a power of two: exact
+    if (element_bytes(type) == 4) {
+        in.buffer = float_buffer(name, in.values);
+        return in;
+    }
+    in.buffer = cpu::Buffer{name, std::vector<uint8_t>(2 * n), 2};
+    for (size_t i = 0; i < n; ++i) {
+        const bool bf16 = type == ElementType::bf16;
+        const uint16_t h = bf16 ? cpu::float_to_bf16(in.values[i]) : cpu::float_to_half(in.values[i]);
+        in.values[i] = bf16 ? cpu::bf16_to_float(h) : cpu::half_to_float(h);
+        std::memcpy(in.buffer.bytes.data() + 2 * i, &h, 2);
+    }
+    return in;
 }
 
 // The floats of buffer i.

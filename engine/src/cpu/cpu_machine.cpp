@@ -150,6 +150,16 @@ void Machine::check_race(uint64_t offset, int bytes, bool store, uint32_t t, con
     for (uint64_t w = offset / 4; w < (offset + uint64_t(bytes) + 3) / 4; ++w) {
         Shadow& s = shadow_[w];
         const auto report = [&](uint32_t other, uint32_t other_line, bool other_wrote) {
+            if (in.op == Op::cp_async)   // the copy's bytes land at the thread's wait (cpu_tensor.cpp)
+                fail("race",
+                     say("a race on shared memory at {}: thread {} {} it ({}) while this thread's cp.async into it was still "
+                         "in flight — wait for the copy (cp.async.wait_group, then __syncthreads()) before the data is "
+                         "used, and before the buffer is filled again",
+                         "共享内存 {} 上的竞争：线程 {} {}了它（{}），而这个线程写入它的 cp.async 仍未完成——在使用数据之前、"
+                         "以及再次填充这块缓冲区之前，要先等待拷贝完成（cp.async.wait_group，再 __syncthreads()）",
+                         shared_place(w * 4), thread_name(other), other_wrote ? say("wrote", "写") : say("read", "读"),
+                         line_name(other_line)),
+                     t, in);
             fail("race",
                  say("a race on shared memory at {}: thread {} {} it ({}) and this thread {} it, between the same two "
                      "barriers — their order decides the result; a __syncthreads() between them is missing",

@@ -76,34 +76,15 @@ CpuKernel compile_for_cpu(const RunResult& r, CompileService& compiler, const Ke
     build.arch = kCpuRunArch;
     build.ptx = true;
     if (!r.user_kernel.empty()) build.source_text = r.kernel_source, build.source_name = r.user_kernel;
-    auto compiled = compiler.compile(build);
-    const auto parse = [&] {
-        k.module = std::make_unique<cpu::Module>(cpu::parse_ptx(std::string(compiled->cubin.begin(), compiled->cubin.end())));
-        k.kernel = k.module->kernel(compiled->lowered_name);
-        if (!k.kernel) throw cpu::PtxError("the PTX has no kernel " + compiled->lowered_name);
-    };
-    if (compiled->ok) parse();
-    // A kernel for tensor cores (ldmatrix, mma.sync, cp.async; BF16 and TF32 need sm_80) is read
-    // again as compute_80 PTX, which the CPU run models too (cpu_tensor.cpp).
-    if (!compiled->ok || !k.kernel->needs_gpu.empty()) {
-        CompileRequest tensor = build;
-        tensor.arch = kCpuRunTensorArch;
-        if (auto again = compiler.compile(tensor); again->ok) {
-            const auto before = std::move(compiled);
-            compiled = std::move(again);
-            auto module = std::move(k.module);
-            const cpu::Kernel* kernel = k.kernel;
-            parse();
-            if (!k.kernel->needs_gpu.empty() && before->ok) {   // no better: say what the first one lacked
-                k.module = std::move(module), k.kernel = kernel, compiled = before;
-            }
-        }
-    }
+    const auto compiled = compiler.compile(build);
     if (!compiled->ok) {
         c.status = "error";
         c.message = say("Compiling to PTX for the CPU run failed: {}", "为 CPU 运行编译 PTX 失败：{}", compiled->error);
         return k;
     }
+    k.module = std::make_unique<cpu::Module>(cpu::parse_ptx(std::string(compiled->cubin.begin(), compiled->cubin.end())));
+    k.kernel = k.module->kernel(compiled->lowered_name);
+    if (!k.kernel) throw cpu::PtxError("the PTX has no kernel " + compiled->lowered_name);
     if (!k.kernel->needs_gpu.empty()) {
         c.status = "needs_gpu";
         c.message = say("This kernel uses {}, which the CPU run does not model: it needs a GPU.",

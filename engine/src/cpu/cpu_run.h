@@ -16,11 +16,10 @@ namespace tilelab {
 
 class CompileService;
 
-// The virtual architecture the CPU run compiles for.
-inline constexpr int kCpuRunArch = 75;
-// The PTX the CPU run reads where compute_75's lacks what a kernel needs (tensor cores: ldmatrix,
-// mma.sync, cp.async, BF16, TF32).
-inline constexpr int kCpuRunTensorArch = 80;
+// The virtual architecture the CPU run compiles for: sm_80's PTX, so that the kernels take the
+// paths they take on the GPUs TileLab measures (cp.async, BF16 and TF32 tensor cores), which the
+// CPU run models (cpu_tensor.cpp).
+inline constexpr int kCpuRunArch = 80;
 // How long one CPU run may take before it is stopped (an endless loop), in seconds.
 inline constexpr double kCpuRunTimeLimitS = 5.0;
 
