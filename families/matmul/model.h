@@ -69,6 +69,7 @@ inline void block_tiled_counts(CostModel& m, const Problem& p, int bm, int bn, i
 // sums), appended to the total global loads' and stores' formulas.
 struct SharedExtra {
     std::string total, thread;
+    std::string loads_total{}, loads_thread{};   // where the loads' term differs from the stores' (lesson 12's edges)
 };
 struct GlobalExtra {
     std::string loads, stores;
@@ -82,13 +83,15 @@ inline void add_block_tiled_formulas(CostModel& m, double blocks, const std::str
     add_formula(m, "global stores / thread", outputs, m.per_thread.global_stores);
     add_formula(m, "shared stores / thread", "⌈K/BK⌉·BK·(BM+BN) / threads" + shared_extra.thread, m.per_thread.shared_stores);
     const std::string per_k = reads.find('/') != std::string::npos ? reads : "(" + reads + ")";
-    add_formula(m, "shared loads / thread", "⌈K/BK⌉·BK·" + per_k + shared_extra.thread, m.per_thread.shared_loads);
+    const std::string loads_thread = shared_extra.loads_thread.empty() ? shared_extra.thread : shared_extra.loads_thread;
+    const std::string loads_total = shared_extra.loads_total.empty() ? shared_extra.total : shared_extra.loads_total;
+    add_formula(m, "shared loads / thread", "⌈K/BK⌉·BK·" + per_k + loads_thread, m.per_thread.shared_loads);
     add_formula(m, "global loads, total",
                 (clustered ? "M·K·⌈N/BN⌉ + K·N·⌈M/(CLUSTER·BM)⌉" : "M·K·⌈N/BN⌉ + K·N·⌈M/BM⌉") + global_extra.loads,
                 m.total.global_loads);
     add_formula(m, "global stores, total", "M·N" + global_extra.stores, m.total.global_stores);
     add_formula(m, "shared stores, total", "blocks·⌈K/BK⌉·BK·(BM+BN)" + shared_extra.total, m.total.shared_stores);
-    add_formula(m, "shared loads, total", "blocks·threads·⌈K/BK⌉·BK·" + per_k + shared_extra.total, m.total.shared_loads);
+    add_formula(m, "shared loads, total", "blocks·threads·⌈K/BK⌉·BK·" + per_k + loads_total, m.total.shared_loads);
     add_formula(m, "FLOPs", "2·M·N·K", m.flops);
     const bool fp32 = m.load_element_bytes == 4 && m.store_element_bytes == 4;
     add_formula(m, "arithmetic intensity (FLOP/B)",
@@ -169,13 +172,19 @@ inline TileGeometry tensor_tiles(const TensorTiling& c, const Problem& p, std::a
 
 // The counts and first formulas of both cost models: a block tile of warps, each thread's share
 // of C is WM·WN/32 outputs and it reads (WM+WN)/32 shared values per k.
-inline void tensor_block_counts(CostModel& m, const TensorTiling& c, const Problem& p, const Precision& precision) {
+// `extra_stores` and `extra_loads` (totals, named by `extra`): shared traffic beyond the tiles of
+// A and B, spread evenly over the blocks and threads in the per-block and per-thread figures.
+inline void tensor_block_counts(CostModel& m, const TensorTiling& c, const Problem& p, const Precision& precision,
+                                const SharedExtra& extra = {}, double extra_stores = 0, double extra_loads = 0) {
     const double warps = double(c.bm / c.wm) * (c.bn / c.wn), T = 32 * warps;
     const double blocks = double(ceil_div(p.dim[1], c.bn)) * double(ceil_div(p.dim[0], c.bm));
     block_tiled_counts(m, p, c.bm, c.bn, c.bk, T, double(c.wm) * c.wn / 32, double(c.wm + c.wn) / 32, precision);
+    m.total.shared_stores += extra_stores, m.total.shared_loads += extra_loads;
+    m.per_block.shared_stores += extra_stores / blocks, m.per_block.shared_loads += extra_loads / blocks;
+    m.per_thread.shared_stores += extra_stores / (blocks * T), m.per_thread.shared_loads += extra_loads / (blocks * T);
     add_formula(m, "warps / block", "(BM/WM)·(BN/WN)", warps);
     add_formula(m, "threads / block", "32·(BM/WM)·(BN/WN)", T);
-    add_block_tiled_formulas(m, blocks, "WM·WN / 32", "(WM+WN) / 32");
+    add_block_tiled_formulas(m, blocks, "WM·WN / 32", "(WM+WN) / 32", false, extra);
 }
 
 }  // namespace tilelab::matmul

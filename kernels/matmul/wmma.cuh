@@ -216,11 +216,18 @@ __device__ __forceinline__ void wmma_body(const typename WmmaKind<KIND>::In* __r
                 TL_GSTORE(FM * FN / 32);
                 // EXERCISE-END
             } else if (row0 < M && col0 < N) {
+                // Shared accesses count in the input's elements: a float is kFloat of them.
+                constexpr int kFloat = int(sizeof(float) / sizeof(In));
                 wmma::store_matrix_sync(scratch, acc[i][j], FN, wmma::mem_row_major);
+                TL_SSTORE(FM * FN / 32 * kFloat);
                 __syncwarp();
                 for (int e = lane; e < FM * FN; e += 32) {
                     const int row = row0 + e / FN, col = col0 + e % FN;
-                    if (row < M && col < N) { C[size_t(row) * N + col] = scratch[e]; TL_GSTORE(1); }
+                    if (row < M && col < N) {
+                        C[size_t(row) * N + col] = scratch[e];
+                        TL_GSTORE(1);
+                        TL_SLOAD(kFloat);
+                    }
                 }
                 __syncwarp();
             }

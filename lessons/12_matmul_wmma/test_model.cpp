@@ -2,14 +2,16 @@
 // binary from the lesson's folder: tests/CMakeLists.txt takes lessons/*/test_*.cpp). The walk
 // runs every thread's copies of every slice with the kernel's index maps and branches (16-byte
 // copies where K and N allow them, else one element at a time), every warp's fragment loads, and
-// every C fragment's store (whole, or element by element at the edges), counting where the
-// instrumented kernel counts. Counts must be exact at random valid configurations and odd sizes;
-// the tensor-core products themselves are checked on the GPU (validation against cuBLAS).
+// every C fragment's store (whole, or through the warp's shared scratch element by element at the
+// edges), counting where the instrumented kernel counts. Counts must be exact at random valid
+// configurations and odd sizes; the kernel itself also runs on the CPU (cpu_tensor.cpp models WMMA).
 #include <gtest/gtest.h>
 
 #include <random>
 #include <string>
 
+#include "cpu_checks.h"
+#include "tilelab/compile.h"
 #include "tilelab/engine.h"
 #include "tilelab/precision.h"
 #include "tilelab/target.h"
@@ -65,9 +67,11 @@ Walked walk(const ParamValues& v, const Problem& p) {
                         const int64_t r = row0 + (warp / warps_n) * wm + 16 * i, c = col0 + (warp % warps_n) * wn + 16 * j;
                         if (r + 16 <= M && c + 16 <= N && N % 8 == 0) {
                             w.total.global_stores += 256;
-                        } else if (r < M && c < N) {
+                        } else if (r < M && c < N) {   // through the warp's scratch, floats in input elements
+                            const double floats = 4.0 / element_bytes(input);
+                            w.total.shared_stores += 256 * floats;
                             for (int e = 0; e < 256; ++e)
-                                if (r + e / 16 < M && c + e % 16 < N) w.total.global_stores += 1;
+                                if (r + e / 16 < M && c + e % 16 < N) w.total.global_stores += 1, w.total.shared_loads += floats;
                         }
                     }
         }
@@ -111,6 +115,29 @@ TEST(WmmaModel, EachPrecisionNeedsItsArchitecture) {
     ASSERT_NE(t4, nullptr);
     const std::string smem = v.invalid_reason(big, Problem{{256, 256, 256}}, *t4);
     EXPECT_NE(smem.find("more than the 65536 a block may have on"), std::string::npos) << smem;
+}
+
+// The kernel on the CPU (engine/src/cpu/cpu_tensor.cpp models WMMA with fragments of its own
+// layout, which no correct kernel can tell from the GPU's): validated and counted == model in each
+// input type, at sizes whose edge fragments go through the warp's scratch. Without the
+// __syncwarp() between the scratch's store and its reads, lanes read what other lanes wrote with
+// nothing ordering them: reported as the race it is on a GPU.
+TEST(WmmaOnCpu, ValidatesCountsAsModelledAndNeedsTheSyncwarpAtTheEdges) {
+    for (const ElementType prec : {ElementType::f16, ElementType::bf16, ElementType::tf32}) {
+        const RunRequest req{"matmul.wmma", {{"PREC", int(prec)}, {"BM", 64}, {"BN", 64}, {"WM", 32}, {"WN", 32}},
+                             Problem{{70, 56, 40}}};
+        ASSERT_EQ(model_engine().invalid_reason(req), "") << element_label(prec);
+        test::expect_cpu_run_passes_with_the_models_counts(req, 7);
+    }
+    const std::string* source = embedded_source("matmul/wmma.cuh");
+    ASSERT_NE(source, nullptr);
+    std::string text = *source;
+    const std::string sync = "                __syncwarp();\n                for (int e = lane;";
+    ASSERT_NE(text.find(sync), std::string::npos);
+    text.replace(text.find(sync), sync.size(), "                for (int e = lane;");
+    const RunRequest req{"matmul.wmma", {{"PREC", int(ElementType::f16)}}, Problem{{70, 56, 40}}};
+    EXPECT_EQ(test::cpu_status_of_text(req, *source), "passed");
+    EXPECT_EQ(test::cpu_status_of_text(req, text), "fault");
 }
 
 }  // namespace

@@ -90,8 +90,20 @@ CostModel Wmma::cost_model(const Problem& p) const {
     const double steps = double(ceil_div(p.dim[2], bk)), blocks = gx * gy;
     const double mmas_per_slice = double(fragments()) * (bk / fk());
 
+    // A 16×16 fragment that is not wholly inside C (or any, where N is no multiple of 8) goes to C
+    // through the warp's shared scratch: 256 floats stored, then those inside C read back. Shared
+    // accesses count in the input's elements, so a float is F = 4 / (input bytes) of them.
+    const int64_t M = p.dim[0], N = p.dim[1];
+    const double whole = N % 8 == 0 ? double(M / kFM) * double(N / kFN) : 0.0;
+    const double edges = double(ceil_div(M, kFM)) * double(ceil_div(N, kFN)) - whole;
+    const double F = 4.0 / element_bytes(input);
     CostModel m;
-    matmul::tensor_block_counts(m, tiling(), p, precision());
+    matmul::tensor_block_counts(m, tiling(), p, precision(),
+                                {.total = " + 256·F·edge fragments", .thread = " + 256·F·edge fragments / (blocks·threads)",
+                                 .loads_total = " + F·(M·N − 256·whole fragments)",
+                                 .loads_thread = " + F·(M·N − 256·whole fragments) / (blocks·threads)"},
+                                256.0 * F * edges, F * (double(M) * double(N) - 256.0 * whole));
+    add_extra(m, "edge fragments (stored through shared scratch)", "⌈M/16⌉·⌈N/16⌉ − whole fragments", edges);
 
     add_extra(m, "accumulator fragments / warp", "(WM/16)·(WN/16)", fragments());
     add_extra(m, "accumulator registers / thread", "8·(WM/16)·(WN/16)", 8.0 * fragments());

@@ -6,17 +6,20 @@
 // (two floats where N is even, else one by one). Counts must be exact at random valid
 // configurations and odd sizes. The shared layouts are checked through the variant's own access
 // sites: every copy lands on its own 16-byte piece inside the stage, and the swizzle removes the
-// conflicts the plain layout has. The tensor-core products themselves are checked on the GPU.
+// conflicts the plain layout has. The kernel itself runs on the CPU too (cpu_tensor.cpp models
+// ldmatrix, mma.sync and cp.async), validated, with counts equal to the model's.
 #include <gtest/gtest.h>
 
 #include <random>
 #include <set>
 #include <string>
 
+#include "cpu_checks.h"
 #include "lookups.h"
 #include "model_engine.h"
 #include "random_requests.h"
 #include "tilelab/banks.h"
+#include "tilelab/compile.h"
 #include "tilelab/precision.h"
 #include "tilelab/variant.h"
 
@@ -190,6 +193,33 @@ TEST(MmaModel, EachPrecisionNeedsItsArchitectureAndEachRefusalSaysWhy) {
     EXPECT_NE(reason({"WM=128", "WN=128", "BM=128", "BN=128"}, "h100"), "") << "512 accumulators a lane";
     const std::string smem = reason({"BN=256", "STAGES=4", "BK=64", "PREC=fp16"}, "t4");
     EXPECT_NE(smem.find("shared memory, more than the 65536 a block may have on"), std::string::npos) << smem;
+}
+
+// The kernel on the CPU at random valid configurations (every precision, layout, stage count,
+// FRAGS and GROUP) and small odd sizes: validated, counted == model. Two mistakes fail: B's
+// 16-bit fragments read without .trans, and a ring whose first wait leaves one copy group too
+// many in flight (it reads a slice before its cp.async has landed).
+TEST(MmaOnCpu, ValidatesCountsAsModelledAndCatchesAMissingTransposeAndAnEarlyRead) {
+    for (const RunRequest& req : test::random_valid_requests(mma(), 6, 13, {.max_dim = 90, .align = 8, .aligned_every = 2})) {
+        SCOPED_TRACE(format_problem(req.problem));
+        test::expect_cpu_run_passes_with_the_models_counts(req, 3);
+    }
+    const std::string* source = embedded_source("matmul/mma.cuh");
+    ASSERT_NE(source, nullptr);
+    const auto with = [&](const std::string* text, const std::string& from, const std::string& to) {
+        std::string out = *text;
+        const size_t at = out.find(from);
+        EXPECT_NE(at, std::string::npos) << from;
+        return at == std::string::npos ? out : out.replace(at, from.size(), to);
+    };
+    const RunRequest req{"matmul.mma", {{"PREC", int(ElementType::bf16)}, {"STAGES", 3}}, Problem{{72, 64, 96}}};
+    EXPECT_EQ(test::cpu_status_of_text(req, *source), "passed");
+    EXPECT_EQ(test::cpu_status_of_text(req, with(source, "mma_ldmatrix_x4_trans(r, base", "mma_ldmatrix_x4(r, base")), "failed");
+    // The ring's first wait leaves one group more in flight: slice 0 is read before it lands.
+    const std::string text = with(source, "tl_wait<STAGES - 2, kAsync>();\n        __syncthreads();\n        load_fragments(0, 0, 0);",
+                                  "tl_wait<STAGES - 1, kAsync>();\n        __syncthreads();\n        load_fragments(0, 0, 0);");
+    const std::string status = test::cpu_status_of_text(req, text);
+    EXPECT_TRUE(status == "failed" || status == "fault") << status;
 }
 
 }  // namespace

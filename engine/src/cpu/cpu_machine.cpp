@@ -169,15 +169,22 @@ void Machine::check_race(uint64_t offset, int bytes, bool store, uint32_t t, con
                      line_name(other_line), store ? say("wrote", "写") : say("read", "读")),
                  t, in);
         };
-        if (s.write_epoch == epoch_ && s.writer != t) report(s.writer, s.write_line, true);
+        const uint32_t mine = warp_syncs_[t / 32];
+        // Another thread's access in this interval races with this one, unless a __syncwarp() of
+        // their common warp came between them.
+        const auto unordered = [&](uint32_t other, uint32_t other_sync) {
+            return other != t && !(other / 32 == t / 32 && other_sync < mine);
+        };
+        if (s.write_epoch == epoch_ && unordered(s.writer, s.write_sync)) report(s.writer, s.write_line, true);
         if (store) {
-            if (s.read_epoch == epoch_ && s.reader != t) report(s.reader, s.read_line, false);
-            if (s.read_epoch == epoch_ && s.reader2 != kNoThread) report(s.reader2, s.read_line2, false);
-            s.write_epoch = epoch_, s.writer = t, s.write_line = in.line;
-        } else if (s.read_epoch != epoch_) {
-            s.read_epoch = epoch_, s.reader = t, s.read_line = in.line, s.reader2 = kNoThread;
+            if (s.read_epoch == epoch_ && unordered(s.reader, s.read_sync)) report(s.reader, s.read_line, false);
+            if (s.read_epoch == epoch_ && s.reader2 != kNoThread && unordered(s.reader2, s.read_sync2))
+                report(s.reader2, s.read_line2, false);
+            s.write_epoch = epoch_, s.writer = t, s.write_line = in.line, s.write_sync = mine;
+        } else if (s.read_epoch != epoch_ || !unordered(s.reader, s.read_sync)) {
+            s.read_epoch = epoch_, s.reader = t, s.read_line = in.line, s.read_sync = mine, s.reader2 = kNoThread;
         } else if (s.reader != t && s.reader2 == kNoThread) {
-            s.reader2 = t, s.read_line2 = in.line;
+            s.reader2 = t, s.read_line2 = in.line, s.read_sync2 = mine;
         }
     }
 }
@@ -272,7 +279,9 @@ void Machine::run_thread(uint32_t t) {
             ++th.pc;
             th.state = Thread::State::barrier;
             return;
-        case Op::shfl: case Op::ldmatrix: case Op::mma:   // waits for its lanes; release_shuffles moves it on
+        case Op::shfl: case Op::ldmatrix: case Op::mma: case Op::wmma_load: case Op::wmma_mma: case Op::wmma_store:
+        case Op::warp_sync:
+            // waits for its lanes; release_shuffles moves it on
             th.state = Thread::State::shuffle;
             return;
         default: execute(in, t, r);
@@ -290,6 +299,7 @@ void Machine::run_block(const std::array<unsigned, 3>& block_index, const Launch
     std::fill(local_.begin(), local_.end(), uint8_t(0xFF));
     copies_.assign(count, {});
     copy_groups_.assign(count, 0);
+    warp_syncs_.assign((count + 31) / 32, 0);
     std::vector<uint32_t> order(count);
     std::iota(order.begin(), order.end(), 0u);
     const uint64_t block_number = block_index[0] + uint64_t(launch.grid[0]) * (block_index[1] + uint64_t(launch.grid[1]) * block_index[2]);

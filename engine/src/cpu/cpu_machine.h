@@ -77,6 +77,9 @@ private:
         uint32_t write_epoch = 0, writer = 0, write_line = 0;
         uint32_t read_epoch = 0, reader = 0, read_line = 0;
         uint32_t reader2 = 0, read_line2 = 0;   // a second reader in the same interval, if any
+        // The accessing warp's __syncwarp count at each access: lanes of one warp with a __syncwarp
+        // between their accesses are ordered, even between the same two block barriers.
+        uint32_t write_sync = 0, read_sync = 0, read_sync2 = 0;
     };
     struct PendingCopy {   // a cp.async not yet complete (cpu_tensor.cpp)
         uint64_t offset = 0;   // in shared memory
@@ -99,6 +102,9 @@ private:
     // After the threads have stopped: a lane still waiting at a shuffle waits for good. Throws Fault.
     void check_no_lane_waits_at_a_shuffle() const;
     void shuffle_warp(uint32_t first, uint32_t lanes);
+    // Whether every lane named by the member masks of the `arrived` lanes (at a shuffle, or at a
+    // __syncwarp) is among them or has ended.
+    bool lanes_arrived(uint32_t first, uint32_t lanes, uint32_t arrived, uint32_t present) const;
     // A shuffle's operand as thread t sees it: its register, a special register or an immediate.
     uint64_t shuffle_operand(const Operand& o, uint32_t t) const;
     // Bit l: lane l of the warp of `lanes` threads from `first` waits at a shuffle / has not ended.
@@ -108,6 +114,9 @@ private:
     WarpLanes warp_lanes(uint32_t first, uint32_t lanes) const;
     // The warp's lanes, all at the same ldmatrix or mma.sync, execute it together (cpu_tensor.cpp).
     void collective_warp(uint32_t first, uint32_t lanes);
+    void ldmatrix_warp(uint32_t first, const Instr& in);
+    void mma_warp(uint32_t first, const Instr& in);
+    void wmma_warp(uint32_t first, const Instr& in);
     // cp.async, commit_group, wait_group, wait_all for thread t (cpu_tensor.cpp).
     void async_copy(const Instr& in, uint32_t t, const uint64_t* r);
     void execute(const Instr& in, uint32_t t, uint64_t* r);
@@ -137,6 +146,7 @@ private:
     std::vector<Shadow> shadow_;
     std::vector<std::vector<PendingCopy>> copies_;   // per thread of the block
     std::vector<uint32_t> copy_groups_;              // per thread: cp.async groups committed
+    std::vector<uint32_t> warp_syncs_;               // per warp of the block: __syncwarp()s passed
     uint32_t epoch_ = 0;
     MovedBytes moved_;
     uint64_t instructions_ = 0, next_clock_check_ = 0;

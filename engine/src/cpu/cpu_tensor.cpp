@@ -75,58 +75,131 @@ void Machine::collective_warp(uint32_t first, uint32_t lanes) {
                  say("lanes of warp {} reach different warp-wide instructions (or the warp is not whole): {} needs all 32 "
                      "lanes at the same one (.aligned)",
                      "线程束 {} 的各 lane 到达了不同的整束指令（或线程束不完整）：{} 要求全部 32 个 lane 位于同一条指令（.aligned）",
-                     first / kWarp, in.op == Op::mma ? "mma.sync" : "ldmatrix"),
+                     first / kWarp, in.op == Op::ldmatrix ? "ldmatrix" : in.op == Op::mma ? "mma.sync" : "wmma"),
                  first + l, k_.code[threads_[first + l].pc]);
-    auto regs = [&](uint32_t l) { return regs_.data() + size_t(first + l) * k_.registers; };
-    if (in.op == Op::ldmatrix) {
-        uint16_t m[4][8][8];   // matrix, row, element
-        for (int i = 0; i < in.vec; ++i)
-            for (int row = 0; row < 8; ++row) {
-                const uint32_t l = uint32_t(8 * i + row);
-                const uint64_t address = ((in.a.has_base ? regs(l)[in.a.reg] : 0) + in.a.imm) & ~kWindowMask;
-                std::memcpy(m[i][row], shared_address(address, 16, false, first + l, in), 16);
-            }
-        for (uint32_t l = 0; l < kWarp; ++l)
-            for (int i = 0; i < in.vec; ++i) {
-                const int r = int(l / 4), c = 2 * int(l % 4);
-                const uint16_t lo = in.trans ? m[i][c][r] : m[i][r][c], hi = in.trans ? m[i][c + 1][r] : m[i][r][c + 1];
-                regs(l)[in.d.regs[i]] = uint64_t(lo) | uint64_t(hi) << 16;
-            }
-    } else {   // mma.sync m16n8kK: gather A (16×K), B (K×8), C (16×8) from the lanes' fragments
-        const int K = in.shape_k;
-        const bool tf32 = in.type2 == Ty::tf32;
-        const int per_reg = tf32 ? 1 : 2, a_regs = tf32 ? 4 : K / 4, b_regs = tf32 ? 2 : K / 8;
-        double A[16][16] = {}, B[16][8] = {}, C[16][8] = {};
-        for (uint32_t l = 0; l < kWarp; ++l) {
-            const int g = int(l / 4), t = int(l % 4);
-            const uint64_t* r = regs(l);
-            // A: register v holds row g + 8·(v & 1); columns 2t, 2t+1 (+8 for v ≥ 2), TF32 column t (+4).
-            for (int v = 0; v < a_regs; ++v)
-                for (int p = 0; p < per_reg; ++p) {
-                    const int row = g + 8 * (v & 1), col = tf32 ? t + 4 * (v >> 1) : 2 * t + p + 8 * (v >> 1);
-                    A[row][col] = element(r[in.a.regs[v]], in.type2, p);
-                }
-            // B: register v holds column g, rows 2t, 2t+1 (+8 for v = 1), TF32 row t (+4).
-            for (int v = 0; v < b_regs; ++v)
-                for (int p = 0; p < per_reg; ++p) {
-                    const int row = tf32 ? t + 4 * v : 2 * t + p + 8 * v;
-                    B[row][g] = element(r[in.b.regs[v]], in.type2, p);
-                }
-            for (int v = 0; v < 4; ++v) C[g + 8 * (v >> 1)][2 * t + (v & 1)] = double(f32_of(uint32_t(r[in.c.regs[v]])));
-        }
-        for (uint32_t l = 0; l < kWarp; ++l) {
-            const int g = int(l / 4), t = int(l % 4);
-            for (int v = 0; v < 4; ++v) {
-                const int row = g + 8 * (v >> 1), col = 2 * t + (v & 1);
-                double sum = C[row][col];
-                for (int k = 0; k < K; ++k) sum += A[row][k] * B[k][col];
-                regs(l)[in.d.regs[v]] = std::bit_cast<uint32_t>(float(sum));
-            }
-        }
-    }
+    if (in.op == Op::ldmatrix) ldmatrix_warp(first, in);
+    else if (in.op == Op::mma) mma_warp(first, in);
+    else wmma_warp(first, in);
     for (uint32_t l = 0; l < lanes; ++l) {
         ++threads_[first + l].pc;
         threads_[first + l].state = Thread::State::running;
+    }
+}
+
+void Machine::ldmatrix_warp(uint32_t first, const Instr& in) {
+    auto regs = [&](uint32_t l) { return regs_.data() + size_t(first + l) * k_.registers; };
+    uint16_t m[4][8][8];   // matrix, row, element
+    for (int i = 0; i < in.vec; ++i)
+        for (int row = 0; row < 8; ++row) {
+            const uint32_t l = uint32_t(8 * i + row);
+            const uint64_t address = ((in.a.has_base ? regs(l)[in.a.reg] : 0) + in.a.imm) & ~kWindowMask;
+            std::memcpy(m[i][row], shared_address(address, 16, false, first + l, in), 16);
+        }
+    for (uint32_t l = 0; l < kWarp; ++l)
+        for (int i = 0; i < in.vec; ++i) {
+            const int r = int(l / 4), c = 2 * int(l % 4);
+            const uint16_t lo = in.trans ? m[i][c][r] : m[i][r][c], hi = in.trans ? m[i][c + 1][r] : m[i][r][c + 1];
+            regs(l)[in.d.regs[i]] = uint64_t(lo) | uint64_t(hi) << 16;
+        }
+}
+
+// mma.sync m16n8kK: A (16×K), B (K×8) and C (16×8) gathered from the lanes' fragments.
+void Machine::mma_warp(uint32_t first, const Instr& in) {
+    auto regs = [&](uint32_t l) { return regs_.data() + size_t(first + l) * k_.registers; };
+    const int K = in.shape_k;
+    const bool tf32 = in.type2 == Ty::tf32;
+    const int per_reg = tf32 ? 1 : 2, a_regs = tf32 ? 4 : K / 4, b_regs = tf32 ? 2 : K / 8;
+    double A[16][16] = {}, B[16][8] = {}, C[16][8] = {};
+    for (uint32_t l = 0; l < kWarp; ++l) {
+        const int g = int(l / 4), t = int(l % 4);
+        const uint64_t* r = regs(l);
+        // A: register v holds row g + 8·(v & 1); columns 2t, 2t+1 (+8 for v ≥ 2), TF32 column t (+4).
+        for (int v = 0; v < a_regs; ++v)
+            for (int p = 0; p < per_reg; ++p) {
+                const int row = g + 8 * (v & 1), col = tf32 ? t + 4 * (v >> 1) : 2 * t + p + 8 * (v >> 1);
+                A[row][col] = element(r[in.a.regs[v]], in.type2, p);
+            }
+        // B: register v holds column g, rows 2t, 2t+1 (+8 for v = 1), TF32 row t (+4).
+        for (int v = 0; v < b_regs; ++v)
+            for (int p = 0; p < per_reg; ++p) {
+                const int row = tf32 ? t + 4 * v : 2 * t + p + 8 * v;
+                B[row][g] = element(r[in.b.regs[v]], in.type2, p);
+            }
+        for (int v = 0; v < 4; ++v) C[g + 8 * (v >> 1)][2 * t + (v & 1)] = double(f32_of(uint32_t(r[in.c.regs[v]])));
+    }
+    for (uint32_t l = 0; l < kWarp; ++l) {
+        const int g = int(l / 4), t = int(l % 4);
+        for (int v = 0; v < 4; ++v) {
+            const int row = g + 8 * (v >> 1), col = 2 * t + (v & 1);
+            double sum = C[row][col];
+            for (int k = 0; k < K; ++k) sum += A[row][k] * B[k][col];
+            regs(l)[in.d.regs[v]] = std::bit_cast<uint32_t>(float(sum));
+        }
+    }
+}
+
+// WMMA fragments are opaque (the ISA leaves their layout to the implementation), so the CPU run
+// picks one: lane l holds elements (l·E + i) mod (rows·cols) of the row-major fragment, i < E,
+// E = registers × elements a register (FP16 fragments of A and B hold each element twice, in
+// lanes l and l + 16; every other fragment once), a 16-bit register's lower half first. A load
+// reads each element once (by its first holder), the memory layout (row, col) and the stride as
+// the instruction says; the product gathers A, B and C from those places and scatters D.
+void Machine::wmma_warp(uint32_t first, const Instr& in) {
+    auto regs = [&](uint32_t l) { return regs_.data() + size_t(first + l) * k_.registers; };
+    const int K = in.shape_k;
+    const auto dims = [&](char matrix) { return matrix == 'a' ? std::pair{16, K} : matrix == 'b' ? std::pair{K, 16} : std::pair{16, 16}; };
+    const auto bytes_of = [](Ty t) { return t == Ty::f16 || t == Ty::bf16 ? 2 : 4; };
+    struct Place {
+        uint32_t lane;
+        int reg, part;
+    };
+    // Where element e of a fragment of `type` with `count` registers a lane first lives.
+    const auto place = [&](int e, Ty type, int count) {
+        const int per = 4 / bytes_of(type), E = count * per;
+        return Place{uint32_t(e / E), (e % E) / per, (e % E) % per};
+    };
+    if (in.op == Op::wmma_mma) {
+        double A[16][16] = {}, B[16][16] = {}, C[16][16] = {};
+        const auto gather = [&](double (*m)[16], char matrix, const Operand& o, Ty type) {
+            const auto [rows, cols] = dims(matrix);
+            for (int e = 0; e < rows * cols; ++e) {
+                const Place p = place(e, type, o.count);
+                const uint64_t reg = regs(p.lane)[o.regs[p.reg]];
+                m[e / cols][e % cols] = type == Ty::f32 ? double(f32_of(uint32_t(reg))) : element(reg, type, p.part);
+            }
+        };
+        gather(A, 'a', in.a, in.type2), gather(B, 'b', in.b, in.type2), gather(C, 'c', in.c, Ty::f32);
+        for (int e = 0; e < 256; ++e) {
+            const int row = e / 16, col = e % 16;
+            double sum = C[row][col];
+            for (int k = 0; k < K; ++k) sum += A[row][k] * B[k][col];
+            const Place p = place(e, Ty::f32, in.d.count);
+            regs(p.lane)[in.d.regs[p.reg]] = std::bit_cast<uint32_t>(float(sum));
+        }
+        return;
+    }
+    const bool load = in.op == Op::wmma_load;
+    const Operand& frag = in.d;   // the parser put the fragment in d and the address in a
+    const auto [rows, cols] = dims(in.matrix);
+    const int size = bytes_of(in.type), per = 4 / size, E = frag.count * per, total = rows * cols;
+    const uint64_t base = (in.a.has_base ? regs(0)[in.a.reg] : 0) + in.a.imm;
+    const uint64_t stride = in.b.kind == Operand::Kind::imm ? in.b.imm : regs(0)[in.b.reg];
+    for (int e = 0; e < total; ++e) {
+        const int row = e / cols, col = e % cols;
+        const uint64_t at = base + uint64_t(size) * ((in.col_major & 1) ? uint64_t(col) * stride + uint64_t(row)
+                                                                         : uint64_t(row) * stride + uint64_t(col));
+        const Place p = place(e, in.type, frag.count);
+        uint8_t* memory = address_of(in, at, size, !load, first + p.lane);
+        if (!load) {
+            std::memcpy(memory, &regs(p.lane)[frag.regs[p.reg]], size_t(size));
+            continue;
+        }
+        uint32_t value = 0;
+        std::memcpy(&value, memory, size_t(size));
+        for (uint32_t l = p.lane; l < kWarp; l += uint32_t(total / E > 0 ? total / E : 32)) {   // every holder
+            uint64_t& reg = regs(l)[frag.regs[p.reg]];
+            reg = per == 1 ? value : (reg & ~(uint64_t(0xFFFF) << (16 * p.part))) | uint64_t(value) << (16 * p.part);
+        }
     }
 }
 

@@ -60,6 +60,15 @@ Machine::WarpLanes Machine::warp_lanes(uint32_t first, uint32_t lanes) const {
     return w;
 }
 
+bool Machine::lanes_arrived(uint32_t first, uint32_t lanes, uint32_t arrived, uint32_t present) const {
+    for (uint32_t l = 0; l < lanes; ++l) {
+        if (!(arrived >> l & 1)) continue;
+        const uint32_t members = uint32_t(shuffle_operand(k_.code[threads_[first + l].pc].e, first + l));
+        if (members & present & ~arrived) return false;
+    }
+    return true;
+}
+
 uint64_t Machine::shuffle_operand(const Operand& o, uint32_t t) const {
     if (o.kind == Operand::Kind::reg) return regs_[size_t(t) * k_.registers + o.reg];
     if (o.kind == Operand::Kind::special) return special(o.special, t);
@@ -75,21 +84,26 @@ bool Machine::release_shuffles() {
         if (!w.waiting) continue;
         // Lanes at a warp-wide ldmatrix or mma.sync wait for the whole warp (cpu_tensor.cpp); the
         // others are at a shuffle, which waits only for the lanes of its member mask.
-        uint32_t shuffling = 0;
-        for (uint32_t l = 0; l < lanes; ++l)
-            if ((w.waiting >> l & 1) && k_.code[threads_[first + l].pc].op == Op::shfl) shuffling |= 1u << l;
+        uint32_t shuffling = 0, syncing = 0;
+        for (uint32_t l = 0; l < lanes; ++l) {
+            if (!(w.waiting >> l & 1)) continue;
+            const Op op = k_.code[threads_[first + l].pc].op;
+            if (op == Op::shfl) shuffling |= 1u << l;
+            if (op == Op::warp_sync) syncing |= 1u << l;
+        }
+        if (syncing && lanes_arrived(first, lanes, syncing, w.present)) {   // __syncwarp: its lanes go on together
+            for (uint32_t l = 0; l < lanes; ++l)
+                if (syncing >> l & 1) ++threads_[first + l].pc, threads_[first + l].state = Thread::State::running;
+            ++warp_syncs_[first / kWarp];
+            released = true;
+            continue;
+        }
         if (shuffling) {
-            bool ready = true;
-            for (uint32_t l = 0; l < lanes && ready; ++l) {
-                if (!(shuffling >> l & 1)) continue;
-                const uint32_t members = uint32_t(shuffle_operand(k_.code[threads_[first + l].pc].e, first + l));
-                ready = (members & w.present & ~shuffling) == 0;
-            }
-            if (ready) {
+            if (lanes_arrived(first, lanes, shuffling, w.present)) {
                 shuffle_warp(first, lanes);
                 released = true;
             }
-        } else if (w.waiting == w.present) {
+        } else if (!syncing && w.waiting == w.present) {
             collective_warp(first, lanes);
             released = true;
         }

@@ -33,7 +33,8 @@ enum class Op : uint8_t {
     mov, ld, st, cvta, cvta_to, add, sub, mul, mad, fma, div, rem, min, max, abs, neg, and_, or_, xor_, not_,
     cnot, shl, shr, setp, selp, cvt, bra, bar, ret, atom, red, rcp, sqrt, rsqrt, ex2, lg2, sin, cos, popc,
     clz, brev, bfe, bfi, copysign, shfl, nop,
-    ldmatrix, mma,                  // warp-wide (cpu_tensor.cpp): the whole warp at the same instruction
+    ldmatrix, mma, wmma_load, wmma_mma, wmma_store,   // warp-wide (cpu_tensor.cpp): the whole warp at one instruction
+    warp_sync,                      // bar.warp.sync (__syncwarp): the lanes of its mask (e) wait for each other
     cp_async, cp_commit, cp_wait, cp_wait_all,   // cp.async and its groups (cpu_tensor.cpp)
 };
 
@@ -54,7 +55,7 @@ struct Operand {
     uint8_t count = 0;          // vec: {%f1, %f2, ...}
     Special special = Special::zero;
     uint32_t reg = 0;           // reg; mem base
-    uint32_t regs[4] = {0, 0, 0, 0};
+    uint32_t regs[8] = {};       // vec: up to 8 (a WMMA fragment)
     uint64_t imm = 0;           // immediate bits; mem: offset plus the symbol's address
 };
 
@@ -70,7 +71,9 @@ struct Instr {
     Shfl shfl = Shfl::idx;
     bool sat = false, ftz = false, approx = false;
     bool trans = false;                // ldmatrix .trans
-    uint8_t shape_k = 0;               // mma: K of m16n8kK
+    uint8_t shape_k = 0;               // mma: K of m16n8kK; wmma: K of m16n16kK
+    char matrix = 0;                   // wmma.load/store: 'a', 'b', 'c' or 'd'
+    uint8_t col_major = 0;             // wmma: bit 0 the (first) layout is col, bit 1 the second (mma's B)
     uint8_t vec = 1;                   // ld/st .v2 / .v4; ldmatrix .x1 / .x2 / .x4
     int32_t guard = -1;                // predicate register, -1 = always
     bool guard_negate = false;

@@ -38,7 +38,7 @@ const std::unordered_map<std::string, Op> kOps = {
 // Instructions whose meaning depends on the hardware the CPU run does not model, each with what it is.
 const std::unordered_map<std::string, const char*> kNeedsGpu = {
     {"stmatrix", "stmatrix"},
-    {"wmma", "WMMA (tensor cores)"}, {"wgmma", "wgmma (tensor cores)"},
+    {"wgmma", "wgmma (tensor cores)"},
     {"vote", "warp votes"},                      {"redux", "warp reductions"},
     {"activemask", "__activemask"},              {"match", "warp match"},         {"mbarrier", "mbarrier"},
     {"call", "a call of a function that was not inlined"}, {"tcgen05", "tcgen05 (tensor cores)"},
@@ -79,6 +79,18 @@ std::string tensor_unsupported(const std::string& op) {
     if (op.rfind("cp.", 0) == 0)
         return op.rfind("cp.async.", 0) == 0 && !has(".bulk") && !has("mbarrier") ? "" : "cp.async.bulk (TMA) and other bulk copies";
     if (op.rfind("ldmatrix", 0) == 0) return has(".m8n8.") && has(".b16") ? "" : "ldmatrix of this shape";
+    const auto ends = [&](const char* tail) {
+        const size_t n = std::strlen(tail);
+        return op.size() >= n && op.compare(op.size() - n, n, tail) == 0;
+    };
+    if (op.rfind("wmma.mma.", 0) == 0)   // FP32 accumulators: m16n16k16 FP16 or BF16, m16n16k8 TF32
+        return ends(".m16n16k16.f32.f32") || ends(".m16n16k16.f32.bf16.bf16.f32") || ends(".m16n16k8.f32.tf32.tf32.f32")
+                   ? ""
+                   : "WMMA of this shape or type";
+    if (op.rfind("wmma.", 0) == 0)
+        return (has(".m16n16k16.") || has(".m16n16k8.")) && (ends(".f16") || ends(".bf16") || ends(".tf32") || ends(".f32"))
+                   ? ""
+                   : "WMMA of this shape or type";
     const bool shape = has(".m16n8k16.") || has(".m16n8k8.");
     const bool types = has(".row.col.f32.") && op.compare(op.size() - 4, 4, ".f32") == 0 &&
                        (has(".bf16.bf16.") || has(".f16.f16.") || (has(".tf32.tf32.") && has(".m16n8k8.")));
@@ -218,7 +230,7 @@ struct Parser {
         if (t[0] == '{') {
             o.kind = Operand::Kind::vec;
             const auto parts = split(t.substr(1, t.size() - 2), ',');
-            if (parts.empty() || parts.size() > 4) fail("a vector of " + std::to_string(parts.size()));
+            if (parts.empty() || parts.size() > 8) fail("a vector of " + std::to_string(parts.size()));
             o.count = uint8_t(parts.size());
             for (size_t i = 0; i < parts.size(); ++i) o.regs[i] = reg(parts[i] == "_" ? "%_sink" : parts[i]);
             return o;
@@ -299,6 +311,38 @@ struct Parser {
         k->code.push_back(in);
     }
 
+    // wmma.load.{a,b,c}.sync.aligned.{row,col}.SHAPE{.space}.TYPE {r...}, [p], stride;
+    // wmma.mma.sync.aligned.{row,col}.{row,col}.SHAPE.DTYPE{.ATYPE.BTYPE}.CTYPE d, a, b, c;
+    // wmma.store.d.sync.aligned.{row,col}.SHAPE{.space}.TYPE [p], {r...}, stride;
+    void wmma_instruction(Instr& in, const std::vector<std::string>& parts, const std::string& args) {
+        in.line = cur_line, in.file = cur_file;
+        in.op = parts[1] == "load" ? Op::wmma_load : parts[1] == "store" ? Op::wmma_store : Op::wmma_mma;
+        std::vector<Ty> types;
+        int layouts = 0;
+        for (size_t i = 2; i < parts.size(); ++i) {
+            const std::string& m = parts[i];
+            if (m == "row" || m == "col") in.col_major |= uint8_t((m == "col" ? 1 : 0) << layouts++);
+            else if (m == "m16n16k16" || m == "m16n16k8") in.shape_k = m == "m16n16k16" ? 16 : 8;
+            else if (m.size() == 1) in.matrix = m[0];
+            else if (m == "shared") in.space = Space::shared;
+            else if (m == "global") in.space = Space::global;
+            else if (const auto t = kTypes.find(m); t != kTypes.end()) types.push_back(t->second);
+        }
+        if (types.empty()) fail("a wmma instruction without a type");
+        in.type = types.front();
+        in.type2 = types.size() == 4 ? types[1] : in.op == Op::wmma_mma ? Ty::f16 : types.front();   // "f32.f32": FP16 operands
+        const std::vector<std::string> ops = split(args, ',');
+        if (in.op == Op::wmma_mma) {
+            if (ops.size() != 4) fail("a wmma.mma without 4 operands");
+            in.d = operand(ops[0]), in.a = operand(ops[1]), in.b = operand(ops[2]), in.c = operand(ops[3]);
+        } else {
+            if (ops.size() != 3) fail("a wmma load or store without 3 operands");
+            const bool load = in.op == Op::wmma_load;
+            in.d = operand(ops[load ? 0 : 1]), in.a = operand(ops[load ? 1 : 0]), in.b = operand(ops[2]);
+        }
+        k->code.push_back(in);
+    }
+
     void instruction(const std::string& text) {
         Instr in;
         std::string t = text;
@@ -318,15 +362,20 @@ struct Parser {
             if (const auto g = kNeedsGpu.find(head); g != kNeedsGpu.end()) k->needs_gpu = g->second;
             else if ((head == "bar" || head == "barrier") && opcode.find(".sync") == std::string::npos && opcode != "bar")
                 k->needs_gpu = "named barriers (bar.arrive, bar.red)";
-            else if (head == "bar" && opcode.find("warp") != std::string::npos) k->needs_gpu = "__syncwarp";
         }
-        if (head == "cp" || head == "ldmatrix" || head == "mma") {
+        if (head == "bar" && opcode.find(".warp") != std::string::npos) {   // bar.warp.sync mask (__syncwarp)
+            in.op = Op::warp_sync, in.e = operand(args), in.line = cur_line, in.file = cur_file;
+            k->code.push_back(in);
+            return;
+        }
+        if (head == "cp" || head == "ldmatrix" || head == "mma" || head == "wmma") {
             const std::string why = tensor_unsupported(opcode);
             if (!why.empty()) {
                 if (k->needs_gpu.empty()) k->needs_gpu = why;
                 return;
             }
             if (head == "cp") return cp_instruction(in, opcode, args);
+            if (head == "wmma") return wmma_instruction(in, parts, args);
         }
         const auto op = kOps.find(head);
         if (op == kOps.end()) {
