@@ -1,11 +1,12 @@
 // Internal to the engine, no CUDA: a kernel's PTX as data, for the CPU run (cpu_machine.h). The
-// parser reads what NVRTC writes for the lessons' plain-CUDA kernels (compute_75 PTX: integer and
-// FP32/FP64 arithmetic, predicates and branches, ld/st on the global, shared, local, const and
-// param spaces, atomics, bar.sync) into instructions whose operands are resolved to register
-// numbers, immediates, symbols and branch targets, and warp shuffles (shfl.sync), whose lanes the
-// machine gathers. An instruction the CPU run cannot execute the way the hardware would (votes,
-// __syncwarp, cp.async, ldmatrix, mma, ...) is not an error of the kernel: Kernel::needs_gpu names
-// it and the kernel is not run.
+// parser reads what NVRTC writes for the lessons' kernels (compute_80 PTX: integer and FP32/FP64
+// arithmetic, predicates and branches, ld/st on the global, shared, local, const and param spaces,
+// atomics, bar.sync, inline asm blocks with registers of their own) into instructions whose
+// operands are resolved to register numbers, immediates, symbols and branch targets, and the
+// warp-wide ones whose lanes the machine gathers: shfl.sync, bar.warp.sync, ldmatrix, mma.sync,
+// WMMA; and cp.async with its groups. An instruction the CPU run cannot execute the way the
+// hardware would (votes, bulk copies, wgmma, ...) is not an error of the kernel: Kernel::needs_gpu
+// names it and the kernel is not run.
 #pragma once
 #include <cstdint>
 #include <map>
