@@ -3,12 +3,14 @@
 //    16-byte rows of matrix i; lane l receives from each matrix the 32 bits of row l/4, elements
 //    2(l%4) and 2(l%4)+1 (with .trans: column l/4, rows 2(l%4) and 2(l%4)+1), the lower element in
 //    the lower half.
-//  - mma.sync.aligned.m16n8k16 / m16n8k8 .row.col.f32 with FP16, BF16 (or TF32, k8) operands and
-//    FP32 accumulators, D = A·B + C, in the fragment layouts of the ISA (lane = 4·g + t: A rows g
-//    and g+8, B column g, C rows g and g+8 at columns 2t, 2t+1). Products and sums are exact in
-//    double and rounded once to FP32; the hardware's order and rounding inside a product differ
-//    within the tolerance every tensor-core check allows. A TF32 operand's low 13 bits are ignored,
+//  - mma.sync.aligned.m16n8k16 (FP16, BF16) and m16n8k8 (TF32) .row.col.f32, FP32 accumulators:
+//    D = A·B + C in the ISA's fragment layouts (lane = 4·g + t: A rows g and g+8, B column g, C
+//    rows g and g+8 at columns 2t, 2t+1). Products and sums are taken in double and rounded once
+//    to FP32; the hardware's order and rounding differ within the tolerance every tensor-core check
+//    allows. A TF32 operand's low 13 bits are ignored,
 //    as the tensor cores ignore them.
+//  - WMMA load, mma and store (m16n16k16 FP16, BF16; m16n16k8 TF32), in a layout of its own
+//    (wmma_warp below).
 //  - cp.async: the copy's source is read when it is issued; its bytes reach shared memory when the
 //    thread waits for its group (cp.async.wait_group N completes every committed group but the
 //    newest N; wait_all commits and completes all), the latest moment the ISA allows. A kernel
