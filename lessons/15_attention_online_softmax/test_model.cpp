@@ -15,6 +15,7 @@
 #include "model/element_bits.h"
 #include "model/family_common.h"
 #include "model_engine.h"
+#include "tilelab/banks.h"
 #include "tilelab/compile.h"
 #include "tilelab/engine.h"
 #include "tilelab/exercise.h"
@@ -130,6 +131,52 @@ TEST(OnlineSoftmaxOnCpu, SplittingTheKeysValidatesCountsAsModelledAndNeedsTheRow
     const RunResult wrong = model_engine().run(req, UserKernel{"mine.cu", text}, on_cpu(req.problem));
     ASSERT_TRUE(wrong.cpu.has_value()) << wrong.error;
     EXPECT_EQ(wrong.cpu->status, "failed") << wrong.cpu->message;
+}
+
+// The bank model of both kernels (variant.cpp's shared sites, tilelab/banks.h's measured rule):
+// SPLIT 0's float4 reads take four wavefronts from TPR = 4 on (an H200's counters: 4.00 at the
+// defaults) and two at TPR ≤ 2, where neighbouring lanes share addresses. SPLIT 1's lane pairing
+// gives two for every float4 read and one for every scalar store of P — except at TPR = 32, where
+// a warp holds one row and its lanes' keys all differ (K and V reads take four). No conflicts at
+// head widths that are multiples of 32 and TPR ≥ 4 (below it P's stores share banks); and the
+// float4 reads the sites issue are the model's shared loads, float for float.
+TEST(OnlineSoftmaxModel, TheBankModelGivesTwoWavefrontsAFloat4ReadOnlyWhereLanesShareAddresses) {
+    const Variant* v = find_variant("attention.online_softmax");
+    ASSERT_NE(v, nullptr);
+    struct Case {
+        ParamValues params;
+        Problem problem;
+        double read_wavefronts;   // per float4 read instruction (K and V reads at TPR = 32: 4)
+    };
+    const std::vector<Case> cases = {
+        {{}, Problem{{4096, 64, 64}}, 4},
+        {{{"TPR", 8}, {"RPT", 4}, {"BC", 16}}, Problem{{4096, 128, 64}}, 4},
+        {{{"TPR", 2}}, Problem{{1000, 64, 3}}, 2},
+        {{{"SPLIT", 1}, {"BR", 64}, {"BC", 32}, {"TPR", 8}, {"RPT", 4}}, Problem{{1024, 64, 8}}, 2},
+        {{{"SPLIT", 1}, {"BR", 128}, {"BC", 64}, {"TPR", 16}, {"RPT", 8}, {"CAUSAL", 1}}, Problem{{4000, 128, 2}}, 2},
+        {{{"SPLIT", 1}, {"BR", 64}, {"BC", 32}, {"TPR", 4}, {"RPT", 2}}, Problem{{77, 96, 2}}, 2},
+        {{{"SPLIT", 1}, {"BR", 32}, {"BC", 32}, {"TPR", 32}, {"RPT", 1}}, Problem{{300, 128, 1}}, 2},
+    };
+    for (const Case& c : cases) {
+        const ParamValues values = with_defaults(v->params, c.params);
+        SCOPED_TRACE(v->kernel(values).name_expression + " at " + format_problem(c.problem));
+        ASSERT_TRUE(v->declares_shared_sites);
+        const CostModel m = v->cost_model(values, c.problem);
+        const BankModel b = bank_model(v->shared_sites(values, c.problem));
+        double read_floats = 0;
+        for (const BankSiteTotals& site : b.sites) {
+            SCOPED_TRACE(site.name);
+            EXPECT_EQ(site.conflicts(), 0.0);
+            if (site.store && site.width_bytes == 4) {
+                EXPECT_EQ(site.wavefronts, site.instructions);
+            } else if (!site.store) {
+                const bool one_row = values.at("TPR") == 32 && site.name.find("Q") != 0 && site.name.find("P") != 0;
+                EXPECT_EQ(site.wavefronts, (one_row ? 4 : c.read_wavefronts) * site.instructions);
+                read_floats += site.instructions * 32 * 4;
+            }
+        }
+        EXPECT_EQ(read_floats, m.total.shared_loads);
+    }
 }
 
 // The Tiles panel's row trace (families/attention/model.h) walks the tiles the row's block walks

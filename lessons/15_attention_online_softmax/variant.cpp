@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <cmath>
 #include <cstdint>
+#include "tilelab/banks.h"
 #include "tilelab/i18n.h"
 #include "tilelab/util.h"
 #include "tilelab/variant.h"
@@ -76,6 +77,7 @@ struct OnlineSoftmax {
     }
     TileGeometry tiles(const Problem& p) const;
     CostModel cost_model(const Problem& p) const;
+    std::vector<SharedAccessSite> shared_sites(const Problem& p) const;
     Precision precision() const { return {input, ElementType::f32, ElementType::f32}; }
     FamilyOptions family_options() const { return {{"causal", causal ? 1 : 0}}; }
 };
@@ -161,6 +163,73 @@ CostModel OnlineSoftmax::cost_model(const Problem& p) const {
         m.extras.push_back({"shuffles per score", "log2(TPR)", std::log2(double(tpr))});
     }
     return m;
+}
+
+// The shared accesses, as the kernels issue them (tilelab/banks.h): float4 stores of the staged
+// rows (consecutive threads, consecutive 16-byte pieces) and float4 reads; SPLIT 1 also writes P
+// one float at a time. Per key tile, every block (attention::key_work); Q's once a block.
+// SPLIT 0: thread t is lane t mod TPR of row t / TPR, and every row of a warp reads the same K
+// and V piece, so 32/TPR lanes share each address. SPLIT 1: the kernel's lane layout (row group in
+// lane bit 0, the lane in the row above it) pairs lanes n, n^1 on K and V and n, n^2 on Q and P.
+std::vector<SharedAccessSite> OnlineSoftmax::shared_sites(const Problem& p) const {
+    const int tp = tpr, rp = rpt;   // copies: the sites outlive this configuration
+    const int T = threads(), D = int(p.dim[1]), chunks = D / 4, G = br / rp;
+    const double blocks = double(ceil_div(p.dim[0], br)) * double(p.dim[2]);
+    const double tiles = double(p.dim[2]) * attention::key_work(p, br, bc, causal).tiles;
+    auto site = [&](std::string name, std::string formula, bool store, int width, int instances, double repeats,
+                    std::function<int64_t(int, int)> address) {
+        SharedAccessSite s;
+        s.name = std::move(name), s.formula = std::move(formula), s.store = store, s.width_bytes = width;
+        s.threads = T, s.instances = instances, s.repeats = repeats, s.byte_address = std::move(address);
+        if (store && width == 16 && split && input == ElementType::f32)   // the kernel's copies: cp.async for FP32
+            s.caveat = "cp.async stores: Nsight Compute counts them as ldgsts, apart from shared stores.";
+        return s;
+    };
+    // Rows of D floats (`stride` floats apart from `base` bytes) staged by consecutive threads.
+    auto stage = [=](int rows, int stride, int64_t base) {
+        return [=](int r, int t) -> int64_t {
+            const int e = t + r * T;
+            return e >= rows * chunks ? -1 : base + 4 * (int64_t(e / chunks) * stride + 4 * (e % chunks));
+        };
+    };
+    const std::string copies = "e = t + r·threads: row e / (d/4), float4 e mod (d/4)";
+    if (!split) {
+        const int64_t v_base = int64_t(bc) * D * 4;
+        const int K = ceil_div(bc * chunks, T), per = D / (4 * tp);
+        auto read = [=](int64_t base) {
+            return [=](int inst, int t) { return base + 16 * (int64_t(inst / per) * chunks + t % tp + tp * (inst % per)); };
+        };
+        return {site("K store (16 B)", copies, true, 16, K, tiles, stage(bc, D, 0)),
+                site("V store (16 B)", copies, true, 16, K, tiles, stage(bc, D, v_base)),
+                site("K read (float4)", "key j, piece c + TPR·i (c = t mod TPR)", false, 16, bc * per, tiles, read(0)),
+                site("V read (float4)", "key j, piece c + TPR·i (c = t mod TPR)", false, 16, bc * per, tiles, read(v_base))};
+    }
+    const int qs = D + 4, ps = p_stride(), keys = bc / tp, per = D / (4 * tp), shift = tp < 32 ? 1 : 0;
+    int log2_tp = 0;
+    while ((1 << log2_tp) < tp) ++log2_tp;
+    const int64_t k_base = int64_t(br) * qs * 4, v_base = k_base + int64_t(bc) * qs * 4, p_base = v_base + int64_t(bc) * D * 4;
+    // The kernel's lane layout: row group g, lane c in the row.
+    auto lane_c = [=](int t) { return ((t % 32) >> shift) & (tp - 1); };
+    auto group = [=](int t) {
+        const int lane = t % 32;
+        return t / 32 * (32 / tp) + ((lane & shift) | (lane >> (shift + log2_tp) << 1));
+    };
+    const int K = ceil_div(bc * chunks, T);
+    return {
+        site("Q store (16 B)", copies + ", rows of d + 4", true, 16, ceil_div(br * chunks, T), blocks, stage(br, qs, 0)),
+        site("K store (16 B)", copies + ", rows of d + 4", true, 16, K, tiles, stage(bc, qs, k_base)),
+        site("V store (16 B)", copies, true, 16, K, tiles, stage(bc, D, v_base)),
+        site("Q read (float4)", "row g + (BR/RPT)·k, float4 at x", false, 16, chunks * rp, tiles,
+             [=](int inst, int t) { return 4 * (int64_t(group(t) + G * (inst % rp)) * qs + 4 * (inst / rp)); }),
+        site("K read (float4)", "key c + TPR·q, float4 at x", false, 16, chunks * keys, tiles,
+             [=](int inst, int t) { return k_base + 4 * (int64_t(lane_c(t) + tp * (inst % keys)) * qs + 4 * (inst / keys)); }),
+        site("P store (4 B)", "row g + (BR/RPT)·k, key c + TPR·q", true, 4, rp * keys, tiles,
+             [=](int inst, int t) { return p_base + 4 * (int64_t(group(t) + G * (inst / keys)) * ps + lane_c(t) + tp * (inst % keys)); }),
+        site("P read (float4)", "row g + (BR/RPT)·k, float4 at key j", false, 16, bc / 4 * rp, tiles,
+             [=](int inst, int t) { return p_base + 4 * (int64_t(group(t) + G * (inst % rp)) * ps + 4 * (inst / rp)); }),
+        site("V read (float4)", "key j, piece c + TPR·i", false, 16, bc * per, tiles,
+             [=](int inst, int t) { return v_base + 4 * (int64_t(inst / per) * D + 4 * (lane_c(t) + tp * (inst % per))); }),
+    };
 }
 
 }  // namespace
