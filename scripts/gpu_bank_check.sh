@@ -124,6 +124,11 @@ row "$out/sites.csv" "19 333x77 BX=16 BY=4 RADIUS=3 shared" 19 333x77x1 BX=16 BY
 row "$out/sites.csv" "19 200x90 BX=64 BY=2 shared per_lane" 19 200x90x1 BX=64 BY=2 FILTER_IN=shared FILTERS=16 INDEX=per_lane
 row "$out/sites.csv" "19 97x31 BX=8 BY=2 RADIUS=4 shared" 19 97x31x1 BX=8 BY=2 RADIUS=4 FILTER_IN=shared FILTERS=32
 row "$out/sites.csv" "19 4096 default" 19 4096x4096x1
+# Lesson 15: SPLIT 0 (four wavefronts a float4 read from TPR = 4) and SPLIT 1's paired lanes (two);
+# BF16 inputs so that SPLIT 1's staging is plain shared stores (FP32's are cp.async: ldgsts).
+row "$out/sites.csv" "15 1024x64x8 default" 15 1024x64x8 PREC=fp32
+row "$out/sites.csv" "15 1024x64x8 SPLIT=1" 15 1024x64x8 PREC=bf16 SPLIT=1 BR=64 BC=32 TPR=8 RPT=4
+row "$out/sites.csv" "15 1024x128x8 SPLIT=1 BR128" 15 1024x128x8 PREC=bf16 SPLIT=1 BR=128 BC=64 TPR=16 RPT=8
 
 # ---- the table, last ---------------------------------------------------------------------------
 echo
