@@ -154,6 +154,25 @@ extern "C" __global__ void vote(unsigned* out, int n) {
     EXPECT_EQ(module.kernel("vote")->needs_gpu, "warp votes");
 }
 
+// mma.sync is warp-wide (.aligned): lanes that wait at it for lanes that branched around it, to
+// a __syncthreads(), wait for good — reported as the hang it would be on a GPU, not run.
+TEST(CpuShuffles, AWarpWideMmaHalfTheWarpSkipsIsReportedAsAHang) {
+    const char* half = R"(
+extern "C" __global__ void half(unsigned* out, int n) {
+    unsigned x = threadIdx.x;
+    if (threadIdx.x % 32 < 16)
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%0,%0,%0}, {%0,%0,%0,%0}, {%0,%0}, {%0,%0,%0,%0};"
+                     : "+r"(x));
+    __syncthreads();
+    out[threadIdx.x] = x;
+}
+)";
+    const Ran r = run(half, "half", 64, 64);
+    ASSERT_FALSE(r.report.completed);
+    EXPECT_EQ(r.report.fault_kind, "shuffle") << r.report.fault;
+    EXPECT_NE(r.report.fault.find("hangs"), std::string::npos) << r.report.fault;
+}
+
 // bfi (bit-field insert), which NVVM writes for index arithmetic such as lesson 15's SPLIT lane
 // layout: positions 0 to 36 with lengths 0 to 27 against PTX's definition (the low `len` bits of
 // a into b at `pos`; nothing past bit 31; len 0 or pos past 31 leave b).
