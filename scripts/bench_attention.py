@@ -149,17 +149,22 @@ def run(variant, n, d, prec, params, label, sdpa):
     why = bench_cli.failure(rc, j)
     if why:
         failures += 1
-        rows.append([prec, f"{n}x{d}", label, "FAIL", why[:60]] + [""] * 6)
+        rows.append([prec, f"{n}x{d}", label, "FAIL", why[:60]] + [""] * 8)
         return None
     t, ref = j["median_ms"], j.get("reference_ms")
     hw = j.get("hardware") or {}
     dram = hw.get("dram__bytes_read.sum")
     model = j["model"]["global_bytes"]
     flash = sdpa.get((n, d, prec, bool(params.get("CAUSAL"))), {}).get("flash")
+    # Shared-load wavefronts: the bank model's (where the variant declares its sites) and the counters'.
+    banks = j["model"].get("banks") or {}
+    wav_model = banks.get("load_wavefronts") if banks.get("modelled") else None
+    wav_hw = hw.get("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum")
     rows.append([prec, f"{n}x{d}", label, f"{t:.3f}", f"{j['flops'] / (t * 1e-3) / 1e12:.1f}",
                  f"{ref:.3f}" if ref else "-", f"{100 * ref / t:.0f}" if ref else "-",
                  f"{100 * flash / t:.0f}" if flash else "-",
-                 f"{model / 1e9:.2f}", "-" if dram is None else f"{dram / 1e9:.2f}", str(j.get("registers", "-"))])
+                 f"{model / 1e9:.2f}", "-" if dram is None else f"{dram / 1e9:.2f}", str(j.get("registers", "-")),
+                 "-" if wav_model is None else f"{wav_model / 1e9:.3f}", "-" if wav_hw is None else f"{wav_hw / 1e9:.3f}"])
     print("  ".join(rows[-1]), file=sys.stderr, flush=True)   # as it goes, in case the call runs out
     return t
 
@@ -176,7 +181,7 @@ for config in CONFIGS:
 
 plain = plain_rows()
 head = ["prec", "N x d", "config", "ms", "TFLOP/s", "unfused ms", "% unfused", "% SDPA flash", "model GB", "DRAM read GB",
-        "regs"]
+        "regs", "ld wavefronts G (model)", "(counters)"]
 print(f"attention lessons 15 (L15) and 16 (L16), BH={BH} (batch 4 × 16 heads), causal where the config says so; "
       "'% unfused' = unfused time / this time, '% SDPA flash' = PyTorch's FlashAttention-2 backend time / this time "
       "(same mask); TFLOP/s counts the scores the mask keeps")
