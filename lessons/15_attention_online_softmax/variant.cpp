@@ -4,6 +4,7 @@
 // TPR threads share a row, and a thread keeps RPT rows. The N×N score matrix never exists: HBM traffic falls from O(N²) per
 // head to Q, O and one pass over K and V per block of rows.
 #include <fmt/format.h>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include "tilelab/banks.h"
@@ -205,8 +206,7 @@ std::vector<SharedAccessSite> OnlineSoftmax::shared_sites(const Problem& p) cons
                 site("V read (float4)", "key j, piece c + TPR·i (c = t mod TPR)", false, 16, bc * per, tiles, read(v_base))};
     }
     const int qs = D + 4, ps = p_stride(), keys = bc / tp, per = D / (4 * tp), shift = tp < 32 ? 1 : 0;
-    int log2_tp = 0;
-    while ((1 << log2_tp) < tp) ++log2_tp;
+    const int log2_tp = std::countr_zero(unsigned(tp));   // TPR is a power of two
     const int64_t k_base = int64_t(br) * qs * 4, v_base = k_base + int64_t(bc) * qs * 4, p_base = v_base + int64_t(bc) * D * 4;
     // The kernel's lane layout: row group g, lane c in the row.
     auto lane_c = [=](int t) { return ((t % 32) >> shift) & (tp - 1); };

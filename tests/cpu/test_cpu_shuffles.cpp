@@ -1,5 +1,5 @@
 // Warp shuffles on the CPU run (engine/src/cpu/cpu_warp.cpp): kernels compiled by NVRTC to the CPU
-// run's PTX (compute_75, where every __shfl_*_sync is shfl.sync), run by the machine, their
+// run's PTX (compute_80, where every __shfl_*_sync is shfl.sync), run by the machine, their
 // results checked against what CUDA's documentation says each intrinsic returns — full warps, a
 // partial last warp (its missing lanes give NaN bits), segments narrower than a warp, half warps
 // shuffling on different instructions, a whole warp shuffling at two instructions (and lanes of

@@ -326,7 +326,7 @@ void Machine::execute(const Instr& in, uint32_t t, uint64_t* r) {
         if (uint64_t packed = 0; convert_packed(in, value(in.a), value(in.b), packed)) r[in.d.reg] = packed;
         else r[in.d.reg] = convert(value(in.a), in.type, in.type2, in.round, in.sat);
         return;
-    case Op::cp_async: case Op::cp_commit: case Op::cp_wait: case Op::cp_wait_all: async_copy(in, t, r); return;
+    case Op::cp_async: case Op::cp_commit: case Op::cp_wait: case Op::cp_wait_all: async_copy(in, t); return;
     default: break;
     }
     if (in.type == Ty::pred) {   // and/or/xor/not on predicates
@@ -339,7 +339,7 @@ void Machine::execute(const Instr& in, uint32_t t, uint64_t* r) {
 }
 
 void Machine::atomic(const Instr& in, uint32_t t, uint64_t* r) {
-    const uint64_t address = (in.a.has_base ? r[in.a.reg] : 0) + in.a.imm;
+    const uint64_t address = operand_address(in.a, t);
     const int n = ty_bytes(in.type);
     uint8_t* p = address_of(in, address, n, true, t);
     uint64_t old = 0;

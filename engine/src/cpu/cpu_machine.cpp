@@ -230,7 +230,7 @@ uint8_t* Machine::address_of(const Instr& in, uint64_t address, int bytes, bool 
 }
 
 void Machine::memory(const Instr& in, uint32_t t, uint64_t* r) {
-    const uint64_t address = (in.a.has_base ? r[in.a.reg] : 0) + in.a.imm;
+    const uint64_t address = operand_address(in.a, t);
     const int size = ty_bytes(in.type);
     const bool store = in.op == Op::st;
     uint8_t* p = address_of(in, address, size * in.vec, store, t);
@@ -251,7 +251,7 @@ void Machine::memory(const Instr& in, uint32_t t, uint64_t* r) {
 
 void Machine::run_thread(uint32_t t) {
     Thread& th = threads_[t];
-    uint64_t* r = regs_.data() + size_t(t) * k_.registers;
+    uint64_t* r = regs_of(t);
     const Instr* code = k_.code.data();
     const uint32_t n = uint32_t(k_.code.size());
     while (true) {

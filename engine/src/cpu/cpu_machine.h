@@ -105,8 +105,14 @@ private:
     // Whether every lane named by the member masks of the `arrived` lanes (at a shuffle, or at a
     // __syncwarp) is among them or has ended.
     bool lanes_arrived(uint32_t first, uint32_t lanes, uint32_t arrived, uint32_t present) const;
-    // A shuffle's operand as thread t sees it: its register, a special register or an immediate.
-    uint64_t shuffle_operand(const Operand& o, uint32_t t) const;
+    // An operand as thread t sees it: its register, a special register or an immediate.
+    uint64_t operand_value(const Operand& o, uint32_t t) const;
+    // A memory operand's address for thread t: its base register (if any) plus its offset.
+    uint64_t operand_address(const Operand& o, uint32_t t) const {
+        return (o.has_base ? regs_[size_t(t) * k_.registers + o.reg] : 0) + o.imm;
+    }
+    // Thread t's registers.
+    uint64_t* regs_of(uint32_t t) { return regs_.data() + size_t(t) * k_.registers; }
     // Bit l: lane l of the warp of `lanes` threads from `first` waits at a shuffle / has not ended.
     struct WarpLanes {
         uint32_t waiting = 0, present = 0;
@@ -118,7 +124,7 @@ private:
     void mma_warp(uint32_t first, const Instr& in);
     void wmma_warp(uint32_t first, const Instr& in);
     // cp.async, commit_group, wait_group, wait_all for thread t (cpu_tensor.cpp).
-    void async_copy(const Instr& in, uint32_t t, const uint64_t* r);
+    void async_copy(const Instr& in, uint32_t t);
     void execute(const Instr& in, uint32_t t, uint64_t* r);
     uint8_t* address_of(const Instr& in, uint64_t address, int bytes, bool store, uint32_t t);
     uint8_t* global_address(uint64_t address, int bytes, bool store, uint32_t t, const Instr& in);
@@ -153,8 +159,6 @@ private:
     double deadline_ = 0;
 };
 
-// A float's bits rounded to TF32 (rna: to nearest, ties away; rn: ties to even; rz), NaN and ±∞ kept.
-uint32_t tf32_bits(uint32_t f, Round r);
 // cvt to tf32, f16x2 or bf16x2 (a to the upper half, b to the lower): true and `out` set, else false.
 bool convert_packed(const Instr& in, uint64_t a, uint64_t b, uint64_t& out);
 

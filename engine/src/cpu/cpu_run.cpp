@@ -139,7 +139,7 @@ void execute(const RunResult& r, CompileService& compiler, uint64_t seed, double
         return;
     }
     const Precision precision = p.instance->precision();
-    if (!p.family->takes(precision)) {   // the tensor-core matmuls: not even compiled for compute_75
+    if (!p.family->takes(precision)) {   // input types the family's CPU half does not lay out
         c.status = "needs_gpu";
         c.message = say("The CPU run of this family takes FP32 inputs only; this kernel reads {}: it needs a GPU.",
                         "这个族的 CPU 运行只支持 FP32 输入；这个内核读取 {}：需要 GPU。", precision.describe());

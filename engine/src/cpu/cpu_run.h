@@ -1,7 +1,7 @@
 // Internal to the engine, no CUDA: the CPU run — a verdict without a GPU (RunResult::cpu).
 //
 // The analysed request's kernel (the lesson's, or the user's file) is compiled by NVRTC to PTX for
-// compute_75 (no tensor-core or cp.async paths: the kernels fall back to plain loads there) and
+// compute_80 (kCpuRunArch: the paths the measured GPUs take, cp.async and tensor cores included) and
 // executed thread by thread on the CPU (cpu_machine.h) at the small size its lesson declares
 // ("<!-- cpu size: -->", else FamilyShape::cpu_problem), with the family's seeded inputs, reference and tolerance
 // (cpu_family.h). It reports a pass, the first mismatch, or the fault (an out-of-bounds access, a

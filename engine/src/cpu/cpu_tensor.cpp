@@ -41,8 +41,7 @@ double element(uint64_t reg, Ty type, int part) {
     return type == Ty::bf16 ? double(bf16_to_float(h)) : double(half_to_float(h));
 }
 
-}  // namespace
-
+// A float's bits rounded to TF32 (rna: to nearest, ties away; rn: ties to even; rz), NaN and ±∞ kept.
 uint32_t tf32_bits(uint32_t f, Round r) {
     const uint32_t exponent = f & 0x7F800000u;
     if (exponent == 0x7F800000u) return (f & 0x007FFFFFu) ? 0x7FFFFFFFu : f;   // NaN (canonical), ±∞
@@ -53,6 +52,8 @@ uint32_t tf32_bits(uint32_t f, Round r) {
     }
     return (f + 0x1000u) & 0xFFFFE000u;   // rna: to nearest, ties away from zero (on the magnitude)
 }
+
+}  // namespace
 
 bool convert_packed(const Instr& in, uint64_t a, uint64_t b, uint64_t& out) {
     if (in.type == Ty::tf32) {   // cvt.{rna,rn,rz}.tf32.f32
@@ -89,12 +90,12 @@ void Machine::collective_warp(uint32_t first, uint32_t lanes) {
 }
 
 void Machine::ldmatrix_warp(uint32_t first, const Instr& in) {
-    auto regs = [&](uint32_t l) { return regs_.data() + size_t(first + l) * k_.registers; };
+    auto regs = [&](uint32_t l) { return regs_of(first + l); };
     uint16_t m[4][8][8];   // matrix, row, element
     for (int i = 0; i < in.vec; ++i)
         for (int row = 0; row < 8; ++row) {
             const uint32_t l = uint32_t(8 * i + row);
-            const uint64_t address = ((in.a.has_base ? regs(l)[in.a.reg] : 0) + in.a.imm) & ~kWindowMask;
+            const uint64_t address = operand_address(in.a, first + l) & ~kWindowMask;
             std::memcpy(m[i][row], shared_address(address, 16, false, first + l, in), 16);
         }
     for (uint32_t l = 0; l < kWarp; ++l)
@@ -107,7 +108,7 @@ void Machine::ldmatrix_warp(uint32_t first, const Instr& in) {
 
 // mma.sync m16n8kK: A (16×K), B (K×8) and C (16×8) gathered from the lanes' fragments.
 void Machine::mma_warp(uint32_t first, const Instr& in) {
-    auto regs = [&](uint32_t l) { return regs_.data() + size_t(first + l) * k_.registers; };
+    auto regs = [&](uint32_t l) { return regs_of(first + l); };
     const int K = in.shape_k;
     const bool tf32 = in.type2 == Ty::tf32;
     const int per_reg = tf32 ? 1 : 2, a_regs = tf32 ? 4 : K / 4, b_regs = tf32 ? 2 : K / 8;
@@ -147,7 +148,7 @@ void Machine::mma_warp(uint32_t first, const Instr& in) {
 // reads each element once (by its first holder), the memory layout (row, col) and the stride as
 // the instruction says; the product gathers A, B and C from those places and scatters D.
 void Machine::wmma_warp(uint32_t first, const Instr& in) {
-    auto regs = [&](uint32_t l) { return regs_.data() + size_t(first + l) * k_.registers; };
+    auto regs = [&](uint32_t l) { return regs_of(first + l); };
     const int K = in.shape_k;
     const auto dims = [&](char matrix) { return matrix == 'a' ? std::pair{16, K} : matrix == 'b' ? std::pair{K, 16} : std::pair{16, 16}; };
     const auto bytes_of = [](Ty t) { return t == Ty::f16 || t == Ty::bf16 ? 2 : 4; };
@@ -160,6 +161,15 @@ void Machine::wmma_warp(uint32_t first, const Instr& in) {
         const int per = 4 / bytes_of(type), E = count * per;
         return Place{uint32_t(e / E), (e % E) / per, (e % E) % per};
     };
+    // A fragment too small for its matrix would place elements past the warp's lanes.
+    const auto check = [&](const Operand& o, Ty type, char matrix) {
+        const auto [rows, cols] = dims(matrix);
+        if (o.count * (4 / bytes_of(type)) * int(kWarp) < rows * cols)
+            fail("warp-wide",
+                 say("a WMMA fragment of {} registers a lane cannot hold a {}×{} matrix", "{} 个寄存器/lane 的 WMMA 片段装不下 {}×{} 矩阵",
+                     int(o.count), rows, cols),
+                 first, in);
+    };
     if (in.op == Op::wmma_mma) {
         double A[16][16] = {}, B[16][16] = {}, C[16][16] = {};
         const auto gather = [&](double (*m)[16], char matrix, const Operand& o, Ty type) {
@@ -170,6 +180,7 @@ void Machine::wmma_warp(uint32_t first, const Instr& in) {
                 m[e / cols][e % cols] = type == Ty::f32 ? double(f32_of(uint32_t(reg))) : element(reg, type, p.part);
             }
         };
+        check(in.a, in.type2, 'a'), check(in.b, in.type2, 'b'), check(in.c, Ty::f32, 'c'), check(in.d, Ty::f32, 'd');
         gather(A, 'a', in.a, in.type2), gather(B, 'b', in.b, in.type2), gather(C, 'c', in.c, Ty::f32);
         for (int e = 0; e < 256; ++e) {
             const int row = e / 16, col = e % 16;
@@ -182,10 +193,10 @@ void Machine::wmma_warp(uint32_t first, const Instr& in) {
     }
     const bool load = in.op == Op::wmma_load;
     const Operand& frag = in.d;   // the parser put the fragment in d and the address in a
+    check(frag, in.type, in.matrix);
     const auto [rows, cols] = dims(in.matrix);
     const int size = bytes_of(in.type), per = 4 / size, E = frag.count * per, total = rows * cols;
-    const uint64_t base = (in.a.has_base ? regs(0)[in.a.reg] : 0) + in.a.imm;
-    const uint64_t stride = in.b.kind == Operand::Kind::imm ? in.b.imm : regs(0)[in.b.reg];
+    const uint64_t base = operand_address(in.a, first), stride = operand_value(in.b, first);
     for (int e = 0; e < total; ++e) {
         const int row = e / cols, col = e % cols;
         const uint64_t at = base + uint64_t(size) * ((in.col_major & 1) ? uint64_t(col) * stride + uint64_t(row)
@@ -205,7 +216,7 @@ void Machine::wmma_warp(uint32_t first, const Instr& in) {
     }
 }
 
-void Machine::async_copy(const Instr& in, uint32_t t, const uint64_t* r) {
+void Machine::async_copy(const Instr& in, uint32_t t) {
     std::vector<PendingCopy>& mine = copies_[t];
     const auto complete = [&](uint32_t before_group) {   // every copy of a group older than before_group
         size_t kept = 0;
@@ -218,10 +229,10 @@ void Machine::async_copy(const Instr& in, uint32_t t, const uint64_t* r) {
     switch (in.op) {
     case Op::cp_async: {
         PendingCopy c;
-        c.offset = ((in.d.has_base ? r[in.d.reg] : 0) + in.d.imm) & ~kWindowMask;
-        c.size = uint8_t(in.b.kind == Operand::Kind::imm ? in.b.imm : r[in.b.reg]);
-        const uint64_t src_size = in.c.kind == Operand::Kind::none ? c.size : in.c.kind == Operand::Kind::imm ? in.c.imm : r[in.c.reg];
-        const uint64_t from = (in.a.has_base ? r[in.a.reg] : 0) + in.a.imm;
+        c.offset = operand_address(in.d, t) & ~kWindowMask;
+        c.size = uint8_t(operand_value(in.b, t));
+        const uint64_t src_size = in.c.kind == Operand::Kind::none ? c.size : operand_value(in.c, t);
+        const uint64_t from = operand_address(in.a, t);
         const int read = int(std::min<uint64_t>(src_size, c.size));
         if (c.size != 4 && c.size != 8 && c.size != 16)
             fail("misaligned", say("a cp.async of {} bytes (4, 8 or 16)", "{} 字节的 cp.async（应为 4、8 或 16）", int(c.size)), t, in);
@@ -234,7 +245,7 @@ void Machine::async_copy(const Instr& in, uint32_t t, const uint64_t* r) {
     case Op::cp_commit: ++copy_groups_[t]; return;
     case Op::cp_wait_all: complete(++copy_groups_[t]); return;
     case Op::cp_wait: {
-        const uint64_t newest = in.a.kind == Operand::Kind::imm ? in.a.imm : r[in.a.reg];
+        const uint64_t newest = operand_value(in.a, t);
         complete(copy_groups_[t] >= newest ? copy_groups_[t] - uint32_t(newest) : 0);
         return;
     }

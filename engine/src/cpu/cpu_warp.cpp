@@ -63,13 +63,13 @@ Machine::WarpLanes Machine::warp_lanes(uint32_t first, uint32_t lanes) const {
 bool Machine::lanes_arrived(uint32_t first, uint32_t lanes, uint32_t arrived, uint32_t present) const {
     for (uint32_t l = 0; l < lanes; ++l) {
         if (!(arrived >> l & 1)) continue;
-        const uint32_t members = uint32_t(shuffle_operand(k_.code[threads_[first + l].pc].e, first + l));
+        const uint32_t members = uint32_t(operand_value(k_.code[threads_[first + l].pc].e, first + l));
         if (members & present & ~arrived) return false;
     }
     return true;
 }
 
-uint64_t Machine::shuffle_operand(const Operand& o, uint32_t t) const {
+uint64_t Machine::operand_value(const Operand& o, uint32_t t) const {
     if (o.kind == Operand::Kind::reg) return regs_[size_t(t) * k_.registers + o.reg];
     if (o.kind == Operand::Kind::special) return special(o.special, t);
     return o.imm;
@@ -114,8 +114,8 @@ bool Machine::release_shuffles() {
 void Machine::shuffle_warp(uint32_t first, uint32_t lanes) {
     uint64_t value[kWarp] = {};
     bool in_range[kWarp] = {};
-    auto regs = [&](uint32_t l) { return regs_.data() + size_t(first + l) * k_.registers; };
-    auto read = [&](const Operand& o, uint32_t l) { return shuffle_operand(o, first + l); };
+    auto regs = [&](uint32_t l) { return regs_of(first + l); };
+    auto read = [&](const Operand& o, uint32_t l) { return operand_value(o, first + l); };
     // Every value is read before any is written: a lane's destination may be another's source.
     for (uint32_t l = 0; l < lanes; ++l) {
         const Thread& th = threads_[first + l];

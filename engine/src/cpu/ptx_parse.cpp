@@ -11,6 +11,7 @@
 #include <cstring>
 #include <sstream>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace tilelab::cpu {
 
@@ -94,7 +95,7 @@ std::string tensor_unsupported(const std::string& op) {
     // The forms the lessons' kernels use, whose layouts their validated runs confirm.
     const bool k16 = has(".m16n8k16.") && (has(".bf16.bf16.") || has(".f16.f16."));
     const bool tf32 = has(".m16n8k8.") && has(".tf32.tf32.");
-    const bool types = has(".row.col.f32.") && op.compare(op.size() - 4, 4, ".f32") == 0;
+    const bool types = has(".row.col.f32.") && ends(".f32");
     return op.rfind("mma.sync.aligned.", 0) == 0 && (k16 || tf32) && types ? "" : "mma.sync of this shape or type";
 }
 
@@ -107,7 +108,7 @@ struct Parser {
     // Per kernel
     Kernel* k = nullptr;
     std::unordered_map<std::string, uint32_t> regs;
-    std::unordered_map<std::string, bool> named_regs;   // registers declared without '%' (inline asm's "low, high")
+    std::unordered_set<std::string> named_regs;   // registers declared without '%' (inline asm's "low, high")
     std::unordered_map<std::string, uint32_t> labels;
     std::vector<std::pair<uint32_t, std::string>> pending_branches;
     std::unordered_map<std::string, uint64_t> kernel_symbols;     // shared/local name -> offset
@@ -472,7 +473,7 @@ struct Parser {
             std::replace(names.begin(), names.end(), ',', ' ');
             std::istringstream words(names);
             for (std::string w; words >> w;)
-                if (w[0] != '.' && w[0] != '%') named_regs[w] = true;
+                if (w[0] != '.' && w[0] != '%') named_regs.insert(w);
             return;
         }
         if (l.rfind(".maxntid", 0) == 0 || l.rfind(".pragma", 0) == 0) return;
