@@ -11,6 +11,7 @@
 #include <string>
 
 #include "cpu_checks.h"
+#include "exercise_edits.h"
 #include "tilelab/compile.h"
 #include "tilelab/engine.h"
 #include "tilelab/precision.h"
@@ -131,10 +132,8 @@ TEST(WmmaOnCpu, ValidatesCountsAsModelledAndNeedsTheSyncwarpAtTheEdges) {
     }
     const std::string* source = embedded_source("matmul/wmma.cuh");
     ASSERT_NE(source, nullptr);
-    std::string text = *source;
-    const std::string sync = "                __syncwarp();\n                for (int e = lane;";
-    ASSERT_NE(text.find(sync), std::string::npos);
-    text.replace(text.find(sync), sync.size(), "                for (int e = lane;");
+    const std::string text = test::kernel_with("matmul/wmma.cuh", "                __syncwarp();\n                for (int e = lane;",
+                                               "                for (int e = lane;");
     const RunRequest req{"matmul.wmma", {{"PREC", int(ElementType::f16)}}, Problem{{70, 56, 40}}};
     EXPECT_EQ(test::cpu_status_of_text(req, *source), "passed");
     EXPECT_EQ(test::cpu_status_of_text(req, text), "fault");

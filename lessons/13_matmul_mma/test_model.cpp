@@ -15,6 +15,7 @@
 #include <string>
 
 #include "cpu_checks.h"
+#include "exercise_edits.h"
 #include "lookups.h"
 #include "model_engine.h"
 #include "random_requests.h"
@@ -206,18 +207,14 @@ TEST(MmaOnCpu, ValidatesCountsAsModelledAndCatchesAMissingTransposeAndAnEarlyRea
     }
     const std::string* source = embedded_source("matmul/mma.cuh");
     ASSERT_NE(source, nullptr);
-    const auto with = [&](const std::string* text, const std::string& from, const std::string& to) {
-        std::string out = *text;
-        const size_t at = out.find(from);
-        EXPECT_NE(at, std::string::npos) << from;
-        return at == std::string::npos ? out : out.replace(at, from.size(), to);
-    };
     const RunRequest req{"matmul.mma", {{"PREC", int(ElementType::bf16)}, {"STAGES", 3}}, Problem{{72, 64, 96}}};
     EXPECT_EQ(test::cpu_status_of_text(req, *source), "passed");
-    EXPECT_EQ(test::cpu_status_of_text(req, with(source, "mma_ldmatrix_x4_trans(r, base", "mma_ldmatrix_x4(r, base")), "failed");
+    EXPECT_EQ(test::cpu_status_of_text(req, test::kernel_with("matmul/mma.cuh", "mma_ldmatrix_x4_trans(r, base", "mma_ldmatrix_x4(r, base")),
+              "failed");
     // The ring's first wait leaves one group more in flight: slice 0 is read before it lands.
-    const std::string text = with(source, "tl_wait<STAGES - 2, kAsync>();\n        __syncthreads();\n        load_fragments(0, 0, 0);",
-                                  "tl_wait<STAGES - 1, kAsync>();\n        __syncthreads();\n        load_fragments(0, 0, 0);");
+    const std::string text =
+        test::kernel_with("matmul/mma.cuh", "tl_wait<STAGES - 2, kAsync>();\n        __syncthreads();\n        load_fragments(0, 0, 0);",
+                          "tl_wait<STAGES - 1, kAsync>();\n        __syncthreads();\n        load_fragments(0, 0, 0);");
     const std::string status = test::cpu_status_of_text(req, text);
     EXPECT_TRUE(status == "failed" || status == "fault") << status;
 }

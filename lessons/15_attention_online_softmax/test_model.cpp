@@ -11,12 +11,12 @@
 #include <string>
 
 #include "../../families/attention/shape.h"
+#include "cpu_checks.h"
 #include "exercise_edits.h"
 #include "model/element_bits.h"
 #include "model/family_common.h"
 #include "model_engine.h"
 #include "tilelab/banks.h"
-#include "tilelab/compile.h"
 #include "tilelab/engine.h"
 #include "tilelab/exercise.h"
 #include "tilelab/variant.h"
@@ -120,17 +120,11 @@ TEST(OnlineSoftmaxOnCpu, SplittingTheKeysValidatesCountsAsModelledAndNeedsTheRow
         EXPECT_EQ(r.cpu->counted, r.cpu->model) << describe(req);
         EXPECT_EQ(r.kernel_file, "attention/online_softmax_2d.cuh");
     }
-    const std::string* source = embedded_source("attention/online_softmax_2d.cuh");
-    ASSERT_NE(source, nullptr);
-    std::string text = *source;
-    const std::string butterfly = "top = fmaxf(top, __shfl_xor_sync(0xffffffffu, top, offset << kShift));";
-    ASSERT_NE(text.find(butterfly), std::string::npos);
-    text.replace(text.find(butterfly), butterfly.size(), "(void)offset;");
+    const std::string text = test::kernel_with("attention/online_softmax_2d.cuh",
+                                               "top = fmaxf(top, __shfl_xor_sync(0xffffffffu, top, offset << kShift));", "(void)offset;");
     RunRequest req{"attention.online_softmax", cases[0].params, cases[0].problem};
     req.params["SPLIT"] = 1;
-    const RunResult wrong = model_engine().run(req, UserKernel{"mine.cu", text}, on_cpu(req.problem));
-    ASSERT_TRUE(wrong.cpu.has_value()) << wrong.error;
-    EXPECT_EQ(wrong.cpu->status, "failed") << wrong.cpu->message;
+    EXPECT_EQ(test::cpu_status_of_text(req, text), "failed");
 }
 
 // The bank model of both kernels (variant.cpp's shared sites, tilelab/banks.h's measured rule):

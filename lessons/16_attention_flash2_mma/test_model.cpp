@@ -15,6 +15,7 @@
 
 #include "../../families/attention/shape.h"
 #include "cpu_checks.h"
+#include "exercise_edits.h"
 #include "lookups.h"
 #include "model_engine.h"
 #include "random_requests.h"
@@ -173,22 +174,17 @@ TEST(Flash2OnCpu, ValidatesCountsAsModelledAndCatchesAMissingTransposeAndAMissin
     }
     const std::string* source = embedded_source("attention/flash2_mma.cuh");
     ASSERT_NE(source, nullptr);
-    const auto with = [&](const std::string& from, const std::string& to) {
-        std::string text = *source;
-        const size_t at = text.find(from);
-        EXPECT_NE(at, std::string::npos) << from;
-        return at == std::string::npos ? text : text.replace(at, from.size(), to);
-    };
     const RunRequest req{"attention.flash2_mma", {}, Problem{{75, 32, 2}}};
     EXPECT_EQ(test::cpu_status_of_text(req, *source), "passed");
-    EXPECT_EQ(test::cpu_status_of_text(req, with("mma_ldmatrix_x4_trans(b, v_tile", "mma_ldmatrix_x4(b, v_tile")), "failed");
-    // BF16 needs sm_80, so its CPU run reads compute_80 PTX, where the copies are cp.async (FP16's
-    // compute_75 PTX copies through registers, and a wait is nothing to leave out).
+    EXPECT_EQ(test::cpu_status_of_text(
+                  req, test::kernel_with("attention/flash2_mma.cuh", "mma_ldmatrix_x4_trans(b, v_tile", "mma_ldmatrix_x4(b, v_tile")),
+              "failed");
     const RunRequest bf16{"attention.flash2_mma", {{"PREC", int(ElementType::bf16)}}, Problem{{75, 32, 2}}};
     EXPECT_EQ(test::cpu_status_of_text(bf16, *source), "passed");
     // The copy lands at the next wait, after P·V has read the buffer: reported as the race it is.
     const std::string no_wait = test::cpu_status_of_text(
-        bf16, with("tl_wait<0, kAsync>();\n            __syncthreads();   // V_t is in", "__syncthreads();   // V_t is in"));
+        bf16, test::kernel_with("attention/flash2_mma.cuh", "tl_wait<0, kAsync>();\n            __syncthreads();   // V_t is in",
+                                "__syncthreads();   // V_t is in"));
     EXPECT_TRUE(no_wait == "failed" || no_wait == "fault") << no_wait;
 }
 

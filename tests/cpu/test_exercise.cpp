@@ -16,6 +16,7 @@
 #include "tilelab/engine.h"
 #include "tilelab/exercise.h"
 #include "tilelab/variant.h"
+#include "exercise_edits.h"
 #include "host/user_signature.h"
 #include "model_engine.h"
 
@@ -133,9 +134,7 @@ TEST(Exercises, AUserCompileIsNeverCachedSoEveryEditCompiles) {
 // holds the first one: refused before any compile, with a sentence naming both; a kernel whose
 // name only starts like the lesson's is not taken for it.
 TEST(Exercises, AParameterThatPicksAnotherKernelNamesItInsteadOfFailingToCompile) {
-    const Exercise* ex = nullptr;
-    for (const Exercise& e : all_exercises())
-        if (e.lesson->variant == "attention.online_softmax") ex = &e;
+    const Exercise* ex = test::exercise_of("attention.online_softmax");
     ASSERT_NE(ex, nullptr);
     RunRequest req = request_of(*ex);
     req.params["SPLIT"] = 1;
