@@ -2,8 +2,6 @@
 // shared-memory access sites.
 #include "tilelab/banks.h"
 #include <algorithm>
-#include <map>
-#include <set>
 #include <stdexcept>
 
 namespace tilelab {
@@ -29,17 +27,52 @@ int fetched_bytes(const std::array<int64_t, kWarpLanes>& bytes, int first, int c
 // bytes and no bank is asked for two different words.
 bool load_fits_one_wavefront(const std::array<int64_t, kWarpLanes>& bytes, int first, int count, int width_bytes) {
     if (fetched_bytes(bytes, first, count, width_bytes) > 128) return false;
-    std::map<int, int64_t> word_of_bank;
+    std::array<int64_t, kSharedBanks> word_of_bank;
+    word_of_bank.fill(-1);
     for (int lane = first; lane < first + count; ++lane) {
         if (bytes[size_t(lane)] < 0) continue;
         for (int i = 0; i < std::max(1, width_bytes / 4); ++i) {
             const int64_t word = bytes[size_t(lane)] / 4 + i;
-            const auto [at, fresh] = word_of_bank.emplace(int(word % kSharedBanks), word);
-            if (!fresh && at->second != word) return false;
+            int64_t& held = word_of_bank[size_t(word % kSharedBanks)];
+            if (held >= 0 && held != word) return false;
+            held = word;
         }
     }
     return true;
 }
+
+// The distinct words one unit of lanes asks for: for each, its bank, its place in that bank's
+// queue (0 = the first word the lanes ask of that bank) and how many lanes touch it. Fixed arrays
+// and a small open-addressed index (at most 32 lanes × 4 words): the model evaluates thousands of
+// warps for a lesson at every drag.
+struct UnitWords {
+    static constexpr int kMax = kWarpLanes * 4;
+    static constexpr int kSlots = 256;   // a power of two, over twice kMax
+    std::array<int64_t, kMax> word;
+    std::array<int, kMax> place, lanes;
+    std::array<int, kSharedBanks> in_bank{};   // distinct words asked of each bank
+    std::array<int16_t, kSlots> slot;
+    int count = 0;
+
+    UnitWords() { slot.fill(-1); }
+    // The index of word w, added (with one more lane) if new.
+    int add(int64_t w) {
+        for (size_t h = size_t(w * 0x9E3779B97F4A7C15ull >> 56) % kSlots;; h = (h + 1) % kSlots) {
+            const int at = slot[h];
+            if (at < 0) {
+                slot[h] = int16_t(count);
+                word[size_t(count)] = w;
+                lanes[size_t(count)] = 1;
+                place[size_t(count)] = in_bank[size_t(w % kSharedBanks)]++;
+                return count++;
+            }
+            if (word[size_t(at)] == w) {
+                ++lanes[size_t(at)];
+                return at;
+            }
+        }
+    }
+};
 
 }  // namespace
 
@@ -59,9 +92,8 @@ WarpBanks warp_banks(const std::array<int64_t, kWarpLanes>& bytes, int width_byt
     const int words_per_lane = std::max(1, width_bytes / 4);   // a 2-byte access is in one word
     const int unit = lanes_served_together(bytes, width_bytes, store);
     for (int first = 0; first < kWarpLanes; first += unit) {
-        // bank -> its distinct words in this unit, in the order lanes ask for them
-        std::map<int, std::vector<int64_t>> words_of_bank;
-        std::map<int64_t, int> lanes_of_word;   // word -> lanes touching it
+        UnitWords words;
+        std::array<std::array<int, 4>, kWarpLanes> index_of;   // [lane][i]: lane's word i in `words`
         bool active = false;
         for (int lane = first; lane < first + unit; ++lane) {
             const int64_t b = bytes[size_t(lane)];
@@ -71,12 +103,7 @@ WarpBanks warp_banks(const std::array<int64_t, kWarpLanes>& bytes, int width_byt
             if (b < 0) continue;
             active = true;
             l.bank = int((b / 4) % kSharedBanks);
-            for (int i = 0; i < words_per_lane; ++i) {
-                const int64_t word = b / 4 + i;
-                auto& list = words_of_bank[int(word % kSharedBanks)];
-                if (std::find(list.begin(), list.end(), word) == list.end()) list.push_back(word);
-                ++lanes_of_word[word];
-            }
+            for (int i = 0; i < words_per_lane; ++i) index_of[size_t(lane)][size_t(i)] = words.add(b / 4 + i);
         }
         if (!active) continue;
         // The conflict-free minimum: a store moves 128 bytes of lanes per wavefront; a load the
@@ -85,31 +112,30 @@ WarpBanks warp_banks(const std::array<int64_t, kWarpLanes>& bytes, int width_byt
         if (!store) {
             minimum = (fetched_bytes(bytes, first, unit, width_bytes) + 127) / 128;
         }
-        size_t busiest = 0;
-        for (const auto& [bank, list] : words_of_bank) busiest = std::max(busiest, list.size());
+        const int busiest = *std::max_element(words.in_bank.begin(), words.in_bank.end());
         w.min_wavefronts += minimum;
-        w.wavefronts += std::max(minimum, int(busiest));
-        w.worst_ways = std::max(w.worst_ways, (int(busiest) + minimum - 1) / minimum);
+        w.wavefronts += std::max(minimum, busiest);
+        w.worst_ways = std::max(w.worst_ways, (busiest + minimum - 1) / minimum);
         for (int lane = first; lane < first + unit; ++lane) {
             LaneBank& l = w.lanes[size_t(lane)];
             if (l.byte < 0) continue;
             bool shared_all = true;
             for (int i = 0; i < words_per_lane; ++i) {
-                const int64_t word = l.byte / 4 + i;
-                const auto& list = words_of_bank[int(word % kSharedBanks)];
-                if (int(list.size()) > minimum) l.conflict = true;
-                const int place = int(std::find(list.begin(), list.end(), word) - list.begin());
-                l.wavefront = std::max(l.wavefront, place);
-                if (lanes_of_word[word] < 2) shared_all = false;
+                const int at = index_of[size_t(lane)][size_t(i)];
+                if (words.in_bank[size_t(words.word[size_t(at)] % kSharedBanks)] > minimum) l.conflict = true;
+                l.wavefront = std::max(l.wavefront, words.place[size_t(at)]);
+                if (words.lanes[size_t(at)] < 2) shared_all = false;
             }
             l.broadcast = shared_all;
         }
         // Lanes beyond the first to touch a word were served by that fetch.
-        std::set<int64_t> seen;
         for (int lane = first; lane < first + unit; ++lane) {
-            const LaneBank& l = w.lanes[size_t(lane)];
-            if (l.byte < 0) continue;
-            if (!seen.insert(l.byte / 4).second) ++w.broadcasts;
+            const int64_t b = w.lanes[size_t(lane)].byte;
+            if (b < 0) continue;
+            for (int other = first; other < lane; ++other) {
+                const int64_t o = w.lanes[size_t(other)].byte;
+                if (o >= 0 && o / 4 == b / 4) { ++w.broadcasts; break; }
+            }
         }
     }
     // A float2 load split into half-warps: the hardware still counts its conflicts against the
