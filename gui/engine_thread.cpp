@@ -110,6 +110,33 @@ bool EngineThread::poll(EngineUpdate& out) {
     return true;
 }
 
+void EngineThread::set_on_delivery(std::function<void()> wake) {
+    std::lock_guard l(out_.mutex);
+    out_.on_delivery = std::move(wake);
+}
+
+uint64_t EngineThread::deliveries() const {
+    std::lock_guard l(out_.mutex);
+    return out_.deliveries;
+}
+
+bool EngineThread::wait_for_delivery(uint64_t seen, double ms) const {
+    std::unique_lock l(out_.mutex);
+    return out_.delivery.wait_for(l, std::chrono::duration<double, std::milli>(ms),
+                                  [&] { return out_.deliveries > seen; });
+}
+
+void EngineThread::delivered() {
+    std::function<void()> wake;
+    {
+        std::lock_guard l(out_.mutex);
+        ++out_.deliveries;
+        wake = out_.on_delivery;
+    }
+    out_.delivery.notify_all();
+    if (wake) wake();
+}
+
 bool EngineThread::busy() const { return jobs_.busy(); }
 uint64_t EngineThread::last_submitted_id() const { return jobs_.last_submitted_id(); }
 
@@ -195,12 +222,13 @@ void EngineThread::set_activity(EngineActivity a) {
 void EngineThread::publish(std::shared_ptr<const RunResult> r, const InteractiveJob& job, Clock::time_point started,
                            bool only_if_current) {
     const Phase phase = r->phase;
-    jobs_.publish_interactive(job, phase, only_if_current, [&] {
+    const bool handed = jobs_.publish_interactive(job, phase, only_if_current, [&] {
         EngineUpdate u = EngineUpdate::now(std::move(r), job.id, job.submitted, started);
         u.after_release = phase == Phase::full && !job.opt.quick && job.follow_up;
         std::lock_guard l(out_.mutex);
         out_.update = std::move(u);
     });
+    if (handed) delivered();
 }
 
 void EngineThread::queue_compile_ahead(const InteractiveJob& job) {
@@ -282,10 +310,13 @@ void EngineThread::serve_sweep_item(const SweepJob& job) {
     std::shared_ptr<RunResult> r =
         detail::guarded(engine_mutex_, req, [&] { return engine_->run(req, job.opt, &jobs_.cancel_sweep_flag); });
     if (!jobs_.sweep_current(job.generation)) return;
-    std::lock_guard l(out_.mutex);
-    if (job.generation != out_.sweep_generation) return;
-    out_.sweep_results[job.first] = std::move(r);
-    ++out_.sweep_done;
+    {
+        std::lock_guard l(out_.mutex);
+        if (job.generation != out_.sweep_generation) return;
+        out_.sweep_results[job.first] = std::move(r);
+        ++out_.sweep_done;
+    }
+    delivered();
 }
 
 void EngineThread::serve_ceilings() {

@@ -28,7 +28,9 @@
 // a user's first change waits at most for that one worker call.
 #pragma once
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -125,6 +127,15 @@ public:
     // What the GPU worker says about the run in hand ("waiting for the GPU: another run holds it").
     std::string gpu_note() const;
 
+    // ---- waking the UI -----------------------------------------------------------------------
+    // `wake` runs on the engine thread after each result it hands over (poll(), poll_user(), a
+    // sweep's point), so that a UI asleep until its next frame draws the result at once (the
+    // window: glfwPostEmptyEvent). Set it before the first submit.
+    void set_on_delivery(std::function<void()> wake);
+    // Results handed over so far; and a wait of up to `ms` for more than `seen` (false: none came).
+    uint64_t deliveries() const;
+    bool wait_for_delivery(uint64_t seen, double ms) const;
+
     // ---- interactive requests ---------------------------------------------------------------
     // Replaces any request still waiting and cancels a run in flight. Returns the request's id.
     // Except: a full request for the same RunRequest as the quick one (RunOptions::quick) waiting or in flight is
@@ -197,6 +208,7 @@ private:
     void serve_sweep_on_pool(const SweepJob& job);          // gui/engine_thread_pool.cpp
     void serve_ceilings();
     void set_activity(EngineActivity a);
+    void delivered();                 // after a result is handed over: count it, wake the UI
     EngineSide engine_side() const;   // what the queue's rule needs of this thread
 
     // Everything that waits for the engine, and the rule for what runs next.
@@ -227,6 +239,10 @@ private:
         // the autotuner
         TuneStatus tune;
         uint64_t tune_generation = 0;
+        // results handed over, for a UI that waits for them
+        uint64_t deliveries = 0;
+        mutable std::condition_variable delivery;
+        std::function<void()> on_delivery;
     };
     Outbox out_;
 

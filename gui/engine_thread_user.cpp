@@ -34,8 +34,11 @@ bool EngineThread::user_busy() const {
 
 void EngineThread::publish_user(std::shared_ptr<const RunResult> r, const UserJob& job, Clock::time_point started) {
     EngineUpdate u = EngineUpdate::now(std::move(r), job.id, job.submitted, started);
-    std::lock_guard l(out_.mutex);
-    out_.user_update = std::move(u);
+    {
+        std::lock_guard l(out_.mutex);
+        out_.user_update = std::move(u);
+    }
+    delivered();
 }
 
 void EngineThread::serve_user(const UserJob& job) {

@@ -16,8 +16,9 @@
 
 namespace tilelab::gui {
 
-// While waiting for the worker, draw at most this often: as often as the windowed app redraws
-// while busy (60 Hz, main.cpp), so that a measured change-to-redraw latency is what a window shows.
+// While waiting for the worker, draw at most this often, and at once when it hands a result
+// over: as the windowed app does while busy (60 Hz, woken by the engine thread, main.cpp), so
+// that a measured change-to-redraw latency is what a window shows.
 constexpr double kWaitFrameMs = 1000.0 / 60.0;
 
 // Draws frames for one App; checks GL errors and the app's invariants after each.
@@ -38,13 +39,17 @@ public:
     template <class Done>
     int until(Done done, double timeout_s) {
         const auto start = Clock::now();
+        const EngineThread* worker = app_.state().engine_thread;
         for (;;) {
             const auto frame_start = Clock::now();
+            const uint64_t seen = worker ? worker->deliveries() : 0;   // before the frame takes them
             if (!frame()) return 2;
             if (done()) return 0;
             if (ms_since(start) > timeout_s * 1000) return 3;
             const double left = kWaitFrameMs - ms_since(frame_start);
-            if (left > 0) std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(left));
+            if (left <= 0) continue;
+            if (worker) worker->wait_for_delivery(seen, left);
+            else std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(left));
         }
     }
 

@@ -94,6 +94,7 @@ int run_windowed(const tilelab::gui::AppOptions& app_options, const tilelab::Eng
     {
         // The worker constructs the Engine on its own thread, so the window shows at once.
         tilelab::gui::EngineThread engine_thread(engine_config);
+        engine_thread.set_on_delivery([] { glfwPostEmptyEvent(); });   // a result drawn at once, not at the next tick
         App app(app_options, engine_thread);
         if (std::string error = app.Init(); !error.empty()) {
             std::fprintf(stderr, "tilelab: %s\n", tilelab::one_line(error).c_str());
