@@ -59,7 +59,7 @@ if [[ " $parts " == *" sanitize "* && ",$lessons," == *",15,"* ]]; then
   sanitize attention.online_softmax memcheck 301x36x3 PREC=fp32 BR=32 BC=16 TPR=1
   sanitize attention.online_softmax racecheck 301x36x3 PREC=bf16 BR=32 BC=16 TPR=1
   sanitize attention.online_softmax memcheck 517x72x2 PREC=fp16 BR=64 BC=32 TPR=2
-  sanitize attention.online_softmax racecheck 517x72x2 PREC=fp32 BR=128 BC=64 TPR=4
+  sanitize attention.online_softmax racecheck 517x80x2 PREC=fp32 BR=128 BC=64 TPR=4
   sanitize attention.online_softmax memcheck 301x36x3 PREC=bf16 BR=32 BC=16 TPR=1 CAUSAL=1
   sanitize attention.online_softmax memcheck 301x96x2 PREC=fp32 BR=64 BC=16 TPR=8 RPT=4
   sanitize attention.online_softmax racecheck 133x80x1 PREC=bf16 BR=64 BC=16 TPR=4 RPT=2 CAUSAL=1
