@@ -50,7 +50,16 @@ LADDERS = {
            (["bf16"], {"BM": 256, "STAGES": 5}, "deep ring: 256x128 BK32 S5"),
            (["bf16", "fp16"], {"BM": 256, "STAGES": 6}, "deep ring: 256x128 BK32 S6"),
            (["bf16"], {"BN": 256, "STAGES": 6}, "deep ring: 128x256 BK32 S6"),
-           (["tf32"], {"BM": 256, "FRAGS": 1, "STAGES": 6, "BK": 16}, "deep ring: tf32 256x128 BK16 S6 FRAGS=1")],
+           (["tf32"], {"BM": 256, "FRAGS": 1, "STAGES": 6, "BK": 16}, "deep ring: tf32 256x128 BK16 S6 FRAGS=1"),
+           # TF32 with FRAGS = 2 and no spill (BENCH_ONLY="tf32 tiles"): at the defaults ptxas spills
+           # 360 B (255 registers), so TF32 has run FRAGS = 1 only; these warp tiles and rings fit
+           # (ptxas for sm_90, 2026-12-06: 235, 255, 255, 231 and 128 registers, none spilled).
+           (["tf32"], {"WN": 32}, "tf32 tiles: 128x128 64x32 FRAGS=2"),
+           (["tf32"], {"WM": 32}, "tf32 tiles: 128x128 32x64 FRAGS=2"),
+           (["tf32"], {"BN": 256, "BK": 16, "STAGES": 4}, "tf32 tiles: 128x256 BK16 S4 FRAGS=2"),
+           (["tf32"], {"BM": 64, "BN": 256, "WN": 32}, "tf32 tiles: 64x256 64x32 FRAGS=2"),
+           (["tf32"], {"WN": 32, "FRAGS": 1}, "tf32 tiles: 128x128 64x32 FRAGS=1"),
+           (["tf32"], {"BN": 256, "FRAGS": 1, "STAGES": 4}, "tf32 tiles: 128x256 FRAGS=1 S4 (the best so far)")],
     "21": [(["bf16", "fp16"], {}, "defaults 128x128 BK64 WGN128 S3 SW128 INFLIGHT1"),
            (["bf16"], {"INFLIGHT": 0}, "INFLIGHT=0"),
            (["bf16"], {"STAGES": 1, "INFLIGHT": 0}, "1 stage, INFLIGHT=0"),
