@@ -47,7 +47,7 @@ bool load_fits_one_wavefront(const std::array<int64_t, kWarpLanes>& bytes, int f
 // warps for a lesson at every drag.
 struct UnitWords {
     static constexpr int kMax = kWarpLanes * 4;
-    static constexpr int kSlots = 256;   // a power of two, over twice kMax
+    static constexpr int kSlots = 256;   // twice kMax: the index is never more than half full
     std::array<int64_t, kMax> word;
     std::array<int, kMax> place, lanes;
     std::array<int, kSharedBanks> in_bank{};   // distinct words asked of each bank
