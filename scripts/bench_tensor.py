@@ -52,8 +52,8 @@ LADDERS = {
            (["bf16"], {"BN": 256, "STAGES": 6}, "deep ring: 128x256 BK32 S6"),
            (["tf32"], {"BM": 256, "FRAGS": 1, "STAGES": 6, "BK": 16}, "deep ring: tf32 256x128 BK16 S6 FRAGS=1"),
            # TF32 with FRAGS = 2 and no spill (BENCH_ONLY="tf32 tiles"): at the defaults ptxas spills
-           # 360 B (255 registers), so TF32 has run FRAGS = 1 only; these warp tiles and rings fit
-           # (ptxas for sm_90, 2026-12-06: 235, 255, 255, 231 and 128 registers, none spilled).
+           # 256 B (255 registers); these warp tiles and rings fit (H100, 2026-12-06, rounding by an
+           # integer add: 210, 249, 255, 205 and 128 registers, none spilled).
            (["tf32"], {"WN": 32}, "tf32 tiles: 128x128 64x32 FRAGS=2"),
            (["tf32"], {"WM": 32}, "tf32 tiles: 128x128 32x64 FRAGS=2"),
            (["tf32"], {"BN": 256, "BK": 16, "STAGES": 4}, "tf32 tiles: 128x256 BK16 S4 FRAGS=2"),
