@@ -59,7 +59,12 @@ LADDERS = {
            (["tf32"], {"BN": 256, "BK": 16, "STAGES": 4}, "tf32 tiles: 128x256 BK16 S4 FRAGS=2"),
            (["tf32"], {"BM": 64, "BN": 256, "WN": 32}, "tf32 tiles: 64x256 64x32 FRAGS=2"),
            (["tf32"], {"WN": 32, "FRAGS": 1}, "tf32 tiles: 128x128 64x32 FRAGS=1"),
-           (["tf32"], {"BN": 256, "FRAGS": 1, "STAGES": 4}, "tf32 tiles: 128x256 FRAGS=1 S4 (the best so far)")],
+           (["tf32"], {"BN": 256, "FRAGS": 1, "STAGES": 4}, "tf32 tiles: 128x256 FRAGS=1 S4 (the best so far)"),
+           # TF32 truncated by the tensor cores (ROUND = 0) instead of rounded by an integer add.
+           (["tf32"], {"FRAGS": 1, "ROUND": 0}, "tf32 ROUND=0: defaults FRAGS=1"),
+           (["tf32"], {"WN": 32, "ROUND": 0}, "tf32 ROUND=0: 128x128 64x32 FRAGS=2"),
+           (["tf32"], {"BN": 256, "BK": 16, "STAGES": 4, "ROUND": 0}, "tf32 ROUND=0: 128x256 BK16 S4 FRAGS=2"),
+           (["tf32"], {"BM": 256, "BK": 16, "STAGES": 4, "ROUND": 0}, "tf32 ROUND=0: 256x128 BK16 S4 FRAGS=2")],
     "21": [(["bf16", "fp16"], {}, "defaults 128x128 BK64 WGN128 S3 SW128 INFLIGHT1"),
            (["bf16"], {"INFLIGHT": 0}, "INFLIGHT=0"),
            (["bf16"], {"STAGES": 1, "INFLIGHT": 0}, "1 stage, INFLIGHT=0"),

@@ -19,6 +19,7 @@
 // B columns a wave of blocks reads are shared in L2.
 // Any M, N, K: out-of-range operands are zero-filled in shared memory, C is stored where inside.
 //   KIND 0: TF32, operands are floats in memory, rounded to TF32 (to nearest, mma_tf32) after the load;
+//   KIND 3: TF32 with the floats' bits passed as they are, the tensor cores truncating them;
 //   KIND 1: BF16 and KIND 2: FP16 operands, exact. Accumulation is FP32.
 #pragma once
 #include "common.cuh"
@@ -28,9 +29,16 @@
 #include <cuda_fp16.h>
 
 template <int KIND> struct MmaKind;
-template <> struct MmaKind<0> { using In = float; using Raw = unsigned; static constexpr int kFK = 8; };
+template <> struct MmaKind<0> {
+    using In = float;
+    using Raw = unsigned;
+    static constexpr int kFK = 8;
+    static constexpr bool kRound = true;   // mma_tf32 rounds (KIND 3: it does not)
+};
 template <> struct MmaKind<1> { using In = __nv_bfloat16; using Raw = unsigned short; static constexpr int kFK = 16; };
 template <> struct MmaKind<2> { using In = __half; using Raw = unsigned short; static constexpr int kFK = 16; };
+template <> struct MmaKind<3> : MmaKind<0> { static constexpr bool kRound = false; };
+template <int KIND> constexpr bool kMmaTf32 = MmaKind<KIND>::kFK == 8;   // 32-bit operands: m16n8k8
 
 // Byte offset of the 16-byte piece `chunk` of row `row` in a tile whose rows hold ROW_BYTES of
 // data. Plain: packed rows. Padded: rows ROW_BYTES + 16 apart. Swizzled: packed, the piece's place
@@ -109,14 +117,16 @@ __device__ __forceinline__ void mma_ldmatrix_x4_trans(unsigned (&r)[4], unsigned
 // TF32's last place (bit 12) added to the bits; mma.sync then reads the top 19 bits and ignores
 // the low 13. That is cvt.rna.tf32.f32's result for every finite float, in one integer add:
 // an H100 ran this kernel (4096³, FRAGS = 1) in 1.02 ms with cvt.rna, 0.85 ms with the add and
-// 0.73 ms not rounding at all (2026-12-06). A NaN whose mantissa bits above bit 12 are all ones would wrap to zero (the
-// lesson's inputs are finite); ±∞ stays ±∞.
-__device__ __forceinline__ unsigned mma_tf32(unsigned bits) { return bits + 0x1000u; }
+// 0.73 ms not rounding at all (2026-12-06). A NaN whose mantissa bits above bit 12 are all ones
+// would wrap to zero (the lesson's inputs are finite); ±∞ stays ±∞. KIND 3 passes the bits as
+// they are: the tensor core truncates, as cuBLAS's wgmma does with floats read from shared memory.
+template <int KIND>
+__device__ __forceinline__ unsigned mma_tf32(unsigned bits) { return MmaKind<KIND>::kRound ? bits + 0x1000u : bits; }
 
 // d += a·b for one 16×8 tile: a 16×FK, b FK×8, d 16×8 floats (4 per lane).
 template <int KIND>
 __device__ __forceinline__ void mma_16x8(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2]) {
-    if constexpr (KIND == 0) {
+    if constexpr (kMmaTf32<KIND>) {
         asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
                      "{%8, %9}, {%0, %1, %2, %3};\n"
                      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
@@ -172,7 +182,7 @@ __device__ __forceinline__ void mma_body(const typename MmaKind<KIND>::In* __res
     const int a_m = tid / Tile::kPiecesA, a_c = tid % Tile::kPiecesA;
     const int b_k = tid / Tile::kPiecesB, b_c = tid % Tile::kPiecesB;
     const int sa = mma_offset<LAYOUT, RA, false>(a_m, a_c);
-    const int sb = Tile::kBytesA + mma_offset<LAYOUT, RB, KIND == 0>(b_k, b_c);
+    const int sb = Tile::kBytesA + mma_offset<LAYOUT, RB, kMmaTf32<KIND>>(b_k, b_c);
     const size_t pass_a = size_t(Tile::kPassA) * K, pass_b = size_t(Tile::kPassB) * N;
     unsigned rows_a = 0;   // bit r: row a_m + r·pass of A is inside M
 #pragma unroll
@@ -200,7 +210,7 @@ __device__ __forceinline__ void mma_body(const typename MmaKind<KIND>::In* __res
                 const bool inside = cols_b && k < left;
                 const int to = mma_shifts_evenly(LAYOUT, RB, Tile::kPassB)
                                    ? sb + r * Tile::kPassB * (RB + Tile::kPad)
-                                   : Tile::kBytesA + mma_offset<LAYOUT, RB, KIND == 0>(k, b_c);
+                                   : Tile::kBytesA + mma_offset<LAYOUT, RB, kMmaTf32<KIND>>(k, b_c);
                 tl_copy16_shared<kAsync>(base + to, inside ? gb + size_t(k0) * N + r * pass_b : B, inside);
                 TL_GLOAD(inside ? VW : 0);
                 TL_SSTORE(VW);
@@ -223,7 +233,7 @@ __device__ __forceinline__ void mma_body(const typename MmaKind<KIND>::In* __res
             copy_elements(as, reinterpret_cast<const Raw*>(A), Tile::kScalarA, BK, block_row, k0, M, K, K,
                           [](int m, int k) { return mma_offset<LAYOUT, RA, false>(m, k / VW) + k % VW * EB; });
             copy_elements(as + Tile::kBytesA, reinterpret_cast<const Raw*>(B), Tile::kScalarB, BN, k0, block_col, K, N, N,
-                          [](int k, int n) { return mma_offset<LAYOUT, RB, KIND == 0>(k, n / VW) + n % VW * EB; });
+                          [](int k, int n) { return mma_offset<LAYOUT, RB, kMmaTf32<KIND>>(k, n / VW) + n % VW * EB; });
         }
     };
 
@@ -269,11 +279,11 @@ __device__ __forceinline__ void mma_body(const typename MmaKind<KIND>::In* __res
         for (int i = 0; i < Tile::kTilesM; ++i) {
             mma_ldmatrix_x4(a[f][i], base + a_at(i, q));
             TL_SLOAD(VW);
-            if constexpr (KIND == 0)
+            if constexpr (kMmaTf32<KIND>)
 #pragma unroll
-                for (int v = 0; v < 4; ++v) a[f][i][v] = mma_tf32(a[f][i][v]);
+                for (int v = 0; v < 4; ++v) a[f][i][v] = mma_tf32<KIND>(a[f][i][v]);
         }
-        if constexpr (KIND == 0) {
+        if constexpr (kMmaTf32<KIND>) {
             const unsigned char* bs = mma_smem + stage * Tile::kStageBytes + Tile::kBytesA;
             const int g = lane >> 2, t = lane & 3;
 #pragma unroll
@@ -281,7 +291,7 @@ __device__ __forceinline__ void mma_body(const typename MmaKind<KIND>::In* __res
 #pragma unroll
                 for (int h = 0; h < 2; ++h) {
                     const int k = FK * q + t + 4 * h, n = warp_col + j * 8 + g;
-                    b[f][j][h] = mma_tf32(
+                    b[f][j][h] = mma_tf32<KIND>(
                         *reinterpret_cast<const unsigned*>(bs + mma_offset<LAYOUT, RB, true>(k, n / VW) + n % VW * 4));
                     TL_SLOAD(1);
                 }

@@ -219,5 +219,42 @@ TEST(MmaOnCpu, ValidatesCountsAsModelledAndCatchesAMissingTransposeAndAnEarlyRea
     EXPECT_TRUE(status == "failed" || status == "fault") << status;
 }
 
+// TF32 rounded by one integer add (ROUND = 1) is cvt.rna's rounding: the CPU run of the kernel
+// with cvt.rna.tf32.f32 put back in its place ends with the same errors to the last bit. ROUND = 0
+// (the bits as they are, truncated by the tensor cores) passes the same tolerance with larger
+// errors; BF16 and FP16 ignore ROUND and share one kernel.
+TEST(MmaOnCpu, Tf32RoundsAsCvtRnaDoesByOneAddAndTruncatesWithRoundZero) {
+    auto cpu = [](const RunRequest& req, const std::string* text) {
+        RunOptions o;
+        o.cpu_check = true;
+        o.seed = 77;
+        o.cpu_problem = req.problem;
+        const RunResult r = text ? model_engine().run(req, UserKernel{"mine.cu", *text}, o) : model_engine().run(req, o);
+        CpuCheck none;
+        none.status = "no CPU run: " + r.error;
+        return r.cpu.value_or(none);
+    };
+    RunRequest req{"matmul.mma", {{"PREC", int(ElementType::tf32)}, {"WN", 32}}, Problem{{72, 64, 96}}};
+    const CpuCheck added = cpu(req, nullptr);
+    ASSERT_TRUE(added.passed()) << added.status << added.message;
+    const std::string cvt = test::kernel_with("matmul/mma.cuh", "return MmaKind<KIND>::kRound ? bits + 0x1000u : bits;",
+                                              "unsigned t;\n    asm(\"cvt.rna.tf32.f32 %0, %1;\" : \"=r\"(t) : \"f\"(__uint_as_float(bits)));\n"
+                                              "    return MmaKind<KIND>::kRound ? t : bits;");
+    const CpuCheck converted = cpu(req, &cvt);
+    ASSERT_TRUE(converted.passed()) << converted.status << converted.message;
+    EXPECT_EQ(added.validation.max_abs_error, converted.validation.max_abs_error);
+    EXPECT_EQ(added.validation.max_rel_error, converted.validation.max_rel_error);
+
+    req.params["ROUND"] = 0;
+    const CpuCheck truncated = cpu(req, nullptr);
+    ASSERT_TRUE(truncated.passed()) << truncated.status << truncated.message;
+    EXPECT_GT(truncated.validation.max_abs_error, added.validation.max_abs_error);
+    EXPECT_EQ(truncated.validation.tolerance, added.validation.tolerance);
+
+    const Variant& v = mma();
+    EXPECT_EQ(v.kernel(with({"PREC=bf16", "ROUND=0"})).name_expression, v.kernel(with({"PREC=bf16"})).name_expression);
+    EXPECT_NE(v.kernel(with({"PREC=tf32", "ROUND=0"})).name_expression, v.kernel(with({"PREC=tf32"})).name_expression);
+}
+
 }  // namespace
 }  // namespace tilelab

@@ -25,19 +25,23 @@ struct Mma {
     int frags = 2;                          // <- FRAGS: fragment register sets (2: the next step loads during this one)
     int layout = 2;                         // <- LAYOUT: 0 plain, 1 padded, 2 swizzled
     int group = 8;                          // <- GROUP: block rows walked together (1 = launch order)
+    int round = 1;                          // <- ROUND: TF32 only, 1 to nearest, 0 truncated by the tensor cores
 
     static inline const std::vector<ParamSpec> params = matmul::tensor_params(/*WN*/ 64, /*STAGES*/ 3, {
         {.name = "FRAGS", .kind = ParamKind::Int, .min = 1, .max = 2, .def = 2},
         {.name = "LAYOUT", .kind = ParamKind::Int, .min = 0, .max = 2, .def = 2},
         {.name = "GROUP", .kind = ParamKind::Pow2, .min = 1, .max = 16, .def = 8},
+        {.name = "ROUND", .kind = ParamKind::Int, .min = 0, .max = 1, .def = 1},
     }, /*STAGES up to*/ 6);
     static Mma from(const ParamReader& p) {
         return {.input = ElementType(p["PREC"]), .bm = p["BM"], .bn = p["BN"], .bk = p["BK"], .wm = p["WM"],
-                .wn = p["WN"], .stages = p["STAGES"], .frags = p["FRAGS"], .layout = p["LAYOUT"], .group = p["GROUP"]};
+                .wn = p["WN"], .stages = p["STAGES"], .frags = p["FRAGS"], .layout = p["LAYOUT"], .group = p["GROUP"], .round = p["ROUND"]};
     }
     bool tf32() const { return input == ElementType::tf32; }
     int fk() const { return tf32() ? 8 : 16; }   // one mma.sync's depth
-    int kind() const { return tf32() ? 0 : input == ElementType::bf16 ? 1 : 2; }
+    // kernels/matmul/mma.cuh's KIND: TF32 rounded (0) or truncated (3), BF16 (1), FP16 (2). BF16 and
+    // FP16 are exact in memory and ignore ROUND, so both values share their kernel.
+    int kind() const { return tf32() ? (round ? 0 : 3) : input == ElementType::bf16 ? 1 : 2; }
     int eb() const { return element_bytes(input); }
     int vec() const { return 16 / eb(); }        // elements in a 16-byte piece
     int warps() const { return (bm / wm) * (bn / wn); }
