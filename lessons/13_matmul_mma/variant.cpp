@@ -119,7 +119,11 @@ CostModel Mma::cost_model(const Problem& p) const {
     add_extra(m, "mma.sync / warp / K slice", "(WM/16)·(WN/8)·BK/FK", mmas_per_slice);
     const double ldsm = tf32() ? tiles_m() * ksteps : (tiles_m() + tiles_n() / 2.0) * ksteps;
     add_extra(m, "ldmatrix.x4 / warp / K slice", tf32() ? "(WM/16)·BK/8" : "(WM/16 + WN/16)·BK/16", ldsm);
-    if (tf32()) add_extra(m, "4-byte B loads / warp / K slice", "2·(WN/8)·BK/8", 2.0 * tiles_n() * ksteps);
+    if (tf32()) {
+        add_extra(m, "4-byte B loads / warp / K slice", "2·(WN/8)·BK/8", 2.0 * tiles_n() * ksteps);
+        add_extra(m, "TF32 rounding adds / thread / K slice", "ROUND·(4·WM/16 + 2·WN/8)·BK/8",
+                  double(round) * (4 * tiles_m() + 2 * tiles_n()) * ksteps);
+    }
     const double mmas = blocks * warps() * steps * mmas_per_slice;
     add_extra(m, "mma.sync, total", "blocks·warps·⌈K/BK⌉·(mma.sync / warp / K slice)", mmas);
     add_extra(m, "tensor-core FLOPs issued", "2·16·8·FK · mma.sync, total (padding included)", mmas * 2.0 * 16 * 8 * fk());
