@@ -224,16 +224,7 @@ TEST(MmaOnCpu, ValidatesCountsAsModelledAndCatchesAMissingTransposeAndAnEarlyRea
 // (the bits as they are, truncated by the tensor cores) passes the same tolerance with larger
 // errors; BF16 and FP16 ignore ROUND and share one kernel.
 TEST(MmaOnCpu, Tf32RoundsAsCvtRnaDoesByOneAddAndTruncatesWithRoundZero) {
-    auto cpu = [](const RunRequest& req, const std::string* text) {
-        RunOptions o;
-        o.cpu_check = true;
-        o.seed = 77;
-        o.cpu_problem = req.problem;
-        const RunResult r = text ? model_engine().run(req, UserKernel{"mine.cu", *text}, o) : model_engine().run(req, o);
-        CpuCheck none;
-        none.status = "no CPU run: " + r.error;
-        return r.cpu.value_or(none);
-    };
+    auto cpu = [](const RunRequest& req, const std::string* text) { return test::cpu_check_of(req, text, 77); };
     RunRequest req{"matmul.mma", {{"PREC", int(ElementType::tf32)}, {"WN", 32}}, Problem{{72, 64, 96}}};
     const CpuCheck added = cpu(req, nullptr);
     ASSERT_TRUE(added.passed()) << added.status << added.message;

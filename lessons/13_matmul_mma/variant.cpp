@@ -35,7 +35,8 @@ struct Mma {
     }, /*STAGES up to*/ 6);
     static Mma from(const ParamReader& p) {
         return {.input = ElementType(p["PREC"]), .bm = p["BM"], .bn = p["BN"], .bk = p["BK"], .wm = p["WM"],
-                .wn = p["WN"], .stages = p["STAGES"], .frags = p["FRAGS"], .layout = p["LAYOUT"], .group = p["GROUP"], .round = p["ROUND"]};
+                .wn = p["WN"], .stages = p["STAGES"], .frags = p["FRAGS"], .layout = p["LAYOUT"], .group = p["GROUP"],
+                .round = p["ROUND"]};
     }
     bool tf32() const { return input == ElementType::tf32; }
     int fk() const { return tf32() ? 8 : 16; }   // one mma.sync's depth

@@ -26,15 +26,25 @@ inline void expect_cpu_run_passes_with_the_models_counts(const RunRequest& req, 
     EXPECT_EQ(c.counted.shared_stores, c.model.shared_stores);
 }
 
-// The CPU run's verdict ("passed", "failed", "needs_gpu", ...) on `text` run as the lesson's
-// kernel at the request (a copy of the lesson's kernel with a mistake put in).
-inline std::string cpu_status_of_text(const RunRequest& req, const std::string& text, uint64_t seed = 1234) {
+// The CPU run at the request's problem of the lesson's kernel, or of `text` run in its place (a
+// copy of the lesson's kernel with a change put in); its status says "no CPU run: …" and why
+// where there was none.
+inline CpuCheck cpu_check_of(const RunRequest& req, const std::string* text = nullptr, uint64_t seed = 1234) {
     RunOptions o;
     o.cpu_check = true;
     o.seed = seed;
     o.cpu_problem = req.problem;
-    const RunResult r = model_engine().run(req, UserKernel{"mine.cu", text}, o);
-    return r.cpu ? r.cpu->status : "no CPU run: " + r.error;
+    const RunResult r = text ? model_engine().run(req, UserKernel{"mine.cu", *text}, o) : model_engine().run(req, o);
+    if (r.cpu) return *r.cpu;
+    CpuCheck none;
+    none.status = "no CPU run: " + r.error;
+    return none;
+}
+
+// The CPU run's verdict ("passed", "failed", "needs_gpu", ...) on `text` run as the lesson's
+// kernel at the request (a copy of the lesson's kernel with a mistake put in).
+inline std::string cpu_status_of_text(const RunRequest& req, const std::string& text, uint64_t seed = 1234) {
+    return cpu_check_of(req, &text, seed).status;
 }
 
 }  // namespace tilelab::test
