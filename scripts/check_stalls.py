@@ -11,7 +11,7 @@ For each variant (default: every lesson variant of `tilelab-cli list --json`, at
      after the validating launch and two warm-ups, with L2 left warm as TileLab's back-to-back
      sampled launches find it; clocks and caches left alone (--clock-control none --cache-control
      none), at the first sampling period of ours (--warp-sampling-interval = TileLab's period_log2 - 5;
-     with TILELAB_PC_SAMPLING_CHECK=1 the worker samples at two periods, or three, and may leave
+     with its period check (the default) the worker samples at two periods, or three, and may leave
      one out: the verdict names them);
      in application replay by default (ncu runs the CLI once per pass, so nothing of ncu's saves
      and restores memory before the sampled launch: with kernel replay matmul.wmma's first global

@@ -1,6 +1,7 @@
 // Stall samples taken at two or three sampling periods: when two periods' shares agree, which
 // rounds the worker shows, and the sentences (tilelab/stalls.h, engine/src/model/stall_periods.cpp).
 #include <gtest/gtest.h>
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include "tilelab/i18n.h"
 #include "tilelab/result_json.h"
@@ -123,6 +124,31 @@ TEST(StallPeriods, TheFieldsCrossJsonAndDefaultToOnePeriod) {
     EXPECT_EQ(read.last_period_log2, 0);
     EXPECT_EQ(read.left_out_period_log2, 0);
     EXPECT_EQ(stall_periods_text(read), "2^12");
+}
+
+TEST(StallPeriods, ThePlanChecksTwoPeriodsUnlessOneLaunchFillsTheTimeOrItIsTurnedOff) {
+    const StallSamplingPlan short_kernel = plan_stall_sampling(0.05, false, "", "");
+    EXPECT_EQ(short_kernel.launches, 80) << "4 ms of 0.05 ms launches";
+    EXPECT_TRUE(short_kernel.check) << "the period check is the default";
+    EXPECT_FALSE(plan_stall_sampling(0.05, false, "0", "").check) << "TILELAB_PC_SAMPLING_CHECK=0";
+    EXPECT_TRUE(plan_stall_sampling(0.05, false, "1", "").check);
+    EXPECT_FALSE(plan_stall_sampling(0.05, true, "", "").check) << "a forced period is sampled alone";
+    const StallSamplingPlan long_kernel = plan_stall_sampling(27.0, false, "", "");
+    EXPECT_EQ(long_kernel.launches, 1);
+    EXPECT_FALSE(long_kernel.check) << "one launch fills the time: halving it is not possible";
+    EXPECT_TRUE(plan_stall_sampling(2.0, false, "", "").check) << "two launches of 2 ms";
+    EXPECT_EQ(plan_stall_sampling(1e-6, false, "", "").launches, kStallMaxLaunches);
+    EXPECT_EQ(plan_stall_sampling(std::nan(""), false, "", "").launches, 1) << "an unknown launch time: one launch";
+}
+
+TEST(StallPeriods, LaunchesRunBackToBackUnlessAGapIsSet) {
+    EXPECT_DOUBLE_EQ(plan_stall_sampling(0.05, false, "", "").gap_ms, 0.0);
+    EXPECT_DOUBLE_EQ(plan_stall_sampling(0.05, false, "", "0").gap_ms, 0.0);
+    EXPECT_DOUBLE_EQ(plan_stall_sampling(0.05, false, "", "5").gap_ms, 5.0);
+    EXPECT_DOUBLE_EQ(plan_stall_sampling(0.05, false, "", "0.25").gap_ms, 0.25);
+    EXPECT_DOUBLE_EQ(plan_stall_sampling(0.05, false, "", "1e9").gap_ms, 1000.0) << "at most a second";
+    for (const char* bad : {"-1", "x", "2ms", "nan"})
+        EXPECT_DOUBLE_EQ(plan_stall_sampling(0.05, false, "", bad).gap_ms, 0.0) << bad << ": none";
 }
 
 }  // namespace

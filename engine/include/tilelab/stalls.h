@@ -89,8 +89,8 @@ struct StallSamples {
     // One sentence when status is not ok (what happened, what to do), or when the shares
     // depended on the sampling period (stall_period_note).
     std::string reason;
-    // A sample every 2^period_log2 cycles on each SM. With the period check (the worker's
-    // TILELAB_PC_SAMPLING_CHECK=1, pc_sampling.h) half the launches are sampled at 2^P and half
+    // A sample every 2^period_log2 cycles on each SM. With the period check (plan_stall_sampling,
+    // below) half the launches are sampled at 2^P and half
     // at 2^(P+1), and a third share at 2^(P+2) where those two disagree (choose_stall_periods):
     // the samples shown are those of the periods from period_log2 to last_period_log2,
     // left_out_period_log2 excepted.
@@ -155,6 +155,24 @@ struct StallPeriodChoice {
     double spread = 0;           // the largest spread between rounds (shown and left out alike)
 };
 StallPeriodChoice choose_stall_periods(const std::vector<StallSamples>& rounds);
+
+// How the worker samples a kernel whose launch takes `launch_ms`: as many launches as make
+// kStallSampledMs in all (at most kStallMaxLaunches), back to back as they are timed; the period
+// check (choose_stall_periods) unless a period is forced, the setting `check` is "0", or one launch
+// fills the time (the check halves the launches between two periods). The setting `gap` (ms, ""
+// for none) leaves the GPU idle after each launch, each then running alone as Nsight Compute's do:
+// a diagnostic, not the default. For matmul.tma_wgmma, whose samples differ most from ncu's, a gap
+// of 1-20 ms brought them closer on an H200 (5.6-6.4 points apart, then 2.1-3.6) and further on
+// an H100 (6.5 points apart, then 12.5-13.6 with a gap of 0.1 or 1 ms, or a wait for each launch;
+// docs/benchmarks.md, 2026-12-04 to 2026-12-06).
+inline constexpr double kStallSampledMs = 4.0;
+inline constexpr int kStallMaxLaunches = 200;
+struct StallSamplingPlan {
+    int launches = 1;     // at the first period; without the check, all of them
+    bool check = false;   // sample at a second period, and a third where the two disagree
+    double gap_ms = 0;    // idle time after each sampled launch (0: back to back)
+};
+StallSamplingPlan plan_stall_sampling(double launch_ms, bool forced_period, std::string_view check, std::string_view gap);
 // The periods shown: "2^11", "2^11 or 2^12", "2^11 or 2^13".
 std::string stall_periods_text(const StallSamples& s);
 // The sentence for samples that depended on the sampling period ("" where they did not).

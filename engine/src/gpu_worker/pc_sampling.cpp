@@ -42,9 +42,6 @@ struct Failure {
 
 // PC records fetched per cuptiPCSamplingGetData call (a kernel has some thousand instructions).
 constexpr size_t kPcsPerFetch = 4096;
-// Sampled launches: about this long in all, at most this many.
-constexpr double kSampledMs = 4.0;
-constexpr int kMaxLaunches = 200;
 // Samples aimed at: enough for a line with 1 % of them to be within a few tenths of a point.
 constexpr double kTargetSamples = 4e5;
 // Periods (log2 cycles) chosen automatically: 2^9 and finer overflowed an H200's buffer.
@@ -84,12 +81,12 @@ void trace(const char* what, std::chrono::steady_clock::time_point from, std::ch
 // The device buffer the samples are written to: CUPTI's default is 512 MB; a run aims at some
 // hundred thousand samples. Every cuptiPCSamplingStart costs about 105 ms plus 0.5 ms a MB of it
 // (H200, driver 580: 112 ms at 8 and 16 MB, 138 at 64, 250 at 256), and none of 494,570 samples
-// was dropped at 8 MB (docs/benchmarks.md, 2026-12-05). 16 MB, a margin of two, is to become the
-// default once the app's GUI check has run with it (the CLI alone measured it so far).
-// TILELAB_PC_SAMPLING_BUFFER_MB=N overrides (to measure).
+// was dropped at 8 MB (docs/benchmarks.md, 2026-12-05): 16 MB, a margin of two, since the period
+// check became the default (each of its periods a start). TILELAB_PC_SAMPLING_BUFFER_MB=N
+// overrides (to measure).
 size_t hardware_buffer_bytes() {
     const char* v = std::getenv("TILELAB_PC_SAMPLING_BUFFER_MB");
-    const long mb = v && *v ? std::strtol(v, nullptr, 10) : 64;
+    const long mb = v && *v ? std::strtol(v, nullptr, 10) : 16;
     return size_t(std::clamp(mb, 8L, 4096L)) << 20;
 }
 
@@ -100,12 +97,9 @@ int forced_period() {
     return p >= 5 && p <= 31 ? p : 0;
 }
 
-// TILELAB_PC_SAMPLING_CHECK=1: sample at a second period, and a third where the two disagree
-// (pc_sampling.h). Off by default: measured end to end in the app (H200, 2026-12-05), it put
-// lesson 20's full result past the 1 s target.
-bool period_check() {
-    const char* v = std::getenv("TILELAB_PC_SAMPLING_CHECK");
-    return v && std::string_view(v) == "1";
+const char* env_or_empty(const char* name) {
+    const char* v = std::getenv(name);
+    return v ? v : "";
 }
 
 }  // namespace
@@ -360,7 +354,8 @@ void PcSamplingSession::prepare() {
     }
 }
 
-StallSamples PcSamplingSession::collect(const CompileResult& kernel, double launch_ms, const std::function<void(int)>& launches) {
+StallSamples PcSamplingSession::collect(const CompileResult& kernel, double launch_ms,
+                                       const std::function<void(int, double)>& launches) {
     State& s = *state_;
     StallSamples out;
     const auto start = std::chrono::steady_clock::now();
@@ -371,8 +366,10 @@ StallSamples PcSamplingSession::collect(const CompileResult& kernel, double laun
         return out;
     }
     out.status = stall_status::ok;
-    const int n = std::clamp(int(std::ceil(kSampledMs / std::max(launch_ms, 1e-3))), 1, kMaxLaunches);
     const int forced = forced_period();
+    const StallSamplingPlan plan = plan_stall_sampling(launch_ms, forced != 0, env_or_empty("TILELAB_PC_SAMPLING_CHECK"),
+                                                       env_or_empty("TILELAB_PCSAMP_GAP_MS"));
+    const int n = plan.launches;
     const int period = forced ? forced : auto_period(n * launch_ms);
     // Stopped on every way out, a launch's CudaError included.
     struct Stop {
@@ -384,10 +381,9 @@ StallSamples PcSamplingSession::collect(const CompileResult& kernel, double laun
     } stop{s};
     try {
         LineCharger charger(s.api, kernel);
-        // With the check, half the launches at 2^period and half at twice the period (one launch
-        // each where one fills the time), compared; a third share at four times where those two
-        // disagree. A forced period is sampled alone.
-        const bool check = !forced && period_check();
+        // With the check (plan_stall_sampling), half the launches at 2^period and half at twice the
+        // period, compared; a third share at four times where those two disagree.
+        const bool check = plan.check;
         std::vector<Round> rounds;
         std::vector<StallSamples> shares;   // each round charged to lines, to compare them (empty without the check)
         const auto sample = [&](int p, int count) {
@@ -402,7 +398,7 @@ StallSamples PcSamplingSession::collect(const CompileResult& kernel, double laun
             stop.armed = true;
             const auto t_launch = std::chrono::steady_clock::now();
             trace("start", t_start, t_launch);
-            launches(count);
+            launches(count, plan.gap_ms);
             const auto t_stop = std::chrono::steady_clock::now();
             trace("sampled launches", t_launch, t_stop);
             stop.armed = false;

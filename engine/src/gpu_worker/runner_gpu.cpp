@@ -258,7 +258,7 @@ StallSamples GpuRunner::sample_stalls(Family& family, const worker::MeasureJob& 
     const unsigned dyn_smem = job.launch.dynamic_smem;
     std::unique_ptr<LoadedLibrary> fresh;   // loaded at the first round, kept until the samples are read
     std::optional<Loaded> sampled;
-    const auto sampled_launches = [&](int n) {
+    const auto sampled_launches = [&](int n, double gap_ms) {
         if (!fresh) {
             fresh = std::make_unique<LoadedLibrary>(job.kernel->cubin.data(), job.kernel->lowered_name.c_str());
             family.on_library_loaded(fresh->library());
@@ -268,16 +268,13 @@ StallSamples GpuRunner::sample_stalls(Family& family, const worker::MeasureJob& 
                              std::make_shared<const std::vector<EncodedTensorMap>>(encode_tensor_maps(job.launch.tensor_maps, args)),
                              job.launch.cluster};
         }
-        // Diagnostics, to compare with ncu, which profiles each launch alone: TILELAB_PCSAMP_APART=1
-        // waits for each launch before the next; TILELAB_PCSAMP_GAP_MS=N also leaves the GPU idle
-        // N ms after each (as ncu's work between launches does).
-        const bool apart = env_equals("TILELAB_PCSAMP_APART", "1");
-        const char* gap_env = std::getenv("TILELAB_PCSAMP_GAP_MS");
-        const int gap_ms = gap_env ? std::clamp(std::atoi(gap_env), 0, 1000) : 0;
+        // Each launch alone, as ncu profiles them (gap_ms: plan_stall_sampling); TILELAB_PCSAMP_APART=1
+        // waits for each launch before the next even without a gap.
+        const bool apart = gap_ms > 0 || env_equals("TILELAB_PCSAMP_APART", "1");
         for (int i = 0; i < n; ++i) {
             sampled->launch(args);
-            if (apart || gap_ms > 0) TL_CUDA_CHECK(cudaDeviceSynchronize());
-            if (gap_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(gap_ms));
+            if (apart) TL_CUDA_CHECK(cudaDeviceSynchronize());
+            if (gap_ms > 0) std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(gap_ms));
         }
         TL_CUDA_CHECK(cudaDeviceSynchronize());
     };

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <set>
 #include "tilelab/i18n.h"
 #include "tilelab/stalls.h"
@@ -82,6 +83,18 @@ StallPeriodChoice choose_stall_periods(const std::vector<StallSamples>& rounds) 
     }
     for (size_t i = 0; i < n; ++i) c.shown.push_back(i);
     return c;
+}
+
+StallSamplingPlan plan_stall_sampling(double launch_ms, bool forced_period, std::string_view check, std::string_view gap) {
+    StallSamplingPlan plan;
+    const double ms = std::isfinite(launch_ms) ? std::max(launch_ms, 1e-3) : kStallSampledMs;
+    plan.launches = int(std::clamp(std::ceil(kStallSampledMs / ms), 1.0, double(kStallMaxLaunches)));
+    plan.check = !forced_period && check != "0" && plan.launches >= 2;
+    const std::string text(gap);
+    char* end = nullptr;
+    const double given = text.empty() ? 0 : std::strtod(text.c_str(), &end);
+    if (!text.empty() && end && *end == '\0' && given > 0) plan.gap_ms = std::min(given, 1000.0);
+    return plan;
 }
 
 namespace {
