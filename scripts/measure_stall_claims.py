@@ -10,6 +10,7 @@ sampler gives now, the top group, and the periods it sampled at (a period left o
 run it after any change to how the worker samples, and write the new numbers into the lessons.
 
 Usage: measure_stall_claims.py CLI [--lessons 02,13] [--json FILE]
+       measure_stall_claims.py --list   (the claims and the commands, nothing run)
 """
 import argparse
 import json
@@ -53,12 +54,16 @@ def claims_of(lesson_dir):
     return out
 
 
-def measure(cli, lesson, step, size, params):
+def command(cli, lesson, step, size, params):
     cmd = [cli, "run", lesson, "--step", str(step), "--size", size_arg(size), "--stalls", "--json",
            "--no-hardware", "--no-count", "--no-reference", "--reps", "3"]
     for k, v in params.items():
         cmd += ["--set", f"{k}={v}"]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    return cmd
+
+
+def measure(cli, lesson, step, size, params):
+    p = subprocess.run(command(cli, lesson, step, size, params), capture_output=True, text=True, timeout=300)
     if p.returncode != 0:
         return None, f"exit {p.returncode}: {p.stderr.strip().splitlines()[-1] if p.stderr.strip() else ''}"
     stalls = json.loads(p.stdout).get("stalls") or {}
@@ -76,7 +81,8 @@ def periods(s):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("cli")
+    ap.add_argument("cli", nargs="?", default="tilelab-cli")
+    ap.add_argument("--list", action="store_true", help="print each claim and its command; run nothing")
     ap.add_argument("--lessons", default="", help="lesson numbers, e.g. 02,13 (default: every lesson with a claim)")
     ap.add_argument("--json", default="", help="write every measured result here")
     a = ap.parse_args()
@@ -87,6 +93,10 @@ def main():
         if not (d / "lesson.md").exists() or (wanted and number not in wanted):
             continue
         for step, size, params, percent, group, gpu, date in claims_of(d):
+            if a.list:
+                print(f"{number} step {step}: {percent:g}% {group} ({gpu}, {date}): "
+                      + " ".join(command(a.cli, number, step, size, params)))
+                continue
             key = (number, step, size, tuple(sorted(params.items())))
             if key not in seen:   # a configuration two claims name is run once
                 seen[key] = measure(a.cli, number, step, size, params)
@@ -102,6 +112,8 @@ def main():
             rows.append(f"| {number} | {step} | {config} | {claim} | {share:.1f}% | {top} {100.0 * s['counts'][top] / total:.0f}% | {periods(s)} |")
             kept.append({"lesson": number, "step": step, "size": size, "params": params, "claim": [percent, group], "stalls": s})
             print(rows[-1], file=sys.stderr, flush=True)
+    if a.list:
+        return
     print("| lesson | step | configuration | claim | share now | top group now | periods |")
     print("|---|---|---|---|---|---|---|")
     print("\n".join(rows))
