@@ -268,8 +268,9 @@ StallSamples GpuRunner::sample_stalls(Family& family, const worker::MeasureJob& 
                              std::make_shared<const std::vector<EncodedTensorMap>>(encode_tensor_maps(job.launch.tensor_maps, args)),
                              job.launch.cluster};
         }
-        // Each launch alone, as ncu profiles them (gap_ms: plan_stall_sampling); TILELAB_PCSAMP_APART=1
-        // waits for each launch before the next even without a gap.
+        // Back to back, as the launches are timed. Diagnostics, to compare with ncu, which profiles
+        // each launch alone: a gap (TILELAB_PCSAMP_GAP_MS, plan_stall_sampling) waits for each launch
+        // and leaves the GPU idle after it; TILELAB_PCSAMP_APART=1 waits for each without a gap.
         const bool apart = gap_ms > 0 || env_equals("TILELAB_PCSAMP_APART", "1");
         for (int i = 0; i < n; ++i) {
             sampled->launch(args);
