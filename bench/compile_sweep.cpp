@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <random>
@@ -147,7 +148,13 @@ Options parse(int argc, char** argv) {
         else if (a == "--only") o.only = "," + value() + ",";
         else if (a == "--out") o.out = value();
         else if (a == "--count") o.count = true;
-        else fmt::print(stderr, "compile_sweep: ignoring '{}'\n", a);
+        else {
+            // A sweep runs for minutes: an option it does not know stops it before it starts.
+            const bool help = a == "--help" || a == "-h";
+            fmt::print(help ? stdout : stderr, "{}usage: compile_sweep [--target sm_90] [--threads N] [--cap N] [--seed S] "
+                       "[--only id,id] [--out FILE] [--count]\n", help ? "" : fmt::format("compile_sweep: unknown option '{}'\n", a));
+            std::exit(help ? 0 : 2);
+        }
     }
     return o;
 }
