@@ -13,7 +13,9 @@
 # Usage: scripts/gpu_gui_check.sh BIN DEBS
 # Env:   LESSONS="02 06" checks only these lessons (screenshots and drags; the walk still visits
 #        every lesson), for a short session on the GPU machine. Default: every lesson.
-#        WALK=0 skips the walk (up to 5 minutes) for an even shorter one.
+#        WALK=0 skips the walk (up to 5 minutes) for an even shorter one. WALK_ARGS adds the app's
+#        options to the walk, e.g. WALK_ARGS="--lang zh --width 1280 --height 720" (a projector, in
+#        Chinese); default: English at 1600x900.
 #        DRAG=NAME drags that parameter instead of the first one with two other valid values.
 #        MONKEY=N adds N random user actions with the real worker (--monkey; MONKEY_SEED, default 1).
 #        GL=software draws every app of the check with Mesa on the CPU (needs Mesa's packages), for a GPU
@@ -101,7 +103,8 @@ while read -r l; do
 done <<<"$lessons"
 
 if [ "${WALK:-1}" = 1 ]; then
-  timeout 300 "${app_run[@]}" --headless --walk --check-layout --timeout 300 >"$out/walk.log" 2>&1 || { echo "walk failed"; status=1; }
+  # shellcheck disable=SC2086 # WALK_ARGS is a list of options
+  timeout 300 "${app_run[@]}" --headless --walk --check-layout --timeout 300 ${WALK_ARGS:-} >"$out/walk.log" 2>&1 || { echo "walk failed"; status=1; }
   step "walk"
 else
   echo "walk skipped (WALK=0)" >"$out/walk.log"
