@@ -12,6 +12,7 @@
 
 #include "../../families/attention/shape.h"
 #include "gpu.h"
+#include "cpu_checks.h"
 #include "model_engine.h"
 #include "tilelab/engine.h"
 #include "tilelab/variant.h"
@@ -21,12 +22,7 @@ namespace {
 
 using test::model_engine;
 
-RunOptions on_cpu(const Problem& p) {
-    RunOptions o;
-    o.cpu_check = true;
-    o.cpu_problem = p;
-    return o;
-}
+RunOptions on_cpu(const Problem& p) { return test::cpu_run_options(p); }
 
 std::string describe(const RunRequest& r) {
     std::string s = format_problem(r.problem);

@@ -32,12 +32,7 @@ std::string describe(const RunRequest& r) {
     return s;
 }
 
-RunOptions on_cpu(const Problem& p) {
-    RunOptions o;
-    o.cpu_check = true;
-    o.cpu_problem = p;
-    return o;
-}
+RunOptions on_cpu(const Problem& p) { return test::cpu_run_options(p); }
 
 TEST(OnlineSoftmaxOnCpu, ValidatesAndCountsAsModelledAtRandomConfigurationsAndOddSizes) {
     const Variant* v = find_variant("attention.online_softmax");

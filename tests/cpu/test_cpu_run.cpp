@@ -10,6 +10,7 @@
 
 #include "cpu/cpu_run.h"
 #include "cpu/ptx.h"
+#include "cpu_checks.h"
 #include "model_engine.h"
 #include "tilelab/compile.h"
 #include "exercise_edits.h"
@@ -22,13 +23,6 @@ using namespace tilelab;
 using test::exercise_of;
 using test::mutated;
 using test::model_engine;
-
-RunOptions cpu_options(uint64_t seed = 1234) {
-    RunOptions o;
-    o.cpu_check = true;
-    o.seed = seed;
-    return o;
-}
 
 Problem parse_size(const std::string& text) {
     Problem p;
@@ -46,7 +40,7 @@ RunRequest first_step(const Lesson& l) {
 }
 
 CpuCheck run_user(const Exercise& ex, const std::string& text, uint64_t seed = 1234) {
-    const RunResult r = model_engine().run(first_step(*ex.lesson), UserKernel{"mine.cu", text}, cpu_options(seed));
+    const RunResult r = model_engine().run(first_step(*ex.lesson), UserKernel{"mine.cu", text}, test::cpu_run_options({}, seed));
     EXPECT_TRUE(r.cpu.has_value()) << r.stage << ": " << r.error;
     return r.cpu.value_or(CpuCheck{});
 }
@@ -54,7 +48,7 @@ CpuCheck run_user(const Exercise& ex, const std::string& text, uint64_t seed = 1
 TEST(CpuRun, EveryLessonKernelPassesAtItsFirstStepWithTheModelsCounts) {
     for (const Lesson& l : all_lessons()) {
         SCOPED_TRACE(l.id);
-        const RunResult r = model_engine().run(first_step(l), cpu_options());
+        const RunResult r = model_engine().run(first_step(l), test::cpu_run_options());
         ASSERT_TRUE(r.cpu.has_value()) << r.stage << ": " << r.error;
         const CpuCheck& c = *r.cpu;
         EXPECT_EQ(c.file.rfind("kernels/", 0), 0u) << c.file;
