@@ -136,27 +136,68 @@ void add_builds(const Variant& v, const ParamValues& params, const Problem& prob
         }
 }
 
+constexpr const char* kUsage =
+    "usage: compile_sweep [--target sm_90] [--threads N] [--cap N] [--seed S] [--only id,id] [--out FILE] [--count]\n";
+
+// A sweep runs for minutes: a mistyped option or a missing value stops it before it starts.
+[[noreturn]] void refuse(const std::string& why) {
+    fmt::print(stderr, "compile_sweep: {}\n{}", why, kUsage);
+    std::exit(2);
+}
+
+int positive(const std::string& option, const std::string& text) {
+    char* end = nullptr;
+    const long n = std::strtol(text.c_str(), &end, 10);
+    if (text.empty() || *end != '\0' || n < 1 || n > 100000) refuse(fmt::format("{} wants a positive whole number, not '{}'", option, text));
+    return int(n);
+}
+
+uint64_t seed_from(const std::string& text) {
+    char* end = nullptr;
+    const unsigned long long n = std::strtoull(text.c_str(), &end, 10);
+    if (text.empty() || text[0] == '-' || *end != '\0') refuse(fmt::format("--seed wants a whole number, not '{}'", text));
+    return uint64_t(n);
+}
+
 Options parse(int argc, char** argv) {
     Options o;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
-        const auto value = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
-        if (a == "--target") o.target = value();
-        else if (a == "--threads") o.threads = std::max(1, std::atoi(value().c_str()));
-        else if (a == "--cap") o.cap = std::max(1, std::atoi(value().c_str()));
-        else if (a == "--seed") o.seed = std::strtoull(value().c_str(), nullptr, 10);
-        else if (a == "--only") o.only = "," + value() + ",";
-        else if (a == "--out") o.out = value();
-        else if (a == "--count") o.count = true;
-        else {
-            // A sweep runs for minutes: an option it does not know stops it before it starts.
-            const bool help = a == "--help" || a == "-h";
-            fmt::print(help ? stdout : stderr, "{}usage: compile_sweep [--target sm_90] [--threads N] [--cap N] [--seed S] "
-                       "[--only id,id] [--out FILE] [--count]\n", help ? "" : fmt::format("compile_sweep: unknown option '{}'\n", a));
-            std::exit(help ? 0 : 2);
+        if (a == "--help" || a == "-h") {
+            fmt::print("{}", kUsage);
+            std::exit(0);
         }
+        if (a == "--count") {
+            o.count = true;
+            continue;
+        }
+        if (a != "--target" && a != "--threads" && a != "--cap" && a != "--seed" && a != "--only" && a != "--out")
+            refuse(fmt::format("unknown option '{}'", a));
+        if (i + 1 >= argc) refuse(fmt::format("{} wants a value", a));
+        const std::string v = argv[++i];
+        if (a == "--target") o.target = v;
+        else if (a == "--threads") o.threads = positive(a, v);
+        else if (a == "--cap") o.cap = positive(a, v);
+        else if (a == "--seed") o.seed = seed_from(v);
+        else if (a == "--only") o.only = "," + v + ",";
+        else o.out = v;
     }
     return o;
+}
+
+// The ids --only names that are no lesson's variant ("" when every one is).
+std::string unknown_ids(const std::string& only) {
+    std::string unknown;
+    size_t at = 1;
+    while (at < only.size()) {
+        const size_t comma = only.find(',', at);
+        const std::string id = only.substr(at, comma - at);
+        bool known = false;
+        for (const Lesson& lesson : all_lessons()) known = known || lesson.variant == id;
+        if (!id.empty() && !known) unknown += (unknown.empty() ? "" : ", ") + id;
+        at = comma + 1;
+    }
+    return unknown;
 }
 
 void compile_all(std::vector<Build>& builds, int threads) {
@@ -221,6 +262,8 @@ void report(const std::vector<Build>& builds, const Options& o) {
 
 int main(int argc, char** argv) {
     const Options o = parse(argc, argv);
+    if (const std::string unknown = unknown_ids(o.only); !unknown.empty())
+        refuse(fmt::format("--only names no lesson's variant: {} (tilelab-cli list names them)", unknown));
     const Target* target = find_target(o.target);
     if (!target) {
         fmt::print(stderr, "compile_sweep: unknown target '{}'\n", o.target);
