@@ -70,27 +70,36 @@ def mega(x):
     return f"{x / 1e6:.2f}" if x is not None else "-"
 
 
-def main():
-    ap = argparse.ArgumentParser()
+def probe_args(what):
+    """The command line both probes take: CLI [--ncu PATH] [--repeat N] [--out DIR] [--only SUBSTRING]."""
+    ap = argparse.ArgumentParser(description=what)
     ap.add_argument("cli")
     ap.add_argument("--ncu", default="ncu")
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--only", default="", help="only the configurations whose label contains this")
     ap.add_argument("--out", default="")
-    a = ap.parse_args()
+    return ap.parse_args()
+
+
+def measure(a, configs, metrics, timed, say):
+    """Each configuration (variant, size, params) --repeat times: TileLab's run with its counter pass
+    collecting `metrics` (TILELAB_HW_METRICS, read from TILELAB_HW_TRACE's lines) and ncu's values of
+    the same metrics and the duration on the kernel's first launch. Returns the rows (label, the
+    run's JSON, ours, theirs) and the number of runs that failed; `say(label, ours, theirs)` prints
+    a line as each comes."""
     out = a.out or tempfile.mkdtemp(prefix="probe_dram_")
     os.makedirs(out, exist_ok=True)
     print(f"runs kept under {out}", file=sys.stderr)
-    os.environ.update(TILELAB_HW_TRACE="1", TILELAB_HW_METRICS=",".join(METRICS))
+    os.environ.update(TILELAB_HW_TRACE="1", TILELAB_HW_METRICS=",".join(metrics))
     rows, failed = [], 0
-    for variant, size, params in CONFIGS:
-        label = f"{variant} {size}³ " + " ".join(f"{k}={v}" for k, v in params.items())
+    for variant, size, params in configs:
+        label = f"{variant} {size} " + " ".join(f"{k}={v}" for k, v in params.items())
         if a.only not in label:
             continue
         args = ["--size", size] + bench_cli.sets(params)
         for rep in range(a.repeat):
-            name = f"{variant}_{size}_{len(rows)}_{rep}"
-            rc, j = bench_cli.call(a.cli, out, ["run", variant, *TIMED] + args, name)
+            name = f"{variant}_{len(rows)}_{rep}"
+            rc, j = bench_cli.call(a.cli, out, ["run", variant, *timed] + args, name)
             why = bench_cli.failure(rc, j)
             if why:
                 print(f"{label}: {why}")
@@ -98,19 +107,26 @@ def main():
                 continue
             ours = traced_values(os.path.join(out, name + ".err"))
             kernel = j["kernel"].split("<")[0]
-            theirs = ncu_values(a.ncu, a.cli, variant, args, kernel, METRICS + [DURATION], ["--clock-control", "none"])
-            row = (label, j.get("spill_loads", 0), ours, theirs, j.get("median_ms"))
-            rows.append(row)
-            print(f"{label}: DRAM read {mega(ours.get(DRAM))} MB here, {mega(theirs.get(DRAM))} MB ncu", flush=True)
+            theirs = ncu_values(a.ncu, a.cli, variant, args, kernel, metrics + [DURATION], ["--clock-control", "none"])
+            rows.append((label, j, ours, theirs))
+            say(label, ours, theirs)
+    return rows, failed
+
+
+def main():
+    a = probe_args("Where TileLab's DRAM reads part from Nsight Compute's")
+    rows, failed = measure(a, CONFIGS, METRICS, TIMED, lambda label, ours, theirs: print(
+        f"{label}: DRAM read {mega(ours.get(DRAM))} MB here, {mega(theirs.get(DRAM))} MB ncu", flush=True))
     print("\n| configuration | spill loads (B/thread) | local load sectors (M) here / ncu | L2 read sectors (M) "
           "here / ncu | L2 read misses (M) here / ncu | DRAM read (MB) here / ncu | here / ncu | "
           "ms: unprofiled (median) / ncu's launch |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-    for label, spill, ours, theirs, median in rows:
+    for label, j, ours, theirs in rows:
         ratio = ours.get(DRAM, 0) / theirs[DRAM] if theirs.get(DRAM) else float("nan")
         cells = [f"{mega(ours.get(m))} / {mega(theirs.get(m))}" for m in (LOCAL, L2_READ, L2_MISS, DRAM)]
         ncu_ms = theirs[DURATION] / 1e6 if theirs.get(DURATION) else float("nan")   # ncu prints ns
-        print(f"| {label} | {spill} | " + " | ".join(cells) + f" | {ratio:.2f} | {median:.3f} / {ncu_ms:.3f} |")
+        print(f"| {label} | {j.get('spill_loads', 0)} | " + " | ".join(cells) + f" | {ratio:.2f} | "
+              f"{j.get('median_ms'):.3f} / {ncu_ms:.3f} |")
     return 1 if failed else 0
 
 
