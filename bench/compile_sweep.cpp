@@ -148,7 +148,8 @@ constexpr const char* kUsage =
 int positive(const std::string& option, const std::string& text) {
     char* end = nullptr;
     const long n = std::strtol(text.c_str(), &end, 10);
-    if (text.empty() || *end != '\0' || n < 1 || n > 100000) refuse(fmt::format("{} wants a positive whole number, not '{}'", option, text));
+    if (text.empty() || *end != '\0' || n < 1 || n > 100000)
+        refuse(fmt::format("{} wants a positive whole number, not '{}'", option, text));
     return int(n);
 }
 
@@ -182,6 +183,7 @@ Options parse(int argc, char** argv) {
         else if (a == "--only") o.only = "," + v + ",";
         else o.out = v;
     }
+    if (!o.only.empty() && o.only.find_first_not_of(',') == std::string::npos) refuse("--only wants variant ids");
     return o;
 }
 
