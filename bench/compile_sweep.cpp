@@ -164,24 +164,22 @@ Options parse(int argc, char** argv) {
     Options o;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
+        const auto value = [&]() -> std::string {
+            if (i + 1 >= argc) refuse(fmt::format("{} wants a value", a));
+            return argv[++i];
+        };
         if (a == "--help" || a == "-h") {
             fmt::print("{}", kUsage);
             std::exit(0);
         }
-        if (a == "--count") {
-            o.count = true;
-            continue;
-        }
-        if (a != "--target" && a != "--threads" && a != "--cap" && a != "--seed" && a != "--only" && a != "--out")
-            refuse(fmt::format("unknown option '{}'", a));
-        if (i + 1 >= argc) refuse(fmt::format("{} wants a value", a));
-        const std::string v = argv[++i];
-        if (a == "--target") o.target = v;
-        else if (a == "--threads") o.threads = positive(a, v);
-        else if (a == "--cap") o.cap = positive(a, v);
-        else if (a == "--seed") o.seed = seed_from(v);
-        else if (a == "--only") o.only = "," + v + ",";
-        else o.out = v;
+        if (a == "--count") o.count = true;
+        else if (a == "--target") o.target = value();
+        else if (a == "--threads") o.threads = positive(a, value());
+        else if (a == "--cap") o.cap = positive(a, value());
+        else if (a == "--seed") o.seed = seed_from(value());
+        else if (a == "--only") o.only = "," + value() + ",";
+        else if (a == "--out") o.out = value();
+        else refuse(fmt::format("unknown option '{}'", a));
     }
     if (!o.only.empty() && o.only.find_first_not_of(',') == std::string::npos) refuse("--only wants variant ids");
     return o;
