@@ -25,6 +25,8 @@ namespace {
 
 // More passes than this means something is wrong (the metrics here need a handful).
 constexpr int kMaxPasses = 64;
+// Room for the kernels of an L2 emptying in the pass (L2Emptying::in_pass).
+constexpr size_t kEmptyingRanges = 8;
 
 // Every CUPTI entry point used, looked up with dlsym; the headers give only the types.
 #define TL_CUPTI_FUNCTIONS(X)                                                                             \
@@ -99,6 +101,7 @@ struct MetricGroup {
     std::vector<const char*> names;
     std::vector<uint8_t> config;
     size_t scheduled_passes = 0;
+    bool counts = false;   // the ".sum" group: L2 emptied in its passes (L2Emptying::in_pass)
 };
 
 struct HardwareCounterSession::State {
@@ -178,13 +181,13 @@ struct HardwareCounterSession::State {
         if (names.empty()) throw CuptiFailure{CUPTI_ERROR_INVALID_METRIC_NAME, "TILELAB_HW_METRICS names no metric"};
         std::vector<const char*> counts, ratios;
         for (const char* n : names) (std::string_view(n).ends_with(".sum") ? counts : ratios).push_back(n);
-        for (std::vector<const char*>* group : {&counts, &ratios})
-            if (!group->empty()) add_group(std::move(*group));
+        if (!counts.empty()) add_group(std::move(counts)).counts = true;
+        if (!ratios.empty()) add_group(std::move(ratios));
         initialized = true;
     }
 
     // A host object configured for `group_names`, and the passes it needs.
-    void add_group(std::vector<const char*> group_names) {
+    MetricGroup& add_group(std::vector<const char*> group_names) {
         MetricGroup& g = groups.emplace_back();
         g.names = std::move(group_names);
         auto host_init = params<CUpti_Profiler_Host_Initialize_Params>(CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
@@ -212,6 +215,7 @@ struct HardwareCounterSession::State {
         passes.pConfigImage = g.config.data();
         check(api.cuptiProfilerHostGetNumOfPasses(&passes), "cuptiProfilerHostGetNumOfPasses");
         g.scheduled_passes = passes.numOfPasses;
+        return g;
     }
 
     // The range profiler on the context found at set-up; disabled by the Profiling object's end.
@@ -238,8 +242,8 @@ struct HardwareCounterSession::State {
     };
 
     // One configuration's passes .. decode .. evaluate, on an enabled profiler.
-    void run_passes(CUpti_RangeProfiler_Object* profiler, MetricGroup& g, HardwareCounters& out,
-                    const std::function<void()>& before_pass, const std::function<void()>& launch, int kernels, int own) {
+    void run_passes(CUpti_RangeProfiler_Object* profiler, MetricGroup& g, HardwareCounters& out, const L2Emptying& empty,
+                    const std::function<void()>& launch, int kernels, int own) {
         std::vector<const char*>& names = g.names;
         auto t = std::chrono::steady_clock::now();
         const auto lap = [&](const char* what) {
@@ -250,8 +254,10 @@ struct HardwareCounterSession::State {
         data_size.pRangeProfilerObject = profiler;
         data_size.pMetricNames = names.data();
         data_size.numMetrics = names.size();
-        data_size.maxNumOfRanges = size_t(kernels);
-        data_size.maxNumRangeTreeNodes = size_t(kernels);
+        const bool in_pass = empty.in_pass && g.counts;
+        const size_t ranges = size_t(kernels) + (in_pass ? kEmptyingRanges : 0);
+        data_size.maxNumOfRanges = ranges;
+        data_size.maxNumRangeTreeNodes = ranges;
         check(api.cuptiRangeProfilerGetCounterDataSize(&data_size), "cuptiRangeProfilerGetCounterDataSize");
         std::vector<uint8_t> data(data_size.counterDataSize);
         auto data_init = params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(
@@ -273,7 +279,7 @@ struct HardwareCounterSession::State {
         // 20-26 % of a small stencil's (docs/benchmarks.md, 2026-11-23).
         set.range = CUPTI_AutoRange;
         set.replayMode = CUPTI_UserReplay;
-        set.maxRangesPerPass = size_t(kernels);   // a range per kernel of the launch
+        set.maxRangesPerPass = ranges;   // a range per kernel of the emptying and the launch
         set.numNestingLevels = 1;
         set.minNestingLevel = 1;
         set.passIndex = 0;
@@ -281,15 +287,20 @@ struct HardwareCounterSession::State {
         check(api.cuptiRangeProfilerSetConfig(&set), "cuptiRangeProfilerSetConfig");
         lap("configure");
 
+        size_t emptying = 0;   // the ranges of the emptying's kernels, first in each pass
         for (bool all_submitted = false; !all_submitted;) {
             if (out.passes >= kMaxPasses)
                 throw CuptiFailure{CUPTI_ERROR_UNKNOWN, fmt::format("still not done after {} passes", kMaxPasses)};
-            before_pass();
+            if (!in_pass) empty.run();
             lap("before pass");
             auto start = params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
             start.pRangeProfilerObject = profiler;
             check(api.cuptiRangeProfilerStart(&start), "cuptiRangeProfilerStart");
             lap("start");
+            if (in_pass) {
+                emptying = size_t(empty.run());
+                lap("L2 emptied");
+            }
             launch_in_pass_range(launch);
             lap("launch");
             auto stop = params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
@@ -310,9 +321,10 @@ struct HardwareCounterSession::State {
         info.pCounterDataImage = data.data();
         info.counterDataImageSize = data.size();
         check(api.cuptiRangeProfilerGetCounterDataInfo(&info), "cuptiRangeProfilerGetCounterDataInfo");
-        if (info.numTotalRanges != size_t(kernels) || decode.numOfRangeDropped != 0)
-            throw CuptiFailure{CUPTI_ERROR_UNKNOWN, fmt::format("expected {} profiled range(s), got {} ({} dropped)", kernels,
-                                                                info.numTotalRanges, decode.numOfRangeDropped)};
+        if (info.numTotalRanges != emptying + size_t(kernels) || decode.numOfRangeDropped != 0)
+            throw CuptiFailure{CUPTI_ERROR_UNKNOWN, fmt::format("expected {} profiled range(s), got {} ({} dropped)",
+                                                                emptying + size_t(kernels), info.numTotalRanges,
+                                                                decode.numOfRangeDropped)};
 
         // A launch of several kernels: counts and bytes (".sum") add up over their ranges; the
         // averages and percentages (occupancy, tensor pipe) are those of the lesson's own kernel.
@@ -322,7 +334,7 @@ struct HardwareCounterSession::State {
             eval.pHostObject = g.host;
             eval.pCounterDataImage = data.data();
             eval.counterDataImageSize = data.size();
-            eval.rangeIndex = size_t(range);
+            eval.rangeIndex = emptying + size_t(range);
             eval.ppMetricNames = names.data();
             eval.numMetrics = names.size();
             eval.pMetricValues = values.data();
@@ -389,8 +401,8 @@ void HardwareCounterSession::prepare() {
                      s.initialized ? "ready" : s.sticky_status.empty() ? "failed, retried at the first pass" : s.sticky_status.c_str());
 }
 
-HardwareCounters HardwareCounterSession::collect(const std::function<void()>& before_pass,
-                                                 const std::function<void()>& launch, int kernels, int own) {
+HardwareCounters HardwareCounterSession::collect(const L2Emptying& empty, const std::function<void()>& launch, int kernels,
+                                                 int own) {
     State& s = *state_;
     HardwareCounters out;
     const auto start = std::chrono::steady_clock::now();
@@ -405,7 +417,7 @@ HardwareCounters HardwareCounterSession::collect(const std::function<void()>& be
         // The pass's launch, with the pass's L2 emptying before it, but no CUPTI: for
         // `ncu --cache-control none --nvtx --nvtx-include tilelab-hardware-pass/` to profile the
         // very launch the pass profiles, from the same cache state (scripts/check_counters.py).
-        before_pass();
+        empty.run();
         launch_in_pass_range(launch);
         TL_CUDA_CHECK(cudaDeviceSynchronize());
         out.passes = 1;
@@ -427,7 +439,7 @@ HardwareCounters HardwareCounterSession::collect(const std::function<void()>& be
         // the same enabled profiler took a pass too many and evaluated to NaN.
         for (MetricGroup& g : s.groups) {
             State::Profiling on(&s);
-            s.run_passes(on.profiler, g, out, before_pass, launch, std::max(1, kernels), own);
+            s.run_passes(on.profiler, g, out, empty, launch, std::max(1, kernels), own);
         }
         if (s.trace)
             std::fprintf(stderr, "hw-trace: setup %.1f ms, passes+evaluate %.1f ms, %d passes in %zu groups\n", setup_ms,

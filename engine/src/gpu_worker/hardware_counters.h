@@ -22,6 +22,20 @@ namespace tilelab {
 // profiler_busy, unsupported or error. Pure, so the CPU tests can check the mapping.
 std::string hardware_status_for_cupti(int cupti_result);
 
+// How L2 is emptied before each replay pass: `run` enqueues kernels of its own (reading a buffer
+// twice L2's size and discarding its lines) and returns how many. In the pass (the default) they
+// run after the profiler's start, each a range of its own that is read and left out: the start
+// itself leaves about 3 MB of dirty lines in L2 (H100, 2026-12-06), which a kernel's reads would
+// push out and DRAM writes would count. Before the pass is where ncu empties it, which counts
+// its own set-up's lines instead (docs/benchmarks.md). The ratios per active cycle keep it before
+// the pass: with the emptying's kernels just before it in the pass, a small causal FlashAttention
+// grid read 6.8 % achieved occupancy against 7.33 % before and in ncu (H100, 2026-12-06), and
+// they do not depend on what L2 holds.
+struct L2Emptying {
+    std::function<int()> run;
+    bool in_pass = true;   // for the counts (".sum"); false: before the profiler's start, as ncu
+};
+
 class HardwareCounterSession {
 public:
     HardwareCounterSession();
@@ -29,16 +43,15 @@ public:
     HardwareCounterSession(const HardwareCounterSession&) = delete;
     HardwareCounterSession& operator=(const HardwareCounterSession&) = delete;
 
-    // One counter pass on the current device's context. For each replay pass: before_pass()
-    // outside the profiled range (the runner flushes L2 there, as ncu does by default), then
-    // launch() inside it (its kernels, same inputs every time; it may throw CudaError, which is
+    // One counter pass on the current device's context. For each replay pass: L2 emptied (see
+    // L2Emptying), then launch() profiled (its kernels, same inputs every time; it may throw CudaError, which is
     // passed on after the profiler is disabled). Never returns ok with missing metrics; a
     // setup that cannot profile (no privileges, unsupported GPU) is remembered and not retried.
     // TILELAB_SIMULATE_CUPTI_ERROR=N (a CUptiResult) makes every pass fail as if CUPTI had
     // returned N, for testing the messages end to end; TILELAB_HW_TRACE=1 prints where the
     // pass's time went (set-up; per configuration enable, each pass's start, launch and stop,
     // decode, evaluation, disable) on stderr. TILELAB_HW_NCU_LAUNCH=1 runs one
-    // pass's before_pass() and launch() without CUPTI (status skipped), for ncu to profile that
+    // pass's emptying and launch() without CUPTI (status skipped), for ncu to profile that
     // launch from the same cache state (every pass launch is in the NVTX range
     // "tilelab-hardware-pass").
     // The one-time set-up alone (what the first collect() would do first), so that it can happen
@@ -47,8 +60,7 @@ public:
 
     // `kernels`: how many kernels launch() launches (a lesson of several passes), each profiled
     // as a range of its own; the ".sum" metrics add up over them, the others are kernel `own`'s.
-    HardwareCounters collect(const std::function<void()>& before_pass, const std::function<void()>& launch, int kernels = 1,
-                             int own = 0);
+    HardwareCounters collect(const L2Emptying& empty, const std::function<void()>& launch, int kernels = 1, int own = 0);
 
 private:
     struct State;

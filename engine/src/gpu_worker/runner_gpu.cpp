@@ -286,11 +286,13 @@ StallSamples GpuRunner::sample_stalls(Family& family, const worker::MeasureJob& 
     return sampling_->collect(*job.kernel, launch_ms, sampled_launches);
 }
 
-// The hardware counters of `launch`, replayed once per pass the metrics need. Before each pass
-// (outside the profiled range) L2 is emptied, as ncu's cache control does by default (flush and
-// invalidate), so DRAM bytes are those of a cold launch: a read of a buffer twice its size writes
-// every dirty line back, then discarding that buffer's lines leaves L2 with nothing valid. DRAM
-// reads then match ncu; DRAM writes still do not where the output fits in L2 (docs/benchmarks.md).
+// The hardware counters of `launch`, replayed once per pass the metrics need. Before each pass's
+// launch L2 is emptied, as ncu's cache control does by default (flush and invalidate), so DRAM
+// bytes are those of a cold launch: a read of a buffer twice its size writes every dirty line
+// back, then discarding that buffer's lines leaves L2 with nothing valid. This happens after the
+// profiler's start (L2Emptying), which leaves dirty lines of its own: a read-only kernel's DRAM
+// writes are then its 8 bytes, not the 1.4-3.2 MB of those lines it pushed out (H100,
+// 2026-12-06; ncu counts 1.2-2.4 MB of its own there, docs/benchmarks.md).
 HardwareCounters GpuRunner::read_counters(const std::function<void()>& launch, int kernels, int own) {
     if (!hardware_) hardware_ = std::make_unique<HardwareCounterSession>();
     // The range profiler cannot start while sampling is enabled (CUPTI_ERROR_INVALID_PARAMETER
@@ -299,17 +301,19 @@ HardwareCounters GpuRunner::read_counters(const std::function<void()>& launch, i
     if (sampling_) sampling_->release();
     // (Measured on an H100, 2026-11-23: a memset instead of the read leaves dirty lines and
     // inflates DRAM writes up to 18× against ncu; the read matches DRAM reads within 0.4 %.)
-    // The discard was meant to close the 8-89 % gap in DRAM writes against ncu; measured on the
-    // same H100 it did not (the errors moved by at most 0.6 points). TILELAB_HW_FLUSH=read keeps
-    // the read alone, to compare.
+    // Diagnostics: TILELAB_HW_FLUSH=read keeps the read alone (no discard), =before empties L2
+    // before the profiler's start, where ncu does.
     const bool discard = !env_equals("TILELAB_HW_FLUSH", "read");
-    const auto cold_l2 = [&] {
+    L2Emptying empty;
+    empty.in_pass = !env_equals("TILELAB_HW_FLUSH", "before");
+    empty.run = [&] {
         const L2Flusher& f = flusher();
         (void)support_kernels().compare(f.data(), f.data(), f.bytes() / sizeof(float), 0.0);
-        if (discard) (void)support_kernels().discard_l2(f.data(), f.bytes());
+        const bool discarded = discard && support_kernels().discard_l2(f.data(), f.bytes());
         TL_CUDA_CHECK(cudaDeviceSynchronize());
+        return discarded ? 2 : 1;   // the compare's kernel, the discard's
     };
-    return hardware_->collect(cold_l2, launch, kernels, own);
+    return hardware_->collect(empty, launch, kernels, own);
 }
 
 // 4. PC samples of launches of their own (never the timed ones), before the counter pass, which
