@@ -21,6 +21,14 @@ when it lies inside [min - 2 %, max + 2 %] of ncu's R collections (or under the 
 any metric is outside ncu's repeatability, or if DRAM writes are not within 2 % where the output
 is at least four times the device's L2 (the rule the app's DRAM-write tooltip states: then nearly
 all of the output is written back during the kernel; below it the count hangs on what L2 held).
+Below four times L2, DRAM writes and L2 bytes that ncu counts higher than ours by no more than
+ncu's own set-up remainder pass as "ncu's set-up": the script first measures, with ncu and with
+TileLab, a kernel that writes one word after reading 537 MB (lesson 18's read); what ncu counts
+beyond TileLab there are lines ncu's set-up left dirty after its flush, which the kernel's reads
+push out. TileLab's pass empties L2 after its
+profiler's start and counts that kernel's 8 bytes (hardware_counters.h: L2Emptying; H100,
+2026-12-06). The summary gives both counts: the issue's rule (within ncu's repeatability) and
+what passed with the named cases.
 
 Tensor pipe busy divides the cycles the tensor pipe worked, fixed by the kernel's work, by the
 SMs' active cycles (sm__cycles_active.avg, collected in the same pass), which are the launch's
@@ -200,6 +208,65 @@ def judge(ours, theirs, floor):
     return rel, strict, repeat
 
 
+# ncu's own set-up remainder: a kernel that reads 537 MB (four times L2 and more on an H100 or H200)
+# and writes one word, lesson 18's read.
+REMAINDER_PROBE = ("bandwidth.stream_read", ["--size", "89x134217728x1", "--set", "ILP=8", "--set", "VEC=4",
+                                             "--set", "BLOCK=160"])
+WRITES = "dram__bytes_write.sum"
+
+
+LTS = "lts__t_bytes.sum"
+SETUP_METRICS = (WRITES, LTS)   # what the lines ncu's set-up leaves dirty add to a kernel's counts
+
+
+def ncu_setup_remainder(a, extra):
+    """How much more ncu counts than TileLab's pass, in DRAM writes and L2 bytes, for a kernel that
+    writes one word but reads four times L2 and more (the most over --ncu-repeat collections): the
+    lines ncu's set-up leaves dirty in L2 after its flush, which the kernel's reads push out.
+    TileLab's pass empties L2 after its profiler's start and counts that kernel's 8 bytes
+    (hardware_counters.h: L2Emptying; H100, 2026-12-06: 0.00-0.01 MB against ncu's 1.2-2.6 MB).
+    {metric: bytes}, or {} when the probe could not run."""
+    variant, args = REMAINDER_PROBE
+    rc, out, _ = run([a.cli, "run", variant, "--json", *OURS] + args)
+    if rc != 0:
+        return {}
+    result = json.loads(out)
+    ours = result.get("hardware", {})
+    kernel = result["kernel"].split("<")[0]
+    theirs = [ncu_values(a.ncu, a.cli, variant, args, kernel, list(SETUP_METRICS), extra) for _ in range(a.ncu_repeat)]
+    if any(ours.get(m) is None or any(t.get(m) is None for t in theirs) for m in SETUP_METRICS):
+        return {}
+    return {m: max(0.0, max(t[m] for t in theirs) - ours[m]) for m in SETUP_METRICS}
+
+
+def judge_metric(m, ours, values, result, verdicts, remainder):
+    """(passed, strict, repeat, rel, verdict) for metric m of one configuration; `verdicts` holds the
+    "as cycles" rows already judged."""
+    rel, strict, repeat = judge(ours[m], values, floor_for(m, ours))
+    # DRAM writes of an output at least FIRM_OUTPUT_PER_L2 times L2 must be within 2 %
+    # (tilelab/hardware.h: dram_write_case, which the app's tooltip states); any other
+    # metric, and DRAM writes of a smaller output, within ncu's own spread.
+    firm = m == WRITES and firm_write_case(result)
+    passed = strict if firm else repeat
+    verdict = ("ok" if strict else "ncu spread" if repeat else "FAIL") if not firm else \
+              ("ok (output >= 4 L2)" if strict else "FAIL (output >= 4 L2: 2 %)")
+    verdicts[m] = passed
+    if m == CYCLES:
+        passed, verdict = True, "info (the launch's length)"
+    elif not passed and verdicts.get(m + " as cycles"):
+        passed, verdict = True, "launch length (its cycles agree)"
+    elif not passed and m in remainder and not firm:
+        # Below ncu by no more than ncu's set-up remainder measured in this run: what ncu adds.
+        short = sum(values) / len(values) - ours[m]
+        if -floor_for(m, ours) <= short <= remainder[m] * (1 + TOL) + floor_for(m, ours):
+            passed, verdict = True, f"ncu's set-up ({short / 1e6:.2f} of {remainder[m] / 1e6:.2f} MB)"
+    if verdict == "FAIL" and m == "dram__bytes_read.sum" and result.get("spill_loads", 0) > 0:
+        # The known case (tilelab/hardware.h: dram_read_case): a kernel that reads spills back;
+        # still a failure, named so (scripts/probe_dram_reads.py shows the L2 misses).
+        verdict = "FAIL (kernel spills: L2 misses differ, probe_dram_reads.py)"
+    return passed, strict, repeat, rel, verdict
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("cli")
@@ -223,14 +290,19 @@ def main():
     wanted = [v for v in a.variants.split(",") if v]
     failures, checked = 0, 0
     per_variant = defaultdict(int)
-    summary = defaultdict(lambda: [0, 0, 0, 0.0, 0.0])   # metric: n, strict, repeat, worst diff, worst ncu spread
+    # metric: n, strict, repeat, worst diff, worst ncu spread, passed (with the explained cases)
+    summary = defaultdict(lambda: [0, 0, 0, 0.0, 0.0, 0])
     start = time.monotonic()
     launch = ("the counter pass's own launch (--cache-control none, after the pass's L2 emptying)"
               if a.ncu_launch == "pass" else "the kernel's first launch (ncu's cache control)")
     ratios = {"apart": ", the ratios per active cycle in a run apart from the counts",
               "alone": ", each ratio per active cycle in a run of its own", "together": ", all metrics in one run"}[a.ncu_ratios]
     print(f"ncu on {launch}, --clock-control {a.ncu_clock}, --replay-mode {a.ncu_replay}{ratios}, "
-          f"{a.ncu_repeat} ncu collections per configuration\n")
+          f"{a.ncu_repeat} ncu collections per configuration")
+    extra = ["--clock-control", a.ncu_clock, "--replay-mode", a.ncu_replay]
+    remainder = ncu_setup_remainder(a, extra) if a.ncu_launch == "first" else {}
+    print("ncu's set-up remainder (ncu minus TileLab for a kernel writing one word after reading 537 MB): " +
+          (", ".join(f"{m} {x / 1e6:.2f} MB" for m, x in remainder.items()) + "\n" if remainder else "not measured\n"))
     print("| variant | config | metric | TileLab (CUPTI) | ncu | diff | ncu spread | ok |")
     print("| --- | --- | --- | ---: | ---: | ---: | ---: | --- |")
     # One configuration of every variant, then a second of each ...: drawn (and compiled) only when
@@ -269,7 +341,6 @@ def main():
         per_variant[v["id"]] += 1
         ours = {k: x for k, x in hw.items() if "__" in k and x is not None}
         kernel = compiled["kernel"].split("<")[0]
-        extra = ["--clock-control", a.ncu_clock, "--replay-mode", a.ncu_replay]
         theirs = [ncu_collection(a.ncu, a.cli, v["id"], args, kernel, sorted(ours), extra, a.ncu_launch == "pass",
                                  a.ncu_ratios)
                   for _ in range(a.ncu_repeat)]
@@ -283,35 +354,20 @@ def main():
                 print(f"| {v['id']} | {config} | {m} | {ours[m]:.6g} | missing | | | FAIL |")
                 failures += 1
                 continue
-            rel, strict, repeat = judge(ours[m], values, floor_for(m, ours))
+            passed, strict, repeat, rel, verdict = judge_metric(m, ours, values, result, verdicts, remainder)
             spread = (max(values) - min(values)) / max(abs(max(values)), 1e-9)
-            # DRAM writes of an output at least FIRM_OUTPUT_PER_L2 times L2 must be within 2 %
-            # (tilelab/hardware.h: dram_write_case, which the app's tooltip states); any other
-            # metric, and DRAM writes of a smaller output, within ncu's own spread.
-            firm = m == "dram__bytes_write.sum" and firm_write_case(result)
-            passed = strict if firm else repeat
-            verdict = ("ok" if strict else "ncu spread" if repeat else "FAIL") if not firm else \
-                      ("ok (output >= 4 L2)" if strict else "FAIL (output >= 4 L2: 2 %)")
-            verdicts[m] = passed
-            if m == CYCLES:
-                passed, verdict = True, "info (the launch's length)"
-            elif not passed and verdicts.get(m + " as cycles"):
-                passed, verdict = True, "launch length (its cycles agree)"
             failures += not passed
             s = summary[m]
-            s[0] += 1; s[1] += strict; s[2] += repeat; s[3] = max(s[3], rel); s[4] = max(s[4], spread)
-            if verdict == "FAIL" and m == "dram__bytes_read.sum" and result.get("spill_loads", 0) > 0:
-                # The known case (tilelab/hardware.h: dram_read_case): a kernel that reads spills back;
-                # still a failure, named so (scripts/probe_dram_reads.py shows the L2 misses).
-                verdict = "FAIL (kernel spills: L2 misses differ, probe_dram_reads.py)"
+            s[0] += 1; s[1] += strict; s[2] += repeat; s[3] = max(s[3], rel); s[4] = max(s[4], spread); s[5] += passed
             shown = ", ".join(f"{x:.6g}" for x in values)
             print(f"| {v['id']} | {config} | {m} | {ours[m]:.6g} | {shown} | {100 * rel:.2f}% | {100 * spread:.2f}% | {verdict} |")
         sys.stdout.flush()
     print(f"\nconfigurations per variant: " + ", ".join(f"{k} {n}" for k, n in per_variant.items()))
-    print("\n| metric | within 2 % | within ncu's repeatability | largest diff | largest ncu-to-ncu spread |")
-    print("| --- | ---: | ---: | ---: | ---: |")
-    for m, (n, strict, repeat, worst, spread) in sorted(summary.items(), key=lambda kv: -kv[1][1] / kv[1][0]):
-        print(f"| `{m}` | {strict}/{n} | {repeat}/{n} | {100 * worst:.2f}% | {100 * spread:.2f}% |")
+    print("\n| metric | within 2 % | within ncu's repeatability | passed (launch length, ncu's set-up) | largest diff "
+          "| largest ncu-to-ncu spread |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    for m, (n, strict, repeat, worst, spread, passed) in sorted(summary.items(), key=lambda kv: -kv[1][1] / kv[1][0]):
+        print(f"| `{m}` | {strict}/{n} | {repeat}/{n} | {passed}/{n} | {100 * worst:.2f}% | {100 * spread:.2f}% |")
     print(f"\n{failures} failure(s)")
     return 1 if failures else 0
 

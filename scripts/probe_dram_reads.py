@@ -81,12 +81,13 @@ def probe_args(what):
     return ap.parse_args()
 
 
-def measure(a, configs, metrics, timed, say):
+def measure(a, configs, metrics, timed, say, pass_launch=False):
     """Each configuration (variant, size, params) --repeat times: TileLab's run with its counter pass
     collecting `metrics` (TILELAB_HW_METRICS, read from TILELAB_HW_TRACE's lines) and ncu's values of
-    the same metrics and the duration on the kernel's first launch. Returns the rows (label, the
-    run's JSON, ours, theirs) and the number of runs that failed; `say(label, ours, theirs)` prints
-    a line as each comes."""
+    the same metrics and the duration on the kernel's first launch; with pass_launch, also ncu's on
+    the counter pass's own launch after the pass's L2 emptying (theirs["pass"]). Returns the rows
+    (label, the run's JSON, ours, theirs) and the number of runs that failed; `say(label, ours,
+    theirs)` prints a line as each comes."""
     out = a.out or tempfile.mkdtemp(prefix="probe_dram_")
     os.makedirs(out, exist_ok=True)
     print(f"runs kept under {out}", file=sys.stderr)
@@ -108,6 +109,9 @@ def measure(a, configs, metrics, timed, say):
             ours = traced_values(os.path.join(out, name + ".err"))
             kernel = j["kernel"].split("<")[0]
             theirs = ncu_values(a.ncu, a.cli, variant, args, kernel, metrics + [DURATION], ["--clock-control", "none"])
+            if pass_launch:
+                theirs["pass"] = ncu_values(a.ncu, a.cli, variant, args, kernel, metrics, ["--clock-control", "none"],
+                                            same_launch=True)
             rows.append((label, j, ours, theirs))
             say(label, ours, theirs)
     return rows, failed

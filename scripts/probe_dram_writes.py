@@ -8,7 +8,10 @@ lines left dirty in L2 before the launch, pushed out by its reads. This probe me
 for TileLab's pass (the pass collects DRAM bytes and L2 write sectors instead of its table,
 TILELAB_HW_METRICS; the values from TILELAB_HW_TRACE's lines) beside ncu on the kernel's first
 launch (`--clock-control none`, its own cache control), --repeat times each, at three sizes of
-the read and at the two small outputs of the seed-39 run that sat on either side of ncu.
+the read and at the two small outputs of the seed-39 run that sat on either side of ncu; and ncu
+on the pass's own launch, after the pass's L2 emptying with ncu's cache control off
+(TILELAB_HW_NCU_LAUNCH, check_counters.py's --ncu-launch pass): what ncu counts there beyond the
+pass is written after that emptying, by ncu's own set-up.
 Prints a line per run as it comes, then a markdown table. Every run is validated by the CLI; a
 run that fails is reported and makes the exit status 1. A difference here is a finding.
 
@@ -38,12 +41,14 @@ CONFIGS = [
 def main():
     a = probe_args("What a launch's DRAM writes hold besides the kernel's own")
     rows, failed = measure(a, CONFIGS, METRICS, TIMED, lambda label, ours, theirs: print(
-        f"{label}: DRAM written {mega(ours.get(WRITE))} MB here, {mega(theirs.get(WRITE))} MB ncu", flush=True))
-    print("\n| configuration | DRAM written (MB) here / ncu | DRAM read (MB) here / ncu | L2 write sectors here / ncu |")
+        f"{label}: DRAM written {mega(ours.get(WRITE))} MB here, {mega(theirs.get(WRITE))} MB ncu, "
+        f"{mega(theirs['pass'].get(WRITE))} MB ncu on the pass's launch", flush=True), pass_launch=True)
+    print("\n| configuration | DRAM written (MB) here / ncu / ncu on the pass's launch | DRAM read (MB) here / ncu | "
+          "L2 write sectors here / ncu |")
     print("| --- | ---: | ---: | ---: |")
     for label, _, ours, theirs in rows:
         sectors = " / ".join(f"{v:.0f}" if v is not None else "-" for v in (ours.get(L2_WRITE), theirs.get(L2_WRITE)))
-        print(f"| {label} | {mega(ours.get(WRITE))} / {mega(theirs.get(WRITE))} | "
+        print(f"| {label} | {mega(ours.get(WRITE))} / {mega(theirs.get(WRITE))} / {mega(theirs['pass'].get(WRITE))} | "
               f"{mega(ours.get(READ))} / {mega(theirs.get(READ))} | {sectors} |")
     return 1 if failed else 0
 

@@ -1,0 +1,46 @@
+#!/usr/bin/env python3
+"""scripts/check_counters.py's verdicts on DRAM writes: an output under four times L2 that ncu
+counts higher by no more than its own set-up remainder (measured in the same run) passes, named
+so; more than that, or lower than ours, fails; an output of four times L2 or more needs 2 %."""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+import check_counters as cc  # noqa: E402
+
+L2 = 50e6
+MB = 1e6
+
+
+def verdict(ours_writes, ncu_writes, output_bytes, remainder):
+    ours = {cc.WRITES: ours_writes, "dram__bytes_read.sum": 100 * MB}
+    result = {"target_detail": {"l2_bytes": L2}, "global_stores": output_bytes / 4,
+              "model": {"store_element_bytes": 4}}
+    passed, _, _, _, text = cc.judge_metric(cc.WRITES, ours, ncu_writes, result, {},
+                                            {} if remainder is None else {cc.WRITES: remainder})
+    return passed, text
+
+
+def main():
+    cases = [
+        # (ours, ncu's collections, output, remainder) -> passed, verdict starts with
+        ((7.1 * MB, [9.1 * MB, 9.2 * MB], 20 * MB, 2.6 * MB), (True, "ncu's set-up (2.05 of 2.60 MB)")),
+        ((7.1 * MB, [10.1 * MB, 10.2 * MB], 20 * MB, 2.6 * MB), (False, "FAIL")),
+        ((9.1 * MB, [7.1 * MB, 7.2 * MB], 20 * MB, 2.6 * MB), (False, "FAIL")),
+        ((7.1 * MB, [9.1 * MB, 9.2 * MB], 20 * MB, None), (False, "FAIL")),
+        ((9.15 * MB, [9.1 * MB, 9.2 * MB], 20 * MB, 2.6 * MB), (True, "ok")),
+        ((198 * MB, [200.5 * MB, 200.6 * MB], 200 * MB, 2.6 * MB), (True, "ok (output >= 4 L2)")),
+        ((190 * MB, [200.5 * MB, 200.6 * MB], 200 * MB, 2.6 * MB), (False, "FAIL (output >= 4 L2: 2 %)")),
+    ]
+    bad = 0
+    for args, (want_pass, want_text) in cases:
+        got_pass, got_text = verdict(*args)
+        ok = got_pass == want_pass and got_text.startswith(want_text)
+        bad += not ok
+        print(f"{'ok  ' if ok else 'BAD '} {args} -> {got_pass}, {got_text!r} (want {want_pass}, {want_text!r})")
+    print(f"{len(cases) - bad} of {len(cases)} verdicts as expected")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
