@@ -44,9 +44,10 @@ public:
     HardwareCounterSession& operator=(const HardwareCounterSession&) = delete;
 
     // One counter pass on the current device's context. For each replay pass: L2 emptied (see
-    // L2Emptying), then launch() profiled (its kernels, same inputs every time; it may throw CudaError, which is
-    // passed on after the profiler is disabled). Never returns ok with missing metrics; a
-    // setup that cannot profile (no privileges, unsupported GPU) is remembered and not retried.
+    // L2Emptying), then launch() profiled (its kernels, same inputs every time; it may throw
+    // CudaError, which is passed on after the profiler is disabled). Never returns ok with missing
+    // metrics; a setup that cannot profile (no privileges, unsupported GPU) is remembered and not
+    // retried.
     // TILELAB_SIMULATE_CUPTI_ERROR=N (a CUptiResult) makes every pass fail as if CUPTI had
     // returned N, for testing the messages end to end; TILELAB_HW_TRACE=1 prints where the
     // pass's time went (set-up; per configuration enable, each pass's start, launch and stop,
