@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Second device call for issue #14: where the counter pass's time goes (fresh worker and a warm
-# one), and which way of emptying L2 before a pass matches ncu's DRAM writes. Logs to $OUT.
+# one), and how each way of emptying L2 before a pass compares with ncu's DRAM writes. Logs to $OUT.
 set -uo pipefail
 carry=$(cd "${1:?carry dir}" && pwd)
 out=${OUT:-/tmp/hw}; mkdir -p "$out"
@@ -21,7 +21,9 @@ for f in sys.argv[1:]:
               "dram_rd", h.get("dram__bytes_read.sum"), "L2", h.get("lts__t_bytes.sum"), "L1ld", h.get("l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum"),
               "st_conf", h.get("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"), "ld_conf", h.get("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"))
 PY
-for mode in read both memset; do
+# The places and ways of emptying L2 the worker knows (runner_gpu.cpp, read_counters): the default
+# (after the profiler's start), before the start, and the read alone without the discard.
+for mode in default before read; do
   echo "== flush $mode"
   TILELAB_HW_FLUSH=$mode timeout 120 python3 "$carry/check_counters.py" "$cli" --per-variant 1 --seed 7 \
     --variants stencil.basic,matmul.register_2d,stencil.smem_tiled 2>>"$out/check_err.log" | grep -E 'dram__bytes|failure'
