@@ -141,7 +141,11 @@ TEST(StallPeriods, ThePlanChecksTwoPeriodsUnlessOneLaunchFillsTheTimeOrItIsTurne
     EXPECT_EQ(plan_stall_sampling(std::nan(""), false, "", "").launches, 1) << "an unknown launch time: one launch";
 }
 
-TEST(StallPeriods, LaunchesRunBackToBackUnlessAGapIsSet) {
+TEST(StallPeriods, LaunchesRunBackToBackUnlessAGapOrApartIsSet) {
+    EXPECT_FALSE(plan_stall_sampling(0.05, false, "", "").apart);
+    EXPECT_TRUE(plan_stall_sampling(0.05, false, "", "", "1").apart) << "TILELAB_PCSAMP_APART=1";
+    EXPECT_FALSE(plan_stall_sampling(0.05, false, "", "", "0").apart);
+    EXPECT_TRUE(plan_stall_sampling(0.05, false, "", "5").apart) << "a gap waits for each launch first";
     EXPECT_DOUBLE_EQ(plan_stall_sampling(0.05, false, "", "").gap_ms, 0.0);
     EXPECT_DOUBLE_EQ(plan_stall_sampling(0.05, false, "", "0").gap_ms, 0.0);
     EXPECT_DOUBLE_EQ(plan_stall_sampling(0.05, false, "", "5").gap_ms, 5.0);

@@ -171,8 +171,12 @@ struct StallSamplingPlan {
     int launches = 1;     // at the first period; without the check, all of them
     bool check = false;   // sample at a second period, and a third where the two disagree
     double gap_ms = 0;    // idle time after each sampled launch (0: back to back)
+    bool apart = false;   // each launch waited for before the next (a gap implies it)
 };
-StallSamplingPlan plan_stall_sampling(double launch_ms, bool forced_period, std::string_view check, std::string_view gap);
+// `check`, `gap` and `apart`: the diagnostics TILELAB_PC_SAMPLING_CHECK ("0": off),
+// TILELAB_PCSAMP_GAP_MS (milliseconds, at most 1000) and TILELAB_PCSAMP_APART ("1"), as set.
+StallSamplingPlan plan_stall_sampling(double launch_ms, bool forced_period, std::string_view check, std::string_view gap,
+                                      std::string_view apart = "");
 // The periods shown: "2^11", "2^11 or 2^12", "2^11 or 2^13".
 std::string stall_periods_text(const StallSamples& s);
 // The sentence for samples that depended on the sampling period ("" where they did not).

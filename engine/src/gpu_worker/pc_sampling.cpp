@@ -355,7 +355,7 @@ void PcSamplingSession::prepare() {
 }
 
 StallSamples PcSamplingSession::collect(const CompileResult& kernel, double launch_ms,
-                                       const std::function<void(int, double)>& launches) {
+                                       const std::function<void(int, const StallSamplingPlan&)>& launches) {
     State& s = *state_;
     StallSamples out;
     const auto start = std::chrono::steady_clock::now();
@@ -368,7 +368,7 @@ StallSamples PcSamplingSession::collect(const CompileResult& kernel, double laun
     out.status = stall_status::ok;
     const int forced = forced_period();
     const StallSamplingPlan plan = plan_stall_sampling(launch_ms, forced != 0, env_or_empty("TILELAB_PC_SAMPLING_CHECK"),
-                                                       env_or_empty("TILELAB_PCSAMP_GAP_MS"));
+                                                       env_or_empty("TILELAB_PCSAMP_GAP_MS"), env_or_empty("TILELAB_PCSAMP_APART"));
     const int n = plan.launches;
     const int period = forced ? forced : auto_period(n * launch_ms);
     // Stopped on every way out, a launch's CudaError included.
@@ -398,7 +398,7 @@ StallSamples PcSamplingSession::collect(const CompileResult& kernel, double laun
             stop.armed = true;
             const auto t_launch = std::chrono::steady_clock::now();
             trace("start", t_start, t_launch);
-            launches(count, plan.gap_ms);
+            launches(count, plan);
             const auto t_stop = std::chrono::steady_clock::now();
             trace("sampled launches", t_launch, t_stop);
             stop.armed = false;

@@ -27,21 +27,23 @@ public:
     // context. Done once; the worker calls it while idle. Never throws.
     void prepare();
 
-    // Samples `kernel`: launches(n, gap_ms) runs it n times (gap_ms > 0: each waited for and
-    // the GPU left idle gap_ms after it), as plan_stall_sampling (tilelab/stalls.h) says for a launch of about
+    // Samples `kernel`: launches(n, plan) runs it n times (plan.apart: each waited for, and the GPU
+    // left idle plan.gap_ms after it), as plan_stall_sampling (tilelab/stalls.h) says for a launch of about
     // `launch_ms`: a few milliseconds of launches in all, at a period chosen so that the run gives
     // some hundred thousand samples; with the period check (the default, TILELAB_PC_SAMPLING_CHECK=0
     // turns it off), half the launches at that period, half at twice it, and a third share at four
     // times it where the first two disagree (choose_stall_periods), so launches() is called two or
     // three times, each a start of its own (about 110 ms on an H200). TILELAB_PCSAMP_GAP_MS=N: an
-    // idle time after each launch, a diagnostic (0, the default: back to back). launches()' first call must load the
+    // idle time after each launch, TILELAB_PCSAMP_APART=1 each launch waited for, diagnostics (the
+    // default: back to back, as the launches are timed). launches()' first call must load the
     // cubin afresh and keep it loaded until collect() returns: CUPTI attributes samples only to
     // modules loaded while sampling is enabled (after a re-enable, an H200 counted the samples of
     // an earlier load as "non-user kernels"). TILELAB_PC_SAMPLING_PERIOD=N (5 to 31) forces 2^N
     // cycles for every launch (a small N overflows the hardware buffer: the overflow sentence).
     // launches() may throw CudaError, passed on once sampling stops.
     // TILELAB_PCSAMP_TRACE=1 prints where the time went (enable, launches, decoding) on stderr.
-    StallSamples collect(const CompileResult& kernel, double launch_ms, const std::function<void(int, double)>& launches);
+    StallSamples collect(const CompileResult& kernel, double launch_ms,
+                         const std::function<void(int, const StallSamplingPlan&)>& launches);
 
     // Disables sampling on the context (the range profiler cannot start while it is enabled:
     // CUPTI_ERROR_INVALID_PARAMETER, measured on an H200); the next collect() enables it again.

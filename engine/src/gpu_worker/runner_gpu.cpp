@@ -258,7 +258,7 @@ StallSamples GpuRunner::sample_stalls(Family& family, const worker::MeasureJob& 
     const unsigned dyn_smem = job.launch.dynamic_smem;
     std::unique_ptr<LoadedLibrary> fresh;   // loaded at the first round, kept until the samples are read
     std::optional<Loaded> sampled;
-    const auto sampled_launches = [&](int n, double gap_ms) {
+    const auto sampled_launches = [&](int n, const StallSamplingPlan& plan) {
         if (!fresh) {
             fresh = std::make_unique<LoadedLibrary>(job.kernel->cubin.data(), job.kernel->lowered_name.c_str());
             family.on_library_loaded(fresh->library());
@@ -268,14 +268,12 @@ StallSamples GpuRunner::sample_stalls(Family& family, const worker::MeasureJob& 
                              std::make_shared<const std::vector<EncodedTensorMap>>(encode_tensor_maps(job.launch.tensor_maps, args)),
                              job.launch.cluster};
         }
-        // Back to back, as the launches are timed. Diagnostics, to compare with ncu, which profiles
-        // each launch alone: a gap (TILELAB_PCSAMP_GAP_MS, plan_stall_sampling) waits for each launch
-        // and leaves the GPU idle after it; TILELAB_PCSAMP_APART=1 waits for each without a gap.
-        const bool apart = gap_ms > 0 || env_equals("TILELAB_PCSAMP_APART", "1");
+        // Back to back, as the launches are timed; to compare with ncu, which profiles each launch
+        // alone, the plan's diagnostics may wait for each and leave the GPU idle after it.
         for (int i = 0; i < n; ++i) {
             sampled->launch(args);
-            if (apart) TL_CUDA_CHECK(cudaDeviceSynchronize());
-            if (gap_ms > 0) std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(gap_ms));
+            if (plan.apart) TL_CUDA_CHECK(cudaDeviceSynchronize());
+            if (plan.gap_ms > 0) std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(plan.gap_ms));
         }
         TL_CUDA_CHECK(cudaDeviceSynchronize());
     };

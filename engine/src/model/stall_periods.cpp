@@ -85,7 +85,8 @@ StallPeriodChoice choose_stall_periods(const std::vector<StallSamples>& rounds) 
     return c;
 }
 
-StallSamplingPlan plan_stall_sampling(double launch_ms, bool forced_period, std::string_view check, std::string_view gap) {
+StallSamplingPlan plan_stall_sampling(double launch_ms, bool forced_period, std::string_view check, std::string_view gap,
+                                      std::string_view apart) {
     StallSamplingPlan plan;
     const double ms = std::isfinite(launch_ms) ? std::max(launch_ms, 1e-3) : kStallSampledMs;
     plan.launches = int(std::clamp(std::ceil(kStallSampledMs / ms), 1.0, double(kStallMaxLaunches)));
@@ -94,6 +95,7 @@ StallSamplingPlan plan_stall_sampling(double launch_ms, bool forced_period, std:
     char* end = nullptr;
     const double given = text.empty() ? 0 : std::strtod(text.c_str(), &end);
     if (!text.empty() && end && *end == '\0' && given > 0) plan.gap_ms = std::min(given, 1000.0);
+    plan.apart = plan.gap_ms > 0 || apart == "1";
     return plan;
 }
 
