@@ -25,10 +25,9 @@ Below four times L2, DRAM writes and L2 bytes that ncu counts higher than ours b
 ncu's own set-up remainder pass as "ncu's set-up": the script first measures, with ncu and with
 TileLab, a kernel that writes one word after reading 537 MB (lesson 18's read); what ncu counts
 beyond TileLab there are lines ncu's set-up left dirty after its flush, which the kernel's reads
-push out. TileLab's pass empties L2 after its
-profiler's start and counts that kernel's 8 bytes (hardware_counters.h: L2Emptying; H100,
-2026-12-06). The summary gives both counts: the issue's rule (within ncu's repeatability) and
-what passed with the named cases.
+push out. TileLab's pass empties L2 after its profiler's start and counts that kernel's 8 bytes
+(hardware_counters.h: L2Emptying; H100, 2026-12-06). The summary gives both counts: the issue's
+rule (within ncu's repeatability) and what passed with the named cases.
 
 Tensor pipe busy divides the cycles the tensor pipe worked, fixed by the kernel's work, by the
 SMs' active cycles (sm__cycles_active.avg, collected in the same pass), which are the launch's
@@ -213,8 +212,6 @@ def judge(ours, theirs, floor):
 REMAINDER_PROBE = ("bandwidth.stream_read", ["--size", "89x134217728x1", "--set", "ILP=8", "--set", "VEC=4",
                                              "--set", "BLOCK=160"])
 WRITES = "dram__bytes_write.sum"
-
-
 LTS = "lts__t_bytes.sum"
 SETUP_METRICS = (WRITES, LTS)   # what the lines ncu's set-up leaves dirty add to a kernel's counts
 
@@ -224,7 +221,7 @@ def ncu_setup_remainder(a, extra):
     writes one word but reads four times L2 and more (the most over --ncu-repeat collections): the
     lines ncu's set-up leaves dirty in L2 after its flush, which the kernel's reads push out.
     TileLab's pass empties L2 after its profiler's start and counts that kernel's 8 bytes
-    (hardware_counters.h: L2Emptying; H100, 2026-12-06: 0.00-0.01 MB against ncu's 1.2-2.6 MB).
+    (hardware_counters.h: L2Emptying; H100, 2026-12-06: 0.01-0.3 MB against ncu's 1.2-2.6 MB).
     {metric: bytes}, or {} when the probe could not run."""
     variant, args = REMAINDER_PROBE
     rc, out, _ = run([a.cli, "run", variant, "--json", *OURS] + args)
@@ -242,7 +239,8 @@ def ncu_setup_remainder(a, extra):
 def judge_metric(m, ours, values, result, verdicts, remainder):
     """(passed, strict, repeat, rel, verdict) for metric m of one configuration; `verdicts` holds the
     "as cycles" rows already judged."""
-    rel, strict, repeat = judge(ours[m], values, floor_for(m, ours))
+    floor = floor_for(m, ours)
+    rel, strict, repeat = judge(ours[m], values, floor)
     # DRAM writes of an output at least FIRM_OUTPUT_PER_L2 times L2 must be within 2 %
     # (tilelab/hardware.h: dram_write_case, which the app's tooltip states); any other
     # metric, and DRAM writes of a smaller output, within ncu's own spread.
@@ -258,7 +256,7 @@ def judge_metric(m, ours, values, result, verdicts, remainder):
     elif not passed and m in remainder and not firm:
         # Below ncu by no more than ncu's set-up remainder measured in this run: what ncu adds.
         short = sum(values) / len(values) - ours[m]
-        if -floor_for(m, ours) <= short <= remainder[m] * (1 + TOL) + floor_for(m, ours):
+        if -floor <= short <= remainder[m] * (1 + TOL) + floor:
             passed, verdict = True, f"ncu's set-up ({short / 1e6:.2f} of {remainder[m] / 1e6:.2f} MB)"
     if verdict == "FAIL" and m == "dram__bytes_read.sum" and result.get("spill_loads", 0) > 0:
         # The known case (tilelab/hardware.h: dram_read_case): a kernel that reads spills back;

@@ -37,7 +37,7 @@ PLACEMENTS = [("before the start", "before"), ("in the pass", "")]
 def cell(metric, value):
     if value is None:
         return "-"
-    return mega(value) if metric.endswith("bytes.sum") or "bytes_" in metric else f"{value / 1e6:.3f}"
+    return mega(value) if "bytes" in metric else f"{value / 1e6:.3f}"   # bytes in MB, sectors in millions
 
 
 def main():

@@ -289,8 +289,8 @@ StallSamples GpuRunner::sample_stalls(Family& family, const worker::MeasureJob& 
 // bytes are those of a cold launch: a read of a buffer twice its size writes every dirty line
 // back, then discarding that buffer's lines leaves L2 with nothing valid. This happens after the
 // profiler's start (L2Emptying), which leaves dirty lines of its own: a read-only kernel's DRAM
-// writes are then its 8 bytes, not the 1.4-3.2 MB of those lines it pushed out (H100,
-// 2026-12-06; ncu counts 1.2-2.4 MB of its own there, docs/benchmarks.md).
+// writes are then 0.01-0.3 MB, not the 1.4-3.2 MB of those lines it pushed out (H100,
+// 2026-12-06; ncu counts 1.2-2.6 MB of its own there, docs/benchmarks.md).
 HardwareCounters GpuRunner::read_counters(const std::function<void()>& launch, int kernels, int own) {
     if (!hardware_) hardware_ = std::make_unique<HardwareCounterSession>();
     // The range profiler cannot start while sampling is enabled (CUPTI_ERROR_INVALID_PARAMETER
