@@ -8,9 +8,11 @@ to 0.01-0.3 MB on an H100. One small kernel moved the other way: matmul.register
 L2 for 17.0 MB in the pass, 19.7-20.3 MB with the emptying before the start, 20.0-20.4 MB in ncu,
 with no DRAM writes either way (docs/benchmarks.md). This probe runs each configuration with the
 emptying in both places (TILELAB_HW_FLUSH=before and the default) and collects L2's requests by
-source (the SMs, the other L2 half), writes and misses beside ncu's on the kernel's first launch,
---repeat times each, to see which part of the L2 traffic the profiler's start adds. A difference
-here is a finding, not a failure; a run that fails makes the exit status 1.
+source (the SMs, the other L2 half), writes, misses and L1's global-load sectors and hits beside
+ncu's on the kernel's first launch, --repeat times each. On an H100 (2026-12-06 14:34) the SMs ask
+L1 for the same sectors in both places, but in the pass twice as many hit L1 (0.19-0.21 M against
+0.10), so L2 gets fewer requests: a different launch, not a different count. A difference here is
+a finding, not a failure; a run that fails makes the exit status 1.
 
 Usage: probe_l2_placement.py CLI [--ncu PATH] [--repeat N] [--out DIR] [--only SUBSTRING]
 """
@@ -22,8 +24,10 @@ from probe_dram_reads import measure, mega, probe_args  # noqa: E402
 
 TIMED = ["--no-count", "--no-reference", "--reps", "3", "--warmup", "1"]
 METRICS = ["lts__t_bytes.sum", "lts__t_sectors_srcunit_tex.sum", "lts__t_sectors_srcunit_ltcfabric.sum",
-           "lts__t_sectors_op_write.sum", "lts__t_sectors_lookup_miss.sum", "dram__bytes_write.sum"]
-SHORT = ["L2 bytes (MB)", "from SMs (M sectors)", "from other half (M)", "writes (M)", "misses (M)", "DRAM written (MB)"]
+           "lts__t_sectors_op_write.sum", "lts__t_sectors_lookup_miss.sum", "dram__bytes_write.sum",
+           "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum"]
+SHORT = ["L2 bytes (MB)", "from SMs (M sectors)", "from other half (M)", "writes (M)", "misses (M)", "DRAM written (MB)",
+         "L1 load sectors (M)", "L1 hits (M)"]
 CONFIGS = [
     ("matmul.register_2d", "369", {"BM": 16, "BN": 32, "BK": 64, "TM": 4, "TN": 2, "FLOAT4": 0, "TRANSPOSE_A": 0,
                                    "PAD": 3, "DBUF": 0}),
