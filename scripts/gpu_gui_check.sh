@@ -127,16 +127,19 @@ fi
 
 # Per value: the quick validated result ("redrawn"), then the full one; per request, the stages
 # (--log-latency) are in the logs.
-echo "== first frame / drag in lesson 02 (cold caches) =="
-grep -E "first frame|^drag:|^drag-summary:|^compile-ahead:|^frames:" "$out/drag_02_cold.log"
-echo "== drag in lesson 02 (warm) =="; grep -E "^drag:|^drag-summary:|^compile-ahead:|^frames:" "$out/drag_02_warm.log"
+# (lesson 02's, or the first lesson's of LESSONS where 02 is not among them)
+first=$(ls "$out"/drag_*_cold.log 2>/dev/null | head -1); first=$(basename "${first:-drag_02_cold.log}" _cold.log)
+[ -f "$out/drag_02_cold.log" ] && first=drag_02
+echo "== first frame / ${first#drag_} drag (cold caches) =="
+grep -E "first frame|^drag:|^drag-summary:|^compile-ahead:|^frames:" "$out/${first}_cold.log"
+echo "== ${first#drag_} drag (warm) =="; grep -E "^drag:|^drag-summary:|^compile-ahead:|^frames:" "$out/${first}_warm.log"
 echo "== walk =="; tail -3 "$out/walk.log"
 [ -f "$out/monkey.log" ] && { echo "== monkey =="; grep -E "^monkey:|^tilelab:" "$out/monkey.log" | tail -3; }
 for f in "$out"/long_kernel_*.log "$out"/drag_warm_software_gl.log; do
   [ -f "$f" ] && { echo "== $(basename "$f") =="; grep -E "^headless:|^drag:|^drag-summary:|^frames:|^latency: request" "$f" | head -20; }
 done
 ls -la "$out"/*.png
-tar -C "$out" -cf "${OUT:-/tmp}/gui_check.tar" .
+mkdir -p "${OUT:-/tmp}" && tar -C "$out" -cf "${OUT:-/tmp}/gui_check.tar" .
 
 # Last: one row per lesson from the drag-summary lines (ms; median, worst in brackets).
 echo "== drag latency per lesson (ms: median (worst)) =="
