@@ -128,11 +128,10 @@ fi
 # Per value: the quick validated result ("redrawn"), then the full one; per request, the stages
 # (--log-latency) are in the logs.
 # (lesson 02's, or the first lesson's of LESSONS where 02 is not among them)
-first=$(ls "$out"/drag_*_cold.log 2>/dev/null | head -1); first=$(basename "${first:-drag_02_cold.log}" _cold.log)
-[ -f "$out/drag_02_cold.log" ] && first=drag_02
-echo "== first frame / ${first#drag_} drag (cold caches) =="
-grep -E "first frame|^drag:|^drag-summary:|^compile-ahead:|^frames:" "$out/${first}_cold.log"
-echo "== ${first#drag_} drag (warm) =="; grep -E "^drag:|^drag-summary:|^compile-ahead:|^frames:" "$out/${first}_warm.log"
+first=02; grep -qx 02 <<<"$lessons" || first=$(head -1 <<<"$lessons")
+echo "== first frame / drag in lesson $first (cold caches) =="
+grep -E "first frame|^drag:|^drag-summary:|^compile-ahead:|^frames:" "$out/drag_${first}_cold.log"
+echo "== drag in lesson $first (warm) =="; grep -E "^drag:|^drag-summary:|^compile-ahead:|^frames:" "$out/drag_${first}_warm.log"
 echo "== walk =="; tail -3 "$out/walk.log"
 [ -f "$out/monkey.log" ] && { echo "== monkey =="; grep -E "^monkey:|^tilelab:" "$out/monkey.log" | tail -3; }
 for f in "$out"/long_kernel_*.log "$out"/drag_warm_software_gl.log; do
