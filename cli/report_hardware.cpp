@@ -63,8 +63,10 @@ void render_hardware(std::string& out, const RunResult& r) {
     out += trf("hwreport.dram_line", fmt_fixed(r.gbps_dram, 1), fmt_fixed(r.gbps_model, 1)) + "\n";
     out += trf("hwreport.passes", h.passes, fmt_ms(h.pass_ms)) + "\n";
     out += "  " + model_vs_dram_note() + "\n";
-    // How firm the two DRAM counts are for this configuration: what the app's tooltips say.
-    for (const std::string& caveat : {dram_read_case(r.compiled ? r.compiled->ptxas.spill_loads : 0),
+    // How firm the DRAM and bank-conflict counts are for this configuration: what the app's tooltips say.
+    const int spill_loads = r.compiled ? r.compiled->ptxas.spill_loads : 0;
+    const int spills = r.compiled ? r.compiled->ptxas.spill_stores + spill_loads : 0;
+    for (const std::string& caveat : {dram_read_case(spill_loads), shared_conflicts_case(spills),
                                       dram_write_case(model_stores_bytes, r.target.l2_bytes)})
         if (!caveat.empty()) out += "  " + caveat + "\n";
 }

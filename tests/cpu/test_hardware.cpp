@@ -191,10 +191,12 @@ TEST(HardwareCli, TheTableSaysWhenAKernelsSpillsMakeItsDramReadsLoose) {
     EXPECT_NE(spills.out.find("Hardware counters"), std::string::npos) << spills.out;
     EXPECT_NE(spills.out.find("bytes of spill loads a thread"), std::string::npos) << spills.out;
     EXPECT_NE(spills.out.find("order of magnitude"), std::string::npos) << spills.out;
+    EXPECT_NE(spills.out.find("bytes of spill stores and loads a thread"), std::string::npos) << spills.out;
     const auto plain = run({});
     ASSERT_EQ(plain.exit_code, 0) << plain.err;
     EXPECT_NE(plain.out.find("Hardware counters"), std::string::npos) << plain.out;
     EXPECT_EQ(plain.out.find("bytes of spill loads a thread"), std::string::npos) << plain.out;
+    EXPECT_EQ(plain.out.find("bytes of spill stores and loads a thread"), std::string::npos) << plain.out;
 }
 
 TEST(HardwareRule, TheDramWriteCaseFollowsTheOutputAgainstL2) {
@@ -214,6 +216,13 @@ TEST(HardwareRule, TheDramReadCaseNamesTheSpills) {
     const std::string spills = dram_read_case(584);
     EXPECT_NE(spills.find("584 bytes of spill loads"), std::string::npos) << spills;
     EXPECT_NE(spills.find("order of magnitude"), std::string::npos) << spills;
+}
+
+TEST(HardwareRule, TheSharedConflictsCaseNamesTheSpills) {
+    EXPECT_EQ(shared_conflicts_case(0), "");   // no spills: no caveat
+    const std::string spills = shared_conflicts_case(1168);
+    EXPECT_NE(spills.find("1168 bytes of spill stores and loads"), std::string::npos) << spills;
+    EXPECT_NE(spills.find("about 10 %"), std::string::npos) << spills;
 }
 
 }  // namespace

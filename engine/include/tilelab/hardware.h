@@ -83,6 +83,14 @@ std::string dram_write_case(double output_bytes, double l2_bytes);
 // an order of magnitude.
 std::string dram_read_case(int spill_load_bytes);
 
+// How firm the shared-memory bank-conflict counts are for a kernel that spills (`spill_bytes`,
+// ptxas's spill stores and loads a thread): "" without spills; with them, the same launch from the
+// same L2 state counted 9.4 % more shared-load conflicts in TileLab's pass than in Nsight Compute,
+// whose own two runs agreed within 0.4 %, while both counted the same shared-load instructions and
+// the bank model none (H100, 2026-12-06: matmul.register_pressure at 6931², MAXREG = 36;
+// docs/benchmarks.md). The spills' local loads and stores pass through the same L1 data pipe.
+std::string shared_conflicts_case(int spill_bytes);
+
 // One sentence for the Memory panel and the CLI: why the model's bytes and DRAM's bytes differ.
 std::string model_vs_dram_note();
 
