@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """scripts/check_counters.py's verdicts on DRAM writes: an output under four times L2 that ncu
 counts higher by no more than its own set-up remainder (measured in the same run) passes, named
-so; more than that, or lower than ours, fails; an output of four times L2 or more needs 2 %."""
+so; more than that, or lower than ours, fails; an output of four times L2 or more needs 2 %. And a
+spilling kernel's bank conflicts outside ncu's spread fail, named as the spill case."""
 import os
 import sys
 
@@ -33,12 +34,21 @@ def main():
         ((190 * MB, [200.5 * MB, 200.6 * MB], 200 * MB, 2.6 * MB), (False, "FAIL (output >= 4 L2: 2 %)")),
     ]
     bad = 0
+    # A spilling kernel's bank conflicts outside ncu's spread: still a failure, named as the spill case.
+    conflicts = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"
+    ours = {conflicts: 315.2e6, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum": 2951e6}
+    for spills, want_text in ((584, "FAIL (kernel spills: local traffic"), (0, "FAIL")):
+        got_pass, _, _, _, got_text = cc.judge_metric(conflicts, ours, [287.5e6, 288.7e6], {"spill_stores": spills}, {}, {})
+        ok = not got_pass and got_text.startswith(want_text) and (spills or got_text == "FAIL")
+        bad += not ok
+        print(f"{'ok  ' if ok else 'BAD '} conflicts, spills {spills} -> {got_pass}, {got_text!r}")
     for args, (want_pass, want_text) in cases:
         got_pass, got_text = verdict(*args)
         ok = got_pass == want_pass and got_text.startswith(want_text)
         bad += not ok
         print(f"{'ok  ' if ok else 'BAD '} {args} -> {got_pass}, {got_text!r} (want {want_pass}, {want_text!r})")
-    print(f"{len(cases) - bad} of {len(cases)} verdicts as expected")
+    total = len(cases) + 2
+    print(f"{total - bad} of {total} verdicts as expected")
     return 1 if bad else 0
 
 
