@@ -64,9 +64,8 @@ void render_hardware(std::string& out, const RunResult& r) {
     out += trf("hwreport.passes", h.passes, fmt_ms(h.pass_ms)) + "\n";
     out += "  " + model_vs_dram_note() + "\n";
     // How firm the DRAM and bank-conflict counts are for this configuration: what the app's tooltips say.
-    const int spill_loads = r.compiled ? r.compiled->ptxas.spill_loads : 0;
-    const int spills = r.compiled ? r.compiled->ptxas.spill_stores + spill_loads : 0;
-    for (const std::string& caveat : {dram_read_case(spill_loads), shared_conflicts_case(spills),
+    const PtxasInfo ptxas = r.compiled ? r.compiled->ptxas : PtxasInfo{};
+    for (const std::string& caveat : {dram_read_case(ptxas.spill_loads), shared_conflicts_case(ptxas.spill_bytes()),
                                       dram_write_case(model_stores_bytes, r.target.l2_bytes)})
         if (!caveat.empty()) out += "  " + caveat + "\n";
 }

@@ -121,11 +121,12 @@ void DrawHardwareTable(const RunResult& r) {
                      model_elems > 0 ? requests(model_elems) : "",
                      counted && model_elems > 0 ? requests(load ? r.counted->shared_loads : r.counted->shared_stores) : "",
                      has_instr ? FormatCount(instr) + " req" : "", has_instr && waves ? Ways(*waves, instr) : "", "", true};
-        if (has_instr && waves && conflicts)
+        if (has_instr && waves && conflicts) {
             row.hardware_tip = trf("hardware.shared_tip", format_count(instr), format_count(*waves), format_count(*conflicts));
-        if (const std::string loose = r.compiled ? shared_conflicts_case(r.compiled->ptxas.spill_stores + r.compiled->ptxas.spill_loads) : "";
-            !row.hardware_tip.empty() && !loose.empty())
-            row.hardware_tip += "\n" + loose;
+            // A spilling kernel's conflicts are loose (tilelab/hardware.h): said beside them.
+            if (const std::string loose = r.compiled ? shared_conflicts_case(r.compiled->ptxas.spill_bytes()) : ""; !loose.empty())
+                row.hardware_tip += "\n" + loose;
+        }
         rows.push_back(row);
     }
     // The constant cache, where the model has run-time addressed constant reads or a warp's lanes

@@ -19,6 +19,7 @@ struct PtxasInfo {
     int cmem_bytes = 0;     // constant bank 0 (params)
     bool parsed = false;
     bool spills() const { return spill_stores > 0 || spill_loads > 0; }
+    int spill_bytes() const { return spill_stores + spill_loads; }
 };
 
 // Parses ptxas's verbose report. Only the lines for `mangled_name` are used when it is not empty.

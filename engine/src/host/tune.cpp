@@ -305,7 +305,7 @@ static void analyse_candidate(Engine& engine, const Variant& v, const Problem& p
         return;
     }
     c.registers = r.compiled->ptxas.registers;
-    c.spill_bytes = r.compiled->ptxas.spill_stores + r.compiled->ptxas.spill_loads;
+    c.spill_bytes = r.compiled->ptxas.spill_bytes();
     c.smem_bytes = r.smem_bytes();
     c.threads = int(r.launch.threads_per_block());
     c.blocks_per_sm = r.occupancy.blocks_per_sm;
