@@ -446,24 +446,18 @@ void App::draw_status_bar() {
     std::snprintf(frame, sizeof frame, "%s %.1f ms", tr("status.frame").c_str(), last_frame_ms_);
     const float frame_x = ImGui::GetWindowWidth() - ImGui::CalcTextSize(frame).x - ImGui::GetStyle().WindowPadding.x * 2;
     const float spacing = ImGui::GetStyle().ItemSpacing.x;
-    if (!engine_thread_.ready()) {
-        ImGui::TextDisabled("%s", tr("status.engine_starting").c_str());
-    } else {
-        DrawGpuStatus(engine_thread_);   // where runs go (gpu_setting.h)
-    }
-    // Then the activity and a notice, each shortened to the room left before the frame time (the
-    // whole of it in a tooltip): at a large text size they would run under it.
-    const auto then = [&](const std::string& text, const ImVec4& colour) {
+    const float right = frame_x - spacing;   // every part ends before the frame time
+    const ImVec4 dim = ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled);
+    if (!engine_thread_.ready()) FittedText(tr("status.engine_starting"), dim, right);
+    else DrawGpuStatus(engine_thread_, right);   // where runs go (gpu_setting.h)
+    // Then the activity and a notice (e.g. a settings field that was reset; it stays until the app
+    // closes), each shortened to the room left: at a large text size they would run under it.
+    ImGui::SameLine();
+    if (!FittedText(std::string("  |  ") + to_string(engine_thread_.activity()), dim, right)) return;
+    if (!state_.notice.empty()) {
         ImGui::SameLine();
-        const float room = frame_x - spacing - ImGui::GetCursorPosX();
-        if (room < ImGui::CalcTextSize("  |  ...").x) return;
-        const std::string shown = Ellipsized(text, room);
-        ImGui::TextColored(colour, "%s", shown.c_str());
-        if (shown != text && ImGui::IsItemHovered()) WrappedTooltip(text.c_str());
-    };
-    then(std::string("  |  ") + to_string(engine_thread_.activity()), ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-    // e.g. a settings field that was reset; stays until the app closes
-    if (!state_.notice.empty()) then("  |  " + state_.notice, CautionColorVec());
+        if (!FittedText("  |  " + state_.notice, CautionColorVec(), right)) return;
+    }
     if (ImGui::GetItemRectMax().x - ImGui::GetWindowPos().x + spacing > frame_x) return;   // no room for the frame time
     ImGui::SameLine(frame_x);
     ImGui::TextDisabled("%s", frame);

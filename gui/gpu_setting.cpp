@@ -139,32 +139,34 @@ void DrawGpuMenu(GpuSettingDraft& draft, EngineThread& engine, const std::string
     ImGui::EndMenu();
 }
 
-void DrawGpuStatus(EngineThread& engine) {
+void DrawGpuStatus(EngineThread& engine, float right) {
     const DeviceStatus device = engine.device();
     const Target target = engine.target();
+    const ImVec4 dim = ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled);
     if (engine.reconnecting()) {
-        ImGui::TextDisabled("%s", tr("gpu.connecting").c_str());
+        FittedText(tr("gpu.connecting"), dim, right);
         return;
     }
     if (device.gpu) {
         const std::string where = device.where.empty() ? "" : trf("gpu.on_host", device.where);
-        ImGui::TextColored(StatusColorVec(true), "%s", trf("gpu.status_gpu", device.name, target.arch_name(), where).c_str());
+        FittedText(trf("gpu.status_gpu", device.name, target.arch_name(), where), StatusColorVec(true), right);
         if (const std::string note = engine.gpu_note(); note.rfind("waiting", 0) == 0) {
             ImGui::SameLine();
-            ImGui::TextColored(CautionColorVec(), "  %s", note.c_str());
+            FittedText("  " + note, CautionColorVec(), right);
         }
         return;
     }
-    ImGui::TextDisabled("%s", trf("gpu.status_model", target.name, target.arch_name()).c_str());
-    if (!device.where.empty() || device.unreachable) {
-        ImGui::SameLine();
-        ImGui::TextColored(CautionColorVec(), " %s", device.reason.c_str());
-        if (ImGui::IsItemHovered()) WrappedTooltip(device.reason.c_str());
-        if (device.unreachable) {
-            ImGui::SameLine();
-            if (ImGui::SmallButton(tr("gpu.reconnect").c_str())) engine.reconnect(engine.location());
-        }
-    }
+    FittedText(trf("gpu.status_model", target.name, target.arch_name()), dim, right);
+    if (device.where.empty() && !device.unreachable) return;
+    // The reason gets the room the Reconnect button leaves, so that the button stays in view.
+    const std::string reconnect = tr("gpu.reconnect");
+    const float button = device.unreachable ? ButtonWidth(reconnect.c_str()) : 0.0f;
+    ImGui::SameLine();
+    FittedText(" " + device.reason, CautionColorVec(), right - (button > 0 ? button + ImGui::GetStyle().ItemSpacing.x : 0.0f));
+    if (!device.unreachable) return;
+    ImGui::SameLine();
+    if (ImGui::GetCursorPosX() + button > right + 1.0f) return;   // not even the button fits
+    if (ImGui::SmallButton(reconnect.c_str())) engine.reconnect(engine.location());
 }
 
 }  // namespace tilelab::gui

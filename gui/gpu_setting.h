@@ -32,6 +32,6 @@ struct GpuSettingDraft {
 void DrawGpuMenu(GpuSettingDraft& draft, EngineThread& engine, const std::string& settings_path, std::string& notice);
 // The status bar's device part: "GPU: NVIDIA H100 (sm_90) on gpu01 via ssh", or model mode with
 // the reason and a Reconnect button when a GPU elsewhere could not be reached.
-void DrawGpuStatus(EngineThread& engine);
+void DrawGpuStatus(EngineThread& engine, float right);
 
 }  // namespace tilelab::gui

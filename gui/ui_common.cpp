@@ -314,6 +314,15 @@ std::string Ellipsized(const std::string& text, float room) {
     return text.substr(0, keep) + dots;
 }
 
+bool FittedText(const std::string& text, const ImVec4& colour, float right) {
+    const float room = right - ImGui::GetCursorPosX();
+    if (room < ImGui::CalcTextSize("...").x) return false;
+    const std::string shown = Ellipsized(text, room);
+    ImGui::TextColored(colour, "%s", shown.c_str());
+    if (shown != text && ImGui::IsItemHovered()) WrappedTooltip(text.c_str());
+    return true;
+}
+
 float WindowFitScale(float width, float height) {
     constexpr float kDesignWidth = 1280, kDesignHeight = 720, kStep = 0.05f, kSmallest = 0.7f;
     if (!(width > 0) || !(height > 0)) return 1.0f;   // not known yet (the first frame)

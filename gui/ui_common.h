@@ -65,6 +65,11 @@ inline constexpr std::string_view kOutOfView = " is out of view";
 bool TextEllipsized(const std::string& text);
 // `text` as TextEllipsized would draw it in `room` pixels of the current font.
 std::string Ellipsized(const std::string& text, float room);
+// `text` in `colour` on the current line, shortened to end before `right` (an x in the window, as
+// GetCursorPosX gives), the whole of it in a tooltip when shortened; nothing where not even "..."
+// fits. Returns whether it drew. For a line of several parts (the status bar) that must not run
+// past the window's edge at a large text size.
+bool FittedText(const std::string& text, const ImVec4& colour, float right);
 // `text` wrapped at the column's edge with " (?)" after it when there is `help` (may be null),
 // shown on hover: unlike HelpMarker beside unwrapped text, the marker wraps with the words and is
 // never cut off in a narrow column. `dim` draws it in the disabled colour.
