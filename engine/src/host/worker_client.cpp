@@ -325,8 +325,8 @@ bool WorkerClient::wait_for_reply(uint32_t id, const CancelFlag* cancel, json& r
         if (got != worker::ReadStatus::message) {
             ++deaths_;
             if (remote_) {
-                const std::string what = "the connection closed in the middle of a run" +
-                                         (got == worker::ReadStatus::error ? " (" + error + ")" : std::string());
+                const std::string what = say("the connection closed in the middle of a run{}", "连接在运行中途断开{}",
+                                             got == worker::ReadStatus::error ? " (" + error + ")" : std::string());
                 remote_->close(kExitGraceMs);
                 failure = remote_->explain(what);
                 remote_.reset();
@@ -391,7 +391,7 @@ bool WorkerClient::call(json request, const CancelFlag* cancel, json& reply, std
         ++deaths_;
         if (remote_) {
             remote_->close(kExitGraceMs);
-            failure = lost_ = remote_->explain("the connection closed: " + error);
+            failure = lost_ = remote_->explain(say("the connection closed: {}", "连接已断开：{}", error));
             remote_.reset();
             channel_ = -1;
             return false;
