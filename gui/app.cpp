@@ -451,13 +451,15 @@ void App::draw_status_bar() {
     if (!engine_thread_.ready()) FittedText(tr("status.engine_starting"), dim, right);
     else DrawGpuStatus(engine_thread_, right);   // where runs go (gpu_setting.h)
     // Then the activity and a notice (e.g. a settings field that was reset; it stays until the app
-    // closes), each shortened to the room left: at a large text size they would run under it.
-    ImGui::SameLine();
-    if (!FittedText(std::string("  |  ") + to_string(engine_thread_.activity()), dim, right)) return;
-    if (!state_.notice.empty()) {
+    // closes), each shortened to the room left: at a large text size they would run under it. A
+    // part with no room for more than its separator and "..." is left out.
+    const auto part = [&](const std::string& text, const ImVec4& colour) {
         ImGui::SameLine();
-        if (!FittedText("  |  " + state_.notice, CautionColorVec(), right)) return;
-    }
+        if (right - ImGui::GetCursorPosX() < ImGui::CalcTextSize("  |  ...").x) return false;
+        return FittedText("  |  " + text, colour, right);
+    };
+    if (!part(to_string(engine_thread_.activity()), dim)) return;
+    if (!state_.notice.empty() && !part(state_.notice, CautionColorVec())) return;
     if (ImGui::GetItemRectMax().x - ImGui::GetWindowPos().x + spacing > frame_x) return;   // no room for the frame time
     ImGui::SameLine(frame_x);
     ImGui::TextDisabled("%s", frame);
