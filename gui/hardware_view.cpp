@@ -100,7 +100,9 @@ void DrawHardwareTable(const RunResult& r) {
     rows.push_back({tr("hardware.dram_write").c_str(), tr("hardware.dram_write_help").c_str(), "", "",
                     bytes(hw(kDramWrite)), "", ""});
     // Which side of the counters' acceptance rule this configuration is on (tilelab/hardware.h).
-    if (have) rows.back().hardware_tip = dram_write_case(m.store_bytes(m.total.global_stores), r.target.l2_bytes);
+    if (have)
+        rows.back().hardware_tip = dram_write_case(m.store_bytes(m.total.global_stores), r.target.l2_bytes,
+                                                   r.compiled ? r.compiled->ptxas.spill_stores : 0);
     rows.push_back({"L2", tr("hardware.l2_help").c_str(), "", "",
                     bytes(hw("lts__t_bytes.sum")), "", ""});
     rows.push_back({tr("hardware.l1_loads").c_str(), l1_loads_help.c_str(),

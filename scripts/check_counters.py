@@ -58,6 +58,11 @@ active cycles over replays, and read 101.9 % occupancy for a 12 µs transpose on
 alone; docs/benchmarks.md, 2026-12-02). "alone" gives each ratio a run of its own; "together"
 collects all 16 in one run, as this script did before 2026-12-04.
 
+A spilling kernel's shared-memory bank conflicts follow the clock (the same launch: ncu 296 M at
+the GPU's own clocks, 314 M at base clocks, TileLab's pass 312 M; H100, 2026-12-07): for such a
+kernel ncu collects the conflicts again at the other clock setting, and a count outside ncu's
+spread passes when it lies in the range ncu spans over both settings ("ncu's two clocks").
+
 Usage: check_counters.py CLI [--per-variant N] [--variants a,b] [--seed S] [--ncu PATH]
                              [--ncu-repeat R] [--ncu-clock none|base] [--ncu-launch first|pass]
                              [--ncu-replay kernel|application] [--ncu-ratios apart|alone|together] [--large]
@@ -174,6 +179,7 @@ def floor_for(metric, ours):
 
 
 FIRM_OUTPUT_PER_L2 = 4.0   # tilelab/hardware.h: kFirmOutputPerL2
+SPILL_WRITE_TOL = 0.04     # tilelab/hardware.h: dram_write_case, a kernel that spills
 CYCLES = "sm__cycles_active.avg"
 TENSOR_PIPE = "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active"
 
@@ -236,9 +242,14 @@ def ncu_setup_remainder(a, extra):
     return {m: max(0.0, max(t[m] for t in theirs) - ours[m]) for m in SETUP_METRICS}
 
 
-def judge_metric(m, ours, values, result, verdicts, remainder):
+def spills(result):
+    return result.get("spill_loads", 0) + result.get("spill_stores", 0) > 0
+
+
+def judge_metric(m, ours, values, result, verdicts, remainder, other_clock=None):
     """(passed, strict, repeat, rel, verdict) for metric m of one configuration; `verdicts` holds the
-    "as cycles" rows already judged."""
+    "as cycles" rows already judged; `other_clock` is (its name, {metric: ncu's values at the other
+    clock setting}), collected for a spilling kernel's bank conflicts."""
     floor = floor_for(m, ours)
     rel, strict, repeat = judge(ours[m], values, floor)
     # DRAM writes of an output at least FIRM_OUTPUT_PER_L2 times L2 must be within 2 %
@@ -248,6 +259,11 @@ def judge_metric(m, ours, values, result, verdicts, remainder):
     passed = strict if firm else repeat
     verdict = ("ok" if strict else "ncu spread" if repeat else "FAIL") if not firm else \
               ("ok (output >= 4 L2)" if strict else "FAIL (output >= 4 L2: 2 %)")
+    if firm and not strict and result.get("spill_stores", 0) > 0:
+        # A spilling kernel's local writes reach DRAM as they leave L2: 1.6-3.1 % under ncu for the
+        # same launch at either clock (tilelab/hardware.h: dram_write_case; H100, 2026-12-07).
+        passed = rel <= SPILL_WRITE_TOL
+        verdict = "kernel spills: within 4 % (dram_write_case)" if passed else "FAIL (output >= 4 L2, kernel spills: 4 %)"
     verdicts[m] = passed
     if m == CYCLES:
         passed, verdict = True, "info (the launch's length)"
@@ -262,11 +278,33 @@ def judge_metric(m, ours, values, result, verdicts, remainder):
         # The known case (tilelab/hardware.h: dram_read_case): a kernel that reads spills back;
         # still a failure, named so (scripts/probe_dram_reads.py shows the L2 misses).
         verdict = "FAIL (kernel spills: L2 misses differ, probe_dram_reads.py)"
-    if verdict == "FAIL" and "bank_conflicts" in m and result.get("spill_loads", 0) + result.get("spill_stores", 0) > 0:
+    if verdict == "FAIL" and "bank_conflicts" in m and spills(result):
         # The other spill case (tilelab/hardware.h: shared_conflicts_case): local loads and stores in the
-        # same L1 data pipe; the same launch counted 9.4 % more in the pass (H100, --ncu-launch pass).
+        # same L1 data pipe, and a count that follows the clock: the same launch, ncu at the GPU's own
+        # clocks and at base clocks, 6 % apart (H100, 2026-12-07). Judged within the range ncu spans
+        # over both clock settings (each widened by 2 % and the floor); without the other clock's
+        # values, or outside that range, a failure named so.
         verdict = "FAIL (kernel spills: local traffic in L1's data pipe, shared_conflicts_case)"
+        name, others = other_clock or ("", {})
+        if others.get(m):
+            both = list(values) + list(others[m])
+            if min(both) * (1 - TOL) - floor <= ours[m] <= max(both) * (1 + TOL) + floor:
+                passed = True
+                verdict = (f"ncu's two clocks (kernel spills: {min(values) / 1e6:.1f}-{max(values) / 1e6:.1f} M, "
+                           f"{min(others[m]) / 1e6:.1f}-{max(others[m]) / 1e6:.1f} M at {name} clocks)")
     return passed, strict, repeat, rel, verdict
+
+
+def conflicts_at_other_clock(a, variant_id, args, kernel, ours, result):
+    """For a spilling kernel, whose bank conflicts follow the clock: ncu's collections of them at the
+    other clock setting, as (its name, {metric: values}); None for any other kernel."""
+    conflicts = sorted(m for m in ours if "bank_conflicts" in m)
+    if not spills(result) or not conflicts:
+        return None
+    extra = ["--clock-control", "base" if a.ncu_clock == "none" else "none", "--replay-mode", a.ncu_replay]
+    collections = [ncu_values(a.ncu, a.cli, variant_id, args, kernel, conflicts, extra, a.ncu_launch == "pass")
+                   for _ in range(a.ncu_repeat)]
+    return ("base" if a.ncu_clock == "none" else "free", {m: [c[m] for c in collections if m in c] for m in conflicts})
 
 
 def main():
@@ -347,6 +385,7 @@ def main():
                                  a.ncu_ratios)
                   for _ in range(a.ncu_repeat)]
         config = " ".join(x for x in args if x != "--set") + f" ({hw['passes']} passes, {hw['pass_ms']:.0f} ms)"
+        other_clock = conflicts_at_other_clock(a, v["id"], args, kernel, ours, result)
         ours, theirs = with_cycles(ours), [with_cycles(t) for t in theirs]
         verdicts = {}
         # "X as cycles" first: its verdict is known when X is judged.
@@ -356,7 +395,7 @@ def main():
                 print(f"| {v['id']} | {config} | {m} | {ours[m]:.6g} | missing | | | FAIL |")
                 failures += 1
                 continue
-            passed, strict, repeat, rel, verdict = judge_metric(m, ours, values, result, verdicts, remainder)
+            passed, strict, repeat, rel, verdict = judge_metric(m, ours, values, result, verdicts, remainder, other_clock)
             spread = (max(values) - min(values)) / max(abs(max(values)), 1e-9)
             failures += not passed
             s = summary[m]

@@ -70,9 +70,12 @@ std::string hardware_reason(const std::string& status, const std::string& detail
 // still in L2 at the end, and Nsight Compute counts up to about 2.6 MB more than the counter pass
 // (its set-up's dirty lines, pushed out by the kernel's reads: the pass empties L2 after its
 // profiler's start, ncu before its set-up; H100, 2026-12-06, docs/benchmarks.md), which the
-// sentence says. "" when L2's size is not known.
+// sentence says. "" when L2's size is not known. A kernel that spills (`spill_store_bytes`, ptxas's
+// spill stores a thread) gets one sentence more: its local writes reach DRAM as they leave L2, and
+// the count was 1.6-3.1 % under Nsight Compute's for the same launch at either clock (H100,
+// 2026-12-07: matmul.register_pressure at 6931², MAXREG = 36), so check_counters.py allows 4 %.
 inline constexpr double kFirmOutputPerL2 = 4.0;
-std::string dram_write_case(double output_bytes, double l2_bytes);
+std::string dram_write_case(double output_bytes, double l2_bytes, int spill_store_bytes = 0);
 
 // How firm the DRAM-read count is for a kernel that reads `spill_load_bytes` of spilled registers
 // back a thread (ptxas's spill loads): "" without spills (the count then agreed with Nsight
@@ -84,11 +87,12 @@ std::string dram_write_case(double output_bytes, double l2_bytes);
 std::string dram_read_case(int spill_load_bytes);
 
 // How firm the shared-memory bank-conflict counts are for a kernel that spills (`spill_bytes`,
-// ptxas's spill stores and loads a thread): "" without spills; with them, the same launch from the
-// same L2 state counted 9.4 % more shared-load conflicts in TileLab's pass than in Nsight Compute,
-// whose own two runs agreed within 0.4 %, while both counted the same shared-load instructions and
-// the bank model none (H100, 2026-12-06: matmul.register_pressure at 6931², MAXREG = 36;
-// docs/benchmarks.md). The spills' local loads and stores pass through the same L1 data pipe.
+// ptxas's spill stores and loads a thread): "" without spills; with them, the count follows the
+// clock: the same launch from the same L2 state counted 296 M shared-load conflicts in Nsight
+// Compute at free clocks, 314 M at base clocks, 312 M in TileLab's pass, where the bank model
+// counts none (H100, 2026-12-07: matmul.register_pressure at 6931², MAXREG = 36, application
+// replay; docs/benchmarks.md). The spills' local loads and stores pass through the same L1 data
+// pipe. scripts/check_counters.py judges such a count within the range ncu spans at both clocks.
 std::string shared_conflicts_case(int spill_bytes);
 
 // One sentence for the Memory panel and the CLI: why the model's bytes and DRAM's bytes differ.
