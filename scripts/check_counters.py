@@ -58,10 +58,13 @@ active cycles over replays, and read 101.9 % occupancy for a 12 µs transpose on
 alone; docs/benchmarks.md, 2026-12-02). "alone" gives each ratio a run of its own; "together"
 collects all 16 in one run, as this script did before 2026-12-04.
 
-A spilling kernel's shared-memory bank conflicts follow the clock (the same launch: ncu 296 M at
-the GPU's own clocks, 314 M at base clocks, TileLab's pass 312 M; H100, 2026-12-07): for such a
-kernel ncu collects the conflicts again at the other clock setting, and a count outside ncu's
-spread passes when it lies in the range ncu spans over both settings ("ncu's two clocks").
+A spilling kernel's shared-memory bank conflicts follow the clock (the same launch: ncu 288-296 M
+at the GPU's own clocks, 306-314 M at base clocks, TileLab's pass 312-315 M; H100, 2026-12-07): for
+such a kernel ncu collects the conflicts again at the other clock setting, and a count outside
+ncu's spread passes when it lies in the range ncu spans over both settings ("ncu's two clocks").
+Its DRAM writes, 1.6-3.1 % under ncu's at either clock (the spills' local writes reach DRAM as
+they leave L2), need 4 % where the output is four times L2, not 2 % (tilelab/hardware.h:
+dram_write_case, which the app's tooltip states).
 
 Usage: check_counters.py CLI [--per-variant N] [--variants a,b] [--seed S] [--ncu PATH]
                              [--ncu-repeat R] [--ncu-clock none|base] [--ncu-launch first|pass]
