@@ -304,10 +304,11 @@ def conflicts_at_other_clock(a, variant_id, args, kernel, ours, result):
     conflicts = sorted(m for m in ours if "bank_conflicts" in m)
     if not spills(result) or not conflicts:
         return None
-    extra = ["--clock-control", "base" if a.ncu_clock == "none" else "none", "--replay-mode", a.ncu_replay]
+    other = "base" if a.ncu_clock == "none" else "none"   # ncu's --clock-control
+    extra = ["--clock-control", other, "--replay-mode", a.ncu_replay]
     collections = [ncu_values(a.ncu, a.cli, variant_id, args, kernel, conflicts, extra, a.ncu_launch == "pass")
                    for _ in range(a.ncu_repeat)]
-    return ("base" if a.ncu_clock == "none" else "free", {m: [c[m] for c in collections if m in c] for m in conflicts})
+    return ("base" if other == "base" else "free", {m: [c[m] for c in collections if m in c] for m in conflicts})
 
 
 def main():
