@@ -81,11 +81,12 @@ def probe_args(what):
     return ap.parse_args()
 
 
-def measure(a, configs, metrics, timed, say, pass_launch=False):
+def measure(a, configs, metrics, timed, say, pass_launch=False, app_replay=False):
     """Each configuration (variant, size, params) --repeat times: TileLab's run with its counter pass
     collecting `metrics` (TILELAB_HW_METRICS, read from TILELAB_HW_TRACE's lines) and ncu's values of
     the same metrics and the duration on the kernel's first launch; with pass_launch, also ncu's on
-    the counter pass's own launch after the pass's L2 emptying (theirs["pass"]). Returns the rows
+    the counter pass's own launch after the pass's L2 emptying (theirs["pass"]); with app_replay,
+    ncu's on the first launch in application replay, which saves and restores no memory (theirs["app"]). Returns the rows
     (label, the run's JSON, ours, theirs) and the number of runs that failed; `say(label, ours,
     theirs)` prints a line as each comes."""
     out = a.out or tempfile.mkdtemp(prefix="probe_dram_")
@@ -112,6 +113,9 @@ def measure(a, configs, metrics, timed, say, pass_launch=False):
             if pass_launch:
                 theirs["pass"] = ncu_values(a.ncu, a.cli, variant, args, kernel, metrics, ["--clock-control", "none"],
                                             same_launch=True)
+            if app_replay:
+                theirs["app"] = ncu_values(a.ncu, a.cli, variant, args, kernel, metrics,
+                                           ["--clock-control", "none", "--replay-mode", "application"])
             rows.append((label, j, ours, theirs))
             say(label, ours, theirs)
     return rows, failed

@@ -386,6 +386,28 @@ void remember_if_final(const CuptiFailure& f, std::string& sticky_status, std::s
 
 }  // namespace
 
+// Probe hooks for issue 30's spilled-register DRAM reads (scripts/probe_dram_reads.py):
+// TILELAB_HW_STACK_LIMIT=BYTES sets the per-thread stack limit once, before the first pass (the
+// driver sizes each thread's local memory by it), and TILELAB_HW_TRACE prints the limits that
+// shape where local memory lies, at every pass: whether a launch under ncu sees other ones.
+static void local_memory_probe(bool trace) {
+    static bool set = false;
+    if (const char* v = std::getenv("TILELAB_HW_STACK_LIMIT"); v && !set) {
+        set = true;
+        const cudaError_t e = cudaDeviceSetLimit(cudaLimitStackSize, size_t(std::strtoull(v, nullptr, 10)));
+        if (trace) std::fprintf(stderr, "hw-limit: set stack %s: %s\n", v, cudaGetErrorString(e));
+    }
+    if (!trace) return;
+    size_t stack = 0, heap = 0, persisting = 0;
+    cudaDeviceGetLimit(&stack, cudaLimitStackSize);
+    cudaDeviceGetLimit(&heap, cudaLimitMallocHeapSize);
+    cudaDeviceGetLimit(&persisting, cudaLimitPersistingL2CacheSize);
+    unsigned flags = 0;
+    cudaGetDeviceFlags(&flags);
+    std::fprintf(stderr, "hw-limit: stack %zu B, heap %zu B, persisting L2 %zu B, device flags 0x%x\n", stack, heap,
+                 persisting, flags);
+}
+
 void HardwareCounterSession::prepare() {
     State& s = *state_;
     if (s.initialized || !s.sticky_status.empty()) return;
@@ -413,6 +435,7 @@ HardwareCounters HardwareCounterSession::collect(const L2Emptying& empty, const 
         out.pass_ms = ms_since(start);
         return out;
     };
+    local_memory_probe(s.trace);
     if (std::getenv("TILELAB_HW_NCU_LAUNCH")) {
         // The pass's launch, with the pass's L2 emptying before it, but no CUPTI: for
         // `ncu --cache-control none --nvtx --nvtx-include tilelab-hardware-pass/` to profile the
