@@ -4,7 +4,8 @@ counts higher by no more than its own set-up remainder (measured in the same run
 so; more than that, or lower than ours, fails; an output of four times L2 or more needs 2 %. And a
 spilling kernel's bank conflicts outside ncu's spread fail, named as the spill case, unless they lie
 in the range ncu spans over both clock settings (the spilling matmul's conflicts follow the clock);
-its DRAM writes need 4 %, not 2 %."""
+its DRAM writes need 4 %, not 2 %. ncu's set-up remainder is the most over the probe's first
+launch and the pass's own launch."""
 import os
 import sys
 
@@ -22,6 +23,34 @@ def verdict(ours_writes, ncu_writes, output_bytes, remainder, spill_stores=0):
     passed, _, _, _, text = cc.judge_metric(cc.WRITES, ours, ncu_writes, result, {},
                                             {} if remainder is None else {cc.WRITES: remainder})
     return passed, text
+
+
+def remainder_case():
+    """ncu_setup_remainder with the CLI and ncu stood in: TileLab's pass counts 8 bytes; ncu's first
+    launches 2.3 and 2.1 MB, its collections on the pass's own launch 4.1 and 3.9 MB. The remainder
+    must be the most of all four (4.1 MB), and the pass's launch must have been asked for."""
+    import json
+    import types
+    asked = []
+
+    def fake_run(cmd, env=None, timeout=300):
+        return 0, json.dumps({"kernel": "stream_read<8>", "hardware": {cc.WRITES: 8.0, cc.LTS: 1e6}}), ""
+
+    def fake_ncu(ncu, cli, variant, args, kernel, metrics, extra=(), same_launch=False):
+        asked.append(same_launch)
+        values = {False: [2.3, 2.1], True: [4.1, 3.9]}[same_launch][sum(1 for s in asked if s == same_launch) - 1]
+        return {cc.WRITES: values * MB + 8.0, cc.LTS: 1e6 + 0.05 * MB}
+
+    saved = cc.run, cc.ncu_values
+    cc.run, cc.ncu_values = fake_run, fake_ncu
+    try:
+        got = cc.ncu_setup_remainder(types.SimpleNamespace(cli="cli", ncu="ncu", ncu_repeat=2), [])
+    finally:
+        cc.run, cc.ncu_values = saved
+    ok = abs(got.get(cc.WRITES, 0) - 4.1 * MB) < 1 and sorted(asked) == [False, False, True, True]
+    print(f"{'ok  ' if ok else 'BAD '} set-up remainder over both launches: {got.get(cc.WRITES, 0) / MB:.2f} MB "
+          f"from {asked} (want 4.10 MB, two of each)")
+    return 0 if ok else 1
 
 
 def main():
@@ -74,7 +103,8 @@ def main():
         ok = got_pass == want_pass and got_text.startswith(want_text)
         bad += not ok
         print(f"{'ok  ' if ok else 'BAD '} {args} -> {got_pass}, {got_text!r} (want {want_pass}, {want_text!r})")
-    total = len(cases) + len(conflict_cases) + len(clock_cases)
+    bad += remainder_case()
+    total = len(cases) + len(conflict_cases) + len(clock_cases) + 1
     print(f"{total - bad} of {total} verdicts as expected")
     return 1 if bad else 0
 
