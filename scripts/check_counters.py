@@ -185,6 +185,9 @@ def floor_for(metric, ours):
 
 FIRM_OUTPUT_PER_L2 = 4.0   # tilelab/hardware.h: kFirmOutputPerL2
 SPILL_WRITE_TOL = 0.04     # tilelab/hardware.h: dram_write_case, a kernel that spills
+# tilelab/hardware.h: dram_read_case, a kernel that reads spills back: "read this one as an order of
+# magnitude" (measured from 13 % under ncu, H100, to 3.9 times ncu's, H200): within 10 times either way.
+SPILL_READ_FACTOR = 10.0
 CYCLES = "sm__cycles_active.avg"
 TENSOR_PIPE = "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active"
 
@@ -286,9 +289,14 @@ def judge_metric(m, ours, values, result, verdicts, remainder, other_clock=None)
         if -floor <= short <= remainder[m] * (1 + TOL) + floor:
             passed, verdict = True, f"ncu's set-up ({short / 1e6:.2f} of {remainder[m] / 1e6:.2f} MB)"
     if verdict == "FAIL" and m == "dram__bytes_read.sum" and result.get("spill_loads", 0) > 0:
-        # The known case (tilelab/hardware.h: dram_read_case): a kernel that reads spills back;
-        # still a failure, named so (scripts/probe_dram_reads.py shows the L2 misses).
-        verdict = "FAIL (kernel spills: L2 misses differ, probe_dram_reads.py)"
+        # The known case (tilelab/hardware.h: dram_read_case): a kernel that reads spills back. Its
+        # L2 misses differ between the pass and ncu on the same launch and move with where local
+        # memory lies in the pass only (scripts/probe_dram_reads.py, probe_stack_limit.sh); the app
+        # states the count as an order of magnitude, and that is what is checked.
+        mean = sum(values) / len(values)
+        passed = mean > 0 and ours[m] > 0 and 1 / SPILL_READ_FACTOR <= ours[m] / mean <= SPILL_READ_FACTOR
+        verdict = (f"kernel spills: an order of magnitude ({ours[m] / mean:.2f} of ncu's, dram_read_case)" if passed
+                   else "FAIL (kernel spills: beyond an order of magnitude, dram_read_case)")
     if verdict == "FAIL" and "bank_conflicts" in m and spills(result):
         # The other spill case (tilelab/hardware.h: shared_conflicts_case): local loads and stores in the
         # same L1 data pipe, and a count that follows the clock: the same launch, ncu at the GPU's own

@@ -80,10 +80,11 @@ std::string dram_write_case(double output_bytes, double l2_bytes, int spill_stor
 // How firm the DRAM-read count is for a kernel that reads `spill_load_bytes` of spilled registers
 // back a thread (ptxas's spill loads): "" without spills (the count then agreed with Nsight
 // Compute's within 2 % on every variant); with them, how many of the spill reads miss L2 was not
-// reproducible between TileLab's pass and Nsight Compute on the same launch (on an H200, equal to
-// 3.9 times, and Nsight Compute's launch of the most different case 13 % faster than the kernel
-// unprofiled; scripts/probe_dram_reads.py, docs/benchmarks.md), so the sentence says to read it as
-// an order of magnitude.
+// reproducible between TileLab's pass and Nsight Compute on the same launch (from 13 % fewer on an
+// H100 to 3.9 times as many on an H200; the pass's count moved 42 % with the stack limit, ncu's
+// 0.3 %; Nsight Compute's launch of the most different case 13 % faster than the kernel
+// unprofiled; scripts/probe_dram_reads.py, probe_stack_limit.sh, docs/benchmarks.md), so the
+// sentence says to read it as an order of magnitude, and scripts/check_counters.py checks that.
 std::string dram_read_case(int spill_load_bytes);
 
 // How firm the shared-memory bank-conflict counts are for a kernel that spills (`spill_bytes`,
