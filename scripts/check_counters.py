@@ -27,8 +27,8 @@ TileLab, a kernel that writes one word after reading 537 MB (lesson 18's read); 
 beyond TileLab there are lines ncu's set-up left dirty, which the kernel's reads push out. It is
 measured on that kernel's first launch and on the pass's own launch, where no flush of ncu's
 follows its set-up, and the most of all collections is taken: a bound on what the set-up adds, not
-a sample of it (ncu_setup_remainder). TileLab's pass empties L2 after its profiler's start and counts that kernel's 8 bytes
-(hardware_counters.h: L2Emptying; H100, 2026-12-06). The summary gives both counts: the issue's
+a sample of it (ncu_setup_remainder). TileLab's pass empties L2 after its profiler's start and
+counts that kernel's 8 bytes (hardware_counters.h: L2Emptying; H100, 2026-12-06). The summary gives both counts: the issue's
 rule (within ncu's repeatability) and what passed with the named cases.
 
 Tensor pipe busy divides the cycles the tensor pipe worked, fixed by the kernel's work, by the
@@ -106,6 +106,12 @@ def draw_size(family, rng, large=False):
     return f"{size}x{size}x1" if family in FLAT else str(size)
 
 
+def compile_config(cli, variant_id, args):
+    """(exit code, the compile's JSON or None, its stderr): what the engine says of a configuration."""
+    rc, out, err = run([cli, "compile", variant_id, "--json"] + args)
+    return rc, json.loads(out) if rc == 0 else None, err
+
+
 def draw_configs(cli, variant, n, rng, large=False):
     """n random (params, size) pairs the engine accepts (`compile` exits 0). Each parameter is drawn
     from all its values; where 200 such draws found too few (lesson 07's twelve parameters, whose
@@ -118,9 +124,9 @@ def draw_configs(cli, variant, n, rng, large=False):
         params = {p["name"]: p["default"] if near_defaults and rng.random() < 0.5 else rng.choice(p["values"])
                   for p in variant["params"]}
         args = ["--size", draw_size(variant["family"], rng, large)] + sum((["--set", f"{k}={v}"] for k, v in params.items()), [])
-        rc, out, _ = run([cli, "compile", variant["id"], "--json"] + args)
+        rc, compiled, _ = compile_config(cli, variant["id"], args)
         if rc == 0:
-            configs.append((args, json.loads(out)))
+            configs.append((args, compiled))
     return configs
 
 
@@ -333,10 +339,10 @@ def given_configs(cli, variants, configs):
     by_id = {v["id"]: v for v in variants}
     for config in configs:
         variant_id, *args = config.split()
-        rc, out, err = run([cli, "compile", variant_id, "--json"] + args) if variant_id in by_id else (2, "", "no such variant")
+        rc, compiled, err = compile_config(cli, variant_id, args) if variant_id in by_id else (2, None, "no such variant")
         if rc != 0:
             sys.exit(f"check_counters: --config {config!r}: {err.strip().splitlines()[-1] if err.strip() else f'exit {rc}'}")
-        yield by_id[variant_id], (args, json.loads(out))
+        yield by_id[variant_id], (args, compiled)
 
 
 def main():
@@ -383,9 +389,8 @@ def main():
     # One configuration of every variant, then a second of each ...: drawn (and compiled) only when
     # its turn comes, so that a --deadline leaves every variant about equally covered.
     selected = [v for v in variants if not wanted or v["id"] in wanted]
-    work = ((v, cfg) for _ in range(a.per_variant) for v in selected for cfg in draw_configs(a.cli, v, 1, rng, a.large))
-    if a.config:
-        work = given_configs(a.cli, variants, a.config)
+    work = (given_configs(a.cli, variants, a.config) if a.config else
+            ((v, cfg) for _ in range(a.per_variant) for v in selected for cfg in draw_configs(a.cli, v, 1, rng, a.large)))
     for v, (args, compiled) in work:
         if a.deadline and time.monotonic() - start > a.deadline:
             print(f"\n(deadline of {a.deadline} s reached after {checked} configurations)")

@@ -4,8 +4,8 @@ counts higher by no more than its own set-up remainder (measured in the same run
 so; more than that, or lower than ours, fails; an output of four times L2 or more needs 2 %. And a
 spilling kernel's bank conflicts outside ncu's spread fail, named as the spill case, unless they lie
 in the range ncu spans over both clock settings (the spilling matmul's conflicts follow the clock);
-its DRAM writes need 4 %, not 2 %, and its DRAM reads an order of magnitude (the app's words). ncu's set-up remainder is the most over the probe's first
-launch and the pass's own launch."""
+its DRAM writes need 4 %, not 2 %, and its DRAM reads an order of magnitude (the app's words).
+ncu's set-up remainder is the most over the probe's first launch and the pass's own launch."""
 import os
 import sys
 
@@ -76,7 +76,7 @@ def main():
     ]
     conflicts = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"
     ours = {conflicts: 315.2e6, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum": 2951e6}
-    bad, read_cases = 0, 0
+    bad = 0
     for spills, want_text in conflict_cases:
         got_pass, _, _, _, got_text = cc.judge_metric(conflicts, ours, [287.5e6, 288.7e6], {"spill_stores": spills}, {}, {})
         ok = not got_pass and got_text == want_text
@@ -85,14 +85,14 @@ def main():
     # A spilling kernel's DRAM reads: an order of magnitude (the H100's matmul.mma of 2026-12-07:
     # 2.00 GB against 2.26 and 2.32); 23 times too few fails; without spills, 12.7 % fails.
     reads = "dram__bytes_read.sum"
-    for mine, spill_loads, want_pass, want_text in ((2.0e9, 608, True, "kernel spills: an order of magnitude (0.87"),
-                                                    (0.1e9, 608, False, "FAIL (kernel spills: beyond"),
-                                                    (2.0e9, 0, False, "FAIL")):
+    read_cases = [(2.0e9, 608, True, "kernel spills: an order of magnitude (0.87"),
+                  (0.1e9, 608, False, "FAIL (kernel spills: beyond"),
+                  (2.0e9, 0, False, "FAIL")]
+    for mine, spill_loads, want_pass, want_text in read_cases:
         got_pass, _, _, _, got_text = cc.judge_metric(reads, {reads: mine}, [2.261e9, 2.322e9],
                                                       {"spill_loads": spill_loads}, {}, {})
         ok = got_pass == want_pass and got_text.startswith(want_text) and (spill_loads or got_text == "FAIL")
         bad += not ok
-        read_cases += 1
         print(f"{'ok  ' if ok else 'BAD '} DRAM reads {mine / 1e9:.2f} GB, spill loads {spill_loads} -> {got_pass}, "
               f"{got_text!r} (want {want_pass}, {want_text!r})")
     # ncu again at base clocks (the H100's 2026-12-07 values: 296 M free, 314 M base, ours 312 M).
@@ -117,7 +117,7 @@ def main():
         bad += not ok
         print(f"{'ok  ' if ok else 'BAD '} {args} -> {got_pass}, {got_text!r} (want {want_pass}, {want_text!r})")
     bad += remainder_case()
-    total = len(cases) + len(conflict_cases) + len(clock_cases) + read_cases + 1
+    total = len(cases) + len(conflict_cases) + len(clock_cases) + len(read_cases) + 1
     print(f"{total - bad} of {total} verdicts as expected")
     return 1 if bad else 0
 
