@@ -68,10 +68,16 @@ Its DRAM writes, 1.6-3.1 % under ncu's at either clock (the spills' local writes
 they leave L2), need 4 % where the output is four times L2, not 2 % (tilelab/hardware.h:
 dram_write_case, which the app's tooltip states).
 
+L2 bytes and DRAM traffic hang on what the caches held, and when (VARYING): one pass and two ncu
+collections of them can miss each other where the means agree. Such a count that fails gets a
+second look: --second-look N (default 4) more passes of TileLab's and N more collections of ncu's,
+and the mean of all TileLab's passes is judged against the mean of all ncu's by the same rule (2 %,
+the floor, 4 % for a spilling kernel's writes, ncu's set-up remainder below four times L2).
+
 Usage: check_counters.py CLI [--per-variant N] [--variants a,b] [--seed S] [--ncu PATH]
                              [--ncu-repeat R] [--ncu-clock none|base] [--ncu-launch first|pass]
                              [--ncu-replay kernel|application] [--ncu-ratios apart|alone|together] [--large]
-                             [--deadline S] [--config 'VARIANT --size S --set K=V ...']...
+                             [--deadline S] [--second-look N] [--config 'VARIANT --size S --set K=V ...']...
 """
 import argparse, csv, io, json, os, random, re, subprocess, sys, time
 from stray import stop_stray_processes
@@ -262,6 +268,36 @@ def ncu_setup_remainder(a, extra):
     return {m: max(0.0, max(t[m] for t in theirs) - ours[m]) for m in SETUP_METRICS}
 
 
+# Counts that hang on what the caches held, and when: L2 bytes on the L1 hits of blocks that share
+# an SM (attention.flash2_mma 7896×64×11 read 1.112-1.153 GB from L2 in six passes of TileLab's and
+# 1.098-1.160 GB in six collections of ncu's, means 0.2 % apart; H100, 2026-12-07), DRAM traffic on
+# the L2 hits. Two collections of ncu's do not show how far such a count moves from run to run, so a
+# configuration that fails on one of them gets a second look: --second-look more passes of
+# TileLab's and as many collections of ncu's, and the two means are judged by the same rule.
+VARYING = (LTS, "dram__bytes_read.sum", WRITES)
+
+
+def judge_means(m, ours_runs, ncu_runs, ours, result, remainder):
+    """(passed, relative difference, verdict) for a varying count judged on the mean of TileLab's
+    passes against the mean of ncu's collections: within 2 % (4 % for a spilling kernel's DRAM
+    writes of an output four times L2, as one pass is judged) or the floor, or, below four times L2,
+    under ncu's mean by no more than ncu's set-up remainder."""
+    mine, theirs = sum(ours_runs) / len(ours_runs), sum(ncu_runs) / len(ncu_runs)
+    floor = floor_for(m, ours)
+    diff = abs(mine - theirs)
+    rel = diff / abs(theirs) if theirs else (0.0 if diff == 0 else float("inf"))
+    firm = m == WRITES and firm_write_case(result)
+    tol = SPILL_WRITE_TOL if firm and result.get("spill_stores", 0) > 0 else TOL
+    span = (f"{len(ours_runs)} passes {min(ours_runs):.6g}-{max(ours_runs):.6g}, "
+            f"{len(ncu_runs)} ncu {min(ncu_runs):.6g}-{max(ncu_runs):.6g}")
+    if rel <= tol or diff <= floor:
+        return True, rel, f"ok on the means ({span})"
+    short = theirs - mine
+    if m in remainder and not firm and -floor <= short <= remainder[m] * (1 + TOL) + floor:
+        return True, rel, f"ncu's set-up on the means ({short / 1e6:.2f} of {remainder[m] / 1e6:.2f} MB; {span})"
+    return False, rel, f"FAIL on the means ({span})"
+
+
 def spills(result):
     return result.get("spill_loads", 0) + result.get("spill_stores", 0) > 0
 
@@ -361,6 +397,8 @@ def main():
                          "each alone, or all metrics together")
     ap.add_argument("--large", action="store_true", help="sizes whose output is several times L2 (SIZES)")
     ap.add_argument("--deadline", type=float, default=0, help="stop starting new configurations after this many seconds")
+    ap.add_argument("--second-look", type=int, default=4, metavar="N",
+                    help="a varying count (VARYING) that fails: N more passes and N more ncu collections, judged on the means")
     ap.add_argument("--config", action="append", default=[], metavar="'VARIANT --size S --set K=V ...'",
                     help="check this configuration instead of drawing (repeatable): a failure checked again")
     a = ap.parse_args()
@@ -429,7 +467,7 @@ def main():
         config = " ".join(x for x in args if x != "--set") + f" ({hw['passes']} passes, {hw['pass_ms']:.0f} ms)"
         other_clock = conflicts_at_other_clock(a, v["id"], args, kernel, ours, result)
         ours, theirs = with_cycles(ours), [with_cycles(t) for t in theirs]
-        verdicts = {}
+        verdicts, second = {}, {}
         # "X as cycles" first: its verdict is known when X is judged.
         for m in sorted(ours, key=lambda m: (not m.endswith(" as cycles"), m)):
             values = [t[m] for t in theirs if m in t]
@@ -439,11 +477,27 @@ def main():
                 continue
             passed, strict, repeat, rel, verdict = judge_metric(m, ours, values, result, verdicts, remainder, other_clock)
             spread = (max(values) - min(values)) / max(abs(max(values)), 1e-9)
-            failures += not passed
+            if not passed and m in VARYING and a.second_look > 0:
+                second[m], verdict = values, "a second look (below)"
+            else:
+                failures += not passed
             s = summary[m]
             s[0] += 1; s[1] += strict; s[2] += repeat; s[3] = max(s[3], rel); s[4] = max(s[4], spread); s[5] += passed
             shown = ", ".join(f"{x:.6g}" for x in values)
             print(f"| {v['id']} | {config} | {m} | {ours[m]:.6g} | {shown} | {100 * rel:.2f}% | {100 * spread:.2f}% | {verdict} |")
+        if second:
+            passes = [json.loads(o)["hardware"] for rc, o, _ in
+                      (run([a.cli, "run", v["id"], "--json", *OURS] + args) for _ in range(a.second_look)) if rc == 0]
+            collections = [ncu_values(a.ncu, a.cli, v["id"], args, kernel, sorted(second), extra, a.ncu_launch == "pass")
+                           for _ in range(a.second_look)]
+            for m, values in second.items():
+                mine = [ours[m]] + [p[m] for p in passes if p.get(m) is not None]
+                values = values + [c[m] for c in collections if m in c]
+                passed, rel, verdict = judge_means(m, mine, values, ours, result, remainder)
+                failures += not passed
+                summary[m][5] += passed
+                print(f"| {v['id']} | {config} | {m}, means | {sum(mine) / len(mine):.6g} | {sum(values) / len(values):.6g} "
+                      f"| {100 * rel:.2f}% | | {verdict} |")
         sys.stdout.flush()
     print(f"\nconfigurations per variant: " + ", ".join(f"{k} {n}" for k, n in per_variant.items()))
     print("\n| metric | within 2 % | within ncu's repeatability | passed (launch length, ncu's set-up) | largest diff "
