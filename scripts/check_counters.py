@@ -64,15 +64,16 @@ A spilling kernel's shared-memory bank conflicts follow the clock (the same laun
 at the GPU's own clocks, 306-314 M at base clocks, TileLab's pass 312-315 M; H100, 2026-12-07): for
 such a kernel ncu collects the conflicts again at the other clock setting, and a count outside
 ncu's spread passes when it lies in the range ncu spans over both settings ("ncu's two clocks").
-Its DRAM writes, 1.6-3.1 % under ncu's at either clock (the spills' local writes reach DRAM as
-they leave L2), need 4 % where the output is four times L2, not 2 % (tilelab/hardware.h:
-dram_write_case, which the app's tooltip states).
+Its DRAM writes, 1.6-5.9 % under ncu's (the spills' local writes reach DRAM as they leave L2, and
+where local memory lies moved the pass's count by 3.6 %; H100, 2026-12-07), need 10 % where the
+output is four times L2, not 2 % (tilelab/hardware.h: dram_write_case, which the app's tooltip
+states).
 
 L2 bytes and DRAM traffic hang on what the caches held, and when (VARYING): one pass and two ncu
 collections of them can miss each other where the means agree. Such a count that fails gets a
 second look: --second-look N (default 4) more passes of TileLab's and N more collections of ncu's,
 and the mean of all TileLab's passes is judged against the mean of all ncu's by the same rule (2 %,
-the floor, 4 % for a spilling kernel's writes, ncu's set-up remainder below four times L2).
+the floor, 10 % for a spilling kernel's writes, ncu's set-up remainder below four times L2).
 
 Usage: check_counters.py CLI [--per-variant N] [--variants a,b] [--seed S] [--ncu PATH]
                              [--ncu-repeat R] [--ncu-clock none|base] [--ncu-launch first|pass]
@@ -196,7 +197,7 @@ def floor_for(metric, ours):
 
 
 FIRM_OUTPUT_PER_L2 = 4.0   # tilelab/hardware.h: kFirmOutputPerL2
-SPILL_WRITE_TOL = 0.04     # tilelab/hardware.h: dram_write_case, a kernel that spills
+SPILL_WRITE_TOL = 0.10     # tilelab/hardware.h: dram_write_case, a kernel that spills
 # tilelab/hardware.h: dram_read_case, a kernel that reads spills back: "read this one as an order of
 # magnitude" (measured from 13 % under ncu, H100, to 3.9 times ncu's, H200): within 10 times either way.
 SPILL_READ_FACTOR = 10.0
@@ -279,7 +280,7 @@ VARYING = (LTS, "dram__bytes_read.sum", WRITES)
 
 def judge_means(m, ours_runs, ncu_runs, ours, result, remainder):
     """(passed, relative difference, verdict) for a varying count judged on the mean of TileLab's
-    passes against the mean of ncu's collections: within 2 % (4 % for a spilling kernel's DRAM
+    passes against the mean of ncu's collections: within 2 % (10 % for a spilling kernel's DRAM
     writes of an output four times L2, as one pass is judged) or the floor, or, below four times L2,
     under ncu's mean by no more than ncu's set-up remainder."""
     mine, theirs = sum(ours_runs) / len(ours_runs), sum(ncu_runs) / len(ncu_runs)
@@ -316,10 +317,10 @@ def judge_metric(m, ours, values, result, verdicts, remainder, other_clock=None)
     verdict = ("ok" if strict else "ncu spread" if repeat else "FAIL") if not firm else \
               ("ok (output >= 4 L2)" if strict else "FAIL (output >= 4 L2: 2 %)")
     if firm and not strict and result.get("spill_stores", 0) > 0:
-        # A spilling kernel's local writes reach DRAM as they leave L2: 1.6-3.1 % under ncu for the
-        # same launch at either clock (tilelab/hardware.h: dram_write_case; H100, 2026-12-07).
+        # A spilling kernel's local writes reach DRAM as they leave L2: 1.6-5.9 % under ncu
+        # (tilelab/hardware.h: dram_write_case; H100, 2026-12-07).
         passed = rel <= SPILL_WRITE_TOL
-        verdict = "kernel spills: within 4 % (dram_write_case)" if passed else "FAIL (output >= 4 L2, kernel spills: 4 %)"
+        verdict = "kernel spills: within 10 % (dram_write_case)" if passed else "FAIL (output >= 4 L2, kernel spills: 10 %)"
     verdicts[m] = passed
     if m == CYCLES:
         passed, verdict = True, "info (the launch's length)"

@@ -206,12 +206,12 @@ TEST(HardwareRule, TheDramWriteCaseFollowsTheOutputAgainstL2) {
     EXPECT_NE(firm.find("within 2 %"), std::string::npos) << firm;
     const std::string loose = dram_write_case(3.9 * l2, l2);
     EXPECT_NE(loose.find("3.9 times"), std::string::npos) << loose;
-    EXPECT_NE(loose.find("2.6 MB more"), std::string::npos) << loose;
+    EXPECT_NE(loose.find("4 MB more"), std::string::npos) << loose;
     EXPECT_EQ(firm.find("spill"), std::string::npos) << firm;
     const std::string spilling = dram_write_case(4 * l2, l2, 584);
-    EXPECT_EQ(spilling.find("within 2 %"), std::string::npos) << spilling;   // 1.6-3.1 % measured
+    EXPECT_EQ(spilling.find("within 2 %"), std::string::npos) << spilling;   // 1.6-5.9 % measured
     EXPECT_NE(spilling.find("584 bytes of spill stores a thread"), std::string::npos) << spilling;
-    EXPECT_NE(spilling.find("within 4 %"), std::string::npos) << spilling;
+    EXPECT_NE(spilling.find("within 10 %"), std::string::npos) << spilling;
     EXPECT_EQ(dram_write_case(4 * l2, 0), "");   // model mode: L2's size not known
     EXPECT_EQ(dram_write_case(0, l2), "");
 }

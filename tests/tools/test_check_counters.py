@@ -101,9 +101,11 @@ def main():
         ((9.15 * MB, [9.1 * MB, 9.2 * MB], 20 * MB, 2.6 * MB), (True, "ok")),
         ((198 * MB, [200.5 * MB, 200.6 * MB], 200 * MB, 2.6 * MB), (True, "ok (output >= 4 L2)")),
         ((190 * MB, [200.5 * MB, 200.6 * MB], 200 * MB, 2.6 * MB), (False, "FAIL (output >= 4 L2: 2 %)")),
-        # A spilling kernel (584 bytes of spill stores a thread): 4 % (the H100's 2.8 % of 2026-12-07 passes).
-        ((844.5 * MB, [868.6 * MB, 869.1 * MB], 200 * MB, 2.6 * MB, 584), (True, "kernel spills: within 4 %")),
-        ((820 * MB, [868.6 * MB, 869.1 * MB], 200 * MB, 2.6 * MB, 584), (False, "FAIL (output >= 4 L2, kernel spills: 4 %)")),
+        # A spilling kernel (584 bytes of spill stores a thread): 10 % (the H100's 2.8 % and 5.9 % of
+        # 2026-12-07 pass; 11 % does not).
+        ((844.5 * MB, [868.6 * MB, 869.1 * MB], 200 * MB, 2.6 * MB, 584), (True, "kernel spills: within 10 %")),
+        ((1463.2 * MB, [1553.3 * MB, 1555.1 * MB], 224 * MB, 2.6 * MB, 540), (True, "kernel spills: within 10 %")),
+        ((770 * MB, [868.6 * MB, 869.1 * MB], 200 * MB, 2.6 * MB, 584), (False, "FAIL (output >= 4 L2, kernel spills: 10 %)")),
         ((844.5 * MB, [868.6 * MB, 869.1 * MB], 200 * MB, 2.6 * MB), (False, "FAIL (output >= 4 L2: 2 %)")),
     ]
     # A spilling kernel's bank conflicts outside ncu's spread: still a failure, named as the spill case.

@@ -134,11 +134,12 @@ std::string dram_write_case(double output_bytes, double l2_bytes, int spill_stor
         spill_store_bytes <= 0
             ? ""
             : " " + say("This kernel also spills registers to local memory ({} bytes of spill stores a thread), which "
-                        "reach DRAM as they leave L2: for such a kernel this count was 1.6 to 3.1 % under Nsight "
-                        "Compute's for the same launch, at either clock (H100, 2026-12-07). Read it to within 4 %.",
+                        "reach DRAM as they leave L2: for such kernels this count was 1.6 to 5.9 % under Nsight "
+                        "Compute's (H100, 2026-12-07), and it moved by 3.6 % with where local memory lay. Read it to "
+                        "within 10 %.",
                         "这个内核还把寄存器溢出到局部内存（每线程 {} 字节的溢出存储），它们离开 L2 时才写入 DRAM："
-                        "对这样的内核，这个计数比 Nsight Compute 对同一次启动的计数少 1.6 % 到 3.1 %，两种时钟下都是如此"
-                        "（H100，2026-12-07）。把它看作误差在 4 % 以内的数。",
+                        "对这样的内核，这个计数比 Nsight Compute 的少 1.6 % 到 5.9 %（H100，2026-12-07），"
+                        "而且局部内存放在哪里会让它变动 3.6 %。把它看作误差在 10 % 以内的数。",
                         spill_store_bytes);
     if (ratio >= kFirmOutputPerL2 && spills.empty())
         return say("This output ({}) is {:.1f} times L2 ({}): nearly all of it is written back during the kernel, and "
@@ -151,12 +152,12 @@ std::string dram_write_case(double output_bytes, double l2_bytes, int spill_stor
                    ratio, format_bytes(l2_bytes)) +
                spills;
     return say("This output ({}) is {:.1f} times L2 ({}), under {:.0f}: part of it is still in L2 when the kernel "
-               "ends and is not counted here. Nsight Compute counts up to about 2.6 MB more: lines its own set-up "
-               "left dirty in L2, which the kernel's reads push out (H100, 2026-12-06). Read a difference of that "
+               "ends and is not counted here. Nsight Compute counts up to about 4 MB more: lines its own set-up "
+               "left dirty in L2, which the kernel's reads push out (H100, 2026-12-07). Read a difference of that "
                "size as the profiler's, not the kernel's.",
                "这次的输出（{0}）只是 L2（{2}）的 {1:.1f} 倍，不到 {3:.0f} 倍：内核结束时其中一部分仍在 L2 里，不计在这里。"
-               "Nsight Compute 会多数出最多约 2.6 MB：那是它自己的准备工作在 L2 中留下的脏行，被内核的读取挤出"
-               "（H100，2026-12-06）。这么大的差别属于分析器，不属于内核。",
+               "Nsight Compute 会多数出最多约 4 MB：那是它自己的准备工作在 L2 中留下的脏行，被内核的读取挤出"
+               "（H100，2026-12-07）。这么大的差别属于分析器，不属于内核。",
                format_bytes(output_bytes), ratio, format_bytes(l2_bytes), kFirmOutputPerL2) +
            spills;
 }
