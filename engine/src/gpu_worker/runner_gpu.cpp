@@ -314,6 +314,10 @@ HardwareCounters GpuRunner::read_counters(const std::function<void()>& launch, i
     // Diagnostics: TILELAB_HW_FLUSH=read keeps the read alone (no discard), =before empties L2
     // before the profiler's start, where ncu does.
     const bool discard = !env_equals("TILELAB_HW_FLUSH", "read");
+    // TILELAB_HW_EMPTY_CARVEOUT=P: the emptying's kernels prefer P % of the SM's unified memory as
+    // shared. A probe: whether the configuration they leave the SM in is what gives the counted
+    // launch more L1 hits than ncu's and the timed launches' (register_2d 369³, H100, 2026-12-07).
+    if (const char* p = std::getenv("TILELAB_HW_EMPTY_CARVEOUT"); p && *p) support_kernels().prefer_carveout(std::atoi(p));
     L2Emptying empty;
     empty.in_pass = !env_equals("TILELAB_HW_FLUSH", "before");
     empty.run = [&] {

@@ -240,6 +240,11 @@ CompareSummary SupportKernels::compare(const float* got, const double* expected,
     return impl_->finish_compare();
 }
 
+void SupportKernels::prefer_carveout(int percent) const {
+    for (cudaKernel_t k : {impl_->cmp_f32, impl_->discard})
+        TL_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(k), cudaFuncAttributePreferredSharedMemoryCarveout, percent));
+}
+
 const SupportKernels& support_kernels() {
     static const SupportKernels instance;
     return instance;

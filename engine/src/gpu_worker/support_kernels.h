@@ -95,6 +95,9 @@ public:
     // Invalidates the L2 lines of [p, p + bytes) (p 128-byte aligned) without writing them back;
     // asynchronous. False (nothing done) before sm_80, which has no discard instruction.
     bool discard_l2(const void* p, uint64_t bytes) const;
+    // A probe (issue 30): the preferred shared-memory carveout (percent) of the FP32 compare and
+    // the discard, the kernels that empty L2 before a counted launch.
+    void prefer_carveout(int percent) const;
     // Clusters of `cluster` blocks (2 … 8, sm_90 and later) that fit on the GPU at once at one block
     // an SM (cudaOccupancyMaxActiveClusters on a block that asks for half an SM's shared memory,
     // so no SM takes two): Target::resident_clusters.
