@@ -67,10 +67,10 @@ std::string hardware_reason(const std::string& status, const std::string& detail
 // `l2_bytes` (the acceptance rule scripts/check_counters.py asserts against Nsight Compute): with
 // the output at least kFirmOutputPerL2 times L2, nearly all of it is written back during the
 // kernel and the count agrees with Nsight Compute within 2 %; below that part of the output is
-// still in L2 at the end, and Nsight Compute counts up to about 4 MB more than the counter pass
+// still in L2 at the end, and Nsight Compute counts up to about 4.4 MB more than the counter pass
 // (its set-up's dirty lines, pushed out by the kernel's reads: the pass empties L2 after its
 // profiler's start, ncu before its set-up; 1.2-2.6 MB on its first launch on an H100, 2026-12-06,
-// 3.5-4.3 MB on the pass's own launch, 2026-12-07, docs/benchmarks.md), which the
+// 3.5-4.4 MB over both launches, 2026-12-07, docs/benchmarks.md), which the
 // sentence says. "" when L2's size is not known. A kernel that spills (`spill_store_bytes`, ptxas's
 // spill stores a thread) gets one sentence more: its local writes reach DRAM as they leave L2, and
 // the count was 1.6-3.1 % under Nsight Compute's for the same launch at either clock

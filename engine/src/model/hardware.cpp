@@ -152,11 +152,11 @@ std::string dram_write_case(double output_bytes, double l2_bytes, int spill_stor
                    ratio, format_bytes(l2_bytes)) +
                spills;
     return say("This output ({}) is {:.1f} times L2 ({}), under {:.0f}: part of it is still in L2 when the kernel "
-               "ends and is not counted here. Nsight Compute counts up to about 4 MB more: lines its own set-up "
+               "ends and is not counted here. Nsight Compute counts up to about 4.4 MB more: lines its own set-up "
                "left dirty in L2, which the kernel's reads push out (H100, 2026-12-07). Read a difference of that "
                "size as the profiler's, not the kernel's.",
                "这次的输出（{0}）只是 L2（{2}）的 {1:.1f} 倍，不到 {3:.0f} 倍：内核结束时其中一部分仍在 L2 里，不计在这里。"
-               "Nsight Compute 会多数出最多约 4 MB：那是它自己的准备工作在 L2 中留下的脏行，被内核的读取挤出"
+               "Nsight Compute 会多数出最多约 4.4 MB：那是它自己的准备工作在 L2 中留下的脏行，被内核的读取挤出"
                "（H100，2026-12-07）。这么大的差别属于分析器，不属于内核。",
                format_bytes(output_bytes), ratio, format_bytes(l2_bytes), kFirmOutputPerL2) +
            spills;
