@@ -299,6 +299,26 @@ def judge_means(m, ours_runs, ncu_runs, ours, result, remainder):
     return False, rel, f"FAIL on the means ({span})"
 
 
+def second_look(a, variant_id, args, kernel, extra, second, ours, result, remainder, summary, config):
+    """The failing varying counts `second` ({metric: ncu's values}) judged again on the means of
+    --second-look more passes and ncu collections (judge_means); prints a row each, counts the
+    passes in `summary` and returns the number of failures."""
+    passes = [json.loads(o)["hardware"] for rc, o, _ in
+              (run([a.cli, "run", variant_id, "--json", *OURS] + args) for _ in range(a.second_look)) if rc == 0]
+    collections = [ncu_values(a.ncu, a.cli, variant_id, args, kernel, sorted(second), extra, a.ncu_launch == "pass")
+                   for _ in range(a.second_look)]
+    failures = 0
+    for m, values in second.items():
+        mine = [ours[m]] + [p[m] for p in passes if p.get(m) is not None]
+        values = values + [c[m] for c in collections if m in c]
+        passed, rel, verdict = judge_means(m, mine, values, ours, result, remainder)
+        failures += not passed
+        summary[m][5] += passed
+        print(f"| {variant_id} | {config} | {m}, means | {sum(mine) / len(mine):.6g} | {sum(values) / len(values):.6g} "
+              f"| {100 * rel:.2f}% | | {verdict} |")
+    return failures
+
+
 def spills(result):
     return result.get("spill_loads", 0) + result.get("spill_stores", 0) > 0
 
@@ -487,18 +507,7 @@ def main():
             shown = ", ".join(f"{x:.6g}" for x in values)
             print(f"| {v['id']} | {config} | {m} | {ours[m]:.6g} | {shown} | {100 * rel:.2f}% | {100 * spread:.2f}% | {verdict} |")
         if second:
-            passes = [json.loads(o)["hardware"] for rc, o, _ in
-                      (run([a.cli, "run", v["id"], "--json", *OURS] + args) for _ in range(a.second_look)) if rc == 0]
-            collections = [ncu_values(a.ncu, a.cli, v["id"], args, kernel, sorted(second), extra, a.ncu_launch == "pass")
-                           for _ in range(a.second_look)]
-            for m, values in second.items():
-                mine = [ours[m]] + [p[m] for p in passes if p.get(m) is not None]
-                values = values + [c[m] for c in collections if m in c]
-                passed, rel, verdict = judge_means(m, mine, values, ours, result, remainder)
-                failures += not passed
-                summary[m][5] += passed
-                print(f"| {v['id']} | {config} | {m}, means | {sum(mine) / len(mine):.6g} | {sum(values) / len(values):.6g} "
-                      f"| {100 * rel:.2f}% | | {verdict} |")
+            failures += second_look(a, v["id"], args, kernel, extra, second, ours, result, remainder, summary, config)
         sys.stdout.flush()
     print(f"\nconfigurations per variant: " + ", ".join(f"{k} {n}" for k, n in per_variant.items()))
     print("\n| metric | within 2 % | within ncu's repeatability | passed (launch length, ncu's set-up) | largest diff "
