@@ -269,6 +269,12 @@ def ncu_setup_remainder(a, extra):
     return {m: max(0.0, max(t[m] for t in theirs) - ours[m]) for m in SETUP_METRICS}
 
 
+def setup_explains(m, short, remainder, floor):
+    """Whether ncu counting `short` more than TileLab of metric m is no more than ncu's set-up
+    remainder measured in this run (ncu_setup_remainder), and not less than ours."""
+    return m in remainder and -floor <= short <= remainder[m] * (1 + TOL) + floor
+
+
 # Counts that hang on what the caches held, and when: L2 bytes on the L1 hits of blocks that share
 # an SM (attention.flash2_mma 7896×64×11 read 1.112-1.153 GB from L2 in six passes of TileLab's and
 # 1.098-1.160 GB in six collections of ncu's, means 0.2 % apart; H100, 2026-12-07), DRAM traffic on
@@ -294,7 +300,7 @@ def judge_means(m, ours_runs, ncu_runs, ours, result, remainder):
     if rel <= tol or diff <= floor:
         return True, rel, f"ok on the means ({span})"
     short = theirs - mine
-    if m in remainder and not firm and -floor <= short <= remainder[m] * (1 + TOL) + floor:
+    if not firm and setup_explains(m, short, remainder, floor):
         return True, rel, f"ncu's set-up on the means ({short / 1e6:.2f} of {remainder[m] / 1e6:.2f} MB; {span})"
     return False, rel, f"FAIL on the means ({span})"
 
@@ -349,7 +355,7 @@ def judge_metric(m, ours, values, result, verdicts, remainder, other_clock=None)
     elif not passed and m in remainder and not firm:
         # Below ncu by no more than ncu's set-up remainder measured in this run: what ncu adds.
         short = sum(values) / len(values) - ours[m]
-        if -floor <= short <= remainder[m] * (1 + TOL) + floor:
+        if setup_explains(m, short, remainder, floor):
             passed, verdict = True, f"ncu's set-up ({short / 1e6:.2f} of {remainder[m] / 1e6:.2f} MB)"
     if verdict == "FAIL" and m == "dram__bytes_read.sum" and result.get("spill_loads", 0) > 0:
         # The known case (tilelab/hardware.h: dram_read_case): a kernel that reads spills back. Its

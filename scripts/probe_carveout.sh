@@ -18,10 +18,11 @@ here=$(dirname "$0")
 check() {   # NAME CONFIG [VAR=VALUE]
     local name=$1 config=$2
     shift 2
+    local log="$out/$name${1:+_${1//=/_}}.txt"   # one log a setting: r2d.txt, r2d_TILELAB_CARVEOUT_0.txt, ...
     env "$@" timeout 150 python3 "$here/check_counters.py" "$cli" --ncu-repeat 2 \
-        --second-look 2 --config "$config" > "$out/$name.txt" 2>&1
+        --second-look 2 --config "$config" > "$log" 2>&1
     local row
-    row=$(grep "lts__t_bytes.sum" "$out/$name.txt" | grep -v '^| `' | tail -1 | awk -F'|' '{print $5 "|" $6 "|" $7 "|" $9}')
+    row=$(grep "lts__t_bytes.sum" "$log" | grep -v '^| `' | tail -1 | awk -F'|' '{print $5 "|" $6 "|" $7 "|" $9}')
     echo "| $name | ${*:-default} |$row |"
 }
 echo "| configuration | setting | TileLab | ncu | diff | verdict |"

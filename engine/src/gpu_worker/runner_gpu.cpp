@@ -276,6 +276,7 @@ StallSamples GpuRunner::sample_stalls(Family& family, const worker::MeasureJob& 
             family.on_library_loaded(fresh->library());
             if (dyn_smem > 0)
                 TL_CUDA_CHECK(cudaFuncSetAttribute(fresh->entry(), cudaFuncAttributeMaxDynamicSharedMemorySize, int(dyn_smem)));
+            carveout_probe(fresh->entry());
             sampled = Loaded{fresh->entry(), resident_grid(fresh->entry(), job.launch), to_dim3(job.launch.block), dyn_smem, 1,
                              std::make_shared<const std::vector<EncodedTensorMap>>(encode_tensor_maps(job.launch.tensor_maps, args)),
                              job.launch.cluster};
