@@ -8,6 +8,8 @@
 #   TILELAB_HW_EMPTY_CARVEOUT=P   the L2 emptying's kernels, just before the counted launch, do.
 # If the emptying's setting moves the pass's count and not ncu's, the state those kernels leave
 # the SM in is the cause. Usage: scripts/probe_carveout.sh CLI [OUTDIR]   (GPU machine, about 4 min)
+# Answered for register_2d on an H100 (2026-12-07 13:17, docs/benchmarks.md): the emptying's carveout does not
+# move the pass's count, the kernel's at 100 % neither; emptying L2 before the profiler's start does.
 set -u
 cli=$1
 out=${2:-$(mktemp -d)}
