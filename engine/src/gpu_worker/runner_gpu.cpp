@@ -317,7 +317,7 @@ HardwareCounters GpuRunner::read_counters(const std::function<void()>& launch, i
     const bool discard = !env_equals("TILELAB_HW_FLUSH", "read");
     // TILELAB_HW_EMPTY_CARVEOUT=P: the emptying's kernels prefer P % of the SM's unified memory as
     // shared. A probe of whether the configuration they leave the SM in gives the counted launch
-    // more L1 hits than ncu's (register_2d 369³): it does not (12.8-14.5 % under at 0, 100 and
+    // more L1 hits than ncu's (register_2d 369³): it does not (12.8-14.7 % under at 0, 100 and
     // unset); emptying before the profiler's start does (0.5-1.7 %; H100, 2026-12-07, docs/benchmarks.md).
     if (const char* p = std::getenv("TILELAB_HW_EMPTY_CARVEOUT"); p && *p) support_kernels().prefer_carveout(std::atoi(p));
     L2Emptying empty;
