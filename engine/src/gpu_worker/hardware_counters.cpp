@@ -90,8 +90,9 @@ std::string hardware_status_for_cupti(int code) {
 }
 
 // Metrics collected together: one host object, one configuration, its passes. The counts
-// (".sum") are one group; the ratios per active cycle (achieved occupancy, tensor pipe busy) and
-// the active cycles themselves another, collected in a pass of their own (one pass on GH100).
+// (".sum") but L2's are one group, L2 emptied in its passes; the ratios per active cycle (achieved
+// occupancy, tensor pipe busy), the active cycles themselves and L2's counts another, L2 emptied
+// before them (L2Emptying), collected in a pass of their own (one pass on GH100).
 // Beside the counts, CUPTI may schedule a ratio's numerator and its active cycles in different
 // passes, and for a grid of fewer blocks than SMs, whose active cycles vary from launch to
 // launch, the pass read achieved occupancy above the theoretical: 46.8-48.4% against 45.3% (ncu:
@@ -101,7 +102,7 @@ struct MetricGroup {
     std::vector<const char*> names;
     std::vector<uint8_t> config;
     size_t scheduled_passes = 0;
-    bool counts = false;   // the ".sum" group: L2 emptied in its passes (L2Emptying::in_pass)
+    bool empty_in_pass = false;   // L2 emptied after the profiler's start (L2Emptying::in_pass)
 };
 
 struct HardwareCounterSession::State {
@@ -179,11 +180,30 @@ struct HardwareCounterSession::State {
             for (const HardwareMetric& m : hardware_metrics()) names.push_back(m.name);
         }
         if (names.empty()) throw CuptiFailure{CUPTI_ERROR_INVALID_METRIC_NAME, "TILELAB_HW_METRICS names no metric"};
-        std::vector<const char*> counts, ratios;
-        for (const char* n : names) (std::string_view(n).ends_with(".sum") ? counts : ratios).push_back(n);
-        if (!counts.empty()) add_group(std::move(counts)).counts = true;
-        if (!ratios.empty()) add_group(std::move(ratios));
+        std::vector<const char*> in_pass, l2, ratios;
+        for (const char* n : names) {
+            const std::string_view v(n);
+            (!v.ends_with(".sum") ? ratios : v.starts_with("lts__") ? l2 : in_pass).push_back(n);
+        }
+        if (!in_pass.empty()) add_group(std::move(in_pass)).empty_in_pass = true;
+        add_emptied_before(std::move(ratios), std::move(l2));
         initialized = true;
+    }
+
+    // The groups whose passes have L2 emptied before the profiler's start: the ratios and L2's
+    // own counts, together while that stays one pass (each profiler enable costs a first start of
+    // 149-194 ms, H200, 2026-12-04); apart if CUPTI would schedule them over several passes,
+    // where a ratio's numerator and its active cycles could come from different launches.
+    void add_emptied_before(std::vector<const char*> ratios, std::vector<const char*> l2) {
+        if (!ratios.empty() && !l2.empty()) {
+            std::vector<const char*> both = ratios;
+            both.insert(both.end(), l2.begin(), l2.end());
+            if (add_group(std::move(both)).scheduled_passes <= 1) return;
+            release_group(groups.back());
+            groups.pop_back();
+        }
+        if (!ratios.empty()) add_group(std::move(ratios));
+        if (!l2.empty()) add_group(std::move(l2));
     }
 
     // A host object configured for `group_names`, and the passes it needs.
@@ -254,7 +274,7 @@ struct HardwareCounterSession::State {
         data_size.pRangeProfilerObject = profiler;
         data_size.pMetricNames = names.data();
         data_size.numMetrics = names.size();
-        const bool in_pass = empty.in_pass && g.counts;
+        const bool in_pass = empty.in_pass && (g.empty_in_pass || empty.all_in_pass);
         const size_t ranges = size_t(kernels) + (in_pass ? kEmptyingRanges : 0);
         data_size.maxNumOfRanges = ranges;
         data_size.maxNumRangeTreeNodes = ranges;
@@ -349,13 +369,15 @@ struct HardwareCounterSession::State {
         lap("evaluate");
     }
 
+    void release_group(const MetricGroup& g) {
+        if (!g.host) return;
+        auto d = params<CUpti_Profiler_Host_Deinitialize_Params>(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
+        d.pHostObject = g.host;
+        (void)api.cuptiProfilerHostDeinitialize(&d);
+    }
+
     void release_groups() {
-        for (const MetricGroup& g : groups) {
-            if (!g.host) continue;
-            auto d = params<CUpti_Profiler_Host_Deinitialize_Params>(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
-            d.pHostObject = g.host;
-            (void)api.cuptiProfilerHostDeinitialize(&d);
-        }
+        for (const MetricGroup& g : groups) release_group(g);
         groups.clear();
     }
 

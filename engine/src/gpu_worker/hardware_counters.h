@@ -23,17 +23,20 @@ namespace tilelab {
 std::string hardware_status_for_cupti(int cupti_result);
 
 // How L2 is emptied before each replay pass: `run` enqueues kernels of its own (reading a buffer
-// twice L2's size and discarding its lines) and returns how many. In the pass (the default) they
-// run after the profiler's start, each a range of its own that is read and left out: the start
-// itself leaves about 3 MB of dirty lines in L2 (H100, 2026-12-06), which a kernel's reads would
-// push out and DRAM writes would count. Before the pass is where ncu empties it, which counts
-// its own set-up's lines instead (docs/benchmarks.md). The ratios per active cycle keep it before
-// the pass: with the emptying's kernels just before it in the pass, a small causal FlashAttention
-// grid read 6.8 % achieved occupancy against 7.33 % before and in ncu (H100, 2026-12-06), and
-// they do not depend on what L2 holds.
+// twice L2's size and discarding its lines) and returns how many. In the pass (the default for
+// the counts) they run after the profiler's start, each a range of its own that is read and left
+// out: the start itself leaves about 3 MB of dirty lines in L2 (H100, 2026-12-06), which a
+// kernel's reads would push out and DRAM writes would count. Before the pass is where ncu empties
+// it, which counts its own set-up's lines instead (docs/benchmarks.md). Two kinds of metric keep
+// it before the pass, as ncu: the ratios per active cycle (with the emptying's kernels just before
+// it in the pass, a small causal FlashAttention grid read 6.8 % achieved occupancy against 7.33 %
+// before and in ncu; H100, 2026-12-06) and L2's own counts (register_2d at 369³ read 13-15 % fewer
+// L2 bytes than ncu after an emptying in the pass, even the read alone, and 0.5-1.7 % with it
+// before; H100, 2026-12-07).
 struct L2Emptying {
     std::function<int()> run;
-    bool in_pass = true;   // for the counts (".sum"); false: before the profiler's start, as ncu
+    bool in_pass = true;   // for the counts but L2's; false: all before the profiler's start, as ncu
+    bool all_in_pass = false;   // with in_pass: every metric's passes (a diagnostic)
 };
 
 class HardwareCounterSession {

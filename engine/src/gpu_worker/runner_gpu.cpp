@@ -300,10 +300,11 @@ StallSamples GpuRunner::sample_stalls(Family& family, const worker::MeasureJob& 
 // The hardware counters of `launch`, replayed once per pass the metrics need. Before each pass's
 // launch L2 is emptied, as ncu's cache control does by default (flush and invalidate), so DRAM
 // bytes are those of a cold launch: a read of a buffer twice its size writes every dirty line
-// back, then discarding that buffer's lines leaves L2 with nothing valid. This happens after the
-// profiler's start (L2Emptying), which leaves dirty lines of its own: a read-only kernel's DRAM
-// writes are then 0.01-0.3 MB, not the 1.4-3.2 MB of those lines it pushed out (H100,
-// 2026-12-06; ncu counts 1.2-2.6 MB of its own there, docs/benchmarks.md).
+// back, then discarding that buffer's lines leaves L2 with nothing valid. For the DRAM and L1
+// counts this happens after the profiler's start (L2Emptying), which leaves dirty lines of its
+// own: a read-only kernel's DRAM writes are then 0.01-0.3 MB, not the 1.4-3.2 MB of those lines
+// it pushed out (H100, 2026-12-06; ncu counts 1.2-2.6 MB of its own there, docs/benchmarks.md).
+// For L2's counts and the ratios it happens before the start, as in ncu.
 HardwareCounters GpuRunner::read_counters(const std::function<void()>& launch, int kernels, int own) {
     if (!hardware_) hardware_ = std::make_unique<HardwareCounterSession>();
     // The range profiler cannot start while sampling is enabled (CUPTI_ERROR_INVALID_PARAMETER
@@ -313,7 +314,7 @@ HardwareCounters GpuRunner::read_counters(const std::function<void()>& launch, i
     // (Measured on an H100, 2026-11-23: a memset instead of the read leaves dirty lines and
     // inflates DRAM writes up to 18× against ncu; the read matches DRAM reads within 0.4 %.)
     // Diagnostics: TILELAB_HW_FLUSH=read keeps the read alone (no discard), =before empties L2
-    // before the profiler's start, where ncu does.
+    // before the profiler's start for every metric, =inpass after it for every metric.
     const bool discard = !env_equals("TILELAB_HW_FLUSH", "read");
     // TILELAB_HW_EMPTY_CARVEOUT=P: the emptying's kernels prefer P % of the SM's unified memory as
     // shared. A probe of whether the configuration they leave the SM in gives the counted launch
@@ -322,6 +323,7 @@ HardwareCounters GpuRunner::read_counters(const std::function<void()>& launch, i
     if (const char* p = std::getenv("TILELAB_HW_EMPTY_CARVEOUT"); p && *p) support_kernels().prefer_carveout(std::atoi(p));
     L2Emptying empty;
     empty.in_pass = !env_equals("TILELAB_HW_FLUSH", "before");
+    empty.all_in_pass = env_equals("TILELAB_HW_FLUSH", "inpass");
     empty.run = [&] {
         const L2Flusher& f = flusher();
         (void)support_kernels().compare(f.data(), f.data(), f.bytes() / sizeof(float), 0.0);
