@@ -7,12 +7,13 @@ engine/src/gpu_worker/hardware_counters.h): a read-only kernel's DRAM writes wen
 to 0.01-0.3 MB on an H100. One small kernel moved the other way: matmul.register_2d at 369³ asked
 L2 for 17.0 MB in the pass, 19.7-20.3 MB with the emptying before the start, 20.0-20.4 MB in ncu,
 with no DRAM writes either way (docs/benchmarks.md). This probe runs each configuration with the
-emptying in both places (TILELAB_HW_FLUSH=before and the default) and collects L2's requests by
+emptying in both places (TILELAB_HW_FLUSH=before and =inpass) and collects L2's requests by
 source (the SMs, the other L2 half), writes, misses and L1's global-load sectors and hits beside
 ncu's on the kernel's first launch, --repeat times each. On an H100 (2026-12-06 14:34) the SMs ask
 L1 for the same sectors in both places, but in the pass twice as many hit L1 (0.19-0.21 M against
 0.10), so L2 gets fewer requests: a different launch, not a different count. A difference here is
-a finding, not a failure; a run that fails makes the exit status 1.
+a finding, not a failure; a run that fails makes the exit status 1. Since 2026-12-07 the pass
+counts L2's metrics with the emptying before the start, as ncu, and the rest in the pass.
 
 Usage: probe_l2_placement.py CLI [--ncu PATH] [--repeat N] [--out DIR] [--only SUBSTRING]
 """
@@ -35,7 +36,7 @@ CONFIGS = [
                                     "PAD": 3, "DBUF": 0}),
     ("bandwidth.stream_read", "89x134217728x1", {"ILP": 8, "VEC": 4, "BLOCK": 160}),
 ]
-PLACEMENTS = [("before the start", "before"), ("in the pass", "")]
+PLACEMENTS = [("before the start", "before"), ("in the pass", "inpass")]
 
 
 def cell(metric, value):
