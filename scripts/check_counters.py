@@ -27,8 +27,8 @@ TileLab, a kernel that writes one word after reading 537 MB (lesson 18's read); 
 beyond TileLab there are lines ncu's set-up left dirty, which the kernel's reads push out. It is
 measured on that kernel's first launch and on the pass's own launch, where no flush of ncu's
 follows its set-up, and the most of all collections is taken: a bound on what the set-up adds, not
-a sample of it (ncu_setup_remainder). TileLab's pass empties L2 after its profiler's start and
-counts that kernel's 8 bytes (hardware_counters.h: L2Emptying; H100, 2026-12-06). The summary gives both counts: the issue's
+a sample of it (ncu_setup_remainder). TileLab's pass empties L2 after its profiler's start for
+its DRAM counts and counts that kernel's 8 bytes (hardware_counters.h: L2Emptying; H100, 2026-12-06). The summary gives both counts: the issue's
 rule (within ncu's repeatability) and what passed with the named cases.
 
 Tensor pipe busy divides the cycles the tensor pipe worked, fixed by the kernel's work, by the
@@ -246,8 +246,8 @@ SETUP_METRICS = (WRITES, LTS)   # what the lines ncu's set-up leaves dirty add t
 def ncu_setup_remainder(a, extra):
     """How much more ncu counts than TileLab's pass, in DRAM writes and L2 bytes, for a kernel that
     writes one word but reads four times L2 and more: the lines ncu's set-up leaves dirty in L2,
-    which the kernel's reads push out. TileLab's pass empties L2 after its profiler's start and
-    counts that kernel's 8 bytes (hardware_counters.h: L2Emptying; H100, 2026-12-06: 0.01-0.3 MB
+    which the kernel's reads push out. TileLab's pass empties L2 after its profiler's start for its
+    DRAM counts (before it for L2's, as ncu, since 2026-12-07) and counts that kernel's 8 bytes (hardware_counters.h: L2Emptying; H100, 2026-12-06: 0.01-0.3 MB
     against ncu's 1.2-2.6 MB). Measured --ncu-repeat times on the kernel's first launch (with
     `extra`) and as many on the pass's own launch, where no flush of ncu's follows its set-up, so
     that all the lines it leaves dirty are counted; the remainder is the most of all of them. The

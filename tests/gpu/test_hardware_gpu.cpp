@@ -141,8 +141,8 @@ TEST(HardwareGpu, ARunThatDoesNotAskReadsNoCounters) {
 }
 
 // Lesson 18's read writes one word (an atomic per warp into one float) after reading 537 MB, four
-// times L2 and more on the GPUs measured. The pass empties L2 after its profiler's start
-// (L2Emptying), so what its reads push out of L2 is not the profiler's dirty lines: 0.01-0.29 MB
+// times L2 and more on the GPUs measured. The pass empties L2 after its profiler's start for its
+// DRAM counts (L2Emptying), so what its reads push out of L2 is not the profiler's dirty lines: 0.01-0.29 MB
 // in 12 launches on an H100, against 1.4-3.2 MB with L2 emptied before the start and 1.2-2.6 MB
 // in ncu (2026-12-06, docs/benchmarks.md). A placement that lets those lines back in fails here.
 TEST(HardwareGpu, AKernelThatWritesOneWordHasAlmostNoDramWrites) {
