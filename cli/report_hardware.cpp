@@ -65,7 +65,8 @@ void render_hardware(std::string& out, const RunResult& r) {
     out += "  " + model_vs_dram_note() + "\n";
     // How firm the DRAM and bank-conflict counts are for this configuration: what the app's tooltips say.
     const PtxasInfo ptxas = r.compiled ? r.compiled->ptxas : PtxasInfo{};
-    for (const std::string& caveat : {dram_read_case(ptxas.spill_loads), shared_conflicts_case(ptxas.spill_bytes()),
+    for (const std::string& caveat : {dram_read_case(ptxas.spill_loads), l2_bytes_case(ptxas.spill_bytes()),
+                                      shared_conflicts_case(ptxas.spill_bytes()),
                                       dram_write_case(model_stores_bytes, r.target.l2_bytes, ptxas.spill_stores)})
         if (!caveat.empty()) out += "  " + caveat + "\n";
 }

@@ -105,6 +105,7 @@ void DrawHardwareTable(const RunResult& r) {
                                                    r.compiled ? r.compiled->ptxas.spill_stores : 0);
     rows.push_back({"L2", tr("hardware.l2_help").c_str(), "", "",
                     bytes(hw("lts__t_bytes.sum")), "", ""});
+    if (have && r.compiled) rows.back().hardware_tip = l2_bytes_case(r.compiled->ptxas.spill_bytes());
     rows.push_back({tr("hardware.l1_loads").c_str(), l1_loads_help.c_str(),
                     format_bytes(m.load_bytes(m.total.global_loads)), counted ? format_bytes(m.load_bytes(r.counted->global_loads)) : "",
                     bytes(hw("l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum")), "", ""});

@@ -67,7 +67,10 @@ ncu's spread passes when it lies in the range ncu spans over both settings ("ncu
 Its DRAM writes, 1.6-5.9 % under ncu's (the spills' local writes reach DRAM as they leave L2, and
 where local memory lies moved the pass's count by 3.6 %; H100, 2026-12-07), need 10 % where the
 output is four times L2, not 2 % (tilelab/hardware.h: dram_write_case, which the app's tooltip
-states).
+states). Its L2 bytes hang on how many of its local-memory accesses hit L1, which the pass's
+launch and ncu's part on (online_softmax 2016×32×12 FP32: 51.1 M against 46.4 M local-load hits at
+the same carveout, 5.1 % fewer L2 bytes in the pass; H100, 2026-12-07): within 10 %
+(tilelab/hardware.h: l2_bytes_case).
 
 L2 bytes and DRAM traffic hang on what the caches held, and when (VARYING): one pass and two ncu
 collections of them can miss each other where the means agree. Such a count that fails gets a
@@ -198,6 +201,7 @@ def floor_for(metric, ours):
 
 FIRM_OUTPUT_PER_L2 = 4.0   # tilelab/hardware.h: kFirmOutputPerL2
 SPILL_WRITE_TOL = 0.10     # tilelab/hardware.h: dram_write_case, a kernel that spills
+SPILL_L2_TOL = 0.10        # tilelab/hardware.h: l2_bytes_case, a kernel that spills
 # tilelab/hardware.h: dram_read_case, a kernel that reads spills back: "read this one as an order of
 # magnitude" (measured from 13 % under ncu, H100, to 3.9 times ncu's, H200): within 10 times either way.
 SPILL_READ_FACTOR = 10.0
@@ -287,14 +291,14 @@ VARYING = (LTS, "dram__bytes_read.sum", WRITES)
 def judge_means(m, ours_runs, ncu_runs, ours, result, remainder):
     """(passed, relative difference, verdict) for a varying count judged on the mean of TileLab's
     passes against the mean of ncu's collections: within 2 % (10 % for a spilling kernel's DRAM
-    writes of an output four times L2, as one pass is judged) or the floor, or, below four times L2,
+    writes of an output four times L2 and for its L2 bytes, as one pass is judged) or the floor, or, below four times L2,
     under ncu's mean by no more than ncu's set-up remainder."""
     mine, theirs = sum(ours_runs) / len(ours_runs), sum(ncu_runs) / len(ncu_runs)
     floor = floor_for(m, ours)
     diff = abs(mine - theirs)
     rel = diff / abs(theirs) if theirs else (0.0 if diff == 0 else float("inf"))
     firm = m == WRITES and firm_write_case(result)
-    tol = SPILL_WRITE_TOL if firm and result.get("spill_stores", 0) > 0 else TOL
+    tol = SPILL_WRITE_TOL if firm and result.get("spill_stores", 0) > 0 else SPILL_L2_TOL if m == LTS and spills(result) else TOL
     span = (f"{len(ours_runs)} passes {min(ours_runs):.6g}-{max(ours_runs):.6g}, "
             f"{len(ncu_runs)} ncu {min(ncu_runs):.6g}-{max(ncu_runs):.6g}")
     if rel <= tol or diff <= floor:
@@ -357,6 +361,12 @@ def judge_metric(m, ours, values, result, verdicts, remainder, other_clock=None)
         short = sum(values) / len(values) - ours[m]
         if setup_explains(m, short, remainder, floor):
             passed, verdict = True, f"ncu's set-up ({short / 1e6:.2f} of {remainder[m] / 1e6:.2f} MB)"
+    if verdict == "FAIL" and m == LTS and spills(result):
+        # tilelab/hardware.h: l2_bytes_case. A spilling kernel's L2 bytes hang on its local-memory
+        # L1 hits, which the pass's launch and ncu's part on (5.1 % fewer L2 bytes in the pass for
+        # online_softmax 2016×32×12 FP32; H100, 2026-12-07): within 10 %, as the app says.
+        passed = rel <= SPILL_L2_TOL
+        verdict = "kernel spills: within 10 % (l2_bytes_case)" if passed else "FAIL (kernel spills: 10 %, l2_bytes_case)"
     if verdict == "FAIL" and m == "dram__bytes_read.sum" and result.get("spill_loads", 0) > 0:
         # The known case (tilelab/hardware.h: dram_read_case): a kernel that reads spills back. Its
         # L2 misses differ between the pass and ncu on the same launch and move with where local

@@ -223,6 +223,14 @@ TEST(HardwareRule, TheDramReadCaseNamesTheSpills) {
     EXPECT_NE(spills.find("order of magnitude"), std::string::npos) << spills;
 }
 
+TEST(HardwareRule, TheL2BytesCaseNamesTheSpills) {
+    EXPECT_EQ(l2_bytes_case(0), "");   // no spills: no caveat
+    const std::string spills = l2_bytes_case(1168);
+    EXPECT_NE(spills.find("1168 bytes of spill stores and loads"), std::string::npos) << spills;
+    EXPECT_NE(spills.find("about 10 %"), std::string::npos) << spills;
+    EXPECT_NE(spills.find("hit L1"), std::string::npos) << spills;
+}
+
 TEST(HardwareRule, TheSharedConflictsCaseNamesTheSpills) {
     EXPECT_EQ(shared_conflicts_case(0), "");   // no spills: no caveat
     const std::string spills = shared_conflicts_case(1168);

@@ -4,7 +4,8 @@ counts higher by no more than its own set-up remainder (measured in the same run
 so; more than that, or lower than ours, fails; an output of four times L2 or more needs 2 %. And a
 spilling kernel's bank conflicts outside ncu's spread fail, named as the spill case, unless they lie
 in the range ncu spans over both clock settings (the spilling matmul's conflicts follow the clock);
-its DRAM writes need 4 %, not 2 %, and its DRAM reads an order of magnitude (the app's words).
+its DRAM writes need 10 %, not 2 %, its L2 bytes 10 % and its DRAM reads an order of magnitude
+(the app's words).
 ncu's set-up remainder is the most over the probe's first launch and the pass's own launch. A
 varying count's second look judges the means of more passes and collections by the same rules."""
 import os
@@ -134,6 +135,18 @@ def main():
         ok = got_pass == want_pass and got_text.startswith(want_text) and (spill_loads or got_text == "FAIL")
         bad += not ok
         print(f"{'ok  ' if ok else 'BAD '} DRAM reads {mine / 1e9:.2f} GB, spill loads {spill_loads} -> {got_pass}, "
+              f"{got_text!r} (want {want_pass}, {want_text!r})")
+    # A spilling kernel's L2 bytes: within 10 % (online_softmax 2016×32×12 FP32 on the H100,
+    # 2026-12-07: 2.810 GB against 2.962 and 2.961); 15 % under fails; without spills, 5.1 % fails.
+    l2_cases = [(2.810e9, 584, True, "kernel spills: within 10 % (l2_bytes_case)"),
+                (2.52e9, 584, False, "FAIL (kernel spills: 10 %"),
+                (2.810e9, 0, False, "FAIL")]
+    for mine, spill, want_pass, want_text in l2_cases:
+        got_pass, _, _, _, got_text = cc.judge_metric(cc.LTS, {cc.LTS: mine}, [2.962e9, 2.961e9],
+                                                      {"spill_stores": spill, "spill_loads": spill}, {}, {})
+        ok = got_pass == want_pass and got_text.startswith(want_text) and (spill or got_text == "FAIL")
+        bad += not ok
+        print(f"{'ok  ' if ok else 'BAD '} L2 bytes {mine / 1e9:.3f} GB, spills {spill} -> {got_pass}, "
               f"{got_text!r} (want {want_pass}, {want_text!r})")
     # ncu again at base clocks (the H100's 2026-12-07 values: 296 M free, 314 M base, ours 312 M).
     # (ours, other clock's values, spills) -> passed, verdict starts with

@@ -100,6 +100,15 @@ std::string dram_read_case(int spill_load_bytes);
 // pipe. scripts/check_counters.py judges such a count within the range ncu spans at both clocks.
 std::string shared_conflicts_case(int spill_bytes);
 
+// How firm L2's byte count is for a kernel that spills (`spill_bytes`, ptxas's spill stores and
+// loads a thread): "" without spills; with them, the count hangs on how many local-memory accesses
+// hit L1, and TileLab's pass and Nsight Compute part there on the same launch: attention.online_
+// softmax 2016×32×12 FP32 (BR=256, RPT=4) asked L1 for the same 55.1 M local-load sectors in both,
+// hit 51.1 M in the pass and 46.4 M in ncu at the same 16 KB shared-memory configuration, and the
+// pass counted 2.81 GB of L2 bytes against ncu's 2.96 (5.1 % fewer; H100, 2026-12-07,
+// docs/benchmarks.md). The sentence says to read it to within about 10 %, as check_counters.py checks.
+std::string l2_bytes_case(int spill_bytes);
+
 // One sentence for the Memory panel and the CLI: why the model's bytes and DRAM's bytes differ.
 std::string model_vs_dram_note();
 
