@@ -63,7 +63,9 @@ collects all 16 in one run, as this script did before 2026-12-04.
 A spilling kernel's shared-memory bank conflicts follow the clock (the same launch: ncu 288-296 M
 at the GPU's own clocks, 306-314 M at base clocks, TileLab's pass 312-315 M; H100, 2026-12-07): for
 such a kernel ncu collects the conflicts again at the other clock setting, and a count outside
-ncu's spread passes when it lies in the range ncu spans over both settings ("ncu's two clocks").
+ncu's spread passes when it lies in the range ncu spans over both settings ("ncu's two clocks"),
+or within 15 % of ncu's mean, as the app says (a spilling online_softmax: 5.3 % over, 9.5-13.8 %
+under at either clock; H100, 2026-12-07).
 Its DRAM writes, 1.6-5.9 % under ncu's (the spills' local writes reach DRAM as they leave L2, and
 where local memory lies moved the pass's count by 3.6 %; H100, 2026-12-07), need 10 % where the
 output is four times L2, not 2 % (tilelab/hardware.h: dram_write_case, which the app's tooltip
@@ -202,6 +204,7 @@ def floor_for(metric, ours):
 FIRM_OUTPUT_PER_L2 = 4.0   # tilelab/hardware.h: kFirmOutputPerL2
 SPILL_WRITE_TOL = 0.10     # tilelab/hardware.h: dram_write_case, a kernel that spills
 SPILL_L2_TOL = 0.10        # tilelab/hardware.h: l2_bytes_case, a kernel that spills
+SPILL_CONFLICT_TOL = 0.15  # tilelab/hardware.h: shared_conflicts_case, a kernel that spills
 # tilelab/hardware.h: dram_read_case, a kernel that reads spills back: "read this one as an order of
 # magnitude" (measured from 13 % under ncu, H100, to 3.9 times ncu's, H200): within 10 times either way.
 SPILL_READ_FACTOR = 10.0
@@ -382,14 +385,17 @@ def judge_metric(m, ours, values, result, verdicts, remainder, other_clock=None)
         # clocks and at base clocks, 6 % apart (H100, 2026-12-07). Judged within the range ncu spans
         # over both clock settings (each widened by 2 % and the floor); without the other clock's
         # values, or outside that range, a failure named so.
+        # Otherwise within 15 % of ncu's mean, as the app says: a spilling online_softmax's conflicts
+        # were 5.3 % over and 9.5-13.8 % under ncu's at either clock (H100, 2026-12-07).
         verdict = "FAIL (kernel spills: local traffic in L1's data pipe, shared_conflicts_case)"
         name, others = other_clock or ("", {})
-        if others.get(m):
-            both = list(values) + list(others[m])
-            if min(both) * (1 - TOL) - floor <= ours[m] <= max(both) * (1 + TOL) + floor:
-                passed = True
-                verdict = (f"ncu's two clocks (kernel spills: {min(values) / 1e6:.1f}-{max(values) / 1e6:.1f} M, "
-                           f"{min(others[m]) / 1e6:.1f}-{max(others[m]) / 1e6:.1f} M at {name} clocks)")
+        both = list(values) + list(others.get(m, []))
+        if others.get(m) and min(both) * (1 - TOL) - floor <= ours[m] <= max(both) * (1 + TOL) + floor:
+            passed = True
+            verdict = (f"ncu's two clocks (kernel spills: {min(values) / 1e6:.1f}-{max(values) / 1e6:.1f} M, "
+                       f"{min(others[m]) / 1e6:.1f}-{max(others[m]) / 1e6:.1f} M at {name} clocks)")
+        elif rel <= SPILL_CONFLICT_TOL:
+            passed, verdict = True, "kernel spills: within 15 % (shared_conflicts_case)"
     return passed, strict, repeat, rel, verdict
 
 

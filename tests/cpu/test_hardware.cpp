@@ -235,7 +235,7 @@ TEST(HardwareRule, TheSharedConflictsCaseNamesTheSpills) {
     EXPECT_EQ(shared_conflicts_case(0), "");   // no spills: no caveat
     const std::string spills = shared_conflicts_case(1168);
     EXPECT_NE(spills.find("1168 bytes of spill stores and loads"), std::string::npos) << spills;
-    EXPECT_NE(spills.find("about 10 %"), std::string::npos) << spills;
+    EXPECT_NE(spills.find("about 15 %"), std::string::npos) << spills;
     EXPECT_NE(spills.find("follows the clock"), std::string::npos) << spills;
 }
 

@@ -3,7 +3,8 @@
 counts higher by no more than its own set-up remainder (measured in the same run) passes, named
 so; more than that, or lower than ours, fails; an output of four times L2 or more needs 2 %. And a
 spilling kernel's bank conflicts outside ncu's spread fail, named as the spill case, unless they lie
-in the range ncu spans over both clock settings (the spilling matmul's conflicts follow the clock);
+in the range ncu spans over both clock settings (the spilling matmul's conflicts follow the clock)
+or within 15 % of ncu's mean (the app's words);
 its DRAM writes need 10 %, not 2 %, its L2 bytes 10 % and its DRAM reads an order of magnitude
 (the app's words).
 ncu's set-up remainder is the most over the probe's first launch and the pass's own launch. A
@@ -116,7 +117,7 @@ def main():
         (0, "FAIL"),
     ]
     conflicts = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"
-    ours = {conflicts: 315.2e6, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum": 2951e6}
+    ours = {conflicts: 340.2e6, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum": 2951e6}   # 18 % over
     bad = 0
     for spills, want_text in conflict_cases:
         got_pass, _, _, _, got_text = cc.judge_metric(conflicts, ours, [287.5e6, 288.7e6], {"spill_stores": spills}, {}, {})
@@ -152,9 +153,11 @@ def main():
     # (ours, other clock's values, spills) -> passed, verdict starts with
     clock_cases = [
         ((312.2e6, [314.2e6], 584), (True, "ncu's two clocks (kernel spills: 296.2-296.5 M, 314.2-314.2 M at base")),
-        ((330.0e6, [314.2e6], 584), (False, "FAIL (kernel spills")),
-        ((280.0e6, [314.2e6], 584), (False, "FAIL (kernel spills")),
-        ((312.2e6, [], 584), (False, "FAIL (kernel spills")),
+        ((330.0e6, [314.2e6], 584), (True, "kernel spills: within 15 % (shared_conflicts_case)")),
+        ((350.0e6, [314.2e6], 584), (False, "FAIL (kernel spills")),
+        ((240.0e6, [314.2e6], 584), (False, "FAIL (kernel spills")),
+        ((312.2e6, [], 584), (True, "kernel spills: within 15 %")),
+        ((350.0e6, [], 584), (False, "FAIL (kernel spills")),
         ((312.2e6, [314.2e6], 0), (False, "FAIL")),
     ]
     for (mine, other, spills), (want_pass, want_text) in clock_cases:
