@@ -198,7 +198,7 @@ def main():
     bad += remainder_case()
     bad += second_look_case([1.102e9, 1.128e9, 1.133e9, 1.150e9, 1.153e9], 0, "ok on the means (5 passes")
     bad += second_look_case([1.102e9, 1.100e9, 1.105e9, 1.098e9, 1.101e9], 1, "FAIL on the means (5 passes")
-    total = len(cases) + len(conflict_cases) + len(clock_cases) + len(read_cases) + len(means_cases) + 3
+    total = len(cases) + len(conflict_cases) + len(l2_cases) + len(clock_cases) + len(read_cases) + len(means_cases) + 3
     print(f"{total - bad} of {total} verdicts as expected")
     return 1 if bad else 0
 
