@@ -22,8 +22,9 @@ for f in sys.argv[1:]:
               "st_conf", h.get("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"), "ld_conf", h.get("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"))
 PY
 # The places and ways of emptying L2 the worker knows (runner_gpu.cpp, read_counters): the default
-# (after the profiler's start), before the start, and the read alone without the discard.
-for mode in default before read; do
+# (after the profiler's start for the DRAM and L1 counts, before it for L2's and the ratios), all
+# after the start, all before it, and the read alone without the discard.
+for mode in default inpass before read; do
   echo "== flush $mode"
   TILELAB_HW_FLUSH=$mode timeout 120 python3 "$carry/check_counters.py" "$cli" --per-variant 1 --seed 7 \
     --variants stencil.basic,matmul.register_2d,stencil.smem_tiled 2>>"$out/check_err.log" | grep -E 'dram__bytes|failure'
