@@ -25,7 +25,7 @@ namespace {
 
 // More passes than this means something is wrong (the metrics here need a handful).
 constexpr int kMaxPasses = 64;
-// Room for the kernels of an L2 emptying in the pass (L2Emptying::in_pass).
+// Room for the kernels of an L2 emptying in the pass (L2Emptying::Place).
 constexpr size_t kEmptyingRanges = 8;
 
 // Every CUPTI entry point used, looked up with dlsym; the headers give only the types.
@@ -102,7 +102,7 @@ struct MetricGroup {
     std::vector<const char*> names;
     std::vector<uint8_t> config;
     size_t scheduled_passes = 0;
-    bool empty_in_pass = false;   // L2 emptied after the profiler's start (L2Emptying::in_pass)
+    bool empty_in_pass = false;   // L2 emptied after the profiler's start (L2Emptying::Place)
 };
 
 struct HardwareCounterSession::State {
@@ -274,7 +274,7 @@ struct HardwareCounterSession::State {
         data_size.pRangeProfilerObject = profiler;
         data_size.pMetricNames = names.data();
         data_size.numMetrics = names.size();
-        const bool in_pass = empty.in_pass && (g.empty_in_pass || empty.all_in_pass);
+        const bool in_pass = empty.in_pass_for(g.empty_in_pass);
         const size_t ranges = size_t(kernels) + (in_pass ? kEmptyingRanges : 0);
         data_size.maxNumOfRanges = ranges;
         data_size.maxNumRangeTreeNodes = ranges;

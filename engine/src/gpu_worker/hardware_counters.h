@@ -34,9 +34,17 @@ std::string hardware_status_for_cupti(int cupti_result);
 // L2 bytes than ncu after an emptying in the pass, even the read alone, and 0.5-1.7 % with it
 // before; H100, 2026-12-07).
 struct L2Emptying {
+    // Where run() happens for a metric group: kSplit, after the profiler's start for the counts
+    // but L2's and before it for the rest (the default); kAllBefore, before it for every group, as
+    // ncu; kAllInPass, after it for every group (a diagnostic).
+    enum class Place { kSplit, kAllBefore, kAllInPass };
     std::function<int()> run;
-    bool in_pass = true;   // for the counts but L2's; false: all before the profiler's start, as ncu
-    bool all_in_pass = false;   // with in_pass: every metric's passes (a diagnostic)
+    Place place = Place::kSplit;
+    // Whether a group whose counts are emptied in the pass by default (MetricGroup::empty_in_pass)
+    // is emptied in the pass here.
+    bool in_pass_for(bool group_in_pass) const {
+        return place == Place::kAllInPass || (place == Place::kSplit && group_in_pass);
+    }
 };
 
 class HardwareCounterSession {

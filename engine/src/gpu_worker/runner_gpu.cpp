@@ -322,8 +322,9 @@ HardwareCounters GpuRunner::read_counters(const std::function<void()>& launch, i
     // unset); emptying before the profiler's start does (0.5-1.7 %; H100, 2026-12-07, docs/benchmarks.md).
     if (const char* p = std::getenv("TILELAB_HW_EMPTY_CARVEOUT"); p && *p) support_kernels().prefer_carveout(std::atoi(p));
     L2Emptying empty;
-    empty.in_pass = !env_equals("TILELAB_HW_FLUSH", "before");
-    empty.all_in_pass = env_equals("TILELAB_HW_FLUSH", "inpass");
+    empty.place = env_equals("TILELAB_HW_FLUSH", "before")   ? L2Emptying::Place::kAllBefore
+                  : env_equals("TILELAB_HW_FLUSH", "inpass") ? L2Emptying::Place::kAllInPass
+                                                             : L2Emptying::Place::kSplit;
     empty.run = [&] {
         const L2Flusher& f = flusher();
         (void)support_kernels().compare(f.data(), f.data(), f.bytes() / sizeof(float), 0.0);
