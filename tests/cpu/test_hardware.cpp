@@ -78,6 +78,20 @@ TEST(HardwareStatus, EachCuptiRefusalMapsToOneStatusWithOneSentence) {
     EXPECT_EQ(hardware_reason(hardware_status::skipped), "");
 }
 
+TEST(HardwareEmptying, EachPlaceEmptiesL2InThePassForTheGroupsItNames) {
+    // The default splits by group: the DRAM and L1 counts after the profiler's start, L2's counts
+    // and the ratios before it (hardware_counters.h); the two diagnostics put every group on one side.
+    L2Emptying empty;
+    EXPECT_TRUE(empty.in_pass_for(true));
+    EXPECT_FALSE(empty.in_pass_for(false));
+    empty.place = L2Emptying::Place::kAllBefore;
+    EXPECT_FALSE(empty.in_pass_for(true));
+    EXPECT_FALSE(empty.in_pass_for(false));
+    empty.place = L2Emptying::Place::kAllInPass;
+    EXPECT_TRUE(empty.in_pass_for(true));
+    EXPECT_TRUE(empty.in_pass_for(false));
+}
+
 TEST(HardwareProtocol, TheHardwareObjectSurvivesTheWorkerChannel) {
     HardwareCounters h;
     h.status = hardware_status::ok;
