@@ -27,6 +27,8 @@ fi
 pkgs=(cmake g++ make pkg-config libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev libmd4c-dev)
 # ssh reaches a shared GPU machine (--gpu-host); the tests start their own sshd on 127.0.0.1.
 pkgs+=(openssh-client openssh-server)
+# patch: a test makes issue 35's probe kernels from scripts/probes/*.patch.
+pkgs+=(patch)
 gui_pkgs=(libimgui-dev libglfw3-dev python3-glad libegl-dev libgl-dev libstb-dev libegl-mesa0
           libgl1-mesa-dri fonts-dejavu-core fonts-wqy-microhei fontconfig libfontconfig-dev)
 need_glad2_elsewhere=no
