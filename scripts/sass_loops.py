@@ -82,20 +82,21 @@ def opcode(instruction):
 
 
 def loops(blocks, edges):
-    """(first, last address, [instructions]) of each loop: an edge back to an earlier block."""
+    """(first, last address, ((address, instruction), ...)) of each loop: an edge back to an
+    earlier block."""
     code = sorted(row for rows in blocks.values() for row in rows)
-    found = []
+    found = set()
     for a, b in edges:
         if not blocks.get(a) or not blocks.get(b):
             continue
         first, last = blocks[b][0][0], blocks[a][-1][0]
         if first <= last:
-            found.append((first, last, [text for addr, text in code if first <= addr <= last]))
-    return sorted(set((f, l, tuple(body)) for f, l, body in found))
+            found.add((first, last, tuple(row for row in code if first <= row[0] <= last)))
+    return sorted(found)
 
 
 def summary(first, last, body, top):
-    ops = collections.Counter(opcode(t) for t in body)
+    ops = collections.Counter(opcode(t) for _, t in body)
     moves = ops["MOV"] + ops["IMAD.MOV"]
     common = ", ".join(f"{op} {n}" for op, n in ops.most_common(top))
     return f"loop {first:#x}-{last:#x}: {len(body)} instructions, {moves} moves; {common}"
@@ -128,8 +129,7 @@ def main(argv):
         if a.dump is None:
             print(summary(first, last, body, a.top))
         elif first == int(a.dump, 16):
-            code = sorted(row for rows in blocks.values() for row in rows)
-            print("\n".join(f"{addr:05x} {text}" for addr, text in code if first <= addr <= last))
+            print("\n".join(f"{addr:05x} {text}" for addr, text in body))
 
 
 if __name__ == "__main__":

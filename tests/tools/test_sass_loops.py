@@ -67,7 +67,7 @@ expect("blocks", sorted(blocks), [".L_x_1", ".L_x_3", "BB0", "BB2"])
 expect("instructions of .L_x_1", blocks[".L_x_1"], [(0x10, "FFMA R3, R4, R5, R3"), (0x20, "@P0 BRA `(.L_x_3)")])
 found = sass_loops.loops(blocks, edges)
 expect("loops", [(f, l, len(b)) for f, l, b in found], [(0x10, 0x40, 4)])
-expect("opcodes", [sass_loops.opcode(t) for t in found[0][2]], ["FFMA", "BRA", "IMAD.MOV", "BRA"])
+expect("opcodes", [sass_loops.opcode(t) for _, t in found[0][2]], ["FFMA", "BRA", "IMAD.MOV", "BRA"])
 expect("moves in the summary", "4 instructions, 1 moves; BRA 2" in sass_loops.summary(*found[0], 3), True)
 
 for f in failures:
