@@ -17,12 +17,15 @@ sanitize_start() {
 
 # sanitize_lesson TOOL LESSON SIZE NAME=VALUE...: one checked, counted run of a lesson's kernel under
 # compute-sanitizer (no timing to speak of, no counters); its line in the summary, failed=1 when the
-# tool found something.
+# tool found something. An argument that starts with -- goes to the run as it is (--source=FILE:
+# a candidate kernel, named in the summary by its file name). SANITIZE_TIMEOUT=S bounds each run.
 sanitize_lesson() {
     local tool=$1 lesson=$2 size=$3; shift 3
     local sets=() name="$tool-$lesson-$size"
-    for s in "$@"; do sets+=(--set "$s"); name+="-$s"; done
-    "$sanitizer" --tool "$tool" --target-processes all --error-exitcode 9 \
+    for s in "$@"; do
+        case $s in --*) sets+=("$s"); name+="-${s##*/}" ;; *) sets+=(--set "$s"); name+="-$s" ;; esac
+    done
+    ${SANITIZE_TIMEOUT:+timeout "$SANITIZE_TIMEOUT"} "$sanitizer" --tool "$tool" --target-processes all --error-exitcode 9 \
         "$cli" run "$lesson" --size "$size" "${sets[@]}" --reps 1 --warmup 0 --no-reference --no-hardware \
         >>"$out/sanitizer.log" 2>&1
     local rc=$?

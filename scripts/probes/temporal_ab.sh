@@ -2,7 +2,8 @@
 # Lesson 20's candidate kernels (issue 35), made from the patches in this folder and measured
 # against the landed kernel in one scripts/ab_kernels.py call (512³ and 768³, 64 steps, the
 # lesson's best configuration, two rounds, every run validated), then each candidate under
-# compute-sanitizer memcheck and racecheck at 203×97×21 (blocks inside the grid and at its edges).
+# compute-sanitizer memcheck and racecheck at 203×97×21 (blocks inside the grid and at its edges),
+# as scripts/gpu_sanitize_temporal.sh runs the landed kernel (summary in OUT/summary.txt).
 # A candidate is NAME=PATCH[+PATCH...]: the patches (temporal_PATCH.patch) applied in turn to
 # kernels/stencil/temporal.cuh. Binaries from scripts/carry_build.sh.
 # Usage: scripts/probes/temporal_ab.sh CARRY OUT [NAME=PATCH+PATCH ...]   (default: those owed)
@@ -34,15 +35,14 @@ set=(--set STEPS=64 --set TSTEPS=3 --set CX=2 --set RY=6 --set TY=4 --set ZC=64 
 timeout 420 python3 scripts/ab_kernels.py "$carry/tilelab-cli" stencil.temporal "${labels[@]}" --size 512 --size 768 \
   "${set[@]}" --rounds 2 --run-arg=--no-hardware --run-arg=--no-count --out "$out/ab" > "$out/ab.log" 2>&1
 echo "ab_kernels: rc=$?"
-failed=0
+grep -A40 '^| kernel |' "$out/ab.log"
+# shellcheck source=scripts/gpu_sanitize_start.sh
+. scripts/gpu_sanitize_start.sh
+sanitize_start temporal_ab "$carry" "$out"
+export SANITIZE_TIMEOUT=90
 for l in "${labels[@]}"; do
   for tool in memcheck racecheck; do
-    timeout 90 /usr/local/cuda/bin/compute-sanitizer --tool $tool --target-processes all --error-exitcode 9 \
-      "$carry/tilelab-cli" run stencil.temporal --source "${l#*=}" --size 203x97x21 --set STEPS=7 --set TSTEPS=3 \
-      --set TY=4 --set RY=3 --set CX=2 --set ZC=9 --set AHEAD=2 --reps 1 --warmup 0 --no-reference --no-hardware \
-      >> "$out/sanitizer.log" 2>&1
-    rc=$?; echo "${l%%=*} $tool: rc=$rc"; [ $rc -eq 0 ] || failed=1
+    sanitize_lesson $tool stencil.temporal 203x97x21 "--source=${l#*=}" STEPS=7 TSTEPS=3 TY=4 RY=3 CX=2 ZC=9 AHEAD=2
   done
 done
-grep -A40 '^| kernel |' "$out/ab.log"
-exit $failed
+sanitize_finish
