@@ -38,7 +38,7 @@ constexpr size_t kEmptyingRanges = 8;
     X(cuptiRangeProfilerDisable) X(cuptiRangeProfilerGetCounterDataSize)                                   \
     X(cuptiRangeProfilerCounterDataImageInitialize) X(cuptiRangeProfilerSetConfig)                         \
     X(cuptiRangeProfilerStart) X(cuptiRangeProfilerStop) X(cuptiRangeProfilerDecodeData)                   \
-    X(cuptiRangeProfilerGetCounterDataInfo)
+    X(cuptiRangeProfilerGetCounterDataInfo) X(cuptiRangeProfilerPushRange) X(cuptiRangeProfilerPopRange)
 
 struct Cupti {
 #define TL_CUPTI_POINTER(name) decltype(&::name) name = nullptr;
@@ -117,6 +117,9 @@ struct HardwareCounterSession::State {
     std::vector<MetricGroup> groups;
     int simulated_error = 0;
     const bool trace = std::getenv("TILELAB_HW_TRACE") != nullptr;   // where the pass's time goes, on stderr
+    // A diagnostic (issue 33, a run of many launches): TILELAB_HW_RANGE=user profiles a launch of
+    // several kernels as one user range around them all instead of a range per kernel.
+    const bool user_range = std::string_view(std::getenv("TILELAB_HW_RANGE") ? std::getenv("TILELAB_HW_RANGE") : "") == "user";
 
     void check(CUptiResult r, const char* call) {
         if (simulated_error != 0) r = CUptiResult(simulated_error);
@@ -261,6 +264,17 @@ struct HardwareCounterSession::State {
         Profiling& operator=(const Profiling&) = delete;
     };
 
+    void launch_in_user_range(CUpti_RangeProfiler_Object* profiler, const std::function<void()>& launch) {
+        auto push = params<CUpti_RangeProfiler_PushRange_Params>(CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE);
+        push.pRangeProfilerObject = profiler;
+        push.pRangeName = "launch";
+        check(api.cuptiRangeProfilerPushRange(&push), "cuptiRangeProfilerPushRange");
+        launch_in_pass_range(launch);
+        auto pop = params<CUpti_RangeProfiler_PopRange_Params>(CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE);
+        pop.pRangeProfilerObject = profiler;
+        check(api.cuptiRangeProfilerPopRange(&pop), "cuptiRangeProfilerPopRange");
+    }
+
     // One configuration's passes .. decode .. evaluate, on an enabled profiler.
     void run_passes(CUpti_RangeProfiler_Object* profiler, MetricGroup& g, HardwareCounters& out, const L2Emptying& empty,
                     const std::function<void()>& launch, int kernels, int own) {
@@ -275,7 +289,9 @@ struct HardwareCounterSession::State {
         data_size.pMetricNames = names.data();
         data_size.numMetrics = names.size();
         const bool in_pass = empty.in_pass_for(g.empty_in_pass);
-        const size_t ranges = size_t(kernels) + (in_pass ? kEmptyingRanges : 0);
+        const bool one_range = user_range && kernels > 1;
+        if (one_range) kernels = own = 0;   // one range, evaluated as range 0
+        const size_t ranges = one_range ? 1 : size_t(kernels) + (in_pass ? kEmptyingRanges : 0);
         data_size.maxNumOfRanges = ranges;
         data_size.maxNumRangeTreeNodes = ranges;
         check(api.cuptiRangeProfilerGetCounterDataSize(&data_size), "cuptiRangeProfilerGetCounterDataSize");
@@ -297,7 +313,7 @@ struct HardwareCounterSession::State {
         // start and stop runs), as ncu's. A user range around the launch also counted what the
         // stream does between the push and the kernel: on an H100, 1.2-1.5 MB more L2 traffic,
         // 20-26 % of a small stencil's (docs/benchmarks.md, 2026-11-23).
-        set.range = CUPTI_AutoRange;
+        set.range = one_range ? CUPTI_UserRange : CUPTI_AutoRange;
         set.replayMode = CUPTI_UserReplay;
         set.maxRangesPerPass = ranges;   // a range per kernel of the emptying and the launch
         set.numNestingLevels = 1;
@@ -318,10 +334,12 @@ struct HardwareCounterSession::State {
             check(api.cuptiRangeProfilerStart(&start), "cuptiRangeProfilerStart");
             lap("start");
             if (in_pass) {
-                emptying = size_t(empty.run());
+                const size_t n = size_t(empty.run());
+                if (!one_range) emptying = n;   // a user range holds only what is pushed
                 lap("L2 emptied");
             }
-            launch_in_pass_range(launch);
+            if (one_range) launch_in_user_range(profiler, launch);
+            else launch_in_pass_range(launch);
             lap("launch");
             auto stop = params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
             stop.pRangeProfilerObject = profiler;
@@ -341,14 +359,14 @@ struct HardwareCounterSession::State {
         info.pCounterDataImage = data.data();
         info.counterDataImageSize = data.size();
         check(api.cuptiRangeProfilerGetCounterDataInfo(&info), "cuptiRangeProfilerGetCounterDataInfo");
-        if (info.numTotalRanges != emptying + size_t(kernels) || decode.numOfRangeDropped != 0)
+        const size_t expected = one_range ? 1 : emptying + size_t(kernels);
+        if (info.numTotalRanges != expected || decode.numOfRangeDropped != 0)
             throw CuptiFailure{CUPTI_ERROR_UNKNOWN, fmt::format("expected {} profiled range(s), got {} ({} dropped)",
-                                                                emptying + size_t(kernels), info.numTotalRanges,
-                                                                decode.numOfRangeDropped)};
+                                                                expected, info.numTotalRanges, decode.numOfRangeDropped)};
 
         // A launch of several kernels: counts and bytes (".sum") add up over their ranges; the
         // averages and percentages (occupancy, tensor pipe) are those of the lesson's own kernel.
-        for (int range = 0; range < kernels; ++range) {
+        for (int range = 0; range < std::max(kernels, 1); ++range) {
             std::vector<double> values(names.size());
             auto eval = params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
             eval.pHostObject = g.host;
