@@ -2,6 +2,7 @@
 #pragma once
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -15,6 +16,12 @@ constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 // Wall milliseconds since `start` (a steady_clock time point).
 inline double ms_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The environment variable `name` is set to exactly `value`.
+inline bool env_equals(const char* name, const char* value) {
+    const char* v = std::getenv(name);
+    return v != nullptr && std::string_view(v) == value;
 }
 
 // Line `n` (1-based) of `text`, without its newline; "" past the end.

@@ -119,7 +119,7 @@ struct HardwareCounterSession::State {
     const bool trace = std::getenv("TILELAB_HW_TRACE") != nullptr;   // where the pass's time goes, on stderr
     // A diagnostic (issue 33, a run of many launches): TILELAB_HW_RANGE=user profiles a launch of
     // several kernels as one user range around them all instead of a range per kernel.
-    const bool user_range = std::string_view(std::getenv("TILELAB_HW_RANGE") ? std::getenv("TILELAB_HW_RANGE") : "") == "user";
+    const bool user_range = env_equals("TILELAB_HW_RANGE", "user");
 
     void check(CUptiResult r, const char* call) {
         if (simulated_error != 0) r = CUptiResult(simulated_error);
@@ -289,9 +289,11 @@ struct HardwareCounterSession::State {
         data_size.pMetricNames = names.data();
         data_size.numMetrics = names.size();
         const bool in_pass = empty.in_pass_for(g.empty_in_pass);
+        // The ranges read back: a range per kernel, or one user range (own: its range 0).
         const bool one_range = user_range && kernels > 1;
-        if (one_range) kernels = own = 0;   // one range, evaluated as range 0
-        const size_t ranges = one_range ? 1 : size_t(kernels) + (in_pass ? kEmptyingRanges : 0);
+        const int evaluated = one_range ? 1 : kernels;
+        if (one_range) own = 0;
+        const size_t ranges = size_t(evaluated) + (in_pass && !one_range ? kEmptyingRanges : 0);
         data_size.maxNumOfRanges = ranges;
         data_size.maxNumRangeTreeNodes = ranges;
         check(api.cuptiRangeProfilerGetCounterDataSize(&data_size), "cuptiRangeProfilerGetCounterDataSize");
@@ -359,14 +361,14 @@ struct HardwareCounterSession::State {
         info.pCounterDataImage = data.data();
         info.counterDataImageSize = data.size();
         check(api.cuptiRangeProfilerGetCounterDataInfo(&info), "cuptiRangeProfilerGetCounterDataInfo");
-        const size_t expected = one_range ? 1 : emptying + size_t(kernels);
-        if (info.numTotalRanges != expected || decode.numOfRangeDropped != 0)
+        if (info.numTotalRanges != emptying + size_t(evaluated) || decode.numOfRangeDropped != 0)
             throw CuptiFailure{CUPTI_ERROR_UNKNOWN, fmt::format("expected {} profiled range(s), got {} ({} dropped)",
-                                                                expected, info.numTotalRanges, decode.numOfRangeDropped)};
+                                                                emptying + size_t(evaluated), info.numTotalRanges,
+                                                                decode.numOfRangeDropped)};
 
         // A launch of several kernels: counts and bytes (".sum") add up over their ranges; the
         // averages and percentages (occupancy, tensor pipe) are those of the lesson's own kernel.
-        for (int range = 0; range < std::max(kernels, 1); ++range) {
+        for (int range = 0; range < evaluated; ++range) {
             std::vector<double> values(names.size());
             auto eval = params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
             eval.pHostObject = g.host;

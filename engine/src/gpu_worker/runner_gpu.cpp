@@ -69,12 +69,6 @@ dim3 resident_grid(const void* entry, const LaunchShape& launch) {
     return grid;
 }
 
-// The environment variable `name` is set to exactly `value`.
-bool env_equals(const char* name, const char* value) {
-    const char* v = std::getenv(name);
-    return v != nullptr && std::string_view(v) == value;
-}
-
 // Milliseconds since `start`; restarts it, so consecutive stages can be timed one after another.
 double lap_ms(std::chrono::steady_clock::time_point& start) {
     const auto now = std::chrono::steady_clock::now();
